@@ -1,0 +1,74 @@
+package kanban
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Agent is an agent type (claude-code, codex, ...).
+type Agent struct {
+	ID            string    `json:"id"`
+	Name          string    `json:"name"`
+	DisplayName   string    `json:"display_name"`
+	SupportsMCP   bool      `json:"supports_mcp"`
+	MCPConfigPath string    `json:"mcp_config_path,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
+// AgentProfile is a named configuration of an agent.
+type AgentProfile struct {
+	ID           string    `json:"id"`
+	AgentID      string    `json:"agent_id"`
+	Name         string    `json:"name"`
+	Model        string    `json:"model"`
+	AutoApprove  bool      `json:"auto_approve"`
+	UserQuestion bool      `json:"user_question"`
+	IsDefault    bool      `json:"is_default"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+// MCPServerConfig is one MCP server an agent profile's agent connects to.
+type MCPServerConfig struct {
+	Type    string            `json:"type"` // stdio|http
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// MCPConfig is an agent profile's MCP configuration.
+type MCPConfig struct {
+	AgentProfileID string                     `json:"agent_profile_id"`
+	Enabled        bool                       `json:"enabled"`
+	Servers        map[string]MCPServerConfig `json:"servers"`
+	UpdatedAt      time.Time                  `json:"updated_at"`
+}
+
+// Executor is a way of running agents (exec-local, exec-worktree).
+type Executor struct {
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	Type        string    `json:"type"`
+	Description string    `json:"description"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+// MCP policies of executor profiles.
+var MCPPolicies = []string{"inherit", "enabled", "disabled", "restricted"}
+
+// ExecutorProfile is a named configuration of an executor.
+type ExecutorProfile struct {
+	ID            string                     `json:"id"`
+	ExecutorID    string                     `json:"executor_id"`
+	Name          string                     `json:"name"`
+	MCPPolicy     string                     `json:"mcp_policy"`
+	Config        map[string]json.RawMessage `json:"config"`
+	PrepareScript string                     `json:"prepare_script,omitempty"`
+	CleanupScript string                     `json:"cleanup_script,omitempty"`
+	IsDefault     bool                       `json:"is_default"`
+	CreatedAt     time.Time                  `json:"created_at"`
+	UpdatedAt     time.Time                  `json:"updated_at"`
+}

@@ -1,0 +1,6 @@
+// Package kanban holds Kandev's domain: entity types, their validation rules,
+// the error type with codes that every transport maps, pagination, and the
+// service interfaces the store implements. It imports only the standard
+// library; every adapter (store, action, ws, mcp) depends on it, never the
+// reverse.
+package kanban

@@ -1,0 +1,218 @@
+package kanban
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// The service interfaces below are implemented by the store. Unless a
+// method says otherwise it returns *Error with CodeNotFound for missing
+// entities, CodeValidation for rule violations (naming the field, never the
+// value) and CodeConflict for state conflicts. Mutations are atomic: an
+// error leaves no partial rows.
+
+// WorkspaceService manages workspaces.
+type WorkspaceService interface {
+	CreateWorkspace(ctx context.Context, name, description string) (*Workspace, error)
+	GetWorkspace(ctx context.Context, id string) (*Workspace, error)
+	ListWorkspaces(ctx context.Context, p Page) (*List[Workspace], error)
+	UpdateWorkspace(ctx context.Context, id string, name, description *string) (*Workspace, error)
+}
+
+// WorkflowService manages workflows and their steps.
+type WorkflowService interface {
+	CreateWorkflow(ctx context.Context, w Workflow) (*Workflow, error)
+	GetWorkflow(ctx context.Context, id string) (*Workflow, error)
+	ListWorkflows(ctx context.Context, workspaceID string, p Page) (*List[Workflow], error)
+	UpdateWorkflow(ctx context.Context, id string, name, description *string) (*Workflow, error)
+	// DeleteWorkflow refuses (CONFLICT) while tasks exist unless cascade.
+	DeleteWorkflow(ctx context.Context, id string, cascade bool) error
+	// ImportWorkflow creates a workflow and its steps in one transaction.
+	ImportWorkflow(ctx context.Context, w Workflow, steps []WorkflowStep) (*Workflow, []WorkflowStep, error)
+
+	// CreateStep appends a step (Position ignored: it goes last). A step
+	// with IsStartStep clears the flag on the workflow's other steps.
+	CreateStep(ctx context.Context, s WorkflowStep) (*WorkflowStep, error)
+	GetStep(ctx context.Context, id string) (*WorkflowStep, error)
+	ListSteps(ctx context.Context, workflowID string, p Page) (*List[WorkflowStep], error)
+	UpdateStep(ctx context.Context, id string, u StepUpdate) (*WorkflowStep, error)
+	// DeleteStep refuses (CONFLICT) while tasks are on the step.
+	DeleteStep(ctx context.Context, id string) error
+	// ReorderSteps requires stepIDs to be exactly the workflow's steps, once each.
+	ReorderSteps(ctx context.Context, workflowID string, stepIDs []string) ([]WorkflowStep, error)
+}
+
+// StepUpdate changes the set fields of a step.
+type StepUpdate struct {
+	Name                  *string
+	Color                 *string
+	Prompt                *string
+	IsStartStep           *bool
+	AllowManualMove       *bool
+	AutoAdvance           *bool
+	WIPLimit              *int
+	AutoArchiveAfterHours *int
+	Events                map[string][]StepAction // nil: unchanged
+}
+
+// TaskService manages tasks and their dependencies.
+type TaskService interface {
+	// CreateTask creates a task. With ExternalID set and a task with that
+	// external id already in the workspace, it returns that task and
+	// deduplicated=true without writing anything.
+	CreateTask(ctx context.Context, in TaskCreate) (t *Task, deduplicated bool, err error)
+	GetTask(ctx context.Context, id string) (*Task, error)
+	ListTasks(ctx context.Context, f TaskFilter, p Page) (*List[Task], error)
+	UpdateTask(ctx context.Context, id string, u TaskUpdate) (*Task, error)
+	// MoveTask moves a task to stepID (same workflow) at 0-based position
+	// (clamped to the end; -1 means last). Refuses (CONFLICT) when the target
+	// step's wip_limit is reached by other tasks.
+	MoveTask(ctx context.Context, id, stepID string, position int) (*Task, error)
+	// ArchiveTask is idempotent.
+	ArchiveTask(ctx context.Context, id string) (*Task, error)
+	// DeleteTask removes the task and cascades its sessions, messages,
+	// plans, documents, artifacts and dependency edges; children are detached.
+	DeleteTask(ctx context.Context, id string) error
+	// AddDependency refuses self edges, cycles and cross-workspace edges.
+	// Adding an existing edge succeeds.
+	AddDependency(ctx context.Context, taskID, dependsOnID string) (*TaskDependency, error)
+	// RemoveDependency succeeds when the edge does not exist.
+	RemoveDependency(ctx context.Context, taskID, dependsOnID string) error
+	// ListBlockers returns the tasks taskID depends on; ListBlocked those
+	// that depend on taskID.
+	ListBlockers(ctx context.Context, taskID string, p Page) (*List[Task], error)
+	ListBlocked(ctx context.Context, taskID string, p Page) (*List[Task], error)
+	ListTaskRepositories(ctx context.Context, taskID string) ([]TaskRepository, error)
+	// SetTaskRepository adds or updates the link of a task to a repository.
+	SetTaskRepository(ctx context.Context, tr TaskRepository) (*TaskRepository, error)
+}
+
+// SessionService manages sessions, their tokens and conversations.
+type SessionService interface {
+	// CreateSession creates a session and returns its fresh token (only its
+	// hash is stored).
+	CreateSession(ctx context.Context, in SessionCreate) (*Session, string, error)
+	GetSession(ctx context.Context, id string) (*Session, error)
+	// SessionByToken resolves a session token (UNAUTHORIZED when unknown).
+	SessionByToken(ctx context.Context, token string) (*Session, error)
+	// RotateSessionToken replaces the session's token and returns the new one.
+	RotateSessionToken(ctx context.Context, id string) (string, error)
+	// ListSessions lists a task's sessions, newest first.
+	ListSessions(ctx context.Context, taskID string, p Page) (*List[Session], error)
+	SetSessionMode(ctx context.Context, id string, m Mode) (*Session, error)
+	SetSessionState(ctx context.Context, id string, s SessionState) (*Session, error)
+	// SetSessionAttached records that the session's MCP server attached or detached.
+	SetSessionAttached(ctx context.Context, id string, attached bool) (*Session, error)
+	AppendMessage(ctx context.Context, m Message) (*Message, error)
+	// ListMessages returns a page of a task's conversation. NextCursor
+	// continues in the same direction.
+	ListMessages(ctx context.Context, f MessageFilter) (*List[Message], error)
+}
+
+// QuestionService stores operator questions.
+type QuestionService interface {
+	CreateQuestion(ctx context.Context, q Question) (*Question, error)
+	GetQuestion(ctx context.Context, id string) (*Question, error)
+	// AnswerQuestion records answers (or a rejection when reject is true)
+	// if the question is still pending; claimed is false when another
+	// answer won first (the stored question is returned either way).
+	AnswerQuestion(ctx context.Context, id string, answers []Answer, reject bool, reason string) (q *Question, claimed bool, err error)
+	ListQuestions(ctx context.Context, f QuestionFilter, p Page) (*List[Question], error)
+}
+
+// QuestionFilter selects questions. Empty fields do not filter.
+type QuestionFilter struct {
+	WorkspaceID  string
+	SessionID    string
+	State        string
+	CreatedSince string // RFC 3339
+}
+
+// ArtifactService stores plans, documents and session artifacts.
+type ArtifactService interface {
+	// CreatePlan refuses (CONFLICT) when the task already has a plan.
+	CreatePlan(ctx context.Context, p Plan) (*Plan, error)
+	GetPlan(ctx context.Context, taskID string) (*Plan, error)
+	// UpdatePlan stores a new revision.
+	UpdatePlan(ctx context.Context, taskID string, title *string, content string, by string) (*Plan, error)
+	DeletePlan(ctx context.Context, taskID string) error
+	ListPlanRevisions(ctx context.Context, taskID string, p Page) (*List[Plan], error)
+
+	// WriteDocument creates or revises the document (taskID, key).
+	WriteDocument(ctx context.Context, d Document) (*Document, error)
+	GetDocument(ctx context.Context, taskID, key string) (*Document, error)
+	// ListDocuments lists a task's documents without content.
+	ListDocuments(ctx context.Context, taskID string, p Page) (*List[Document], error)
+
+	CreateArtifact(ctx context.Context, a Artifact) (*Artifact, error)
+	// LatestArtifact returns the newest artifact of kind for the task.
+	LatestArtifact(ctx context.Context, taskID, kind string) (*Artifact, error)
+	ListArtifacts(ctx context.Context, taskID, kind string, p Page) (*List[Artifact], error)
+	// DeleteArtifacts deletes every artifact of kind for the task and reports how many.
+	DeleteArtifacts(ctx context.Context, taskID, kind string) (int, error)
+}
+
+// ConfigService manages agents, executors, their profiles, MCP configs and repositories.
+type ConfigService interface {
+	ListAgents(ctx context.Context, p Page) (*List[Agent], error)
+	GetAgent(ctx context.Context, id string) (*Agent, error)
+	UpdateAgent(ctx context.Context, id string, supportsMCP *bool, mcpConfigPath *string) (*Agent, error)
+	ListAgentProfiles(ctx context.Context, agentID string, p Page) (*List[AgentProfile], error)
+	GetAgentProfile(ctx context.Context, id string) (*AgentProfile, error)
+	// DefaultAgentProfile returns the default profile of the first agent.
+	DefaultAgentProfile(ctx context.Context) (*AgentProfile, error)
+	CreateAgentProfile(ctx context.Context, p AgentProfile) (*AgentProfile, error)
+	UpdateAgentProfile(ctx context.Context, id string, u AgentProfileUpdate) (*AgentProfile, error)
+	// DeleteAgentProfile refuses (CONFLICT) while a RUNNING session uses it.
+	DeleteAgentProfile(ctx context.Context, id string) error
+	GetMCPConfig(ctx context.Context, profileID string) (*MCPConfig, error)
+	// UpdateMCPConfig sets the fields given; servers nil keeps them.
+	UpdateMCPConfig(ctx context.Context, profileID string, enabled *bool, servers map[string]MCPServerConfig) (*MCPConfig, error)
+
+	ListExecutors(ctx context.Context, p Page) (*List[Executor], error)
+	ListExecutorProfiles(ctx context.Context, executorID string, p Page) (*List[ExecutorProfile], error)
+	GetExecutorProfile(ctx context.Context, id string) (*ExecutorProfile, error)
+	DefaultExecutorProfile(ctx context.Context) (*ExecutorProfile, error)
+	CreateExecutorProfile(ctx context.Context, p ExecutorProfile) (*ExecutorProfile, error)
+	UpdateExecutorProfile(ctx context.Context, id string, u ExecutorProfileUpdate) (*ExecutorProfile, error)
+	DeleteExecutorProfile(ctx context.Context, id string) error
+
+	CreateRepository(ctx context.Context, r Repository) (*Repository, error)
+	GetRepository(ctx context.Context, id string) (*Repository, error)
+	// FindRepository finds a workspace repository by local path or remote URL.
+	FindRepository(ctx context.Context, workspaceID, localPath, remoteURL string) (*Repository, error)
+	ListRepositories(ctx context.Context, workspaceID string, p Page) (*List[Repository], error)
+	UpdateRepository(ctx context.Context, id string, defaultBranch *string) (*Repository, error)
+}
+
+// AgentProfileUpdate changes the set fields of an agent profile.
+type AgentProfileUpdate struct {
+	Name         *string
+	Model        *string
+	AutoApprove  *bool
+	UserQuestion *bool
+}
+
+// ExecutorProfileUpdate changes the set fields of an executor profile.
+type ExecutorProfileUpdate struct {
+	Name          *string
+	MCPPolicy     *string
+	Config        map[string]json.RawMessage // nil: unchanged
+	PrepareScript *string
+	CleanupScript *string
+}
+
+// Store is every service together: what the backend is composed from.
+type Store interface {
+	WorkspaceService
+	WorkflowService
+	TaskService
+	SessionService
+	QuestionService
+	ArtifactService
+	ConfigService
+	// Seed creates the default workspace, workflow, agents and executors on
+	// an empty database and does nothing on a seeded one.
+	Seed(ctx context.Context) error
+	Close() error
+}

@@ -1,0 +1,141 @@
+package kanban
+
+import (
+	"slices"
+	"time"
+)
+
+// SessionState is the lifecycle state of an agent session.
+type SessionState string
+
+// Session states.
+const (
+	SessionCreated         SessionState = "CREATED"
+	SessionRunning         SessionState = "RUNNING"
+	SessionWaitingForInput SessionState = "WAITING_FOR_INPUT"
+	SessionCompleted       SessionState = "COMPLETED"
+	SessionFailed          SessionState = "FAILED"
+	SessionCancelled       SessionState = "CANCELLED"
+)
+
+// Mode is the MCP tool surface a session's agent sees.
+type Mode string
+
+// MCP modes.
+const (
+	ModeTask             Mode = "task"
+	ModeTaskTitlePending Mode = "task-title-pending"
+	ModeConfig           Mode = "config"
+	ModeExternal         Mode = "external"
+	ModeOffice           Mode = "office"
+)
+
+// SessionModes are the modes a session may be put in (external is the
+// operator endpoint's mode, never a session's).
+var SessionModes = []Mode{ModeTask, ModeTaskTitlePending, ModeConfig, ModeOffice}
+
+// AllModes lists every mode.
+var AllModes = []Mode{ModeTask, ModeTaskTitlePending, ModeConfig, ModeExternal, ModeOffice}
+
+// ValidSessionMode reports whether m may be set on a session.
+func ValidSessionMode(m Mode) bool { return slices.Contains(SessionModes, m) }
+
+// CapUserQuestion lets a session ask the operator questions.
+const CapUserQuestion = "user-question"
+
+// Session is one agent run on a task.
+type Session struct {
+	ID                string       `json:"id"`
+	TaskID            string       `json:"task_id"`
+	WorkspaceID       string       `json:"workspace_id"`
+	AgentProfileID    string       `json:"agent_profile_id,omitempty"`
+	ExecutorProfileID string       `json:"executor_profile_id,omitempty"`
+	State             SessionState `json:"state"`
+	MCPMode           Mode         `json:"mcp_mode"`
+	Capabilities      []string     `json:"capabilities"`
+	MCPAttached       bool         `json:"mcp_attached"`
+	LastAttachedAt    *time.Time   `json:"last_attached_at,omitempty"`
+	LastDetachedAt    *time.Time   `json:"last_detached_at,omitempty"`
+	CreatedAt         time.Time    `json:"created_at"`
+	UpdatedAt         time.Time    `json:"updated_at"`
+}
+
+// SessionCreate is the input of SessionService.CreateSession. Empty profile
+// ids resolve to the defaults; Mode defaults to task; Capabilities nil means
+// the profile's defaults.
+type SessionCreate struct {
+	TaskID            string
+	AgentProfileID    string
+	ExecutorProfileID string
+	Mode              Mode
+	Capabilities      []string
+}
+
+// Message is one entry of a session's conversation.
+type Message struct {
+	ID        string    `json:"id"`
+	SessionID string    `json:"session_id"`
+	TaskID    string    `json:"task_id"`
+	Author    string    `json:"author"`
+	Type      string    `json:"type"`
+	Content   string    `json:"content"`
+	Turn      int       `json:"turn"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// MessageTypes are the allowed Message.Type values.
+var MessageTypes = []string{"message", "prompt", "tool_call", "tool_result", "status", "error", "question", "answer"}
+
+// MessageFilter selects a task's conversation.
+type MessageFilter struct {
+	TaskID    string
+	SessionID string
+	Types     []string
+	Desc      bool
+	Before    string // cursor: messages strictly before this one
+	After     string // cursor: messages strictly after this one
+	Limit     int
+}
+
+// Question is a bundle of 1–4 questions an agent session asks the operator.
+type Question struct {
+	ID          string         `json:"id"`
+	SessionID   string         `json:"session_id"`
+	TaskID      string         `json:"task_id"`
+	WorkspaceID string         `json:"workspace_id"`
+	Questions   []QuestionItem `json:"questions"`
+	State       string         `json:"state"` // pending|answered|rejected
+	Answers     []Answer       `json:"answers,omitempty"`
+	Reason      string         `json:"reason,omitempty"`
+	CreatedAt   time.Time      `json:"created_at"`
+	AnsweredAt  *time.Time     `json:"answered_at,omitempty"`
+}
+
+// QuestionItem is one question with its offered options.
+type QuestionItem struct {
+	ID          string           `json:"id"`
+	Question    string           `json:"question"`
+	Header      string           `json:"header,omitempty"`
+	MultiSelect bool             `json:"multi_select"`
+	Options     []QuestionOption `json:"options"`
+}
+
+// QuestionOption is one offered answer.
+type QuestionOption struct {
+	Label       string `json:"label"`
+	Description string `json:"description"`
+}
+
+// Answer answers one QuestionItem: chosen option labels or a custom text.
+type Answer struct {
+	QuestionID string   `json:"question_id"`
+	Selected   []string `json:"selected,omitempty"`
+	CustomText string   `json:"custom_text,omitempty"`
+}
+
+// Question states.
+const (
+	QuestionPending  = "pending"
+	QuestionAnswered = "answered"
+	QuestionRejected = "rejected"
+)

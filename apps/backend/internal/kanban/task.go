@@ -1,0 +1,119 @@
+package kanban
+
+import (
+	"slices"
+	"time"
+)
+
+// TaskState is the lifecycle state of a task.
+type TaskState string
+
+// Task states, enforced as an enum everywhere.
+const (
+	TaskTodo            TaskState = "TODO"
+	TaskInProgress      TaskState = "IN_PROGRESS"
+	TaskReview          TaskState = "REVIEW"
+	TaskBlocked         TaskState = "BLOCKED"
+	TaskWaitingForInput TaskState = "WAITING_FOR_INPUT"
+	TaskCompleted       TaskState = "COMPLETED"
+	TaskFailed          TaskState = "FAILED"
+	TaskCancelled       TaskState = "CANCELLED"
+)
+
+// TaskStates lists every TaskState in display order.
+var TaskStates = []TaskState{TaskTodo, TaskInProgress, TaskReview, TaskBlocked, TaskWaitingForInput, TaskCompleted, TaskFailed, TaskCancelled}
+
+// Valid reports whether s is a known state.
+func (s TaskState) Valid() bool { return slices.Contains(TaskStates, s) }
+
+// Task is a unit of work on a workflow step.
+type Task struct {
+	ID                 string     `json:"id"`
+	WorkspaceID        string     `json:"workspace_id"`
+	WorkflowID         string     `json:"workflow_id"`
+	WorkflowStepID     string     `json:"workflow_step_id"`
+	ParentID           string     `json:"parent_id,omitempty"`
+	Title              string     `json:"title"`
+	Description        string     `json:"description"`
+	State              TaskState  `json:"state"`
+	Position           int        `json:"position"`
+	ExternalID         string     `json:"external_id,omitempty"`
+	StartWhenUnblocked bool       `json:"start_when_unblocked"`
+	LaunchPrompt       string     `json:"launch_prompt,omitempty"`
+	ArchivedAt         *time.Time `json:"archived_at,omitempty"`
+	CreatedAt          time.Time  `json:"created_at"`
+	UpdatedAt          time.Time  `json:"updated_at"`
+}
+
+// TaskCreate is the input of TaskService.CreateTask. The service resolves
+// defaults: WorkflowID from the workspace's first workflow, WorkflowStepID
+// from the workflow's start step.
+type TaskCreate struct {
+	WorkspaceID        string
+	WorkflowID         string
+	WorkflowStepID     string
+	ParentID           string
+	Title              string
+	Description        string
+	State              TaskState // default TODO
+	ExternalID         string
+	BlockedBy          []string
+	StartWhenUnblocked bool
+	Repository         *TaskRepositoryInput
+}
+
+// TaskRepositoryInput attaches a repository to a new task. At most one
+// locator is set.
+type TaskRepositoryInput struct {
+	RepositoryID  string
+	LocalPath     string
+	RepositoryURL string
+	BaseBranch    string
+}
+
+// TaskUpdate changes the set fields of a task.
+type TaskUpdate struct {
+	Title        *string
+	Description  *string
+	State        *TaskState
+	LaunchPrompt *string
+}
+
+// TaskFilter selects tasks for ListTasks. WorkspaceID is required.
+// With WorkflowStepID the order is the board order (position, id);
+// otherwise creation order (created_at, id).
+type TaskFilter struct {
+	WorkspaceID     string
+	WorkflowID      string
+	WorkflowStepID  string
+	ParentID        string
+	State           TaskState
+	IncludeArchived bool
+}
+
+// TaskDependency is an edge: TaskID is blocked by DependsOnTaskID.
+type TaskDependency struct {
+	TaskID          string    `json:"task_id"`
+	DependsOnTaskID string    `json:"depends_on_task_id"`
+	CreatedAt       time.Time `json:"created_at"`
+}
+
+// Repository is a code repository known to a workspace.
+type Repository struct {
+	ID            string    `json:"id"`
+	WorkspaceID   string    `json:"workspace_id"`
+	Name          string    `json:"name"`
+	LocalPath     string    `json:"local_path,omitempty"`
+	RemoteURL     string    `json:"remote_url,omitempty"`
+	DefaultBranch string    `json:"default_branch"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
+// TaskRepository links a task to a repository and its branches.
+type TaskRepository struct {
+	TaskID         string `json:"task_id"`
+	RepositoryID   string `json:"repository_id"`
+	BaseBranch     string `json:"base_branch"`
+	CheckoutBranch string `json:"checkout_branch,omitempty"`
+}

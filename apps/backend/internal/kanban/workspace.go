@@ -1,0 +1,77 @@
+package kanban
+
+import (
+	"encoding/json"
+	"time"
+	"unicode/utf8"
+)
+
+// Workspace groups workflows, tasks and repositories.
+type Workspace struct {
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+// Workflow is an ordered list of steps in a workspace.
+type Workflow struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspace_id"`
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	SortOrder   int       `json:"sort_order"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+// StepEventKinds are the keys allowed in WorkflowStep.Events.
+var StepEventKinds = []string{"on_enter", "on_exit", "on_turn_start", "on_turn_complete"}
+
+// StepAction is one automation run on a step event.
+type StepAction struct {
+	Type   string                     `json:"type"`
+	Config map[string]json.RawMessage `json:"config,omitempty"`
+}
+
+// WorkflowStep is one column of a workflow.
+type WorkflowStep struct {
+	ID                    string                  `json:"id"`
+	WorkflowID            string                  `json:"workflow_id"`
+	Name                  string                  `json:"name"`
+	Position              int                     `json:"position"`
+	Color                 string                  `json:"color"`
+	Prompt                string                  `json:"prompt"`
+	IsStartStep           bool                    `json:"is_start_step"`
+	AllowManualMove       bool                    `json:"allow_manual_move"`
+	AutoAdvance           bool                    `json:"auto_advance"`
+	WIPLimit              int                     `json:"wip_limit"`
+	AutoArchiveAfterHours int                     `json:"auto_archive_after_hours"`
+	Events                map[string][]StepAction `json:"events"`
+	CreatedAt             time.Time               `json:"created_at"`
+	UpdatedAt             time.Time               `json:"updated_at"`
+}
+
+// Text bounds shared by validation in every transport.
+const (
+	MaxNameLen        = 100
+	MaxTitleLen       = 60
+	MaxDescriptionLen = 2000
+	MaxPromptLen      = 100_000
+	MaxContentLen     = 512 * 1024
+)
+
+// CheckText validates a required or optional text field's length in runes.
+func CheckText(field, v string, required bool, maxLen int) error {
+	if required && v == "" {
+		return FieldError(field, "is required")
+	}
+	if !utf8.ValidString(v) {
+		return FieldError(field, "must be valid UTF-8")
+	}
+	if utf8.RuneCountInString(v) > maxLen {
+		return FieldError(field, "longer than %d characters", maxLen)
+	}
+	return nil
+}

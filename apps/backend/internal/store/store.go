@@ -1,0 +1,97 @@
+// Package store implements the kanban service interfaces on SQLite
+// (modernc.org/sqlite, pure Go). It owns the schema (numbered migrations in
+// migrations/), transactions and pagination cursors. It imports kanban and
+// the standard library only; it must not import transports (action, ws, mcp).
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Store is the SQLite implementation of kanban.Store.
+type Store struct {
+	db *sql.DB
+}
+
+var _ kanban.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the database file kandev.db in dir and
+// applies pending migrations. A database written by a newer binary is refused.
+func Open(ctx context.Context, dir string) (*Store, error) {
+	path := filepath.Join(dir, "kandev.db")
+	// The DSN is built from our own constants and the data dir path only;
+	// _pragma values are executed as SQL, so nothing caller-supplied goes here.
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	db.SetMaxOpenConns(8)
+	db.SetMaxIdleConns(8)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if err := migrate(ctx, db); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB exposes the handle for tests and benchmarks in other packages that
+// need to count rows; production code goes through the service methods.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// tx runs fn in a transaction (BEGIN IMMEDIATE through the DSN), committing
+// on success and rolling back on error or panic.
+func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = tx.Rollback()
+			panic(p)
+		}
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	if err = fn(tx); err != nil {
+		return err
+	}
+	if err = tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// queryer is what both *sql.DB and *sql.Tx offer.
+type queryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// notFound maps sql.ErrNoRows to a NOT_FOUND error for kind.
+func notFound(err error, kind string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return kanban.NotFound(kind)
+	}
+	return err
+}
