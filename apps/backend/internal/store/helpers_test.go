@@ -1,0 +1,137 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// newTestStore opens a fresh database in a temporary directory, closed when
+// the test ends.
+func newTestStore(t testing.TB) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close store: %v", err)
+		}
+	})
+	return s
+}
+
+// board is a workspace with one workflow of four steps, built through the
+// service methods.
+type board struct {
+	ws    *kanban.Workspace
+	wf    *kanban.Workflow
+	steps []*kanban.WorkflowStep // Backlog (start), In Progress, Review, Done
+}
+
+// newBoard creates a workspace named name with a "Kanban" workflow and the
+// steps Backlog, In Progress, Review, Done.
+func newBoard(t testing.TB, s *Store, name string) board {
+	t.Helper()
+	ctx := context.Background()
+	ws, err := s.CreateWorkspace(ctx, name, "")
+	if err != nil {
+		t.Fatalf("create workspace: %v", err)
+	}
+	wf, err := s.CreateWorkflow(ctx, kanban.Workflow{WorkspaceID: ws.ID, Name: "Kanban"})
+	if err != nil {
+		t.Fatalf("create workflow: %v", err)
+	}
+	b := board{ws: ws, wf: wf}
+	for _, n := range []string{"Backlog", "In Progress", "Review", "Done"} {
+		st, err := s.CreateStep(ctx, kanban.WorkflowStep{WorkflowID: wf.ID, Name: n, AllowManualMove: true})
+		if err != nil {
+			t.Fatalf("create step %s: %v", n, err)
+		}
+		b.steps = append(b.steps, st)
+	}
+	return b
+}
+
+// mustTask creates a task with title on step (the start step when empty).
+func mustTask(t testing.TB, s *Store, b board, stepID, title string) *kanban.Task {
+	t.Helper()
+	task, _, err := s.CreateTask(context.Background(), kanban.TaskCreate{
+		WorkspaceID: b.ws.ID, WorkflowStepID: stepID, Title: title})
+	if err != nil {
+		t.Fatalf("create task %q: %v", title, err)
+	}
+	return task
+}
+
+// countRows counts the rows of table (a constant in the test).
+func countRows(t testing.TB, s *Store, table string) int {
+	t.Helper()
+	var n int
+	if err := s.db.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil {
+		t.Fatalf("count %s: %v", table, err)
+	}
+	return n
+}
+
+// snapshot counts the rows of every table this package's tests write, to
+// check that a failed call wrote nothing.
+func snapshot(t testing.TB, s *Store) string {
+	t.Helper()
+	out := ""
+	for _, tbl := range []string{"workspaces", "workflows", "workflow_steps", "tasks", "task_dependencies",
+		"repositories", "task_repositories"} {
+		out += fmt.Sprintf("%s=%d ", tbl, countRows(t, s, tbl))
+	}
+	return out
+}
+
+// wantCode fails the test unless err is a *kanban.Error with code.
+func wantCode(t testing.TB, err error, code kanban.Code) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got nil error, want %s", code)
+	}
+	if got := kanban.ErrorCode(err); got != code {
+		t.Fatalf("got error %v (code %s), want code %s", err, got, code)
+	}
+}
+
+// stepPositions returns the positions of the tasks on step in board order.
+func stepPositions(t testing.TB, s *Store, stepID string) map[string]int {
+	t.Helper()
+	rows, err := s.db.QueryContext(context.Background(), `SELECT id, position FROM tasks WHERE workflow_step_id = ?`, stepID)
+	if err != nil {
+		t.Fatalf("positions: %v", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var id string
+		var pos int
+		if err := rows.Scan(&id, &pos); err != nil {
+			t.Fatalf("positions: %v", err)
+		}
+		out[id] = pos
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("positions: %v", err)
+	}
+	return out
+}
+
+// checkDense fails unless the step's task positions are exactly 0..n-1.
+func checkDense(t testing.TB, s *Store, stepID string) {
+	t.Helper()
+	pos := stepPositions(t, s, stepID)
+	seen := make([]bool, len(pos))
+	for id, p := range pos {
+		if p < 0 || p >= len(pos) || seen[p] {
+			t.Fatalf("task %s has position %d, want a unique position in 0..%d", id, p, len(pos)-1)
+		}
+		seen[p] = true
+	}
+}

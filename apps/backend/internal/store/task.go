@@ -1,0 +1,417 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// maxExternalIDLen bounds TaskCreate.ExternalID, in characters.
+const maxExternalIDLen = 200
+
+var taskColumns = []string{"id", "workspace_id", "workflow_id", "workflow_step_id", "parent_id", "title",
+	"description", "state", "position", "external_id", "start_when_unblocked", "launch_prompt",
+	"archived_at", "created_at", "updated_at"}
+
+var (
+	taskCols  = strings.Join(taskColumns, ", ")
+	taskColsT = "t." + strings.Join(taskColumns, ", t.") // for joins aliasing tasks as t
+)
+
+func scanTask(r interface{ Scan(...any) error }) (*kanban.Task, error) {
+	var t kanban.Task
+	var parent, ext, archived sql.NullString
+	var start int
+	var created, updated string
+	if err := r.Scan(&t.ID, &t.WorkspaceID, &t.WorkflowID, &t.WorkflowStepID, &parent, &t.Title,
+		&t.Description, &t.State, &t.Position, &ext, &start, &t.LaunchPrompt,
+		&archived, &created, &updated); err != nil {
+		return nil, err
+	}
+	t.ParentID, t.ExternalID, t.StartWhenUnblocked = parent.String, ext.String, start != 0
+	t.ArchivedAt = parseTimePtr(archived)
+	t.CreatedAt, t.UpdatedAt = parseTime(created), parseTime(updated)
+	return &t, nil
+}
+
+func getTask(ctx context.Context, q queryer, id string) (*kanban.Task, error) {
+	t, err := scanTask(q.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE id = ?`, id))
+	if err != nil {
+		return nil, notFound(err, "task")
+	}
+	return t, nil
+}
+
+// GetTask returns a task (NOT_FOUND when missing).
+func (s *Store) GetTask(ctx context.Context, id string) (*kanban.Task, error) {
+	return getTask(ctx, s.db, id)
+}
+
+// isUniqueConstraint reports whether err is a SQLite UNIQUE or PRIMARY KEY violation.
+func isUniqueConstraint(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+func validateTaskText(title, description, launchPrompt string, state kanban.TaskState) error {
+	if err := kanban.CheckText("title", title, true, kanban.MaxTitleLen); err != nil {
+		return err
+	}
+	if err := kanban.CheckText("description", description, false, kanban.MaxPromptLen); err != nil {
+		return err
+	}
+	if err := kanban.CheckText("launch_prompt", launchPrompt, false, kanban.MaxPromptLen); err != nil {
+		return err
+	}
+	if !state.Valid() {
+		return kanban.FieldError("state", "must be one of %v", kanban.TaskStates)
+	}
+	return nil
+}
+
+func validateTaskCreate(in kanban.TaskCreate) error {
+	if in.WorkspaceID == "" {
+		return kanban.FieldError("workspace_id", "is required")
+	}
+	if err := validateTaskText(in.Title, in.Description, "", in.State); err != nil {
+		return err
+	}
+	if err := kanban.CheckText("external_id", in.ExternalID, false, maxExternalIDLen); err != nil {
+		return err
+	}
+	seen := make(map[string]bool, len(in.BlockedBy))
+	for _, id := range in.BlockedBy {
+		if id == "" {
+			return kanban.FieldError("blocked_by", "must not contain empty ids")
+		}
+		if seen[id] {
+			return kanban.FieldError("blocked_by", "must not contain duplicates")
+		}
+		seen[id] = true
+	}
+	return validateTaskRepoInput(in.Repository)
+}
+
+// CreateTask creates a task; see kanban.TaskService. With an ExternalID
+// already used in the workspace it returns that task, deduplicated, and
+// writes nothing.
+func (s *Store) CreateTask(ctx context.Context, in kanban.TaskCreate) (*kanban.Task, bool, error) {
+	if in.State == "" {
+		in.State = kanban.TaskTodo
+	}
+	if err := validateTaskCreate(in); err != nil {
+		return nil, false, err
+	}
+	var out *kanban.Task
+	var dedup bool
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := requireRow(ctx, tx, "workspaces", "workspace", in.WorkspaceID); err != nil {
+			return err
+		}
+		if in.ExternalID != "" {
+			t, err := taskByExternalID(ctx, tx, in.WorkspaceID, in.ExternalID)
+			if err == nil {
+				out, dedup = t, true
+				return nil
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("create task: %w", err)
+			}
+		}
+		var err error
+		out, err = insertTask(ctx, tx, in)
+		return err
+	})
+	if err != nil && in.ExternalID != "" && isUniqueConstraint(err) {
+		// Another writer took the external id between our read and insert.
+		if t, rerr := taskByExternalID(ctx, s.db, in.WorkspaceID, in.ExternalID); rerr == nil {
+			return t, true, nil
+		}
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return out, dedup, nil
+}
+
+func taskByExternalID(ctx context.Context, q queryer, workspaceID, externalID string) (*kanban.Task, error) {
+	return scanTask(q.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE workspace_id = ? AND external_id = ?`,
+		workspaceID, externalID))
+}
+
+func insertTask(ctx context.Context, tx *sql.Tx, in kanban.TaskCreate) (*kanban.Task, error) {
+	if err := resolvePlacement(ctx, tx, &in); err != nil {
+		return nil, err
+	}
+	if err := checkParent(ctx, tx, in.WorkspaceID, in.ParentID); err != nil {
+		return nil, err
+	}
+	now := kanban.Now()
+	t := &kanban.Task{ID: kanban.NewID(), WorkspaceID: in.WorkspaceID, WorkflowID: in.WorkflowID,
+		WorkflowStepID: in.WorkflowStepID, ParentID: in.ParentID, Title: in.Title, Description: in.Description,
+		State: in.State, ExternalID: in.ExternalID, StartWhenUnblocked: in.StartWhenUnblocked,
+		CreatedAt: now, UpdatedAt: now}
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE workflow_step_id = ?`,
+		t.WorkflowStepID).Scan(&t.Position); err != nil {
+		return nil, fmt.Errorf("create task: position: %w", err)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.WorkspaceID, t.WorkflowID, t.WorkflowStepID, nullString(t.ParentID), t.Title, t.Description,
+		string(t.State), t.Position, nullString(t.ExternalID), boolInt(t.StartWhenUnblocked), t.LaunchPrompt,
+		nil, fmtTime(now), fmtTime(now))
+	if err != nil {
+		return nil, fmt.Errorf("create task: %w", err)
+	}
+	for _, dep := range in.BlockedBy {
+		if err := addBlocker(ctx, tx, t, dep); err != nil {
+			return nil, err
+		}
+	}
+	if err := attachNewTaskRepo(ctx, tx, t, in.Repository); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// resolvePlacement fills in.WorkflowID and in.WorkflowStepID: the step's
+// workflow, else the workspace's first workflow; the workflow's start step.
+func resolvePlacement(ctx context.Context, tx *sql.Tx, in *kanban.TaskCreate) error {
+	if in.WorkflowStepID != "" {
+		st, err := getStep(ctx, tx, in.WorkflowStepID)
+		if err != nil {
+			return err
+		}
+		if in.WorkflowID != "" && st.WorkflowID != in.WorkflowID {
+			return kanban.FieldError("workflow_step_id", "must be a step of the workflow")
+		}
+		in.WorkflowID = st.WorkflowID
+	}
+	if in.WorkflowID == "" {
+		err := tx.QueryRowContext(ctx, `SELECT id FROM workflows WHERE workspace_id = ? ORDER BY sort_order, id LIMIT 1`,
+			in.WorkspaceID).Scan(&in.WorkflowID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return kanban.Errorf(kanban.CodeNotFound, "workspace has no workflow")
+		}
+		if err != nil {
+			return fmt.Errorf("resolve workflow: %w", err)
+		}
+	}
+	wf, err := getWorkflow(ctx, tx, in.WorkflowID)
+	if err != nil {
+		return err
+	}
+	if wf.WorkspaceID != in.WorkspaceID {
+		return kanban.FieldError("workflow_id", "must be a workflow of the workspace")
+	}
+	if in.WorkflowStepID != "" {
+		return nil
+	}
+	err = tx.QueryRowContext(ctx, `SELECT id FROM workflow_steps WHERE workflow_id = ?
+		ORDER BY is_start_step DESC, position, id LIMIT 1`, in.WorkflowID).Scan(&in.WorkflowStepID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return kanban.Errorf(kanban.CodeNotFound, "workflow has no steps")
+	}
+	if err != nil {
+		return fmt.Errorf("resolve step: %w", err)
+	}
+	return nil
+}
+
+func checkParent(ctx context.Context, q queryer, workspaceID, parentID string) error {
+	if parentID == "" {
+		return nil
+	}
+	var ws string
+	err := q.QueryRowContext(ctx, `SELECT workspace_id FROM tasks WHERE id = ?`, parentID).Scan(&ws)
+	if errors.Is(err, sql.ErrNoRows) {
+		return kanban.Errorf(kanban.CodeNotFound, "parent task not found")
+	}
+	if err != nil {
+		return fmt.Errorf("check parent: %w", err)
+	}
+	if ws != workspaceID {
+		return kanban.FieldError("parent_id", "parent task must be in the same workspace")
+	}
+	return nil
+}
+
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+// UpdateTask changes the given fields of a task, validated as on create.
+func (s *Store) UpdateTask(ctx context.Context, id string, u kanban.TaskUpdate) (*kanban.Task, error) {
+	var out *kanban.Task
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		t, err := getTask(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		setIf(&t.Title, u.Title)
+		setIf(&t.Description, u.Description)
+		setIf(&t.State, u.State)
+		setIf(&t.LaunchPrompt, u.LaunchPrompt)
+		if err := validateTaskText(t.Title, t.Description, t.LaunchPrompt, t.State); err != nil {
+			return err
+		}
+		t.UpdatedAt = kanban.Now()
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET title = ?, description = ?, state = ?, launch_prompt = ?,
+			updated_at = ? WHERE id = ?`, t.Title, t.Description, string(t.State), t.LaunchPrompt,
+			fmtTime(t.UpdatedAt), id); err != nil {
+			return fmt.Errorf("update task: %w", err)
+		}
+		out = t
+		return nil
+	})
+	return out, err
+}
+
+// MoveTask moves a task within its workflow; see kanban.TaskService. Task
+// positions stay dense (0..n-1) in the source and target steps.
+func (s *Store) MoveTask(ctx context.Context, id, stepID string, position int) (*kanban.Task, error) {
+	if stepID == "" {
+		return nil, kanban.FieldError("workflow_step_id", "is required")
+	}
+	if position < -1 {
+		return nil, kanban.FieldError("position", "must be -1 (last) or a 0-based index")
+	}
+	var out *kanban.Task
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		t, err := getTask(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		st, err := getStep(ctx, tx, stepID)
+		if err != nil {
+			return err
+		}
+		if st.WorkflowID != t.WorkflowID {
+			return kanban.FieldError("workflow_step_id", "must be a step of the task's workflow")
+		}
+		if err := checkWIP(ctx, tx, t, st); err != nil {
+			return err
+		}
+		if err := placeTask(ctx, tx, t, st.ID, position); err != nil {
+			return err
+		}
+		out = t
+		return nil
+	})
+	return out, err
+}
+
+// checkWIP refuses to bring a live task onto a step whose wip_limit is
+// already reached by other live tasks. Moves within a step add no work.
+func checkWIP(ctx context.Context, tx *sql.Tx, t *kanban.Task, st *kanban.WorkflowStep) error {
+	if st.WIPLimit <= 0 || st.ID == t.WorkflowStepID || t.ArchivedAt != nil {
+		return nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM tasks WHERE workflow_step_id = ? AND archived_at IS NULL AND id <> ?`,
+		st.ID, t.ID).Scan(&n); err != nil {
+		return fmt.Errorf("move task: wip: %w", err)
+	}
+	if n >= st.WIPLimit {
+		return kanban.Errorf(kanban.CodeConflict, "step wip_limit reached (%d tasks)", st.WIPLimit)
+	}
+	return nil
+}
+
+// placeTask puts t at position in stepID, shifting its neighbours so both
+// steps keep dense positions, and updates t in place.
+func placeTask(ctx context.Context, tx *sql.Tx, t *kanban.Task, stepID string, position int) error {
+	var n int // tasks on the target step other than t
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE workflow_step_id = ?`,
+		stepID).Scan(&n); err != nil {
+		return fmt.Errorf("move task: %w", err)
+	}
+	same := stepID == t.WorkflowStepID
+	if same {
+		n--
+	}
+	if position == -1 || position > n {
+		position = n
+	}
+	var err error
+	if same {
+		err = execEach(ctx, tx,
+			execStmt{`UPDATE tasks SET position = position - 1 WHERE workflow_step_id = ? AND position > ? AND position <= ?`,
+				[]any{stepID, t.Position, position}},
+			execStmt{`UPDATE tasks SET position = position + 1 WHERE workflow_step_id = ? AND position >= ? AND position < ?`,
+				[]any{stepID, position, t.Position}})
+	} else {
+		err = execEach(ctx, tx,
+			execStmt{`UPDATE tasks SET position = position - 1 WHERE workflow_step_id = ? AND position > ?`,
+				[]any{t.WorkflowStepID, t.Position}},
+			execStmt{`UPDATE tasks SET position = position + 1 WHERE workflow_step_id = ? AND position >= ?`,
+				[]any{stepID, position}})
+	}
+	if err != nil {
+		return fmt.Errorf("move task: shift: %w", err)
+	}
+	t.WorkflowStepID, t.Position, t.UpdatedAt = stepID, position, kanban.Now()
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET workflow_step_id = ?, position = ?, updated_at = ? WHERE id = ?`,
+		stepID, position, fmtTime(t.UpdatedAt), t.ID); err != nil {
+		return fmt.Errorf("move task: %w", err)
+	}
+	return nil
+}
+
+// ArchiveTask archives a task; archiving an archived task keeps its first
+// archived_at and succeeds.
+func (s *Store) ArchiveTask(ctx context.Context, id string) (*kanban.Task, error) {
+	var out *kanban.Task
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := fmtTime(kanban.Now())
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET archived_at = ?, updated_at = ? WHERE id = ? AND archived_at IS NULL`,
+			now, now, id); err != nil {
+			return fmt.Errorf("archive task: %w", err)
+		}
+		var err error
+		out, err = getTask(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
+// DeleteTask deletes a task; foreign keys cascade its sessions, messages,
+// plans, documents, artifacts, edges and repository links, and detach its
+// children. The step's remaining positions close the gap.
+func (s *Store) DeleteTask(ctx context.Context, id string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		t, err := getTask(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tasks WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("delete task: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET position = position - 1 WHERE workflow_step_id = ? AND position > ?`,
+			t.WorkflowStepID, t.Position); err != nil {
+			return fmt.Errorf("delete task: renumber: %w", err)
+		}
+		return nil
+	})
+}
+
+// execStmt is one SQL statement with its arguments.
+type execStmt struct {
+	query string
+	args  []any
+}
+
+func execEach(ctx context.Context, tx *sql.Tx, stmts ...execStmt) error {
+	for _, st := range stmts {
+		if _, err := tx.ExecContext(ctx, st.query, st.args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,229 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+const workflowCols = `id, workspace_id, name, description, sort_order, created_at, updated_at`
+
+func validateWorkflow(w kanban.Workflow) error {
+	if err := kanban.CheckText("name", w.Name, true, kanban.MaxNameLen); err != nil {
+		return err
+	}
+	return kanban.CheckText("description", w.Description, false, kanban.MaxDescriptionLen)
+}
+
+// CreateWorkflow creates a workflow at the end of its workspace's list
+// (SortOrder is assigned). NOT_FOUND when the workspace is missing.
+func (s *Store) CreateWorkflow(ctx context.Context, w kanban.Workflow) (*kanban.Workflow, error) {
+	if err := validateNewWorkflow(w); err != nil {
+		return nil, err
+	}
+	var out *kanban.Workflow
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = insertWorkflow(ctx, tx, w)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func validateNewWorkflow(w kanban.Workflow) error {
+	if w.WorkspaceID == "" {
+		return kanban.FieldError("workspace_id", "is required")
+	}
+	return validateWorkflow(w)
+}
+
+func insertWorkflow(ctx context.Context, tx *sql.Tx, w kanban.Workflow) (*kanban.Workflow, error) {
+	if err := requireRow(ctx, tx, "workspaces", "workspace", w.WorkspaceID); err != nil {
+		return nil, err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(sort_order), -1) + 1 FROM workflows WHERE workspace_id = ?`,
+		w.WorkspaceID).Scan(&w.SortOrder); err != nil {
+		return nil, fmt.Errorf("create workflow: %w", err)
+	}
+	now := kanban.Now()
+	w.ID, w.CreatedAt, w.UpdatedAt = kanban.NewID(), now, now
+	if _, err := tx.ExecContext(ctx, `INSERT INTO workflows (`+workflowCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		w.ID, w.WorkspaceID, w.Name, w.Description, w.SortOrder, fmtTime(now), fmtTime(now)); err != nil {
+		return nil, fmt.Errorf("create workflow: %w", err)
+	}
+	return &w, nil
+}
+
+// GetWorkflow returns a workflow (NOT_FOUND when missing).
+func (s *Store) GetWorkflow(ctx context.Context, id string) (*kanban.Workflow, error) {
+	return getWorkflow(ctx, s.db, id)
+}
+
+func getWorkflow(ctx context.Context, q queryer, id string) (*kanban.Workflow, error) {
+	w, err := scanWorkflow(q.QueryRowContext(ctx, `SELECT `+workflowCols+` FROM workflows WHERE id = ?`, id))
+	if err != nil {
+		return nil, notFound(err, "workflow")
+	}
+	return w, nil
+}
+
+func scanWorkflow(r interface{ Scan(...any) error }) (*kanban.Workflow, error) {
+	var w kanban.Workflow
+	var created, updated string
+	if err := r.Scan(&w.ID, &w.WorkspaceID, &w.Name, &w.Description, &w.SortOrder, &created, &updated); err != nil {
+		return nil, err
+	}
+	w.CreatedAt, w.UpdatedAt = parseTime(created), parseTime(updated)
+	return &w, nil
+}
+
+// ListWorkflows lists a workspace's workflows by sort order. NOT_FOUND when
+// the workspace is missing.
+func (s *Store) ListWorkflows(ctx context.Context, workspaceID string, p kanban.Page) (*kanban.List[kanban.Workflow], error) {
+	p, err := p.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	if err := requireRow(ctx, s.db, "workspaces", "workspace", workspaceID); err != nil {
+		return nil, err
+	}
+	query := `SELECT ` + workflowCols + ` FROM workflows WHERE workspace_id = ?`
+	args := []any{workspaceID}
+	if p.Cursor != "" {
+		var order int64
+		var id string
+		if err := decodeCursor(p.Cursor, &order, &id); err != nil {
+			return nil, err
+		}
+		query += ` AND (sort_order, id) > (?, ?)`
+		args = append(args, order, id)
+	}
+	query += ` ORDER BY sort_order, id LIMIT ?`
+	args = append(args, p.Limit+1)
+	items, err := queryList(ctx, s.db, scanWorkflow, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list workflows: %w", err)
+	}
+	return page(items, p.Limit, func(w kanban.Workflow) []any { return []any{w.SortOrder, w.ID} }), nil
+}
+
+// UpdateWorkflow changes the given fields of a workflow.
+func (s *Store) UpdateWorkflow(ctx context.Context, id string, name, description *string) (*kanban.Workflow, error) {
+	var out *kanban.Workflow
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		w, err := getWorkflow(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if name != nil {
+			w.Name = *name
+		}
+		if description != nil {
+			w.Description = *description
+		}
+		if err := validateWorkflow(*w); err != nil {
+			return err
+		}
+		w.UpdatedAt = kanban.Now()
+		if _, err := tx.ExecContext(ctx, `UPDATE workflows SET name = ?, description = ?, updated_at = ? WHERE id = ?`,
+			w.Name, w.Description, fmtTime(w.UpdatedAt), id); err != nil {
+			return fmt.Errorf("update workflow: %w", err)
+		}
+		out = w
+		return nil
+	})
+	return out, err
+}
+
+// DeleteWorkflow deletes a workflow and its steps. While tasks (archived
+// included) are on it, it refuses with CONFLICT unless cascade, which
+// deletes those tasks and everything that cascades from them.
+func (s *Store) DeleteWorkflow(ctx context.Context, id string, cascade bool) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := requireRow(ctx, tx, "workflows", "workflow", id); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM tasks WHERE workflow_id = ?`, id).Scan(&n); err != nil {
+			return fmt.Errorf("delete workflow: %w", err)
+		}
+		if n > 0 && !cascade {
+			return kanban.Errorf(kanban.CodeConflict, "workflow has %d tasks; move or delete them first, or delete with cascade", n)
+		}
+		// Tasks first: they reference the steps, which go with the workflow.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tasks WHERE workflow_id = ?`, id); err != nil {
+			return fmt.Errorf("delete workflow tasks: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM workflows WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("delete workflow: %w", err)
+		}
+		return nil
+	})
+}
+
+// ImportWorkflow creates a workflow and its steps in one transaction. Steps
+// keep the given order; the start step is the flagged one, else the first.
+func (s *Store) ImportWorkflow(ctx context.Context, w kanban.Workflow, steps []kanban.WorkflowStep) (*kanban.Workflow, []kanban.WorkflowStep, error) {
+	if err := validateImport(w, steps); err != nil {
+		return nil, nil, err
+	}
+	start := 0
+	for i, st := range steps {
+		if st.IsStartStep {
+			start = i
+		}
+	}
+	var out *kanban.Workflow
+	var outSteps []kanban.WorkflowStep
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if out, err = insertWorkflow(ctx, tx, w); err != nil {
+			return err
+		}
+		outSteps = make([]kanban.WorkflowStep, len(steps))
+		for i, st := range steps {
+			st.WorkflowID, st.Position, st.IsStartStep = out.ID, i, i == start
+			if err := insertStep(ctx, tx, &st); err != nil {
+				return err
+			}
+			outSteps[i] = st
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, outSteps, nil
+}
+
+func validateImport(w kanban.Workflow, steps []kanban.WorkflowStep) error {
+	if err := validateNewWorkflow(w); err != nil {
+		return err
+	}
+	if len(steps) == 0 {
+		return kanban.FieldError("steps", "at least one step is required")
+	}
+	names := make(map[string]bool, len(steps))
+	starts := 0
+	for _, st := range steps {
+		if err := validateStep(st); err != nil {
+			return err
+		}
+		if names[st.Name] {
+			return kanban.FieldError("steps", "step names must be unique within a workflow")
+		}
+		names[st.Name] = true
+		if st.IsStartStep {
+			starts++
+		}
+	}
+	if starts > 1 {
+		return kanban.FieldError("steps", "at most one step may be the start step")
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+const workspaceCols = `id, name, description, created_at, updated_at`
+
+func validateWorkspace(name, description string) error {
+	if err := kanban.CheckText("name", name, true, kanban.MaxNameLen); err != nil {
+		return err
+	}
+	return kanban.CheckText("description", description, false, kanban.MaxDescriptionLen)
+}
+
+// CreateWorkspace creates a workspace. VALIDATION_ERROR for a missing or
+// too long name or a too long description.
+func (s *Store) CreateWorkspace(ctx context.Context, name, description string) (*kanban.Workspace, error) {
+	if err := validateWorkspace(name, description); err != nil {
+		return nil, err
+	}
+	now := kanban.Now()
+	w := &kanban.Workspace{ID: kanban.NewID(), Name: name, Description: description, CreatedAt: now, UpdatedAt: now}
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO workspaces (`+workspaceCols+`) VALUES (?, ?, ?, ?, ?)`,
+			w.ID, w.Name, w.Description, fmtTime(now), fmtTime(now))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create workspace: %w", err)
+	}
+	return w, nil
+}
+
+// GetWorkspace returns a workspace (NOT_FOUND when missing).
+func (s *Store) GetWorkspace(ctx context.Context, id string) (*kanban.Workspace, error) {
+	return getWorkspace(ctx, s.db, id)
+}
+
+func getWorkspace(ctx context.Context, q queryer, id string) (*kanban.Workspace, error) {
+	w, err := scanWorkspace(q.QueryRowContext(ctx, `SELECT `+workspaceCols+` FROM workspaces WHERE id = ?`, id))
+	if err != nil {
+		return nil, notFound(err, "workspace")
+	}
+	return w, nil
+}
+
+func scanWorkspace(r interface{ Scan(...any) error }) (*kanban.Workspace, error) {
+	var w kanban.Workspace
+	var created, updated string
+	if err := r.Scan(&w.ID, &w.Name, &w.Description, &created, &updated); err != nil {
+		return nil, err
+	}
+	w.CreatedAt, w.UpdatedAt = parseTime(created), parseTime(updated)
+	return &w, nil
+}
+
+// ListWorkspaces lists workspaces in creation order.
+func (s *Store) ListWorkspaces(ctx context.Context, p kanban.Page) (*kanban.List[kanban.Workspace], error) {
+	p, err := p.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	query := `SELECT ` + workspaceCols + ` FROM workspaces`
+	args := []any{}
+	if p.Cursor != "" {
+		var created, id string
+		if err := decodeCursor(p.Cursor, &created, &id); err != nil {
+			return nil, err
+		}
+		query += ` WHERE (created_at, id) > (?, ?)`
+		args = append(args, created, id)
+	}
+	query += ` ORDER BY created_at, id LIMIT ?`
+	args = append(args, p.Limit+1)
+	items, err := queryList(ctx, s.db, scanWorkspace, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list workspaces: %w", err)
+	}
+	return page(items, p.Limit, func(w kanban.Workspace) []any { return []any{fmtTime(w.CreatedAt), w.ID} }), nil
+}
+
+// UpdateWorkspace changes the given fields of a workspace.
+func (s *Store) UpdateWorkspace(ctx context.Context, id string, name, description *string) (*kanban.Workspace, error) {
+	var out *kanban.Workspace
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		w, err := getWorkspace(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if name != nil {
+			w.Name = *name
+		}
+		if description != nil {
+			w.Description = *description
+		}
+		if err := validateWorkspace(w.Name, w.Description); err != nil {
+			return err
+		}
+		w.UpdatedAt = kanban.Now()
+		if _, err := tx.ExecContext(ctx, `UPDATE workspaces SET name = ?, description = ?, updated_at = ? WHERE id = ?`,
+			w.Name, w.Description, fmtTime(w.UpdatedAt), id); err != nil {
+			return fmt.Errorf("update workspace: %w", err)
+		}
+		out = w
+		return nil
+	})
+	return out, err
+}
+
+// queryList runs a query and scans every row with scan.
+func queryList[T any](ctx context.Context, q queryer, scan func(interface{ Scan(...any) error }) (*T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *v)
+	}
+	return out, rows.Err()
+}
+
+// requireRow returns NOT_FOUND(kind) unless table has a row with id. table
+// is always one of our constants.
+func requireRow(ctx context.Context, q queryer, table, kind, id string) error {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM `+table+` WHERE id = ?`, id).Scan(&one)
+	return notFound(err, kind)
+}

@@ -1,0 +1,202 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+func TestOpenMigratesEmptyDir(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	var v int
+	if err := s.db.QueryRow(`SELECT MAX(version) FROM schema_migrations`).Scan(&v); err != nil {
+		t.Fatalf("read schema version: %v", err)
+	}
+	if want := LatestVersion(); v != want || want < 1 {
+		t.Fatalf("got schema version %d, want %d (>= 1)", v, want)
+	}
+}
+
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	if _, err := s.db.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future.sql', '')`); err != nil {
+		t.Fatalf("insert future version: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	s2, err := Open(ctx, dir)
+	if err == nil {
+		_ = s2.Close()
+		t.Fatal("got nil error opening a newer database, want an error")
+	}
+	if !strings.Contains(err.Error(), "newer") {
+		t.Fatalf("got error %q, want it to mention %q", err, "newer")
+	}
+}
+
+func TestOpenTwiceKeepsData(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	ws, err := s.CreateWorkspace(ctx, "Keep", "")
+	if err != nil {
+		t.Fatalf("create workspace: %v", err)
+	}
+	_ = s.Close()
+	s2, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer s2.Close()
+	got, err := s2.GetWorkspace(ctx, ws.ID)
+	if err != nil || got.Name != "Keep" {
+		t.Fatalf("got %+v, %v; want the workspace named Keep", got, err)
+	}
+}
+
+func TestWorkspaceCRUD(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t), context.Background()
+	ws, err := s.CreateWorkspace(ctx, "Team", "desc")
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	got, err := s.GetWorkspace(ctx, ws.ID)
+	if err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	if got.Name != "Team" || got.Description != "desc" || !got.CreatedAt.Equal(ws.CreatedAt) {
+		t.Fatalf("got %+v, want %+v", got, ws)
+	}
+	name := "Renamed"
+	up, err := s.UpdateWorkspace(ctx, ws.ID, &name, nil)
+	if err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	if up.Name != "Renamed" || up.Description != "desc" {
+		t.Fatalf("got name %q description %q, want Renamed, desc", up.Name, up.Description)
+	}
+	_, err = s.GetWorkspace(ctx, "missing")
+	wantCode(t, err, kanban.CodeNotFound)
+	_, err = s.UpdateWorkspace(ctx, "missing", &name, nil)
+	wantCode(t, err, kanban.CodeNotFound)
+}
+
+func TestWorkspaceValidation(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t), context.Background()
+	ws, err := s.CreateWorkspace(ctx, strings.Repeat("é", kanban.MaxNameLen), "")
+	if err != nil {
+		t.Fatalf("got %v for a %d-rune name, want success", err, kanban.MaxNameLen)
+	}
+	before := snapshot(t, s)
+	cases := []struct {
+		name, field, nm, desc string
+	}{
+		{"empty name", "name", "", ""},
+		{"101-char name", "name", strings.Repeat("a", kanban.MaxNameLen+1), ""},
+		{"invalid utf8", "name", "a\xffb", ""},
+		{"long description", "description", "ok", strings.Repeat("d", kanban.MaxDescriptionLen+1)},
+	}
+	for _, c := range cases {
+		_, err := s.CreateWorkspace(ctx, c.nm, c.desc)
+		wantCode(t, err, kanban.CodeValidation)
+		if e, _ := kanban.AsError(err); e.Field != c.field {
+			t.Errorf("%s: got field %q, want %q", c.name, e.Field, c.field)
+		}
+		if c.nm != "" && strings.Contains(err.Error(), c.nm) {
+			t.Errorf("%s: error %q echoes the value", c.name, err)
+		}
+		_, err = s.UpdateWorkspace(ctx, ws.ID, &c.nm, &c.desc)
+		wantCode(t, err, kanban.CodeValidation)
+	}
+	if after := snapshot(t, s); after != before {
+		t.Fatalf("got rows %s, want unchanged %s", after, before)
+	}
+	got, _ := s.GetWorkspace(ctx, ws.ID)
+	if got.Name != ws.Name {
+		t.Fatalf("got name changed after failed updates, want unchanged")
+	}
+}
+
+func TestListWorkspacesPaginates(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t), context.Background()
+	want := map[string]bool{}
+	for i := range 7 {
+		ws, err := s.CreateWorkspace(ctx, fmt.Sprintf("ws-%d", i), "")
+		if err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		want[ws.ID] = true
+	}
+	seen := map[string]bool{}
+	cursor, pages := "", 0
+	var prev kanban.Workspace
+	for {
+		l, err := s.ListWorkspaces(ctx, kanban.Page{Limit: 3, Cursor: cursor})
+		if err != nil {
+			t.Fatalf("list: %v", err)
+		}
+		pages++
+		for _, w := range l.Items {
+			if seen[w.ID] {
+				t.Fatalf("got workspace %s twice, want each once", w.ID)
+			}
+			if prev.ID != "" && (w.CreatedAt.Before(prev.CreatedAt) || (w.CreatedAt.Equal(prev.CreatedAt) && w.ID < prev.ID)) {
+				t.Fatalf("got %s after %s, want (created_at, id) order", w.ID, prev.ID)
+			}
+			seen[w.ID], prev = true, w
+		}
+		if cursor = l.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if len(seen) != len(want) || pages != 3 {
+		t.Fatalf("got %d workspaces in %d pages, want %d in 3", len(seen), pages, len(want))
+	}
+}
+
+func TestListBadPage(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t), context.Background()
+	b := newBoard(t, s, "W")
+	for _, p := range []kanban.Page{{Cursor: "not-a-cursor!"}, {Cursor: encodeCursor("x")}, {Limit: kanban.MaxLimit + 1}, {Limit: -1}} {
+		_, err := s.ListWorkspaces(ctx, p)
+		wantCode(t, err, kanban.CodeValidation)
+		_, err = s.ListWorkflows(ctx, b.ws.ID, p)
+		wantCode(t, err, kanban.CodeValidation)
+		_, err = s.ListSteps(ctx, b.wf.ID, p)
+		wantCode(t, err, kanban.CodeValidation)
+		_, err = s.ListTasks(ctx, kanban.TaskFilter{WorkspaceID: b.ws.ID}, p)
+		wantCode(t, err, kanban.CodeValidation)
+		_, err = s.ListTasks(ctx, kanban.TaskFilter{WorkspaceID: b.ws.ID, WorkflowStepID: b.steps[0].ID}, p)
+		wantCode(t, err, kanban.CodeValidation)
+		_, err = s.ListRepositories(ctx, b.ws.ID, p)
+		wantCode(t, err, kanban.CodeValidation)
+	}
+	// A creation-order cursor is not a board-order cursor.
+	mustTask(t, s, b, "", "a")
+	mustTask(t, s, b, "", "b")
+	l, err := s.ListTasks(ctx, kanban.TaskFilter{WorkspaceID: b.ws.ID}, kanban.Page{Limit: 1})
+	if err != nil || l.NextCursor == "" {
+		t.Fatalf("got %v, cursor %q; want a next cursor", err, l.NextCursor)
+	}
+	_, err = s.ListTasks(ctx, kanban.TaskFilter{WorkspaceID: b.ws.ID, WorkflowStepID: b.steps[0].ID}, kanban.Page{Cursor: l.NextCursor})
+	wantCode(t, err, kanban.CodeValidation)
+}
