@@ -1,0 +1,222 @@
+// Command kandev is the Kandev backend, its per-session MCP server and the
+// operator CLI. It parses flags and calls into internal/app; nothing else.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/app"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+)
+
+const usage = `usage: kandev <command> [flags]
+
+commands:
+  serve                         run the backend (HTTP, WebSocket, external MCP)
+  mcp --session ID              serve one agent session's MCP tools (stdio, or --listen)
+  tools [--mode M] [--json|--markdown]
+  tools describe NAME [--mode M]
+  mode set --session ID --mode M
+  session create --task ID [--mode M]
+  session token --session ID
+  token                         print the operator token
+  version
+Run "kandev <command> -h" for a command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "kandev:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		_, _ = io.WriteString(stderr, usage)
+		return errors.New("no command")
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return serve(ctx, rest, stdout, stderr)
+	case "mcp":
+		return mcpCmd(ctx, rest, stderr)
+	case "tools":
+		return tools(rest, stdout, stderr)
+	case "mode":
+		return modeCmd(ctx, rest, stdout, stderr)
+	case "session":
+		return sessionCmd(ctx, rest, stdout, stderr)
+	case "token":
+		fs, dataDir := newFlags("token", stderr)
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		tok, err := app.ReadOperatorToken(*dataDir, os.Getenv("KANDEV_TOKEN"))
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(stdout, tok)
+		return err
+	case "version":
+		_, err := fmt.Fprintln(stdout, "kandev", mcpsrv.Version)
+		return err
+	case "-h", "--help", "help":
+		_, _ = io.WriteString(stdout, usage)
+		return nil
+	}
+	_, _ = io.WriteString(stderr, usage)
+	return fmt.Errorf("unknown command %q", cmd)
+}
+
+// newFlags returns a flag set with --data-dir.
+func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet("kandev "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs, fs.String("data-dir", envOr("KANDEV_DATA_DIR", "./.kandev"), "data directory (env KANDEV_DATA_DIR)")
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, dataDir := newFlags("serve", stderr)
+	addr := fs.String("addr", envOr("KANDEV_ADDR", "127.0.0.1:38429"), "listen address (env KANDEV_ADDR)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Token: os.Getenv("KANDEV_TOKEN"), Logger: log, Out: stdout})
+}
+
+func mcpCmd(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("kandev mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	backend := fs.String("backend", envOr("KANDEV_BACKEND", "http://127.0.0.1:38429"), "backend base URL (env KANDEV_BACKEND)")
+	session := fs.String("session", "", "session id (required)")
+	tokenFile := fs.String("token-file", "", "file holding the session token (default: env KANDEV_SESSION_TOKEN)")
+	listen := fs.String("listen", "", "serve Streamable HTTP at http://HOST:PORT/mcp (loopback only) instead of stdio")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *session == "" {
+		return errors.New("mcp: --session is required")
+	}
+	tok := os.Getenv("KANDEV_SESSION_TOKEN")
+	if *tokenFile != "" {
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			return fmt.Errorf("mcp: read --token-file: %w", err)
+		}
+		tok = strings.TrimSpace(string(b))
+	}
+	// stdout carries the MCP protocol: logs go to stderr only.
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return app.RunMCP(ctx, app.MCPConfig{BackendURL: *backend, SessionID: *session, Token: tok, Listen: *listen,
+		Logger: log, Stdin: os.Stdin, Stdout: os.Stdout})
+}
+
+func tools(args []string, stdout, stderr io.Writer) error {
+	o := app.ToolsOptions{}
+	if len(args) > 0 && args[0] == "describe" {
+		if len(args) < 2 {
+			return errors.New("tools describe: a tool name is required")
+		}
+		o.Describe, args = args[1], args[2:]
+	}
+	fs := flag.NewFlagSet("kandev tools", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	mode := fs.String("mode", "task", "mode: task, task-title-pending, config, external, office")
+	fs.BoolVar(&o.JSON, "json", false, "print the tools/list tools array as JSON")
+	fs.BoolVar(&o.Markdown, "markdown", false, "print the generated tool reference (all modes)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	o.Mode = kanban.Mode(*mode)
+	return app.Tools(stdout, o)
+}
+
+// operatorFlags adds --backend and --data-dir (for the operator token).
+func operatorFlags(name string, stderr io.Writer) (*flag.FlagSet, func() (string, string, error)) {
+	fs, dataDir := newFlags(name, stderr)
+	backend := fs.String("backend", envOr("KANDEV_BACKEND", "http://127.0.0.1:38429"), "backend base URL (env KANDEV_BACKEND)")
+	return fs, func() (string, string, error) {
+		tok, err := app.ReadOperatorToken(*dataDir, os.Getenv("KANDEV_TOKEN"))
+		return *backend, tok, err
+	}
+}
+
+func modeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "set" {
+		return errors.New("usage: kandev mode set --session ID --mode MODE")
+	}
+	fs, creds := operatorFlags("mode set", stderr)
+	session := fs.String("session", "", "session id (required)")
+	mode := fs.String("mode", "", "new mode: task, task-title-pending, config, office (required)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	backend, tok, err := creds()
+	if err != nil {
+		return err
+	}
+	var out kanban.Session
+	if err := app.Operator(ctx, backend, tok, "session.set_mode", action.SetModeIn{ID: *session, Mode: kanban.Mode(*mode)}, &out); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "session %s mode %s\n", out.ID, out.MCPMode)
+	return err
+}
+
+func sessionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || (args[0] != "create" && args[0] != "token") {
+		return errors.New("usage: kandev session create --task ID [--mode M] | kandev session token --session ID")
+	}
+	sub := args[0]
+	fs, creds := operatorFlags("session "+sub, stderr)
+	task := fs.String("task", "", "task id (create)")
+	mode := fs.String("mode", "task", "MCP mode (create)")
+	session := fs.String("session", "", "session id (token)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	backend, tok, err := creds()
+	if err != nil {
+		return err
+	}
+	if sub == "create" {
+		out, err := app.SessionCreate(ctx, backend, tok, *task, kanban.Mode(*mode))
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "session_id=%s\ntoken=%s\n", out.Session.ID, out.Token)
+		return err
+	}
+	var out action.TokenOut
+	if err := app.Operator(ctx, backend, tok, "session.token", action.IDIn{ID: *session}, &out); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, out.Token)
+	return err
+}

@@ -1,0 +1,123 @@
+package action
+
+import (
+	"context"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// IDIn is the payload of actions that take one id.
+type IDIn struct {
+	ID string `json:"id"`
+}
+
+// ListIn is the payload of unfiltered lists.
+type ListIn struct {
+	Limit  int    `json:"limit"`
+	Cursor string `json:"cursor"`
+}
+
+func (l ListIn) page() kanban.Page { return kanban.Page{Limit: l.Limit, Cursor: l.Cursor} }
+
+// WorkspaceCreateIn is the payload of workspace.create.
+type WorkspaceCreateIn struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// WorkspaceUpdateIn is the payload of workspace.update.
+type WorkspaceUpdateIn struct {
+	ID          string  `json:"id"`
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+}
+
+// WorkflowListIn is the payload of workflow.list.
+type WorkflowListIn struct {
+	WorkspaceID string `json:"workspace_id"`
+	Limit       int    `json:"limit"`
+	Cursor      string `json:"cursor"`
+}
+
+// StepListIn is the payload of workflow.step.list.
+type StepListIn struct {
+	WorkflowID string `json:"workflow_id"`
+	Limit      int    `json:"limit"`
+	Cursor     string `json:"cursor"`
+}
+
+func (s *Service) registerBoard(r *Registry) {
+	all := AllowOperator | AllowSession
+	Register(r, "workspace.list", all, func(ctx context.Context, p Principal, in ListIn) (*kanban.List[kanban.Workspace], error) {
+		if p.Kind == Session {
+			w, err := s.store.GetWorkspace(ctx, p.WorkspaceID)
+			if err != nil {
+				return nil, err
+			}
+			return &kanban.List[kanban.Workspace]{Items: []kanban.Workspace{*w}}, nil
+		}
+		return s.store.ListWorkspaces(ctx, in.page())
+	})
+	Register(r, "workspace.get", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Workspace, error) {
+		id, err := s.workspaceFor(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		return s.store.GetWorkspace(ctx, id)
+	})
+	Register(r, "workspace.create", AllowOperator, func(ctx context.Context, _ Principal, in WorkspaceCreateIn) (*kanban.Workspace, error) {
+		return s.store.CreateWorkspace(ctx, in.Name, in.Description)
+	})
+	Register(r, "workspace.update", AllowOperator, func(ctx context.Context, _ Principal, in WorkspaceUpdateIn) (*kanban.Workspace, error) {
+		return s.store.UpdateWorkspace(ctx, in.ID, in.Name, in.Description)
+	})
+	Register(r, "workflow.list", all, func(ctx context.Context, p Principal, in WorkflowListIn) (*kanban.List[kanban.Workflow], error) {
+		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
+		if err != nil {
+			return nil, err
+		}
+		return s.store.ListWorkflows(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+	})
+	Register(r, "workflow.get", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Workflow, error) {
+		return s.workflowInScope(ctx, p, in.ID)
+	})
+	Register(r, "workflow.step.list", all, func(ctx context.Context, p Principal, in StepListIn) (*kanban.List[kanban.WorkflowStep], error) {
+		if _, err := s.workflowInScope(ctx, p, in.WorkflowID); err != nil {
+			return nil, err
+		}
+		return s.store.ListSteps(ctx, in.WorkflowID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+	})
+	Register(r, "workflow.step.get", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.WorkflowStep, error) {
+		return s.stepInScope(ctx, p, in.ID)
+	})
+}
+
+// workflowInScope loads a workflow a principal may see.
+func (s *Service) workflowInScope(ctx context.Context, p Principal, id string) (*kanban.Workflow, error) {
+	if id == "" {
+		return nil, kanban.FieldError("workflow_id", "is required")
+	}
+	w, err := s.store.GetWorkflow(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind == Session && w.WorkspaceID != p.WorkspaceID {
+		return nil, kanban.Errorf(kanban.CodeForbidden, "workflow is outside this session's workspace")
+	}
+	return w, nil
+}
+
+// stepInScope loads a step a principal may see.
+func (s *Service) stepInScope(ctx context.Context, p Principal, id string) (*kanban.WorkflowStep, error) {
+	if id == "" {
+		return nil, kanban.FieldError("step_id", "is required")
+	}
+	st, err := s.store.GetStep(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.workflowInScope(ctx, p, st.WorkflowID); err != nil {
+		return nil, err
+	}
+	return st, nil
+}

@@ -1,0 +1,192 @@
+package action
+
+import (
+	"context"
+	"maps"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// SecretMask replaces every env and header value of an MCP server config
+// on read. Writing it back keeps the stored value of that key, so a
+// read-modify-write round trip never clobbers a secret.
+const SecretMask = "********"
+
+// AgentUpdateIn is the payload of agent.update.
+type AgentUpdateIn struct {
+	ID            string  `json:"id"`
+	SupportsMCP   *bool   `json:"supports_mcp"`
+	MCPConfigPath *string `json:"mcp_config_path"`
+}
+
+// AgentProfileListIn is the payload of agent.profile.list; an empty
+// AgentID lists every agent's profiles.
+type AgentProfileListIn struct {
+	AgentID string `json:"agent_id"`
+	Limit   int    `json:"limit"`
+	Cursor  string `json:"cursor"`
+}
+
+// AgentProfileCreateIn is the payload of agent.profile.create.
+// UserQuestion defaults to true.
+type AgentProfileCreateIn struct {
+	AgentID      string `json:"agent_id"`
+	Name         string `json:"name"`
+	Model        string `json:"model"`
+	AutoApprove  bool   `json:"auto_approve"`
+	UserQuestion *bool  `json:"user_question"`
+}
+
+// AgentProfileUpdateIn is the payload of agent.profile.update: set fields change.
+type AgentProfileUpdateIn struct {
+	ID           string  `json:"id"`
+	Name         *string `json:"name"`
+	Model        *string `json:"model"`
+	AutoApprove  *bool   `json:"auto_approve"`
+	UserQuestion *bool   `json:"user_question"`
+}
+
+// MCPConfigGetIn is the payload of mcp_config.get.
+type MCPConfigGetIn struct {
+	AgentProfileID string `json:"agent_profile_id"`
+}
+
+// MCPConfigUpdateIn is the payload of mcp_config.update. Servers nil keeps
+// the stored servers; otherwise it replaces them, and an env or header
+// value equal to SecretMask keeps that key's stored value.
+type MCPConfigUpdateIn struct {
+	AgentProfileID string                            `json:"agent_profile_id"`
+	Enabled        *bool                             `json:"enabled"`
+	Servers        map[string]kanban.MCPServerConfig `json:"servers"`
+}
+
+func (s *Service) registerAgentConfig(r *Registry) {
+	cfg := AllowOperator | AllowConfigSession
+	Register(r, "agent.list", AllowOperator|AllowSession, func(ctx context.Context, _ Principal, in ListIn) (*kanban.List[kanban.Agent], error) {
+		return s.store.ListAgents(ctx, in.page())
+	})
+	Register(r, "agent.update", cfg, func(ctx context.Context, _ Principal, in AgentUpdateIn) (*kanban.Agent, error) {
+		if in.ID == "" {
+			return nil, kanban.FieldError("id", "is required")
+		}
+		return s.store.UpdateAgent(ctx, in.ID, in.SupportsMCP, in.MCPConfigPath)
+	})
+	Register(r, "agent.profile.list", cfg, func(ctx context.Context, _ Principal, in AgentProfileListIn) (*kanban.List[kanban.AgentProfile], error) {
+		return s.store.ListAgentProfiles(ctx, in.AgentID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+	})
+	Register(r, "agent.profile.create", cfg, func(ctx context.Context, _ Principal, in AgentProfileCreateIn) (*kanban.AgentProfile, error) {
+		if in.AgentID == "" {
+			return nil, kanban.FieldError("agent_id", "is required")
+		}
+		return s.store.CreateAgentProfile(ctx, kanban.AgentProfile{AgentID: in.AgentID, Name: in.Name, Model: in.Model,
+			AutoApprove: in.AutoApprove, UserQuestion: in.UserQuestion == nil || *in.UserQuestion})
+	})
+	Register(r, "agent.profile.update", cfg, func(ctx context.Context, _ Principal, in AgentProfileUpdateIn) (*kanban.AgentProfile, error) {
+		if in.ID == "" {
+			return nil, kanban.FieldError("id", "is required")
+		}
+		return s.store.UpdateAgentProfile(ctx, in.ID, kanban.AgentProfileUpdate{Name: in.Name, Model: in.Model,
+			AutoApprove: in.AutoApprove, UserQuestion: in.UserQuestion})
+	})
+	Register(r, "agent.profile.delete", cfg, func(ctx context.Context, _ Principal, in IDIn) (*Deleted, error) {
+		if in.ID == "" {
+			return nil, kanban.FieldError("id", "is required")
+		}
+		if err := s.store.DeleteAgentProfile(ctx, in.ID); err != nil {
+			return nil, err
+		}
+		return &Deleted{ID: in.ID, Deleted: true}, nil
+	})
+	Register(r, "mcp_config.get", cfg, func(ctx context.Context, _ Principal, in MCPConfigGetIn) (*kanban.MCPConfig, error) {
+		if in.AgentProfileID == "" {
+			return nil, kanban.FieldError("agent_profile_id", "is required")
+		}
+		c, err := s.store.GetMCPConfig(ctx, in.AgentProfileID)
+		if err != nil {
+			return nil, err
+		}
+		return maskMCPConfig(c), nil
+	})
+	Register(r, "mcp_config.update", cfg, s.updateMCPConfig)
+}
+
+func (s *Service) updateMCPConfig(ctx context.Context, _ Principal, in MCPConfigUpdateIn) (*kanban.MCPConfig, error) {
+	if in.AgentProfileID == "" {
+		return nil, kanban.FieldError("agent_profile_id", "is required")
+	}
+	servers := in.Servers
+	if servers != nil {
+		cur, err := s.store.GetMCPConfig(ctx, in.AgentProfileID)
+		if err != nil {
+			return nil, err
+		}
+		if servers, err = unmaskServers(servers, cur.Servers); err != nil {
+			return nil, err
+		}
+	}
+	c, err := s.store.UpdateMCPConfig(ctx, in.AgentProfileID, in.Enabled, servers)
+	if err != nil {
+		return nil, err
+	}
+	return maskMCPConfig(c), nil
+}
+
+// maskMCPConfig returns a copy of c with every env and header value masked.
+func maskMCPConfig(c *kanban.MCPConfig) *kanban.MCPConfig {
+	out := *c
+	out.Servers = make(map[string]kanban.MCPServerConfig, len(c.Servers))
+	for name, srv := range c.Servers {
+		srv.Env = maskValues(srv.Env)
+		srv.Headers = maskValues(srv.Headers)
+		out.Servers[name] = srv
+	}
+	return &out
+}
+
+func maskValues(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k := range m {
+		out[k] = SecretMask
+	}
+	return out
+}
+
+// unmaskServers returns a copy of in where each masked env or header value
+// is replaced by the stored value of the same server and key. A masked
+// value with nothing stored to keep is refused rather than stored as is.
+func unmaskServers(in, stored map[string]kanban.MCPServerConfig) (map[string]kanban.MCPServerConfig, error) {
+	out := make(map[string]kanban.MCPServerConfig, len(in))
+	for name, srv := range in {
+		var err error
+		old := stored[name]
+		if srv.Env, err = unmaskValues("servers.*.env", srv.Env, old.Env); err != nil {
+			return nil, err
+		}
+		if srv.Headers, err = unmaskValues("servers.*.headers", srv.Headers, old.Headers); err != nil {
+			return nil, err
+		}
+		out[name] = srv
+	}
+	return out, nil
+}
+
+func unmaskValues(field string, in, stored map[string]string) (map[string]string, error) {
+	if in == nil {
+		return nil, nil
+	}
+	out := maps.Clone(in)
+	for k, v := range in {
+		if v != SecretMask {
+			continue
+		}
+		old, ok := stored[k]
+		if !ok {
+			return nil, kanban.FieldError(field, "a masked value can only keep a stored secret of the same server and key")
+		}
+		out[k] = old
+	}
+	return out, nil
+}

@@ -1,0 +1,296 @@
+package action
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// WorkflowCreateIn is the payload of workflow.create. With Steps the
+// workflow and its steps are created in one transaction.
+type WorkflowCreateIn struct {
+	WorkspaceID string    `json:"workspace_id"`
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	Steps       []DocStep `json:"steps"`
+}
+
+// WorkflowOut is the result of workflow.create and workflow.import.
+type WorkflowOut struct {
+	Workflow *kanban.Workflow      `json:"workflow"`
+	Steps    []kanban.WorkflowStep `json:"steps"`
+}
+
+// WorkflowUpdateIn is the payload of workflow.update.
+type WorkflowUpdateIn struct {
+	ID          string  `json:"id"`
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+}
+
+// WorkflowDeleteIn is the payload of workflow.delete. Without Cascade the
+// delete is refused while tasks exist on the workflow.
+type WorkflowDeleteIn struct {
+	ID      string `json:"id"`
+	Cascade bool   `json:"cascade"`
+}
+
+// WorkflowImportIn is the payload of workflow.import. Document is kept raw
+// so its size and shape are checked before it is decoded.
+type WorkflowImportIn struct {
+	WorkspaceID string          `json:"workspace_id"`
+	Document    json.RawMessage `json:"document"`
+}
+
+// registerConfig registers the configuration actions: workflows and steps,
+// agents and their MCP configs, executors, repositories.
+func (s *Service) registerConfig(r *Registry) {
+	s.registerWorkflowConfig(r)
+	s.registerStepConfig(r)
+	s.registerAgentConfig(r)
+	s.registerExecutorConfig(r)
+	s.registerRepositories(r)
+}
+
+func (s *Service) registerWorkflowConfig(r *Registry) {
+	cfg := AllowOperator | AllowConfigSession
+	Register(r, "workflow.create", cfg, func(ctx context.Context, p Principal, in WorkflowCreateIn) (*WorkflowOut, error) {
+		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
+		if err != nil {
+			return nil, err
+		}
+		w := kanban.Workflow{WorkspaceID: ws, Name: in.Name, Description: in.Description}
+		if len(in.Steps) == 0 {
+			out, err := s.store.CreateWorkflow(ctx, w)
+			if err != nil {
+				return nil, err
+			}
+			s.pub.Publish(WorkspaceTopic(ws), "workflow.created", out)
+			return &WorkflowOut{Workflow: out, Steps: []kanban.WorkflowStep{}}, nil
+		}
+		steps, err := checkStepSpecs("steps", in.Steps)
+		if err != nil {
+			return nil, err
+		}
+		return s.importWorkflow(ctx, w, steps)
+	})
+	Register(r, "workflow.update", cfg, func(ctx context.Context, p Principal, in WorkflowUpdateIn) (*kanban.Workflow, error) {
+		w, err := s.workflowByID(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.store.UpdateWorkflow(ctx, w.ID, in.Name, in.Description)
+		if err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "workflow.updated", out)
+		return out, nil
+	})
+	Register(r, "workflow.delete", cfg, func(ctx context.Context, p Principal, in WorkflowDeleteIn) (*Deleted, error) {
+		w, err := s.workflowByID(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.store.DeleteWorkflow(ctx, w.ID, in.Cascade); err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.deleted", map[string]string{"id": w.ID, "workspace_id": w.WorkspaceID})
+		return &Deleted{ID: w.ID, Deleted: true}, nil
+	})
+	Register(r, "workflow.export", cfg, func(ctx context.Context, p Principal, in IDIn) (*WorkflowDocument, error) {
+		w, err := s.workflowByID(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		steps, err := s.allSteps(ctx, w.ID)
+		if err != nil {
+			return nil, err
+		}
+		return exportWorkflow(w, steps), nil
+	})
+	Register(r, "workflow.import", cfg, func(ctx context.Context, p Principal, in WorkflowImportIn) (*WorkflowOut, error) {
+		doc, steps, err := parseWorkflowDocument(in.Document)
+		if err != nil {
+			return nil, err
+		}
+		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
+		if err != nil {
+			return nil, err
+		}
+		w := kanban.Workflow{WorkspaceID: ws, Name: doc.Workflow.Name, Description: doc.Workflow.Description}
+		return s.importWorkflow(ctx, w, steps)
+	})
+}
+
+// importWorkflow creates a workflow with its steps atomically and announces it.
+func (s *Service) importWorkflow(ctx context.Context, w kanban.Workflow, steps []kanban.WorkflowStep) (*WorkflowOut, error) {
+	out, outSteps, err := s.store.ImportWorkflow(ctx, w, steps)
+	if err != nil {
+		return nil, err
+	}
+	s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "workflow.created", out)
+	return &WorkflowOut{Workflow: out, Steps: outSteps}, nil
+}
+
+// workflowByID is workflowInScope for payloads whose id field is "id".
+func (s *Service) workflowByID(ctx context.Context, p Principal, id string) (*kanban.Workflow, error) {
+	if id == "" {
+		return nil, kanban.FieldError("id", "is required")
+	}
+	return s.workflowInScope(ctx, p, id)
+}
+
+// allSteps reads every step of a workflow in board order, page by page.
+func (s *Service) allSteps(ctx context.Context, workflowID string) ([]kanban.WorkflowStep, error) {
+	var steps []kanban.WorkflowStep
+	pg := kanban.Page{Limit: kanban.MaxLimit}
+	for {
+		l, err := s.store.ListSteps(ctx, workflowID, pg)
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, l.Items...)
+		if l.NextCursor == "" {
+			return steps, nil
+		}
+		pg.Cursor = l.NextCursor
+	}
+}
+
+// StepCreateIn is the payload of workflow.step.create. AllowManualMove
+// defaults to true.
+type StepCreateIn struct {
+	WorkflowID            string                         `json:"workflow_id"`
+	Name                  string                         `json:"name"`
+	Color                 string                         `json:"color"`
+	Prompt                string                         `json:"prompt"`
+	IsStartStep           bool                           `json:"is_start_step"`
+	AllowManualMove       *bool                          `json:"allow_manual_move"`
+	AutoAdvance           bool                           `json:"auto_advance"`
+	WIPLimit              int                            `json:"wip_limit"`
+	AutoArchiveAfterHours int                            `json:"auto_archive_after_hours"`
+	Events                map[string][]kanban.StepAction `json:"events"`
+}
+
+// StepUpdateIn is the payload of workflow.step.update: set fields change.
+type StepUpdateIn struct {
+	ID                    string                         `json:"id"`
+	Name                  *string                        `json:"name"`
+	Color                 *string                        `json:"color"`
+	Prompt                *string                        `json:"prompt"`
+	IsStartStep           *bool                          `json:"is_start_step"`
+	AllowManualMove       *bool                          `json:"allow_manual_move"`
+	AutoAdvance           *bool                          `json:"auto_advance"`
+	WIPLimit              *int                           `json:"wip_limit"`
+	AutoArchiveAfterHours *int                           `json:"auto_archive_after_hours"`
+	Events                map[string][]kanban.StepAction `json:"events"`
+}
+
+// StepReorderIn is the payload of workflow.step.reorder: StepIDs lists
+// every step of the workflow exactly once, in the new order.
+type StepReorderIn struct {
+	WorkflowID string   `json:"workflow_id"`
+	StepIDs    []string `json:"step_ids"`
+}
+
+func (s *Service) registerStepConfig(r *Registry) {
+	cfg := AllowOperator | AllowConfigSession
+	Register(r, "workflow.step.create", cfg, func(ctx context.Context, p Principal, in StepCreateIn) (*kanban.WorkflowStep, error) {
+		st := DocStep{Name: in.Name, Color: in.Color, Prompt: in.Prompt, IsStartStep: in.IsStartStep,
+			AllowManualMove: in.AllowManualMove, AutoAdvance: in.AutoAdvance, WIPLimit: in.WIPLimit,
+			AutoArchiveAfterHours: in.AutoArchiveAfterHours, Events: in.Events}.toStep()
+		if err := checkStepSpec("", st); err != nil {
+			return nil, err
+		}
+		w, err := s.workflowInScope(ctx, p, in.WorkflowID)
+		if err != nil {
+			return nil, err
+		}
+		st.WorkflowID = w.ID
+		out, err := s.store.CreateStep(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.step_created", out)
+		return out, nil
+	})
+	Register(r, "workflow.step.update", cfg, func(ctx context.Context, p Principal, in StepUpdateIn) (*kanban.WorkflowStep, error) {
+		if err := checkStepUpdate(in); err != nil {
+			return nil, err
+		}
+		st, ws, err := s.stepByID(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.store.UpdateStep(ctx, st.ID, kanban.StepUpdate{Name: in.Name, Color: in.Color, Prompt: in.Prompt,
+			IsStartStep: in.IsStartStep, AllowManualMove: in.AllowManualMove, AutoAdvance: in.AutoAdvance,
+			WIPLimit: in.WIPLimit, AutoArchiveAfterHours: in.AutoArchiveAfterHours, Events: in.Events})
+		if err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(ws), "workflow.step_updated", out)
+		return out, nil
+	})
+	Register(r, "workflow.step.delete", cfg, func(ctx context.Context, p Principal, in IDIn) (*Deleted, error) {
+		st, ws, err := s.stepByID(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.store.DeleteStep(ctx, st.ID); err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(ws), "workflow.step_deleted", map[string]string{"id": st.ID, "workflow_id": st.WorkflowID})
+		return &Deleted{ID: st.ID, Deleted: true}, nil
+	})
+	Register(r, "workflow.step.reorder", cfg, func(ctx context.Context, p Principal, in StepReorderIn) (*kanban.List[kanban.WorkflowStep], error) {
+		if len(in.StepIDs) == 0 {
+			return nil, kanban.FieldError("step_ids", "is required")
+		}
+		w, err := s.workflowInScope(ctx, p, in.WorkflowID)
+		if err != nil {
+			return nil, err
+		}
+		steps, err := s.store.ReorderSteps(ctx, w.ID, in.StepIDs)
+		if err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.steps_reordered", map[string]any{"workflow_id": w.ID, "step_ids": in.StepIDs})
+		return &kanban.List[kanban.WorkflowStep]{Items: steps}, nil
+	})
+}
+
+// checkStepUpdate validates the set fields of a step update.
+func checkStepUpdate(in StepUpdateIn) error {
+	if in.ID == "" {
+		return kanban.FieldError("id", "is required")
+	}
+	if in.Name != nil {
+		if err := kanban.CheckText("name", *in.Name, true, kanban.MaxNameLen); err != nil {
+			return err
+		}
+	}
+	if in.WIPLimit != nil && *in.WIPLimit < 0 {
+		return kanban.FieldError("wip_limit", "must be 0 (no limit) or greater")
+	}
+	if in.AutoArchiveAfterHours != nil && *in.AutoArchiveAfterHours < 0 {
+		return kanban.FieldError("auto_archive_after_hours", "must be 0 (never) or greater")
+	}
+	return checkEvents("events", in.Events)
+}
+
+// stepByID loads a step the principal may configure and its workspace id.
+func (s *Service) stepByID(ctx context.Context, p Principal, id string) (*kanban.WorkflowStep, string, error) {
+	if id == "" {
+		return nil, "", kanban.FieldError("id", "is required")
+	}
+	st, err := s.store.GetStep(ctx, id)
+	if err != nil {
+		return nil, "", err
+	}
+	w, err := s.workflowInScope(ctx, p, st.WorkflowID)
+	if err != nil {
+		return nil, "", err
+	}
+	return st, w.WorkspaceID, nil
+}

@@ -1,0 +1,79 @@
+package action
+
+import (
+	"context"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+func (s *Service) registerDependencies(r *Registry) {
+	all := AllowOperator | AllowSession
+	Register(r, "task.dependency.add", all, func(ctx context.Context, p Principal, in DependencyIn) (*kanban.TaskDependency, error) {
+		a, b, err := s.dependencyPair(ctx, p, in)
+		if err != nil {
+			return nil, err
+		}
+		d, err := s.store.AddDependency(ctx, a, b)
+		if err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(p.WorkspaceID), "task.dependency_added", d)
+		return d, nil
+	})
+	Register(r, "task.dependency.remove", all, func(ctx context.Context, p Principal, in DependencyIn) (*Deleted, error) {
+		a, b, err := s.dependencyPair(ctx, p, in)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.store.RemoveDependency(ctx, a, b); err != nil {
+			return nil, err
+		}
+		return &Deleted{ID: a, Deleted: true}, nil
+	})
+	Register(r, "task.dependency.list", all, func(ctx context.Context, p Principal, in TaskListRelIn) (*kanban.List[kanban.Task], error) {
+		id, err := resolveTaskID(p, in.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.taskInScope(ctx, p, id); err != nil {
+			return nil, err
+		}
+		pg := kanban.Page{Limit: in.Limit, Cursor: in.Cursor}
+		switch in.Direction {
+		case "blockers", "":
+			return s.store.ListBlockers(ctx, id, pg)
+		case "blocked":
+			return s.store.ListBlocked(ctx, id, pg)
+		}
+		return nil, kanban.FieldError("direction", "must be one of: blockers, blocked")
+	})
+}
+
+// dependencyPair resolves both ends. A session may only change the edges
+// of its own task ("self" or its id).
+func (s *Service) dependencyPair(ctx context.Context, p Principal, in DependencyIn) (string, string, error) {
+	taskID := in.TaskID
+	if taskID == "" {
+		taskID = "self"
+	}
+	a, err := resolveTaskID(p, taskID)
+	if err != nil {
+		return "", "", err
+	}
+	if p.Kind == Session && a != p.TaskID {
+		return "", "", kanban.Errorf(kanban.CodeForbidden, "a session may only change its own task's dependencies")
+	}
+	if in.DependsOnTaskID == "" {
+		return "", "", kanban.FieldError("depends_on_task_id", "is required")
+	}
+	b, err := resolveTaskID(p, in.DependsOnTaskID)
+	if err != nil {
+		return "", "", err
+	}
+	for _, id := range []string{a, b} {
+		if _, err := s.taskInScope(ctx, p, id); err != nil {
+			return "", "", err
+		}
+	}
+	return a, b, nil
+}

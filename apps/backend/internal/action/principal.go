@@ -1,0 +1,37 @@
+package action
+
+// Kind is the kind of authenticated caller.
+type Kind int
+
+// Principal kinds.
+const (
+	// Operator holds the operator token: CLI, WebSocket clients, the external /mcp endpoint.
+	Operator Kind = iota + 1
+	// Session holds a per-session token and is bound to one task and session.
+	Session
+)
+
+// Principal is the identity of a call, attached by the server from the
+// connection's credentials, never from a payload.
+type Principal struct {
+	Kind        Kind
+	SessionID   string
+	TaskID      string
+	WorkspaceID string
+}
+
+// IsOperator reports whether p is the operator.
+func (p Principal) IsOperator() bool { return p.Kind == Operator }
+
+// Allow says which principals may call an action.
+type Allow uint8
+
+// Allow bits.
+const (
+	// AllowOperator admits the operator.
+	AllowOperator Allow = 1 << iota
+	// AllowSession admits any session principal (the handler scopes it).
+	AllowSession
+	// AllowConfigSession admits a session principal while its MCP mode is config.
+	AllowConfigSession
+)

@@ -1,0 +1,153 @@
+package action
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// QuestionAskIn is the payload of question.ask.
+type QuestionAskIn struct {
+	Questions []kanban.QuestionItem `json:"questions"`
+	// WaitSeconds bounds the wait (0: the server's maximum).
+	WaitSeconds int `json:"wait_seconds"`
+}
+
+// QuestionAskOut is the result of question.ask.
+type QuestionAskOut struct {
+	Question *kanban.Question `json:"question"`
+	// Answered is false when the wait ended before an answer; the question
+	// stays answerable.
+	Answered bool `json:"answered"`
+}
+
+// QuestionAnswerIn is the payload of question.answer.
+type QuestionAnswerIn struct {
+	ID      string          `json:"id"`
+	Answers []kanban.Answer `json:"answers"`
+	Reject  bool            `json:"reject"`
+	Reason  string          `json:"reason"`
+}
+
+// QuestionAnswerOut is the result of question.answer.
+type QuestionAnswerOut struct {
+	Question *kanban.Question `json:"question"`
+	// Claimed is false when another answer won first.
+	Claimed bool `json:"claimed"`
+}
+
+// QuestionListIn is the payload of question.list.
+type QuestionListIn struct {
+	WorkspaceID  string `json:"workspace_id"`
+	State        string `json:"state"`
+	CreatedSince string `json:"created_since"`
+	Limit        int    `json:"limit"`
+	Cursor       string `json:"cursor"`
+}
+
+func (s *Service) registerQuestions(r *Registry) {
+	a := Register(r, "question.ask", AllowSession, s.ask)
+	a.Blocking = true
+	Register(r, "question.answer", AllowOperator, func(ctx context.Context, _ Principal, in QuestionAnswerIn) (*QuestionAnswerOut, error) {
+		if in.ID == "" {
+			return nil, kanban.FieldError("id", "is required")
+		}
+		q, claimed, err := s.store.AnswerQuestion(ctx, in.ID, in.Answers, in.Reject, in.Reason)
+		if err != nil {
+			return nil, err
+		}
+		if claimed {
+			s.questions.wake(q.ID)
+			s.pub.Publish(WorkspaceTopic(q.WorkspaceID), "question.answered", q)
+			s.pub.Publish(SessionTopic(q.SessionID), "question.answered", q)
+		}
+		return &QuestionAnswerOut{Question: q, Claimed: claimed}, nil
+	})
+	Register(r, "question.get", AllowOperator|AllowSession, func(ctx context.Context, p Principal, in IDIn) (*kanban.Question, error) {
+		q, err := s.store.GetQuestion(ctx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if p.Kind == Session && q.SessionID != p.SessionID {
+			return nil, kanban.Errorf(kanban.CodeForbidden, "question belongs to another session")
+		}
+		return q, nil
+	})
+	Register(r, "question.list", AllowOperator, func(ctx context.Context, _ Principal, in QuestionListIn) (*kanban.List[kanban.Question], error) {
+		return s.store.ListQuestions(ctx, kanban.QuestionFilter{WorkspaceID: in.WorkspaceID, State: in.State, CreatedSince: in.CreatedSince},
+			kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+	})
+}
+
+// ask stores the question, then waits (bounded) for the first answer.
+func (s *Service) ask(ctx context.Context, p Principal, in QuestionAskIn) (*QuestionAskOut, error) {
+	wait := s.qWait
+	if in.WaitSeconds < 0 {
+		return nil, kanban.FieldError("wait_seconds", "must be >= 0")
+	}
+	if in.WaitSeconds > 0 && time.Duration(in.WaitSeconds)*time.Second < wait {
+		wait = time.Duration(in.WaitSeconds) * time.Second
+	}
+	q, err := s.store.CreateQuestion(ctx, kanban.Question{SessionID: p.SessionID, TaskID: p.TaskID, WorkspaceID: p.WorkspaceID, Questions: in.Questions})
+	if err != nil {
+		return nil, err
+	}
+	woken := s.questions.add(q.ID)
+	defer s.questions.remove(q.ID, woken)
+	s.pub.Publish(WorkspaceTopic(q.WorkspaceID), "question.created", q)
+	s.pub.Publish(SessionTopic(q.SessionID), "question.created", q)
+	// An answer may have landed between CreateQuestion and add.
+	if cur, err := s.store.GetQuestion(ctx, q.ID); err == nil && cur.State != kanban.QuestionPending {
+		return &QuestionAskOut{Question: cur, Answered: true}, nil
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-woken:
+	case <-timer.C:
+	case <-ctx.Done():
+		return nil, kanban.Errorf(kanban.CodeUnavailable, "stopped waiting for an answer; the question stays answerable")
+	}
+	// Re-read: the answer is stored before waiters wake, and a timeout may
+	// race with an answer.
+	q, err = s.store.GetQuestion(context.WithoutCancel(ctx), q.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &QuestionAskOut{Question: q, Answered: q.State != kanban.QuestionPending}, nil
+}
+
+// waiters lets question.ask calls wait for question.answer.
+type waiters struct {
+	mu sync.Mutex
+	m  map[string]chan struct{}
+}
+
+func newWaiters() *waiters { return &waiters{m: map[string]chan struct{}{}} }
+
+func (w *waiters) add(id string) chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ch := make(chan struct{})
+	w.m[id] = ch
+	return ch
+}
+
+func (w *waiters) remove(id string, ch chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m[id] == ch {
+		delete(w.m, id)
+	}
+}
+
+func (w *waiters) wake(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if ch, ok := w.m[id]; ok {
+		close(ch)
+		delete(w.m, id)
+	}
+}

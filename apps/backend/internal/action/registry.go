@@ -1,0 +1,105 @@
+package action
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// Action is one registered action.
+type Action struct {
+	Name  string
+	Allow Allow
+	// Blocking actions may wait for a person (question.ask); clients give
+	// them a longer timeout.
+	Blocking bool
+	run      func(ctx context.Context, p Principal, raw json.RawMessage) (any, error)
+}
+
+// Registry maps action names to actions.
+type Registry struct {
+	actions map[string]*Action
+	// modeOf returns a session's current MCP mode, for AllowConfigSession.
+	modeOf func(ctx context.Context, sessionID string) (kanban.Mode, error)
+}
+
+// NewRegistry returns an empty registry. modeOf resolves a session's
+// current mode (mode switches take effect on the next call).
+func NewRegistry(modeOf func(ctx context.Context, sessionID string) (kanban.Mode, error)) *Registry {
+	return &Registry{actions: map[string]*Action{}, modeOf: modeOf}
+}
+
+// Register adds an action whose payload decodes strictly into In. It panics
+// on a duplicate name: names are written once, at start-up.
+func Register[In, Out any](r *Registry, name string, allow Allow, h func(ctx context.Context, p Principal, in In) (Out, error)) *Action {
+	if _, dup := r.actions[name]; dup {
+		panic(fmt.Sprintf("action %s registered twice", name))
+	}
+	a := &Action{Name: name, Allow: allow, run: func(ctx context.Context, p Principal, raw json.RawMessage) (any, error) {
+		var in In
+		if err := DecodeStrict(raw, &in); err != nil {
+			return nil, err
+		}
+		return h(ctx, p, in)
+	}}
+	r.actions[name] = a
+	return a
+}
+
+// Lookup returns the named action.
+func (r *Registry) Lookup(name string) (*Action, bool) {
+	a, ok := r.actions[name]
+	return a, ok
+}
+
+// Names lists every action name, sorted.
+func (r *Registry) Names() []string {
+	names := make([]string, 0, len(r.actions))
+	for n := range r.actions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Dispatch authorizes p for the named action, decodes the payload strictly
+// and runs the handler. Errors are *kanban.Error for anything the caller
+// can act on.
+func (r *Registry) Dispatch(ctx context.Context, p Principal, name string, raw json.RawMessage) (any, error) {
+	a, ok := r.actions[name]
+	if !ok {
+		return nil, kanban.Errorf(kanban.CodeUnknownAction, "unknown action")
+	}
+	if err := r.authorize(ctx, a, p); err != nil {
+		return nil, err
+	}
+	return a.run(ctx, p, raw)
+}
+
+func (r *Registry) authorize(ctx context.Context, a *Action, p Principal) error {
+	switch p.Kind {
+	case Operator:
+		if a.Allow&AllowOperator != 0 {
+			return nil
+		}
+		return kanban.Errorf(kanban.CodeForbidden, "action %s is only available to agent sessions", a.Name)
+	case Session:
+		if a.Allow&AllowSession != 0 {
+			return nil
+		}
+		if a.Allow&AllowConfigSession != 0 {
+			m, err := r.modeOf(ctx, p.SessionID)
+			if err != nil {
+				return err
+			}
+			if m == kanban.ModeConfig {
+				return nil
+			}
+		}
+		return kanban.Errorf(kanban.CodeForbidden, "action %s is not available to this session", a.Name)
+	}
+	return kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
+}

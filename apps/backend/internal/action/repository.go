@@ -1,0 +1,85 @@
+package action
+
+import (
+	"context"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// RepositoryListIn is the payload of repository.list; an empty WorkspaceID
+// means the session's workspace, or the first workspace for the operator.
+type RepositoryListIn struct {
+	WorkspaceID string `json:"workspace_id"`
+	Limit       int    `json:"limit"`
+	Cursor      string `json:"cursor"`
+}
+
+// RepositoryCreateIn is the payload of repository.create.
+type RepositoryCreateIn struct {
+	WorkspaceID   string `json:"workspace_id"`
+	Name          string `json:"name"`
+	LocalPath     string `json:"local_path"`
+	RemoteURL     string `json:"remote_url"`
+	DefaultBranch string `json:"default_branch"`
+}
+
+// RepositoryUpdateIn is the payload of repository.update.
+type RepositoryUpdateIn struct {
+	ID            string `json:"id"`
+	DefaultBranch string `json:"default_branch"`
+}
+
+func (s *Service) registerRepositories(r *Registry) {
+	cfg := AllowOperator | AllowConfigSession
+	Register(r, "repository.list", AllowOperator|AllowSession, func(ctx context.Context, p Principal, in RepositoryListIn) (*kanban.List[kanban.Repository], error) {
+		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
+		if err != nil {
+			return nil, err
+		}
+		return s.store.ListRepositories(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+	})
+	Register(r, "repository.create", cfg, func(ctx context.Context, p Principal, in RepositoryCreateIn) (*kanban.Repository, error) {
+		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.store.CreateRepository(ctx, kanban.Repository{WorkspaceID: ws, Name: in.Name, LocalPath: in.LocalPath,
+			RemoteURL: in.RemoteURL, DefaultBranch: in.DefaultBranch})
+		if err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(ws), "repository.created", out)
+		return out, nil
+	})
+	Register(r, "repository.update", cfg, func(ctx context.Context, p Principal, in RepositoryUpdateIn) (*kanban.Repository, error) {
+		if in.DefaultBranch == "" {
+			return nil, kanban.FieldError("default_branch", "is required")
+		}
+		repo, err := s.repositoryInScope(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.store.UpdateRepository(ctx, repo.ID, &in.DefaultBranch)
+		if err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "repository.updated", out)
+		return out, nil
+	})
+}
+
+// repositoryInScope loads a repository a principal may reach: sessions
+// reach only their own workspace's repositories.
+func (s *Service) repositoryInScope(ctx context.Context, p Principal, id string) (*kanban.Repository, error) {
+	if id == "" {
+		return nil, kanban.FieldError("id", "is required")
+	}
+	repo, err := s.store.GetRepository(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind == Session && repo.WorkspaceID != p.WorkspaceID {
+		return nil, kanban.Errorf(kanban.CodeForbidden, "repository is outside this session's workspace")
+	}
+	return repo, nil
+}

@@ -1,0 +1,121 @@
+package action
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// Publisher delivers notifications to subscribers of a topic
+// ("workspace:<id>", "session:<id>").
+type Publisher interface {
+	Publish(topic, event string, payload any)
+}
+
+// Deps are what the action handlers are built from.
+type Deps struct {
+	Store     kanban.Store
+	Publisher Publisher
+	Logger    *slog.Logger
+	// QuestionWait bounds how long question.ask waits for an answer
+	// (default 10 minutes); a caller may ask for less.
+	QuestionWait time.Duration
+}
+
+// Service holds the dependencies shared by every handler.
+type Service struct {
+	store     kanban.Store
+	pub       Publisher
+	log       *slog.Logger
+	questions *waiters
+	qWait     time.Duration
+}
+
+// New builds the registry with every action registered.
+func New(d Deps) (*Registry, *Service) {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.QuestionWait <= 0 {
+		d.QuestionWait = 10 * time.Minute
+	}
+	if d.Publisher == nil {
+		d.Publisher = nopPublisher{}
+	}
+	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: newWaiters(), qWait: d.QuestionWait}
+	r := NewRegistry(func(ctx context.Context, id string) (kanban.Mode, error) {
+		sess, err := d.Store.GetSession(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		return sess.MCPMode, nil
+	})
+	s.registerBoard(r)
+	s.registerTasks(r)
+	s.registerSessions(r)
+	s.registerQuestions(r)
+	s.registerArtifacts(r)
+	s.registerConfig(r)
+	return r, s
+}
+
+type nopPublisher struct{}
+
+func (nopPublisher) Publish(string, string, any) {}
+
+// WorkspaceTopic and SessionTopic name subscription topics.
+func WorkspaceTopic(id string) string { return "workspace:" + id }
+
+// SessionTopic names the topic of one session's events.
+func SessionTopic(id string) string { return "session:" + id }
+
+// workspaceFor resolves the workspace a call acts in: a session is confined
+// to its bound workspace; the operator must name one or gets the first.
+func (s *Service) workspaceFor(ctx context.Context, p Principal, id string) (string, error) {
+	if p.Kind == Session {
+		if id != "" && id != p.WorkspaceID {
+			return "", kanban.Errorf(kanban.CodeForbidden, "workspace_id is outside this session's workspace")
+		}
+		return p.WorkspaceID, nil
+	}
+	if id != "" {
+		if _, err := s.store.GetWorkspace(ctx, id); err != nil {
+			return "", err
+		}
+		return id, nil
+	}
+	l, err := s.store.ListWorkspaces(ctx, kanban.Page{Limit: 1})
+	if err != nil {
+		return "", err
+	}
+	if len(l.Items) == 0 {
+		return "", kanban.NotFound("workspace")
+	}
+	return l.Items[0].ID, nil
+}
+
+// resolveTaskID turns "self" into the bound task for sessions.
+func resolveTaskID(p Principal, id string) (string, error) {
+	if id == "self" {
+		if p.Kind != Session {
+			return "", kanban.FieldError("task_id", `"self" is only available to agent sessions`)
+		}
+		return p.TaskID, nil
+	}
+	return id, nil
+}
+
+// taskInScope loads a task and checks a session may reach it: sessions
+// reach only tasks in their own workspace.
+func (s *Service) taskInScope(ctx context.Context, p Principal, id string) (*kanban.Task, error) {
+	t, err := s.store.GetTask(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind == Session && t.WorkspaceID != p.WorkspaceID {
+		return nil, kanban.Errorf(kanban.CodeForbidden, "task is outside this session's workspace")
+	}
+	return t, nil
+}

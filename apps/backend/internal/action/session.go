@@ -1,0 +1,194 @@
+package action
+
+import (
+	"context"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// SessionCreateIn is the payload of session.create.
+type SessionCreateIn struct {
+	TaskID            string      `json:"task_id"`
+	AgentProfileID    string      `json:"agent_profile_id"`
+	ExecutorProfileID string      `json:"executor_profile_id"`
+	Mode              kanban.Mode `json:"mode"`
+	Capabilities      []string    `json:"capabilities"`
+}
+
+// SessionCreateOut is the result of session.create: the token is shown once.
+type SessionCreateOut struct {
+	Session *kanban.Session `json:"session"`
+	Token   string          `json:"token"`
+}
+
+// SessionListIn is the payload of session.list.
+type SessionListIn struct {
+	TaskID string `json:"task_id"`
+	Limit  int    `json:"limit"`
+	Cursor string `json:"cursor"`
+}
+
+// SetModeIn is the payload of session.set_mode.
+type SetModeIn struct {
+	ID   string      `json:"id"`
+	Mode kanban.Mode `json:"mode"`
+}
+
+// TokenOut is the result of session.token.
+type TokenOut struct {
+	SessionID string `json:"session_id"`
+	Token     string `json:"token"`
+}
+
+// Profile is what a session's MCP server needs to build its tool set.
+type Profile struct {
+	SessionID    string      `json:"session_id"`
+	TaskID       string      `json:"task_id"`
+	WorkspaceID  string      `json:"workspace_id"`
+	Mode         kanban.Mode `json:"mode"`
+	Capabilities []string    `json:"capabilities"`
+}
+
+// ProfileOf derives a session's MCP profile.
+func ProfileOf(s *kanban.Session) *Profile {
+	caps := s.Capabilities
+	if caps == nil {
+		caps = []string{}
+	}
+	return &Profile{SessionID: s.ID, TaskID: s.TaskID, WorkspaceID: s.WorkspaceID, Mode: s.MCPMode, Capabilities: caps}
+}
+
+// MessageListIn is the payload of message.list (a task's conversation).
+type MessageListIn struct {
+	TaskID       string   `json:"task_id"`
+	SessionID    string   `json:"session_id"`
+	MessageTypes []string `json:"message_types"`
+	Sort         string   `json:"sort"`
+	Before       string   `json:"before"`
+	After        string   `json:"after"`
+	Limit        int      `json:"limit"`
+}
+
+// NoIn is the payload of actions without parameters.
+type NoIn struct{}
+
+func (s *Service) registerSessions(r *Registry) {
+	all := AllowOperator | AllowSession
+	Register(r, "session.create", AllowOperator, func(ctx context.Context, _ Principal, in SessionCreateIn) (*SessionCreateOut, error) {
+		if in.TaskID == "" {
+			return nil, kanban.FieldError("task_id", "is required")
+		}
+		sess, tok, err := s.store.CreateSession(ctx, kanban.SessionCreate{TaskID: in.TaskID, AgentProfileID: in.AgentProfileID,
+			ExecutorProfileID: in.ExecutorProfileID, Mode: in.Mode, Capabilities: in.Capabilities})
+		if err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.created", sess)
+		return &SessionCreateOut{Session: sess, Token: tok}, nil
+	})
+	Register(r, "session.get", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Session, error) {
+		return s.sessionInScope(ctx, p, in.ID)
+	})
+	Register(r, "session.list", all, func(ctx context.Context, p Principal, in SessionListIn) (*kanban.List[kanban.Session], error) {
+		id, err := resolveTaskID(p, in.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.taskInScope(ctx, p, id); err != nil {
+			return nil, err
+		}
+		return s.store.ListSessions(ctx, id, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+	})
+	Register(r, "session.set_mode", AllowOperator, func(ctx context.Context, _ Principal, in SetModeIn) (*kanban.Session, error) {
+		return s.SetMode(ctx, in.ID, in.Mode)
+	})
+	Register(r, "session.token", AllowOperator, func(ctx context.Context, _ Principal, in IDIn) (*TokenOut, error) {
+		tok, err := s.store.RotateSessionToken(ctx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		return &TokenOut{SessionID: in.ID, Token: tok}, nil
+	})
+	Register(r, "session.attach", AllowSession, func(ctx context.Context, p Principal, _ NoIn) (*Profile, error) {
+		sess, err := s.store.SetSessionAttached(ctx, p.SessionID, true)
+		if err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.updated", sess)
+		return ProfileOf(sess), nil
+	})
+	Register(r, "session.profile", AllowSession, func(ctx context.Context, p Principal, _ NoIn) (*Profile, error) {
+		sess, err := s.store.GetSession(ctx, p.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		return ProfileOf(sess), nil
+	})
+	Register(r, "message.list", all, s.listMessages)
+}
+
+// SetMode persists a session's mode and notifies its subscribers (its
+// attached MCP server rebuilds its tools on session.mode_changed).
+func (s *Service) SetMode(ctx context.Context, id string, m kanban.Mode) (*kanban.Session, error) {
+	if id == "" {
+		return nil, kanban.FieldError("id", "is required")
+	}
+	if !kanban.ValidSessionMode(m) {
+		return nil, kanban.FieldError("mode", "must be one of: task, task-title-pending, config, office")
+	}
+	sess, err := s.store.SetSessionMode(ctx, id, m)
+	if err != nil {
+		return nil, err
+	}
+	prof := ProfileOf(sess)
+	s.pub.Publish(SessionTopic(sess.ID), "session.mode_changed", prof)
+	s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.mode_changed", prof)
+	return sess, nil
+}
+
+// Detached records that a session's MCP server went away.
+func (s *Service) Detached(ctx context.Context, sessionID string) {
+	sess, err := s.store.SetSessionAttached(ctx, sessionID, false)
+	if err != nil {
+		s.log.Warn("record detach", "err", err)
+		return
+	}
+	s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.updated", sess)
+}
+
+// sessionInScope loads a session a principal may see.
+func (s *Service) sessionInScope(ctx context.Context, p Principal, id string) (*kanban.Session, error) {
+	if id == "" {
+		return nil, kanban.FieldError("id", "is required")
+	}
+	sess, err := s.store.GetSession(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind == Session && sess.WorkspaceID != p.WorkspaceID {
+		return nil, kanban.Errorf(kanban.CodeForbidden, "session is outside this session's workspace")
+	}
+	return sess, nil
+}
+
+func (s *Service) listMessages(ctx context.Context, p Principal, in MessageListIn) (*kanban.List[kanban.Message], error) {
+	id, err := resolveTaskID(p, in.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	if id == "" {
+		return nil, kanban.FieldError("task_id", "is required")
+	}
+	if _, err := s.taskInScope(ctx, p, id); err != nil {
+		return nil, err
+	}
+	f := kanban.MessageFilter{TaskID: id, SessionID: in.SessionID, Types: in.MessageTypes, Before: in.Before, After: in.After, Limit: in.Limit}
+	switch in.Sort {
+	case "", "asc":
+	case "desc":
+		f.Desc = true
+	default:
+		return nil, kanban.FieldError("sort", "must be one of: asc, desc")
+	}
+	return s.store.ListMessages(ctx, f)
+}

@@ -1,0 +1,206 @@
+package action
+
+import (
+	"context"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// TaskListIn is the payload of task.list.
+type TaskListIn struct {
+	WorkspaceID     string           `json:"workspace_id"`
+	WorkflowID      string           `json:"workflow_id"`
+	WorkflowStepID  string           `json:"workflow_step_id"`
+	ParentID        string           `json:"parent_id"`
+	State           kanban.TaskState `json:"state"`
+	IncludeArchived bool             `json:"include_archived"`
+	Limit           int              `json:"limit"`
+	Cursor          string           `json:"cursor"`
+}
+
+// TaskCreateIn is the payload of task.create.
+type TaskCreateIn struct {
+	WorkspaceID        string   `json:"workspace_id"`
+	WorkflowID         string   `json:"workflow_id"`
+	WorkflowStepID     string   `json:"workflow_step_id"`
+	ParentID           string   `json:"parent_id"`
+	Title              string   `json:"title"`
+	Description        string   `json:"description"`
+	AgentProfileID     string   `json:"agent_profile_id"`
+	ExecutorProfileID  string   `json:"executor_profile_id"`
+	StartAgent         *bool    `json:"start_agent"`
+	RepositoryID       string   `json:"repository_id"`
+	LocalPath          string   `json:"local_path"`
+	RepositoryURL      string   `json:"repository_url"`
+	BaseBranch         string   `json:"base_branch"`
+	ExternalID         string   `json:"external_id"`
+	BlockedBy          []string `json:"blocked_by"`
+	StartWhenUnblocked bool     `json:"start_when_unblocked"`
+}
+
+// TaskCreateOut is the result of task.create.
+type TaskCreateOut struct {
+	Task         *kanban.Task `json:"task"`
+	Deduplicated bool         `json:"deduplicated"`
+	// SessionID is the session started for the task (start_agent), if any.
+	SessionID string `json:"session_id,omitempty"`
+}
+
+// TaskUpdateIn is the payload of task.update.
+type TaskUpdateIn struct {
+	ID           string            `json:"id"`
+	Title        *string           `json:"title"`
+	Description  *string           `json:"description"`
+	State        *kanban.TaskState `json:"state"`
+	LaunchPrompt *string           `json:"launch_prompt"`
+}
+
+// TaskMoveIn is the payload of task.move.
+type TaskMoveIn struct {
+	ID             string `json:"id"`
+	WorkflowStepID string `json:"workflow_step_id"`
+	Position       *int   `json:"position"`
+}
+
+// TaskStateIn is the payload of task.set_state.
+type TaskStateIn struct {
+	ID    string           `json:"id"`
+	State kanban.TaskState `json:"state"`
+}
+
+// DependencyIn is the payload of task.dependency.add/remove.
+type DependencyIn struct {
+	TaskID          string `json:"task_id"`
+	DependsOnTaskID string `json:"depends_on_task_id"`
+}
+
+// TaskListRelIn is the payload of task.dependency.list.
+type TaskListRelIn struct {
+	TaskID string `json:"task_id"`
+	// Direction is "blockers" (tasks this one depends on) or "blocked".
+	Direction string `json:"direction"`
+	Limit     int    `json:"limit"`
+	Cursor    string `json:"cursor"`
+}
+
+// Deleted is the result of delete actions.
+type Deleted struct {
+	ID      string `json:"id"`
+	Deleted bool   `json:"deleted"`
+}
+
+func (s *Service) registerTasks(r *Registry) {
+	all := AllowOperator | AllowSession
+	Register(r, "task.list", all, s.listTasks)
+	Register(r, "task.get", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
+		id, err := resolveTaskID(p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		return s.taskInScope(ctx, p, id)
+	})
+	Register(r, "task.create", all, s.createTask)
+	Register(r, "task.update", all, func(ctx context.Context, p Principal, in TaskUpdateIn) (*kanban.Task, error) {
+		t, err := s.mutableTask(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.store.UpdateTask(ctx, t.ID, kanban.TaskUpdate{Title: in.Title, Description: in.Description, State: in.State, LaunchPrompt: in.LaunchPrompt})
+		if err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "task.updated", out)
+		return out, nil
+	})
+	Register(r, "task.set_state", AllowOperator|AllowConfigSession, func(ctx context.Context, p Principal, in TaskStateIn) (*kanban.Task, error) {
+		t, err := s.mutableTask(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.store.UpdateTask(ctx, t.ID, kanban.TaskUpdate{State: &in.State})
+		if err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "task.updated", out)
+		return out, nil
+	})
+	Register(r, "task.move", all, func(ctx context.Context, p Principal, in TaskMoveIn) (*kanban.Task, error) {
+		t, err := s.mutableTask(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		pos := -1
+		if in.Position != nil {
+			if *in.Position < 0 {
+				return nil, kanban.FieldError("position", "must be >= 0")
+			}
+			pos = *in.Position
+		}
+		if in.WorkflowStepID == "" {
+			return nil, kanban.FieldError("workflow_step_id", "is required")
+		}
+		out, err := s.store.MoveTask(ctx, t.ID, in.WorkflowStepID, pos)
+		if err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "task.moved", out)
+		return out, nil
+	})
+	Register(r, "task.archive", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
+		t, err := s.mutableTask(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.store.ArchiveTask(ctx, t.ID)
+		if err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "task.updated", out)
+		return out, nil
+	})
+	Register(r, "task.delete", all, func(ctx context.Context, p Principal, in IDIn) (*Deleted, error) {
+		t, err := s.mutableTask(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if p.Kind == Session && t.ID == p.TaskID {
+			return nil, kanban.Errorf(kanban.CodeForbidden, "a session cannot delete its own task")
+		}
+		if err := s.store.DeleteTask(ctx, t.ID); err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.deleted", map[string]string{"id": t.ID, "workspace_id": t.WorkspaceID})
+		return &Deleted{ID: t.ID, Deleted: true}, nil
+	})
+	s.registerDependencies(r)
+}
+
+// mutableTask resolves "self" and checks the principal may change the task.
+func (s *Service) mutableTask(ctx context.Context, p Principal, id string) (*kanban.Task, error) {
+	if id == "" {
+		return nil, kanban.FieldError("id", "is required")
+	}
+	id, err := resolveTaskID(p, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.taskInScope(ctx, p, id)
+}
+
+func (s *Service) listTasks(ctx context.Context, p Principal, in TaskListIn) (*kanban.List[kanban.Task], error) {
+	ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	if in.State != "" && !in.State.Valid() {
+		return nil, kanban.FieldError("state", "is not a valid task state")
+	}
+	f := kanban.TaskFilter{WorkspaceID: ws, WorkflowID: in.WorkflowID, WorkflowStepID: in.WorkflowStepID,
+		ParentID: in.ParentID, State: in.State, IncludeArchived: in.IncludeArchived}
+	if f.ParentID != "" {
+		if f.ParentID, err = resolveTaskID(p, f.ParentID); err != nil {
+			return nil, err
+		}
+	}
+	return s.store.ListTasks(ctx, f, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+}

@@ -1,0 +1,110 @@
+package action
+
+import (
+	"context"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// createTask creates a task and, unless start_agent is false, a session
+// for it whose first message is the task's prompt. Everything that can be
+// refused is checked before the first write.
+func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) (*TaskCreateOut, error) {
+	c := kanban.TaskCreate{
+		WorkflowID: in.WorkflowID, WorkflowStepID: in.WorkflowStepID, Title: in.Title,
+		Description: in.Description, ExternalID: in.ExternalID, BlockedBy: in.BlockedBy,
+		StartWhenUnblocked: in.StartWhenUnblocked,
+	}
+	var err error
+	if c.WorkspaceID, err = s.workspaceFor(ctx, p, in.WorkspaceID); err != nil {
+		return nil, err
+	}
+	if in.ParentID != "" {
+		if c.ParentID, err = resolveTaskID(p, in.ParentID); err != nil {
+			return nil, err
+		}
+		if _, err := s.taskInScope(ctx, p, c.ParentID); err != nil {
+			return nil, err
+		}
+	}
+	if p.Kind == Session && c.WorkflowID == "" && c.WorkflowStepID == "" {
+		bound, err := s.store.GetTask(ctx, p.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		c.WorkflowID = bound.WorkflowID
+	}
+	if c.WorkflowID != "" {
+		if _, err := s.workflowInScope(ctx, p, c.WorkflowID); err != nil {
+			return nil, err
+		}
+	}
+	for i, id := range c.BlockedBy {
+		if c.BlockedBy[i], err = resolveTaskID(p, id); err != nil {
+			return nil, err
+		}
+	}
+	if in.RepositoryID != "" || in.LocalPath != "" || in.RepositoryURL != "" || in.BaseBranch != "" {
+		c.Repository = &kanban.TaskRepositoryInput{RepositoryID: in.RepositoryID, LocalPath: in.LocalPath,
+			RepositoryURL: in.RepositoryURL, BaseBranch: in.BaseBranch}
+	}
+	start := in.StartAgent == nil || *in.StartAgent
+	if start {
+		if err := s.checkProfiles(ctx, in.AgentProfileID, in.ExecutorProfileID); err != nil {
+			return nil, err
+		}
+	}
+	t, dedup, err := s.store.CreateTask(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out := &TaskCreateOut{Task: t, Deduplicated: dedup}
+	if dedup {
+		if l, err := s.store.ListSessions(ctx, t.ID, kanban.Page{Limit: 1}); err == nil && len(l.Items) > 0 {
+			out.SessionID = l.Items[0].ID
+		}
+		return out, nil
+	}
+	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.created", t)
+	if start {
+		sess, err := s.startSession(ctx, t, in.AgentProfileID, in.ExecutorProfileID)
+		if err != nil {
+			return nil, err
+		}
+		out.SessionID = sess.ID
+	}
+	return out, nil
+}
+
+// checkProfiles verifies optional profile ids exist.
+func (s *Service) checkProfiles(ctx context.Context, agentProfileID, executorProfileID string) error {
+	if agentProfileID != "" {
+		if _, err := s.store.GetAgentProfile(ctx, agentProfileID); err != nil {
+			return err
+		}
+	}
+	if executorProfileID != "" {
+		if _, err := s.store.GetExecutorProfile(ctx, executorProfileID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startSession creates a session for t and delivers the task's prompt as
+// its first conversation message.
+func (s *Service) startSession(ctx context.Context, t *kanban.Task, agentProfileID, executorProfileID string) (*kanban.Session, error) {
+	sess, _, err := s.store.CreateSession(ctx, kanban.SessionCreate{TaskID: t.ID, AgentProfileID: agentProfileID, ExecutorProfileID: executorProfileID})
+	if err != nil {
+		return nil, err
+	}
+	prompt := t.Description
+	if prompt == "" {
+		prompt = t.Title
+	}
+	if _, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: sess.ID, Author: "user", Type: "prompt", Content: prompt}); err != nil {
+		return nil, err
+	}
+	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
+	return sess, nil
+}

@@ -1,0 +1,270 @@
+package action
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+func TestStrictPayloadDecoding(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	cases := []struct {
+		name, payload string
+		code          kanban.Code
+		msg           string // substring the message must hold
+	}{
+		{"unknown field", `{"title":"ok","bogus_secret_key":1}`, kanban.CodeValidation, "payload: unknown field"},
+		{"wrong type", `{"title":12345}`, kanban.CodeValidation, "payload.title: expected string"},
+		{"case-mismatched key", `{"Title":"hello"}`, kanban.CodeValidation, "payload: unknown field"},
+		{"nested wrong type", `{"title":"ok","blocked_by":"not-a-list"}`, kanban.CodeValidation, "payload.blocked_by: expected array"},
+		{"bool as string", `{"title":"ok","start_agent":"yes"}`, kanban.CodeValidation, "payload.start_agent: expected boolean"},
+		{"not an object", `["title"]`, kanban.CodeValidation, "payload: expected object"},
+		{"invalid JSON", `{"title":`, kanban.CodeBadRequest, "not valid JSON"},
+		{"trailing data", `{"title":"a"} {}`, kanban.CodeBadRequest, "not valid JSON"},
+	}
+	for _, c := range cases {
+		e := h.refuse(operator, "task.create", c.payload, c.code)
+		if !strings.Contains(e.Message, c.msg) {
+			t.Errorf("%s: got message %q, want it to contain %q", c.name, e.Message, c.msg)
+		}
+		for _, leak := range []string{"bogus_secret_key", "12345", "hello", "not-a-list", "yes"} {
+			if strings.Contains(e.Message, leak) {
+				t.Errorf("%s: message %q echoes a caller value", c.name, e.Message)
+			}
+		}
+	}
+	if n := h.count("tasks"); n != 0 {
+		t.Errorf("tasks after refused creates: got %d, want 0", n)
+	}
+}
+
+func TestSessionConfinedToWorkspace(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	mine := h.task("mine")
+	sess := h.session(mine, kanban.ModeTask)
+	ws, wf, other := h.otherBoard()
+	cases := []struct {
+		action string
+		in     any
+	}{
+		{"task.get", IDIn{ID: other.ID}},
+		{"task.update", map[string]any{"id": other.ID, "title": "stolen"}},
+		{"task.move", map[string]any{"id": other.ID, "workflow_step_id": h.steps[1].ID}},
+		{"task.archive", IDIn{ID: other.ID}},
+		{"task.delete", IDIn{ID: other.ID}},
+		{"task.list", map[string]any{"workspace_id": ws.ID}},
+		{"task.create", map[string]any{"title": "x", "workspace_id": ws.ID}},
+		{"task.create", map[string]any{"title": "x", "parent_id": other.ID}},
+		{"task.dependency.add", map[string]any{"depends_on_task_id": other.ID}},
+		{"workflow.get", IDIn{ID: wf.ID}},
+		{"workflow.step.list", map[string]any{"workflow_id": wf.ID}},
+		{"session.list", map[string]any{"task_id": other.ID}},
+		{"message.list", map[string]any{"task_id": other.ID}},
+		{"plan.create", map[string]any{"task_id": other.ID, "content": "x"}},
+		{"document.write", map[string]any{"task_id": other.ID, "key": "notes", "content": "x"}},
+		{"artifact.create", map[string]any{"task_id": other.ID, "kind": kanban.ArtifactWalkthrough, "data": map[string]any{}}},
+		{"repository.list", map[string]any{"workspace_id": ws.ID}},
+	}
+	for _, c := range cases {
+		h.refuse(sess, c.action, c.in, kanban.CodeForbidden)
+	}
+	// Its own task stays reachable.
+	got := call[kanban.Task](h, sess, "task.get", IDIn{ID: "self"})
+	if got.ID != mine.ID {
+		t.Errorf("task.get self: got %s, want %s", got.ID, mine.ID)
+	}
+}
+
+func TestSessionRefusedOperatorActionsUnlessConfigMode(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	task := h.task("t")
+	sess := h.session(task, kanban.ModeTask)
+	create := map[string]any{"name": "By agent"}
+	h.refuse(sess, "workflow.create", create, kanban.CodeForbidden)
+	h.refuse(sess, "task.set_state", TaskStateIn{ID: task.ID, State: kanban.TaskReview}, kanban.CodeForbidden)
+	h.refuse(sess, "session.set_mode", SetModeIn{ID: sess.SessionID, Mode: kanban.ModeConfig}, kanban.CodeForbidden)
+	h.refuse(sess, "workspace.create", WorkspaceCreateIn{Name: "x"}, kanban.CodeForbidden)
+	// Session-only actions are refused to the operator.
+	h.refuse(operator, "question.ask", map[string]any{"questions": []any{}}, kanban.CodeForbidden)
+	h.refuse(operator, "session.attach", `{}`, kanban.CodeForbidden)
+
+	call[kanban.Session](h, operator, "session.set_mode", SetModeIn{ID: sess.SessionID, Mode: kanban.ModeConfig})
+	out := call[WorkflowOut](h, sess, "workflow.create", create)
+	if out.Workflow.WorkspaceID != h.ws {
+		t.Errorf("workflow created by config session: got workspace %s, want %s", out.Workflow.WorkspaceID, h.ws)
+	}
+	call[kanban.Task](h, sess, "task.set_state", TaskStateIn{ID: task.ID, State: kanban.TaskReview})
+	// Config mode does not grant operator-only actions.
+	h.refuse(sess, "session.set_mode", SetModeIn{ID: sess.SessionID, Mode: kanban.ModeTask}, kanban.CodeForbidden)
+	h.refuse(sess, "workspace.create", WorkspaceCreateIn{Name: "x"}, kanban.CodeForbidden)
+	// Nor another workspace.
+	ws, _, _ := h.otherBoard()
+	h.refuse(sess, "workflow.create", map[string]any{"name": "x", "workspace_id": ws.ID}, kanban.CodeForbidden)
+}
+
+// questionPayload is a valid one-question bundle.
+func questionPayload(wait int) map[string]any {
+	return map[string]any{"wait_seconds": wait, "questions": []map[string]any{{
+		"id": "q1", "question": "Which database?", "options": []map[string]any{
+			{"label": "SQLite", "description": "embedded"}, {"label": "Postgres", "description": "server"}},
+	}}}
+}
+
+// pendingQuestion waits until the workspace has a pending question.
+func (h *harness) pendingQuestion() kanban.Question {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		l := call[kanban.List[kanban.Question]](h, operator, "question.list", map[string]any{"state": kanban.QuestionPending})
+		if len(l.Items) > 0 {
+			return l.Items[0]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h.t.Fatalf("no pending question after 10s")
+	return kanban.Question{}
+}
+
+func TestQuestionAskBlocksUntilAnswered(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	sess := h.session(h.task("t"), kanban.ModeTask)
+	type result struct {
+		out QuestionAskOut
+		err error
+	}
+	done := make(chan result, 1)
+	in := payload(t, questionPayload(0))
+	go func() {
+		raw, err := h.reg.Dispatch(context.Background(), sess, "question.ask", in)
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		done <- result{out: *raw.(*QuestionAskOut)}
+	}()
+	q := h.pendingQuestion()
+	select {
+	case r := <-done:
+		t.Fatalf("question.ask returned before an answer: %+v", r)
+	default:
+	}
+	first := []kanban.Answer{{QuestionID: "q1", Selected: []string{"SQLite"}}}
+	ans := call[QuestionAnswerOut](h, operator, "question.answer", QuestionAnswerIn{ID: q.ID, Answers: first})
+	if !ans.Claimed {
+		t.Errorf("first answer: got claimed=false, want true")
+	}
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatalf("question.ask: got error %v, want answer", r.err)
+		}
+		if !r.out.Answered || r.out.Question.State != kanban.QuestionAnswered {
+			t.Errorf("question.ask: got answered=%v state=%s, want answered", r.out.Answered, r.out.Question.State)
+		}
+		if len(r.out.Question.Answers) != 1 || r.out.Question.Answers[0].Selected[0] != "SQLite" {
+			t.Errorf("question.ask answers: got %+v, want SQLite", r.out.Question.Answers)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("question.ask still blocked 10s after the answer")
+	}
+	second := []kanban.Answer{{QuestionID: "q1", Selected: []string{"Postgres"}}}
+	ans = call[QuestionAnswerOut](h, operator, "question.answer", QuestionAnswerIn{ID: q.ID, Answers: second})
+	if ans.Claimed {
+		t.Errorf("second answer: got claimed=true, want false")
+	}
+	if got := ans.Question.Answers[0].Selected[0]; got != "SQLite" {
+		t.Errorf("answer after second answer: got %s, want the first (SQLite)", got)
+	}
+	if !h.pub.has(WorkspaceTopic(h.ws), "question.answered") {
+		t.Errorf("question.answered: not published to the workspace")
+	}
+}
+
+func TestQuestionAskTimesOut(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	sess := h.session(h.task("t"), kanban.ModeTask)
+	out := call[QuestionAskOut](h, sess, "question.ask", questionPayload(1))
+	if out.Answered || out.Question.State != kanban.QuestionPending {
+		t.Fatalf("question.ask after timeout: got answered=%v state=%s, want unanswered pending", out.Answered, out.Question.State)
+	}
+	ans := call[QuestionAnswerOut](h, operator, "question.answer",
+		QuestionAnswerIn{ID: out.Question.ID, Answers: []kanban.Answer{{QuestionID: "q1", CustomText: "either"}}})
+	if !ans.Claimed {
+		t.Errorf("answer after the wait ended: got claimed=false, want true (the question stays answerable)")
+	}
+	h.refuse(sess, "question.ask", map[string]any{"wait_seconds": -1, "questions": questionPayload(0)["questions"]}, kanban.CodeValidation)
+}
+
+func TestTaskCreateExternalIDDedupe(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	in := map[string]any{"title": "Import issue 42", "description": "fix it", "external_id": "gh-42"}
+	first := call[TaskCreateOut](h, operator, "task.create", in)
+	if first.Deduplicated || first.SessionID == "" {
+		t.Fatalf("first create: got deduplicated=%v session=%q, want new task with a session", first.Deduplicated, first.SessionID)
+	}
+	before := h.snapshot()
+	second := call[TaskCreateOut](h, operator, "task.create", in)
+	if !second.Deduplicated || second.Task.ID != first.Task.ID || second.SessionID != first.SessionID {
+		t.Errorf("retry: got %+v, want deduplicated task %s with session %s", second, first.Task.ID, first.SessionID)
+	}
+	h.assertUnchanged(before, "deduplicated task.create")
+}
+
+func TestTaskCreateStartsAgentWithPrompt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	out := call[TaskCreateOut](h, operator, "task.create", map[string]any{"title": "Add login", "description": "Implement OAuth login"})
+	if out.SessionID == "" {
+		t.Fatalf("task.create: got no session, want one (start_agent defaults to true)")
+	}
+	msgs := call[kanban.List[kanban.Message]](h, operator, "message.list", map[string]any{"task_id": out.Task.ID})
+	if len(msgs.Items) == 0 || msgs.Items[0].Content != "Implement OAuth login" || msgs.Items[0].Type != "prompt" {
+		t.Fatalf("first message: got %+v, want the prompt", msgs.Items)
+	}
+	if msgs.Items[0].SessionID != out.SessionID {
+		t.Errorf("prompt session: got %s, want %s", msgs.Items[0].SessionID, out.SessionID)
+	}
+	if !h.pub.has(WorkspaceTopic(h.ws), "task.created") || !h.pub.has(WorkspaceTopic(h.ws), "session.created") {
+		t.Errorf("task.create: task.created and session.created not both published")
+	}
+	quiet := call[TaskCreateOut](h, operator, "task.create", map[string]any{"title": "No agent", "start_agent": false})
+	if quiet.SessionID != "" {
+		t.Errorf("start_agent=false: got session %s, want none", quiet.SessionID)
+	}
+	h.refuse(operator, "task.create", map[string]any{"title": "x", "agent_profile_id": "missing"}, kanban.CodeNotFound)
+	h.refuse(operator, "task.create", map[string]any{"title": strings.Repeat("t", 61)}, kanban.CodeValidation)
+}
+
+func TestTaskLifecycle(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	task := h.task("move me")
+	moved := call[kanban.Task](h, operator, "task.move", TaskMoveIn{ID: task.ID, WorkflowStepID: h.steps[1].ID})
+	if moved.WorkflowStepID != h.steps[1].ID {
+		t.Errorf("task.move: got step %s, want %s", moved.WorkflowStepID, h.steps[1].ID)
+	}
+	if !h.pub.has(WorkspaceTopic(h.ws), "task.moved") {
+		t.Errorf("task.moved: not published")
+	}
+	h.refuse(operator, "task.move", map[string]any{"id": task.ID}, kanban.CodeValidation)
+	h.refuse(operator, "task.set_state", TaskStateIn{ID: task.ID, State: "DONEISH"}, kanban.CodeValidation)
+	sess := h.session(task, kanban.ModeTask)
+	h.refuse(sess, "task.delete", IDIn{ID: "self"}, kanban.CodeForbidden)
+	h.refuse(operator, "task.get", IDIn{ID: "self"}, kanban.CodeValidation)
+	a1 := call[kanban.Task](h, operator, "task.archive", IDIn{ID: task.ID})
+	a2 := call[kanban.Task](h, operator, "task.archive", IDIn{ID: task.ID})
+	if a1.ArchivedAt == nil || a2.ArchivedAt == nil || !a1.ArchivedAt.Equal(*a2.ArchivedAt) {
+		t.Errorf("task.archive twice: got %v then %v, want the same archived time", a1.ArchivedAt, a2.ArchivedAt)
+	}
+	call[Deleted](h, operator, "task.delete", IDIn{ID: task.ID})
+	h.refuse(operator, "task.get", IDIn{ID: task.ID}, kanban.CodeNotFound)
+}

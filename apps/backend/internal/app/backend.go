@@ -1,0 +1,37 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+)
+
+// inProcess is a catalog.Backend that dispatches actions in this process
+// as a fixed principal (the external /mcp endpoint acts as the operator).
+type inProcess struct {
+	reg       *action.Registry
+	principal action.Principal
+}
+
+// Call marshals payload, dispatches the action and unmarshals its result
+// into out, exactly as a WebSocket round trip would.
+func (b inProcess) Call(ctx context.Context, name string, payload any, out any) error {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return fmt.Errorf("marshal %s payload: %w", name, err)
+	}
+	res, err := b.reg.Dispatch(ctx, b.principal, name, raw)
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	rb, err := json.Marshal(res)
+	if err != nil {
+		return fmt.Errorf("marshal %s result: %w", name, err)
+	}
+	return json.Unmarshal(rb, out)
+}

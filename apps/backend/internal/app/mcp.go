@@ -1,0 +1,204 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
+	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/ws"
+)
+
+// MCPConfig configures `kandev mcp`: the MCP server of one agent session.
+type MCPConfig struct {
+	BackendURL string // http://127.0.0.1:38429
+	SessionID  string
+	Token      string // the session token
+	// Listen, when set (loopback HOST:PORT), serves Streamable HTTP at /mcp
+	// instead of stdio.
+	Listen string
+	Logger *slog.Logger
+	Stdin  io.Reader
+	Stdout io.Writer
+	// Ready, if set, is called once serving (with the bound address for Listen).
+	Ready func(addr string)
+}
+
+// sessionMCP is a running session MCP server and its backend link.
+type sessionMCP struct {
+	cfg    MCPConfig
+	client *ws.Client
+	mu     sync.Mutex
+	srv    *mcpsrv.Server
+}
+
+// RunMCP connects to the backend as the session, builds the session's
+// tool set and serves it until stdin closes (stdio) or ctx ends. Mode
+// switches pushed by the backend swap the tool set in place.
+func RunMCP(ctx context.Context, cfg MCPConfig) error {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if cfg.Token == "" {
+		return errors.New("no session token: pass --token-file or set KANDEV_SESSION_TOKEN")
+	}
+	wsURL, err := websocketURL(cfg.BackendURL)
+	if err != nil {
+		return err
+	}
+	compiled, err := mcpsrv.Compile()
+	if err != nil {
+		return fmt.Errorf("build MCP catalog: %w", err)
+	}
+	m := &sessionMCP{cfg: cfg}
+	m.client, err = ws.Dial(ctx, ws.ClientConfig{
+		URL: wsURL, Token: cfg.Token, Reconnect: true, Logger: cfg.Logger,
+		OnConnect:      m.reattach,
+		OnNotification: m.notified,
+	})
+	if err != nil {
+		if ws.IsUnauthorized(err) {
+			return errors.New("the backend refused the session token")
+		}
+		return fmt.Errorf("connect to backend: %w", err)
+	}
+	defer func() { _ = m.client.Close() }()
+	prof, err := m.attach(ctx)
+	if err != nil {
+		return err
+	}
+	srv, err := mcpsrv.New(mcpsrv.Config{Compiled: compiled, Backend: m.client, Profile: prof, Logger: cfg.Logger})
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.srv = srv
+	m.mu.Unlock()
+	if cfg.Listen != "" {
+		return m.serveHTTP(ctx, srv)
+	}
+	if cfg.Ready != nil {
+		cfg.Ready("")
+	}
+	return srv.ServeStdio(ctx, cfg.Stdin, cfg.Stdout)
+}
+
+// attach subscribes to the session's events, marks it attached and
+// returns its profile.
+func (m *sessionMCP) attach(ctx context.Context) (catalog.Profile, error) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := m.client.Call(ctx, "subscribe", SubscribeIn{Topics: []string{action.SessionTopic(m.cfg.SessionID)}}, nil); err != nil {
+		return catalog.Profile{}, fmt.Errorf("subscribe to session: %w", err)
+	}
+	var p action.Profile
+	if err := m.client.Call(ctx, "session.attach", action.NoIn{}, &p); err != nil {
+		return catalog.Profile{}, fmt.Errorf("attach session: %w", err)
+	}
+	if p.SessionID != m.cfg.SessionID {
+		return catalog.Profile{}, errors.New("the session token belongs to another session than --session")
+	}
+	return catalog.Profile{Mode: p.Mode, Capabilities: p.Capabilities}, nil
+}
+
+// reattach runs after every (re)connect: the first is handled by RunMCP.
+func (m *sessionMCP) reattach(ctx context.Context, _ *ws.Client) {
+	m.mu.Lock()
+	srv := m.srv
+	m.mu.Unlock()
+	if srv == nil {
+		return
+	}
+	prof, err := m.attach(ctx)
+	if err != nil {
+		m.cfg.Logger.Warn("re-attach after reconnect failed", "err", err)
+		return
+	}
+	m.apply(prof)
+}
+
+// notified follows mode switches pushed by the backend.
+func (m *sessionMCP) notified(name string, payload json.RawMessage) {
+	if name != "session.mode_changed" {
+		return
+	}
+	var p action.Profile
+	if err := json.Unmarshal(payload, &p); err != nil || p.SessionID != m.cfg.SessionID {
+		return
+	}
+	m.apply(catalog.Profile{Mode: p.Mode, Capabilities: p.Capabilities})
+}
+
+func (m *sessionMCP) apply(p catalog.Profile) {
+	m.mu.Lock()
+	srv := m.srv
+	m.mu.Unlock()
+	if srv == nil {
+		return
+	}
+	if err := srv.SetProfile(p); err != nil {
+		m.cfg.Logger.Error("switch tool set", "mode", p.Mode, "err", err)
+	}
+}
+
+func (m *sessionMCP) serveHTTP(ctx context.Context, srv *mcpsrv.Server) error {
+	host, _, err := net.SplitHostPort(m.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("--listen: %w", err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return errors.New("--listen must be a loopback address (the endpoint acts with the session's token)")
+	}
+	ln, err := net.Listen("tcp", m.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	h := srv.HTTP("/mcp", "", "")
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h.Streamable)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	if m.cfg.Ready != nil {
+		m.cfg.Ready(ln.Addr().String())
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	h.Shutdown(sctx)
+	return hs.Shutdown(sctx)
+}
+
+// websocketURL turns the backend's http(s) base URL into its /ws URL.
+func websocketURL(base string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return "", errors.New("--backend must be an http(s) URL such as http://127.0.0.1:38429")
+	}
+	switch u.Scheme {
+	case "http", "ws":
+		u.Scheme = "ws"
+	case "https", "wss":
+		u.Scheme = "wss"
+	default:
+		return "", errors.New("--backend must be an http(s) URL such as http://127.0.0.1:38429")
+	}
+	u.Path = "/ws"
+	return u.String(), nil
+}
+

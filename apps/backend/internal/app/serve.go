@@ -1,0 +1,189 @@
+package app
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
+	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/store"
+	"github.com/kandev/kandev/apps/backend/internal/ws"
+)
+
+// Config configures `kandev serve`.
+type Config struct {
+	Addr    string // listen address, e.g. 127.0.0.1:38429 (port 0 picks one)
+	DataDir string
+	// Token is the operator token from KANDEV_TOKEN; empty means the data
+	// dir's token file (created on first start).
+	Token  string
+	Logger *slog.Logger
+	// QuestionWait bounds how long ask_user_question waits (default 10m).
+	QuestionWait time.Duration
+	// Ready, if set, is called with the bound address once serving.
+	Ready func(addr string)
+	// Out receives the start-up banner (default stdout).
+	Out io.Writer
+}
+
+// Run serves the backend until ctx is cancelled, then shuts down
+// gracefully: stop accepting, finish in-flight requests (bounded), close
+// the database.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if cfg.Out == nil {
+		cfg.Out = os.Stdout
+	}
+	b, err := newBackend(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{Handler: b.routes(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	addr := ln.Addr().String()
+	tokenWhere := "KANDEV_TOKEN"
+	if cfg.Token == "" {
+		tokenWhere = b.tokenPath
+	}
+	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (data dir %s; operator token in %s)\n", mcpsrv.Version, addr, cfg.DataDir, tokenWhere)
+	if cfg.Ready != nil {
+		cfg.Ready(addr)
+	}
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	b.ws.Close()
+	b.mcpHTTP.Shutdown(shutdownCtx)
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// backend is the running backend's parts.
+type backend struct {
+	store     *store.Store
+	reg       *action.Registry
+	svc       *action.Service
+	ws        *ws.Server
+	mcp       *mcpsrv.Server
+	mcpHTTP   *mcpsrv.HTTPHandlers
+	token     string
+	tokenPath string
+	log       *slog.Logger
+	// attached maps a WebSocket connection to the session its MCP server
+	// attached as, so a disconnect can be recorded.
+	attached sync.Map
+}
+
+func newBackend(ctx context.Context, cfg Config) (*backend, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	tok, err := operatorToken(cfg.DataDir, cfg.Token)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Seed(ctx); err != nil {
+		_ = st.Close()
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	b := &backend{store: st, token: tok, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger}
+	hub := &hub{}
+	b.reg, b.svc = action.New(action.Deps{Store: st, Publisher: hub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait})
+	b.ws = ws.NewServer(ws.ServerConfig{
+		Authenticate: b.authenticate,
+		Dispatch:     b.dispatch,
+		OnDisconnect: b.disconnected,
+		Logger:       cfg.Logger,
+	})
+	hub.ws = b.ws
+	compiled, err := mcpsrv.Compile()
+	if err != nil {
+		_ = st.Close()
+		return nil, fmt.Errorf("build MCP catalog: %w", err)
+	}
+	b.mcp, err = mcpsrv.New(mcpsrv.Config{
+		Compiled: compiled,
+		Backend:  inProcess{reg: b.reg, principal: action.Principal{Kind: action.Operator}},
+		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
+		Logger:   cfg.Logger,
+	})
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	b.mcpHTTP = b.mcp.HTTP("/mcp", "/mcp/sse", "/mcp/message")
+	return b, nil
+}
+
+func (b *backend) close() { _ = b.store.Close() }
+
+// routes mounts every endpoint.
+func (b *backend) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"status":"ok"}`)
+	})
+	mux.Handle("GET /ws", b.ws)
+	mux.Handle("/mcp", b.operatorOnly(b.mcpHTTP.Streamable))
+	mux.Handle("GET /mcp/sse", b.operatorOnly(b.mcpHTTP.SSE))
+	mux.Handle("POST /mcp/message", b.operatorOnly(b.mcpHTTP.Message))
+	return mux
+}
+
+// operatorOnly requires the operator bearer token (constant-time compare).
+func (b *backend) operatorOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !b.isOperator(bearer(r)) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="kandev"`)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = io.WriteString(w, `{"code":"UNAUTHORIZED","message":"operator bearer token required"}`)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (b *backend) isOperator(tok string) bool {
+	return tok != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(b.token)) == 1
+}
+
+// bearer extracts the bearer token of a request.
+func bearer(r *http.Request) string {
+	const prefix = "Bearer "
+	h := r.Header.Get("Authorization")
+	if len(h) > len(prefix) && (h[:len(prefix)] == prefix || h[:len(prefix)] == "bearer ") {
+		return h[len(prefix):]
+	}
+	return ""
+}

@@ -1,0 +1,110 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/ws"
+)
+
+// hub adapts the WebSocket server to action.Publisher.
+type hub struct{ ws *ws.Server }
+
+func (h *hub) Publish(topic, event string, payload any) {
+	if h.ws != nil {
+		h.ws.Publish(topic, event, payload)
+	}
+}
+
+// authenticate resolves a bearer token to the operator or a session.
+func (b *backend) authenticate(ctx context.Context, tok string) (ws.Principal, error) {
+	if b.isOperator(tok) {
+		return action.Principal{Kind: action.Operator}, nil
+	}
+	if tok == "" {
+		return nil, kanban.Errorf(kanban.CodeUnauthorized, "bearer token required")
+	}
+	sess, err := b.store.SessionByToken(ctx, tok)
+	if err != nil {
+		return nil, kanban.Errorf(kanban.CodeUnauthorized, "invalid token")
+	}
+	return action.Principal{Kind: action.Session, SessionID: sess.ID, TaskID: sess.TaskID, WorkspaceID: sess.WorkspaceID}, nil
+}
+
+// SubscribeIn is the payload of subscribe and unsubscribe.
+type SubscribeIn struct {
+	Topics []string `json:"topics"`
+}
+
+// SubscribeOut is their result: the connection's topics afterwards.
+type SubscribeOut struct {
+	Topics []string `json:"topics"`
+}
+
+const maxTopics = 50
+
+// dispatch runs one WebSocket request as the connection's principal.
+func (b *backend) dispatch(ctx context.Context, c *ws.Conn, name string, payload json.RawMessage) (any, error) {
+	p, ok := c.Principal().(action.Principal)
+	if !ok {
+		return nil, kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
+	}
+	switch name {
+	case "subscribe", "unsubscribe":
+		return b.subscribe(c, p, name, payload)
+	}
+	res, err := b.reg.Dispatch(ctx, p, name, payload)
+	if err == nil && name == "session.attach" {
+		b.attached.Store(c, p.SessionID)
+	}
+	return res, err
+}
+
+func (b *backend) subscribe(c *ws.Conn, p action.Principal, name string, payload json.RawMessage) (any, error) {
+	var in SubscribeIn
+	if err := action.DecodeStrict(payload, &in); err != nil {
+		return nil, err
+	}
+	if len(in.Topics) == 0 || len(in.Topics) > maxTopics {
+		return nil, kanban.FieldError("topics", "must list 1 to %d topics", maxTopics)
+	}
+	for _, t := range in.Topics {
+		if err := topicAllowed(p, t); err != nil {
+			return nil, err
+		}
+	}
+	if name == "subscribe" {
+		c.Subscribe(in.Topics...)
+	} else {
+		c.Unsubscribe(in.Topics...)
+	}
+	return &SubscribeOut{Topics: c.Topics()}, nil
+}
+
+// topicAllowed checks a topic's form and that p may follow it: the
+// operator any workspace or session, a session only its own.
+func topicAllowed(p action.Principal, t string) error {
+	kind, id, ok := strings.Cut(t, ":")
+	if !ok || id == "" || len(t) > 100 || (kind != "workspace" && kind != "session") {
+		return kanban.FieldError("topics", `each topic must be "workspace:<id>" or "session:<id>"`)
+	}
+	if p.Kind == action.Operator {
+		return nil
+	}
+	if (kind == "workspace" && id == p.WorkspaceID) || (kind == "session" && id == p.SessionID) {
+		return nil
+	}
+	return kanban.Errorf(kanban.CodeForbidden, "a session may only subscribe to its own session and workspace")
+}
+
+// disconnected records that a session's MCP server went away.
+func (b *backend) disconnected(c *ws.Conn) {
+	id, ok := b.attached.LoadAndDelete(c)
+	if !ok {
+		return
+	}
+	b.svc.Detached(context.Background(), id.(string))
+}

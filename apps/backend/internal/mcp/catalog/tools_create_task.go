@@ -1,0 +1,76 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"maps"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+var createTaskGroup = &Group{Name: "create-task", Tools: []*Tool{createTaskTool}}
+
+var createTaskTool = &Tool{
+	Name:  "create_task_kandev",
+	Title: "Create task",
+	Description: "Create a task on a workflow step and, unless start_agent is false, start an agent session on it with prompt as " +
+		"its instructions. Defaults: your task's workspace and workflow (or the workspace's first workflow), at its start step. " +
+		"Set external_id to make retries safe: a repeat with the same key returns the existing task with deduplicated=true.",
+	Input: Obj("", P{
+		"title":               Str("Short task title shown on the board, at most 60 characters.").Len(1, kanban.MaxTitleLen),
+		"prompt":              Str("Instructions delivered to the agent started on the task; also stored as the task's description.").Len(0, kanban.MaxPromptLen),
+		"parent_id":           TaskRef(`Parent task id; "self" makes the new task a subtask of your task.`),
+		"workspace_id":        ID("Workspace for the task. Default: your task's workspace, else the first workspace."),
+		"workflow_id":         ID("Workflow for the task. Default: your task's workflow, else the workspace's first workflow."),
+		"workflow_step_id":    ID("Step to create the task on. Default: the workflow's start step."),
+		"agent_profile_id":    ID("Agent profile for the started session. Default: the default profile."),
+		"executor_profile_id": ID("Executor profile for the started session. Default: the default profile."),
+		"start_agent":         Bool("Start an agent session on the task (its id is returned). Default true.").Default(true),
+		"repository_id":       ID("Repository to work in. Give at most one of repository_id, local_path, repository_url."),
+		"local_path":          Str("Local checkout path of the repository to work in (registered in the workspace if new).").Len(1, 4096),
+		"repository_url":      Str("Remote URL of the repository to work in (registered in the workspace if new).").Len(1, 2048),
+		"base_branch":         Str("Branch to start from. Default: the repository's default branch.").Len(1, 255),
+		"external_id":         Str("Idempotency key, unique per workspace: a retry with the same key returns the same task.").Len(1, 200),
+		"blocked_by": Arr(`Task ids this task depends on ("self" allowed); they must be in the same workspace.`,
+			TaskRef("A blocking task id.")).Items(0, 50).Unique(),
+		"start_when_unblocked": Bool("Start the agent only once every blocking task is completed. Default false.").Default(false),
+	}, "title"),
+	Output: out("The created (or deduplicated) task.", P{
+		"task":         taskOut,
+		"deduplicated": Bool("True when external_id matched an existing task and nothing was created."),
+		"session_id":   Str("The agent session started on the task, if any."),
+	}, "task", "deduplicated"),
+	Hints:     WriteHints,
+	Normalize: legacyDescription,
+	Run: func(ctx context.Context, c Call) (any, error) {
+		var in map[string]any
+		if err := c.Decode(&in); err != nil {
+			return nil, err
+		}
+		// The action stores the prompt as the task's description.
+		if p, ok := in["prompt"]; ok {
+			delete(in, "prompt")
+			in["description"] = p
+		}
+		return call(ctx, c, "task.create", in)
+	},
+}
+
+// errPromptAndDescription is the one normalisation error.
+var errPromptAndDescription = errors.New("provide either prompt or description, not both")
+
+// legacyDescription accepts the unadvertised legacy key description as
+// prompt, on a shallow copy (the caller's map is never mutated).
+func legacyDescription(args map[string]any) (map[string]any, error) {
+	d, hasD := args["description"]
+	if !hasD {
+		return args, nil
+	}
+	if _, hasP := args["prompt"]; hasP {
+		return nil, errPromptAndDescription
+	}
+	cp := maps.Clone(args)
+	delete(cp, "description")
+	cp["prompt"] = d
+	return cp, nil
+}

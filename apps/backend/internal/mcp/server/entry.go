@@ -1,0 +1,92 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/kandev/kandev/apps/backend/internal/mcp/argcheck"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
+)
+
+// entry is one tool ready to serve: its wire declaration, its compiled
+// validator and its definition. Entries are built once at start and never
+// change, so a tool set swap can never pair a handler with another
+// validator.
+type entry struct {
+	def       *catalog.Tool
+	wire      mcp.Tool
+	validator *argcheck.Validator
+}
+
+// Compiled is the whole catalog with every validator compiled.
+type Compiled struct {
+	cat     *catalog.Catalog
+	entries map[string]*entry
+}
+
+// Compile builds and compiles the whole catalog. Any tool whose schema
+// does not compile fails the build (fail closed).
+func Compile() (*Compiled, error) {
+	cat, err := catalog.New()
+	if err != nil {
+		return nil, err
+	}
+	c := &Compiled{cat: cat, entries: map[string]*entry{}}
+	for _, t := range cat.All() {
+		e, err := newEntry(t)
+		if err != nil {
+			return nil, err
+		}
+		c.entries[t.Name] = e
+	}
+	return c, nil
+}
+
+func newEntry(t *catalog.Tool) (*entry, error) {
+	in, err := json.Marshal(t.InputSchema())
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+	}
+	v, err := argcheck.Compile(t.Name, in)
+	if err != nil {
+		return nil, err
+	}
+	wire := mcp.Tool{
+		Name:           t.Name,
+		Title:          t.Title,
+		Description:    t.Description,
+		RawInputSchema: in,
+		Annotations: mcp.ToolAnnotation{
+			Title:           t.Title,
+			ReadOnlyHint:    mcp.ToBoolPtr(t.Hints.ReadOnly),
+			DestructiveHint: mcp.ToBoolPtr(t.Hints.Destructive),
+			IdempotentHint:  mcp.ToBoolPtr(t.Hints.Idempotent),
+			OpenWorldHint:   mcp.ToBoolPtr(t.Hints.OpenWorld),
+		},
+	}
+	if t.Output != nil {
+		if wire.RawOutputSchema, err = json.Marshal(t.Output); err != nil {
+			return nil, fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+		}
+	}
+	return &entry{def: t, wire: wire, validator: v}, nil
+}
+
+// Tools returns the wire declarations of a profile's tools, sorted by name:
+// exactly what tools/list serves.
+func (c *Compiled) Tools(p catalog.Profile) ([]mcp.Tool, error) {
+	defs, err := c.cat.Tools(p)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]mcp.Tool, len(defs))
+	for i, d := range defs {
+		out[i] = c.entries[d.Name].wire
+	}
+	return out, nil
+}
+
+// Catalog returns the underlying catalog.
+func (c *Compiled) Catalog() *catalog.Catalog { return c.cat }

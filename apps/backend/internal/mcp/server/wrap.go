@@ -1,0 +1,167 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"runtime/debug"
+	"sort"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
+)
+
+// wrap is the one wrapper every tool is served through. Per call, in order:
+// (1) omitted/null arguments become {}, anything but an object is refused;
+// (2) the tool's normalisation runs on a shallow copy; (3) the arguments
+// are validated against the compiled schema — on failure the handler is
+// not called and nothing reaches the backend; (4) the handler runs with
+// panics recovered; (5) tool name, duration, argument names and outcome
+// are logged, never values.
+func wrap(e *entry, backend catalog.Backend, log *slog.Logger) mcpserver.ToolHandlerFunc {
+	name := e.def.Name
+	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		start := time.Now()
+		outcome, keys := "ok", []string(nil)
+		defer func() {
+			if p := recover(); p != nil {
+				ref := newRef()
+				// The panic value may contain argument data: log the stack only.
+				log.Error("tool handler panic", "tool", name, "ref", ref, "stack", string(debug.Stack()))
+				res, err, outcome = mcp.NewToolResultError("internal error (ref "+ref+")"), nil, "panic"
+			}
+			log.Info("tool call", "tool", name, "args", keys, "outcome", outcome, "duration", time.Since(start))
+		}()
+		args, msg := decodeArgs(name, req.Params)
+		if msg == "" && e.def.Normalize != nil {
+			var nerr error
+			if args, nerr = e.def.Normalize(args); nerr != nil {
+				msg = "invalid arguments for " + name + ": " + nerr.Error()
+			}
+		}
+		if msg == "" {
+			if verr := e.validator.Validate(args); verr != nil {
+				msg = verr.Error()
+			}
+		}
+		if msg != "" {
+			outcome = "invalid_arguments"
+			return mcp.NewToolResultError(msg), nil
+		}
+		keys = sortedKeys(args)
+		raw, merr := json.Marshal(args)
+		if merr != nil {
+			outcome = "internal"
+			return internalError(log, name, merr), nil
+		}
+		v, herr := e.def.Run(ctx, catalog.Call{Args: raw, Backend: backend, Progress: progressFunc(ctx, req)})
+		if herr != nil {
+			outcome = string(kanban.ErrorCode(herr))
+			return errorResult(log, name, herr), nil
+		}
+		return result(e.def, v, log), nil
+	}
+}
+
+// decodeArgs turns the call's arguments into a JSON object, keeping numbers
+// exact. A non-empty message means the call is refused.
+func decodeArgs(name string, p mcp.CallToolParams) (map[string]any, string) {
+	raw := bytes.TrimSpace(p.RawArguments)
+	if len(raw) == 0 && p.Arguments != nil {
+		b, err := json.Marshal(p.Arguments)
+		if err != nil {
+			return nil, "invalid arguments for " + name + ": /: expected object"
+		}
+		raw = b
+	}
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return map[string]any{}, ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, "invalid arguments for " + name + ": /: expected object"
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, "invalid arguments for " + name + ": /: expected object"
+	}
+	return m, ""
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// result renders a handler's value: JSON text always, plus structured
+// content when the tool declares an output schema.
+func result(t *catalog.Tool, v any, log *slog.Logger) *mcp.CallToolResult {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return internalError(log, t.Name, err)
+	}
+	r := mcp.NewToolResultText(string(b))
+	if t.Output != nil {
+		r.StructuredContent = json.RawMessage(b)
+	}
+	return r
+}
+
+// errorResult maps a backend error to a tool error: the code and the safe
+// message for domain errors, a correlation id for anything else.
+func errorResult(log *slog.Logger, tool string, err error) *mcp.CallToolResult {
+	var ke *kanban.Error
+	if errors.As(err, &ke) {
+		return mcp.NewToolResultError(string(ke.Code) + ": " + ke.Message)
+	}
+	return internalError(log, tool, err)
+}
+
+func internalError(log *slog.Logger, tool string, err error) *mcp.CallToolResult {
+	ref := newRef()
+	log.Error("tool failed", "tool", tool, "ref", ref, "err", err)
+	return mcp.NewToolResultError("internal error (ref " + ref + ")")
+}
+
+func newRef() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// progressFunc sends notifications/progress for the call's progress token,
+// or does nothing when the caller gave none.
+func progressFunc(ctx context.Context, req mcp.CallToolRequest) func(float64, float64, string) {
+	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
+		return func(float64, float64, string) {}
+	}
+	token := req.Params.Meta.ProgressToken
+	srv := mcpserver.ServerFromContext(ctx)
+	return func(progress, total float64, message string) {
+		if srv == nil {
+			return
+		}
+		params := map[string]any{"progressToken": token, "progress": progress}
+		if total > 0 {
+			params["total"] = total
+		}
+		if message != "" {
+			params["message"] = message
+		}
+		_ = srv.SendNotificationToClient(ctx, "notifications/progress", params) // best effort keep-alive
+	}
+}
