@@ -1,0 +1,399 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"regexp"
+	"slices"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// Config field bounds.
+const (
+	maxModelLen   = 200
+	maxCommandLen = 4096 // paths, commands and URLs in agent configs
+)
+
+// preferredAgent is the agent whose default profile DefaultAgentProfile
+// returns when it exists.
+const preferredAgent = "claude-code"
+
+const (
+	agentColumns   = `id, name, display_name, supports_mcp, mcp_config_path, created_at, updated_at`
+	profileColumns = `id, agent_id, name, model, auto_approve, user_question, is_default, created_at, updated_at`
+)
+
+// ListAgents lists agents by name.
+func (s *Store) ListAgents(ctx context.Context, p kanban.Page) (*kanban.List[kanban.Agent], error) {
+	p, err := p.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	query := `SELECT ` + agentColumns + ` FROM agents`
+	var args []any
+	if p.Cursor != "" {
+		var name string
+		if err := decodeCursor(p.Cursor, &name); err != nil {
+			return nil, err
+		}
+		query += ` WHERE name > ?`
+		args = append(args, name)
+	}
+	query += ` ORDER BY name LIMIT ?`
+	args = append(args, p.Limit+1)
+	out, err := scanAll(ctx, s.db, scanAgent, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list agents: %w", err)
+	}
+	return page(out, p.Limit, func(a kanban.Agent) []any { return []any{a.Name} }), nil
+}
+
+// GetAgent returns an agent (NOT_FOUND when missing).
+func (s *Store) GetAgent(ctx context.Context, id string) (*kanban.Agent, error) {
+	return getAgent(ctx, s.db, id)
+}
+
+func getAgent(ctx context.Context, q queryer, id string) (*kanban.Agent, error) {
+	a, err := scanAgent(q.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE id = ?`, id))
+	if err != nil {
+		return nil, notFound(err, "agent")
+	}
+	return a, nil
+}
+
+// UpdateAgent sets the given fields of an agent (NOT_FOUND when missing).
+func (s *Store) UpdateAgent(ctx context.Context, id string, supportsMCP *bool, mcpConfigPath *string) (*kanban.Agent, error) {
+	if mcpConfigPath != nil {
+		if err := kanban.CheckText("mcp_config_path", *mcpConfigPath, false, maxCommandLen); err != nil {
+			return nil, err
+		}
+	}
+	var out *kanban.Agent
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := getAgent(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if supportsMCP != nil {
+			cur.SupportsMCP = *supportsMCP
+		}
+		if mcpConfigPath != nil {
+			cur.MCPConfigPath = *mcpConfigPath
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE agents SET supports_mcp = ?, mcp_config_path = ?, updated_at = ?
+			WHERE id = ?`, boolInt(cur.SupportsMCP), cur.MCPConfigPath, fmtTime(kanban.Now()), id); err != nil {
+			return fmt.Errorf("update agent: %w", err)
+		}
+		out, err = getAgent(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
+// ListAgentProfiles lists agent profiles in creation order, only agentID's
+// when it is not empty (NOT_FOUND for a missing agent).
+func (s *Store) ListAgentProfiles(ctx context.Context, agentID string, p kanban.Page) (*kanban.List[kanban.AgentProfile], error) {
+	p, err := p.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	query := `SELECT ` + profileColumns + ` FROM agent_profiles WHERE 1 = 1`
+	var args []any
+	if agentID != "" {
+		if _, err := getAgent(ctx, s.db, agentID); err != nil {
+			return nil, err
+		}
+		query += ` AND agent_id = ?`
+		args = append(args, agentID)
+	}
+	if p.Cursor != "" {
+		var at, id string
+		if err := decodeCursor(p.Cursor, &at, &id); err != nil {
+			return nil, err
+		}
+		query += ` AND (created_at > ? OR (created_at = ? AND id > ?))`
+		args = append(args, at, at, id)
+	}
+	query += ` ORDER BY created_at, id LIMIT ?`
+	args = append(args, p.Limit+1)
+	out, err := scanAll(ctx, s.db, scanAgentProfile, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list agent profiles: %w", err)
+	}
+	return page(out, p.Limit, func(x kanban.AgentProfile) []any { return []any{fmtTime(x.CreatedAt), x.ID} }), nil
+}
+
+// GetAgentProfile returns an agent profile (NOT_FOUND when missing).
+func (s *Store) GetAgentProfile(ctx context.Context, id string) (*kanban.AgentProfile, error) {
+	return getAgentProfile(ctx, s.db, id)
+}
+
+func getAgentProfile(ctx context.Context, q queryer, id string) (*kanban.AgentProfile, error) {
+	p, err := scanAgentProfile(q.QueryRowContext(ctx, `SELECT `+profileColumns+` FROM agent_profiles WHERE id = ?`, id))
+	if err != nil {
+		return nil, notFound(err, "agent profile")
+	}
+	return p, nil
+}
+
+// DefaultAgentProfile returns the default profile of claude-code when that
+// agent exists, else of the first agent by name (NOT_FOUND when no agent
+// has a profile).
+func (s *Store) DefaultAgentProfile(ctx context.Context) (*kanban.AgentProfile, error) {
+	return defaultAgentProfile(ctx, s.db)
+}
+
+func defaultAgentProfile(ctx context.Context, q queryer) (*kanban.AgentProfile, error) {
+	row := q.QueryRowContext(ctx, `SELECT p.id FROM agent_profiles p JOIN agents a ON a.id = p.agent_id
+		WHERE p.is_default = 1 ORDER BY CASE WHEN a.name = ? THEN 0 ELSE 1 END, a.name LIMIT 1`, preferredAgent)
+	var id string
+	if err := row.Scan(&id); err != nil {
+		return nil, notFound(err, "agent profile")
+	}
+	return getAgentProfile(ctx, q, id)
+}
+
+func checkAgentProfile(name, model string) error {
+	if err := kanban.CheckText("name", name, true, kanban.MaxNameLen); err != nil {
+		return err
+	}
+	return kanban.CheckText("model", model, false, maxModelLen)
+}
+
+// CreateAgentProfile adds a profile to an agent. The agent's first profile
+// becomes its default, as does one created with IsDefault. NOT_FOUND for a
+// missing agent, CONFLICT when the agent has a profile of that name.
+func (s *Store) CreateAgentProfile(ctx context.Context, p kanban.AgentProfile) (*kanban.AgentProfile, error) {
+	if err := checkAgentProfile(p.Name, p.Model); err != nil {
+		return nil, err
+	}
+	var out *kanban.AgentProfile
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := getAgent(ctx, tx, p.AgentID); err != nil {
+			return err
+		}
+		isDefault, err := claimProfileName(ctx, tx, agentProfiles, p.AgentID, p.Name, "", p.IsDefault)
+		if err != nil {
+			return err
+		}
+		id, now := kanban.NewID(), fmtTime(kanban.Now())
+		if _, err := tx.ExecContext(ctx, `INSERT INTO agent_profiles (`+profileColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, p.AgentID, p.Name, p.Model, boolInt(p.AutoApprove),
+			boolInt(p.UserQuestion), boolInt(isDefault), now, now); err != nil {
+			return fmt.Errorf("create agent profile: %w", err)
+		}
+		out, err = getAgentProfile(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
+// UpdateAgentProfile sets the given fields of a profile (NOT_FOUND when
+// missing, CONFLICT when the new name is taken within the agent).
+func (s *Store) UpdateAgentProfile(ctx context.Context, id string, u kanban.AgentProfileUpdate) (*kanban.AgentProfile, error) {
+	var out *kanban.AgentProfile
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := getAgentProfile(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		setIf(&cur.Name, u.Name)
+		setIf(&cur.Model, u.Model)
+		setIf(&cur.AutoApprove, u.AutoApprove)
+		setIf(&cur.UserQuestion, u.UserQuestion)
+		if err := checkAgentProfile(cur.Name, cur.Model); err != nil {
+			return err
+		}
+		if _, err := claimProfileName(ctx, tx, agentProfiles, cur.AgentID, cur.Name, id, false); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE agent_profiles SET name = ?, model = ?, auto_approve = ?,
+			user_question = ?, updated_at = ? WHERE id = ?`, cur.Name, cur.Model, boolInt(cur.AutoApprove),
+			boolInt(cur.UserQuestion), fmtTime(kanban.Now()), id); err != nil {
+			return fmt.Errorf("update agent profile: %w", err)
+		}
+		out, err = getAgentProfile(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
+// DeleteAgentProfile deletes a profile and its MCP config. It refuses
+// (CONFLICT) while a RUNNING session uses the profile and when it is the
+// agent's last profile; deleting the default promotes the oldest remaining
+// profile. NOT_FOUND when missing.
+func (s *Store) DeleteAgentProfile(ctx context.Context, id string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := getAgentProfile(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		var running int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM task_sessions WHERE agent_profile_id = ? AND state = ?`,
+			id, string(kanban.SessionRunning)).Scan(&running); err != nil {
+			return fmt.Errorf("delete agent profile: %w", err)
+		}
+		if running > 0 {
+			return kanban.Errorf(kanban.CodeConflict, "the agent profile is used by a running session")
+		}
+		return deleteProfile(ctx, tx, agentProfiles, cur.AgentID, id)
+	})
+}
+
+func scanAgent(r rowSource) (*kanban.Agent, error) {
+	var (
+		a                  kanban.Agent
+		supports           int
+		createdAt, updated string
+	)
+	if err := r.Scan(&a.ID, &a.Name, &a.DisplayName, &supports, &a.MCPConfigPath, &createdAt, &updated); err != nil {
+		return nil, err
+	}
+	a.SupportsMCP, a.CreatedAt, a.UpdatedAt = supports != 0, parseTime(createdAt), parseTime(updated)
+	return &a, nil
+}
+
+func scanAgentProfile(r rowSource) (*kanban.AgentProfile, error) {
+	var (
+		p                  kanban.AgentProfile
+		auto, uq, def      int
+		createdAt, updated string
+	)
+	if err := r.Scan(&p.ID, &p.AgentID, &p.Name, &p.Model, &auto, &uq, &def, &createdAt, &updated); err != nil {
+		return nil, err
+	}
+	p.AutoApprove, p.UserQuestion, p.IsDefault = auto != 0, uq != 0, def != 0
+	p.CreatedAt, p.UpdatedAt = parseTime(createdAt), parseTime(updated)
+	return &p, nil
+}
+
+// MCP server config bounds.
+const (
+	maxMCPServers      = 32
+	maxMCPServersBytes = 64 << 10
+)
+
+var mcpServerName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// GetMCPConfig returns an agent profile's MCP configuration; a profile that
+// never had one gets the default (enabled, no servers). NOT_FOUND for a
+// missing profile.
+func (s *Store) GetMCPConfig(ctx context.Context, profileID string) (*kanban.MCPConfig, error) {
+	return getMCPConfig(ctx, s.db, profileID)
+}
+
+func getMCPConfig(ctx context.Context, q queryer, profileID string) (*kanban.MCPConfig, error) {
+	prof, err := getAgentProfile(ctx, q, profileID)
+	if err != nil {
+		return nil, err
+	}
+	c := &kanban.MCPConfig{AgentProfileID: profileID, Enabled: true, UpdatedAt: prof.CreatedAt}
+	var (
+		enabled          int
+		servers, updated string
+	)
+	err = q.QueryRowContext(ctx, `SELECT enabled, servers, updated_at FROM agent_profile_mcp_configs
+		WHERE agent_profile_id = ?`, profileID).Scan(&enabled, &servers, &updated)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return nil, fmt.Errorf("get mcp config: %w", err)
+	default:
+		c.Enabled, c.UpdatedAt = enabled != 0, parseTime(updated)
+		if err := json.Unmarshal([]byte(servers), &c.Servers); err != nil {
+			return nil, fmt.Errorf("mcp config servers: %w", err)
+		}
+	}
+	if c.Servers == nil {
+		c.Servers = map[string]kanban.MCPServerConfig{}
+	}
+	return c, nil
+}
+
+// UpdateMCPConfig sets the given fields of a profile's MCP configuration,
+// creating it on first write; servers nil keeps the current servers.
+// NOT_FOUND for a missing profile, VALIDATION_ERROR for invalid servers.
+func (s *Store) UpdateMCPConfig(ctx context.Context, profileID string, enabled *bool, servers map[string]kanban.MCPServerConfig) (*kanban.MCPConfig, error) {
+	if servers != nil {
+		if err := checkMCPServers(servers); err != nil {
+			return nil, err
+		}
+	}
+	var out *kanban.MCPConfig
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := getMCPConfig(ctx, tx, profileID)
+		if err != nil {
+			return err
+		}
+		setIf(&cur.Enabled, enabled)
+		if servers != nil {
+			cur.Servers = servers
+		}
+		b, err := json.Marshal(cur.Servers)
+		if err != nil {
+			return fmt.Errorf("update mcp config: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO agent_profile_mcp_configs (agent_profile_id, enabled,
+			servers, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (agent_profile_id) DO UPDATE SET
+			enabled = excluded.enabled, servers = excluded.servers, updated_at = excluded.updated_at`,
+			profileID, boolInt(cur.Enabled), string(b), fmtTime(kanban.Now())); err != nil {
+			return fmt.Errorf("update mcp config: %w", err)
+		}
+		out, err = getMCPConfig(ctx, tx, profileID)
+		return err
+	})
+	return out, err
+}
+
+// checkMCPServers validates servers in name order. Messages name fields
+// with "*" for the server name, which is caller-chosen.
+func checkMCPServers(servers map[string]kanban.MCPServerConfig) error {
+	if len(servers) > maxMCPServers {
+		return kanban.FieldError("servers", "at most %d servers", maxMCPServers)
+	}
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		if !mcpServerName.MatchString(name) {
+			return kanban.FieldError("servers", "server names must match ^[A-Za-z0-9_.-]{1,64}$")
+		}
+		if err := checkMCPServer(servers[name]); err != nil {
+			return err
+		}
+	}
+	b, err := json.Marshal(servers)
+	if err != nil || len(b) > maxMCPServersBytes {
+		return kanban.FieldError("servers", "larger than %d bytes", maxMCPServersBytes)
+	}
+	return nil
+}
+
+func checkMCPServer(c kanban.MCPServerConfig) error {
+	switch c.Type {
+	case "stdio":
+		if err := kanban.CheckText("servers.*.command", c.Command, true, maxCommandLen); err != nil {
+			return err
+		}
+		if c.URL != "" || len(c.Headers) > 0 {
+			return kanban.FieldError("servers.*", "a stdio server takes no url or headers")
+		}
+	case "http":
+		if c.Command != "" || len(c.Args) > 0 {
+			return kanban.FieldError("servers.*", "an http server takes no command or args")
+		}
+		if err := kanban.CheckText("servers.*.url", c.URL, true, maxCommandLen); err != nil {
+			return err
+		}
+		u, err := url.Parse(c.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return kanban.FieldError("servers.*.url", "must be an http or https URL")
+		}
+	default:
+		return kanban.FieldError("servers.*.type", "must be stdio or http")
+	}
+	return nil
+}

@@ -1,0 +1,162 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// maxArtifactData bounds an artifact's JSON payload.
+const maxArtifactData = 1 << 20
+
+var artifactKinds = []string{
+	kanban.ArtifactWalkthrough, kanban.ArtifactFindings, kanban.ArtifactRichOutput,
+	kanban.ArtifactStepComplete, kanban.ArtifactDecision,
+}
+
+const artifactColumns = `id, task_id, session_id, kind, data, created_at`
+
+func checkArtifactKind(kind string) error {
+	if !slices.Contains(artifactKinds, kind) {
+		return kanban.FieldError("kind", "must be one of walkthrough, review_findings, rich_output, step_complete, step_decision")
+	}
+	return nil
+}
+
+// CreateArtifact stores a JSON artifact about a task. SessionID, optional,
+// names the publishing session, which may belong to a related task.
+// NOT_FOUND for a missing task or session, VALIDATION_ERROR for a bad kind
+// or payload.
+func (s *Store) CreateArtifact(ctx context.Context, a kanban.Artifact) (*kanban.Artifact, error) {
+	if err := checkArtifactKind(a.Kind); err != nil {
+		return nil, err
+	}
+	if len(a.Data) > maxArtifactData {
+		return nil, kanban.FieldError("data", "larger than %d bytes", maxArtifactData)
+	}
+	if len(a.Data) == 0 || !json.Valid(a.Data) {
+		return nil, kanban.FieldError("data", "must be valid JSON")
+	}
+	var out *kanban.Artifact
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := taskWorkspaceOf(ctx, tx, a.TaskID); err != nil {
+			return err
+		}
+		if a.SessionID != "" {
+			if _, err := getSession(ctx, tx, a.SessionID); err != nil {
+				return err
+			}
+		}
+		a.ID, a.CreatedAt = kanban.NewID(), kanban.Now()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO task_artifacts (`+artifactColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?)`, a.ID, a.TaskID, nullableID(a.SessionID), a.Kind, string(a.Data),
+			fmtTime(a.CreatedAt)); err != nil {
+			return fmt.Errorf("create artifact: %w", err)
+		}
+		a.Data = slices.Clone(a.Data)
+		out = &a
+		return nil
+	})
+	return out, err
+}
+
+// LatestArtifact returns the newest artifact of kind for the task
+// (NOT_FOUND when there is none).
+func (s *Store) LatestArtifact(ctx context.Context, taskID, kind string) (*kanban.Artifact, error) {
+	if err := checkArtifactKind(kind); err != nil {
+		return nil, err
+	}
+	row := s.db.QueryRowContext(ctx, `SELECT `+artifactColumns+` FROM task_artifacts
+		WHERE task_id = ? AND kind = ? ORDER BY created_at DESC, id DESC LIMIT 1`, taskID, kind)
+	a, err := scanArtifact(row)
+	if err != nil {
+		return nil, notFound(err, "artifact")
+	}
+	return a, nil
+}
+
+// ListArtifacts lists a task's artifacts newest first; an empty kind lists
+// every kind. NOT_FOUND for a missing task.
+func (s *Store) ListArtifacts(ctx context.Context, taskID, kind string, p kanban.Page) (*kanban.List[kanban.Artifact], error) {
+	p, err := p.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	query := `SELECT ` + artifactColumns + ` FROM task_artifacts WHERE task_id = ?`
+	args := []any{taskID}
+	if kind != "" {
+		if err := checkArtifactKind(kind); err != nil {
+			return nil, err
+		}
+		query += ` AND kind = ?`
+		args = append(args, kind)
+	}
+	if p.Cursor != "" {
+		var at, id string
+		if err := decodeCursor(p.Cursor, &at, &id); err != nil {
+			return nil, err
+		}
+		query += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
+		args = append(args, at, at, id)
+	}
+	if _, err := taskWorkspaceOf(ctx, s.db, taskID); err != nil {
+		return nil, err
+	}
+	query += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	args = append(args, p.Limit+1)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list artifacts: %w", err)
+	}
+	defer rows.Close()
+	var out []kanban.Artifact
+	for rows.Next() {
+		a, err := scanArtifact(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list artifacts: %w", err)
+		}
+		out = append(out, *a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list artifacts: %w", err)
+	}
+	return page(out, p.Limit, func(a kanban.Artifact) []any { return []any{fmtTime(a.CreatedAt), a.ID} }), nil
+}
+
+// DeleteArtifacts deletes every artifact of kind for the task and returns
+// how many were deleted (0 is not an error). NOT_FOUND for a missing task.
+func (s *Store) DeleteArtifacts(ctx context.Context, taskID, kind string) (int, error) {
+	if err := checkArtifactKind(kind); err != nil {
+		return 0, err
+	}
+	var n int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := taskWorkspaceOf(ctx, tx, taskID); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM task_artifacts WHERE task_id = ? AND kind = ?`, taskID, kind)
+		if err != nil {
+			return fmt.Errorf("delete artifacts: %w", err)
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
+}
+
+func scanArtifact(r rowSource) (*kanban.Artifact, error) {
+	var (
+		a               kanban.Artifact
+		sessionID       sql.NullString
+		data, createdAt string
+	)
+	if err := r.Scan(&a.ID, &a.TaskID, &sessionID, &a.Kind, &data, &createdAt); err != nil {
+		return nil, err
+	}
+	a.SessionID, a.Data, a.CreatedAt = sessionID.String, json.RawMessage(data), parseTime(createdAt)
+	return &a, nil
+}

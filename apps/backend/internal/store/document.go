@@ -1,0 +1,160 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// documentKey is the shape of a document key: lowercase, starting with a
+// letter or digit, at most 64 characters.
+var documentKey = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+// documentTypes are the allowed Document.Type values; the first is the default.
+var documentTypes = []string{"markdown", "text", "json", "html"}
+
+const documentColumns = `task_id, key, type, title, content, revision, created_at, updated_at`
+
+func checkDocument(d kanban.Document) error {
+	if !documentKey.MatchString(d.Key) {
+		return kanban.FieldError("key", "must match ^[a-z0-9][a-z0-9._-]{0,63}$")
+	}
+	if d.Type != "" && !slices.Contains(documentTypes, d.Type) {
+		return kanban.FieldError("type", "must be one of markdown, text, json, html")
+	}
+	if err := kanban.CheckText("title", d.Title, false, maxPlanTitleLen); err != nil {
+		return err
+	}
+	return kanban.CheckText("content", d.Content, false, kanban.MaxContentLen)
+}
+
+// WriteDocument creates the document (TaskID, Key) at revision 1 or stores
+// its next revision; every revision is also kept in the revision history.
+// An empty Type means markdown for a new document and the current type for
+// a revision; an empty Title on a revision keeps the current title.
+// NOT_FOUND for a missing task.
+func (s *Store) WriteDocument(ctx context.Context, d kanban.Document) (*kanban.Document, error) {
+	if err := checkDocument(d); err != nil {
+		return nil, err
+	}
+	var out *kanban.Document
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := taskWorkspaceOf(ctx, tx, d.TaskID); err != nil {
+			return err
+		}
+		now := fmtTime(kanban.Now())
+		cur, err := getDocument(ctx, tx, d.TaskID, d.Key)
+		switch {
+		case kanban.ErrorCode(err) == kanban.CodeNotFound:
+			if d.Type == "" {
+				d.Type = documentTypes[0]
+			}
+			d.Revision = 1
+			_, err = tx.ExecContext(ctx, `INSERT INTO task_documents (`+documentColumns+`)
+				VALUES (?, ?, ?, ?, ?, 1, ?, ?)`, d.TaskID, d.Key, d.Type, d.Title, d.Content, now, now)
+		case err != nil:
+			return err
+		default:
+			d = reviseDocument(*cur, d)
+			_, err = tx.ExecContext(ctx, `UPDATE task_documents SET type = ?, title = ?, content = ?,
+				revision = ?, updated_at = ? WHERE task_id = ? AND key = ?`,
+				d.Type, d.Title, d.Content, d.Revision, now, d.TaskID, d.Key)
+		}
+		if err != nil {
+			return fmt.Errorf("write document: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO task_document_revisions (task_id, key, revision,
+			title, content, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			d.TaskID, d.Key, d.Revision, d.Title, d.Content, now); err != nil {
+			return fmt.Errorf("write document revision: %w", err)
+		}
+		out, err = getDocument(ctx, tx, d.TaskID, d.Key)
+		return err
+	})
+	return out, err
+}
+
+// reviseDocument applies the write d on top of the stored document cur.
+func reviseDocument(cur, d kanban.Document) kanban.Document {
+	if d.Type == "" {
+		d.Type = cur.Type
+	}
+	if d.Title == "" {
+		d.Title = cur.Title
+	}
+	d.Revision = cur.Revision + 1
+	return d
+}
+
+// GetDocument returns a document with its content (NOT_FOUND when missing).
+func (s *Store) GetDocument(ctx context.Context, taskID, key string) (*kanban.Document, error) {
+	return getDocument(ctx, s.db, taskID, key)
+}
+
+func getDocument(ctx context.Context, q queryer, taskID, key string) (*kanban.Document, error) {
+	var (
+		d                  kanban.Document
+		createdAt, updated string
+	)
+	err := q.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM task_documents WHERE task_id = ? AND key = ?`,
+		taskID, key).Scan(&d.TaskID, &d.Key, &d.Type, &d.Title, &d.Content, &d.Revision, &createdAt, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kanban.NotFound("document")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get document: %w", err)
+	}
+	d.CreatedAt, d.UpdatedAt = parseTime(createdAt), parseTime(updated)
+	return &d, nil
+}
+
+// ListDocuments lists a task's documents by key, without content. NOT_FOUND
+// for a missing task.
+func (s *Store) ListDocuments(ctx context.Context, taskID string, p kanban.Page) (*kanban.List[kanban.Document], error) {
+	p, err := p.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := taskWorkspaceOf(ctx, s.db, taskID); err != nil {
+		return nil, err
+	}
+	query := `SELECT task_id, key, type, title, revision, created_at, updated_at
+		FROM task_documents WHERE task_id = ?`
+	args := []any{taskID}
+	if p.Cursor != "" {
+		var key string
+		if err := decodeCursor(p.Cursor, &key); err != nil {
+			return nil, err
+		}
+		query += ` AND key > ?`
+		args = append(args, key)
+	}
+	query += ` ORDER BY key LIMIT ?`
+	args = append(args, p.Limit+1)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	defer rows.Close()
+	var out []kanban.Document
+	for rows.Next() {
+		var (
+			d                  kanban.Document
+			createdAt, updated string
+		)
+		if err := rows.Scan(&d.TaskID, &d.Key, &d.Type, &d.Title, &d.Revision, &createdAt, &updated); err != nil {
+			return nil, fmt.Errorf("list documents: %w", err)
+		}
+		d.CreatedAt, d.UpdatedAt = parseTime(createdAt), parseTime(updated)
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	return page(out, p.Limit, func(d kanban.Document) []any { return []any{d.Key} }), nil
+}

@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// seededTables are the tables Seed writes.
+var seededTables = []string{"workspaces", "workflows", "workflow_steps", "agents", "agent_profiles",
+	"executors", "executor_profiles"}
+
+// seedState renders the row counts and the latest update time of each
+// seeded table.
+func seedState(t *testing.T, s *Store) string {
+	t.Helper()
+	var b strings.Builder
+	for _, tbl := range seededTables {
+		col := "updated_at"
+		if tbl == "executors" {
+			col = "created_at"
+		}
+		var last string
+		if err := s.db.QueryRow(`SELECT COALESCE(MAX(` + col + `), '') FROM ` + tbl).Scan(&last); err != nil {
+			t.Fatalf("read %s: %v", tbl, err)
+		}
+		fmt.Fprintf(&b, "%s=%d@%s ", tbl, countRows(t, s, tbl), last)
+	}
+	return b.String()
+}
+
+func TestSeedDefaults(t *testing.T) {
+	s := newTestStore(t)
+	ctx := context.Background()
+	if err := s.Seed(ctx); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	wss, err := s.ListWorkspaces(ctx, kanban.Page{})
+	if err != nil || len(wss.Items) != 1 || wss.Items[0].Name != "Default" {
+		t.Fatalf("got %+v, %v, want one workspace Default", wss, err)
+	}
+	wfs, err := s.ListWorkflows(ctx, wss.Items[0].ID, kanban.Page{})
+	if err != nil || len(wfs.Items) != 1 || wfs.Items[0].Name != "Kanban" {
+		t.Fatalf("got %+v, %v, want one workflow Kanban", wfs, err)
+	}
+	steps, err := s.ListSteps(ctx, wfs.Items[0].ID, kanban.Page{})
+	if err != nil {
+		t.Fatalf("list steps: %v", err)
+	}
+	var got []string
+	for _, st := range steps.Items {
+		got = append(got, fmt.Sprintf("%d:%s start=%v auto=%v", st.Position, st.Name, st.IsStartStep, st.AutoAdvance))
+		if st.Color == "" || !st.AllowManualMove {
+			t.Errorf("step %s: got color %q allow_manual_move %v, want a color and manual moves", st.Name, st.Color, st.AllowManualMove)
+		}
+	}
+	want := []string{"0:Backlog start=true auto=true", "1:In Progress start=false auto=true",
+		"2:Review start=false auto=true", "3:Done start=false auto=false"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got steps %v, want %v", got, want)
+	}
+
+	agents, err := s.ListAgents(ctx, kanban.Page{})
+	if err != nil {
+		t.Fatalf("list agents: %v", err)
+	}
+	var names []string
+	for _, a := range agents.Items {
+		names = append(names, a.Name+"="+a.DisplayName)
+		profiles, err := s.ListAgentProfiles(ctx, a.ID, kanban.Page{})
+		if err != nil || len(profiles.Items) != 1 || profiles.Items[0].Name != "default" || !profiles.Items[0].IsDefault {
+			t.Fatalf("agent %s: got profiles %+v, %v, want one default profile named default", a.Name, profiles, err)
+		}
+	}
+	wantAgents := []string{"claude-code=Claude Code", "codex=Codex", "gemini=Gemini CLI", "mock-agent=Mock Agent", "opencode=OpenCode"}
+	if !slices.Equal(names, wantAgents) {
+		t.Fatalf("got agents %v, want %v", names, wantAgents)
+	}
+
+	execs, err := s.ListExecutors(ctx, kanban.Page{})
+	if err != nil {
+		t.Fatalf("list executors: %v", err)
+	}
+	var execNames []string
+	for _, e := range execs.Items {
+		execNames = append(execNames, e.Name+"="+e.Type)
+		profiles, err := s.ListExecutorProfiles(ctx, e.ID, kanban.Page{})
+		if err != nil || len(profiles.Items) != 1 || profiles.Items[0].Name != "default" ||
+			!profiles.Items[0].IsDefault || profiles.Items[0].MCPPolicy != "inherit" {
+			t.Fatalf("executor %s: got profiles %+v, %v, want one default inherit profile", e.Name, profiles, err)
+		}
+	}
+	if want := []string{"exec-local=local", "exec-worktree=worktree"}; !slices.Equal(execNames, want) {
+		t.Fatalf("got executors %v, want %v", execNames, want)
+	}
+}
+
+func TestSeedIdempotent(t *testing.T) {
+	s := newTestStore(t)
+	ctx := context.Background()
+	if err := s.Seed(ctx); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	first := seedState(t, s)
+	if err := s.Seed(ctx); err != nil {
+		t.Fatalf("second seed: %v", err)
+	}
+	if second := seedState(t, s); second != first {
+		t.Fatalf("got %s after a second seed, want unchanged %s", second, first)
+	}
+}
+
+func TestSeedKeepsExistingData(t *testing.T) {
+	s := newTestStore(t)
+	ctx := context.Background()
+	// A database with a workspace of its own but no agents gets only the agents and executors.
+	newBoard(t, s, "Mine")
+	if err := s.Seed(ctx); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	wss, err := s.ListWorkspaces(ctx, kanban.Page{})
+	if err != nil || len(wss.Items) != 1 || wss.Items[0].Name != "Mine" {
+		t.Fatalf("got %+v, %v, want only the existing workspace", wss, err)
+	}
+	if n := countRows(t, s, "agents"); n != len(seedAgents) {
+		t.Fatalf("got %d agents, want %d", n, len(seedAgents))
+	}
+	if n := countRows(t, s, "executor_profiles"); n != len(seedExecutors) {
+		t.Fatalf("got %d executor profiles, want %d", n, len(seedExecutors))
+	}
+}

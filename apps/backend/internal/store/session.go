@@ -1,0 +1,349 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// knownCapabilities are the capabilities a session may be granted.
+var knownCapabilities = []string{kanban.CapUserQuestion}
+
+// sessionStates lists every kanban.SessionState.
+var sessionStates = []kanban.SessionState{
+	kanban.SessionCreated, kanban.SessionRunning, kanban.SessionWaitingForInput,
+	kanban.SessionCompleted, kanban.SessionFailed, kanban.SessionCancelled,
+}
+
+const sessionColumns = `id, task_id, workspace_id, agent_profile_id, executor_profile_id, state,
+	mcp_mode, capabilities, mcp_attached, last_attached_at, last_detached_at, created_at, updated_at`
+
+// newSessionToken returns a fresh session token and the hash stored for it.
+func newSessionToken() (token, hash string) {
+	var b [32]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error since Go 1.24.
+	token = hex.EncodeToString(b[:])
+	return token, hashSessionToken(token)
+}
+
+// hashSessionToken is what token_hash holds: hex(sha256(token)). Lookups go
+// through the unique index on the hash, so response time does not depend on
+// how much of a guessed token matches a real one.
+func hashSessionToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// nullableID maps "" to SQL NULL for optional foreign keys.
+func nullableID(id string) sql.NullString {
+	return sql.NullString{String: id, Valid: id != ""}
+}
+
+// CreateSession creates a session in state CREATED and returns its token.
+// It returns NOT_FOUND for a missing task or profile and VALIDATION_ERROR
+// for an invalid mode or capability.
+func (s *Store) CreateSession(ctx context.Context, in kanban.SessionCreate) (*kanban.Session, string, error) {
+	if err := kanban.CheckText("task_id", in.TaskID, true, kanban.MaxNameLen); err != nil {
+		return nil, "", err
+	}
+	if in.Mode == "" {
+		in.Mode = kanban.ModeTask
+	}
+	if !kanban.ValidSessionMode(in.Mode) {
+		return nil, "", kanban.FieldError("mode", "must be one of the session modes")
+	}
+	if err := checkCapabilities(in.Capabilities); err != nil {
+		return nil, "", err
+	}
+	token, hash := newSessionToken()
+	var out *kanban.Session
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		wsID, err := taskWorkspaceOf(ctx, tx, in.TaskID)
+		if err != nil {
+			return err
+		}
+		agent, err := resolveAgentProfile(ctx, tx, in.AgentProfileID)
+		if err != nil {
+			return err
+		}
+		execID, err := resolveExecutorProfile(ctx, tx, in.ExecutorProfileID)
+		if err != nil {
+			return err
+		}
+		caps, agentID := defaultCapabilities(in.Capabilities, agent), ""
+		if agent != nil {
+			agentID = agent.ID
+		}
+		capsJSON, err := json.Marshal(caps)
+		if err != nil {
+			return fmt.Errorf("create session: %w", err)
+		}
+		id, now := kanban.NewID(), fmtTime(kanban.Now())
+		if _, err := tx.ExecContext(ctx, `INSERT INTO task_sessions (id, task_id, workspace_id,
+			agent_profile_id, executor_profile_id, state, mcp_mode, capabilities, token_hash,
+			mcp_attached, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+			id, in.TaskID, wsID, nullableID(agentID), nullableID(execID), string(kanban.SessionCreated),
+			string(in.Mode), string(capsJSON), hash, now, now); err != nil {
+			return fmt.Errorf("create session: %w", err)
+		}
+		out, err = getSession(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return out, token, nil
+}
+
+// checkCapabilities accepts nil (profile defaults) or a list of distinct
+// known capabilities.
+func checkCapabilities(caps []string) error {
+	for i, c := range caps {
+		if !slices.Contains(knownCapabilities, c) {
+			return kanban.FieldError("capabilities", "unknown capability (known: %s)", kanban.CapUserQuestion)
+		}
+		if slices.Contains(caps[:i], c) {
+			return kanban.FieldError("capabilities", "contains a duplicate")
+		}
+	}
+	return nil
+}
+
+// defaultCapabilities returns caps, or when nil the defaults: user-question
+// unless the agent profile turned it off.
+func defaultCapabilities(caps []string, agent *kanban.AgentProfile) []string {
+	if caps != nil {
+		return caps
+	}
+	if agent == nil || agent.UserQuestion {
+		return []string{kanban.CapUserQuestion}
+	}
+	return []string{}
+}
+
+// resolveAgentProfile loads the given profile (NOT_FOUND when missing) or
+// the default one; it returns nil when no agent profile exists at all.
+func resolveAgentProfile(ctx context.Context, q queryer, id string) (*kanban.AgentProfile, error) {
+	if id != "" {
+		return getAgentProfile(ctx, q, id)
+	}
+	p, err := defaultAgentProfile(ctx, q)
+	if kanban.ErrorCode(err) == kanban.CodeNotFound {
+		return nil, nil
+	}
+	return p, err
+}
+
+// resolveExecutorProfile returns the given profile's id (NOT_FOUND when
+// missing) or the default one's; "" when no executor profile exists.
+func resolveExecutorProfile(ctx context.Context, q queryer, id string) (string, error) {
+	if id != "" {
+		p, err := getExecutorProfile(ctx, q, id)
+		if err != nil {
+			return "", err
+		}
+		return p.ID, nil
+	}
+	p, err := defaultExecutorProfile(ctx, q)
+	if kanban.ErrorCode(err) == kanban.CodeNotFound {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return p.ID, nil
+}
+
+// taskWorkspaceOf returns the workspace of a task, NOT_FOUND when the task
+// does not exist.
+func taskWorkspaceOf(ctx context.Context, q queryer, taskID string) (string, error) {
+	var wsID string
+	err := q.QueryRowContext(ctx, `SELECT workspace_id FROM tasks WHERE id = ?`, taskID).Scan(&wsID)
+	if err != nil {
+		return "", notFound(err, "task")
+	}
+	return wsID, nil
+}
+
+// GetSession returns a session (NOT_FOUND when missing).
+func (s *Store) GetSession(ctx context.Context, id string) (*kanban.Session, error) {
+	return getSession(ctx, s.db, id)
+}
+
+func getSession(ctx context.Context, q queryer, id string) (*kanban.Session, error) {
+	row := q.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM task_sessions WHERE id = ?`, id)
+	sess, err := scanSession(row)
+	if err != nil {
+		return nil, notFound(err, "session")
+	}
+	return sess, nil
+}
+
+// SessionByToken resolves a session token; an unknown token is UNAUTHORIZED.
+func (s *Store) SessionByToken(ctx context.Context, token string) (*kanban.Session, error) {
+	if token == "" {
+		return nil, kanban.Errorf(kanban.CodeUnauthorized, "invalid session token")
+	}
+	row := s.db.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM task_sessions WHERE token_hash = ?`,
+		hashSessionToken(token))
+	sess, err := scanSession(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kanban.Errorf(kanban.CodeUnauthorized, "invalid session token")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session by token: %w", err)
+	}
+	return sess, nil
+}
+
+// RotateSessionToken replaces a session's token; the old one stops working.
+func (s *Store) RotateSessionToken(ctx context.Context, id string) (string, error) {
+	token, hash := newSessionToken()
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE task_sessions SET token_hash = ?, updated_at = ? WHERE id = ?`,
+			hash, fmtTime(kanban.Now()), id)
+		return affectedOne(res, err, "session")
+	})
+	if err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+// affectedOne turns an UPDATE/DELETE result that touched no row into
+// NOT_FOUND for kind.
+func affectedOne(res sql.Result, err error, kind string) error {
+	if err != nil {
+		return fmt.Errorf("update %s: %w", kind, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("update %s: %w", kind, err)
+	}
+	if n == 0 {
+		return kanban.NotFound(kind)
+	}
+	return nil
+}
+
+// ListSessions lists a task's sessions newest first (NOT_FOUND for a
+// missing task).
+func (s *Store) ListSessions(ctx context.Context, taskID string, p kanban.Page) (*kanban.List[kanban.Session], error) {
+	p, err := p.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := taskWorkspaceOf(ctx, s.db, taskID); err != nil {
+		return nil, err
+	}
+	query := `SELECT ` + sessionColumns + ` FROM task_sessions WHERE task_id = ?`
+	args := []any{taskID}
+	if p.Cursor != "" {
+		var at, id string
+		if err := decodeCursor(p.Cursor, &at, &id); err != nil {
+			return nil, err
+		}
+		query += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
+		args = append(args, at, at, id)
+	}
+	query += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	args = append(args, p.Limit+1)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []kanban.Session
+	for rows.Next() {
+		sess, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		out = append(out, *sess)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return page(out, p.Limit, func(x kanban.Session) []any { return []any{fmtTime(x.CreatedAt), x.ID} }), nil
+}
+
+// SetSessionMode switches a session's MCP mode (VALIDATION_ERROR for a mode
+// a session may not have).
+func (s *Store) SetSessionMode(ctx context.Context, id string, m kanban.Mode) (*kanban.Session, error) {
+	if !kanban.ValidSessionMode(m) {
+		return nil, kanban.FieldError("mode", "must be one of the session modes")
+	}
+	return s.updateSession(ctx, id, `mcp_mode = ?`, string(m))
+}
+
+// SetSessionState sets a session's lifecycle state.
+func (s *Store) SetSessionState(ctx context.Context, id string, st kanban.SessionState) (*kanban.Session, error) {
+	if !slices.Contains(sessionStates, st) {
+		return nil, kanban.FieldError("state", "must be a session state")
+	}
+	return s.updateSession(ctx, id, `state = ?`, string(st))
+}
+
+// SetSessionAttached records an MCP server attaching (which also moves a
+// CREATED session to RUNNING) or detaching.
+func (s *Store) SetSessionAttached(ctx context.Context, id string, attached bool) (*kanban.Session, error) {
+	now := fmtTime(kanban.Now())
+	if attached {
+		return s.updateSession(ctx, id, `mcp_attached = 1, last_attached_at = ?,
+			state = CASE WHEN state = ? THEN ? ELSE state END`,
+			now, string(kanban.SessionCreated), string(kanban.SessionRunning))
+	}
+	return s.updateSession(ctx, id, `mcp_attached = 0, last_detached_at = ?`, now)
+}
+
+// updateSession applies a SET clause (our own constant SQL) to one session
+// and returns the updated row.
+func (s *Store) updateSession(ctx context.Context, id, set string, args ...any) (*kanban.Session, error) {
+	var out *kanban.Session
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		args = append(args, fmtTime(kanban.Now()), id)
+		res, err := tx.ExecContext(ctx, `UPDATE task_sessions SET `+set+`, updated_at = ? WHERE id = ?`, args...)
+		if err := affectedOne(res, err, "session"); err != nil {
+			return err
+		}
+		out, err = getSession(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
+type rowSource interface{ Scan(dest ...any) error }
+
+func scanSession(r rowSource) (*kanban.Session, error) {
+	var (
+		x                  kanban.Session
+		agentID, execID    sql.NullString
+		state, mode, caps  string
+		attached           int
+		attachedAt, detAt  sql.NullString
+		createdAt, updated string
+	)
+	if err := r.Scan(&x.ID, &x.TaskID, &x.WorkspaceID, &agentID, &execID, &state, &mode, &caps,
+		&attached, &attachedAt, &detAt, &createdAt, &updated); err != nil {
+		return nil, err
+	}
+	x.AgentProfileID, x.ExecutorProfileID = agentID.String, execID.String
+	x.State, x.MCPMode, x.MCPAttached = kanban.SessionState(state), kanban.Mode(mode), attached != 0
+	if err := json.Unmarshal([]byte(caps), &x.Capabilities); err != nil {
+		return nil, fmt.Errorf("session capabilities: %w", err)
+	}
+	if x.Capabilities == nil {
+		x.Capabilities = []string{}
+	}
+	x.LastAttachedAt, x.LastDetachedAt = parseTimePtr(attachedAt), parseTimePtr(detAt)
+	x.CreatedAt, x.UpdatedAt = parseTime(createdAt), parseTime(updated)
+	return &x, nil
+}
