@@ -124,8 +124,9 @@ func call[T any](h *harness, p Principal, name string, in any) T {
 	return out
 }
 
-// refuse dispatches an action that must fail with code and change nothing.
-func (h *harness) refuse(p Principal, name string, in any, code kanban.Code) *kanban.Error {
+// refuse dispatches an action that must fail with code and change nothing,
+// and returns the error message.
+func (h *harness) refuse(p Principal, name string, in any, code kanban.Code) string {
 	h.t.Helper()
 	before := h.snapshot()
 	_, err := h.do(p, name, in)
@@ -137,7 +138,7 @@ func (h *harness) refuse(p Principal, name string, in any, code kanban.Code) *ka
 		h.t.Fatalf("%s: got error %v, want code %s", name, err, code)
 	}
 	h.assertUnchanged(before, name)
-	return e
+	return e.Message
 }
 
 // tables are every table of the schema; snapshots cover all of them.

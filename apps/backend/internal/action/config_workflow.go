@@ -55,26 +55,7 @@ func (s *Service) registerConfig(r *Registry) {
 
 func (s *Service) registerWorkflowConfig(r *Registry) {
 	cfg := AllowOperator | AllowConfigSession
-	Register(r, "workflow.create", cfg, func(ctx context.Context, p Principal, in WorkflowCreateIn) (*WorkflowOut, error) {
-		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
-		if err != nil {
-			return nil, err
-		}
-		w := kanban.Workflow{WorkspaceID: ws, Name: in.Name, Description: in.Description}
-		if len(in.Steps) == 0 {
-			out, err := s.store.CreateWorkflow(ctx, w)
-			if err != nil {
-				return nil, err
-			}
-			s.pub.Publish(WorkspaceTopic(ws), "workflow.created", out)
-			return &WorkflowOut{Workflow: out, Steps: []kanban.WorkflowStep{}}, nil
-		}
-		steps, err := checkStepSpecs("steps", in.Steps)
-		if err != nil {
-			return nil, err
-		}
-		return s.importWorkflow(ctx, w, steps)
-	})
+	Register(r, "workflow.create", cfg, s.createWorkflow)
 	Register(r, "workflow.update", cfg, func(ctx context.Context, p Principal, in WorkflowUpdateIn) (*kanban.Workflow, error) {
 		w, err := s.workflowByID(ctx, p, in.ID)
 		if err != nil {
@@ -121,6 +102,29 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 		w := kanban.Workflow{WorkspaceID: ws, Name: doc.Workflow.Name, Description: doc.Workflow.Description}
 		return s.importWorkflow(ctx, w, steps)
 	})
+}
+
+// createWorkflow creates a workflow, with its steps in the same transaction
+// when the payload lists any.
+func (s *Service) createWorkflow(ctx context.Context, p Principal, in WorkflowCreateIn) (*WorkflowOut, error) {
+	ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	w := kanban.Workflow{WorkspaceID: ws, Name: in.Name, Description: in.Description}
+	if len(in.Steps) == 0 {
+		out, err := s.store.CreateWorkflow(ctx, w)
+		if err != nil {
+			return nil, err
+		}
+		s.pub.Publish(WorkspaceTopic(ws), "workflow.created", out)
+		return &WorkflowOut{Workflow: out, Steps: []kanban.WorkflowStep{}}, nil
+	}
+	steps, err := checkStepSpecs("steps", in.Steps)
+	if err != nil {
+		return nil, err
+	}
+	return s.importWorkflow(ctx, w, steps)
 }
 
 // importWorkflow creates a workflow with its steps atomically and announces it.
@@ -196,25 +200,7 @@ type StepReorderIn struct {
 
 func (s *Service) registerStepConfig(r *Registry) {
 	cfg := AllowOperator | AllowConfigSession
-	Register(r, "workflow.step.create", cfg, func(ctx context.Context, p Principal, in StepCreateIn) (*kanban.WorkflowStep, error) {
-		st := DocStep{Name: in.Name, Color: in.Color, Prompt: in.Prompt, IsStartStep: in.IsStartStep,
-			AllowManualMove: in.AllowManualMove, AutoAdvance: in.AutoAdvance, WIPLimit: in.WIPLimit,
-			AutoArchiveAfterHours: in.AutoArchiveAfterHours, Events: in.Events}.toStep()
-		if err := checkStepSpec("", st); err != nil {
-			return nil, err
-		}
-		w, err := s.workflowInScope(ctx, p, in.WorkflowID)
-		if err != nil {
-			return nil, err
-		}
-		st.WorkflowID = w.ID
-		out, err := s.store.CreateStep(ctx, st)
-		if err != nil {
-			return nil, err
-		}
-		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.step_created", out)
-		return out, nil
-	})
+	Register(r, "workflow.step.create", cfg, s.createStep)
 	Register(r, "workflow.step.update", cfg, func(ctx context.Context, p Principal, in StepUpdateIn) (*kanban.WorkflowStep, error) {
 		if err := checkStepUpdate(in); err != nil {
 			return nil, err
@@ -258,6 +244,27 @@ func (s *Service) registerStepConfig(r *Registry) {
 		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.steps_reordered", map[string]any{"workflow_id": w.ID, "step_ids": in.StepIDs})
 		return &kanban.List[kanban.WorkflowStep]{Items: steps}, nil
 	})
+}
+
+// createStep appends a step to a workflow the principal may configure.
+func (s *Service) createStep(ctx context.Context, p Principal, in StepCreateIn) (*kanban.WorkflowStep, error) {
+	st := DocStep{Name: in.Name, Color: in.Color, Prompt: in.Prompt, IsStartStep: in.IsStartStep,
+		AllowManualMove: in.AllowManualMove, AutoAdvance: in.AutoAdvance, WIPLimit: in.WIPLimit,
+		AutoArchiveAfterHours: in.AutoArchiveAfterHours, Events: in.Events}.toStep()
+	if err := checkStepSpec("", st); err != nil {
+		return nil, err
+	}
+	w, err := s.workflowInScope(ctx, p, in.WorkflowID)
+	if err != nil {
+		return nil, err
+	}
+	st.WorkflowID = w.ID
+	out, err := s.store.CreateStep(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.step_created", out)
+	return out, nil
 }
 
 // checkStepUpdate validates the set fields of a step update.

@@ -27,13 +27,13 @@ func TestStrictPayloadDecoding(t *testing.T) {
 		{"trailing data", `{"title":"a"} {}`, kanban.CodeBadRequest, "not valid JSON"},
 	}
 	for _, c := range cases {
-		e := h.refuse(operator, "task.create", c.payload, c.code)
-		if !strings.Contains(e.Message, c.msg) {
-			t.Errorf("%s: got message %q, want it to contain %q", c.name, e.Message, c.msg)
+		msg := h.refuse(operator, "task.create", c.payload, c.code)
+		if !strings.Contains(msg, c.msg) {
+			t.Errorf("%s: got message %q, want it to contain %q", c.name, msg, c.msg)
 		}
 		for _, leak := range []string{"bogus_secret_key", "12345", "hello", "not-a-list", "yes"} {
-			if strings.Contains(e.Message, leak) {
-				t.Errorf("%s: message %q echoes a caller value", c.name, e.Message)
+			if strings.Contains(msg, leak) {
+				t.Errorf("%s: message %q echoes a caller value", c.name, msg)
 			}
 		}
 	}

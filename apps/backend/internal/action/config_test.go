@@ -1,0 +1,301 @@
+package action
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// richSteps is a step list exercising every step setting.
+func richSteps() []map[string]any {
+	return []map[string]any{
+		{"name": "Plan", "color": "#111111", "prompt": "Write a plan", "wip_limit": 2, "auto_advance": true,
+			"events": map[string]any{"on_enter": []any{map[string]any{"type": "notify", "config": map[string]any{"channel": "ops", "n": 3}}}}},
+		{"name": "Build", "color": "#222222", "is_start_step": true, "allow_manual_move": false, "auto_archive_after_hours": 24},
+		{"name": "Ship", "events": map[string]any{"on_exit": []any{map[string]any{"type": "archive"}}, "on_turn_complete": []any{}}},
+	}
+}
+
+func TestWorkflowExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	created := call[WorkflowOut](h, operator, "workflow.create", map[string]any{"name": "Release", "description": "ship it", "steps": richSteps()})
+	if len(created.Steps) != 3 || !created.Steps[1].IsStartStep || created.Steps[1].AllowManualMove || !created.Steps[0].AllowManualMove {
+		t.Fatalf("workflow.create steps: got %+v, want 3 steps, Build the start step, manual move only off on Build", created.Steps)
+	}
+	first, err := h.do(operator, "workflow.export", IDIn{ID: created.Workflow.ID})
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	imported := call[WorkflowOut](h, operator, "workflow.import", map[string]any{"document": first})
+	if imported.Workflow.ID == created.Workflow.ID || len(imported.Steps) != 3 {
+		t.Fatalf("import: got %+v, want a new workflow with 3 steps", imported)
+	}
+	second, err := h.do(operator, "workflow.export", IDIn{ID: imported.Workflow.ID})
+	if err != nil {
+		t.Fatalf("re-export: %v", err)
+	}
+	if !bytes.Equal(first, second) {
+		t.Errorf("export after import:\n got %s\nwant %s", second, first)
+	}
+	var doc WorkflowDocument
+	if err := json.Unmarshal(first, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Format != "kandev_workflow" || doc.Version != 1 || doc.Workflow.Name != "Release" || doc.Steps[0].WIPLimit != 2 ||
+		len(doc.Steps[0].Events["on_enter"]) != 1 || string(doc.Steps[0].Events["on_enter"][0].Config["n"]) != "3" {
+		t.Errorf("exported document: got %s, want the created settings", first)
+	}
+	if !h.pub.has(WorkspaceTopic(h.ws), "workflow.created") {
+		t.Errorf("workflow.created: not published")
+	}
+}
+
+func TestWorkflowImportRejectsHostileDocuments(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	valid := func() map[string]any {
+		return map[string]any{"format": "kandev_workflow", "version": 1,
+			"workflow": map[string]any{"name": "W", "description": ""}, "steps": []any{map[string]any{"name": "A"}}}
+	}
+	with := func(k string, v any) map[string]any { d := valid(); d[k] = v; return d }
+	many := make([]any, MaxWorkflowSteps+1)
+	for i := range many {
+		many[i] = map[string]any{"name": fmt.Sprintf("S%d", i)}
+	}
+	cases := []struct {
+		name  string
+		doc   any
+		field string
+	}{
+		{"wrong format", with("format", "other_format"), "document.format"},
+		{"wrong version", with("version", 2), "document.version"},
+		{"unknown root field", with("extra", true), "document: unknown field"},
+		{"unknown step field", with("steps", []any{map[string]any{"name": "A", "id": "x"}}), "document.steps[]: unknown field"},
+		{"case-mismatched key", with("steps", []any{map[string]any{"Name": "A"}}), "document.steps[]: unknown field"},
+		{"wrong type", with("version", "1"), "document.version: expected integer"},
+		{"duplicate step names", with("steps", []any{map[string]any{"name": "A"}, map[string]any{"name": "A"}}), "document.steps"},
+		{"no steps", with("steps", []any{}), "document.steps"},
+		{"too many steps", with("steps", many), "document.steps"},
+		{"bad event key", with("steps", []any{map[string]any{"name": "A", "events": map[string]any{"on_boot": []any{}}}}), "document.steps[0].events"},
+		{"untyped event action", with("steps", []any{map[string]any{"name": "A", "events": map[string]any{"on_enter": []any{map[string]any{}}}}}), "document.steps[0].events"},
+		{"missing step name", with("steps", []any{map[string]any{"color": "red"}}), "document.steps[0].name"},
+		{"negative wip", with("steps", []any{map[string]any{"name": "A", "wip_limit": -1}}), "document.steps[0].wip_limit"},
+		{"missing workflow name", with("workflow", map[string]any{"name": ""}), "document.workflow.name"},
+		{"two start steps", with("steps", []any{map[string]any{"name": "A", "is_start_step": true}, map[string]any{"name": "B", "is_start_step": true}}), "document.steps"},
+		{"two MiB", with("steps", []any{map[string]any{"name": "A", "prompt": strings.Repeat("x", 2<<20)}}), "document: larger than"},
+		{"not an object", "kandev_workflow", "document"},
+		{"missing", nil, "document"},
+	}
+	for _, c := range cases {
+		msg := h.refuse(operator, "workflow.import", map[string]any{"document": c.doc}, kanban.CodeValidation)
+		if !strings.HasPrefix(msg, c.field) {
+			t.Errorf("%s: got message %q, want it to start with %q", c.name, msg, c.field)
+		}
+	}
+}
+
+func TestWorkflowUpdateDelete(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	name := "Renamed"
+	got := call[kanban.Workflow](h, operator, "workflow.update", WorkflowUpdateIn{ID: h.wf, Name: &name})
+	if got.Name != name {
+		t.Errorf("workflow.update: got name %q, want %q", got.Name, name)
+	}
+	h.refuse(operator, "workflow.update", map[string]any{"id": h.wf, "name": ""}, kanban.CodeValidation)
+	h.refuse(operator, "workflow.update", map[string]any{"name": "x"}, kanban.CodeValidation)
+	h.task("on the board")
+	h.refuse(operator, "workflow.delete", WorkflowDeleteIn{ID: h.wf}, kanban.CodeConflict)
+	call[Deleted](h, operator, "workflow.delete", WorkflowDeleteIn{ID: h.wf, Cascade: true})
+	if n := h.count("tasks"); n != 0 {
+		t.Errorf("tasks after cascade delete: got %d, want 0", n)
+	}
+	if !h.pub.has(WorkspaceTopic(h.ws), "workflow.deleted") {
+		t.Errorf("workflow.deleted: not published")
+	}
+	h.refuse(operator, "workflow.export", IDIn{ID: h.wf}, kanban.CodeNotFound)
+}
+
+func TestWorkflowSteps(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	st := call[kanban.WorkflowStep](h, operator, "workflow.step.create", map[string]any{"workflow_id": h.wf, "name": "QA", "wip_limit": 3})
+	if !st.AllowManualMove || st.Position != len(h.steps) || st.WIPLimit != 3 {
+		t.Errorf("workflow.step.create: got %+v, want manual moves allowed, last position, wip 3", st)
+	}
+	h.refuse(operator, "workflow.step.create", map[string]any{"workflow_id": h.wf, "name": "QA"}, kanban.CodeConflict)
+	h.refuse(operator, "workflow.step.create", map[string]any{"workflow_id": h.wf}, kanban.CodeValidation)
+	h.refuse(operator, "workflow.step.create", map[string]any{"name": "x"}, kanban.CodeValidation)
+	h.refuse(operator, "workflow.step.create", map[string]any{"workflow_id": h.wf, "name": "E",
+		"events": map[string]any{"on_enter": []any{map[string]any{"type": "t", "extra": 1}}}}, kanban.CodeValidation)
+	h.refuse(operator, "workflow.step.update", map[string]any{"id": st.ID, "events": map[string]any{"whenever": []any{}}}, kanban.CodeValidation)
+	h.refuse(operator, "workflow.step.update", map[string]any{"id": st.ID, "wip_limit": -1}, kanban.CodeValidation)
+
+	up := call[kanban.WorkflowStep](h, operator, "workflow.step.update", map[string]any{"id": st.ID, "color": "#abcdef",
+		"events": map[string]any{"on_enter": []any{map[string]any{"type": "notify"}}}})
+	if up.Color != "#abcdef" || up.Name != "QA" || len(up.Events["on_enter"]) != 1 {
+		t.Errorf("workflow.step.update: got %+v, want color and events set, name kept", up)
+	}
+	ids := []string{st.ID}
+	for _, s := range h.steps {
+		ids = append(ids, s.ID)
+	}
+	h.refuse(operator, "workflow.step.reorder", StepReorderIn{WorkflowID: h.wf, StepIDs: ids[:2]}, kanban.CodeValidation)
+	h.refuse(operator, "workflow.step.reorder", StepReorderIn{WorkflowID: h.wf, StepIDs: append(ids[1:], ids[1])}, kanban.CodeValidation)
+	re := call[kanban.List[kanban.WorkflowStep]](h, operator, "workflow.step.reorder", StepReorderIn{WorkflowID: h.wf, StepIDs: ids})
+	if re.Items[0].ID != st.ID || re.Items[0].Position != 0 {
+		t.Errorf("workflow.step.reorder: got first %s at %d, want %s at 0", re.Items[0].ID, re.Items[0].Position, st.ID)
+	}
+	task := h.task("busy")
+	h.refuse(operator, "workflow.step.delete", IDIn{ID: task.WorkflowStepID}, kanban.CodeConflict)
+	call[Deleted](h, operator, "workflow.step.delete", IDIn{ID: st.ID})
+	h.refuse(operator, "workflow.step.get", IDIn{ID: st.ID}, kanban.CodeNotFound)
+	for _, ev := range []string{"workflow.step_created", "workflow.step_updated", "workflow.steps_reordered", "workflow.step_deleted"} {
+		if !h.pub.has(WorkspaceTopic(h.ws), ev) {
+			t.Errorf("%s: not published", ev)
+		}
+	}
+}
+
+// firstAgent returns the first listed agent and its default profile.
+func (h *harness) firstAgent() (kanban.Agent, kanban.AgentProfile) {
+	h.t.Helper()
+	agents := call[kanban.List[kanban.Agent]](h, operator, "agent.list", ListIn{})
+	if len(agents.Items) != 5 {
+		h.t.Fatalf("agent.list: got %d agents, want the 5 built-in ones", len(agents.Items))
+	}
+	a := agents.Items[0]
+	profs := call[kanban.List[kanban.AgentProfile]](h, operator, "agent.profile.list", AgentProfileListIn{AgentID: a.ID})
+	if len(profs.Items) != 1 {
+		h.t.Fatalf("agent.profile.list: got %d profiles, want 1", len(profs.Items))
+	}
+	return a, profs.Items[0]
+}
+
+func TestAgentsAndProfiles(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	a, def := h.firstAgent()
+	path := "/etc/agent/mcp.json"
+	off := false
+	up := call[kanban.Agent](h, operator, "agent.update", AgentUpdateIn{ID: a.ID, SupportsMCP: &off, MCPConfigPath: &path})
+	if up.SupportsMCP || up.MCPConfigPath != path {
+		t.Errorf("agent.update: got %+v, want supports_mcp off and the path", up)
+	}
+	p := call[kanban.AgentProfile](h, operator, "agent.profile.create", map[string]any{"agent_id": a.ID, "name": "fast", "model": "small"})
+	if !p.UserQuestion || p.AutoApprove || p.IsDefault {
+		t.Errorf("agent.profile.create: got %+v, want user_question on by default, not default profile", p)
+	}
+	h.refuse(operator, "agent.profile.create", map[string]any{"agent_id": a.ID, "name": "fast"}, kanban.CodeConflict)
+	h.refuse(operator, "agent.profile.create", map[string]any{"name": "x"}, kanban.CodeValidation)
+	h.refuse(operator, "agent.profile.create", map[string]any{"agent_id": "nope", "name": "x"}, kanban.CodeNotFound)
+	model := "large"
+	p = call[kanban.AgentProfile](h, operator, "agent.profile.update", AgentProfileUpdateIn{ID: p.ID, Model: &model})
+	if p.Model != "large" || p.Name != "fast" {
+		t.Errorf("agent.profile.update: got %+v, want model changed, name kept", p)
+	}
+	call[Deleted](h, operator, "agent.profile.delete", IDIn{ID: p.ID})
+	h.refuse(operator, "agent.profile.delete", IDIn{ID: def.ID}, kanban.CodeConflict) // last profile
+	sess := h.session(h.task("t"), kanban.ModeTask)
+	call[kanban.List[kanban.Agent]](h, sess, "agent.list", ListIn{})
+	h.refuse(sess, "agent.profile.list", AgentProfileListIn{}, kanban.CodeForbidden)
+	h.refuse(sess, "agent.update", AgentUpdateIn{ID: a.ID, SupportsMCP: &off}, kanban.CodeForbidden)
+}
+
+func TestMCPConfigSecretsAreWriteOnly(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	_, prof := h.firstAgent()
+	servers := map[string]any{
+		"github": map[string]any{"type": "stdio", "command": "gh-mcp", "env": map[string]any{"TOKEN": "s3cret-token", "MODE": "ro"}},
+		"docs":   map[string]any{"type": "http", "url": "https://docs.example/mcp", "headers": map[string]any{"Authorization": "Bearer abc"}},
+	}
+	out := call[kanban.MCPConfig](h, operator, "mcp_config.update", map[string]any{"agent_profile_id": prof.ID, "servers": servers})
+	read := call[kanban.MCPConfig](h, operator, "mcp_config.get", MCPConfigGetIn{AgentProfileID: prof.ID})
+	for _, c := range []kanban.MCPConfig{out, read} {
+		if c.Servers["github"].Env["TOKEN"] != SecretMask || c.Servers["github"].Env["MODE"] != SecretMask ||
+			c.Servers["docs"].Headers["Authorization"] != SecretMask || c.Servers["github"].Command != "gh-mcp" {
+			t.Errorf("masked config: got %+v, want every env and header value masked, other fields shown", c.Servers)
+		}
+	}
+	// Read-modify-write: masked values keep the stored secrets.
+	srv := read.Servers["github"]
+	srv.Env["MODE"] = "rw"
+	read.Servers["github"] = srv
+	on := false
+	call[kanban.MCPConfig](h, operator, "mcp_config.update", MCPConfigUpdateIn{AgentProfileID: prof.ID, Enabled: &on, Servers: read.Servers})
+	stored, err := h.st.GetMCPConfig(t.Context(), prof.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.Enabled || stored.Servers["github"].Env["TOKEN"] != "s3cret-token" || stored.Servers["github"].Env["MODE"] != "rw" ||
+		stored.Servers["docs"].Headers["Authorization"] != "Bearer abc" {
+		t.Errorf("stored after round trip: got %+v, want secrets kept, MODE changed, disabled", stored)
+	}
+	unknown := map[string]any{"github": map[string]any{"type": "stdio", "command": "x", "env": map[string]any{"NEW": SecretMask}}}
+	h.refuse(operator, "mcp_config.update", map[string]any{"agent_profile_id": prof.ID, "servers": unknown}, kanban.CodeValidation)
+	bad := map[string]any{"x": map[string]any{"type": "ftp"}}
+	h.refuse(operator, "mcp_config.update", map[string]any{"agent_profile_id": prof.ID, "servers": bad}, kanban.CodeValidation)
+	h.refuse(operator, "mcp_config.update", map[string]any{"servers": map[string]any{}}, kanban.CodeValidation)
+	h.refuse(operator, "mcp_config.get", MCPConfigGetIn{AgentProfileID: "nope"}, kanban.CodeNotFound)
+}
+
+func TestExecutorProfiles(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	sess := h.session(h.task("t"), kanban.ModeTask)
+	execs := call[kanban.List[kanban.Executor]](h, sess, "executor.list", ListIn{})
+	if len(execs.Items) != 2 {
+		t.Fatalf("executor.list: got %d, want 2", len(execs.Items))
+	}
+	ex := execs.Items[0].ID
+	p := call[kanban.ExecutorProfile](h, operator, "executor.profile.create", map[string]any{"executor_id": ex, "name": "ci",
+		"config": map[string]any{"image": "golang:1.26", "cpus": 2}, "prepare_script": "make deps"})
+	if p.MCPPolicy != "inherit" || string(p.Config["cpus"]) != "2" || p.PrepareScript != "make deps" {
+		t.Errorf("executor.profile.create: got %+v, want mcp_policy inherit and the config", p)
+	}
+	h.refuse(operator, "executor.profile.create", map[string]any{"executor_id": ex, "name": "x", "mcp_policy": "sometimes"}, kanban.CodeValidation)
+	h.refuse(operator, "executor.profile.create", map[string]any{"executor_id": ex, "name": "x", "config": []any{}}, kanban.CodeValidation)
+	h.refuse(sess, "executor.profile.create", map[string]any{"executor_id": ex, "name": "x"}, kanban.CodeForbidden)
+	up := call[kanban.ExecutorProfile](h, operator, "executor.profile.update", map[string]any{"id": p.ID, "mcp_policy": "disabled"})
+	if up.MCPPolicy != "disabled" || string(up.Config["cpus"]) != "2" {
+		t.Errorf("executor.profile.update: got %+v, want policy changed, config kept", up)
+	}
+	profs := call[kanban.List[kanban.ExecutorProfile]](h, sess, "executor.profile.list", ExecutorProfileListIn{ExecutorID: ex})
+	if len(profs.Items) != 2 {
+		t.Errorf("executor.profile.list: got %d, want 2", len(profs.Items))
+	}
+	call[Deleted](h, operator, "executor.profile.delete", IDIn{ID: p.ID})
+	h.refuse(operator, "executor.profile.delete", IDIn{ID: p.ID}, kanban.CodeNotFound)
+}
+
+func TestRepositories(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	repo := call[kanban.Repository](h, operator, "repository.create", RepositoryCreateIn{LocalPath: "/src/kandev"})
+	if repo.WorkspaceID != h.ws || repo.Name != "kandev" || repo.DefaultBranch != "main" {
+		t.Errorf("repository.create: got %+v, want the default workspace, derived name and branch", repo)
+	}
+	h.refuse(operator, "repository.create", RepositoryCreateIn{Name: "nothing"}, kanban.CodeValidation)
+	h.refuse(operator, "repository.update", RepositoryUpdateIn{ID: repo.ID}, kanban.CodeValidation)
+	up := call[kanban.Repository](h, operator, "repository.update", RepositoryUpdateIn{ID: repo.ID, DefaultBranch: "develop"})
+	if up.DefaultBranch != "develop" {
+		t.Errorf("repository.update: got %q, want develop", up.DefaultBranch)
+	}
+	ws, _, other := h.otherBoard()
+	theirs := call[kanban.Repository](h, operator, "repository.create", RepositoryCreateIn{WorkspaceID: ws.ID, RemoteURL: "https://x.example/r.git"})
+	sess := h.session(h.task("t"), kanban.ModeTask)
+	l := call[kanban.List[kanban.Repository]](h, sess, "repository.list", RepositoryListIn{})
+	if len(l.Items) != 1 || l.Items[0].ID != repo.ID {
+		t.Errorf("repository.list as session: got %+v, want only its workspace's repository", l.Items)
+	}
+	h.refuse(sess, "repository.create", RepositoryCreateIn{LocalPath: "/x"}, kanban.CodeForbidden)
+	cfg := h.session(other, kanban.ModeConfig)
+	h.refuse(cfg, "repository.update", RepositoryUpdateIn{ID: repo.ID, DefaultBranch: "x"}, kanban.CodeForbidden)
+	call[kanban.Repository](h, cfg, "repository.update", RepositoryUpdateIn{ID: theirs.ID, DefaultBranch: "trunk"})
+}
