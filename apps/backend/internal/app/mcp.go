@@ -35,8 +35,8 @@ type MCPConfig struct {
 	Ready func(addr string)
 }
 
-// sessionMCP is a running session MCP server and its backend link.
-type sessionMCP struct {
+// SessionMCP is a session's MCP server connected to the backend.
+type SessionMCP struct {
 	cfg    MCPConfig
 	client *ws.Client
 	mu     sync.Mutex
@@ -47,21 +47,39 @@ type sessionMCP struct {
 // tool set and serves it until stdin closes (stdio) or ctx ends. Mode
 // switches pushed by the backend swap the tool set in place.
 func RunMCP(ctx context.Context, cfg MCPConfig) error {
+	m, err := StartSessionMCP(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if cfg.Listen != "" {
+		return m.serveHTTP(ctx, m.srv)
+	}
+	if cfg.Ready != nil {
+		cfg.Ready("")
+	}
+	return m.srv.ServeStdio(ctx, cfg.Stdin, cfg.Stdout)
+}
+
+// StartSessionMCP dials the backend with the session token, attaches to the
+// session and builds its tool set. The caller serves Server() on a
+// transport and calls Close when done.
+func StartSessionMCP(ctx context.Context, cfg MCPConfig) (*SessionMCP, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	if cfg.Token == "" {
-		return errors.New("no session token: pass --token-file or set KANDEV_SESSION_TOKEN")
+		return nil, errors.New("no session token: pass --token-file or set KANDEV_SESSION_TOKEN")
 	}
 	wsURL, err := websocketURL(cfg.BackendURL)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	compiled, err := mcpsrv.Compile()
 	if err != nil {
-		return fmt.Errorf("build MCP catalog: %w", err)
+		return nil, fmt.Errorf("build MCP catalog: %w", err)
 	}
-	m := &sessionMCP{cfg: cfg}
+	m := &SessionMCP{cfg: cfg}
 	m.client, err = ws.Dial(ctx, ws.ClientConfig{
 		URL: wsURL, Token: cfg.Token, Reconnect: true, Logger: cfg.Logger,
 		OnConnect:      m.reattach,
@@ -69,34 +87,35 @@ func RunMCP(ctx context.Context, cfg MCPConfig) error {
 	})
 	if err != nil {
 		if ws.IsUnauthorized(err) {
-			return errors.New("the backend refused the session token")
+			return nil, errors.New("the backend refused the session token")
 		}
-		return fmt.Errorf("connect to backend: %w", err)
+		return nil, fmt.Errorf("connect to backend: %w", err)
 	}
-	defer func() { _ = m.client.Close() }()
 	prof, err := m.attach(ctx)
 	if err != nil {
-		return err
+		_ = m.client.Close()
+		return nil, err
 	}
 	srv, err := mcpsrv.New(mcpsrv.Config{Compiled: compiled, Backend: m.client, Profile: prof, Logger: cfg.Logger})
 	if err != nil {
-		return err
+		_ = m.client.Close()
+		return nil, err
 	}
 	m.mu.Lock()
 	m.srv = srv
 	m.mu.Unlock()
-	if cfg.Listen != "" {
-		return m.serveHTTP(ctx, srv)
-	}
-	if cfg.Ready != nil {
-		cfg.Ready("")
-	}
-	return srv.ServeStdio(ctx, cfg.Stdin, cfg.Stdout)
+	return m, nil
 }
+
+// Server returns the session's MCP server.
+func (m *SessionMCP) Server() *mcpsrv.Server { return m.srv }
+
+// Close disconnects from the backend (which records the detach).
+func (m *SessionMCP) Close() { _ = m.client.Close() }
 
 // attach subscribes to the session's events, marks it attached and
 // returns its profile.
-func (m *sessionMCP) attach(ctx context.Context) (catalog.Profile, error) {
+func (m *SessionMCP) attach(ctx context.Context) (catalog.Profile, error) {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	if err := m.client.Call(ctx, "subscribe", SubscribeIn{Topics: []string{action.SessionTopic(m.cfg.SessionID)}}, nil); err != nil {
@@ -113,7 +132,7 @@ func (m *sessionMCP) attach(ctx context.Context) (catalog.Profile, error) {
 }
 
 // reattach runs after every (re)connect: the first is handled by RunMCP.
-func (m *sessionMCP) reattach(ctx context.Context, _ *ws.Client) {
+func (m *SessionMCP) reattach(ctx context.Context, _ *ws.Client) {
 	m.mu.Lock()
 	srv := m.srv
 	m.mu.Unlock()
@@ -129,7 +148,7 @@ func (m *sessionMCP) reattach(ctx context.Context, _ *ws.Client) {
 }
 
 // notified follows mode switches pushed by the backend.
-func (m *sessionMCP) notified(name string, payload json.RawMessage) {
+func (m *SessionMCP) notified(name string, payload json.RawMessage) {
 	if name != "session.mode_changed" {
 		return
 	}
@@ -140,7 +159,7 @@ func (m *sessionMCP) notified(name string, payload json.RawMessage) {
 	m.apply(catalog.Profile{Mode: p.Mode, Capabilities: p.Capabilities})
 }
 
-func (m *sessionMCP) apply(p catalog.Profile) {
+func (m *SessionMCP) apply(p catalog.Profile) {
 	m.mu.Lock()
 	srv := m.srv
 	m.mu.Unlock()
@@ -152,7 +171,7 @@ func (m *sessionMCP) apply(p catalog.Profile) {
 	}
 }
 
-func (m *sessionMCP) serveHTTP(ctx context.Context, srv *mcpsrv.Server) error {
+func (m *SessionMCP) serveHTTP(ctx context.Context, srv *mcpsrv.Server) error {
 	host, _, err := net.SplitHostPort(m.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)

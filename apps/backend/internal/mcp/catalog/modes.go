@@ -14,12 +14,15 @@ type Profile struct {
 	Capabilities []string
 }
 
-// groups lists every declared group. Adding a group: declare it in its own
-// file and add it here and to the tables below.
-func groups() []*Group {
-	return []*Group{
-		boardGroup, createTaskGroup,
-	}
+// declared holds every group, in declaration order (file init order).
+var declared []*Group
+
+// declare registers a group; each group file declares its group with
+// `var xGroup = declare(&Group{...})`. Adding a group: declare it in its
+// own file and name it in the tables below.
+func declare(g *Group) *Group {
+	declared = append(declared, g)
+	return g
 }
 
 // modeGroups is the one table that decides which groups each mode sees.
@@ -66,7 +69,7 @@ type Catalog struct {
 // name without the suffix, or a table entry naming an undeclared group.
 func New() (*Catalog, error) {
 	c := &Catalog{tools: map[string]*Tool{}, groups: map[string]*Group{}}
-	for _, g := range groups() {
+	for _, g := range declared {
 		if _, dup := c.groups[g.Name]; dup {
 			return nil, fmt.Errorf("group %s declared twice", g.Name)
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-var boardGroup = &Group{Name: "board", Tools: []*Tool{
+var boardGroup = declare(&Group{Name: "board", Tools: []*Tool{
 	{
 		Name:        "list_workspaces_kandev",
 		Title:       "List workspaces",
@@ -74,7 +74,7 @@ var boardGroup = &Group{Name: "board", Tools: []*Tool{
 		Hints:  ReadHints,
 		Run:    forward("executor.profile.list"),
 	},
-}}
+}})
 
 // taskStates are the task state enum values, from the domain.
 var taskStates = func() []string {

@@ -1,6 +1,9 @@
 package server
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -43,12 +46,27 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	m := mcpserver.NewMCPServer("kandev", Version,
+	s := &Server{compiled: cfg.Compiled, log: cfg.Logger, tools: map[string]mcpserver.ServerTool{}}
+	// Transports run preflight before mcp-go parses anything (JSON-RPC
+	// -32602); this hook covers in-process callers too (mcp-go answers a
+	// hook error with -32600), so no path echoes an unknown tool's name.
+	hooks := &mcpserver.Hooks{}
+	hooks.AddOnRequestInitialization(func(_ context.Context, _ any, msg any) error {
+		raw, ok := msg.(json.RawMessage)
+		if !ok {
+			return nil
+		}
+		if e := s.preflight(raw); e != nil {
+			return errors.New(e.Message)
+		}
+		return nil
+	})
+	s.mcp = mcpserver.NewMCPServer("kandev", Version,
 		mcpserver.WithToolCapabilities(true),
 		mcpserver.WithLogging(),
 		mcpserver.WithInstructions(cfg.Instructions),
+		mcpserver.WithHooks(hooks),
 	)
-	s := &Server{mcp: m, compiled: cfg.Compiled, log: cfg.Logger, tools: map[string]mcpserver.ServerTool{}}
 	for name, e := range cfg.Compiled.entries {
 		s.tools[name] = mcpserver.ServerTool{Tool: e.wire, Handler: wrap(e, cfg.Backend, cfg.Logger)}
 	}

@@ -1,0 +1,45 @@
+# Kandev top-level entry points. `make run` and `make test` are all a fresh
+# clone needs (Go 1.26 and Node >= 20 on PATH; everything else is installed
+# by these targets from the Go module proxy and the npm registry).
+
+BACKEND := apps/backend
+KANDEV  := $(BACKEND)/bin/kandev
+
+.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz clean
+
+run: build
+	$(KANDEV) serve
+
+build:
+	$(MAKE) -C $(BACKEND) build
+
+test: vet lint test-go docs-check e2e
+
+vet:
+	$(MAKE) -C $(BACKEND) vet
+
+lint:
+	$(MAKE) -C $(BACKEND) lint
+
+test-go:
+	$(MAKE) -C $(BACKEND) test
+
+# Regenerate the generated docs page from the catalog.
+docs: build
+	$(KANDEV) tools --markdown > docs/public/mcp-tool-reference.md
+
+docs-check: build
+	node --test scripts/
+	node scripts/validate-public-docs.mjs --kandev $(KANDEV)
+
+e2e: build
+	$(MAKE) -C tests/e2e test
+
+bench:
+	$(MAKE) -C $(BACKEND) bench
+
+fuzz:
+	$(MAKE) -C $(BACKEND) fuzz
+
+clean:
+	rm -rf $(BACKEND)/bin

@@ -1,0 +1,276 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// env is a real backend (SQLite in a temp dir, WebSocket API, external
+// /mcp) on 127.0.0.1:0, for end-to-end tests through real MCP clients.
+type env struct {
+	t     *testing.T
+	b     *backend
+	srv   *httptest.Server
+	url   string
+	token string
+	logs  *syncBuffer
+}
+
+// syncBuffer captures logs for canary checks.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	b, err := newBackend(context.Background(), Config{DataDir: t.TempDir(), Token: "operator-test-token", Logger: log, QuestionWait: 30 * time.Second})
+	if err != nil {
+		t.Fatalf("newBackend: %v", err)
+	}
+	srv := httptest.NewServer(b.routes())
+	e := &env{t: t, b: b, srv: srv, url: srv.URL, token: "operator-test-token", logs: logs}
+	t.Cleanup(func() {
+		b.ws.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		b.mcpHTTP.Shutdown(ctx)
+		srv.Close()
+		b.close()
+	})
+	return e
+}
+
+// operatorMCP connects a real mcp-go Streamable HTTP client to /mcp.
+func (e *env) operatorMCP() *client.Client {
+	e.t.Helper()
+	c, err := client.NewStreamableHttpClient(e.url+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + e.token}))
+	if err != nil {
+		e.t.Fatalf("client: %v", err)
+	}
+	e.initialize(c)
+	return c
+}
+
+func (e *env) initialize(c *client.Client) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		e.t.Fatalf("start: %v", err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "kandev-test", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		e.t.Fatalf("initialize: %v", err)
+	}
+	e.t.Cleanup(func() { _ = c.Close() })
+}
+
+// session is an agent session with its MCP server attached over the
+// WebSocket API, and an in-process MCP client talking to that server.
+type session struct {
+	ID, TaskID, WorkspaceID, Token string
+	MCP                            *SessionMCP
+	Client                         *client.Client
+}
+
+// newTask creates a task as the operator (no agent session).
+func (e *env) newTask(title string) *kanban.Task {
+	e.t.Helper()
+	var out action.TaskCreateOut
+	f := false
+	e.dispatch("task.create", action.TaskCreateIn{Title: title, StartAgent: &f}, &out)
+	return out.Task
+}
+
+// sessionMCP creates a task (unless taskID is set) and a session in mode,
+// starts the session's MCP server through the WebSocket API and connects
+// an in-process MCP client to it.
+func (e *env) sessionMCP(mode kanban.Mode, taskID string) *session {
+	e.t.Helper()
+	if taskID == "" {
+		taskID = e.newTask("Session task").ID
+	}
+	var created action.SessionCreateOut
+	e.dispatch("session.create", action.SessionCreateIn{TaskID: taskID, Mode: mode}, &created)
+	m, err := StartSessionMCP(context.Background(), MCPConfig{BackendURL: e.url, SessionID: created.Session.ID, Token: created.Token,
+		Logger: slog.New(slog.NewTextHandler(e.logs, nil))})
+	if err != nil {
+		e.t.Fatalf("start session MCP: %v", err)
+	}
+	e.t.Cleanup(m.Close)
+	c, err := client.NewInProcessClient(m.Server().MCP())
+	if err != nil {
+		e.t.Fatalf("in-process client: %v", err)
+	}
+	e.initialize(c)
+	return &session{ID: created.Session.ID, TaskID: taskID, WorkspaceID: created.Session.WorkspaceID, Token: created.Token, MCP: m, Client: c}
+}
+
+// dispatch runs an action as the operator, failing the test on error.
+func (e *env) dispatch(name string, payload, out any) {
+	e.t.Helper()
+	if err := e.tryDispatch(action.Principal{Kind: action.Operator}, name, payload, out); err != nil {
+		e.t.Fatalf("%s: %v", name, err)
+	}
+}
+
+func (e *env) tryDispatch(p action.Principal, name string, payload, out any) error {
+	return inProcess{reg: e.b.reg, principal: p}.Call(context.Background(), name, payload, out)
+}
+
+// call calls a tool with raw JSON arguments ("" omits them).
+func (e *env) call(c *client.Client, tool, args string) *mcp.CallToolResult {
+	e.t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	if args != "" {
+		req.Params.Arguments = json.RawMessage(args)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		e.t.Fatalf("call %s: %v", tool, err)
+	}
+	return res
+}
+
+// text returns a result's text content.
+func text(r *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range r.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// decode unmarshals a successful result's JSON text into v.
+func (e *env) decode(r *mcp.CallToolResult, v any) {
+	e.t.Helper()
+	if r.IsError {
+		e.t.Fatalf("tool error: %s", text(r))
+	}
+	if err := json.Unmarshal([]byte(text(r)), v); err != nil {
+		e.t.Fatalf("decode result: %v", err)
+	}
+}
+
+// counts returns the row count of every table: compare before and after a
+// refused call to prove it changed nothing.
+func (e *env) counts() map[string]int {
+	e.t.Helper()
+	db := e.b.store.DB()
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'`)
+	if err != nil {
+		e.t.Fatalf("tables: %v", err)
+	}
+	var tables []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			e.t.Fatalf("scan: %v", err)
+		}
+		tables = append(tables, n)
+	}
+	_ = rows.Close()
+	sort.Strings(tables)
+	out := map[string]int{}
+	for _, tb := range tables {
+		var n int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM "` + tb + `"`).Scan(&n); err != nil {
+			e.t.Fatalf("count %s: %v", tb, err)
+		}
+		out[tb] = n
+	}
+	return out
+}
+
+// fingerprint is a digest of every row's updated_at (where present) plus
+// counts: stricter than counts for "nothing changed".
+func (e *env) fingerprint() string {
+	e.t.Helper()
+	c := e.counts()
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(strconv.Itoa(c[k]))
+		b.WriteByte(';')
+	}
+	for _, q := range []string{`SELECT COALESCE(MAX(updated_at),'') FROM tasks`, `SELECT COALESCE(MAX(updated_at),'') FROM task_sessions`,
+		`SELECT COALESCE(MAX(updated_at),'') FROM workflow_steps`, `SELECT COALESCE(MAX(updated_at),'') FROM workflows`} {
+		var s string
+		if err := e.b.store.DB().QueryRow(q).Scan(&s); err != nil {
+			e.t.Fatalf("fingerprint: %v", err)
+		}
+		b.WriteString(s)
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+func mcpListReq() mcp.ListToolsRequest { return mcp.ListToolsRequest{} }
+
+// callErr calls a tool and returns the protocol error, if any.
+func callErr(c *client.Client, tool, args string) (*mcp.CallToolResult, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	if args != "" {
+		req.Params.Arguments = json.RawMessage(args)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.CallTool(ctx, req)
+}
+
+// waitFor polls cond for up to 10 s (a bounded wait, not a timing assertion).
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
