@@ -25,34 +25,54 @@ func declare(g *Group) *Group {
 	return g
 }
 
-// modeGroups is the one table that decides which groups each mode sees.
-var modeGroups = map[kanban.Mode][]string{
-	kanban.ModeTask:             {"board", "create-task"},
-	kanban.ModeTaskTitlePending: {"board", "create-task"},
-	kanban.ModeConfig:           {"board"},
-	kanban.ModeExternal:         {"board", "create-task"},
-	kanban.ModeOffice:           {},
+// table is the one place that decides visibility: each group, the modes
+// that see it, and the capability that gates it (if any). It mirrors the
+// design's group table row for row.
+var table = []struct {
+	Group      string
+	Modes      []kanban.Mode
+	Capability string // non-empty: only sessions with this capability see it
+}{
+	{"board", []kanban.Mode{task, config, external}, ""},
+	{"create-task", []kanban.Mode{task, external}, ""},
+	// Task and office mode groups.
+	// Configuration and external mode groups.
 }
 
-// capabilityGroups adds groups for capabilities, in the modes that allow
-// capabilities at all (every mode but external).
-var capabilityGroups = map[string][]string{}
+const (
+	task             = kanban.ModeTask
+	taskTitlePending = kanban.ModeTaskTitlePending
+	config           = kanban.ModeConfig
+	external         = kanban.ModeExternal
+	office           = kanban.ModeOffice
+)
 
-// capabilityModes are the modes in which capabilities take effect.
-var capabilityModes = []kanban.Mode{kanban.ModeTask, kanban.ModeTaskTitlePending, kanban.ModeConfig, kanban.ModeOffice}
+// capabilityModes are the modes in which capabilities take effect (the
+// external endpoint has no session to ask, so none).
+var capabilityModes = []kanban.Mode{task, taskTitlePending, config, office}
+
+// sees reports whether a profile sees a table row. task-title-pending is
+// task mode plus the task-title group.
+func sees(p Profile, modes []kanban.Mode, capability string) bool {
+	mode := p.Mode
+	if capability != "" {
+		return slices.Contains(capabilityModes, mode) && slices.Contains(p.Capabilities, capability)
+	}
+	if slices.Contains(modes, mode) {
+		return true
+	}
+	return mode == taskTitlePending && slices.Contains(modes, task)
+}
 
 // GroupNames returns the groups a profile sees, in table order.
 func GroupNames(p Profile) ([]string, error) {
-	names, ok := modeGroups[p.Mode]
-	if !ok {
+	if !slices.Contains(kanban.AllModes, p.Mode) {
 		return nil, fmt.Errorf("unknown mode %q", p.Mode)
 	}
-	out := slices.Clone(names)
-	if slices.Contains(capabilityModes, p.Mode) {
-		caps := slices.Clone(p.Capabilities)
-		sort.Strings(caps)
-		for _, c := range caps {
-			out = append(out, capabilityGroups[c]...)
+	var out []string
+	for _, row := range table {
+		if sees(p, row.Modes, row.Capability) {
+			out = append(out, row.Group)
 		}
 	}
 	return out, nil
@@ -85,18 +105,20 @@ func New() (*Catalog, error) {
 			c.order = append(c.order, t.Name)
 		}
 	}
-	for mode, names := range modeGroups {
-		for _, n := range names {
-			if c.groups[n] == nil {
-				return nil, fmt.Errorf("mode %s: unknown group %s", mode, n)
-			}
+	for _, row := range table {
+		if c.groups[row.Group] == nil {
+			return nil, fmt.Errorf("mode table: unknown group %s", row.Group)
 		}
 	}
-	for capName, names := range capabilityGroups {
-		for _, n := range names {
-			if c.groups[n] == nil {
-				return nil, fmt.Errorf("capability %s: unknown group %s", capName, n)
-			}
+	for name := range c.groups {
+		if !slices.ContainsFunc(table, func(r struct {
+			Group      string
+			Modes      []kanban.Mode
+			Capability string
+		}) bool {
+			return r.Group == name
+		}) {
+			return nil, fmt.Errorf("group %s is in no mode", name)
 		}
 	}
 	return c, nil
