@@ -35,8 +35,12 @@ func (s *Store) AddDependency(ctx context.Context, taskID, dependsOnID string) (
 		if ws != depWS {
 			return kanban.FieldError("depends_on_task_id", "tasks must be in the same workspace")
 		}
-		if out, err = getDependency(ctx, tx, taskID, dependsOnID); err == nil || !errors.Is(err, sql.ErrNoRows) {
-			return err
+		out, err = getDependency(ctx, tx, taskID, dependsOnID)
+		if err == nil {
+			return nil // the edge exists: adding it again succeeds
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("add dependency: %w", err)
 		}
 		if err := checkNoCycle(ctx, tx, taskID, dependsOnID); err != nil {
 			return err

@@ -107,7 +107,7 @@ func stepPositions(t testing.TB, s *Store, stepID string) map[string]int {
 	if err != nil {
 		t.Fatalf("positions: %v", err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	out := map[string]int{}
 	for rows.Next() {
 		var id string

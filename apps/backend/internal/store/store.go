@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -19,6 +20,10 @@ import (
 // Store is the SQLite implementation of kanban.Store.
 type Store struct {
 	db *sql.DB
+	// writeMu serialises this process's write transactions in Go. Left to
+	// SQLite, concurrent BEGIN IMMEDIATE waiters poll in its busy handler
+	// and can starve past busy_timeout (SQLITE_BUSY) under load.
+	writeMu sync.Mutex
 }
 
 var _ kanban.Store = (*Store)(nil)
@@ -59,6 +64,8 @@ func (s *Store) DB() *sql.DB { return s.db }
 // tx runs fn in a transaction (BEGIN IMMEDIATE through the DSN), committing
 // on success and rolling back on error or panic.
 func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

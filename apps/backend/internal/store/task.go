@@ -5,23 +5,20 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // maxExternalIDLen bounds TaskCreate.ExternalID, in characters.
 const maxExternalIDLen = 200
 
-var taskColumns = []string{"id", "workspace_id", "workflow_id", "workflow_step_id", "parent_id", "title",
-	"description", "state", "position", "external_id", "start_when_unblocked", "launch_prompt",
-	"archived_at", "created_at", "updated_at"}
-
-var (
-	taskCols  = strings.Join(taskColumns, ", ")
-	taskColsT = "t." + strings.Join(taskColumns, ", t.") // for joins aliasing tasks as t
+// taskCols lists the tasks columns in scanTask order; taskColsT is the same
+// list qualified with the alias t, for joins.
+const (
+	taskCols = `id, workspace_id, workflow_id, workflow_step_id, parent_id, title, description, state,
+	position, external_id, start_when_unblocked, launch_prompt, archived_at, created_at, updated_at`
+	taskColsT = `t.id, t.workspace_id, t.workflow_id, t.workflow_step_id, t.parent_id, t.title, t.description,
+	t.state, t.position, t.external_id, t.start_when_unblocked, t.launch_prompt, t.archived_at, t.created_at, t.updated_at`
 )
 
 func scanTask(r interface{ Scan(...any) error }) (*kanban.Task, error) {
@@ -51,15 +48,6 @@ func getTask(ctx context.Context, q queryer, id string) (*kanban.Task, error) {
 // GetTask returns a task (NOT_FOUND when missing).
 func (s *Store) GetTask(ctx context.Context, id string) (*kanban.Task, error) {
 	return getTask(ctx, s.db, id)
-}
-
-// isUniqueConstraint reports whether err is a SQLite UNIQUE or PRIMARY KEY violation.
-func isUniqueConstraint(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 }
 
 func validateTaskText(title, description, launchPrompt string, state kanban.TaskState) error {
@@ -230,21 +218,15 @@ func checkParent(ctx context.Context, q queryer, workspaceID, parentID string) e
 	if parentID == "" {
 		return nil
 	}
-	var ws string
-	err := q.QueryRowContext(ctx, `SELECT workspace_id FROM tasks WHERE id = ?`, parentID).Scan(&ws)
-	if errors.Is(err, sql.ErrNoRows) {
-		return kanban.Errorf(kanban.CodeNotFound, "parent task not found")
-	}
+	ws, err := taskWorkspace(ctx, q, parentID, "parent task not found")
 	if err != nil {
-		return fmt.Errorf("check parent: %w", err)
+		return err
 	}
 	if ws != workspaceID {
 		return kanban.FieldError("parent_id", "parent task must be in the same workspace")
 	}
 	return nil
 }
-
-func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 
 // UpdateTask changes the given fields of a task, validated as on create.
 func (s *Store) UpdateTask(ctx context.Context, id string, u kanban.TaskUpdate) (*kanban.Task, error) {

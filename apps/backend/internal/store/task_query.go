@@ -28,29 +28,51 @@ func (s *Store) ListTasks(ctx context.Context, f kanban.TaskFilter, p kanban.Pag
 	if err := checkTaskFilterScope(ctx, s.db, f); err != nil {
 		return nil, err
 	}
+	query, args, err := taskListQuery(f, p)
+	if err != nil {
+		return nil, err
+	}
+	items, err := queryList(ctx, s.db, scanTask, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	return page(items, p.Limit, func(t kanban.Task) []any {
+		if f.WorkflowStepID != "" {
+			return []any{t.Position, t.ID}
+		}
+		return []any{fmtTime(t.CreatedAt), t.ID}
+	}), nil
+}
+
+// taskListQuery builds the keyset query of ListTasks for a checked filter
+// and a normalized page.
+func taskListQuery(f kanban.TaskFilter, p kanban.Page) (string, []any, error) {
 	byPosition := f.WorkflowStepID != ""
-	// The first condition picks the index; scope checks above made the
+	// The first condition picks the index; the scope checks made the
 	// workspace condition implied by it.
 	var where []string
 	var args []any
+	add := func(cond string, a ...any) {
+		where, args = append(where, cond), append(args, a...)
+	}
 	switch {
 	case byPosition:
-		where, args = append(where, "workflow_step_id = ?"), append(args, f.WorkflowStepID)
+		add("workflow_step_id = ?", f.WorkflowStepID)
 	case f.WorkflowID != "":
-		where, args = append(where, "workflow_id = ?"), append(args, f.WorkflowID)
+		add("workflow_id = ?", f.WorkflowID)
 	case f.ParentID != "":
-		where, args = append(where, "parent_id = ?"), append(args, f.ParentID)
+		add("parent_id = ?", f.ParentID)
 	default:
-		where, args = append(where, "workspace_id = ?"), append(args, f.WorkspaceID)
+		add("workspace_id = ?", f.WorkspaceID)
 	}
 	if f.ParentID != "" && (byPosition || f.WorkflowID != "") {
-		where, args = append(where, "parent_id = ?"), append(args, f.ParentID)
+		add("parent_id = ?", f.ParentID)
 	}
 	if f.State != "" {
-		where, args = append(where, "state = ?"), append(args, string(f.State))
+		add("state = ?", string(f.State))
 	}
 	if !f.IncludeArchived {
-		where = append(where, "archived_at IS NULL")
+		add("archived_at IS NULL")
 	}
 	order := "created_at, id"
 	if byPosition {
@@ -59,21 +81,12 @@ func (s *Store) ListTasks(ctx context.Context, f kanban.TaskFilter, p kanban.Pag
 	if p.Cursor != "" {
 		after, err := taskCursorArgs(p.Cursor, byPosition)
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
-		where, args = append(where, "("+order+") > (?, ?)"), append(args, after...)
+		add("("+order+") > (?, ?)", after...)
 	}
 	query := `SELECT ` + taskCols + ` FROM tasks WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order + ` LIMIT ?`
-	items, err := queryList(ctx, s.db, scanTask, query, append(args, p.Limit+1)...)
-	if err != nil {
-		return nil, fmt.Errorf("list tasks: %w", err)
-	}
-	return page(items, p.Limit, func(t kanban.Task) []any {
-		if byPosition {
-			return []any{t.Position, t.ID}
-		}
-		return []any{fmtTime(t.CreatedAt), t.ID}
-	}), nil
+	return query, append(args, p.Limit+1), nil
 }
 
 func taskCursorArgs(cursor string, byPosition bool) ([]any, error) {

@@ -3,9 +3,12 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 const workspaceCols = `id, name, description, created_at, updated_at`
@@ -113,13 +116,16 @@ func (s *Store) UpdateWorkspace(ctx context.Context, id string, name, descriptio
 }
 
 // queryList runs a query and scans every row with scan.
-func queryList[T any](ctx context.Context, q queryer, scan func(interface{ Scan(...any) error }) (*T, error), query string, args ...any) ([]T, error) {
+func queryList[T any](ctx context.Context, q queryer, scan func(interface{ Scan(...any) error }) (*T, error), query string, args ...any) (out []T, err error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []T
+	defer func() {
+		if cerr := rows.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
 	for rows.Next() {
 		v, err := scan(rows)
 		if err != nil {
@@ -137,3 +143,14 @@ func requireRow(ctx context.Context, q queryer, table, kind, id string) error {
 	err := q.QueryRowContext(ctx, `SELECT 1 FROM `+table+` WHERE id = ?`, id).Scan(&one)
 	return notFound(err, kind)
 }
+
+// isUniqueConstraint reports whether err is a SQLite UNIQUE or PRIMARY KEY violation.
+func isUniqueConstraint(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

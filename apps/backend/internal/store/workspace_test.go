@@ -62,7 +62,7 @@ func TestOpenTwiceKeepsData(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
-	defer s2.Close()
+	defer func() { _ = s2.Close() }()
 	got, err := s2.GetWorkspace(ctx, ws.ID)
 	if err != nil || got.Name != "Keep" {
 		t.Fatalf("got %+v, %v; want the workspace named Keep", got, err)
@@ -199,4 +199,23 @@ func TestListBadPage(t *testing.T) {
 	}
 	_, err = s.ListTasks(ctx, kanban.TaskFilter{WorkspaceID: b.ws.ID, WorkflowStepID: b.steps[0].ID}, kanban.Page{Cursor: l.NextCursor})
 	wantCode(t, err, kanban.CodeValidation)
+}
+
+func TestIsUniqueConstraint(t *testing.T) {
+	t.Parallel()
+	s, ctx := newTestStore(t), context.Background()
+	b := newBoard(t, s, "W")
+	_, err := s.db.ExecContext(ctx, `INSERT INTO workflow_steps (id, workflow_id, name, position, created_at, updated_at)
+		VALUES ('dup', ?, 'Backlog', 9, '', '')`, b.wf.ID)
+	if !isUniqueConstraint(err) {
+		t.Fatalf("got isUniqueConstraint(%v) false, want true", err)
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO tasks (id, workspace_id, workflow_id, workflow_step_id, title, state, position,
+		created_at, updated_at) VALUES ('x', ?, ?, ?, 't', 'NOPE', 0, '', '')`, b.ws.ID, b.wf.ID, b.steps[0].ID)
+	if err == nil || isUniqueConstraint(err) {
+		t.Fatalf("got isUniqueConstraint(%v) true, want false for a CHECK failure", err)
+	}
+	if isUniqueConstraint(fmt.Errorf("wrapped: %w", kanban.NotFound("x"))) {
+		t.Fatal("got true for a non-SQLite error, want false")
+	}
 }
