@@ -28,7 +28,7 @@ commands:
   tools [--mode M] [--json|--markdown]
   tools describe NAME [--mode M]
   mode set --session ID --mode M
-  session create --task ID [--mode M]
+  session create (--task ID | --title T) [--mode M]
   session token --session ID
   token                         print the operator token
   version
@@ -191,11 +191,12 @@ func modeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 func sessionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "create" && args[0] != "token") {
-		return errors.New("usage: kandev session create --task ID [--mode M] | kandev session token --session ID")
+		return errors.New("usage: kandev session create (--task ID | --title T) [--mode M] | kandev session token --session ID")
 	}
 	sub := args[0]
 	fs, creds := operatorFlags("session "+sub, stderr)
 	task := fs.String("task", "", "task id (create)")
+	title := fs.String("title", "", "create a new task with this title for the session (create, instead of --task)")
 	mode := fs.String("mode", "task", "MCP mode (create)")
 	session := fs.String("session", "", "session id (token)")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -206,11 +207,11 @@ func sessionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if sub == "create" {
-		out, err := app.SessionCreate(ctx, backend, tok, *task, kanban.Mode(*mode))
+		out, err := app.SessionCreate(ctx, backend, tok, *task, *title, kanban.Mode(*mode))
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(stdout, "session_id=%s\ntoken=%s\n", out.Session.ID, out.Token)
+		_, err = fmt.Fprintf(stdout, "task_id=%s\nsession_id=%s\ntoken=%s\n", out.Session.TaskID, out.Session.ID, out.Token)
 		return err
 	}
 	var out action.TokenOut

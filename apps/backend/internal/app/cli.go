@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -117,7 +118,20 @@ func Operator(ctx context.Context, backendURL, token, name string, payload, out 
 }
 
 // SessionCreate creates a session on a task and returns it with its token.
-func SessionCreate(ctx context.Context, backendURL, token, taskID string, mode kanban.Mode) (*action.SessionCreateOut, error) {
+// With an empty taskID it first creates a task titled title (no agent
+// session of its own).
+func SessionCreate(ctx context.Context, backendURL, token, taskID, title string, mode kanban.Mode) (*action.SessionCreateOut, error) {
+	if taskID == "" {
+		if title == "" {
+			return nil, errors.New("session create: --task or --title is required")
+		}
+		start := false
+		var t action.TaskCreateOut
+		if err := Operator(ctx, backendURL, token, "task.create", action.TaskCreateIn{Title: title, StartAgent: &start}, &t); err != nil {
+			return nil, err
+		}
+		taskID = t.Task.ID
+	}
 	var out action.SessionCreateOut
 	err := Operator(ctx, backendURL, token, "session.create", action.SessionCreateIn{TaskID: taskID, Mode: mode}, &out)
 	return &out, err
