@@ -89,7 +89,7 @@ func (s *Service) registerArtifacts(r *Registry) {
 func (s *Service) registerPlans(r *Registry) {
 	all := AllowOperator | AllowSession
 	Register(r, "plan.create", all, func(ctx context.Context, p Principal, in PlanCreateIn) (*kanban.Plan, error) {
-		t, err := s.taskFor(ctx, p, in.TaskID)
+		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
 		}
@@ -97,14 +97,14 @@ func (s *Service) registerPlans(r *Registry) {
 		return s.publishPlan(t, out, err)
 	})
 	Register(r, "plan.get", all, func(ctx context.Context, p Principal, in TaskRefIn) (*kanban.Plan, error) {
-		t, err := s.taskFor(ctx, p, in.TaskID)
+		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.GetPlan(ctx, t.ID)
 	})
 	Register(r, "plan.update", all, func(ctx context.Context, p Principal, in PlanUpdateIn) (*kanban.Plan, error) {
-		t, err := s.taskFor(ctx, p, in.TaskID)
+		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +112,7 @@ func (s *Service) registerPlans(r *Registry) {
 		return s.publishPlan(t, out, err)
 	})
 	Register(r, "plan.delete", all, func(ctx context.Context, p Principal, in TaskRefIn) (*Deleted, error) {
-		t, err := s.taskFor(ctx, p, in.TaskID)
+		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +123,7 @@ func (s *Service) registerPlans(r *Registry) {
 		return &Deleted{ID: t.ID, Deleted: true}, nil
 	})
 	Register(r, "plan.revisions", all, func(ctx context.Context, p Principal, in TaskPageIn) (*kanban.List[kanban.Plan], error) {
-		t, err := s.taskFor(ctx, p, in.TaskID)
+		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
 		}
@@ -143,14 +143,14 @@ func (s *Service) publishPlan(t *kanban.Task, pl *kanban.Plan, err error) (*kanb
 func (s *Service) registerDocuments(r *Registry) {
 	all := AllowOperator | AllowSession
 	Register(r, "document.list", all, func(ctx context.Context, p Principal, in TaskPageIn) (*kanban.List[kanban.Document], error) {
-		t, err := s.taskFor(ctx, p, in.TaskID)
+		t, err := s.taskInTree(ctx, p, in.TaskID, docReadReach, docReadForbidden)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.ListDocuments(ctx, t.ID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
 	Register(r, "document.get", all, func(ctx context.Context, p Principal, in DocumentGetIn) (*kanban.Document, error) {
-		t, err := s.taskFor(ctx, p, in.TaskID)
+		t, err := s.taskInTree(ctx, p, in.TaskID, docReadReach, docReadForbidden)
 		if err != nil {
 			return nil, err
 		}
@@ -160,7 +160,7 @@ func (s *Service) registerDocuments(r *Registry) {
 		return s.store.GetDocument(ctx, t.ID, in.Key)
 	})
 	Register(r, "document.write", all, func(ctx context.Context, p Principal, in DocumentWriteIn) (*kanban.Document, error) {
-		t, err := s.taskFor(ctx, p, in.TaskID)
+		t, err := s.taskInTree(ctx, p, in.TaskID, docWriteReach, docWriteForbidden)
 		if err != nil {
 			return nil, err
 		}
@@ -178,6 +178,9 @@ func (s *Service) registerSessionArtifacts(r *Registry) {
 	Register(r, "artifact.create", all, func(ctx context.Context, p Principal, in ArtifactCreateIn) (*kanban.Artifact, error) {
 		if d := bytes.TrimSpace(in.Data); len(d) == 0 || d[0] != '{' {
 			return nil, kanban.FieldError("data", "is required and must be a JSON object")
+		}
+		if err := checkArtifactData(in.Kind, in.Data); err != nil {
+			return nil, err
 		}
 		t, err := s.taskFor(ctx, p, in.TaskID)
 		if err != nil {

@@ -57,6 +57,7 @@ func New(d Deps) (*Registry, *Service) {
 	s.registerSessions(r)
 	s.registerQuestions(r)
 	s.registerArtifacts(r)
+	s.registerTaskSurface(r)
 	s.registerConfig(r)
 	return r, s
 }

@@ -1,0 +1,249 @@
+package action
+
+import (
+	"context"
+	"slices"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// Delivery modes of task.message.
+const (
+	DeliveryQueued    = "queued"
+	DeliveryInterrupt = "interrupt"
+)
+
+// maxStopReasonLen bounds task.stop's reason.
+const maxStopReasonLen = 1000
+
+// terminalSessionStates are the states a session never leaves.
+var terminalSessionStates = []kanban.SessionState{kanban.SessionCompleted, kanban.SessionFailed, kanban.SessionCancelled}
+
+// TaskMessageIn is the payload of task.message.
+type TaskMessageIn struct {
+	TaskID  string `json:"task_id"`
+	Message string `json:"message"`
+	// DeliveryMode is queued (default: delivered at the session's next
+	// turn) or interrupt (only the target's direct parent or the operator).
+	DeliveryMode string `json:"delivery_mode"`
+}
+
+// TaskMessageOut is the result of task.message.
+type TaskMessageOut struct {
+	Message      *kanban.Message `json:"message"`
+	SessionID    string          `json:"session_id"`
+	DeliveryMode string          `json:"delivery_mode"`
+}
+
+// TaskStopIn is the payload of task.stop.
+type TaskStopIn struct {
+	TaskID string `json:"task_id"`
+	Reason string `json:"reason"`
+}
+
+// TaskStopOut is the result of task.stop: the sessions it cancelled (none
+// when every session had already ended).
+type TaskStopOut struct {
+	TaskID            string   `json:"task_id"`
+	StoppedSessionIDs []string `json:"stopped_session_ids"`
+}
+
+// SessionSpawnIn is the payload of session.spawn.
+type SessionSpawnIn struct {
+	TaskID            string `json:"task_id"`
+	AgentProfileID    string `json:"agent_profile_id"`
+	ExecutorProfileID string `json:"executor_profile_id"`
+	// Prompt is the new session's first message; empty: the task's prompt.
+	Prompt string `json:"prompt"`
+}
+
+// SessionSpawnOut is the result of session.spawn.
+type SessionSpawnOut struct {
+	Session *kanban.Session `json:"session"`
+	// AgentProfile is the profile the session runs with (the default one
+	// when none was named); absent when no agent profile exists.
+	AgentProfile *kanban.AgentProfile `json:"agent_profile,omitempty"`
+}
+
+// registerTaskSurface registers the actions behind the task- and
+// office-mode tools that have no older home: coordination, related tasks,
+// step completion, the pending title and branch sources.
+func (s *Service) registerTaskSurface(r *Registry) {
+	all := AllowOperator | AllowSession
+	Register(r, "task.message", all, s.messageTask)
+	Register(r, "task.stop", all, s.stopTask)
+	Register(r, "session.spawn", all, s.spawnSession)
+	Register(r, "task.related", all, s.related)
+	Register(r, "step.complete", AllowSession, s.completeStep)
+	Register(r, "task.set_title", AllowSession, s.setTitle)
+	s.registerBranches(r)
+}
+
+// sender names who wrote a coordination message: "task:<id>" for a
+// session (its bound task), "operator" otherwise.
+func sender(p Principal) string {
+	if p.Kind == Session {
+		return "task:" + p.TaskID
+	}
+	return "operator"
+}
+
+// messageTask appends a prompt to the target task's newest live session
+// and notifies that session. Only the target's direct parent (or the
+// operator) may interrupt.
+func (s *Service) messageTask(ctx context.Context, p Principal, in TaskMessageIn) (*TaskMessageOut, error) {
+	mode := in.DeliveryMode
+	switch mode {
+	case "":
+		mode = DeliveryQueued
+	case DeliveryQueued, DeliveryInterrupt:
+	default:
+		return nil, kanban.FieldError("delivery_mode", "must be one of: queued, interrupt")
+	}
+	if err := kanban.CheckText("message", in.Message, true, kanban.MaxPromptLen); err != nil {
+		return nil, err
+	}
+	t, err := s.taskFor(ctx, p, in.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind == Session && t.ID == p.TaskID {
+		return nil, kanban.FieldError("task_id", "must be another task than this session's own")
+	}
+	if mode == DeliveryInterrupt && p.Kind == Session && t.ParentID != p.TaskID {
+		return nil, kanban.Errorf(kanban.CodeForbidden, "only the task's direct parent may interrupt it; use delivery_mode queued")
+	}
+	target, err := s.liveSession(ctx, t.ID)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: target.ID, Author: sender(p), Type: "prompt", Content: in.Message})
+	if err != nil {
+		return nil, err
+	}
+	ev := map[string]any{"message": m, "delivery_mode": mode}
+	s.pub.Publish(SessionTopic(target.ID), "session.message", ev)
+	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.message", ev)
+	return &TaskMessageOut{Message: m, SessionID: target.ID, DeliveryMode: mode}, nil
+}
+
+// liveSession returns the task's newest session that has not ended
+// (CONFLICT when there is none).
+func (s *Service) liveSession(ctx context.Context, taskID string) (*kanban.Session, error) {
+	var found *kanban.Session
+	err := s.eachSession(ctx, taskID, func(sess *kanban.Session) bool {
+		if !slices.Contains(terminalSessionStates, sess.State) {
+			found = sess
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if found == nil {
+		return nil, kanban.Errorf(kanban.CodeConflict, "the task has no running session; spawn a new session on it first")
+	}
+	return found, nil
+}
+
+// eachSession calls fn on the task's sessions, newest first, until fn
+// returns false.
+func (s *Service) eachSession(ctx context.Context, taskID string, fn func(*kanban.Session) bool) error {
+	pg := kanban.Page{Limit: kanban.MaxLimit}
+	for {
+		l, err := s.store.ListSessions(ctx, taskID, pg)
+		if err != nil {
+			return err
+		}
+		for i := range l.Items {
+			if !fn(&l.Items[i]) {
+				return nil
+			}
+		}
+		if l.NextCursor == "" {
+			return nil
+		}
+		pg.Cursor = l.NextCursor
+	}
+}
+
+// stopTask cancels every live session of a task. A session may stop only
+// its direct children. Stopping a task whose sessions have all ended
+// succeeds and stops nothing.
+func (s *Service) stopTask(ctx context.Context, p Principal, in TaskStopIn) (*TaskStopOut, error) {
+	if err := kanban.CheckText("reason", in.Reason, false, maxStopReasonLen); err != nil {
+		return nil, err
+	}
+	t, err := s.taskFor(ctx, p, in.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind == Session && t.ParentID != p.TaskID {
+		return nil, kanban.Errorf(kanban.CodeForbidden, "a session may only stop its direct child tasks")
+	}
+	var live []string
+	if err := s.eachSession(ctx, t.ID, func(sess *kanban.Session) bool {
+		if !slices.Contains(terminalSessionStates, sess.State) {
+			live = append(live, sess.ID)
+		}
+		return true
+	}); err != nil {
+		return nil, err
+	}
+	note := "Stopped by " + sender(p)
+	if in.Reason != "" {
+		note += ": " + in.Reason
+	}
+	out := &TaskStopOut{TaskID: t.ID, StoppedSessionIDs: []string{}}
+	for _, id := range live {
+		sess, err := s.store.SetSessionState(ctx, id, kanban.SessionCancelled)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: id, Author: sender(p), Type: "status", Content: note}); err != nil {
+			return nil, err
+		}
+		out.StoppedSessionIDs = append(out.StoppedSessionIDs, id)
+		s.pub.Publish(SessionTopic(id), "session.stopped", sess)
+		s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.updated", sess)
+	}
+	return out, nil
+}
+
+// spawnSession starts a new session on an existing task; its first
+// message is the given prompt, else the task's prompt.
+func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawnIn) (*SessionSpawnOut, error) {
+	if err := kanban.CheckText("prompt", in.Prompt, false, kanban.MaxPromptLen); err != nil {
+		return nil, err
+	}
+	t, err := s.taskFor(ctx, p, in.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkProfiles(ctx, in.AgentProfileID, in.ExecutorProfileID); err != nil {
+		return nil, err
+	}
+	sess, _, err := s.store.CreateSession(ctx, kanban.SessionCreate{TaskID: t.ID, AgentProfileID: in.AgentProfileID, ExecutorProfileID: in.ExecutorProfileID})
+	if err != nil {
+		return nil, err
+	}
+	prompt, author := in.Prompt, sender(p)
+	if prompt == "" {
+		prompt, author = t.Description, "user"
+		if prompt == "" {
+			prompt = t.Title
+		}
+	}
+	if _, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: sess.ID, Author: author, Type: "prompt", Content: prompt}); err != nil {
+		return nil, err
+	}
+	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
+	out := &SessionSpawnOut{Session: sess}
+	if sess.AgentProfileID != "" {
+		if out.AgentProfile, err = s.store.GetAgentProfile(ctx, sess.AgentProfileID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

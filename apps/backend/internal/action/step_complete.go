@@ -1,0 +1,142 @@
+package action
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// Bounds of step.complete.
+const (
+	maxSummaryLen  = 4000
+	maxHandoffLen  = 10000
+	maxBlockers    = 20
+	maxBlockerLen  = 500
+	stepsPageLimit = kanban.MaxLimit
+)
+
+// StepCompleteIn is the payload of step.complete.
+type StepCompleteIn struct {
+	Summary  string   `json:"summary"`
+	Handoff  string   `json:"handoff"`
+	Blockers []string `json:"blockers"`
+}
+
+// stepCompleteData is what a step_complete artifact records.
+type stepCompleteData struct {
+	StepID   string   `json:"step_id"`
+	Summary  string   `json:"summary"`
+	Handoff  string   `json:"handoff,omitempty"`
+	Blockers []string `json:"blockers"`
+}
+
+// StepCompleteOut is the result of step.complete: the recorded signal and
+// whether the task moved on.
+type StepCompleteOut struct {
+	Artifact *kanban.Artifact `json:"artifact"`
+	Task     *kanban.Task     `json:"task"`
+	Advanced bool             `json:"advanced"`
+	// FromStepID is the step that was completed; ToStepID the step the
+	// task moved to (when advanced).
+	FromStepID string `json:"from_step_id"`
+	ToStepID   string `json:"to_step_id,omitempty"`
+	// Outcome says in words what happened, for the agent.
+	Outcome string `json:"outcome"`
+}
+
+func checkStepComplete(in StepCompleteIn) error {
+	if err := kanban.CheckText("summary", in.Summary, true, maxSummaryLen); err != nil {
+		return err
+	}
+	if err := kanban.CheckText("handoff", in.Handoff, false, maxHandoffLen); err != nil {
+		return err
+	}
+	if len(in.Blockers) > maxBlockers {
+		return kanban.FieldError("blockers", "must have at most %d items", maxBlockers)
+	}
+	for i, b := range in.Blockers {
+		if err := kanban.CheckText(fmt.Sprintf("blockers[%d]", i), b, true, maxBlockerLen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// completeStep records that the session finished its task's current step
+// and, when that step auto-advances, moves the task to the next step by
+// position. A full next step (wip_limit) or a last step leaves the task
+// where it is; the signal is recorded either way.
+func (s *Service) completeStep(ctx context.Context, p Principal, in StepCompleteIn) (*StepCompleteOut, error) {
+	if err := checkStepComplete(in); err != nil {
+		return nil, err
+	}
+	t, err := s.store.GetTask(ctx, p.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	step, err := s.store.GetStep(ctx, t.WorkflowStepID)
+	if err != nil {
+		return nil, err
+	}
+	if in.Blockers == nil {
+		in.Blockers = []string{}
+	}
+	data, err := json.Marshal(stepCompleteData{StepID: step.ID, Summary: in.Summary, Handoff: in.Handoff, Blockers: in.Blockers})
+	if err != nil {
+		return nil, fmt.Errorf("step complete: %w", err)
+	}
+	a, err := s.store.CreateArtifact(ctx, kanban.Artifact{TaskID: t.ID, SessionID: p.SessionID, Kind: kanban.ArtifactStepComplete, Data: data})
+	if err != nil {
+		return nil, err
+	}
+	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "artifact.created", a)
+	out := &StepCompleteOut{Artifact: a, Task: t, FromStepID: step.ID}
+	if !step.AutoAdvance {
+		out.Outcome = "recorded; the step does not auto-advance, so the task stays on it"
+		return out, nil
+	}
+	next, err := s.nextStep(ctx, step)
+	if err != nil {
+		return nil, err
+	}
+	if next == nil {
+		out.Outcome = "recorded; this is the workflow's last step, so the task stays on it"
+		return out, nil
+	}
+	moved, err := s.store.MoveTask(ctx, t.ID, next.ID, -1)
+	if kanban.ErrorCode(err) == kanban.CodeConflict {
+		out.Outcome = "recorded; the next step is full (wip_limit), so the task stays on its step"
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.pub.Publish(WorkspaceTopic(moved.WorkspaceID), "task.moved", moved)
+	out.Task, out.Advanced, out.ToStepID = moved, true, next.ID
+	out.Outcome = "recorded; the task moved to the next step"
+	return out, nil
+}
+
+// nextStep returns the step after cur by position, or nil for the last.
+func (s *Service) nextStep(ctx context.Context, cur *kanban.WorkflowStep) (*kanban.WorkflowStep, error) {
+	pg := kanban.Page{Limit: stepsPageLimit}
+	var best *kanban.WorkflowStep
+	for {
+		l, err := s.store.ListSteps(ctx, cur.WorkflowID, pg)
+		if err != nil {
+			return nil, err
+		}
+		for i := range l.Items {
+			st := &l.Items[i]
+			if st.Position > cur.Position && (best == nil || st.Position < best.Position) {
+				best = st
+			}
+		}
+		if l.NextCursor == "" {
+			return best, nil
+		}
+		pg.Cursor = l.NextCursor
+	}
+}
