@@ -103,11 +103,12 @@ func envOr(key, def string) string {
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dataDir := newFlags("serve", stderr)
 	addr := fs.String("addr", envOr("KANDEV_ADDR", "127.0.0.1:38429"), "listen address (env KANDEV_ADDR)")
+	conf := fs.Bool("conformance", false, "also serve the MCP conformance suite's fixture tools at "+app.ConformancePath+" (unauthenticated; loopback --addr only; for tests)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Token: os.Getenv("KANDEV_TOKEN"), Logger: log, Out: stdout})
+	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Token: os.Getenv("KANDEV_TOKEN"), Logger: log, Out: stdout, Conformance: *conf})
 }
 
 func mcpCmd(ctx context.Context, args []string, stderr io.Writer) error {
@@ -133,8 +134,13 @@ func mcpCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	// stdout carries the MCP protocol: logs go to stderr only.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ready := func(addr string) {
+		if addr != "" {
+			_, _ = fmt.Fprintf(stderr, "kandev mcp serving on http://%s/mcp\n", addr)
+		}
+	}
 	return app.RunMCP(ctx, app.MCPConfig{BackendURL: *backend, SessionID: *session, Token: tok, Listen: *listen,
-		Logger: log, Stdin: os.Stdin, Stdout: os.Stdout})
+		Logger: log, Stdin: os.Stdin, Stdout: os.Stdout, Ready: ready})
 }
 
 func tools(args []string, stdout, stderr io.Writer) error {

@@ -151,6 +151,9 @@ func (e *env) tryDispatch(p action.Principal, name string, payload, out any) err
 	return inProcess{reg: e.b.reg, principal: p}.Call(context.Background(), name, payload, out)
 }
 
+// mcpCaller is an initialized MCP client.
+type mcpCaller = *client.Client
+
 // call calls a tool with raw JSON arguments ("" omits them).
 func (e *env) call(c *client.Client, tool, args string) *mcp.CallToolResult {
 	e.t.Helper()

@@ -56,7 +56,7 @@ type Executor struct {
 	CreatedAt   time.Time `json:"created_at"`
 }
 
-// MCP policies of executor profiles.
+// MCPPolicies are the allowed mcp_policy values of executor profiles.
 var MCPPolicies = []string{"inherit", "enabled", "disabled", "restricted"}
 
 // ExecutorProfile is a named configuration of an executor.

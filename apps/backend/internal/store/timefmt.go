@@ -19,13 +19,6 @@ func parseTime(s string) time.Time {
 	return t
 }
 
-func fmtTimePtr(t *time.Time) sql.NullString {
-	if t == nil {
-		return sql.NullString{}
-	}
-	return sql.NullString{String: fmtTime(*t), Valid: true}
-}
-
 func parseTimePtr(ns sql.NullString) *time.Time {
 	if !ns.Valid {
 		return nil

@@ -1,0 +1,140 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
+)
+
+const canary = "sk-live-CANARY0123456789"
+
+// TestCanaryNeverEchoed sends a secret-looking value in a failing field,
+// as an unknown key and as an open-map key to every tool of every mode: it
+// must appear neither in the result nor in the logs.
+func TestCanaryNeverEchoed(t *testing.T) {
+	c := mustCompile(t)
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	for _, m := range kanban.AllModes {
+		s, err := New(Config{Compiled: c, Profile: catalog.DefaultProfile(m), Backend: &recorder{}, Logger: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, cl := clientForServer(t, s)
+		for _, tool := range listWire(t, cl) {
+			name := tool["name"].(string)
+			in := tool["inputSchema"].(map[string]any)
+			full := example(in, true).(map[string]any)
+			cases := []map[string]any{with(full, canary, canary)}
+			props, _ := in["properties"].(map[string]any)
+			for n, p := range props {
+				ps := p.(map[string]any)
+				if ml, ok := ps["maxLength"].(float64); ok {
+					cases = append(cases, with(full, n, canary+strings.Repeat("x", int(ml))))
+				}
+				if _, ok := ps["propertyNames"]; ok {
+					cases = append(cases, with(full, n, map[string]any{canary + "!": []any{canary}}))
+				}
+				if ps["type"] == "integer" {
+					cases = append(cases, with(full, n, canary))
+				}
+			}
+			for _, args := range cases {
+				res := callRaw(t, cl, name, args)
+				if !res.IsError {
+					t.Errorf("%s: a call with a canary was accepted", name)
+				}
+				if strings.Contains(text(res), "CANARY") {
+					t.Errorf("%s: result echoes the canary: %s", name, text(res))
+				}
+			}
+		}
+	}
+	if strings.Contains(logs.String(), "CANARY") {
+		t.Fatalf("logs contain the canary")
+	}
+	if !strings.Contains(logs.String(), "invalid_arguments") {
+		t.Fatalf("logs do not record the refused calls (test would not see an echo)")
+	}
+}
+
+func clientForServer(t *testing.T, s *Server) (*Server, *mcpClient) {
+	t.Helper()
+	cl := connect(t, s)
+	return s, cl
+}
+
+// TestModeSwitchWhileCalling switches a server between task and config
+// mode while clients call create_task_kandev: every call either reaches
+// the task-mode validator of that tool or is refused as an unknown tool —
+// never a validator/handler of the other mode. Run with -race.
+func TestModeSwitchWhileCalling(t *testing.T) {
+	c := mustCompile(t)
+	s, err := New(Config{Compiled: c, Profile: catalog.DefaultProfile(kanban.ModeTask), Backend: &recorder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := connect(t, s)
+	const want = "invalid arguments for create_task_kandev: /title: longer than 60 characters (maxLength)"
+	args := map[string]any{"title": strings.Repeat("t", 61)}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		modes := []kanban.Mode{kanban.ModeConfig, kanban.ModeTask}
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := s.SetProfile(catalog.DefaultProfile(modes[i%2])); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	var validated, unknown int
+	var mu sync.Mutex
+	var callers sync.WaitGroup
+	for range 4 {
+		callers.Add(1)
+		go func() {
+			defer callers.Done()
+			for range 200 {
+				req := mcp.CallToolRequest{}
+				req.Params.Name = "create_task_kandev"
+				req.Params.Arguments = args
+				res, err := cl.CallTool(context.Background(), req)
+				mu.Lock()
+				switch {
+				// A call racing the swap may pass the preflight and then
+				// miss the tool in mcp-go's map: still an unknown tool.
+				case err != nil && (strings.Contains(err.Error(), "unknown tool") || strings.Contains(err.Error(), "not found")):
+					unknown++
+				case err == nil && res.IsError && text(res) == want:
+					validated++
+				default:
+					t.Errorf("unexpected outcome: err=%v res=%v", err, res)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	callers.Wait()
+	close(stop)
+	wg.Wait()
+	if validated+unknown != 800 {
+		t.Fatalf("got %d outcomes, want 800", validated+unknown)
+	}
+	t.Logf("validated %d, unknown %d", validated, unknown)
+}
