@@ -37,6 +37,13 @@ var table = []struct {
 	{"create-task", []kanban.Mode{task, external}, ""},
 	// Task and office mode groups.
 	// Configuration and external mode groups.
+	{"repositories", []kanban.Mode{config, external}, ""},
+	{"task-state", []kanban.Mode{config, external}, ""},
+	{"external-questions", []kanban.Mode{external}, ""},
+	{"config-workflows", []kanban.Mode{config, external}, ""},
+	{"config-agents", []kanban.Mode{config, external}, ""},
+	{"config-mcp", []kanban.Mode{config, external}, ""},
+	{"config-executors", []kanban.Mode{config, external}, ""},
 }
 
 const (

@@ -1,0 +1,94 @@
+package catalog
+
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
+
+// Agent configuration bounds advertised in schemas (the store enforces them).
+const (
+	maxModelLen = 200
+	maxPathLen  = 4096 // paths, commands and URLs in agent configs
+)
+
+var configAgentsGroup = declare(&Group{Name: "config-agents", Tools: []*Tool{
+	{
+		Name:        "update_agent_kandev",
+		Title:       "Update agent",
+		Description: "Change an agent type's MCP support: whether it can use MCP tools and where its MCP config file lives. Find ids with list_agents_kandev.",
+		Input: Obj("", P{
+			"agent_id":        ID("Agent to change."),
+			"supports_mcp":    Bool("Whether the agent can use MCP tools."),
+			"mcp_config_path": Str("Path of the agent's MCP config file; empty clears it.").Len(0, maxPathLen),
+		}, "agent_id"),
+		Output: agentConfigOut,
+		Hints:  IdempotentWrite,
+		Run:    forwardID("agent.update", "agent_id"),
+	},
+	{
+		Name:        "list_agent_profiles_kandev",
+		Title:       "List agent profiles",
+		Description: "List agent profiles (named model and approval settings of an agent), oldest first. Use an id as agent_profile_id.",
+		Input: Obj("", PageProps(P{
+			"agent_id": ID("Only profiles of this agent."),
+		})),
+		Output: listOf(agentProfileOut),
+		Hints:  ReadHints,
+		Run:    forward("agent.profile.list"),
+	},
+	{
+		Name:  "create_agent_profile_kandev",
+		Title: "Create agent profile",
+		Description: "Add a named profile to an agent. An agent's first profile becomes its default. " +
+			"Names are unique per agent.",
+		Input: Obj("", P{
+			"agent_id":      ID("Agent the profile configures."),
+			"name":          Str("Profile name, unique within the agent.").Len(1, kanban.MaxNameLen),
+			"model":         Str("Model the agent runs with; empty uses the agent's default.").Len(0, maxModelLen),
+			"auto_approve":  Bool("Approve the agent's tool permission requests automatically. Default false.").Default(false),
+			"user_question": Bool("Sessions may ask the operator questions (ask_user_question_kandev). Default true.").Default(true),
+		}, "agent_id", "name"),
+		Output: agentProfileOut,
+		Hints:  WriteHints,
+		Run:    forward("agent.profile.create"),
+	},
+	{
+		Name:        "update_agent_profile_kandev",
+		Title:       "Update agent profile",
+		Description: "Change an agent profile; only the fields you give change. Affects sessions started afterwards.",
+		Input: Obj("", P{
+			"agent_profile_id": ID("Profile to change."),
+			"name":             Str("New name, unique within the agent.").Len(1, kanban.MaxNameLen),
+			"model":            Str("Model; empty uses the agent's default.").Len(0, maxModelLen),
+			"auto_approve":     Bool("Approve the agent's tool permission requests automatically."),
+			"user_question":    Bool("Sessions may ask the operator questions (ask_user_question_kandev)."),
+		}, "agent_profile_id"),
+		Output: agentProfileOut,
+		Hints:  IdempotentWrite,
+		Run:    forwardID("agent.profile.update", "agent_profile_id"),
+	},
+	{
+		Name:  "delete_agent_profile_kandev",
+		Title: "Delete agent profile",
+		Description: "Permanently delete an agent profile and its MCP config. Refused while a running session uses it " +
+			"or when it is the agent's last profile; deleting the default promotes the oldest remaining profile.",
+		Input: Obj("", P{
+			"agent_profile_id": ID("Profile to delete."),
+		}, "agent_profile_id"),
+		Output: deletionOut,
+		Hints:  DestructiveHints,
+		Run:    forwardID("agent.profile.delete", "agent_profile_id"),
+	},
+}})
+
+var (
+	agentConfigOut = out("An agent type.", P{
+		"id": Str("Agent id."), "name": Str("Agent name."), "display_name": Str("Display name."),
+		"supports_mcp":    Bool("Whether the agent can use MCP tools."),
+		"mcp_config_path": Str("Path of the agent's MCP config file; absent when unset."),
+	}, "id", "name", "supports_mcp")
+	agentProfileOut = out("An agent profile.", P{
+		"id": Str("Profile id."), "agent_id": Str("Agent."), "name": Str("Name."),
+		"model":         Str("Model; empty for the agent's default."),
+		"auto_approve":  Bool("Tool permission requests are approved automatically."),
+		"user_question": Bool("Sessions may ask the operator questions."),
+		"is_default":    Bool("Used when no profile is named."),
+	}, "id", "agent_id", "name")
+)

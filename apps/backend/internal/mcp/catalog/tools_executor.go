@@ -1,0 +1,86 @@
+package catalog
+
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
+
+// Executor profile bounds advertised in schemas (the store also caps
+// config at 64 KiB and each script at 64 KiB of UTF-8).
+const (
+	maxScriptLen         = 64 << 10
+	maxExecutorConfigKey = 100
+)
+
+var configExecutorsGroup = declare(&Group{Name: "config-executors", Tools: []*Tool{
+	{
+		Name:        "list_executors_kandev",
+		Title:       "List executors",
+		Description: "List executors (ways of running agents, e.g. a local process or a git worktree) by name. Their profiles are listed by list_executor_profiles_kandev.",
+		Input:       Obj("", PageProps(P{})),
+		Output:      listOf(executorOut),
+		Hints:       ReadHints,
+		Run:         forward("executor.list"),
+	},
+	{
+		Name:  "create_executor_profile_kandev",
+		Title: "Create executor profile",
+		Description: "Add a named profile to an executor: its MCP policy, settings and prepare/cleanup scripts. " +
+			"An executor's first profile becomes its default. Names are unique per executor.",
+		Input: Obj("", withExecutorFields(P{
+			"executor_id": ID("Executor the profile configures (see list_executors_kandev)."),
+			"name":        Str("Profile name, unique within the executor.").Len(1, kanban.MaxNameLen),
+			"mcp_policy":  Enum("How sessions run by this profile treat MCP servers. Default inherit.", kanban.MCPPolicies...).Default(kanban.MCPPolicies[0]),
+		}), "executor_id", "name"),
+		Output: executorProfileConfigOut,
+		Hints:  WriteHints,
+		Run:    forward("executor.profile.create"),
+	},
+	{
+		Name:        "update_executor_profile_kandev",
+		Title:       "Update executor profile",
+		Description: "Change an executor profile; only the fields you give change (config, when given, replaces the stored config).",
+		Input: Obj("", withExecutorFields(P{
+			"executor_profile_id": ID("Profile to change."),
+			"name":                Str("New name, unique within the executor.").Len(1, kanban.MaxNameLen),
+			"mcp_policy":          Enum("How sessions run by this profile treat MCP servers.", kanban.MCPPolicies...),
+		}), "executor_profile_id"),
+		Output: executorProfileConfigOut,
+		Hints:  IdempotentWrite,
+		Run:    forwardID("executor.profile.update", "executor_profile_id"),
+	},
+	{
+		Name:  "delete_executor_profile_kandev",
+		Title: "Delete executor profile",
+		Description: "Permanently delete an executor profile. Refused while a running session uses it or when it is the " +
+			"executor's last profile; deleting the default promotes the oldest remaining profile.",
+		Input: Obj("", P{
+			"executor_profile_id": ID("Profile to delete."),
+		}, "executor_profile_id"),
+		Output: deletionOut,
+		Hints:  DestructiveHints,
+		Run:    forwardID("executor.profile.delete", "executor_profile_id"),
+	},
+}})
+
+// withExecutorFields adds the settings shared by create and update.
+func withExecutorFields(p P) P {
+	p["config"] = openConfig("Executor settings by name (open: values are any JSON; at most 64 KiB in all). "+
+		"On update, replaces the stored config.", maxExecutorConfigKey)
+	p["prepare_script"] = Str("Shell script run before the agent starts; empty for none.").Len(0, maxScriptLen)
+	p["cleanup_script"] = Str("Shell script run after the session ends; empty for none.").Len(0, maxScriptLen)
+	return p
+}
+
+var (
+	executorOut = out("An executor.", P{
+		"id": Str("Executor id."), "name": Str("Name."), "type": Str("Executor type."),
+		"description": Str("What it does."),
+	}, "id", "name")
+	executorProfileConfigOut = out("An executor profile.", P{
+		"id": Str("Profile id."), "executor_id": Str("Executor."), "name": Str("Name."),
+		"mcp_policy": Str("How the executor treats MCP servers."),
+		"config": S{"type": "object", "description": "Executor settings by name.",
+			"additionalProperties": S{"description": "A setting's value."}},
+		"prepare_script": Str("Script run before the agent starts; absent when none."),
+		"cleanup_script": Str("Script run after the session ends; absent when none."),
+		"is_default":     Bool("Used when no profile is named."),
+	}, "id", "executor_id", "name", "mcp_policy")
+)

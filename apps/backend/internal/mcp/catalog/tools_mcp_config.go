@@ -1,0 +1,87 @@
+package catalog
+
+import "github.com/kandev/kandev/apps/backend/internal/action"
+
+// MCP server config bounds advertised in schemas (the store also enforces
+// the server count, per-type fields and a 64 KiB total).
+const (
+	maxMCPServers     = 32
+	mcpServerNameRe   = `^[A-Za-z0-9_.-]{1,64}$`
+	envNameRe         = `^[A-Za-z_][A-Za-z0-9_]{0,127}$`
+	headerNameRe      = "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$"
+	maxSecretValueLen = 8192
+	maxServerArgs     = 64
+	maxServerMapKeys  = 64
+)
+
+var configMCPGroup = declare(&Group{Name: "config-mcp", Tools: []*Tool{
+	{
+		Name:  "get_mcp_config_kandev",
+		Title: "Get MCP config",
+		Description: "Read an agent profile's MCP configuration: whether MCP is enabled and the MCP servers its agent connects to. " +
+			"env and headers values are secrets and always read back masked as \"" + action.SecretMask + "\".",
+		Input: Obj("", P{
+			"agent_profile_id": ID("Agent profile whose MCP config to read."),
+		}, "agent_profile_id"),
+		Output: mcpConfigOut,
+		Hints:  ReadHints,
+		Run:    forward("mcp_config.get"),
+	},
+	{
+		Name:  "update_mcp_config_kandev",
+		Title: "Update MCP config",
+		Description: "Enable or disable MCP for an agent profile and/or replace its MCP servers. servers, when given, replaces " +
+			"all servers ({} removes them); an env or header value of \"" + action.SecretMask + "\" keeps that stored secret, " +
+			"so a config read with get_mcp_config_kandev can be edited and written back.",
+		Input: Obj("", P{
+			"agent_profile_id": ID("Agent profile whose MCP config to change."),
+			"enabled":          Bool("Whether the profile's agent gets MCP servers at all."),
+			"servers":          mcpServers(),
+		}, "agent_profile_id"),
+		Output: mcpConfigOut,
+		Hints:  IdempotentWrite,
+		Run:    forward("mcp_config.update"),
+	},
+}})
+
+// mcpServers is the explicit record of MCP servers by name.
+func mcpServers() S {
+	r := Record("MCP servers by name (letters, digits, _ . -; at most 32). Replaces every stored server.",
+		mcpServerNameRe, mcpServer())
+	r["maxProperties"] = maxMCPServers
+	return r
+}
+
+// mcpServer is one server's closed config.
+func mcpServer() S {
+	return Obj("One MCP server. stdio servers take command, args and env; http servers take url and headers.", P{
+		"type":    Enum("How the agent reaches the server.", "stdio", "http"),
+		"command": Str("stdio: executable to launch (required for stdio).").Len(1, maxPathLen),
+		"args":    Arr("stdio: command-line arguments.", Str("One argument.").Len(0, maxPathLen)).Items(0, maxServerArgs),
+		"env":     secretRecord("stdio: environment variables by name. Write-only: read back masked.", envNameRe),
+		"url":     Str("http: the server's http(s) URL (required for http).").Len(1, maxPathLen),
+		"headers": secretRecord("http: request headers by name. Write-only: read back masked.", headerNameRe),
+	}, "type")
+}
+
+func secretRecord(desc, keyPattern string) S {
+	r := Record(desc, keyPattern, Str(`A value; "`+action.SecretMask+`" keeps the stored one.`).Len(0, maxSecretValueLen))
+	r["maxProperties"] = maxServerMapKeys
+	return r
+}
+
+var mcpConfigOut = out("An agent profile's MCP configuration; env and header values are masked.", P{
+	"agent_profile_id": Str("Agent profile."),
+	"enabled":          Bool("Whether the profile's agent gets MCP servers."),
+	"servers": S{"type": "object", "description": "MCP servers by name.",
+		"additionalProperties": out("One MCP server.", P{
+			"type": Str("stdio or http."), "command": Str("stdio command."),
+			"args": Arr("stdio arguments.", Str("One argument.")),
+			"env": S{"type": "object", "description": "Environment variable names, values masked.",
+				"additionalProperties": Str("Masked value.")},
+			"url": Str("http URL."),
+			"headers": S{"type": "object", "description": "Header names, values masked.",
+				"additionalProperties": Str("Masked value.")},
+		}, "type")},
+	"updated_at": Str("Last change (RFC 3339)."),
+}, "agent_profile_id", "enabled", "servers")

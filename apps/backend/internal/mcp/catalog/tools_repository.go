@@ -1,0 +1,23 @@
+package catalog
+
+var repositoriesGroup = declare(&Group{Name: "repositories", Tools: []*Tool{
+	{
+		Name:  "list_repositories_kandev",
+		Title: "List repositories",
+		Description: "List the code repositories registered in a workspace, oldest first. Use an id as repository_id " +
+			"when creating a task.",
+		Input: Obj("", PageProps(P{
+			"workspace_id": ID("Workspace whose repositories to list. Default: your workspace, else the first workspace."),
+		})),
+		Output: listOf(repositoryOut),
+		Hints:  ReadHints,
+		Run:    forward("repository.list"),
+	},
+}})
+
+var repositoryOut = out("A repository.", P{
+	"id": Str("Repository id."), "workspace_id": Str("Workspace."), "name": Str("Name."),
+	"local_path":     Str("Local checkout path; absent when unknown."),
+	"remote_url":     Str("Remote URL; absent when unknown."),
+	"default_branch": Str("Branch tasks start from by default."),
+}, "id", "workspace_id", "name", "default_branch")

@@ -1,0 +1,125 @@
+package catalog
+
+import (
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// Step setting bounds advertised in schemas (the store enforces >= 0).
+const (
+	maxWIPLimit        = 10_000
+	maxAutoArchiveHrs  = 87_600 // ten years
+	maxStepActions     = 20     // automations per event
+	maxStepActionKeys  = 50     // keys in one automation's config
+	stepConfigKeyRegex = `^[A-Za-z0-9_.-]{1,64}$`
+)
+
+// stepFields are a workflow step's settings, written once for
+// create_workflow_step, update_workflow_step, create_workflow's steps and
+// the import/export document. Each call returns fresh schemas.
+func stepFields() P {
+	return P{
+		"name":   Str("Step (board column) name, unique within the workflow.").Len(1, kanban.MaxNameLen),
+		"color":  Str(`Display colour, e.g. "#3b82f6".`).Len(0, kanban.MaxNameLen),
+		"prompt": Str("Instructions for agents working on tasks in this step.").Len(0, kanban.MaxPromptLen),
+		"is_start_step": Bool("New tasks land on this step by default. Setting it takes the flag from the " +
+			"workflow's other steps; it cannot be cleared on the start step (mark another step instead)."),
+		"allow_manual_move": Bool("Tasks may be moved onto this step by hand. Default true.").Default(true),
+		"auto_advance":      Bool("step_complete_kandev moves a finished task to the next step. Default false.").Default(false),
+		"wip_limit":         Int("Maximum tasks on the step; 0 (default) means no limit.").Range(0, maxWIPLimit),
+		"auto_archive_after_hours": Int("Archive tasks that stay on the step this many hours; 0 (default) never.").
+			Range(0, maxAutoArchiveHrs),
+		"events": stepEvents(),
+	}
+}
+
+// stepEvents is the explicit record of step automations: keys are the
+// event kinds (kanban.StepEventKinds), values lists of actions.
+func stepEvents() S {
+	return S{"type": "object",
+		"description": "Automations by event: on_enter/on_exit (a task enters/leaves the step), on_turn_start/" +
+			"on_turn_complete (an agent turn on a task in the step starts/completes); each a list run in order. " +
+			"On update, replaces all stored automations ({} clears them).",
+		"propertyNames":        S{"enum": kanban.StepEventKinds},
+		"additionalProperties": Arr("Automations run on this event, in order.", stepAction()).Items(0, maxStepActions),
+	}
+}
+
+// stepAction is one automation: a type and its open config.
+func stepAction() S {
+	return Obj("One automation.", P{
+		"type":   Str("Automation type, as the automation runner names it.").Len(1, kanban.MaxNameLen),
+		"config": openConfig("Settings of the automation, by name; values are any JSON.", maxStepActionKeys),
+	}, "type")
+}
+
+// openConfig is an open settings record: names matching
+// stepConfigKeyRegex, any JSON values, at most maxKeys entries.
+func openConfig(desc string, maxKeys int) S {
+	r := Record(desc, stepConfigKeyRegex, S{"description": "A setting's value (any JSON)."})
+	r["maxProperties"] = maxKeys
+	return r
+}
+
+// withStepFields returns the step settings plus extra properties.
+func withStepFields(extra P) P {
+	p := stepFields()
+	for k, v := range extra {
+		p[k] = v
+	}
+	return p
+}
+
+var stepOutList = out("The workflow's steps in their new board order.", P{
+	"items": Arr("Every step of the workflow, in board order.", stepOut),
+}, "items")
+
+// stepConfigTools are the step tools of the config-workflows group.
+var stepConfigTools = []*Tool{
+	{
+		Name:  "create_workflow_step_kandev",
+		Title: "Create workflow step",
+		Description: "Append a step (board column) to a workflow. The workflow's first step becomes its start step. " +
+			"Use update_workflow_step_kandev to change a step and reorder_workflow_steps_kandev to move it.",
+		Input: Obj("", withStepFields(P{
+			"workflow_id": ID("Workflow to add the step to."),
+		}), "workflow_id", "name"),
+		Output: stepOut,
+		Hints:  WriteHints,
+		Run:    forward("workflow.step.create"),
+	},
+	{
+		Name:        "update_workflow_step_kandev",
+		Title:       "Update workflow step",
+		Description: "Change a workflow step's settings; only the fields you give change (events, when given, replaces all automations).",
+		Input: Obj("", withStepFields(P{
+			"workflow_step_id": ID("Step to change."),
+		}), "workflow_step_id"),
+		Output: stepOut,
+		Hints:  IdempotentWrite,
+		Run:    forwardID("workflow.step.update", "workflow_step_id"),
+	},
+	{
+		Name:        "delete_workflow_step_kandev",
+		Title:       "Delete workflow step",
+		Description: "Permanently delete a workflow step. Refused while any task (archived included) is on it; move them first.",
+		Input: Obj("", P{
+			"workflow_step_id": ID("Step to delete."),
+		}, "workflow_step_id"),
+		Output: deletionOut,
+		Hints:  DestructiveHints,
+		Run:    forwardID("workflow.step.delete", "workflow_step_id"),
+	},
+	{
+		Name:        "reorder_workflow_steps_kandev",
+		Title:       "Reorder workflow steps",
+		Description: "Set the board order of a workflow's steps. step_ids must list every step of the workflow exactly once.",
+		Input: Obj("", P{
+			"workflow_id": ID("Workflow whose steps to reorder."),
+			"step_ids": Arr("Every step id of the workflow, each once, in the new order.",
+				ID("A step id.")).Items(1, kanban.MaxLimit).Unique(),
+		}, "workflow_id", "step_ids"),
+		Output: stepOutList,
+		Hints:  IdempotentWrite,
+		Run:    forward("workflow.step.reorder"),
+	},
+}

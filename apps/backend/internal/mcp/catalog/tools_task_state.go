@@ -1,0 +1,17 @@
+package catalog
+
+var taskStateGroup = declare(&Group{Name: "task-state", Tools: []*Tool{
+	{
+		Name:  "update_task_state_kandev",
+		Title: "Update task state",
+		Description: "Set a task's lifecycle state (e.g. mark it BLOCKED or COMPLETED) without moving it between steps. " +
+			"Use move_task_kandev to change its step.",
+		Input: Obj("", P{
+			"task_id": TaskRef(`Task to change; "self" is your own task (sessions only).`),
+			"state":   Enum("The new state.", taskStates...),
+		}, "task_id", "state"),
+		Output: taskOut,
+		Hints:  IdempotentWrite,
+		Run:    forwardID("task.set_state", "task_id"),
+	},
+}})

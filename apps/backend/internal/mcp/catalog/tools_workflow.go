@@ -1,0 +1,132 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+var configWorkflowsGroup = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
+	{
+		Name:  "create_workflow_kandev",
+		Title: "Create workflow",
+		Description: "Create a workflow (kanban board) in a workspace, optionally with its steps in the same atomic call. " +
+			"To copy a workflow, use export_workflow_kandev and import_workflow_kandev instead.",
+		Input: Obj("", P{
+			"workspace_id": ID("Workspace for the workflow. Default: your workspace, else the first workspace."),
+			"name":         Str("Workflow name.").Len(1, kanban.MaxNameLen),
+			"description":  Str("What the workflow is for.").Len(0, kanban.MaxDescriptionLen),
+			"steps": Arr("Steps to create, in board order; names unique. The flagged start step, else the first, is the start step.",
+				Obj("One step's settings.", stepFields(), "name")).Items(1, action.MaxWorkflowSteps),
+		}, "name"),
+		Output: workflowWithStepsOut,
+		Hints:  WriteHints,
+		Run:    forward("workflow.create"),
+	},
+	{
+		Name:        "update_workflow_kandev",
+		Title:       "Update workflow",
+		Description: "Rename a workflow or change its description; only the fields you give change.",
+		Input: Obj("", P{
+			"workflow_id": ID("Workflow to change."),
+			"name":        Str("New name.").Len(1, kanban.MaxNameLen),
+			"description": Str("New description.").Len(0, kanban.MaxDescriptionLen),
+		}, "workflow_id"),
+		Output: workflowOut,
+		Hints:  IdempotentWrite,
+		Run:    forwardID("workflow.update", "workflow_id"),
+	},
+	{
+		Name:  "delete_workflow_kandev",
+		Title: "Delete workflow",
+		Description: "Permanently delete a workflow and its steps. Refused while tasks (archived included) are on it, " +
+			"unless cascade is true, which also deletes those tasks and their sessions, plans and documents.",
+		Input: Obj("", P{
+			"workflow_id": ID("Workflow to delete."),
+			"cascade": Bool("Also delete every task on the workflow. Default false: the delete is refused " +
+				"(CONFLICT) while the workflow has tasks.").Default(false),
+		}, "workflow_id"),
+		Output: deletionOut,
+		Hints:  DestructiveHints,
+		Run:    forwardID("workflow.delete", "workflow_id"),
+	},
+	{
+		Name:  "export_workflow_kandev",
+		Title: "Export workflow",
+		Description: "Export a workflow and its steps' settings as a versioned, portable document " +
+			`({"format":"kandev_workflow","version":1,...}, no ids) to pass to import_workflow_kandev.`,
+		Input: Obj("", P{
+			"workflow_id": ID("Workflow to export."),
+		}, "workflow_id"),
+		Output: workflowDocumentOut,
+		Hints:  ReadHints,
+		Run:    forwardID("workflow.export", "workflow_id"),
+	},
+	{
+		Name:  "import_workflow_kandev",
+		Title: "Import workflow",
+		Description: "Create a new workflow with its steps from a document made by export_workflow_kandev, atomically. " +
+			"The document must match its schema and be at most 1 MiB; a rejected document creates nothing.",
+		Input: Obj("", P{
+			"workspace_id": ID("Workspace to create the workflow in. Default: your workspace, else the first workspace."),
+			"document":     workflowDocument(`A workflow document: {"format":"kandev_workflow","version":1,"workflow":{...},"steps":[...]}.`),
+		}, "document"),
+		Output: workflowWithStepsOut,
+		Hints:  WriteHints,
+		Run:    forward("workflow.import"),
+	},
+}, stepConfigTools...)})
+
+// workflowDocument is the schema of the portable workflow document, as
+// import_workflow_kandev takes it and export_workflow_kandev returns it.
+func workflowDocument(desc string) S {
+	return Obj(desc, P{
+		"format": Const(`Document format: "`+action.WorkflowDocFormat+`".`, action.WorkflowDocFormat),
+		"version": S{"type": "integer", "const": action.WorkflowDocVersion,
+			"description": "Document format version: 1."},
+		"workflow": Obj("The workflow's own settings.", P{
+			"name":        Str("Workflow name.").Len(1, kanban.MaxNameLen),
+			"description": Str("What the workflow is for.").Len(0, kanban.MaxDescriptionLen),
+		}, "name"),
+		"steps": Arr("The steps in board order; names unique, at most one start step (default: the first).",
+			Obj("One step's settings.", stepFields(), "name")).Items(1, action.MaxWorkflowSteps),
+	}, "format", "version", "workflow", "steps")
+}
+
+var (
+	// workflowDocumentOut is light: the document matches import's schema.
+	workflowDocumentOut = out("The workflow document; pass it unchanged as import_workflow_kandev's document.", P{
+		"format":   Str(`Always "` + action.WorkflowDocFormat + `".`),
+		"version":  Int("Document format version."),
+		"workflow": out("The workflow's name and description.", P{"name": Str("Name."), "description": Str("Description.")}, "name"),
+		"steps": Arr("The steps in board order.", S{"type": "object",
+			"description": "One step's settings: the fields of create_workflow_step_kandev without workflow_id."}),
+	}, "format", "version", "workflow", "steps")
+	workflowWithStepsOut = out("The created workflow and its steps.", P{
+		"workflow": workflowOut,
+		"steps":    Arr("The workflow's steps in board order.", stepOut),
+	}, "workflow", "steps")
+	deletionOut = out("The deleted entity.", P{
+		"id":      Str("Id of the deleted entity."),
+		"deleted": Bool("Always true: the entity is gone."),
+	}, "id", "deleted")
+)
+
+// forwardID returns a Run that passes the arguments to action with the
+// tool's entity id property (idProp, e.g. "workflow_id") renamed to the
+// action's "id"; every other property is passed unchanged.
+func forwardID(action, idProp string) func(ctx context.Context, c Call) (any, error) {
+	return func(ctx context.Context, c Call) (any, error) {
+		var in map[string]json.RawMessage
+		if err := c.Decode(&in); err != nil {
+			return nil, err
+		}
+		if id, ok := in[idProp]; ok {
+			delete(in, idProp)
+			in["id"] = id
+		}
+		return call(ctx, c, action, in)
+	}
+}
