@@ -41,15 +41,10 @@ func wrap(e *entry, backend catalog.Backend, log *slog.Logger) mcpserver.ToolHan
 			log.Info("tool call", "tool", name, "args", keys, "outcome", outcome, "duration", time.Since(start))
 		}()
 		args, msg := decodeArgs(name, req.Params)
-		if msg == "" && e.def.Normalize != nil {
-			var nerr error
-			if args, nerr = e.def.Normalize(args); nerr != nil {
-				msg = "invalid arguments for " + name + ": " + nerr.Error()
-			}
-		}
 		if msg == "" {
-			if verr := e.validator.Validate(args); verr != nil {
-				msg = verr.Error()
+			var cerr error
+			if args, cerr = e.check(args); cerr != nil {
+				msg = cerr.Error()
 			}
 		}
 		if msg != "" {

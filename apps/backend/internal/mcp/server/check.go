@@ -1,0 +1,39 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+)
+
+// errUnknownTool is Check's answer for a name the catalog does not declare.
+var errUnknownTool = errors.New("unknown tool")
+
+// Check runs the wrapper's argument check for tool on args already decoded
+// as a JSON object: the tool's normalisation, then validation against its
+// compiled schema. It returns nil or an error whose text is exactly the tool
+// error the wrapper would send. It is the same code the wrapper runs (not a
+// copy), exported so benchmarks can measure it without a handler.
+func (c *Compiled) Check(tool string, args map[string]any) error {
+	e := c.entries[tool]
+	if e == nil {
+		return fmt.Errorf("check %s: %w", tool, errUnknownTool)
+	}
+	_, err := e.check(args)
+	return err
+}
+
+// check normalises args (on a shallow copy, if it changes anything) and
+// validates the result. It returns the arguments the handler must see, or
+// an error whose text is the tool error.
+func (e *entry) check(args map[string]any) (map[string]any, error) {
+	if e.def.Normalize != nil {
+		var err error
+		if args, err = e.def.Normalize(args); err != nil {
+			return nil, errors.New("invalid arguments for " + e.def.Name + ": " + err.Error())
+		}
+	}
+	if err := e.validator.Validate(args); err != nil {
+		return nil, err
+	}
+	return args, nil
+}
