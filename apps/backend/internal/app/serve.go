@@ -16,6 +16,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"
 	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
@@ -35,6 +36,9 @@ type Config struct {
 	Ready func(addr string)
 	// Out receives the start-up banner (default stdout).
 	Out io.Writer
+	// Conformance mounts the MCP conformance suite's fixture server at
+	// ConformancePath (unauthenticated; refused unless Addr is loopback).
+	Conformance bool
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down
@@ -55,6 +59,10 @@ func Run(ctx context.Context, cfg Config) error {
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
+	}
+	if err := b.enableConformance(cfg.Conformance, ln.Addr()); err != nil {
+		_ = ln.Close()
+		return err
 	}
 	srv := &http.Server{Handler: b.routes(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
@@ -77,6 +85,7 @@ func Run(ctx context.Context, cfg Config) error {
 	defer cancel()
 	b.ws.Close()
 	b.mcpHTTP.Shutdown(shutdownCtx)
+	b.shutdownConformance(shutdownCtx)
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}
@@ -97,6 +106,9 @@ type backend struct {
 	// attached maps a WebSocket connection to the session its MCP server
 	// attached as, so a disconnect can be recorded.
 	attached sync.Map
+
+	// conformance is the conformance fixture server (nil unless enabled).
+	conformance *conformance.Server
 }
 
 func newBackend(ctx context.Context, cfg Config) (*backend, error) {
@@ -157,6 +169,7 @@ func (b *backend) routes() http.Handler {
 	mux.Handle("/mcp", b.operatorOnly(b.mcpHTTP.Streamable))
 	mux.Handle("GET /mcp/sse", b.operatorOnly(b.mcpHTTP.SSE))
 	mux.Handle("POST /mcp/message", b.operatorOnly(b.mcpHTTP.Message))
+	b.mountConformance(mux)
 	return mux
 }
 
