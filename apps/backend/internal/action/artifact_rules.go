@@ -8,24 +8,60 @@ import (
 )
 
 // checkArtifactData applies the rules of an artifact kind that a JSON
-// Schema cannot state (the MCP tools validate each kind's shape first).
-// Today: a walkthrough step's line_end may not precede its line.
+// Schema cannot state (the MCP tools validate each kind's shape first): a
+// walkthrough step's line_end may not precede its line, and a chart
+// series has one value per label.
 func checkArtifactData(kind string, data json.RawMessage) error {
-	if kind != kanban.ArtifactWalkthrough {
-		return nil
+	switch kind {
+	case kanban.ArtifactWalkthrough:
+		return checkWalkthrough(data)
+	case kanban.ArtifactRichOutput:
+		return checkCharts(data)
 	}
+	return nil
+}
+
+func checkWalkthrough(data json.RawMessage) error {
 	var w struct {
 		Steps []struct {
-			Line    int `json:"line"`
-			LineEnd int `json:"line_end"`
+			Line    json.Number `json:"line"`
+			LineEnd json.Number `json:"line_end"`
 		} `json:"steps"`
 	}
-	if err := json.Unmarshal(data, &w); err != nil {
-		return kanban.FieldError("data", "walkthrough steps must have integer line and line_end")
+	if json.Unmarshal(data, &w) != nil {
+		return nil // not the walkthrough shape: nothing here to compare
 	}
 	for i, st := range w.Steps {
-		if st.LineEnd != 0 && st.LineEnd < st.Line {
-			return kanban.FieldError(fmt.Sprintf("data.steps[%d].line_end", i), "must be >= line")
+		line, err1 := st.Line.Int64()
+		end, err2 := st.LineEnd.Int64()
+		if err1 == nil && err2 == nil && end < line {
+			return kanban.FieldError(fmt.Sprintf("steps[%d].line_end", i), "must be >= line")
+		}
+	}
+	return nil
+}
+
+func checkCharts(data json.RawMessage) error {
+	var r struct {
+		Blocks []struct {
+			Type   string            `json:"type"`
+			Labels []json.RawMessage `json:"labels"`
+			Series []struct {
+				Values []json.RawMessage `json:"values"`
+			} `json:"series"`
+		} `json:"blocks"`
+	}
+	if json.Unmarshal(data, &r) != nil {
+		return nil
+	}
+	for i, b := range r.Blocks {
+		if b.Type != "chart" {
+			continue
+		}
+		for j, s := range b.Series {
+			if len(s.Values) != len(b.Labels) {
+				return kanban.FieldError(fmt.Sprintf("blocks[%d].series[%d].values", i, j), "must have one value per label")
+			}
 		}
 	}
 	return nil

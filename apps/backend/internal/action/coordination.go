@@ -75,6 +75,7 @@ func (s *Service) registerTaskSurface(r *Registry) {
 	Register(r, "session.spawn", all, s.spawnSession)
 	Register(r, "task.related", all, s.related)
 	Register(r, "step.complete", AllowSession, s.completeStep)
+	Register(r, "step.decide", all, s.decideStep)
 	Register(r, "task.set_title", AllowSession, s.setTitle)
 	s.registerBranches(r)
 }

@@ -140,3 +140,69 @@ func (s *Service) nextStep(ctx context.Context, cur *kanban.WorkflowStep) (*kanb
 		pg.Cursor = l.NextCursor
 	}
 }
+
+// Step decisions.
+const (
+	DecisionApproved  = "approved"
+	DecisionRejected  = "rejected"
+	maxDecisionReason = 2000
+	decisionForbidden = "a session may only record decisions on its own task and its subtasks"
+)
+
+// StepDecideIn is the payload of step.decide.
+type StepDecideIn struct {
+	TaskID   string `json:"task_id"`
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+}
+
+// stepDecisionData is what a step_decision artifact records.
+type stepDecisionData struct {
+	StepID   string `json:"step_id"`
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+}
+
+// StepDecideOut is the result of step.decide.
+type StepDecideOut struct {
+	Artifact *kanban.Artifact `json:"artifact"`
+	// Supersedes is the id of the decision this one replaces as the
+	// latest on the task, if any.
+	Supersedes string `json:"supersedes,omitempty"`
+}
+
+// decideStep records an approval or rejection of a task's current step.
+// The latest decision on a task is the one in force.
+func (s *Service) decideStep(ctx context.Context, p Principal, in StepDecideIn) (*StepDecideOut, error) {
+	if in.Decision != DecisionApproved && in.Decision != DecisionRejected {
+		return nil, kanban.FieldError("decision", "must be one of: approved, rejected")
+	}
+	if err := kanban.CheckText("reason", in.Reason, true, maxDecisionReason); err != nil {
+		return nil, err
+	}
+	t, err := s.taskInTree(ctx, p, in.TaskID, reachDescendants, decisionForbidden)
+	if err != nil {
+		return nil, err
+	}
+	out := &StepDecideOut{}
+	prev, err := s.store.LatestArtifact(ctx, t.ID, kanban.ArtifactDecision)
+	switch {
+	case err == nil:
+		out.Supersedes = prev.ID
+	case kanban.ErrorCode(err) != kanban.CodeNotFound:
+		return nil, err
+	}
+	data, err := json.Marshal(stepDecisionData{StepID: t.WorkflowStepID, Decision: in.Decision, Reason: in.Reason})
+	if err != nil {
+		return nil, fmt.Errorf("step decide: %w", err)
+	}
+	a := kanban.Artifact{TaskID: t.ID, Kind: kanban.ArtifactDecision, Data: data}
+	if p.Kind == Session {
+		a.SessionID = p.SessionID
+	}
+	if out.Artifact, err = s.store.CreateArtifact(ctx, a); err != nil {
+		return nil, err
+	}
+	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "artifact.created", out.Artifact)
+	return out, nil
+}

@@ -1,0 +1,64 @@
+package catalog
+
+import (
+	"strings"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+var conversationGroup = declare(&Group{Name: "conversation", Tools: []*Tool{
+	{
+		Name:  "get_task_conversation_kandev",
+		Title: "Get task conversation",
+		Description: "Read a task's conversation (prompts, agent messages, tool calls, questions, status) across its " +
+			"sessions, or one session's with session_id. Page with limit and the before/after cursors: pass next_cursor as " +
+			"after to continue an ascending listing, as before to continue a descending one.",
+		Input: Obj("", P{
+			"task_id":    TaskRef(`Task whose conversation to read; "self" is your own task (sessions only).`),
+			"session_id": ID("Only messages of this session of the task."),
+			"message_types": Arr("Only messages of these types.", Enum("A message type.", kanban.MessageTypes...)).
+				Items(1, len(kanban.MessageTypes)).Unique(),
+			"sort":   Enum("Order by time: asc (oldest first, default) or desc (newest first).", "asc", "desc").Default("asc"),
+			"before": Str("Cursor: only messages before this one (a next_cursor from a descending page).").Len(1, 512),
+			"after":  Str("Cursor: only messages after this one (a next_cursor from an ascending page).").Len(1, 512),
+			"limit":  Int("Page size: 1–200, default 50.").Range(1, kanban.MaxLimit).Default(kanban.DefaultLimit),
+		}, "task_id"),
+		Output: listOf(messageOut),
+		Hints:  ReadHints,
+		Run:    forward("message.list"),
+	},
+	{
+		Name:  "list_task_sessions_kandev",
+		Title: "List task sessions",
+		Description: "List a task's agent sessions, newest first, with their state, MCP mode and agent profile. Use a " +
+			"session id to filter get_task_conversation_kandev.",
+		Input: Obj("", PageProps(P{
+			"task_id": TaskRef(`Task whose sessions to list; "self" is your own task (sessions only).`),
+		}), "task_id"),
+		Output: listOf(sessionOut),
+		Hints:  ReadHints,
+		Run:    forward("session.list"),
+	},
+}})
+
+var (
+	messageOut = out("One conversation message.", P{
+		"id": Str("Message id."), "session_id": Str("Session it belongs to."), "task_id": Str("Task."),
+		"author":     Str(`Who wrote it: "user", "agent", "operator", or "task:<id>" for a message from another task's session.`),
+		"type":       Str("Message type: " + strings.Join(kanban.MessageTypes, ", ") + "."),
+		"content":    Str("Text."),
+		"turn":       Int("Agent turn number."),
+		"created_at": Str("When written (RFC 3339)."),
+	}, "id", "session_id", "task_id", "author", "type", "content", "created_at")
+	sessionOut = out("An agent session on a task.", P{
+		"id": Str("Session id."), "task_id": Str("Task."), "workspace_id": Str("Workspace."),
+		"agent_profile_id":    Str("Agent profile the session runs with."),
+		"executor_profile_id": Str("Executor profile it runs on."),
+		"state":               Str("CREATED, RUNNING, WAITING_FOR_INPUT, COMPLETED, FAILED or CANCELLED."),
+		"mcp_mode":            Str("Tool surface its agent sees (task, task-title-pending, config, office)."),
+		"capabilities":        Arr("Capabilities such as user-question.", Str("A capability.")),
+		"mcp_attached":        Bool("Whether its MCP server is connected right now."),
+		"created_at":          Str("Creation time (RFC 3339)."),
+		"updated_at":          Str("Last change (RFC 3339)."),
+	}, "id", "task_id", "state", "mcp_mode")
+)

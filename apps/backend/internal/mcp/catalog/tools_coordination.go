@@ -1,0 +1,68 @@
+package catalog
+
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
+
+// maxStopReason bounds stop_task_kandev's reason (as the action does).
+const maxStopReason = 1000
+
+var coordinationGroup = declare(&Group{Name: "coordination", Tools: []*Tool{
+	{
+		Name:  "message_task_kandev",
+		Title: "Message another task",
+		Description: "Send a prompt to another task's agent: it is appended to that task's newest running session's " +
+			"conversation (author task:<your task id>) and the session is notified. delivery_mode queued (default) waits " +
+			"for the agent's next turn; interrupt stops its current turn and is allowed only for the task's direct parent. " +
+			"Fails with CONFLICT when the task has no running session (use spawn_session_kandev).",
+		Input: Obj("", P{
+			"task_id": ID("Task to message (not your own)."),
+			"message": Str("The prompt to deliver.").Len(1, kanban.MaxPromptLen),
+			"delivery_mode": Enum("queued: delivered at the next turn (default); interrupt: interrupt the current turn "+
+				"(direct parent only).", "queued", "interrupt").Default("queued"),
+		}, "task_id", "message"),
+		Output: out("The delivered message.", P{
+			"message":       messageOut,
+			"session_id":    Str("The session it was delivered to."),
+			"delivery_mode": Str("queued or interrupt."),
+		}, "message", "session_id", "delivery_mode"),
+		Hints: WriteHints,
+		Run:   forward("task.message"),
+	},
+	{
+		Name:  "stop_task_kandev",
+		Title: "Stop subtask",
+		Description: "Stop the agents of one of your direct subtasks: every session of it that has not ended becomes " +
+			"CANCELLED and gets a status message with your reason. Stopping a task whose sessions have all ended succeeds " +
+			"and stops nothing. The task itself is kept.",
+		Input: Obj("", P{
+			"task_id": ID("Direct subtask whose sessions to stop."),
+			"reason":  Str("Why, recorded in the stopped sessions' conversations.").Len(1, maxStopReason),
+		}, "task_id"),
+		Output: out("What was stopped.", P{
+			"task_id":             Str("The stopped task."),
+			"stopped_session_ids": Arr("Sessions moved to CANCELLED by this call.", Str("A session id.")),
+		}, "task_id", "stopped_session_ids"),
+		Hints: Hints{Destructive: true, Idempotent: true},
+		Run:   forward("task.stop"),
+	},
+	{
+		Name:  "spawn_session_kandev",
+		Title: "Spawn session",
+		Description: "Start a new agent session on an existing task of your workspace, e.g. to retry a failed run. Its " +
+			"first message is prompt, else the task's own prompt. Returns the session id and the agent profile it runs with.",
+		Input: Obj("", P{
+			"task_id":             TaskRef(`Task to start a session on; "self" is your own task.`),
+			"agent_profile_id":    ID("Agent profile to run. Default: the default profile."),
+			"executor_profile_id": ID("Executor profile to run on. Default: the default profile."),
+			"prompt":              Str("First message for the new session. Default: the task's prompt.").Len(1, kanban.MaxPromptLen),
+		}, "task_id"),
+		Output: out("The new session.", P{
+			"session": sessionOut,
+			"agent_profile": out("The agent profile the session runs with.", P{
+				"id": Str("Profile id."), "agent_id": Str("Agent."), "name": Str("Profile name."),
+				"model": Str("Model, if set."), "is_default": Bool("The agent's default profile."),
+			}, "id", "agent_id", "name"),
+		}, "session"),
+		Hints: WriteHints,
+		Run:   forward("session.spawn"),
+	},
+}})

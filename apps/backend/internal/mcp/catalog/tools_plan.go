@@ -1,0 +1,74 @@
+package catalog
+
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
+
+// maxPlanTitle bounds plan and document titles (as the store does).
+const maxPlanTitle = 200
+
+// planTaskRef is the task_id of the plan tools: the bound task's tree only.
+func planTaskRef() S {
+	return TaskRef(`Task whose plan it is: your own task (default "self"), one of its ancestors or one of its ` +
+		`descendants; other tasks are FORBIDDEN.`).Default("self")
+}
+
+var planGroup = declare(&Group{Name: "plan", Tools: []*Tool{
+	{
+		Name:  "create_task_plan_kandev",
+		Title: "Create task plan",
+		Description: "Write a task's plan (markdown) for the first time, at revision 1. Fails with CONFLICT when the task " +
+			"already has a plan: use update_task_plan_kandev then.",
+		Input: Obj("", P{
+			"task_id": planTaskRef(),
+			"title":   Str("Plan title, at most 200 characters.").Len(1, maxPlanTitle),
+			"content": Str("The plan, in markdown.").Len(1, kanban.MaxContentLen),
+		}, "content"),
+		Output: planOut,
+		Hints:  WriteHints,
+		Run:    forward("plan.create"),
+	},
+	{
+		Name:        "get_task_plan_kandev",
+		Title:       "Get task plan",
+		Description: "Read a task's current plan and its revision number. NOT_FOUND when the task has no plan.",
+		Input:       Obj("", P{"task_id": planTaskRef()}),
+		Output:      planOut,
+		Hints:       ReadHints,
+		Run:         forward("plan.get"),
+	},
+	{
+		Name:  "update_task_plan_kandev",
+		Title: "Update task plan",
+		Description: "Replace a task's plan with new content as its next revision; earlier revisions are kept. Omit " +
+			"title to keep the current one.",
+		Input: Obj("", P{
+			"task_id": planTaskRef(),
+			"title":   Str("New plan title, at most 200 characters; omit to keep it.").Len(1, maxPlanTitle),
+			"content": Str("The whole new plan, in markdown.").Len(1, kanban.MaxContentLen),
+		}, "content"),
+		Output: planOut,
+		Hints:  WriteHints,
+		Run:    forward("plan.update"),
+	},
+	{
+		Name:        "delete_task_plan_kandev",
+		Title:       "Delete task plan",
+		Description: "Delete a task's plan with all its revisions. This cannot be undone.",
+		Input:       Obj("", P{"task_id": planTaskRef()}),
+		Output: out("The task whose plan was deleted.", P{
+			"id":      Str("The task id."),
+			"deleted": Bool("Always true: the plan is gone."),
+		}, "id", "deleted"),
+		Hints: DestructiveHints,
+		Run:   forward("plan.delete"),
+	},
+}})
+
+var planOut = out("A task's plan.", P{
+	"task_id":    Str("The task."),
+	"title":      Str("Plan title."),
+	"content":    Str("The plan, in markdown."),
+	"revision":   Int("Revision number, 1 for the first."),
+	"created_by": Str("Who wrote the current revision: agent or operator."),
+	"created_at": Str("When the plan was created (RFC 3339)."),
+	"updated_at": Str("When the current revision was written (RFC 3339)."),
+}, "task_id", "content", "revision")

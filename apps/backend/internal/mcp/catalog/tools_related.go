@@ -1,0 +1,40 @@
+package catalog
+
+// Bounds of list_related_tasks_kandev (as the action enforces).
+const (
+	relatedDefaultLimit = 20
+	relatedMaxLimit     = 100
+)
+
+var relatedGroup = declare(&Group{Name: "related", Tools: []*Tool{
+	{
+		Name:  "list_related_tasks_kandev",
+		Title: "List related tasks",
+		Description: "Show a task's neighbourhood: its parent, children, siblings (the parent's other children), the " +
+			"tasks blocking it and the tasks it blocks. Archived children and siblings are left out. Each list holds at " +
+			"most limit tasks; truncated names the lists that had more (use list_tasks_kandev with parent_id to page).",
+		Input: Obj("", P{
+			"task_id": TaskRef(`Task to look around; default "self" (sessions only).`).Default("self"),
+			"verbose": Bool("Include each task's description (cut at 2000 characters). Default false.").Default(false),
+			"limit": Int("Maximum tasks per list: 1–100, default 20.").
+				Range(1, relatedMaxLimit).Default(relatedDefaultLimit),
+		}),
+		Output: out("The task and its related tasks.", P{
+			"task":      relatedTaskOut,
+			"parent":    relatedTaskOut,
+			"children":  Arr("Subtasks of the task.", relatedTaskOut),
+			"siblings":  Arr("Other subtasks of the task's parent.", relatedTaskOut),
+			"blockers":  Arr("Tasks the task depends on.", relatedTaskOut),
+			"blocked":   Arr("Tasks that depend on the task.", relatedTaskOut),
+			"truncated": Arr("Names of the lists cut at limit.", Enum("A list name.", "children", "siblings", "blockers", "blocked")),
+		}, "task", "children", "siblings", "blockers", "blocked", "truncated"),
+		Hints: ReadHints,
+		Run:   forward("task.related"),
+	},
+}})
+
+var relatedTaskOut = out("A related task.", P{
+	"id": Str("Task id."), "title": Str("Title."), "state": Str("Task state."),
+	"workflow_step_id": Str("Current step."), "parent_id": Str("Parent task, if any."),
+	"description": Str("The task's prompt (verbose only, cut at 2000 characters)."),
+}, "id", "title", "state", "workflow_step_id")

@@ -1,0 +1,37 @@
+package catalog
+
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
+
+// Bounds of publish_review_findings_kandev.
+const (
+	maxFindings       = 100
+	maxFindingText    = 8000
+	maxFindingSummary = 4000
+	maxCategory       = 50
+)
+
+var reviewGroup = declare(&Group{Name: "review", Tools: []*Tool{
+	{
+		Name:  "publish_review_findings_kandev",
+		Title: "Publish review findings",
+		Description: "Publish the findings of a code review for the operator: each with a severity, a title, an " +
+			"explanation and optionally a location and a suggested fix. Stored on your task; publish all findings of a " +
+			"review in one call (an empty list says the review found nothing).",
+		Input: Obj("", P{
+			"summary": Str("Overall verdict of the review, in markdown.").Len(1, maxFindingSummary),
+			"findings": Arr("The findings, most important first.", Obj("One finding.", P{
+				"file":     Str("File path, relative to the repository root.").Len(1, maxFilePath),
+				"line":     Int("Line (1-based) the finding is about.").Range(1, maxLineNumber),
+				"severity": Enum("How much it matters: blocker (must fix), major, minor or nit.", "blocker", "major", "minor", "nit"),
+				"category": Str(`Kind of issue, e.g. "correctness", "security", "style".`).Len(1, maxCategory),
+				"title":    Str("One-line summary.").Len(1, maxArtifactTitle),
+				"body":     Str("Explanation, in markdown.").Len(1, maxFindingText),
+				"suggestion": Str("Suggested fix (code or prose).").
+					Len(1, maxFindingText),
+			}, "severity", "title", "body")).Items(0, maxFindings),
+		}, "findings"),
+		Output: artifactOut("The stored review findings.", "The review as given: summary and findings."),
+		Hints:  WriteHints,
+		Run:    createArtifact(kanban.ArtifactFindings),
+	},
+}})

@@ -1,0 +1,35 @@
+package catalog
+
+// Bounds of step_complete_kandev (as the action enforces).
+const (
+	maxStepSummary = 4000
+	maxStepHandoff = 10000
+	maxStepBlocker = 500
+	maxStepBlocks  = 20
+)
+
+var stepCompletionGroup = declare(&Group{Name: "step-completion", Tools: []*Tool{
+	{
+		Name:  "step_complete_kandev",
+		Title: "Complete step",
+		Description: "Signal that you finished the work of your task's current workflow step. The signal is recorded " +
+			"with your summary; when the step is set to auto-advance the task moves to the next step (unless that step's " +
+			"wip_limit is reached or this is the last step). The result says what happened.",
+		Input: Obj("", P{
+			"summary": Str("What was done in this step.").Len(1, maxStepSummary),
+			"handoff": Str("Notes for whoever works on the next step.").Len(1, maxStepHandoff),
+			"blockers": Arr("Problems left open that others should know about.", Str("One blocker.").Len(1, maxStepBlocker)).
+				Items(0, maxStepBlocks),
+		}, "summary"),
+		Output: out("The recorded signal and the task's step afterwards.", P{
+			"artifact":     artifactOut("The recorded signal.", "step_id, summary, handoff and blockers."),
+			"task":         taskOut,
+			"advanced":     Bool("True when the task moved to the next step."),
+			"from_step_id": Str("The completed step."),
+			"to_step_id":   Str("The step the task moved to (when advanced)."),
+			"outcome":      Str("What happened, in words."),
+		}, "artifact", "task", "advanced", "from_step_id", "outcome"),
+		Hints: WriteHints,
+		Run:   forward("step.complete"),
+	},
+}})

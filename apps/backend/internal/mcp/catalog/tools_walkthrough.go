@@ -1,0 +1,89 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// Bounds shared by the code-pointing artifacts (walkthroughs, findings).
+const (
+	maxArtifactTitle = 200
+	maxFilePath      = 4096
+	maxLineNumber    = 10_000_000
+	maxRepoRef       = 255
+	maxWalkSteps     = 50
+	maxWalkText      = 4000
+)
+
+var walkthroughGroup = declare(&Group{Name: "walkthrough", Tools: []*Tool{
+	{
+		Name:  "show_walkthrough_kandev",
+		Title: "Show walkthrough",
+		Description: "Publish a guided tour of code for the operator: an ordered list of steps, each pointing at a file " +
+			"and line range with an explanation. It is stored on your task; a new walkthrough replaces the shown one " +
+			"(get_walkthrough_kandev returns the latest).",
+		Input: Obj("", P{
+			"title": Str("Walkthrough title.").Len(1, maxArtifactTitle),
+			"steps": Arr("The steps, in reading order.", Obj("One step.", P{
+				"file":     Str("File path, relative to the repository root.").Len(1, maxFilePath),
+				"line":     Int("First line (1-based).").Range(1, maxLineNumber),
+				"line_end": Int("Last line (1-based, >= line); omit for a single line.").Range(1, maxLineNumber),
+				"text":     Str("What to notice here, in markdown.").Len(1, maxWalkText),
+				"repo":     Str("Repository name or id, when the task has several.").Len(1, maxRepoRef),
+				"title":    Str("Short step title.").Len(1, maxArtifactTitle),
+			}, "file", "line", "text")).Items(1, maxWalkSteps),
+		}, "steps"),
+		Output: artifactOut("The stored walkthrough.", "The walkthrough as given: title and steps."),
+		Hints:  WriteHints,
+		Run:    createArtifact(kanban.ArtifactWalkthrough),
+	},
+	{
+		Name:        "get_walkthrough_kandev",
+		Title:       "Get walkthrough",
+		Description: "Read the latest walkthrough shown on your task. NOT_FOUND when there is none.",
+		Output:      artifactOut("The latest walkthrough.", "The walkthrough: title and steps."),
+		Hints:       ReadHints,
+		Run:         selfArtifact("artifact.latest", kanban.ArtifactWalkthrough),
+	},
+	{
+		Name:        "delete_walkthrough_kandev",
+		Title:       "Delete walkthrough",
+		Description: "Delete every walkthrough shown on your task. Deleting when there is none succeeds with deleted 0.",
+		Output: out("How many walkthroughs were deleted.", P{
+			"deleted": Int("Number of walkthroughs deleted."),
+		}, "deleted"),
+		Hints: DestructiveHints,
+		Run:   selfArtifact("artifact.delete", kanban.ArtifactWalkthrough),
+	},
+}})
+
+// artifactOut is the output of a stored artifact; data is described, not
+// pinned, so artifacts written before a schema change still validate.
+func artifactOut(desc, dataDesc string) S {
+	return out(desc, P{
+		"id":         Str("Artifact id."),
+		"task_id":    Str("The task it is stored on."),
+		"session_id": Str("The session that published it, if any."),
+		"kind":       Str("Artifact kind."),
+		"data":       S{"type": "object", "description": dataDesc},
+		"created_at": Str("When it was published (RFC 3339)."),
+	}, "id", "task_id", "kind", "data", "created_at")
+}
+
+// createArtifact returns a Run that stores the arguments as an artifact of
+// kind on the caller's own task.
+func createArtifact(kind string) func(ctx context.Context, c Call) (any, error) {
+	return func(ctx context.Context, c Call) (any, error) {
+		return call(ctx, c, "artifact.create", map[string]any{"task_id": "self", "kind": kind, "data": json.RawMessage(c.Args)})
+	}
+}
+
+// selfArtifact returns a Run for a parameter-less action on the caller's
+// own task's artifacts of kind.
+func selfArtifact(action, kind string) func(ctx context.Context, c Call) (any, error) {
+	return func(ctx context.Context, c Call) (any, error) {
+		return call(ctx, c, action, map[string]string{"task_id": "self", "kind": kind})
+	}
+}
