@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -102,6 +104,49 @@ func callJSON(e *env, c *client.Client, tool, args string, v any) {
 	if fmt.Sprint(a) != fmt.Sprint(b) {
 		e.t.Fatalf("%s: structured content differs from the text", tool)
 	}
+	checkOutputSchema(e, c, tool, sc)
+}
+
+// checkOutputSchema validates structured content against the tool's
+// advertised output schema, as strict clients (the TypeScript SDK) do.
+func checkOutputSchema(e *env, c *client.Client, tool string, structured []byte) {
+	e.t.Helper()
+	res, err := c.ListTools(e.t.Context(), mcpListReq())
+	if err != nil {
+		e.t.Fatalf("tools/list: %v", err)
+	}
+	for _, tl := range res.Tools {
+		if tl.Name != tool {
+			continue
+		}
+		// The client keeps type, properties, required and
+		// additionalProperties: everything validation needs.
+		raw, err := json.Marshal(tl.OutputSchema)
+		if err != nil || tl.OutputSchema.Type == "" {
+			e.t.Fatalf("%s: no output schema", tool)
+		}
+		schema, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			e.t.Fatalf("%s: output schema: %v", tool, err)
+		}
+		comp := jsonschema.NewCompiler()
+		if err := comp.AddResource("mem:///out.json", schema); err != nil {
+			e.t.Fatal(err)
+		}
+		sch, err := comp.Compile("mem:///out.json")
+		if err != nil {
+			e.t.Fatalf("%s: compile output schema: %v", tool, err)
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(structured))
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if err := sch.Validate(v); err != nil {
+			e.t.Fatalf("%s: structured content does not match the output schema: %v", tool, err)
+		}
+		return
+	}
+	e.t.Fatalf("%s: not listed", tool)
 }
 
 func TestConfigWorkflowTools(t *testing.T) {
