@@ -207,10 +207,13 @@ func TestConfigWorkflowTools(t *testing.T) {
 		"CONFLICT: workflow has 1 tasks; move or delete them first, or delete with cascade")
 	refused(e, c, "delete_workflow_kandev", fmt.Sprintf(`{"workflow_id":%q,"cascade":false}`, wf),
 		"CONFLICT: workflow has 1 tasks; move or delete them first, or delete with cascade")
+	var sess action.SessionCreateOut
+	e.dispatch("session.create", action.SessionCreateIn{TaskID: task.Task.ID}, &sess)
 	callJSON(e, c, "delete_workflow_kandev", fmt.Sprintf(`{"workflow_id":%q,"cascade":true}`, wf), &del)
 	if n := dbInt(e, `SELECT (SELECT COUNT(*) FROM workflows WHERE id = ?) + (SELECT COUNT(*) FROM workflow_steps WHERE workflow_id = ?)
-		+ (SELECT COUNT(*) FROM tasks WHERE id = ?)`, wf, wf, task.Task.ID); n != 0 {
-		t.Fatalf("cascade left %d rows of the workflow, its steps and its task", n)
+		+ (SELECT COUNT(*) FROM tasks WHERE id = ?) + (SELECT COUNT(*) FROM task_sessions WHERE id = ?)`,
+		wf, wf, task.Task.ID, sess.Session.ID); n != 0 {
+		t.Fatalf("cascade left %d rows of the workflow, its steps, its task and the task's session", n)
 	}
 	refused(e, c, "update_workflow_kandev", fmt.Sprintf(`{"workflow_id":%q,"name":"x"}`, wf), "NOT_FOUND: workflow not found")
 }

@@ -52,7 +52,7 @@ var configAgentsGroup = declare(&Group{Name: "config-agents", Tools: []*Tool{
 	{
 		Name:        "update_agent_profile_kandev",
 		Title:       "Update agent profile",
-		Description: "Change an agent profile; only the fields you give change. Affects sessions started afterwards.",
+		Description: "Change an agent profile; only the fields you give change.",
 		Input: Obj("", P{
 			"agent_profile_id": ID("Profile to change."),
 			"name":             Str("New name, unique within the agent.").Len(1, kanban.MaxNameLen),
