@@ -1,0 +1,141 @@
+package action
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+func TestStepCompleteAdvances(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	task := h.task("work") // on Backlog, which auto-advances
+	sess := h.session(task, kanban.ModeTask)
+	h.refuse(operator, "step.complete", StepCompleteIn{Summary: "x"}, kanban.CodeForbidden)
+	h.refuse(sess, "step.complete", StepCompleteIn{}, kanban.CodeValidation)
+	h.refuse(sess, "step.complete", StepCompleteIn{Summary: "x", Blockers: make([]string, maxBlockers+1)}, kanban.CodeValidation)
+	h.refuse(sess, "step.complete", StepCompleteIn{Summary: "x", Blockers: []string{""}}, kanban.CodeValidation)
+
+	out := call[StepCompleteOut](h, sess, "step.complete", StepCompleteIn{Summary: "triaged", Handoff: "start with the parser", Blockers: []string{"needs a key"}})
+	if !out.Advanced || out.FromStepID != h.steps[0].ID || out.ToStepID != h.steps[1].ID || out.Task.WorkflowStepID != h.steps[1].ID {
+		t.Fatalf("step.complete on Backlog: got %+v, want a move to In Progress", out)
+	}
+	var data stepCompleteData
+	if err := json.Unmarshal(out.Artifact.Data, &data); err != nil || data.Summary != "triaged" || data.StepID != h.steps[0].ID || len(data.Blockers) != 1 {
+		t.Errorf("recorded signal: got %s (%v), want summary, step and blockers", out.Artifact.Data, err)
+	}
+	if !h.pub.has(WorkspaceTopic(h.ws), "task.moved") {
+		t.Errorf("task.moved: not published")
+	}
+
+	// A full next step keeps the task where it is; the signal is recorded.
+	limit := 1
+	if _, err := h.st.UpdateStep(context.Background(), h.steps[2].ID, kanban.StepUpdate{WIPLimit: &limit}); err != nil {
+		t.Fatal(err)
+	}
+	occupant := h.task("occupant")
+	if _, err := h.st.MoveTask(context.Background(), occupant.ID, h.steps[2].ID, -1); err != nil {
+		t.Fatal(err)
+	}
+	full := call[StepCompleteOut](h, sess, "step.complete", StepCompleteIn{Summary: "built"})
+	if full.Advanced || full.Task.WorkflowStepID != h.steps[1].ID || !strings.Contains(full.Outcome, "wip_limit") {
+		t.Errorf("step.complete into a full step: got %+v, want no move and a wip_limit outcome", full)
+	}
+	if n := h.count("task_artifacts"); n != 2 {
+		t.Errorf("signals recorded: got %d, want 2", n)
+	}
+}
+
+func TestStepCompleteWithoutAutoAdvance(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	task := h.task("done already")
+	if _, err := h.st.MoveTask(context.Background(), task.ID, h.steps[3].ID, -1); err != nil { // Done: no auto-advance
+		t.Fatal(err)
+	}
+	sess := h.session(task, kanban.ModeTask)
+	out := call[StepCompleteOut](h, sess, "step.complete", StepCompleteIn{Summary: "shipped"})
+	if out.Advanced || out.ToStepID != "" || !strings.Contains(out.Outcome, "does not auto-advance") {
+		t.Errorf("step.complete on Done: got %+v, want recorded without a move", out)
+	}
+	auto := true
+	if _, err := h.st.UpdateStep(context.Background(), h.steps[3].ID, kanban.StepUpdate{AutoAdvance: &auto}); err != nil {
+		t.Fatal(err)
+	}
+	last := call[StepCompleteOut](h, sess, "step.complete", StepCompleteIn{Summary: "shipped again"})
+	if last.Advanced || !strings.Contains(last.Outcome, "last step") {
+		t.Errorf("step.complete on the last step: got %+v, want no move (last step)", last)
+	}
+}
+
+func TestStepDecide(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	me := h.task("office")
+	kid := h.child(me, "kid")
+	sess := h.session(me, kanban.ModeOffice)
+	h.refuse(sess, "step.decide", StepDecideIn{Decision: "maybe", Reason: "r"}, kanban.CodeValidation)
+	h.refuse(sess, "step.decide", StepDecideIn{Decision: DecisionApproved}, kanban.CodeValidation)
+	h.refuse(sess, "step.decide", StepDecideIn{TaskID: h.task("stranger").ID, Decision: DecisionApproved, Reason: "r"}, kanban.CodeForbidden)
+
+	first := call[StepDecideOut](h, sess, "step.decide", StepDecideIn{Decision: DecisionRejected, Reason: "tests missing"})
+	if first.Supersedes != "" || first.Artifact.TaskID != me.ID || first.Artifact.SessionID != sess.SessionID {
+		t.Errorf("first decision: got %+v, want one on the bound task superseding nothing", first)
+	}
+	second := call[StepDecideOut](h, sess, "step.decide", StepDecideIn{TaskID: "self", Decision: DecisionApproved, Reason: "tests added"})
+	if second.Supersedes != first.Artifact.ID {
+		t.Errorf("second decision: supersedes %q, want %q", second.Supersedes, first.Artifact.ID)
+	}
+	latest := call[kanban.Artifact](h, operator, "artifact.latest", ArtifactKindIn{TaskID: me.ID, Kind: kanban.ArtifactDecision})
+	var d stepDecisionData
+	if err := json.Unmarshal(latest.Data, &d); err != nil || d.Decision != DecisionApproved || d.StepID != me.WorkflowStepID {
+		t.Errorf("latest decision: got %s (%v), want the approval on the task's step", latest.Data, err)
+	}
+	call[StepDecideOut](h, sess, "step.decide", StepDecideIn{TaskID: kid.ID, Decision: DecisionApproved, Reason: "subtask ok"})
+}
+
+func TestSetTitleSwitchesMode(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	task := h.task("Untitled")
+	pending := h.session(task, kanban.ModeTaskTitlePending)
+	h.refuse(pending, "task.set_title", SetTitleIn{Title: strings.Repeat("t", kanban.MaxTitleLen+1)}, kanban.CodeValidation)
+	h.refuse(pending, "task.set_title", SetTitleIn{}, kanban.CodeValidation)
+	h.refuse(operator, "task.set_title", SetTitleIn{Title: "x"}, kanban.CodeForbidden)
+
+	out := call[SetTitleOut](h, pending, "task.set_title", SetTitleIn{Title: "Fix the parser"})
+	if out.Task.Title != "Fix the parser" || out.Mode != kanban.ModeTask {
+		t.Errorf("task.set_title: got %+v, want the new title and mode task", out)
+	}
+	if !h.pub.has(SessionTopic(pending.SessionID), "session.mode_changed") {
+		t.Errorf("session.mode_changed: not published to the session")
+	}
+	if msg := h.refuse(pending, "task.set_title", SetTitleIn{Title: "Again"}, kanban.CodeForbidden); !strings.Contains(msg, "task-title-pending") {
+		t.Errorf("second task.set_title: got %q, want the pending-mode rule", msg)
+	}
+}
+
+func TestArtifactDataRules(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	task := h.task("shown")
+	sess := h.session(task, kanban.ModeTask)
+	walk := func(line, end int) map[string]any {
+		return map[string]any{"task_id": "self", "kind": kanban.ArtifactWalkthrough,
+			"data": map[string]any{"steps": []any{map[string]any{"file": "a.go", "line": line, "line_end": end, "text": "t"}}}}
+	}
+	if msg := h.refuse(sess, "artifact.create", walk(10, 9), kanban.CodeValidation); msg != "steps[0].line_end: must be >= line" {
+		t.Errorf("walkthrough line_end < line: got %q", msg)
+	}
+	call[kanban.Artifact](h, sess, "artifact.create", walk(10, 10))
+	chart := func(values ...float64) map[string]any {
+		return map[string]any{"task_id": "self", "kind": kanban.ArtifactRichOutput, "data": map[string]any{"version": 1, "title": "t",
+			"blocks": []any{map[string]any{"type": "chart", "chart_type": "bar", "labels": []string{"a", "b"},
+				"series": []any{map[string]any{"name": "s", "values": values}}}}}}
+	}
+	h.refuse(sess, "artifact.create", chart(1), kanban.CodeValidation)
+	call[kanban.Artifact](h, sess, "artifact.create", chart(1, 2))
+}
