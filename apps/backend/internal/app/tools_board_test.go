@@ -69,14 +69,14 @@ func TestCreateTaskValidation(t *testing.T) {
 	runValidation(t, e, c, []validationCase{
 		{"missing title", "create_task_kandev", `{}`, p + `/ is missing required "title"`},
 		{"title 61 runes", "create_task_kandev", `{"title":"` + long + `"}`, p + "/title: longer than 60 characters (maxLength)"},
-		{"unknown root key", "create_task_kandev", `{"title":"t","titel":"x"}`, p + "unknown field at /; allowed: agent_profile_id, base_branch, blocked_by, executor_profile_id, external_id, local_path, parent_id, prompt, repository_id, repository_url, start_agent, start_when_unblocked, title, workflow_id, workflow_step_id, workspace_id (did you mean \"title\"?)"},
+		{"unknown root key", "create_task_kandev", `{"title":"t","promt":"x"}`, p + "unknown field at /; allowed: agent_profile_id, base_branch, blocked_by, executor_profile_id, external_id, local_path, parent_id, prompt, repository_id, repository_url, start_agent, start_when_unblocked, title, workflow_id, workflow_step_id, workspace_id (did you mean \"prompt\"?)"},
 		{"prompt and description", "create_task_kandev", `{"title":"t","prompt":"a","description":"b"}`, p + "provide either prompt or description, not both"},
 		{"blocked_by wrong item type", "create_task_kandev", `{"title":"t","blocked_by":[1]}`, p + "/blocked_by/0: expected string"},
 		{"blocked_by duplicates", "create_task_kandev", `{"title":"t","blocked_by":["a","a"]}`, p + "/blocked_by: items must be unique (uniqueItems)"},
 		{"start_agent wrong type", "create_task_kandev", `{"title":"t","start_agent":"false"}`, p + "/start_agent: expected boolean"},
 		{"two repository locators", "create_task_kandev", `{"title":"t","local_path":"/a","repository_url":"https://x/y.git","start_agent":false}`,
 			"VALIDATION_ERROR: provide at most one of repository_id, local_path, repository_url"},
-		{"unknown blocker", "create_task_kandev", `{"title":"t","blocked_by":["nope"],"start_agent":false}`, "NOT_FOUND: task not found"},
+		{"unknown blocker", "create_task_kandev", `{"title":"t","blocked_by":["nope"],"start_agent":false}`, "NOT_FOUND: blocked_by: task not found"},
 		{"self as operator", "create_task_kandev", `{"title":"t","parent_id":"self"}`, `VALIDATION_ERROR: task_id: "self" is only available to agent sessions`},
 	})
 }

@@ -91,6 +91,7 @@ func TestWebSocketRejections(t *testing.T) {
 	sess := e.wsClient(created.Token, nil)
 	var other kanban.Workspace
 	e.dispatch("workspace.create", map[string]any{"name": "Other"}, &other)
+	e.dispatch("workflow.create", map[string]any{"workspace_id": other.ID, "name": "Other board", "steps": []map[string]any{{"name": "Todo"}}}, nil)
 	var foreign action.TaskCreateOut
 	f := false
 	e.dispatch("task.create", action.TaskCreateIn{WorkspaceID: other.ID, Title: "Foreign", StartAgent: &f}, &foreign)

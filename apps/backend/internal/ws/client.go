@@ -254,6 +254,10 @@ func (c *Client) Connected() bool {
 	}
 }
 
+// MaxRequestBytes is the largest request the client sends: the server's
+// default read limit.
+const MaxRequestBytes = 1 << 20
+
 // Call sends a request and waits for its response, decoding the payload
 // into out when out is non-nil. Without a deadline on ctx it waits at most
 // 30s. Error responses are returned as *kanban.Error; with no connection, or
@@ -281,6 +285,11 @@ func (c *Client) Call(ctx context.Context, action string, payload any, out any) 
 	b, err := encode(m)
 	if err != nil {
 		return err
+	}
+	if len(b) > MaxRequestBytes {
+		// The server would close the connection (1009) on a larger frame:
+		// refuse here, with an error that says retrying cannot help.
+		return kanban.Errorf(kanban.CodeValidation, "request too large: the backend accepts at most %d bytes per message", MaxRequestBytes)
 	}
 	ch := cc.register(id)
 	defer cc.forget(id)

@@ -52,7 +52,7 @@ func wrap(e *entry, backend catalog.Backend, log *slog.Logger) mcpserver.ToolHan
 			return mcp.NewToolResultError(msg), nil
 		}
 		keys = sortedKeys(args)
-		raw, merr := json.Marshal(args)
+		raw, merr := marshalArgs(args)
 		if merr != nil {
 			outcome = "internal"
 			return internalError(log, name, merr), nil
@@ -91,6 +91,18 @@ func decodeArgs(name string, p mcp.CallToolParams) (map[string]any, string) {
 		return nil, "invalid arguments for " + name + ": /: expected object"
 	}
 	return m, ""
+}
+
+// marshalArgs re-encodes validated arguments for the backend without HTML
+// escaping, so <, > and & do not grow six-fold against size limits.
+func marshalArgs(args map[string]any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(args); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -1,0 +1,135 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+func TestWalkthroughTools(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := e.sessionMCP(kanban.ModeTask, "")
+	refused(e, s.Client, "get_walkthrough_kandev", "", "NOT_FOUND: artifact not found")
+	refused(e, s.Client, "show_walkthrough_kandev", `{"steps":[{"file":"a.go","line":10,"line_end":9,"text":"t"}]}`,
+		"VALIDATION_ERROR: steps[0].line_end: must be >= line")
+	var first, second, got kanban.Artifact
+	callJSON(e, s.Client, "show_walkthrough_kandev", `{"title":"Tour","steps":[{"file":"main.go","line":1,"line_end":20,"text":"Entry point","title":"Start"}]}`, &first)
+	callJSON(e, s.Client, "show_walkthrough_kandev", `{"steps":[{"file":"server.go","line":5,"text":"The router","repo":"api"}]}`, &second)
+	if first.TaskID != s.TaskID || first.SessionID != s.ID || first.Kind != kanban.ArtifactWalkthrough {
+		t.Fatalf("show: got %+v, want a walkthrough on the bound task by this session", first)
+	}
+	callJSON(e, s.Client, "get_walkthrough_kandev", "{}", &got)
+	if got.ID != second.ID || !strings.Contains(string(got.Data), "server.go") {
+		t.Fatalf("get: got %s %s, want the latest walkthrough", got.ID, got.Data)
+	}
+	var del struct {
+		Deleted int `json:"deleted"`
+	}
+	callJSON(e, s.Client, "delete_walkthrough_kandev", "", &del)
+	if del.Deleted != 2 || dbInt(e, `SELECT COUNT(*) FROM task_artifacts WHERE task_id = ?`, s.TaskID) != 0 {
+		t.Fatalf("delete: got %d deleted, want 2 and no rows left", del.Deleted)
+	}
+	callJSON(e, s.Client, "delete_walkthrough_kandev", "", &del)
+	if del.Deleted != 0 {
+		t.Fatalf("delete again: got %d, want 0", del.Deleted)
+	}
+}
+
+func TestReviewAndRichOutputTools(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := e.sessionMCP(kanban.ModeTask, "")
+	var findings kanban.Artifact
+	callJSON(e, s.Client, "publish_review_findings_kandev", `{"summary":"Two issues","findings":[
+		{"file":"db.go","line":42,"severity":"blocker","category":"correctness","title":"Lost update","body":"The read and write race.","suggestion":"Use a transaction."},
+		{"severity":"nit","title":"Naming","body":"Prefer shorter names."}]}`, &findings)
+	var stored struct {
+		Findings []struct {
+			Severity string `json:"severity"`
+		} `json:"findings"`
+	}
+	raw := dbStr(e, `SELECT data FROM task_artifacts WHERE id = ? AND kind = 'review_findings'`, findings.ID)
+	if err := json.Unmarshal([]byte(raw), &stored); err != nil || len(stored.Findings) != 2 || stored.Findings[0].Severity != "blocker" {
+		t.Fatalf("stored findings: got %s (%v), want both findings", raw, err)
+	}
+
+	refused(e, s.Client, "show_rich_output_kandev", `{"version":1,"title":"Perf","blocks":[{"type":"chart","chart_type":"bar","labels":["a","b"],"series":[{"name":"s","values":[1]}]}]}`,
+		"VALIDATION_ERROR: blocks[0].series[0].values: must have one value per label")
+	var rich kanban.Artifact
+	callJSON(e, s.Client, "show_rich_output_kandev", `{"version":1,"title":"Benchmarks","blocks":[
+		{"type":"chart","chart_type":"line","title":"Latency","labels":["p50","p99"],"series":[{"name":"before","values":[1.5,9]},{"name":"after","values":[1,4]}]},
+		{"type":"metrics","items":[{"label":"Throughput","value":1200,"unit":"req/s","delta":150}]},
+		{"type":"file","path":"bench.txt","language":"text","content":"BenchmarkX 100 ns/op"}]}`, &rich)
+	if rich.Kind != kanban.ArtifactRichOutput || !strings.Contains(string(rich.Data), "Throughput") {
+		t.Fatalf("rich output: got %+v, want the stored blocks returned", rich)
+	}
+	if n := dbInt(e, `SELECT COUNT(*) FROM task_artifacts WHERE task_id = ? AND session_id = ?`, s.TaskID, s.ID); n != 2 {
+		t.Fatalf("artifacts on the task: got %d, want 2", n)
+	}
+}
+
+func TestBranchSourceTools(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := e.sessionMCP(kanban.ModeTask, "")
+	refused(e, s.Client, "add_branch_to_task_kandev", `{"local_path":"/src/api","repository_url":"https://example.com/api.git","branch":"main"}`,
+		"VALIDATION_ERROR: provide at most one of repository_id, local_path, repository_url")
+	refused(e, s.Client, "add_branch_to_task_kandev", `{"branch":"main"}`,
+		"VALIDATION_ERROR: provide one of repository_id, local_path, repository_url")
+	refused(e, s.Client, "update_repository_base_branch_kandev", `{"base_branch":"dev"}`,
+		"NOT_FOUND: the task has no repository; add one with a branch first")
+
+	var added action.TaskBranchOut
+	callJSON(e, s.Client, "add_branch_to_task_kandev", `{"local_path":"/src/api","branch":"develop","checkout_branch":"feat/login"}`, &added)
+	row := dbStr(e, `SELECT base_branch || '|' || checkout_branch FROM task_repositories WHERE task_id = ? AND repository_id = ?`, s.TaskID, added.Repository.ID)
+	if !added.RepositoryCreated || row != "develop|feat/login" {
+		t.Fatalf("add branch: got %+v and row %q, want a new repository linked develop|feat/login", added, row)
+	}
+	var link kanban.TaskRepository
+	callJSON(e, s.Client, "update_repository_base_branch_kandev", `{"base_branch":"release"}`, &link)
+	row = dbStr(e, `SELECT base_branch || '|' || checkout_branch FROM task_repositories WHERE task_id = ?`, s.TaskID)
+	if row != "release|feat/login" {
+		t.Fatalf("base branch: got %q, want release keeping the checkout branch", row)
+	}
+
+	var sources action.SourcesAddOut
+	callJSON(e, s.Client, "add_workspace_sources_kandev", `{"sources":[{"local_path":"/src/api"},{"repository_url":"https://example.com/web.git","name":"web","default_branch":"trunk"}]}`, &sources)
+	if len(sources.Items) != 2 || sources.Items[0].Created || !sources.Items[1].Created || sources.Items[1].Repository.DefaultBranch != "trunk" {
+		t.Fatalf("sources: got %+v, want the known api repository and a new web one", sources)
+	}
+	if n := dbInt(e, `SELECT COUNT(*) FROM repositories WHERE workspace_id = ?`, s.WorkspaceID); n != 2 {
+		t.Fatalf("repositories: got %d, want 2", n)
+	}
+	callJSON(e, s.Client, "add_branch_to_task_kandev", fmt.Sprintf(`{"repository_id":%q,"branch":"main"}`, sources.Items[1].Repository.ID), &added)
+	refused(e, s.Client, "update_repository_base_branch_kandev", `{"base_branch":"dev"}`,
+		"VALIDATION_ERROR: repository_id: is required: the task has several repositories")
+	sib := e.newTask("sibling")
+	refused(e, s.Client, "add_branch_to_task_kandev", fmt.Sprintf(`{"task_id":%q,"local_path":"/x","branch":"main"}`, sib.ID),
+		"FORBIDDEN: a session may only change the repositories of its own task and its subtasks")
+}
+
+func TestStepCompleteTool(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := e.sessionMCP(kanban.ModeTask, "")
+	steps := boardSteps(e, s.TaskID) // the task starts on Backlog, which auto-advances
+	var out action.StepCompleteOut
+	callJSON(e, s.Client, "step_complete_kandev", `{"summary":"Triaged","handoff":"Start with the parser","blockers":["needs an API key"]}`, &out)
+	if !out.Advanced || out.ToStepID != steps[1].ID || dbStr(e, `SELECT workflow_step_id FROM tasks WHERE id = ?`, s.TaskID) != steps[1].ID {
+		t.Fatalf("step_complete: got %+v, want the task moved to %s", out, steps[1].Name)
+	}
+	if n := dbInt(e, `SELECT COUNT(*) FROM task_artifacts WHERE task_id = ? AND kind = 'step_complete'`, s.TaskID); n != 1 {
+		t.Fatalf("signals: got %d, want 1", n)
+	}
+	off := false
+	e.dispatch("workflow.step.update", action.StepUpdateIn{ID: steps[1].ID, AutoAdvance: &off}, nil)
+	callJSON(e, s.Client, "step_complete_kandev", `{"summary":"Built it"}`, &out)
+	if out.Advanced || dbStr(e, `SELECT workflow_step_id FROM tasks WHERE id = ?`, s.TaskID) != steps[1].ID {
+		t.Fatalf("step_complete without auto-advance: got %+v, want the task to stay", out)
+	}
+}
