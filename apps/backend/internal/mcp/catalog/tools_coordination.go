@@ -11,7 +11,8 @@ var coordinationGroup = declare(&Group{Name: "coordination", Tools: []*Tool{
 		Title: "Message another task",
 		Description: "Send a prompt to another task's agent: it is appended to that task's newest running session's " +
 			"conversation (author task:<your task id>) and the session is notified. delivery_mode queued (default) waits " +
-			"for the agent's next turn; interrupt stops its current turn and is allowed only for the task's direct parent. " +
+			"for the agent's next turn; interrupt asks it to stop its current turn and read the message now, and is allowed " +
+			"only for the task's direct parent. " +
 			"Fails with CONFLICT when the task has no running session (use spawn_session_kandev).",
 		Input: Obj("", P{
 			"task_id": ID("Task to message (not your own)."),

@@ -12,7 +12,7 @@ var relatedGroup = declare(&Group{Name: "related", Tools: []*Tool{
 		Title: "List related tasks",
 		Description: "Show a task's neighbourhood: its parent, children, siblings (the parent's other children), the " +
 			"tasks blocking it and the tasks it blocks. Archived children and siblings are left out. Each list holds at " +
-			"most limit tasks; truncated names the lists that had more (use list_tasks_kandev with parent_id to page).",
+			"most limit tasks; truncated names the lists that had more (raise limit, up to 100, to see them).",
 		Input: Obj("", P{
 			"task_id": TaskRef(`Task to look around; default "self" (sessions only).`).Default("self"),
 			"verbose": Bool("Include each task's description (cut at 2000 characters). Default false.").Default(false),
