@@ -199,6 +199,8 @@ var specificSurfaceCases = []surfaceArgCase{
 		inv("update_repository_base_branch_kandev", "/base_branch: longer than 255 characters (maxLength)")},
 	{"summary just over", "step_complete_kandev", kanban.ModeTask, `{"summary":"` + strings.Repeat("s", 4001) + `"}`,
 		inv("step_complete_kandev", "/summary: longer than 4000 characters (maxLength)")},
+	{"title empty", "set_task_title_kandev", kanban.ModeTaskTitlePending, `{"title":""}`,
+		inv("set_task_title_kandev", "/title: shorter than 1 characters (minLength)")},
 	{"title just over", "set_task_title_kandev", kanban.ModeTaskTitlePending, `{"title":"` + strings.Repeat("t", 61) + `"}`,
 		inv("set_task_title_kandev", "/title: longer than 60 characters (maxLength)")},
 	{"bad key", "get_task_document_kandev", kanban.ModeOffice, `{"key":"Spec Doc"}`,
@@ -243,6 +245,25 @@ func TestSurfaceToolArgumentsRefused(t *testing.T) {
 			t.Errorf("%s %s: the refused call changed the database", tc.tool, tc.name)
 		}
 	}
+}
+
+// TestSurfaceToolsOmittedAndNullArgs: omitted and null arguments are {},
+// anything but an object is refused, parameter-less tools take {}.
+func TestSurfaceToolsOmittedAndNullArgs(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := e.sessionMCP(kanban.ModeTask, "")
+	runValidation(t, e, s.Client, []validationCase{
+		{"omitted args", "list_related_tasks_kandev", "", ""},
+		{"null args", "list_related_tasks_kandev", "null", ""},
+		{"omitted args reach the action", "get_task_plan_kandev", "", "NOT_FOUND: plan not found"},
+		{"null args reach the action", "get_task_plan_kandev", "null", "NOT_FOUND: plan not found"},
+		{"parameter-less with {}", "get_walkthrough_kandev", "{}", "NOT_FOUND: artifact not found"},
+		{"parameter-less omitted", "delete_walkthrough_kandev", "", ""},
+		{"array args", "step_complete_kandev", "[1]", inv("step_complete_kandev", "/: expected object")},
+		{"string args", "get_walkthrough_kandev", `"x"`, inv("get_walkthrough_kandev", "/: expected object")},
+		{"null required", "step_complete_kandev", "null", inv("step_complete_kandev", `/ is missing required "summary"`)},
+	})
 }
 
 // TestSurfaceToolsListedPerMode pins which session mode sees each tool:
