@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -89,6 +90,13 @@ func (s *Service) ask(ctx context.Context, p Principal, in QuestionAskIn) (*Ques
 	}
 	if in.WaitSeconds > 0 && time.Duration(in.WaitSeconds)*time.Second < wait {
 		wait = time.Duration(in.WaitSeconds) * time.Second
+	}
+	sess, err := s.store.GetSession(ctx, p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(sess.Capabilities, kanban.CapUserQuestion) {
+		return nil, kanban.Errorf(kanban.CodeForbidden, "this session does not have the user-question capability")
 	}
 	q, err := s.store.CreateQuestion(ctx, kanban.Question{SessionID: p.SessionID, TaskID: p.TaskID, WorkspaceID: p.WorkspaceID, Questions: in.Questions})
 	if err != nil {

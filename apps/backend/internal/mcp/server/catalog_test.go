@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -78,22 +79,23 @@ func connect(t *testing.T, s *Server) *client.Client {
 	return cl
 }
 
-// listWire returns tools/list's tools as raw JSON objects, as a client sees them.
+// listWire returns tools/list's tools exactly as the server sent them on
+// the client's session (the raw result, not the client library's
+// re-serialisation of its Tool type).
 func listWire(t *testing.T, cl *client.Client) []map[string]any {
 	t.Helper()
-	res, err := cl.ListTools(context.Background(), mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatalf("tools/list: %v", err)
+	resp, err := cl.GetTransport().SendRequest(context.Background(), transport.JSONRPCRequest{
+		JSONRPC: "2.0", ID: mcp.NewRequestId(int64(9001)), Method: "tools/list"})
+	if err != nil || resp.Error != nil {
+		t.Fatalf("tools/list: %v %v", err, resp)
 	}
-	b, err := json.Marshal(res.Tools)
-	if err != nil {
-		t.Fatalf("marshal: %v", err)
+	var out struct {
+		Tools []map[string]any `json:"tools"`
 	}
-	var out []map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
+	if err := json.Unmarshal(resp.Result, &out); err != nil {
 		t.Fatalf("unmarshal: %v", err)
 	}
-	return out
+	return out.Tools
 }
 
 // TestGoldenToolsList pins what a client sees in every mode. Run

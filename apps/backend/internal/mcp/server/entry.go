@@ -59,7 +59,6 @@ func newEntry(t *catalog.Tool) (*entry, error) {
 		Description:    t.Description,
 		RawInputSchema: in,
 		Annotations: mcp.ToolAnnotation{
-			Title:           t.Title,
 			ReadOnlyHint:    mcp.ToBoolPtr(t.Hints.ReadOnly),
 			DestructiveHint: mcp.ToBoolPtr(t.Hints.Destructive),
 			IdempotentHint:  mcp.ToBoolPtr(t.Hints.Idempotent),
@@ -67,7 +66,7 @@ func newEntry(t *catalog.Tool) (*entry, error) {
 		},
 	}
 	if t.Output != nil {
-		if wire.RawOutputSchema, err = json.Marshal(t.Output); err != nil {
+		if wire.RawOutputSchema, err = json.Marshal(wireOutput(t.Output, true)); err != nil {
 			return nil, fmt.Errorf("tool %s: output schema: %w", t.Name, err)
 		}
 	}
@@ -90,3 +89,42 @@ func (c *Compiled) Tools(p catalog.Profile) ([]mcp.Tool, error) {
 
 // Catalog returns the underlying catalog.
 func (c *Compiled) Catalog() *catalog.Catalog { return c.cat }
+
+// wireOutput is the output schema as served: shape, types and required
+// fields; property descriptions are left to the generated reference,
+// because every agent pays for tools/list in context.
+func wireOutput(s catalog.S, root bool) catalog.S {
+	out := make(catalog.S, len(s))
+	for k, v := range s {
+		switch {
+		case k == "description" && !root:
+			continue
+		case k == "properties":
+			props := catalog.P{}
+			for n, p := range v.(catalog.P) {
+				props[n] = wireOutput(p, false)
+			}
+			out[k] = props
+		case k == "items" || k == "additionalProperties":
+			if sub, ok := v.(catalog.S); ok {
+				out[k] = wireOutput(sub, false)
+				continue
+			}
+			out[k] = v
+		case k == "oneOf" || k == "anyOf":
+			list := v.([]any)
+			bs := make([]any, len(list))
+			for i, b := range list {
+				if sub, ok := b.(catalog.S); ok {
+					bs[i] = wireOutput(sub, false)
+				} else {
+					bs[i] = b
+				}
+			}
+			out[k] = bs
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}

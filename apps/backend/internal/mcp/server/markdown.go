@@ -50,9 +50,6 @@ func writeTool(b *strings.Builder, t *catalog.Tool, modes []string) {
 	fmt.Fprintf(b, "- Modes: %s\n", strings.Join(modes, ", "))
 	h := t.Hints
 	fmt.Fprintf(b, "- Annotations: readOnlyHint=%t, destructiveHint=%t, idempotentHint=%t, openWorldHint=%t\n", h.ReadOnly, h.Destructive, h.Idempotent, h.OpenWorld)
-	if t.Output != nil {
-		b.WriteString("- Result: structured content (see the tool's `outputSchema`) and the same JSON as text\n")
-	}
 	b.WriteString("\n")
 	rows := paramRows(t.InputSchema(), "")
 	if len(rows) == 0 {
@@ -62,6 +59,30 @@ func writeTool(b *strings.Builder, t *catalog.Tool, modes []string) {
 	b.WriteString("| Parameter | Type | Required | Constraints | Description |\n| --- | --- | --- | --- | --- |\n")
 	for _, r := range rows {
 		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s |\n", r[0], r[1], r[2], r[3], r[4])
+	}
+	b.WriteString("\n")
+	writeResult(b, t)
+}
+
+// writeResult lists the top-level fields of a structured result.
+func writeResult(b *strings.Builder, t *catalog.Tool) {
+	if t.Output == nil {
+		return
+	}
+	props, _ := t.Output["properties"].(catalog.P)
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(b, "Result (structured content, also as JSON text): %s\n\n", cell(fmt.Sprint(t.Output["description"])))
+	if len(names) == 0 {
+		return
+	}
+	b.WriteString("| Field | Type | Description |\n| --- | --- | --- |\n")
+	for _, n := range names {
+		p := props[n]
+		fmt.Fprintf(b, "| `%s` | %s | %s |\n", n, typeOf(p), cell(fmt.Sprint(p["description"])))
 	}
 	b.WriteString("\n")
 }
