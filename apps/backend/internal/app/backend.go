@@ -33,5 +33,9 @@ func (b inProcess) Call(ctx context.Context, name string, payload any, out any) 
 	if err != nil {
 		return fmt.Errorf("marshal %s result: %w", name, err)
 	}
+	if raw, ok := out.(*json.RawMessage); ok {
+		*raw = rb // valid, compact JSON just produced: no second pass over it
+		return nil
+	}
 	return json.Unmarshal(rb, out)
 }

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // errUnknownTool is Check's answer for a name the catalog does not declare.
@@ -36,4 +39,21 @@ func (e *entry) check(args map[string]any) (map[string]any, error) {
 		return nil, err
 	}
 	return args, nil
+}
+
+// CheckJSON runs the wrapper's whole argument step on a call's raw JSON
+// arguments: decoding them into an object (numbers kept exact; omitted or
+// null means {}), then Check. It is what the wrapper adds per call on top
+// of mcp-go's own request parsing.
+func (c *Compiled) CheckJSON(tool string, raw json.RawMessage) error {
+	e := c.entries[tool]
+	if e == nil {
+		return fmt.Errorf("check %s: %w", tool, errUnknownTool)
+	}
+	args, msg := decodeArgs(tool, mcp.CallToolParams{Name: tool, RawArguments: raw})
+	if msg != "" {
+		return errors.New(msg)
+	}
+	_, err := e.check(args)
+	return err
 }

@@ -117,7 +117,7 @@ func sortedKeys(m map[string]any) []string {
 // result renders a handler's value: JSON text always, plus structured
 // content when the tool declares an output schema.
 func result(t *catalog.Tool, v any, log *slog.Logger) *mcp.CallToolResult {
-	b, err := json.Marshal(v)
+	b, err := marshalResult(v)
 	if err != nil {
 		return internalError(log, t.Name, err)
 	}
@@ -126,6 +126,16 @@ func result(t *catalog.Tool, v any, log *slog.Logger) *mcp.CallToolResult {
 		r.StructuredContent = json.RawMessage(b)
 	}
 	return r
+}
+
+// marshalResult encodes a handler's value. A json.RawMessage (what the
+// forwarding handlers return: the backend's answer, already compact JSON)
+// is used as is when valid, saving a pass over large results.
+func marshalResult(v any) ([]byte, error) {
+	if raw, ok := v.(json.RawMessage); ok && json.Valid(raw) {
+		return raw, nil
+	}
+	return json.Marshal(v)
 }
 
 // errorResult maps a backend error to a tool error: the code and the safe
