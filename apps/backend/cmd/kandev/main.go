@@ -13,10 +13,12 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/app"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
 )
 
@@ -131,6 +133,13 @@ func mcpCmd(ctx context.Context, args []string, stderr io.Writer) error {
 			return fmt.Errorf("mcp: read --token-file: %w", err)
 		}
 		tok = strings.TrimSpace(string(b))
+	}
+	if v := os.Getenv("KANDEV_PROGRESS_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return errors.New("mcp: KANDEV_PROGRESS_INTERVAL must be a positive duration such as 20s")
+		}
+		catalog.SetQuestionKeepAlive(d)
 	}
 	// stdout carries the MCP protocol: logs go to stderr only.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))

@@ -52,6 +52,13 @@ func New(path, version string) (*Server, error) {
 	s.stream = mcpserver.NewStreamableHTTPServer(s.mcp,
 		mcpserver.WithEndpointPath(path),
 		mcpserver.WithEventStore(mcpserver.NewInMemoryEventStore()),
+		// No standalone GET stream (the spec lets a server answer 405): this
+		// server never sends unsolicited messages, and mcp-go (v1.2.x) lets a
+		// session's GET stream take notifications that belong to an
+		// in-flight request, so a tool's last progress or log notification
+		// could reach the client after the result, where clients drop it.
+		// Without the GET stream they travel on the request's own stream.
+		mcpserver.WithDisableStreaming(true),
 	)
 	s.http = gate.HTTP(s.stream)
 	return s, nil

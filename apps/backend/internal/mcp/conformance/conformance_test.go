@@ -310,3 +310,25 @@ func TestNoProgressWithoutToken(t *testing.T) {
 		t.Fatalf("got %+v with notifications %+v, want a result and no notifications", r, notes)
 	}
 }
+
+// TestNoStandaloneStream: GET is refused (405), so no stream other than a
+// request's own can take that request's notifications.
+func TestNoStandaloneStream(t *testing.T) {
+	t.Parallel()
+	c := start(t)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, c.url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", c.id)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	if res.StatusCode != http.StatusMethodNotAllowed {
+		t.Fatalf("got HTTP %d for GET, want 405", res.StatusCode)
+	}
+}
