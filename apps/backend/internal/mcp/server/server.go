@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
@@ -32,12 +33,12 @@ type Server struct {
 	mcp      *mcpserver.MCPServer
 	compiled *Compiled
 	log      *slog.Logger
-	// tools are the wrapped handlers, built once per entry.
-	tools map[string]mcpserver.ServerTool
 
 	mu      sync.Mutex
 	profile catalog.Profile
-	active  map[string]bool // names in the current tool set, for preflight
+	// active is the current tool set: the names tools/list shows and
+	// tools/call accepts (mcp-go's tool filter and preflight read it).
+	active  map[string]bool
 	activeM sync.RWMutex
 }
 
@@ -46,7 +47,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{compiled: cfg.Compiled, log: cfg.Logger, tools: map[string]mcpserver.ServerTool{}}
+	s := &Server{compiled: cfg.Compiled, log: cfg.Logger}
 	// Transports run preflight before mcp-go parses anything (JSON-RPC
 	// -32602); this hook covers in-process callers too (mcp-go answers a
 	// hook error with -32600), so no path echoes an unknown tool's name.
@@ -66,10 +67,16 @@ func New(cfg Config) (*Server, error) {
 		mcpserver.WithLogging(),
 		mcpserver.WithInstructions(cfg.Instructions),
 		mcpserver.WithHooks(hooks),
+		mcpserver.WithToolFilter(s.visible),
 	)
-	for name, e := range cfg.Compiled.entries {
-		s.tools[name] = mcpserver.ServerTool{Tool: e.wire, Handler: wrap(e, cfg.Backend, cfg.Logger)}
+	// Every entry is registered once, wrapped; a profile only selects which
+	// are visible. (mcp-go re-checks every declaration on each SetTools,
+	// which made a mode switch cost ~10 µs per tool.)
+	all := make([]mcpserver.ServerTool, 0, len(cfg.Compiled.entries))
+	for _, e := range cfg.Compiled.entries {
+		all = append(all, mcpserver.ServerTool{Tool: e.wire, Handler: wrap(e, cfg.Backend, cfg.Logger)})
 	}
+	s.mcp.SetTools(all...)
 	if err := s.SetProfile(cfg.Profile); err != nil {
 		return nil, err
 	}
@@ -86,10 +93,11 @@ func (s *Server) Profile() catalog.Profile {
 	return s.profile
 }
 
-// SetProfile swaps in the profile's tool set in one step: prebuilt
-// (tool, validator, handler) entries only, no compilation. mcp-go sends
-// one notifications/tools/list_changed to initialized clients. Setting the
-// current profile again changes nothing and sends nothing.
+// SetProfile swaps in the profile's tool set in one step: it replaces the
+// set of visible names over prebuilt (tool, validator, handler) entries,
+// with no compilation, and sends one notifications/tools/list_changed to
+// initialized clients. Setting the current profile again changes nothing
+// and sends nothing.
 func (s *Server) SetProfile(p catalog.Profile) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -100,18 +108,30 @@ func (s *Server) SetProfile(p catalog.Profile) error {
 	if err != nil {
 		return fmt.Errorf("set profile: %w", err)
 	}
-	set := make([]mcpserver.ServerTool, len(defs))
 	active := make(map[string]bool, len(defs))
-	for i, d := range defs {
-		set[i] = s.tools[d.Name]
+	for _, d := range defs {
 		active[d.Name] = true
 	}
 	s.activeM.Lock()
 	s.active = active
 	s.activeM.Unlock()
-	s.mcp.SetTools(set...)
 	s.profile = p
+	s.mcp.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
 	return nil
+}
+
+// visible is the mcp-go tool filter: the current set only, at list time
+// and at call time.
+func (s *Server) visible(_ context.Context, tools []mcp.Tool) []mcp.Tool {
+	s.activeM.RLock()
+	defer s.activeM.RUnlock()
+	out := make([]mcp.Tool, 0, len(s.active))
+	for _, t := range tools {
+		if s.active[t.Name] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // hasTool reports whether name is in the current tool set.
