@@ -14,7 +14,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { E2E_DIR, NODE22, run, startBackend } from './lib/kandev.mjs';
+import { E2E_DIR, node22, run, startBackend } from './lib/kandev.mjs';
 
 const RUNNER = join(E2E_DIR, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 
@@ -39,7 +39,7 @@ async function readChecks(dir) {
   return JSON.parse(await readFile(join(dir, sub, 'checks.json'), 'utf8'));
 }
 
-describe('MCP conformance suite', () => {
+describe('MCP conformance suite', { timeout: 180_000 }, () => {
   let b;
   let out;
   before(async () => {
@@ -52,7 +52,7 @@ describe('MCP conformance suite', () => {
   });
 
   it('runs the pinned runner version', async () => {
-    const v = (await run(NODE22, [RUNNER, '--version'])).trim();
+    const v = (await run(node22(), [RUNNER, '--version'])).trim();
     assert.equal(v, '0.1.16');
   });
 
@@ -61,7 +61,7 @@ describe('MCP conformance suite', () => {
       const dir = join(out, scenario);
       let stdout;
       try {
-        stdout = await run(NODE22, [RUNNER, 'server', '--url', `${b.url}/conformance/mcp`, '--scenario', scenario, '-o', dir],
+        stdout = await run(node22(), [RUNNER, 'server', '--url', `${b.url}/conformance/mcp`, '--scenario', scenario, '-o', dir],
           { timeoutMs: 60_000 });
       } catch (err) {
         assert.fail(`conformance ${scenario} failed (exit ${err.code}):\n${err.stdout}\n${err.stderr}`);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import {
-  E2E_DIR, KANDEV, NODE22, createSession, createTask, operatorClient, run, startBackend,
+  E2E_DIR, KANDEV, node22, createSession, createTask, operatorClient, run, startBackend,
 } from './lib/kandev.mjs';
 
 let home;
@@ -22,7 +22,7 @@ let home;
 async function inspector(args) {
   const env = {
     HOME: home,
-    PATH: `${dirname(NODE22)}:${process.env.PATH}`,
+    PATH: `${dirname(node22())}:${process.env.PATH}`,
     npm_config_update_notifier: 'false',
     npm_config_audit: 'false',
     npm_config_fund: 'false',
@@ -46,7 +46,7 @@ async function catalogNames(mode) {
   return JSON.parse(await run(KANDEV, ['tools', '--mode', mode, '--json'])).map((t) => t.name).sort();
 }
 
-describe('MCP Inspector CLI', () => {
+describe('MCP Inspector CLI', { timeout: 180_000 }, () => {
   let b;
   let session;
   before(async () => {

