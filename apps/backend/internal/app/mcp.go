@@ -220,4 +220,3 @@ func websocketURL(base string) (string, error) {
 	u.Path = "/ws"
 	return u.String(), nil
 }
-

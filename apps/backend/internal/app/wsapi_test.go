@@ -142,12 +142,18 @@ func TestWebSocketAuthAndFrames(t *testing.T) {
 			h.Set("Authorization", "Bearer "+tok)
 		}
 		_, resp, err := websocket.DefaultDialer.Dial(e.wsURL(), h)
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
 		if err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" {
 			t.Fatalf("token %q: got %v %v, want 401 with WWW-Authenticate", tok, err, resp)
 		}
 	}
 	h := http.Header{"Authorization": {"Bearer " + e.token}}
-	conn, _, err := websocket.DefaultDialer.Dial(e.wsURL(), h)
+	conn, resp, err := websocket.DefaultDialer.Dial(e.wsURL(), h)
+	if resp != nil {
+		_ = resp.Body.Close()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,4 +222,3 @@ func TestWebSocketConcurrentCreates(t *testing.T) {
 		t.Fatalf("got %d rows, %d distinct positions, max %d; want 4000, 4000, 3999", n, distinct, maxPos)
 	}
 }
-

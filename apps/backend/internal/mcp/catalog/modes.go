@@ -18,7 +18,7 @@ type Profile struct {
 var declared []*Group
 
 // declare registers a group; each group file declares its group with
-// `var xGroup = declare(&Group{...})`. Adding a group: declare it in its
+// `var _ = declare(&Group{...})`. Adding a group: declare it in its
 // own file and name it in the tables below.
 func declare(g *Group) *Group {
 	declared = append(declared, g)

@@ -8,7 +8,7 @@ const (
 	maxPathLen  = 4096 // paths, commands and URLs in agent configs
 )
 
-var configAgentsGroup = declare(&Group{Name: "config-agents", Tools: []*Tool{
+var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 	{
 		Name:        "update_agent_kandev",
 		Title:       "Update agent",

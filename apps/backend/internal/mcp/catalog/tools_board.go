@@ -7,7 +7,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-var boardGroup = declare(&Group{Name: "board", Tools: []*Tool{
+var _ = declare(&Group{Name: "board", Tools: []*Tool{
 	{
 		Name:        "list_workspaces_kandev",
 		Title:       "List workspaces",

@@ -14,7 +14,7 @@ func branchTaskRef() S {
 	return TaskRef(`Task to change: your own task (default "self") or one of its subtasks.`).Default("self")
 }
 
-var branchSourcesGroup = declare(&Group{Name: "branch-sources", Tools: []*Tool{
+var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 	{
 		Name:  "add_branch_to_task_kandev",
 		Title: "Add branch to task",

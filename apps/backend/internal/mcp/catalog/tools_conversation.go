@@ -6,7 +6,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-var conversationGroup = declare(&Group{Name: "conversation", Tools: []*Tool{
+var _ = declare(&Group{Name: "conversation", Tools: []*Tool{
 	{
 		Name:  "get_task_conversation_kandev",
 		Title: "Get task conversation",

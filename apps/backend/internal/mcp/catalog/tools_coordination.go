@@ -5,7 +5,7 @@ import "github.com/kandev/kandev/apps/backend/internal/kanban"
 // maxStopReason bounds stop_task_kandev's reason (as the action does).
 const maxStopReason = 1000
 
-var coordinationGroup = declare(&Group{Name: "coordination", Tools: []*Tool{
+var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 	{
 		Name:  "message_task_kandev",
 		Title: "Message another task",

@@ -8,7 +8,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-var createTaskGroup = declare(&Group{Name: "create-task", Tools: []*Tool{createTaskTool}})
+var _ = declare(&Group{Name: "create-task", Tools: []*Tool{createTaskTool}})
 
 var createTaskTool = &Tool{
 	Name:  "create_task_kandev",

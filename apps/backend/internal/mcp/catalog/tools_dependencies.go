@@ -1,6 +1,6 @@
 package catalog
 
-var dependenciesGroup = declare(&Group{Name: "dependencies", Tools: []*Tool{
+var _ = declare(&Group{Name: "dependencies", Tools: []*Tool{
 	{
 		Name:  "add_task_dependency_kandev",
 		Title: "Add task dependency",

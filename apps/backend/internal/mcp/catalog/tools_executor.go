@@ -9,7 +9,7 @@ const (
 	maxExecutorConfigKey = 100
 )
 
-var configExecutorsGroup = declare(&Group{Name: "config-executors", Tools: []*Tool{
+var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 	{
 		Name:        "list_executors_kandev",
 		Title:       "List executors",

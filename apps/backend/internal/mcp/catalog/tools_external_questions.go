@@ -18,7 +18,7 @@ const (
 	maxAnswerReasonLen = 1000
 )
 
-var externalQuestionsGroup = declare(&Group{Name: "external-questions", Tools: []*Tool{
+var _ = declare(&Group{Name: "external-questions", Tools: []*Tool{
 	{
 		Name:  "list_pending_questions_kandev",
 		Title: "List pending questions",

@@ -14,7 +14,7 @@ const (
 	maxServerMapKeys  = 64
 )
 
-var configMCPGroup = declare(&Group{Name: "config-mcp", Tools: []*Tool{
+var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 	{
 		Name:  "get_mcp_config_kandev",
 		Title: "Get MCP config",

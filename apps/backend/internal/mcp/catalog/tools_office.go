@@ -13,7 +13,7 @@ func docTaskRef(reach string) S {
 	return TaskRef(`Task the document belongs to: your own task (default "self")` + reach).Default("self")
 }
 
-var officeDocumentsGroup = declare(&Group{Name: "office-documents", Tools: []*Tool{
+var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 	{
 		Name:  "list_task_documents_kandev",
 		Title: "List task documents",
@@ -57,7 +57,7 @@ var officeDocumentsGroup = declare(&Group{Name: "office-documents", Tools: []*To
 	},
 }})
 
-var officeDecisionsGroup = declare(&Group{Name: "office-decisions", Tools: []*Tool{
+var _ = declare(&Group{Name: "office-decisions", Tools: []*Tool{
 	{
 		Name:  "record_step_decision_kandev",
 		Title: "Record step decision",

@@ -11,7 +11,7 @@ func planTaskRef() S {
 		`descendants; other tasks are FORBIDDEN.`).Default("self")
 }
 
-var planGroup = declare(&Group{Name: "plan", Tools: []*Tool{
+var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 	{
 		Name:  "create_task_plan_kandev",
 		Title: "Create task plan",

@@ -52,7 +52,7 @@ func keepAliveInterval() time.Duration {
 // before the tool gives up on it.
 const askGrace = 30 * time.Second
 
-var userQuestionGroup = declare(&Group{Name: "user-question", Tools: []*Tool{
+var _ = declare(&Group{Name: "user-question", Tools: []*Tool{
 	{
 		Name:  "ask_user_question_kandev",
 		Title: "Ask the user a question",

@@ -6,7 +6,7 @@ const (
 	relatedMaxLimit     = 100
 )
 
-var relatedGroup = declare(&Group{Name: "related", Tools: []*Tool{
+var _ = declare(&Group{Name: "related", Tools: []*Tool{
 	{
 		Name:  "list_related_tasks_kandev",
 		Title: "List related tasks",

@@ -1,6 +1,6 @@
 package catalog
 
-var repositoriesGroup = declare(&Group{Name: "repositories", Tools: []*Tool{
+var _ = declare(&Group{Name: "repositories", Tools: []*Tool{
 	{
 		Name:  "list_repositories_kandev",
 		Title: "List repositories",

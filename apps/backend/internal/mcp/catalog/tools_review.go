@@ -10,7 +10,7 @@ const (
 	maxCategory       = 50
 )
 
-var reviewGroup = declare(&Group{Name: "review", Tools: []*Tool{
+var _ = declare(&Group{Name: "review", Tools: []*Tool{
 	{
 		Name:  "publish_review_findings_kandev",
 		Title: "Publish review findings",

@@ -17,7 +17,7 @@ const (
 // num is a number property.
 func num(desc string) S { return S{"type": "number", "description": desc} }
 
-var richOutputGroup = declare(&Group{Name: "rich-output", Tools: []*Tool{
+var _ = declare(&Group{Name: "rich-output", Tools: []*Tool{
 	{
 		Name:  "show_rich_output_kandev",
 		Title: "Show rich output",

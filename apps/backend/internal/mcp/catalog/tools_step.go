@@ -8,7 +8,7 @@ const (
 	maxStepBlocks  = 20
 )
 
-var stepCompletionGroup = declare(&Group{Name: "step-completion", Tools: []*Tool{
+var _ = declare(&Group{Name: "step-completion", Tools: []*Tool{
 	{
 		Name:  "step_complete_kandev",
 		Title: "Complete step",

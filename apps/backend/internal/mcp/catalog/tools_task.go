@@ -10,7 +10,7 @@ import (
 // maxTaskPosition bounds a 0-based board position (larger values mean the end).
 const maxTaskPosition = 1_000_000
 
-var taskLifecycleGroup = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
+var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 	{
 		Name:  "move_task_kandev",
 		Title: "Move task",
@@ -56,7 +56,7 @@ var taskLifecycleGroup = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 	},
 }})
 
-var taskUpdateGroup = declare(&Group{Name: "task-update", Tools: []*Tool{
+var _ = declare(&Group{Name: "task-update", Tools: []*Tool{
 	{
 		Name:  "update_task_kandev",
 		Title: "Update task",

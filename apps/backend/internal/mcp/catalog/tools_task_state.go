@@ -1,6 +1,6 @@
 package catalog
 
-var taskStateGroup = declare(&Group{Name: "task-state", Tools: []*Tool{
+var _ = declare(&Group{Name: "task-state", Tools: []*Tool{
 	{
 		Name:  "update_task_state_kandev",
 		Title: "Update task state",

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -17,7 +16,7 @@ const (
 	maxWalkText      = 4000
 )
 
-var walkthroughGroup = declare(&Group{Name: "walkthrough", Tools: []*Tool{
+var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 	{
 		Name:  "show_walkthrough_kandev",
 		Title: "Show walkthrough",
@@ -76,7 +75,7 @@ func artifactOut(desc, dataDesc string) S {
 // kind on the caller's own task.
 func createArtifact(kind string) func(ctx context.Context, c Call) (any, error) {
 	return func(ctx context.Context, c Call) (any, error) {
-		return call(ctx, c, "artifact.create", map[string]any{"task_id": "self", "kind": kind, "data": json.RawMessage(c.Args)})
+		return call(ctx, c, "artifact.create", map[string]any{"task_id": "self", "kind": kind, "data": c.Args})
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-var configWorkflowsGroup = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
+var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 	{
 		Name:  "create_workflow_kandev",
 		Title: "Create workflow",

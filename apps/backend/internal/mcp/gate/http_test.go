@@ -123,7 +123,7 @@ func TestHTTPServer(t *testing.T) {
 			t.Fatalf("post: %v", err)
 		}
 		got, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		if err != nil {
 			t.Fatalf("read response: %v", err)
 		}

@@ -193,10 +193,11 @@ func (s *scanner) open(c byte) failure {
 		return failDepth
 	}
 	if s.depth == 1 {
-		if s.next == memberParams {
+		switch s.next {
+		case memberParams:
 			s.paramsObject = c == '{'
 			s.inParams = s.paramsObject
-		} else if s.next == memberID {
+		case memberID:
 			s.idState = idOther
 		}
 	}
