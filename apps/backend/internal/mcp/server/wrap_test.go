@@ -138,3 +138,26 @@ func TestModeSwitchWhileCalling(t *testing.T) {
 	}
 	t.Logf("validated %d, unknown %d", validated, unknown)
 }
+
+// TestPreflightNeverEchoes: tools/call requests mcp-go would answer with
+// caller data in the message are refused without it.
+func TestPreflightNeverEchoes(t *testing.T) {
+	c := mustCompile(t)
+	s, err := New(Config{Compiled: c, Profile: catalog.DefaultProfile(kanban.ModeTask), Backend: &recorder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sk-live-CANARY_kandev","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_tasks_kandev","arguments":{"limit":1e999}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":17,"arguments":{}}}`,
+	} {
+		e := s.preflight([]byte(msg))
+		if e == nil || e.Code != -32602 || strings.Contains(string(e.Response()), "CANARY") || strings.Contains(string(e.Response()), "999") {
+			t.Errorf("%s: got %+v, want a -32602 error without caller data", msg, e)
+		}
+	}
+	if e := s.preflight([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_tasks_kandev","arguments":{"limit":5}}}`)); e != nil {
+		t.Fatalf("a valid call was refused: %+v", e)
+	}
+}
