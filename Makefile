@@ -35,6 +35,9 @@ docs-check: build
 e2e: build
 	$(MAKE) -C tests/e2e test
 
+# Measures validation, round trips, the bridge, mode switches, a 100k-task
+# board and tools/list sizes; writes bench/results.json and regenerates
+# docs/public/performance.md (a few minutes).
 bench:
 	$(MAKE) -C $(BACKEND) bench
 

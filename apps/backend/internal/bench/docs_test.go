@@ -1,0 +1,108 @@
+package bench
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestPageFrontmatterAndSingleH1(t *testing.T) {
+	page := Page(sample())
+	lines := strings.Split(page, "\n")
+	if lines[0] != "---" {
+		t.Fatalf("first line: got %q, want ---", lines[0])
+	}
+	end := -1
+	for i := 1; i < len(lines); i++ {
+		if lines[i] == "---" {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		t.Fatal("frontmatter is not closed")
+	}
+	fm := strings.Join(lines[1:end], "\n")
+	for _, key := range []string{"title", "description"} {
+		if !regexp.MustCompile(`(?m)^` + key + `: \S`).MatchString(fm) {
+			t.Errorf("frontmatter %q: no non-empty %s", fm, key)
+		}
+	}
+	if lines[end+1] != "# Performance" {
+		t.Errorf("line after the frontmatter: got %q, want the H1", lines[end+1])
+	}
+	inFence, h1s := false, 0
+	for _, l := range lines[end+1:] {
+		if strings.HasPrefix(l, "```") {
+			inFence = !inFence
+		}
+		if !inFence && strings.HasPrefix(l, "# ") {
+			h1s++
+		}
+	}
+	if h1s != 1 {
+		t.Errorf("got %d H1s, want 1", h1s)
+	}
+}
+
+func TestPageShowsTheData(t *testing.T) {
+	page := Page(sample())
+	for _, want := range []string{
+		"2 cores, Test CPU",            // machine
+		"Go: go1.26.0",                 // toolchain
+		"2026-01-02T03:04:05Z",         // date
+		"make bench\nbin/kandev-bench", // commands, verbatim
+		"| create_task, all 16 fields | 5.0 µs, 73 allocs | 4.9 µs, 73 allocs | 1.02× |",
+		"missing: not in the catalog",
+		"| (b) list_tasks, 50 tasks | 0 B | 8 | 8500 | 0.90 ms | 4.00 ms | 0.85× |",
+		"| config | task | 34 | 0.400 ms | 0.900 ms |",
+		"| full Compile() | | all | 15.00 ms |",
+		"1000 tasks/s, p50 5.00 ms",
+		"| task | 33 | 40000 | 20000 | 15000 | 0 | 0 |",
+		"| 4 | mode switch into config (p50) | 0.400 ms | <= 0.300 ms | **missed** |",
+		"| 4 | mode switch into task (p50) | 0.006 ms | <= 0.300 ms | met |",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if !strings.Contains(page, "**missed** (1 open objects, 0 undescribed properties)") {
+		t.Error("page does not explain why the external catalog target is missed")
+	}
+}
+
+func TestPageWithNothingMeasured(t *testing.T) {
+	r := &Results{FormatVersion: FormatVersion, Date: "d", Machine: Machine{Cores: 1, CPUModel: "x"}}
+	page := Page(r)
+	if got := strings.Count(page, "Not measured in this run."); got != 6 {
+		t.Errorf("got %d unmeasured sections, want 6", got)
+	}
+}
+
+func TestAuditSchema(t *testing.T) {
+	cases := []struct {
+		name              string
+		schema            map[string]any
+		open, undescribed int
+	}{
+		{"closed root, described", map[string]any{"type": "object", "additionalProperties": false,
+			"properties": map[string]any{"a": map[string]any{"type": "string", "description": "A."}}}, 0, 0},
+		{"open root", map[string]any{"type": "object", "properties": map[string]any{}}, 1, 0},
+		{"undescribed property", map[string]any{"type": "object", "additionalProperties": false,
+			"properties": map[string]any{"a": map[string]any{"type": "string"}}}, 0, 1},
+		{"explicit record", map[string]any{"type": "object", "additionalProperties": false, "properties": map[string]any{
+			"m": map[string]any{"type": "object", "description": "M.", "propertyNames": map[string]any{"pattern": "^x"},
+				"additionalProperties": map[string]any{"type": "string"}}}}, 0, 0},
+		{"open nested in array and oneOf", map[string]any{"type": "object", "additionalProperties": false, "properties": map[string]any{
+			"l": map[string]any{"type": "array", "description": "L.", "items": map[string]any{"oneOf": []any{
+				map[string]any{"type": "object", "properties": map[string]any{"k": map[string]any{"type": "string"}}},
+				map[string]any{"type": "object", "unevaluatedProperties": false},
+			}}}}}, 1, 1},
+	}
+	for _, c := range cases {
+		open, undescribed := auditSchema(c.schema)
+		if open != c.open || undescribed != c.undescribed {
+			t.Errorf("%s: got %d open, %d undescribed; want %d, %d", c.name, open, undescribed, c.open, c.undescribed)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package bench
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+)
+
+// Sections are the run's parts, in the order they run.
+var Sections = []string{"validation", "modes", "catalog", "roundtrip", "store"}
+
+// Run measures the selected sections (all when only is empty) and returns
+// the results with targets evaluated. In-process micro benchmarks run
+// first, while no child process competes for the CPU.
+func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
+	start := time.Now()
+	r := &Results{
+		FormatVersion: FormatVersion,
+		Date:          start.UTC().Format(time.RFC3339),
+		Machine:       DescribeMachine(),
+		Method: Method{Repetitions: cfg.Reps, PointSeconds: cfg.Point, BenchTime: cfg.BenchTime,
+			ClientCounts: cfg.Clients, StoreTasks: cfg.StoreTasks},
+	}
+	want := func(s string) bool { return len(only) == 0 || slices.Contains(only, s) }
+	if err := setBenchTime(cfg.BenchTime); err != nil {
+		return nil, err
+	}
+	compiled, err := mcpsrv.Compile()
+	if err != nil {
+		return nil, fmt.Errorf("compile catalog: %w", err)
+	}
+	if want("validation") {
+		if r.Validation, err = MeasureValidation(compiled, cfg.Reps, cfg.Logf); err != nil {
+			return nil, fmt.Errorf("validation: %w", err)
+		}
+	}
+	if want("modes") {
+		if r.ModeSwitch, r.Compile, err = MeasureModeSwitch(compiled, cfg.Reps, cfg.Logf); err != nil {
+			return nil, fmt.Errorf("mode switch: %w", err)
+		}
+	}
+	if want("catalog") {
+		if r.Catalog, err = MeasureCatalog(compiled); err != nil {
+			return nil, fmt.Errorf("catalog: %w", err)
+		}
+	}
+	if want("roundtrip") {
+		if r.RoundTrip, r.Bridge, err = MeasureRoundTrips(ctx, cfg); err != nil {
+			return nil, fmt.Errorf("round trip: %w", err)
+		}
+	}
+	if want("store") {
+		if r.Store, err = MeasureStore(ctx, cfg); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
+	r.Targets = Evaluate(r)
+	r.ElapsedSeconds = time.Since(start).Seconds()
+	return r, nil
+}
+
+// setBenchTime sets testing.Benchmark's time per benchmark.
+func setBenchTime(d string) error {
+	testing.Init()
+	if err := flag.Set("test.benchtime", d); err != nil {
+		return fmt.Errorf("bench time %q: %w", d, err)
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+)
+
+// References are the issue's reference figures, measured on this kind of
+// machine for a comparable production MCP server and for mcp-go itself.
+// They are shown next to ours; only the targets are judged met or missed.
+var References = []struct{ What, Figure string }{
+	{"bare cached Validate of a 12-field create-task object", "about 6 µs"},
+	{"mcp-go's built-in input validation, added per call", "about 23 µs"},
+	{"raw mcp-go Streamable HTTP floor (no-op tool, own process)", "about 3.3k calls/s at 1 client, saturating near 11k at 8"},
+	{"a comparable production MCP server's mode switch", "about 3 ms"},
+	{"its tools/list in task mode / external mode", "41.5 KB / 30.0 KB"},
+}
+
+// Target limits from the issue.
+const (
+	maxWrapperOverBare   = 1.1
+	minMCPGoOverWrapper  = 4
+	minListOverFloor     = 0.8
+	minCreateOverFloor   = 0.5
+	maxBridgeAddedP50Ms  = 1
+	maxModeSwitchMs      = 0.3
+	maxFirstPageMs       = 5
+	targetsAtClients     = 8
+	bridgeTargetClients  = 1
+	refTaskModeBytes     = 41_500 // 41.5 KB, counted as 1 KB = 1000 bytes (the stricter reading)
+	refExternalModeBytes = 30_000
+)
+
+func atMost(section, name string, v, limit float64, unit string) Target {
+	return Target{Section: section, Name: name, Value: v, Op: "<=", Limit: limit, Unit: unit, Met: v <= limit}
+}
+
+func atLeast(section, name string, v, limit float64, unit string) Target {
+	return Target{Section: section, Name: name, Value: v, Op: ">=", Limit: limit, Unit: unit, Met: v >= limit}
+}
+
+func unmeasured(section, name, op string, limit float64, unit, why string) Target {
+	return Target{Section: section, Name: name, Op: op, Limit: limit, Unit: unit, Note: "not measured: " + why}
+}
+
+// Evaluate compares the measured figures with the issue's targets.
+func Evaluate(r *Results) []Target {
+	var ts []Target
+	for _, v := range r.Validation {
+		if v.Missing {
+			ts = append(ts, unmeasured("1", "wrapper check / bare Validate, "+v.Case, "<=", maxWrapperOverBare, "×", v.Note))
+			continue
+		}
+		t := atMost("1", "wrapper check / bare Validate, "+v.Case, v.WrapperOverBare, maxWrapperOverBare, "×")
+		t.Note = v.Note
+		ts = append(ts, t)
+		t = atLeast("1", "mcp-go built-in / wrapper check + decode, "+v.Case, v.MCPGoOverWrapper, minMCPGoOverWrapper, "×")
+		if v.MCPGoRejected == v.Valid {
+			t.Met, t.Note = false, "mcp-go's verdict differs from the wrapper's; the difference does not measure validation"
+		}
+		ts = append(ts, t)
+	}
+	for _, p := range r.RoundTrip {
+		if p.Clients != targetsAtClients {
+			continue
+		}
+		switch p.Target {
+		case "list_tasks":
+			ts = append(ts, atLeast("2", fmt.Sprintf("(b) list_tasks, 50-task page / (a) floor calls/s at %d clients", p.Clients), p.OverFloor, minListOverFloor, "×"))
+		case "list_tasks_5":
+			ts = append(ts, atLeast("2", fmt.Sprintf("(b) list_tasks, 5-task page / (a) floor calls/s at %d clients", p.Clients), p.OverFloor, minListOverFloor, "×"))
+		case "create_task":
+			ts = append(ts, atLeast("2", fmt.Sprintf("(c) create_task / (a) floor calls/s at %d clients", p.Clients), p.OverFloor, minCreateOverFloor, "×"))
+		}
+	}
+	for _, b := range r.Bridge {
+		if b.Clients == bridgeTargetClients {
+			ts = append(ts, atMost("3", fmt.Sprintf("bridge adds to p50, %s, %d client", shortTool(b.Tool), b.Clients), b.AddedP50Ms, maxBridgeAddedP50Ms, "ms"))
+		}
+	}
+	for _, m := range r.ModeSwitch {
+		ts = append(ts, atMost("4", "mode switch into "+m.Mode+" (p50)", m.Time.P50Ms, maxModeSwitchMs, "ms"))
+	}
+	for _, l := range r.Store.Lists {
+		if strings.HasSuffix(l.Name, "first page") {
+			ts = append(ts, atMost("5", fmt.Sprintf("list_tasks first page of %d tasks, %s (p50)", r.Store.Tasks, strings.TrimSuffix(l.Name, ", first page")),
+				l.Tool.P50Ms, maxFirstPageMs, "ms"))
+		}
+	}
+	for _, c := range r.Catalog {
+		var t Target
+		switch c.Mode {
+		case "task":
+			t = atMost("6", "tools/list bytes, task mode", float64(c.Bytes), refTaskModeBytes, "B")
+		case "external":
+			t = atMost("6", "tools/list bytes, external mode", float64(c.Bytes), refExternalModeBytes, "B")
+		default:
+			continue
+		}
+		if c.Open > 0 || c.Undescribed > 0 {
+			t.Met = false
+			t.Note = fmt.Sprintf("%d open objects, %d undescribed properties", c.Open, c.Undescribed)
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+func shortTool(name string) string { return strings.TrimSuffix(name, "_kandev") }
