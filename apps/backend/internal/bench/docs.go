@@ -21,6 +21,7 @@ func Page(r *Results) string {
 	writeSummary(&b, r)
 	writeMethod(&b, r)
 	b.WriteString(Tables(r))
+	writeAnalysis(&b, r)
 	return b.String()
 }
 
@@ -105,22 +106,25 @@ func writeValidation(b *strings.Builder, r *Results) {
 		b.WriteString("Not measured in this run.\n\n")
 		return
 	}
-	b.WriteString("| call | wrapper check | bare Validate | check / bare | check + decode | mcp-go built-in | mcp-go / (check + decode) | fresh compile |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| call | wrapper check | bare Validate | check / bare | check + decode | mcp-go built-in | mcp-go / check | " +
+		"mcp-go / (check + decode) | fresh compile |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, v := range r.Validation {
 		name := v.Case
 		if v.Missing {
-			fmt.Fprintf(b, "| %s | missing: %s | | | | | | |\n", name, v.Note)
+			fmt.Fprintf(b, "| %s | missing: %s | | | | | | | |\n", name, v.Note)
 			continue
 		}
 		if !v.Valid {
 			name += fmt.Sprintf(", %d reported", v.Problems)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %.2f× | %s | %s | %.1f× | %s |\n", name, micro(v.Wrapper), micro(v.Bare),
-			v.WrapperOverBare, micro(v.WrapperJSON), micro(v.MCPGo), v.MCPGoOverWrapper, micro(v.Fresh))
+		fmt.Fprintf(b, "| %s | %s | %s | %.2f× | %s | %s | %.1f× | %.1f× | %s |\n", name, micro(v.Wrapper), micro(v.Bare),
+			v.WrapperOverBare, micro(v.WrapperJSON), micro(v.MCPGo), v.MCPGoOverWrapper, v.MCPGoOverWrapperJSON, micro(v.Fresh))
 	}
-	b.WriteString("\nEach cell is time and allocations per call. \"check + decode\" adds the wrapper's decoding of the raw " +
-		"arguments (`Compiled.CheckJSON`), the counterpart of mcp-go's figure, which re-encodes and decodes the arguments before validating. ")
+	b.WriteString("\nEach cell is time and allocations per call. The targets use the wrapper check, the figure the issue " +
+		"names for both. \"check + decode\" adds the wrapper's decoding of the raw arguments (`Compiled.CheckJSON`, exact " +
+		"numbers): mcp-go's figure includes its own re-encoding and decoding of the arguments, so the last ratio compares " +
+		"like with like. ")
 	for _, v := range r.Validation {
 		if v.Note != "" && !v.Missing {
 			fmt.Fprintf(b, "%s: %s. ", v.Case, v.Note)

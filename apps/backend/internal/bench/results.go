@@ -84,7 +84,10 @@ type ValidationCase struct {
 	MCPGoRejected bool `json:"mcpgo_rejected"`
 
 	WrapperOverBare  float64 `json:"wrapper_over_bare"`
-	MCPGoOverWrapper float64 `json:"mcpgo_over_wrapper"` // over WrapperJSON
+	MCPGoOverWrapper float64 `json:"mcpgo_over_wrapper"`
+	// MCPGoOverWrapperJSON compares like with like: both sides decode the
+	// arguments before validating.
+	MCPGoOverWrapperJSON float64 `json:"mcpgo_over_wrapper_json"`
 	FreshOverWrapper float64 `json:"fresh_over_wrapper"`
 }
 

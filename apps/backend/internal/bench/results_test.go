@@ -92,10 +92,10 @@ func TestEvaluate(t *testing.T) {
 		met  bool
 	}{
 		{"wrapper check / bare Validate, create_task, all 16 fields", true},
-		{"mcp-go built-in / wrapper check + decode, create_task, all 16 fields", true},
+		{"mcp-go built-in / wrapper check, create_task, all 16 fields", true},
 		{"wrapper check / bare Validate, show_rich_output, 4 blocks", false}, // missing tool: not measured
 		{"wrapper check / bare Validate, create_task, rejected (5 problems)", false},
-		{"mcp-go built-in / wrapper check + decode, create_task, rejected (5 problems)", false},
+		{"mcp-go built-in / wrapper check, create_task, rejected (5 problems)", false},
 		{"(b) list_tasks, 50-task page / (a) floor calls/s at 8 clients", true},
 		{"(c) create_task / (a) floor calls/s at 8 clients", false},
 		{"bridge adds to p50, list_tasks, 1 client", true},

@@ -54,7 +54,7 @@ func Evaluate(r *Results) []Target {
 		t := atMost("1", "wrapper check / bare Validate, "+v.Case, v.WrapperOverBare, maxWrapperOverBare, "×")
 		t.Note = v.Note
 		ts = append(ts, t)
-		t = atLeast("1", "mcp-go built-in / wrapper check + decode, "+v.Case, v.MCPGoOverWrapper, minMCPGoOverWrapper, "×")
+		t = atLeast("1", "mcp-go built-in / wrapper check, "+v.Case, v.MCPGoOverWrapper, minMCPGoOverWrapper, "×")
 		if v.MCPGoRejected == v.Valid {
 			t.Met, t.Note = false, "mcp-go's verdict differs from the wrapper's; the difference does not measure validation"
 		}

@@ -46,16 +46,21 @@ func MeasureValidation(c *mcpsrv.Compiled, reps int, logf func(string, ...any)) 
 		}
 		vc.Note, vc.Problems = sub.sanity(c)
 		vc.MCPGoRejected = sub.mcpgoRejects()
-		var wr, wj, br, fr, on, off []testing.BenchmarkResult
+		benches := []func(*testing.B){sub.benchWrapper(c), sub.benchWrapperJSON(c), sub.benchBare, sub.benchFresh,
+			sub.benchHandle(sub.on), sub.benchHandle(sub.off)}
+		res := make([][]testing.BenchmarkResult, len(benches))
 		for rep := range reps {
 			logf("validation %s: repetition %d/%d", fx.Case, rep+1, reps)
-			wr = append(wr, testing.Benchmark(sub.benchWrapper(c)))
-			wj = append(wj, testing.Benchmark(sub.benchWrapperJSON(c)))
-			br = append(br, testing.Benchmark(sub.benchBare))
-			fr = append(fr, testing.Benchmark(sub.benchFresh))
-			on = append(on, testing.Benchmark(sub.benchHandle(sub.on)))
-			off = append(off, testing.Benchmark(sub.benchHandle(sub.off)))
+			// Odd repetitions run in reverse order, so no variant always
+			// runs first (or right after the expensive fresh compile).
+			for k := range benches {
+				if rep%2 == 1 {
+					k = len(benches) - 1 - k
+				}
+				res[k] = append(res[k], testing.Benchmark(benches[k]))
+			}
 		}
+		wr, wj, br, fr, on, off := res[0], res[1], res[2], res[3], res[4], res[5]
 		vc.Wrapper, vc.WrapperJSON = medianMicro(wr), medianMicro(wj)
 		vc.Bare, vc.Fresh = medianMicro(br), medianMicro(fr)
 		vc.MCPGo = Micro{
@@ -69,7 +74,8 @@ func MeasureValidation(c *mcpsrv.Compiled, reps int, logf func(string, ...any)) 
 		for i := range on {
 			mcpDiff[i] = nsPerOp(on[i]) - nsPerOp(off[i])
 		}
-		vc.MCPGoOverWrapper = PairedRatios(mcpDiff, field(wj, nsPerOp))
+		vc.MCPGoOverWrapper = PairedRatios(mcpDiff, w)
+		vc.MCPGoOverWrapperJSON = PairedRatios(mcpDiff, field(wj, nsPerOp))
 		vc.FreshOverWrapper = PairedRatios(field(fr, nsPerOp), w)
 		out = append(out, vc)
 	}
