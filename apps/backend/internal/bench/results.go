@@ -88,7 +88,7 @@ type ValidationCase struct {
 	// MCPGoOverWrapperJSON compares like with like: both sides decode the
 	// arguments before validating.
 	MCPGoOverWrapperJSON float64 `json:"mcpgo_over_wrapper_json"`
-	FreshOverWrapper float64 `json:"fresh_over_wrapper"`
+	FreshOverWrapper     float64 `json:"fresh_over_wrapper"`
 }
 
 // RoundTripPoint is one load point of section 2.
