@@ -1,0 +1,40 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestAnalysisOnlyForMissedTargets(t *testing.T) {
+	r := sample()
+	page := Page(r)
+	for _, want := range []string{"## Why targets are missed", "**Refusals.**", "**Validation against mcp-go's built-in.**",
+		"**Round trips against the floor.**", "answers 0 bytes", "**tools/list size.**", "task mode: 33 tools, 40000 B"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "**Wrapper check against the bare Validate.**") {
+		t.Error("noise paragraph shown, but no check / bare target is missed")
+	}
+
+	// The same run with every target met explains nothing.
+	for i := range r.Targets {
+		r.Targets[i].Met = true
+	}
+	if page := Page(r); strings.Contains(page, "Why targets are missed") {
+		t.Error("analysis shown although every target is met")
+	}
+}
+
+func TestNoiseAnalysis(t *testing.T) {
+	r := sample()
+	r.Validation[0].WrapperOverBare = 1.3 // same allocations as the bare Validate: noise
+	r.Validation = append(r.Validation, ValidationCase{Case: "other", Valid: true, WrapperOverBare: 1.5,
+		Wrapper: Micro{AllocsPerOp: 50}, Bare: Micro{AllocsPerOp: 40}}) // different work: not called noise
+	r.Targets = Evaluate(r)
+	got := noiseAnalysis(r)
+	if !strings.Contains(got, "create_task, all 16 fields (73 allocations each)") || strings.Contains(got, "other") {
+		t.Errorf("noise analysis: got %q", got)
+	}
+}
