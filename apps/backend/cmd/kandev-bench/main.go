@@ -124,7 +124,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"# which runs, in apps/backend:",
 		"make build",
 		"go build -o bin/kandev-bench ./cmd/kandev-bench",
-		"bin/kandev-bench " + strings.Join(args, " "),
+		"bin/kandev-bench run " + strings.Join(args, " "),
 	}
 	if err := r.WriteFile(*results); err != nil {
 		return err

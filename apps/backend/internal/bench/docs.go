@@ -195,6 +195,7 @@ func writeModes(b *strings.Builder, r *Results) {
 		b.WriteString("Not measured in this run.\n\n")
 		return
 	}
+	fmt.Fprintf(b, "Each mode's figures are over %d timed switches; the full compile over %d runs.\n\n", r.ModeSwitch[0].Time.Samples, r.Compile.Samples)
 	b.WriteString("| into mode | from | tools | p50 | p99 |\n|---|---|---|---|---|\n")
 	for _, m := range r.ModeSwitch {
 		fmt.Fprintf(b, "| %s | %s | %d | %.3f ms | %.3f ms |\n", m.Mode, m.From, m.Tools, m.Time.P50Ms, m.Time.P99Ms)
@@ -211,8 +212,8 @@ func writeStore(b *strings.Builder, r *Results) {
 	}
 	fmt.Fprintf(b, "One workflow step holding %d tasks, seeded with raw inserts in one transaction (%.1f s), served by its own "+
 		"`kandev serve`. Deep pages start after %d tasks, reached by walking every page before them. Each listing is timed "+
-		"over sequential calls at one client, through `list_tasks_kandev` over HTTP and through `Store.ListTasks` in process.\n\n",
-		s.Tasks, s.SeedSeconds, s.Tasks-1000)
+		"over %d sequential calls at one client, through `list_tasks_kandev` over HTTP and through `Store.ListTasks` in process.\n\n",
+		s.Tasks, s.SeedSeconds, s.Tasks-1000, listSamples(s))
 	b.WriteString("| listing (50 tasks) | arguments | tool p50 / p99 | store p50 / p99 |\n|---|---|---|---|\n")
 	for _, l := range s.Lists {
 		fmt.Fprintf(b, "| %s | `%s` | %.2f / %.2f ms | %.2f / %.2f ms |\n", l.Name, l.Args, l.Tool.P50Ms, l.Tool.P99Ms, l.Store.P50Ms, l.Store.P99Ms)
@@ -278,4 +279,11 @@ func Summary(r *Results) string {
 	b.WriteString(Tables(r))
 	writeSummary(&b, r)
 	return b.String()
+}
+
+func listSamples(s StoreScale) int {
+	if len(s.Lists) == 0 {
+		return 0
+	}
+	return s.Lists[0].Tool.Samples
 }
