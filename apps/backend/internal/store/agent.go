@@ -35,24 +35,11 @@ func (s *Store) ListAgents(ctx context.Context, p kanban.Page) (*kanban.List[kan
 	if err != nil {
 		return nil, err
 	}
-	query := `SELECT ` + agentColumns + ` FROM agents`
-	var args []any
-	if p.Cursor != "" {
-		var name string
-		if err := decodeCursor(p.Cursor, &name); err != nil {
-			return nil, err
-		}
-		query += ` WHERE name > ?`
-		args = append(args, name)
-	}
-	query += ` ORDER BY name LIMIT ?`
-	args = append(args, p.Limit+1)
-	out, err := scanAll(ctx, s.db, scanAgent, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list agents: %w", err)
-	}
-	return page(out, p.Limit, func(a kanban.Agent) []any { return []any{a.Name} }), nil
+	return agentListing.page(ctx, s.db, p, "")
 }
+
+var agentListing = listing[kanban.Agent]{what: "list agents", selectFrom: `SELECT ` + agentColumns + ` FROM agents`,
+	scan: scanAgent, cols: []string{"name"}, key: func(a kanban.Agent) []any { return []any{a.Name} }}
 
 // GetAgent returns an agent (NOT_FOUND when missing).
 func (s *Store) GetAgent(ctx context.Context, id string) (*kanban.Agent, error) {
@@ -99,35 +86,12 @@ func (s *Store) UpdateAgent(ctx context.Context, id string, supportsMCP *bool, m
 // ListAgentProfiles lists agent profiles in creation order, only agentID's
 // when it is not empty (NOT_FOUND for a missing agent).
 func (s *Store) ListAgentProfiles(ctx context.Context, agentID string, p kanban.Page) (*kanban.List[kanban.AgentProfile], error) {
-	p, err := p.Normalize()
-	if err != nil {
-		return nil, err
-	}
-	query := `SELECT ` + profileColumns + ` FROM agent_profiles WHERE 1 = 1`
-	var args []any
-	if agentID != "" {
-		if _, err := getAgent(ctx, s.db, agentID); err != nil {
-			return nil, err
-		}
-		query += ` AND agent_id = ?`
-		args = append(args, agentID)
-	}
-	if p.Cursor != "" {
-		var at, id string
-		if err := decodeCursor(p.Cursor, &at, &id); err != nil {
-			return nil, err
-		}
-		query += ` AND (created_at > ? OR (created_at = ? AND id > ?))`
-		args = append(args, at, at, id)
-	}
-	query += ` ORDER BY created_at, id LIMIT ?`
-	args = append(args, p.Limit+1)
-	out, err := scanAll(ctx, s.db, scanAgentProfile, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list agent profiles: %w", err)
-	}
-	return page(out, p.Limit, func(x kanban.AgentProfile) []any { return []any{fmtTime(x.CreatedAt), x.ID} }), nil
+	return listProfiles(ctx, s.db, agentProfiles, agentProfileListing, agentID, p)
 }
+
+var agentProfileListing = listing[kanban.AgentProfile]{what: "list agent profiles",
+	selectFrom: `SELECT ` + profileColumns + ` FROM agent_profiles`, scan: scanAgentProfile, cols: []string{"created_at", "id"},
+	key: func(x kanban.AgentProfile) []any { return []any{fmtTime(x.CreatedAt), x.ID} }}
 
 // GetAgentProfile returns an agent profile (NOT_FOUND when missing).
 func (s *Store) GetAgentProfile(ctx context.Context, id string) (*kanban.AgentProfile, error) {
@@ -233,14 +197,6 @@ func (s *Store) DeleteAgentProfile(ctx context.Context, id string) error {
 		cur, err := getAgentProfile(ctx, tx, id)
 		if err != nil {
 			return err
-		}
-		var running int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM task_sessions WHERE agent_profile_id = ? AND state = ?`,
-			id, string(kanban.SessionRunning)).Scan(&running); err != nil {
-			return fmt.Errorf("delete agent profile: %w", err)
-		}
-		if running > 0 {
-			return kanban.Errorf(kanban.CodeConflict, "the agent profile is used by a running session")
 		}
 		return deleteProfile(ctx, tx, agentProfiles, cur.AgentID, id)
 	})

@@ -53,7 +53,7 @@ func (s *Store) CreateArtifact(ctx context.Context, a kanban.Artifact) (*kanban.
 		}
 		a.ID, a.CreatedAt = kanban.NewID(), kanban.Now()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO task_artifacts (`+artifactColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?)`, a.ID, a.TaskID, nullableID(a.SessionID), a.Kind, string(a.Data),
+			VALUES (?, ?, ?, ?, ?, ?)`, a.ID, a.TaskID, nullString(a.SessionID), a.Kind, string(a.Data),
 			fmtTime(a.CreatedAt)); err != nil {
 			return fmt.Errorf("create artifact: %w", err)
 		}
@@ -86,46 +86,23 @@ func (s *Store) ListArtifacts(ctx context.Context, taskID, kind string, p kanban
 	if err != nil {
 		return nil, err
 	}
-	query := `SELECT ` + artifactColumns + ` FROM task_artifacts WHERE task_id = ?`
-	args := []any{taskID}
+	where, args := `task_id = ?`, []any{taskID}
 	if kind != "" {
 		if err := checkArtifactKind(kind); err != nil {
 			return nil, err
 		}
-		query += ` AND kind = ?`
-		args = append(args, kind)
-	}
-	if p.Cursor != "" {
-		var at, id string
-		if err := decodeCursor(p.Cursor, &at, &id); err != nil {
-			return nil, err
-		}
-		query += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
-		args = append(args, at, at, id)
+		where, args = where+` AND kind = ?`, append(args, kind)
 	}
 	if _, err := taskWorkspaceOf(ctx, s.db, taskID); err != nil {
 		return nil, err
 	}
-	query += ` ORDER BY created_at DESC, id DESC LIMIT ?`
-	args = append(args, p.Limit+1)
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list artifacts: %w", err)
-	}
-	defer rows.Close()
-	var out []kanban.Artifact
-	for rows.Next() {
-		a, err := scanArtifact(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list artifacts: %w", err)
-		}
-		out = append(out, *a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list artifacts: %w", err)
-	}
-	return page(out, p.Limit, func(a kanban.Artifact) []any { return []any{fmtTime(a.CreatedAt), a.ID} }), nil
+	return artifactListing.page(ctx, s.db, p, where, args...)
 }
+
+var artifactListing = listing[kanban.Artifact]{what: "list artifacts",
+	selectFrom: `SELECT ` + artifactColumns + ` FROM task_artifacts`, scan: scanArtifact,
+	cols: []string{"created_at", "id"}, desc: true,
+	key: func(a kanban.Artifact) []any { return []any{fmtTime(a.CreatedAt), a.ID} }}
 
 // DeleteArtifacts deletes every artifact of kind for the task and returns
 // how many were deleted (0 is not an error). NOT_FOUND for a missing task.

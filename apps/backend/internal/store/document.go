@@ -123,38 +123,22 @@ func (s *Store) ListDocuments(ctx context.Context, taskID string, p kanban.Page)
 	if _, err := taskWorkspaceOf(ctx, s.db, taskID); err != nil {
 		return nil, err
 	}
-	query := `SELECT task_id, key, type, title, revision, created_at, updated_at
-		FROM task_documents WHERE task_id = ?`
-	args := []any{taskID}
-	if p.Cursor != "" {
-		var key string
-		if err := decodeCursor(p.Cursor, &key); err != nil {
-			return nil, err
-		}
-		query += ` AND key > ?`
-		args = append(args, key)
+	return documentListing.page(ctx, s.db, p, `task_id = ?`, taskID)
+}
+
+var documentListing = listing[kanban.Document]{what: "list documents",
+	selectFrom: `SELECT task_id, key, type, title, revision, created_at, updated_at FROM task_documents`,
+	scan:       scanDocumentSummary, cols: []string{"key"}, key: func(d kanban.Document) []any { return []any{d.Key} }}
+
+// scanDocumentSummary scans a document without its content.
+func scanDocumentSummary(r rowSource) (*kanban.Document, error) {
+	var (
+		d                  kanban.Document
+		createdAt, updated string
+	)
+	if err := r.Scan(&d.TaskID, &d.Key, &d.Type, &d.Title, &d.Revision, &createdAt, &updated); err != nil {
+		return nil, err
 	}
-	query += ` ORDER BY key LIMIT ?`
-	args = append(args, p.Limit+1)
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list documents: %w", err)
-	}
-	defer rows.Close()
-	var out []kanban.Document
-	for rows.Next() {
-		var (
-			d                  kanban.Document
-			createdAt, updated string
-		)
-		if err := rows.Scan(&d.TaskID, &d.Key, &d.Type, &d.Title, &d.Revision, &createdAt, &updated); err != nil {
-			return nil, fmt.Errorf("list documents: %w", err)
-		}
-		d.CreatedAt, d.UpdatedAt = parseTime(createdAt), parseTime(updated)
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list documents: %w", err)
-	}
-	return page(out, p.Limit, func(d kanban.Document) []any { return []any{d.Key} }), nil
+	d.CreatedAt, d.UpdatedAt = parseTime(createdAt), parseTime(updated)
+	return &d, nil
 }

@@ -28,68 +28,21 @@ func (s *Store) ListExecutors(ctx context.Context, p kanban.Page) (*kanban.List[
 	if err != nil {
 		return nil, err
 	}
-	query := `SELECT ` + executorColumns + ` FROM executors`
-	var args []any
-	if p.Cursor != "" {
-		var name string
-		if err := decodeCursor(p.Cursor, &name); err != nil {
-			return nil, err
-		}
-		query += ` WHERE name > ?`
-		args = append(args, name)
-	}
-	query += ` ORDER BY name LIMIT ?`
-	args = append(args, p.Limit+1)
-	out, err := scanAll(ctx, s.db, scanExecutor, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list executors: %w", err)
-	}
-	return page(out, p.Limit, func(e kanban.Executor) []any { return []any{e.Name} }), nil
+	return executorListing.page(ctx, s.db, p, "")
 }
 
-func executorExists(ctx context.Context, q queryer, id string) error {
-	var n int
-	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM executors WHERE id = ?`, id).Scan(&n); err != nil {
-		return fmt.Errorf("get executor: %w", err)
-	}
-	if n == 0 {
-		return kanban.NotFound("executor")
-	}
-	return nil
-}
+var executorListing = listing[kanban.Executor]{what: "list executors", selectFrom: `SELECT ` + executorColumns + ` FROM executors`,
+	scan: scanExecutor, cols: []string{"name"}, key: func(e kanban.Executor) []any { return []any{e.Name} }}
 
 // ListExecutorProfiles lists executor profiles in creation order, only
 // executorID's when it is not empty (NOT_FOUND for a missing executor).
 func (s *Store) ListExecutorProfiles(ctx context.Context, executorID string, p kanban.Page) (*kanban.List[kanban.ExecutorProfile], error) {
-	p, err := p.Normalize()
-	if err != nil {
-		return nil, err
-	}
-	query := `SELECT ` + execProfileColumns + ` FROM executor_profiles WHERE 1 = 1`
-	var args []any
-	if executorID != "" {
-		if err := executorExists(ctx, s.db, executorID); err != nil {
-			return nil, err
-		}
-		query += ` AND executor_id = ?`
-		args = append(args, executorID)
-	}
-	if p.Cursor != "" {
-		var at, id string
-		if err := decodeCursor(p.Cursor, &at, &id); err != nil {
-			return nil, err
-		}
-		query += ` AND (created_at > ? OR (created_at = ? AND id > ?))`
-		args = append(args, at, at, id)
-	}
-	query += ` ORDER BY created_at, id LIMIT ?`
-	args = append(args, p.Limit+1)
-	out, err := scanAll(ctx, s.db, scanExecutorProfile, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list executor profiles: %w", err)
-	}
-	return page(out, p.Limit, func(x kanban.ExecutorProfile) []any { return []any{fmtTime(x.CreatedAt), x.ID} }), nil
+	return listProfiles(ctx, s.db, executorProfiles, executorProfileListing, executorID, p)
 }
+
+var executorProfileListing = listing[kanban.ExecutorProfile]{what: "list executor profiles",
+	selectFrom: `SELECT ` + execProfileColumns + ` FROM executor_profiles`, scan: scanExecutorProfile, cols: []string{"created_at", "id"},
+	key: func(x kanban.ExecutorProfile) []any { return []any{fmtTime(x.CreatedAt), x.ID} }}
 
 // GetExecutorProfile returns an executor profile (NOT_FOUND when missing).
 func (s *Store) GetExecutorProfile(ctx context.Context, id string) (*kanban.ExecutorProfile, error) {
@@ -163,7 +116,7 @@ func (s *Store) CreateExecutorProfile(ctx context.Context, p kanban.ExecutorProf
 	}
 	var out *kanban.ExecutorProfile
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		if err := executorExists(ctx, tx, p.ExecutorID); err != nil {
+		if err := requireRow(ctx, tx, "executors", "executor", p.ExecutorID); err != nil {
 			return err
 		}
 		isDefault, err := claimProfileName(ctx, tx, executorProfiles, p.ExecutorID, p.Name, "", p.IsDefault)
@@ -226,93 +179,8 @@ func (s *Store) DeleteExecutorProfile(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		var running int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM task_sessions WHERE executor_profile_id = ? AND state = ?`,
-			id, string(kanban.SessionRunning)).Scan(&running); err != nil {
-			return fmt.Errorf("delete executor profile: %w", err)
-		}
-		if running > 0 {
-			return kanban.Errorf(kanban.CodeConflict, "the executor profile is used by a running session")
-		}
 		return deleteProfile(ctx, tx, executorProfiles, cur.ExecutorID, id)
 	})
-}
-
-// profileTable describes agent_profiles or executor_profiles, which share
-// their naming and default rules. Fields are SQL identifiers (constants).
-type profileTable struct{ table, parent, kind string }
-
-var (
-	agentProfiles    = profileTable{"agent_profiles", "agent_id", "agent"}
-	executorProfiles = profileTable{"executor_profiles", "executor_id", "executor"}
-)
-
-// claimProfileName refuses (CONFLICT) a name another profile of parentID
-// has. For a new profile (selfID "") it reports whether it becomes the
-// default: it does when it is the first or wantDefault is set (which then
-// clears the flag on the others).
-func claimProfileName(ctx context.Context, tx *sql.Tx, t profileTable, parentID, name, selfID string, wantDefault bool) (bool, error) {
-	var taken, total int
-	err := tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(CASE WHEN name = ? AND id <> ? THEN 1 ELSE 0 END), 0),
-		COUNT(*) FROM `+t.table+` WHERE `+t.parent+` = ?`, name, selfID, parentID).Scan(&taken, &total)
-	if err != nil {
-		return false, fmt.Errorf("check profile name: %w", err)
-	}
-	if taken > 0 {
-		return false, kanban.Errorf(kanban.CodeConflict, "the %s already has a profile with this name", t.kind)
-	}
-	if selfID != "" || (total > 0 && !wantDefault) {
-		return false, nil
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE `+t.table+` SET is_default = 0 WHERE `+t.parent+` = ?`, parentID); err != nil {
-		return false, fmt.Errorf("set default profile: %w", err)
-	}
-	return true, nil
-}
-
-// deleteProfile deletes profile id of parentID unless it is the last one,
-// then makes sure one remaining profile is the default.
-// The table and column names come from the profileTable constants, never
-// from callers, so building the SQL from them is safe (gosec G202).
-//
-//nolint:gosec
-func deleteProfile(ctx context.Context, tx *sql.Tx, t profileTable, parentID, id string) error {
-	var total int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+t.table+` WHERE `+t.parent+` = ?`,
-		parentID).Scan(&total); err != nil {
-		return fmt.Errorf("delete profile: %w", err)
-	}
-	if total <= 1 {
-		return kanban.Errorf(kanban.CodeConflict, "cannot delete the last profile of an %s", t.kind)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM `+t.table+` WHERE id = ?`, id); err != nil {
-		return fmt.Errorf("delete profile: %w", err)
-	}
-	_, err := tx.ExecContext(ctx, `UPDATE `+t.table+` SET is_default = 1 WHERE id = (
-		SELECT id FROM `+t.table+` WHERE `+t.parent+` = ? ORDER BY created_at, id LIMIT 1)
-		AND NOT EXISTS (SELECT 1 FROM `+t.table+` WHERE `+t.parent+` = ? AND is_default = 1)`, parentID, parentID)
-	if err != nil {
-		return fmt.Errorf("promote default profile: %w", err)
-	}
-	return nil
-}
-
-// scanAll runs a query and scans every row with scan.
-func scanAll[T any](ctx context.Context, q queryer, scan func(rowSource) (*T, error), query string, args ...any) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		x, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *x)
-	}
-	return out, rows.Err()
 }
 
 func scanExecutor(r rowSource) (*kanban.Executor, error) {

@@ -138,37 +138,12 @@ func (s *Store) ListPlanRevisions(ctx context.Context, taskID string, p kanban.P
 	if _, err := taskWorkspaceOf(ctx, s.db, taskID); err != nil {
 		return nil, err
 	}
-	query := `SELECT task_id, title, content, revision, created_by, created_at, created_at
-		FROM task_plan_revisions WHERE task_id = ?`
-	args := []any{taskID}
-	if p.Cursor != "" {
-		var rev int64
-		if err := decodeCursor(p.Cursor, &rev); err != nil {
-			return nil, err
-		}
-		query += ` AND revision < ?`
-		args = append(args, rev)
-	}
-	query += ` ORDER BY revision DESC LIMIT ?`
-	args = append(args, p.Limit+1)
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list plan revisions: %w", err)
-	}
-	defer rows.Close()
-	var out []kanban.Plan
-	for rows.Next() {
-		pl, err := scanPlan(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list plan revisions: %w", err)
-		}
-		out = append(out, *pl)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list plan revisions: %w", err)
-	}
-	return page(out, p.Limit, func(x kanban.Plan) []any { return []any{x.Revision} }), nil
+	return planRevisionListing.page(ctx, s.db, p, `task_id = ?`, taskID)
 }
+
+var planRevisionListing = listing[kanban.Plan]{what: "list plan revisions",
+	selectFrom: `SELECT task_id, title, content, revision, created_by, created_at, created_at FROM task_plan_revisions`,
+	scan:       scanPlan, cols: []string{"revision"}, desc: true, key: func(x kanban.Plan) []any { return []any{x.Revision} }}
 
 func scanPlan(r rowSource) (*kanban.Plan, error) {
 	var (

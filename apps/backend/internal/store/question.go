@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -241,9 +242,11 @@ func (s *Store) ListQuestions(ctx context.Context, f kanban.QuestionFilter, p ka
 	if err != nil {
 		return nil, err
 	}
-	query := `SELECT ` + questionColumns + ` FROM questions WHERE 1 = 1`
-	var args []any
-	add := func(cond string, v ...any) { query += ` AND ` + cond; args = append(args, v...) }
+	var (
+		conds []string
+		args  []any
+	)
+	add := func(cond string, v any) { conds, args = append(conds, cond), append(args, v) }
 	if f.WorkspaceID != "" {
 		add(`workspace_id = ?`, f.WorkspaceID)
 	}
@@ -263,33 +266,12 @@ func (s *Store) ListQuestions(ctx context.Context, f kanban.QuestionFilter, p ka
 		}
 		add(`created_at >= ?`, fmtTime(t))
 	}
-	if p.Cursor != "" {
-		var at, id string
-		if err := decodeCursor(p.Cursor, &at, &id); err != nil {
-			return nil, err
-		}
-		add(`(created_at > ? OR (created_at = ? AND id > ?))`, at, at, id)
-	}
-	query += ` ORDER BY created_at, id LIMIT ?`
-	args = append(args, p.Limit+1)
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list questions: %w", err)
-	}
-	defer rows.Close()
-	var out []kanban.Question
-	for rows.Next() {
-		q, err := scanQuestion(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list questions: %w", err)
-		}
-		out = append(out, *q)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list questions: %w", err)
-	}
-	return page(out, p.Limit, func(q kanban.Question) []any { return []any{fmtTime(q.CreatedAt), q.ID} }), nil
+	return questionListing.page(ctx, s.db, p, strings.Join(conds, " AND "), args...)
 }
+
+var questionListing = listing[kanban.Question]{what: "list questions",
+	selectFrom: `SELECT ` + questionColumns + ` FROM questions`, scan: scanQuestion, cols: []string{"created_at", "id"},
+	key: func(q kanban.Question) []any { return []any{fmtTime(q.CreatedAt), q.ID} }}
 
 func scanQuestion(r rowSource) (*kanban.Question, error) {
 	var (

@@ -20,7 +20,7 @@ const (
 
 const repoCols = `id, workspace_id, name, local_path, remote_url, default_branch, created_at, updated_at`
 
-func scanRepository(r interface{ Scan(...any) error }) (*kanban.Repository, error) {
+func scanRepository(r rowSource) (*kanban.Repository, error) {
 	var repo kanban.Repository
 	var created, updated string
 	if err := r.Scan(&repo.ID, &repo.WorkspaceID, &repo.Name, &repo.LocalPath, &repo.RemoteURL,
@@ -173,23 +173,12 @@ func (s *Store) ListRepositories(ctx context.Context, workspaceID string, p kanb
 	if err := requireRow(ctx, s.db, "workspaces", "workspace", workspaceID); err != nil {
 		return nil, err
 	}
-	query := `SELECT ` + repoCols + ` FROM repositories WHERE workspace_id = ?`
-	args := []any{workspaceID}
-	if p.Cursor != "" {
-		var created, id string
-		if err := decodeCursor(p.Cursor, &created, &id); err != nil {
-			return nil, err
-		}
-		query += ` AND (created_at, id) > (?, ?)`
-		args = append(args, created, id)
-	}
-	query += ` ORDER BY created_at, id LIMIT ?`
-	items, err := queryList(ctx, s.db, scanRepository, query, append(args, p.Limit+1)...)
-	if err != nil {
-		return nil, fmt.Errorf("list repositories: %w", err)
-	}
-	return page(items, p.Limit, func(r kanban.Repository) []any { return []any{fmtTime(r.CreatedAt), r.ID} }), nil
+	return repositoryListing.page(ctx, s.db, p, `workspace_id = ?`, workspaceID)
 }
+
+var repositoryListing = listing[kanban.Repository]{what: "list repositories",
+	selectFrom: `SELECT ` + repoCols + ` FROM repositories`, scan: scanRepository, cols: []string{"created_at", "id"},
+	key: func(r kanban.Repository) []any { return []any{fmtTime(r.CreatedAt), r.ID} }}
 
 // UpdateRepository changes a repository's default branch when given.
 func (s *Store) UpdateRepository(ctx context.Context, id string, defaultBranch *string) (*kanban.Repository, error) {
@@ -325,11 +314,11 @@ func (s *Store) ListTaskRepositories(ctx context.Context, taskID string) ([]kanb
 	if err := requireRow(ctx, s.db, "tasks", "task", taskID); err != nil {
 		return nil, err
 	}
-	scan := func(r interface{ Scan(...any) error }) (*kanban.TaskRepository, error) {
+	scan := func(r rowSource) (*kanban.TaskRepository, error) {
 		var tr kanban.TaskRepository
 		return &tr, r.Scan(&tr.TaskID, &tr.RepositoryID, &tr.BaseBranch, &tr.CheckoutBranch)
 	}
-	out, err := queryList(ctx, s.db, scan, `SELECT task_id, repository_id, base_branch, checkout_branch
+	out, err := scanAll(ctx, s.db, scan, `SELECT task_id, repository_id, base_branch, checkout_branch
 		FROM task_repositories WHERE task_id = ? ORDER BY repository_id`, taskID)
 	if err != nil {
 		return nil, fmt.Errorf("list task repositories: %w", err)

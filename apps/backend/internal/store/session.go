@@ -42,11 +42,6 @@ func hashSessionToken(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// nullableID maps "" to SQL NULL for optional foreign keys.
-func nullableID(id string) sql.NullString {
-	return sql.NullString{String: id, Valid: id != ""}
-}
-
 // CreateSession creates a session in state CREATED and returns its token.
 // It returns NOT_FOUND for a missing task or profile and VALIDATION_ERROR
 // for an invalid mode or capability.
@@ -90,7 +85,7 @@ func (s *Store) CreateSession(ctx context.Context, in kanban.SessionCreate) (*ka
 		if _, err := tx.ExecContext(ctx, `INSERT INTO task_sessions (id, task_id, workspace_id,
 			agent_profile_id, executor_profile_id, state, mcp_mode, capabilities, token_hash,
 			mcp_attached, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
-			id, in.TaskID, wsID, nullableID(agentID), nullableID(execID), string(kanban.SessionCreated),
+			id, in.TaskID, wsID, nullString(agentID), nullString(execID), string(kanban.SessionCreated),
 			string(in.Mode), string(capsJSON), hash, now, now); err != nil {
 			return fmt.Errorf("create session: %w", err)
 		}
@@ -244,36 +239,13 @@ func (s *Store) ListSessions(ctx context.Context, taskID string, p kanban.Page) 
 	if _, err := taskWorkspaceOf(ctx, s.db, taskID); err != nil {
 		return nil, err
 	}
-	query := `SELECT ` + sessionColumns + ` FROM task_sessions WHERE task_id = ?`
-	args := []any{taskID}
-	if p.Cursor != "" {
-		var at, id string
-		if err := decodeCursor(p.Cursor, &at, &id); err != nil {
-			return nil, err
-		}
-		query += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
-		args = append(args, at, at, id)
-	}
-	query += ` ORDER BY created_at DESC, id DESC LIMIT ?`
-	args = append(args, p.Limit+1)
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	defer rows.Close()
-	var out []kanban.Session
-	for rows.Next() {
-		sess, err := scanSession(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
-		}
-		out = append(out, *sess)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return page(out, p.Limit, func(x kanban.Session) []any { return []any{fmtTime(x.CreatedAt), x.ID} }), nil
+	return sessionListing.page(ctx, s.db, p, `task_id = ?`, taskID)
 }
+
+var sessionListing = listing[kanban.Session]{what: "list sessions",
+	selectFrom: `SELECT ` + sessionColumns + ` FROM task_sessions`, scan: scanSession,
+	cols: []string{"created_at", "id"}, desc: true,
+	key: func(x kanban.Session) []any { return []any{fmtTime(x.CreatedAt), x.ID} }}
 
 // SetSessionMode switches a session's MCP mode (VALIDATION_ERROR for a mode
 // a session may not have).
@@ -319,8 +291,6 @@ func (s *Store) updateSession(ctx context.Context, id, set string, args ...any) 
 	})
 	return out, err
 }
-
-type rowSource interface{ Scan(dest ...any) error }
 
 func scanSession(r rowSource) (*kanban.Session, error) {
 	var (

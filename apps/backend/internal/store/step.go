@@ -161,7 +161,7 @@ func getStep(ctx context.Context, q queryer, id string) (*kanban.WorkflowStep, e
 	return st, nil
 }
 
-func scanStep(r interface{ Scan(...any) error }) (*kanban.WorkflowStep, error) {
+func scanStep(r rowSource) (*kanban.WorkflowStep, error) {
 	var st kanban.WorkflowStep
 	var start, manual, auto int
 	var events, created, updated string
@@ -190,28 +190,15 @@ func (s *Store) ListSteps(ctx context.Context, workflowID string, p kanban.Page)
 	if err := requireRow(ctx, s.db, "workflows", "workflow", workflowID); err != nil {
 		return nil, err
 	}
-	query := `SELECT ` + stepCols + ` FROM workflow_steps WHERE workflow_id = ?`
-	args := []any{workflowID}
-	if p.Cursor != "" {
-		var pos int64
-		var id string
-		if err := decodeCursor(p.Cursor, &pos, &id); err != nil {
-			return nil, err
-		}
-		query += ` AND (position, id) > (?, ?)`
-		args = append(args, pos, id)
-	}
-	query += ` ORDER BY position, id LIMIT ?`
-	args = append(args, p.Limit+1)
-	items, err := queryList(ctx, s.db, scanStep, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list steps: %w", err)
-	}
-	return page(items, p.Limit, func(st kanban.WorkflowStep) []any { return []any{st.Position, st.ID} }), nil
+	return stepListing.page(ctx, s.db, p, `workflow_id = ?`, workflowID)
 }
 
+var stepListing = listing[kanban.WorkflowStep]{what: "list steps",
+	selectFrom: `SELECT ` + stepCols + ` FROM workflow_steps`, scan: scanStep, cols: []string{"position", "id"},
+	key: func(st kanban.WorkflowStep) []any { return []any{st.Position, st.ID} }}
+
 func allSteps(ctx context.Context, q queryer, workflowID string) ([]kanban.WorkflowStep, error) {
-	steps, err := queryList(ctx, q, scanStep, `SELECT `+stepCols+` FROM workflow_steps WHERE workflow_id = ? ORDER BY position, id`, workflowID)
+	steps, err := scanAll(ctx, q, scanStep, `SELECT `+stepCols+` FROM workflow_steps WHERE workflow_id = ? ORDER BY position, id`, workflowID)
 	if err != nil {
 		return nil, fmt.Errorf("list steps: %w", err)
 	}

@@ -95,6 +95,33 @@ type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// rowSource is what both *sql.Row and *sql.Rows offer a scan function.
+type rowSource interface{ Scan(dest ...any) error }
+
+// scanAll runs a query and scans every row with scan.
+func scanAll[T any](ctx context.Context, q queryer, scan func(rowSource) (*T, error), query string, args ...any) (out []T, err error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := rows.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *v)
+	}
+	return out, rows.Err()
+}
+
+// nullString maps "" to SQL NULL, for optional foreign and unique keys.
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
 // notFound maps sql.ErrNoRows to a NOT_FOUND error for kind.
 func notFound(err error, kind string) error {
 	if errors.Is(err, sql.ErrNoRows) {

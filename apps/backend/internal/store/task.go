@@ -21,7 +21,7 @@ const (
 	t.state, t.position, t.external_id, t.start_when_unblocked, t.launch_prompt, t.archived_at, t.created_at, t.updated_at`
 )
 
-func scanTask(r interface{ Scan(...any) error }) (*kanban.Task, error) {
+func scanTask(r rowSource) (*kanban.Task, error) {
 	var t kanban.Task
 	var parent, ext, archived sql.NullString
 	var start int

@@ -99,7 +99,8 @@ func TestListTasksQueryPlans(t *testing.T) {
 			if deep {
 				p.Cursor = cursors[c.f.WorkflowStepID != ""]
 			}
-			query, args, err := taskListQuery(c.f, p)
+			where, wargs := taskFilterWhere(c.f)
+			query, args, err := taskListing(c.f).query(p, where, wargs...)
 			if err != nil {
 				t.Fatalf("build query: %v", err)
 			}

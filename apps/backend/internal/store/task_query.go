@@ -28,35 +28,39 @@ func (s *Store) ListTasks(ctx context.Context, f kanban.TaskFilter, p kanban.Pag
 	if err := checkTaskFilterScope(ctx, s.db, f); err != nil {
 		return nil, err
 	}
-	query, args, err := taskListQuery(f, p)
-	if err != nil {
-		return nil, err
-	}
-	items, err := queryList(ctx, s.db, scanTask, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list tasks: %w", err)
-	}
-	return page(items, p.Limit, func(t kanban.Task) []any {
-		if f.WorkflowStepID != "" {
-			return []any{t.Position, t.ID}
-		}
-		return []any{fmtTime(t.CreatedAt), t.ID}
-	}), nil
+	where, args := taskFilterWhere(f)
+	return taskListing(f).page(ctx, s.db, p, where, args...)
 }
 
-// taskListQuery builds the keyset query of ListTasks for a checked filter
-// and a normalized page.
-func taskListQuery(f kanban.TaskFilter, p kanban.Page) (string, []any, error) {
-	byPosition := f.WorkflowStepID != ""
-	// The first condition picks the index; the scope checks made the
-	// workspace condition implied by it.
-	var where []string
-	var args []any
+// taskListing is the order of f's tasks: board order on a step, else
+// creation order.
+func taskListing(f kanban.TaskFilter) listing[kanban.Task] {
+	if f.WorkflowStepID != "" {
+		return tasksByPosition
+	}
+	return tasksByCreation
+}
+
+var (
+	tasksByPosition = listing[kanban.Task]{what: "list tasks", selectFrom: `SELECT ` + taskCols + ` FROM tasks`,
+		scan: scanTask, cols: []string{"position", "id"}, key: func(t kanban.Task) []any { return []any{t.Position, t.ID} }}
+	tasksByCreation = listing[kanban.Task]{what: "list tasks", selectFrom: `SELECT ` + taskCols + ` FROM tasks`,
+		scan: scanTask, cols: []string{"created_at", "id"}, key: func(t kanban.Task) []any { return []any{fmtTime(t.CreatedAt), t.ID} }}
+)
+
+// taskFilterWhere returns the conditions of a checked filter. The first
+// condition picks the index; the scope checks made the workspace condition
+// implied by it.
+func taskFilterWhere(f kanban.TaskFilter) (string, []any) {
+	var (
+		where []string
+		args  []any
+	)
 	add := func(cond string, a ...any) {
 		where, args = append(where, cond), append(args, a...)
 	}
 	switch {
-	case byPosition:
+	case f.WorkflowStepID != "":
 		add("workflow_step_id = ?", f.WorkflowStepID)
 	case f.WorkflowID != "":
 		add("workflow_id = ?", f.WorkflowID)
@@ -65,7 +69,7 @@ func taskListQuery(f kanban.TaskFilter, p kanban.Page) (string, []any, error) {
 	default:
 		add("workspace_id = ?", f.WorkspaceID)
 	}
-	if f.ParentID != "" && (byPosition || f.WorkflowID != "") {
+	if f.ParentID != "" && (f.WorkflowStepID != "" || f.WorkflowID != "") {
 		add("parent_id = ?", f.ParentID)
 	}
 	if f.State != "" {
@@ -74,35 +78,7 @@ func taskListQuery(f kanban.TaskFilter, p kanban.Page) (string, []any, error) {
 	if !f.IncludeArchived {
 		add("archived_at IS NULL")
 	}
-	order := "created_at, id"
-	if byPosition {
-		order = "position, id"
-	}
-	if p.Cursor != "" {
-		after, err := taskCursorArgs(p.Cursor, byPosition)
-		if err != nil {
-			return "", nil, err
-		}
-		add("("+order+") > (?, ?)", after...)
-	}
-	query := `SELECT ` + taskCols + ` FROM tasks WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order + ` LIMIT ?`
-	return query, append(args, p.Limit+1), nil
-}
-
-func taskCursorArgs(cursor string, byPosition bool) ([]any, error) {
-	var id string
-	if byPosition {
-		var pos int64
-		if err := decodeCursor(cursor, &pos, &id); err != nil {
-			return nil, err
-		}
-		return []any{pos, id}, nil
-	}
-	var created string
-	if err := decodeCursor(cursor, &created, &id); err != nil {
-		return nil, err
-	}
-	return []any{created, id}, nil
+	return strings.Join(where, " AND "), args
 }
 
 // checkTaskFilterScope checks that the workspace exists and that the
@@ -158,19 +134,10 @@ func (s *Store) listEdges(ctx context.Context, taskID string, p kanban.Page, fro
 	if err := requireRow(ctx, s.db, "tasks", "task", taskID); err != nil {
 		return nil, err
 	}
-	after := ""
-	if p.Cursor != "" {
-		if err := decodeCursor(p.Cursor, &after); err != nil {
-			return nil, err
-		}
-	}
-	query := `SELECT ` + taskColsT + ` FROM task_dependencies d JOIN tasks t ON t.id = d.` + to +
-		` WHERE d.` + from + ` = ? AND d.` + to + ` > ? ORDER BY d.` + to + ` LIMIT ?`
-	items, err := queryList(ctx, s.db, scanTask, query, taskID, after, p.Limit+1)
-	if err != nil {
-		return nil, fmt.Errorf("list dependencies: %w", err)
-	}
-	return page(items, p.Limit, func(t kanban.Task) []any { return []any{t.ID} }), nil
+	edges := listing[kanban.Task]{what: "list dependencies",
+		selectFrom: `SELECT ` + taskColsT + ` FROM task_dependencies d JOIN tasks t ON t.id = d.` + to,
+		scan:       scanTask, cols: []string{"d." + to}, key: func(t kanban.Task) []any { return []any{t.ID} }}
+	return edges.page(ctx, s.db, p, `d.`+from+` = ?`, taskID)
 }
 
 // taskWorkspace returns the workspace of task id, or NOT_FOUND with msg.

@@ -72,7 +72,7 @@ func getWorkflow(ctx context.Context, q queryer, id string) (*kanban.Workflow, e
 	return w, nil
 }
 
-func scanWorkflow(r interface{ Scan(...any) error }) (*kanban.Workflow, error) {
+func scanWorkflow(r rowSource) (*kanban.Workflow, error) {
 	var w kanban.Workflow
 	var created, updated string
 	if err := r.Scan(&w.ID, &w.WorkspaceID, &w.Name, &w.Description, &w.SortOrder, &created, &updated); err != nil {
@@ -92,25 +92,12 @@ func (s *Store) ListWorkflows(ctx context.Context, workspaceID string, p kanban.
 	if err := requireRow(ctx, s.db, "workspaces", "workspace", workspaceID); err != nil {
 		return nil, err
 	}
-	query := `SELECT ` + workflowCols + ` FROM workflows WHERE workspace_id = ?`
-	args := []any{workspaceID}
-	if p.Cursor != "" {
-		var order int64
-		var id string
-		if err := decodeCursor(p.Cursor, &order, &id); err != nil {
-			return nil, err
-		}
-		query += ` AND (sort_order, id) > (?, ?)`
-		args = append(args, order, id)
-	}
-	query += ` ORDER BY sort_order, id LIMIT ?`
-	args = append(args, p.Limit+1)
-	items, err := queryList(ctx, s.db, scanWorkflow, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list workflows: %w", err)
-	}
-	return page(items, p.Limit, func(w kanban.Workflow) []any { return []any{w.SortOrder, w.ID} }), nil
+	return workflowListing.page(ctx, s.db, p, `workspace_id = ?`, workspaceID)
 }
+
+var workflowListing = listing[kanban.Workflow]{what: "list workflows",
+	selectFrom: `SELECT ` + workflowCols + ` FROM workflows`, scan: scanWorkflow, cols: []string{"sort_order", "id"},
+	key: func(w kanban.Workflow) []any { return []any{w.SortOrder, w.ID} }}
 
 // UpdateWorkflow changes the given fields of a workflow.
 func (s *Store) UpdateWorkflow(ctx context.Context, id string, name, description *string) (*kanban.Workflow, error) {

@@ -52,7 +52,7 @@ func getWorkspace(ctx context.Context, q queryer, id string) (*kanban.Workspace,
 	return w, nil
 }
 
-func scanWorkspace(r interface{ Scan(...any) error }) (*kanban.Workspace, error) {
+func scanWorkspace(r rowSource) (*kanban.Workspace, error) {
 	var w kanban.Workspace
 	var created, updated string
 	if err := r.Scan(&w.ID, &w.Name, &w.Description, &created, &updated); err != nil {
@@ -68,24 +68,12 @@ func (s *Store) ListWorkspaces(ctx context.Context, p kanban.Page) (*kanban.List
 	if err != nil {
 		return nil, err
 	}
-	query := `SELECT ` + workspaceCols + ` FROM workspaces`
-	args := []any{}
-	if p.Cursor != "" {
-		var created, id string
-		if err := decodeCursor(p.Cursor, &created, &id); err != nil {
-			return nil, err
-		}
-		query += ` WHERE (created_at, id) > (?, ?)`
-		args = append(args, created, id)
-	}
-	query += ` ORDER BY created_at, id LIMIT ?`
-	args = append(args, p.Limit+1)
-	items, err := queryList(ctx, s.db, scanWorkspace, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list workspaces: %w", err)
-	}
-	return page(items, p.Limit, func(w kanban.Workspace) []any { return []any{fmtTime(w.CreatedAt), w.ID} }), nil
+	return workspaceListing.page(ctx, s.db, p, "")
 }
+
+var workspaceListing = listing[kanban.Workspace]{what: "list workspaces",
+	selectFrom: `SELECT ` + workspaceCols + ` FROM workspaces`, scan: scanWorkspace, cols: []string{"created_at", "id"},
+	key: func(w kanban.Workspace) []any { return []any{fmtTime(w.CreatedAt), w.ID} }}
 
 // UpdateWorkspace changes the given fields of a workspace.
 func (s *Store) UpdateWorkspace(ctx context.Context, id string, name, description *string) (*kanban.Workspace, error) {
@@ -115,27 +103,6 @@ func (s *Store) UpdateWorkspace(ctx context.Context, id string, name, descriptio
 	return out, err
 }
 
-// queryList runs a query and scans every row with scan.
-func queryList[T any](ctx context.Context, q queryer, scan func(interface{ Scan(...any) error }) (*T, error), query string, args ...any) (out []T, err error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if cerr := rows.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *v)
-	}
-	return out, rows.Err()
-}
-
 // requireRow returns NOT_FOUND(kind) unless table has a row with id. table
 // is always one of our constants.
 func requireRow(ctx context.Context, q queryer, table, kind, id string) error {
@@ -152,5 +119,3 @@ func isUniqueConstraint(err error) bool {
 	}
 	return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 }
-
-func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

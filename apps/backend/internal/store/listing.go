@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// A cursor is the keyset of the last row of a page, base64url-encoded JSON
+// ([]any). It is opaque to callers; a malformed one is a VALIDATION_ERROR.
+
+func encodeCursor(keys ...any) string {
+	b, _ := json.Marshal(keys) // keys are strings and ints: cannot fail
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// decodeCursor decodes a cursor into exactly len(dst) values; each dst is a
+// *string or *int64.
+func decodeCursor(c string, dst ...any) error {
+	bad := kanban.FieldError("cursor", "is not a valid cursor")
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return bad
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil || len(raw) != len(dst) {
+		return bad
+	}
+	for i, d := range dst {
+		if err := json.Unmarshal(raw[i], d); err != nil {
+			return bad
+		}
+	}
+	return nil
+}
+
+// listing is how rows of one kind are listed a page at a time: the SELECT
+// that reads them, how a row scans, and the keyset order pages follow
+// (ORDER BY cols, all ascending or, with desc, all descending; the last
+// column is unique). key returns a row's values of cols, each a string or
+// an int: they are the cursor of a page that ends on that row.
+type listing[T any] struct {
+	what       string // error context: "list sessions"
+	selectFrom string // "SELECT <columns> FROM <table>", our own constant SQL
+	scan       func(rowSource) (*T, error)
+	cols       []string
+	desc       bool
+	key        func(T) []any
+}
+
+// page returns page p (already normalized) of the rows matching where (SQL
+// conditions with args; "" for all rows): at most p.Limit rows after p's
+// cursor, with the cursor of the next page when more follow.
+func (l listing[T]) page(ctx context.Context, q queryer, p kanban.Page, where string, args ...any) (*kanban.List[T], error) {
+	query, args, err := l.query(p, where, args...)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := scanAll(ctx, q, l.scan, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", l.what, err)
+	}
+	out := &kanban.List[T]{Items: rows}
+	if out.Items == nil {
+		out.Items = []T{}
+	}
+	if len(rows) > p.Limit {
+		out.Items = rows[:p.Limit]
+		out.NextCursor = encodeCursor(l.key(rows[p.Limit-1])...)
+	}
+	return out, nil
+}
+
+// query builds the SELECT of page: its conditions, the keyset condition
+// of p's cursor, the order and a limit of p.Limit+1 rows (one more tells
+// whether another page follows).
+func (l listing[T]) query(p kanban.Page, where string, args ...any) (string, []any, error) {
+	var conds []string
+	if where != "" {
+		conds = append(conds, where)
+	}
+	if p.Cursor != "" {
+		after, err := l.after(p.Cursor)
+		if err != nil {
+			return "", nil, err
+		}
+		op := ") > ("
+		if l.desc {
+			op = ") < ("
+		}
+		conds = append(conds, "("+strings.Join(l.cols, ", ")+op+strings.TrimSuffix(strings.Repeat("?, ", len(after)), ", ")+")")
+		args = append(args, after...)
+	}
+	query := l.selectFrom
+	if len(conds) > 0 {
+		query += " WHERE " + strings.Join(conds, " AND ")
+	}
+	dir := ""
+	if l.desc {
+		dir = " DESC"
+	}
+	query += " ORDER BY " + strings.Join(l.cols, dir+", ") + dir + " LIMIT ?"
+	return query, append(args, p.Limit+1), nil
+}
+
+// after decodes cursor c into the values of cols it holds, typed as key
+// returns them (strings stay strings, ints decode as int64).
+func (l listing[T]) after(c string) ([]any, error) {
+	var zero T
+	vals := l.key(zero)
+	dst := make([]any, len(vals))
+	for i, v := range vals {
+		if _, isText := v.(string); isText {
+			dst[i] = new(string)
+		} else {
+			dst[i] = new(int64)
+		}
+	}
+	if err := decodeCursor(c, dst...); err != nil {
+		return nil, err
+	}
+	for i, d := range dst {
+		switch d := d.(type) {
+		case *string:
+			vals[i] = *d
+		case *int64:
+			vals[i] = *d
+		}
+	}
+	return vals, nil
+}

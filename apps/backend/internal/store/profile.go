@@ -1,0 +1,102 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// profileTable describes agent_profiles or executor_profiles, which share
+// their listing, naming, default and deletion rules. Fields are SQL
+// identifiers (constants), never caller input.
+type profileTable struct {
+	table       string // agent_profiles
+	parent      string // its column naming the parent: agent_id
+	parentTable string // agents
+	kind        string // the parent's kind in messages: agent
+	sessionRef  string // the task_sessions column naming a profile: agent_profile_id
+}
+
+var (
+	agentProfiles = profileTable{table: "agent_profiles", parent: "agent_id", parentTable: "agents",
+		kind: "agent", sessionRef: "agent_profile_id"}
+	executorProfiles = profileTable{table: "executor_profiles", parent: "executor_id", parentTable: "executors",
+		kind: "executor", sessionRef: "executor_profile_id"}
+)
+
+// listProfiles lists t's profiles in creation order (l), only parentID's
+// when it is not empty (NOT_FOUND for a missing parent).
+func listProfiles[T any](ctx context.Context, q queryer, t profileTable, l listing[T], parentID string, p kanban.Page) (*kanban.List[T], error) {
+	p, err := p.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	if parentID == "" {
+		return l.page(ctx, q, p, "")
+	}
+	if err := requireRow(ctx, q, t.parentTable, t.kind, parentID); err != nil {
+		return nil, err
+	}
+	return l.page(ctx, q, p, t.parent+` = ?`, parentID)
+}
+
+// claimProfileName refuses (CONFLICT) a name another profile of parentID
+// has. For a new profile (selfID "") it reports whether it becomes the
+// default: it does when it is the first or wantDefault is set (which then
+// clears the flag on the others).
+func claimProfileName(ctx context.Context, tx *sql.Tx, t profileTable, parentID, name, selfID string, wantDefault bool) (bool, error) {
+	var taken, total int
+	err := tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(CASE WHEN name = ? AND id <> ? THEN 1 ELSE 0 END), 0),
+		COUNT(*) FROM `+t.table+` WHERE `+t.parent+` = ?`, name, selfID, parentID).Scan(&taken, &total)
+	if err != nil {
+		return false, fmt.Errorf("check profile name: %w", err)
+	}
+	if taken > 0 {
+		return false, kanban.Errorf(kanban.CodeConflict, "the %s already has a profile with this name", t.kind)
+	}
+	if selfID != "" || (total > 0 && !wantDefault) {
+		return false, nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE `+t.table+` SET is_default = 0 WHERE `+t.parent+` = ?`, parentID); err != nil {
+		return false, fmt.Errorf("set default profile: %w", err)
+	}
+	return true, nil
+}
+
+// deleteProfile deletes profile id of parentID, then makes sure one
+// remaining profile is the default. It refuses (CONFLICT) while a RUNNING
+// session uses the profile and when it is the parent's last profile.
+// The table and column names come from the profileTable constants, never
+// from callers, so building the SQL from them is safe (gosec G202).
+//
+//nolint:gosec
+func deleteProfile(ctx context.Context, tx *sql.Tx, t profileTable, parentID, id string) error {
+	var running int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM task_sessions WHERE `+t.sessionRef+` = ? AND state = ?`,
+		id, string(kanban.SessionRunning)).Scan(&running); err != nil {
+		return fmt.Errorf("delete %s profile: %w", t.kind, err)
+	}
+	if running > 0 {
+		return kanban.Errorf(kanban.CodeConflict, "the %s profile is used by a running session", t.kind)
+	}
+	var total int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+t.table+` WHERE `+t.parent+` = ?`,
+		parentID).Scan(&total); err != nil {
+		return fmt.Errorf("delete profile: %w", err)
+	}
+	if total <= 1 {
+		return kanban.Errorf(kanban.CodeConflict, "cannot delete the last profile of an %s", t.kind)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM `+t.table+` WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("delete profile: %w", err)
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE `+t.table+` SET is_default = 1 WHERE id = (
+		SELECT id FROM `+t.table+` WHERE `+t.parent+` = ? ORDER BY created_at, id LIMIT 1)
+		AND NOT EXISTS (SELECT 1 FROM `+t.table+` WHERE `+t.parent+` = ? AND is_default = 1)`, parentID, parentID)
+	if err != nil {
+		return fmt.Errorf("promote default profile: %w", err)
+	}
+	return nil
+}
