@@ -67,12 +67,8 @@ func (s *Store) UpdateAgent(ctx context.Context, id string, supportsMCP *bool, m
 		if err != nil {
 			return err
 		}
-		if supportsMCP != nil {
-			cur.SupportsMCP = *supportsMCP
-		}
-		if mcpConfigPath != nil {
-			cur.MCPConfigPath = *mcpConfigPath
-		}
+		setIf(&cur.SupportsMCP, supportsMCP)
+		setIf(&cur.MCPConfigPath, mcpConfigPath)
 		if _, err := tx.ExecContext(ctx, `UPDATE agents SET supports_mcp = ?, mcp_config_path = ?, updated_at = ?
 			WHERE id = ?`, boolInt(cur.SupportsMCP), cur.MCPConfigPath, fmtTime(kanban.Now()), id); err != nil {
 			return fmt.Errorf("update agent: %w", err)

@@ -254,13 +254,6 @@ func applyStepUpdate(st *kanban.WorkflowStep, u kanban.StepUpdate) {
 	}
 }
 
-// setIf sets *dst to *v when v is not nil.
-func setIf[T any](dst *T, v *T) {
-	if v != nil {
-		*dst = *v
-	}
-}
-
 func writeStep(ctx context.Context, tx *sql.Tx, st *kanban.WorkflowStep) error {
 	events, err := encodeEvents(st.Events)
 	if err != nil {

@@ -122,6 +122,13 @@ func scanAll[T any](ctx context.Context, q queryer, scan func(rowSource) (*T, er
 // nullString maps "" to SQL NULL, for optional foreign and unique keys.
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 
+// setIf sets *dst to *v when v is not nil.
+func setIf[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
 // notFound maps sql.ErrNoRows to a NOT_FOUND error for kind.
 func notFound(err error, kind string) error {
 	if errors.Is(err, sql.ErrNoRows) {

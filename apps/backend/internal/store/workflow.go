@@ -107,12 +107,8 @@ func (s *Store) UpdateWorkflow(ctx context.Context, id string, name, description
 		if err != nil {
 			return err
 		}
-		if name != nil {
-			w.Name = *name
-		}
-		if description != nil {
-			w.Description = *description
-		}
+		setIf(&w.Name, name)
+		setIf(&w.Description, description)
 		if err := validateWorkflow(*w); err != nil {
 			return err
 		}

@@ -83,12 +83,8 @@ func (s *Store) UpdateWorkspace(ctx context.Context, id string, name, descriptio
 		if err != nil {
 			return err
 		}
-		if name != nil {
-			w.Name = *name
-		}
-		if description != nil {
-			w.Description = *description
-		}
+		setIf(&w.Name, name)
+		setIf(&w.Description, description)
 		if err := validateWorkspace(w.Name, w.Description); err != nil {
 			return err
 		}
