@@ -21,7 +21,7 @@ func TestPlanLifecycle(t *testing.T) {
 	if p.Revision != 1 || p.Content != "v1" || p.CreatedBy != "agent" {
 		t.Fatalf("got %+v, want revision 1 with content v1 by agent", p)
 	}
-	before := rowSnapshot(t, f.s)
+	before := snapshot(t, f.s)
 	_, err = f.s.CreatePlan(ctx, kanban.Plan{TaskID: id, Content: "again"})
 	wantCode(t, err, kanban.CodeConflict)
 	checkSnapshot(t, f.s, before)
@@ -124,7 +124,7 @@ func TestPlanRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := rowSnapshot(t, f.s)
+			before := snapshot(t, f.s)
 			wantCode(t, tt.call(), tt.code)
 			checkSnapshot(t, f.s, before)
 		})
@@ -183,7 +183,7 @@ func TestWriteDocumentRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := rowSnapshot(t, f.s)
+			before := snapshot(t, f.s)
 			_, err := f.s.WriteDocument(context.Background(), tt.in)
 			wantCode(t, err, tt.code)
 			checkSnapshot(t, f.s, before)
@@ -301,7 +301,7 @@ func TestCreateArtifactRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := rowSnapshot(t, f.s)
+			before := snapshot(t, f.s)
 			_, err := f.s.CreateArtifact(context.Background(), tt.in)
 			wantCode(t, err, tt.code)
 			checkSnapshot(t, f.s, before)

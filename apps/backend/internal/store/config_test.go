@@ -57,7 +57,7 @@ func TestAgents(t *testing.T) {
 		t.Fatalf("got %+v, %v, want an empty update to keep the fields", got, err)
 	}
 	long := strings.Repeat("p", maxCommandLen+1)
-	before := rowSnapshot(t, f.s)
+	before := snapshot(t, f.s)
 	_, err = f.s.UpdateAgent(ctx, a.ID, nil, &long)
 	wantCode(t, err, kanban.CodeValidation)
 	_, err = f.s.UpdateAgent(ctx, kanban.NewID(), &off, nil)
@@ -138,7 +138,7 @@ func TestAgentProfiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := rowSnapshot(t, f.s)
+			before := snapshot(t, f.s)
 			wantCode(t, tt.call(), tt.code)
 			checkSnapshot(t, f.s, before)
 		})
@@ -170,7 +170,7 @@ func TestDeleteAgentProfileWithRunningSession(t *testing.T) {
 	if _, err := f.s.SetSessionAttached(ctx, sess.ID, true); err != nil { // CREATED → RUNNING
 		t.Fatalf("attach: %v", err)
 	}
-	before := rowSnapshot(t, f.s)
+	before := snapshot(t, f.s)
 	wantCode(t, f.s.DeleteAgentProfile(ctx, prof.ID), kanban.CodeConflict)
 	checkSnapshot(t, f.s, before)
 
@@ -272,7 +272,7 @@ func TestUpdateMCPConfigRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := rowSnapshot(t, f.s)
+			before := snapshot(t, f.s)
 			_, err := f.s.UpdateMCPConfig(ctx, prof.ID, nil, tt.servers)
 			wantCode(t, err, kanban.CodeValidation)
 			if e, _ := kanban.AsError(err); e.Field != tt.field {
@@ -367,7 +367,7 @@ func TestExecutorProfileRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := rowSnapshot(t, f.s)
+			before := snapshot(t, f.s)
 			wantCode(t, tt.call(), tt.code)
 			checkSnapshot(t, f.s, before)
 		})

@@ -77,16 +77,26 @@ func countRows(t testing.TB, s *Store, table string) int {
 	return n
 }
 
-// snapshot counts the rows of every table this package's tests write, to
+// snapshot renders the row count of every table the store writes, to
 // check that a failed call wrote nothing.
 func snapshot(t testing.TB, s *Store) string {
 	t.Helper()
 	out := ""
 	for _, tbl := range []string{"workspaces", "workflows", "workflow_steps", "tasks", "task_dependencies",
-		"repositories", "task_repositories"} {
+		"repositories", "task_repositories", "task_sessions", "session_messages", "questions", "task_plans",
+		"task_plan_revisions", "task_documents", "task_document_revisions", "task_artifacts", "agents",
+		"agent_profiles", "agent_profile_mcp_configs", "executors", "executor_profiles"} {
 		out += fmt.Sprintf("%s=%d ", tbl, countRows(t, s, tbl))
 	}
 	return out
+}
+
+// checkSnapshot fails the test unless the row counts still equal before.
+func checkSnapshot(t testing.TB, s *Store, before string) {
+	t.Helper()
+	if after := snapshot(t, s); after != before {
+		t.Fatalf("got rows %s after a failed call, want unchanged %s", after, before)
+	}
 }
 
 // wantCode fails the test unless err is a *kanban.Error with code.

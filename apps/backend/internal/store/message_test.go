@@ -95,7 +95,7 @@ func TestAppendMessageRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := rowSnapshot(t, f.s)
+			before := snapshot(t, f.s)
 			_, err := f.s.AppendMessage(context.Background(), tt.in)
 			wantCode(t, err, tt.code)
 			checkSnapshot(t, f.s, before)
@@ -162,11 +162,7 @@ func TestListMessagesCursors(t *testing.T) {
 		t.Fatalf("list: %v", err)
 	}
 	atSeq1 := l.NextCursor
-	tests := []struct {
-		name string
-		f    kanban.MessageFilter
-		want []string
-	}{
+	tests := []messageListCase{
 		{"after seq 5 ascending", kanban.MessageFilter{After: atSeq5}, all[5:]},
 		{"after seq 5 descending", kanban.MessageFilter{After: atSeq5, Desc: true}, rev[:2]},
 		{"before seq 5 ascending", kanban.MessageFilter{Before: atSeq5}, all[:4]},
@@ -174,42 +170,40 @@ func TestListMessagesCursors(t *testing.T) {
 		{"between seq 1 and 5", kanban.MessageFilter{After: atSeq1, Before: atSeq5}, all[1:4]},
 		{"before seq 5 newest two", kanban.MessageFilter{Before: atSeq5, Desc: true, Limit: 2}, rev[3:5]},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.f.TaskID = f.task.ID
-			l, err := f.s.ListMessages(ctx, tt.f)
-			if err != nil {
-				t.Fatalf("list: %v", err)
-			}
-			if got := contents(l); !slices.Equal(got, tt.want) {
-				t.Fatalf("got %v, want %v", got, tt.want)
-			}
-		})
-	}
+	f.checkLists(t, tests)
 }
 
 func TestListMessagesFilters(t *testing.T) {
 	f := sessionFixture(t)
-	ctx := context.Background()
 	second := f.newSession(t, f.task.ID)
 	msgs := appendN(t, f.s, f.sess, 2, "message", "m")
 	calls := appendN(t, f.s, second, 2, "tool_call", "c")
 	errs := appendN(t, f.s, f.sess, 1, "error", "e")
-	tests := []struct {
-		name string
-		f    kanban.MessageFilter
-		want []string
-	}{
+	tests := []messageListCase{
 		{"all", kanban.MessageFilter{}, slices.Concat(msgs, calls, errs)},
 		{"one session", kanban.MessageFilter{SessionID: f.sess.ID}, slices.Concat(msgs, errs)},
 		{"one type", kanban.MessageFilter{Types: []string{"tool_call"}}, calls},
 		{"two types", kanban.MessageFilter{Types: []string{"error", "message"}}, slices.Concat(msgs, errs)},
 		{"session and type", kanban.MessageFilter{SessionID: second.ID, Types: []string{"message"}}, nil},
 	}
+	f.checkLists(t, tests)
+}
+
+// messageListCase is one listing of the fixture task's conversation: f
+// without its TaskID, and the contents it must return in order.
+type messageListCase struct {
+	name string
+	f    kanban.MessageFilter
+	want []string
+}
+
+// checkLists runs each listing against the fixture's task.
+func (f *fixture) checkLists(t *testing.T, tests []messageListCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.f.TaskID = f.task.ID
-			l, err := f.s.ListMessages(ctx, tt.f)
+			l, err := f.s.ListMessages(context.Background(), tt.f)
 			if err != nil {
 				t.Fatalf("list: %v", err)
 			}

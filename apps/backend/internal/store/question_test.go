@@ -106,7 +106,7 @@ func TestCreateQuestionRejects(t *testing.T) {
 			default:
 				sess = tt.session
 			}
-			before := rowSnapshot(t, f.s)
+			before := snapshot(t, f.s)
 			_, err := f.s.CreateQuestion(context.Background(), kanban.Question{SessionID: sess, Questions: tt.items})
 			wantCode(t, err, tt.code)
 			checkSnapshot(t, f.s, before)

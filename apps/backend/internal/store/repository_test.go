@@ -72,9 +72,7 @@ func TestCreateRepositoryRejects(t *testing.T) {
 			t.Errorf("%s: got %v (%s), want %s", c.name, err, got, c.code)
 		}
 	}
-	if after := snapshot(t, s); after != before {
-		t.Fatalf("got rows %s, want unchanged %s", after, before)
-	}
+	checkSnapshot(t, s, before)
 }
 
 func TestListRepositoriesPaginates(t *testing.T) {
@@ -168,9 +166,7 @@ func TestCreateTaskWithRepository(t *testing.T) {
 	if !strings.Contains(err.Error(), "provide at most one of repository_id, local_path, repository_url") {
 		t.Errorf("got %q, want the at-most-one-locator message", err)
 	}
-	if after := snapshot(t, s); after != before {
-		t.Fatalf("got rows %s, want unchanged %s", after, before)
-	}
+	checkSnapshot(t, s, before)
 }
 
 func TestSetTaskRepository(t *testing.T) {

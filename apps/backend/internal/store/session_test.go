@@ -57,29 +57,6 @@ func (f *fixture) newSession(t *testing.T, taskID string) *kanban.Session {
 	return sess
 }
 
-// ownTables are the tables written by the services in this part of the store.
-var ownTables = []string{"task_sessions", "session_messages", "questions", "task_plans", "task_plan_revisions",
-	"task_documents", "task_document_revisions", "task_artifacts", "agents", "agent_profiles",
-	"agent_profile_mcp_configs", "executors", "executor_profiles"}
-
-// rowSnapshot renders the row counts of ownTables and of the board tables,
-// to check that a failed call wrote nothing.
-func rowSnapshot(t *testing.T, s *Store) string {
-	t.Helper()
-	out := snapshot(t, s)
-	for _, tbl := range ownTables {
-		out += fmt.Sprintf("%s=%d ", tbl, countRows(t, s, tbl))
-	}
-	return out
-}
-
-func checkSnapshot(t *testing.T, s *Store, before string) {
-	t.Helper()
-	if after := rowSnapshot(t, s); after != before {
-		t.Fatalf("got rows %s after a failed call, want unchanged %s", after, before)
-	}
-}
-
 func TestCreateSessionDefaults(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
@@ -164,7 +141,7 @@ func TestCreateSessionRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := rowSnapshot(t, f.s)
+			before := snapshot(t, f.s)
 			_, tok, err := f.s.CreateSession(context.Background(), tt.in)
 			wantCode(t, err, tt.code)
 			if tok != "" {

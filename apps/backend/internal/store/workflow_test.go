@@ -91,9 +91,7 @@ func TestCreateStepStartFlagAndNames(t *testing.T) {
 	wantCode(t, err, kanban.CodeConflict)
 	_, err = s.CreateStep(ctx, kanban.WorkflowStep{WorkflowID: "missing", Name: "X"})
 	wantCode(t, err, kanban.CodeNotFound)
-	if after := snapshot(t, s); after != before {
-		t.Fatalf("got rows %s, want unchanged %s", after, before)
-	}
+	checkSnapshot(t, s, before)
 }
 
 func TestStepValidation(t *testing.T) {
@@ -120,9 +118,7 @@ func TestStepValidation(t *testing.T) {
 			t.Errorf("got field %q, want %q", e.Field, field)
 		}
 	}
-	if after := snapshot(t, s); after != before {
-		t.Fatalf("got rows %s, want unchanged %s", after, before)
-	}
+	checkSnapshot(t, s, before)
 	neg := -1
 	_, err := s.UpdateStep(ctx, b.steps[1].ID, kanban.StepUpdate{WIPLimit: &neg})
 	wantCode(t, err, kanban.CodeValidation)
@@ -239,9 +235,7 @@ func TestDeleteWorkflow(t *testing.T) {
 	}
 	before := snapshot(t, s)
 	wantCode(t, s.DeleteWorkflow(ctx, b.wf.ID, false), kanban.CodeConflict)
-	if after := snapshot(t, s); after != before {
-		t.Fatalf("got rows %s, want unchanged %s", after, before)
-	}
+	checkSnapshot(t, s, before)
 	if err := s.DeleteWorkflow(ctx, b.wf.ID, true); err != nil {
 		t.Fatalf("cascade delete: %v", err)
 	}
@@ -303,7 +297,5 @@ func TestImportWorkflow(t *testing.T) {
 	}
 	_, _, err = s.ImportWorkflow(ctx, kanban.Workflow{WorkspaceID: "missing", Name: "Bad"}, []kanban.WorkflowStep{{Name: "A"}})
 	wantCode(t, err, kanban.CodeNotFound)
-	if after := snapshot(t, s); after != before {
-		t.Fatalf("got rows %s, want unchanged %s", after, before)
-	}
+	checkSnapshot(t, s, before)
 }

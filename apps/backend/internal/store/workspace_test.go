@@ -125,9 +125,7 @@ func TestWorkspaceValidation(t *testing.T) {
 		_, err = s.UpdateWorkspace(ctx, ws.ID, &c.nm, &c.desc)
 		wantCode(t, err, kanban.CodeValidation)
 	}
-	if after := snapshot(t, s); after != before {
-		t.Fatalf("got rows %s, want unchanged %s", after, before)
-	}
+	checkSnapshot(t, s, before)
 	got, _ := s.GetWorkspace(ctx, ws.ID)
 	if got.Name != ws.Name {
 		t.Fatalf("got name changed after failed updates, want unchanged")
