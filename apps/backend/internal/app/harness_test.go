@@ -157,14 +157,7 @@ type mcpCaller = *client.Client
 // call calls a tool with raw JSON arguments ("" omits them).
 func (e *env) call(c *client.Client, tool, args string) *mcp.CallToolResult {
 	e.t.Helper()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = tool
-	if args != "" {
-		req.Params.Arguments = json.RawMessage(args)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := c.CallTool(ctx, req)
+	res, err := callErr(c, tool, args)
 	if err != nil {
 		e.t.Fatalf("call %s: %v", tool, err)
 	}

@@ -1,176 +1,120 @@
 package app
 
 import (
-	"encoding/json"
-	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// configTool is one configuration/external tool with arguments that pass
-// its schema (ids need not exist) and its required properties.
-type configTool struct {
-	name     string
-	base     string
-	required []string
+// configTools are the configuration and external tools, called through
+// the operator's /mcp endpoint.
+var configTools = []argTool{
+	{"create_workflow_kandev", kanban.ModeExternal, `{"name":"W","workspace_id":"ws1"}`, []string{"name"}},
+	{"update_workflow_kandev", kanban.ModeExternal, `{"workflow_id":"wf1","name":"N"}`, []string{"workflow_id"}},
+	{"delete_workflow_kandev", kanban.ModeExternal, `{"workflow_id":"wf1","cascade":false}`, []string{"workflow_id"}},
+	{"export_workflow_kandev", kanban.ModeExternal, `{"workflow_id":"wf1"}`, []string{"workflow_id"}},
+	{"import_workflow_kandev", kanban.ModeExternal, `{"document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[{"name":"A"}]}}`, []string{"document"}},
+	{"create_workflow_step_kandev", kanban.ModeExternal, `{"workflow_id":"wf1","name":"S","wip_limit":2}`, []string{"workflow_id", "name"}},
+	{"update_workflow_step_kandev", kanban.ModeExternal, `{"workflow_step_id":"st1","prompt":"p"}`, []string{"workflow_step_id"}},
+	{"delete_workflow_step_kandev", kanban.ModeExternal, `{"workflow_step_id":"st1"}`, []string{"workflow_step_id"}},
+	{"reorder_workflow_steps_kandev", kanban.ModeExternal, `{"workflow_id":"wf1","step_ids":["a","b"]}`, []string{"workflow_id", "step_ids"}},
+	{"update_agent_kandev", kanban.ModeExternal, `{"agent_id":"a1","supports_mcp":true}`, []string{"agent_id"}},
+	{"list_agent_profiles_kandev", kanban.ModeExternal, `{"agent_id":"a1","limit":10}`, nil},
+	{"create_agent_profile_kandev", kanban.ModeExternal, `{"agent_id":"a1","name":"P"}`, []string{"agent_id", "name"}},
+	{"update_agent_profile_kandev", kanban.ModeExternal, `{"agent_profile_id":"p1","auto_approve":true}`, []string{"agent_profile_id"}},
+	{"delete_agent_profile_kandev", kanban.ModeExternal, `{"agent_profile_id":"p1"}`, []string{"agent_profile_id"}},
+	{"get_mcp_config_kandev", kanban.ModeExternal, `{"agent_profile_id":"p1"}`, []string{"agent_profile_id"}},
+	{"update_mcp_config_kandev", kanban.ModeExternal, `{"agent_profile_id":"p1","enabled":true}`, []string{"agent_profile_id"}},
+	{"list_executors_kandev", kanban.ModeExternal, `{"limit":5}`, nil},
+	{"create_executor_profile_kandev", kanban.ModeExternal, `{"executor_id":"e1","name":"P"}`, []string{"executor_id", "name"}},
+	{"update_executor_profile_kandev", kanban.ModeExternal, `{"executor_profile_id":"x1","name":"P"}`, []string{"executor_profile_id"}},
+	{"delete_executor_profile_kandev", kanban.ModeExternal, `{"executor_profile_id":"x1"}`, []string{"executor_profile_id"}},
+	{"list_repositories_kandev", kanban.ModeExternal, `{"limit":5}`, nil},
+	{"update_task_state_kandev", kanban.ModeExternal, `{"task_id":"t1","state":"BLOCKED"}`, []string{"task_id", "state"}},
+	{"list_pending_questions_kandev", kanban.ModeExternal, `{"limit":5}`, nil},
+	{"answer_question_kandev", kanban.ModeExternal, `{"question_id":"q1","reject":true}`, []string{"question_id"}},
 }
 
-var configTools = []configTool{
-	{"create_workflow_kandev", `{"name":"W","workspace_id":"ws1"}`, []string{"name"}},
-	{"update_workflow_kandev", `{"workflow_id":"wf1","name":"N"}`, []string{"workflow_id"}},
-	{"delete_workflow_kandev", `{"workflow_id":"wf1","cascade":false}`, []string{"workflow_id"}},
-	{"export_workflow_kandev", `{"workflow_id":"wf1"}`, []string{"workflow_id"}},
-	{"import_workflow_kandev", `{"document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[{"name":"A"}]}}`, []string{"document"}},
-	{"create_workflow_step_kandev", `{"workflow_id":"wf1","name":"S","wip_limit":2}`, []string{"workflow_id", "name"}},
-	{"update_workflow_step_kandev", `{"workflow_step_id":"st1","prompt":"p"}`, []string{"workflow_step_id"}},
-	{"delete_workflow_step_kandev", `{"workflow_step_id":"st1"}`, []string{"workflow_step_id"}},
-	{"reorder_workflow_steps_kandev", `{"workflow_id":"wf1","step_ids":["a","b"]}`, []string{"workflow_id", "step_ids"}},
-	{"update_agent_kandev", `{"agent_id":"a1","supports_mcp":true}`, []string{"agent_id"}},
-	{"list_agent_profiles_kandev", `{"agent_id":"a1","limit":10}`, nil},
-	{"create_agent_profile_kandev", `{"agent_id":"a1","name":"P"}`, []string{"agent_id", "name"}},
-	{"update_agent_profile_kandev", `{"agent_profile_id":"p1","auto_approve":true}`, []string{"agent_profile_id"}},
-	{"delete_agent_profile_kandev", `{"agent_profile_id":"p1"}`, []string{"agent_profile_id"}},
-	{"get_mcp_config_kandev", `{"agent_profile_id":"p1"}`, []string{"agent_profile_id"}},
-	{"update_mcp_config_kandev", `{"agent_profile_id":"p1","enabled":true}`, []string{"agent_profile_id"}},
-	{"list_executors_kandev", `{"limit":5}`, nil},
-	{"create_executor_profile_kandev", `{"executor_id":"e1","name":"P"}`, []string{"executor_id", "name"}},
-	{"update_executor_profile_kandev", `{"executor_profile_id":"x1","name":"P"}`, []string{"executor_profile_id"}},
-	{"delete_executor_profile_kandev", `{"executor_profile_id":"x1"}`, []string{"executor_profile_id"}},
-	{"list_repositories_kandev", `{"limit":5}`, nil},
-	{"update_task_state_kandev", `{"task_id":"t1","state":"BLOCKED"}`, []string{"task_id", "state"}},
-	{"list_pending_questions_kandev", `{"limit":5}`, nil},
-	{"answer_question_kandev", `{"question_id":"q1","reject":true}`, []string{"question_id"}},
-}
-
-// argCase is one refused call: want is the exact tool error text, or with
-// a leading "~" a prefix of it.
-type argCase struct {
-	name, tool, args, want string
-}
-
-// genericArgCases derives, for every tool, an unknown root key, each
-// missing required property and each property with the wrong type.
-func genericArgCases(t *testing.T) []argCase {
-	var cases []argCase
-	for _, ct := range configTools {
-		var base map[string]any
-		if err := json.Unmarshal([]byte(ct.base), &base); err != nil {
-			t.Fatalf("%s base: %v", ct.name, err)
-		}
-		with := func(k string, v any) string {
-			m := maps.Clone(base)
-			if v == nil {
-				delete(m, k)
-			} else {
-				m[k] = v
-			}
-			b, _ := json.Marshal(m)
-			return string(b)
-		}
-		prefix := "invalid arguments for " + ct.name + ": "
-		cases = append(cases, argCase{"unknown root key", ct.name, with("zz_secret_key", 1), "~" + prefix + "unknown field at /; allowed: "})
-		for _, r := range ct.required {
-			cases = append(cases, argCase{"missing " + r, ct.name, with(r, nil), fmt.Sprintf("%s/ is missing required %q", prefix, r)})
-		}
-		for _, k := range slices.Sorted(maps.Keys(base)) {
-			wrong, typ := any("text"), ""
-			switch base[k].(type) {
-			case string:
-				wrong, typ = 7, "string"
-			case bool:
-				typ = "boolean"
-			case float64:
-				typ = "integer"
-			case map[string]any:
-				typ = "object"
-			case []any:
-				typ = "array"
-			}
-			cases = append(cases, argCase{"wrong type " + k, ct.name, with(k, wrong), prefix + "/" + k + ": expected " + typ})
-		}
-	}
-	return cases
-}
-
-// specificArgCases are hand-written: nested unknown keys, enum near-misses,
+// specificConfigCases are hand-written: nested unknown keys, enum near-misses,
 // bounds just over, record keys, hostile import documents.
-var specificArgCases = []argCase{
-	{"unknown key in a step", "create_workflow_kandev", `{"name":"W","steps":[{"name":"A","colour":"red"}]}`,
+var specificConfigCases = []argCase{
+	{"unknown key in a step", "create_workflow_kandev", kanban.ModeExternal, `{"name":"W","steps":[{"name":"A","colour":"red"}]}`,
 		"invalid arguments for create_workflow_kandev: unknown field at /steps/0; allowed: allow_manual_move, auto_advance, auto_archive_after_hours, color, events, is_start_step, name, prompt, wip_limit (did you mean \"color\"?)"},
-	{"step without a name", "create_workflow_kandev", `{"name":"W","steps":[{"color":"red"}]}`,
+	{"step without a name", "create_workflow_kandev", kanban.ModeExternal, `{"name":"W","steps":[{"color":"red"}]}`,
 		`invalid arguments for create_workflow_kandev: /steps/0 is missing required "name"`},
-	{"empty steps", "create_workflow_kandev", `{"name":"W","steps":[]}`,
+	{"empty steps", "create_workflow_kandev", kanban.ModeExternal, `{"name":"W","steps":[]}`,
 		"invalid arguments for create_workflow_kandev: /steps: fewer than 1 items (minItems)"},
-	{"name just over", "create_workflow_kandev", `{"name":"` + strings.Repeat("n", 101) + `"}`,
+	{"name just over", "create_workflow_kandev", kanban.ModeExternal, `{"name":"` + strings.Repeat("n", 101) + `"}`,
 		"invalid arguments for create_workflow_kandev: /name: longer than 100 characters (maxLength)"},
-	{"wip_limit just over", "create_workflow_step_kandev", `{"workflow_id":"w","name":"S","wip_limit":10001}`,
+	{"wip_limit just over", "create_workflow_step_kandev", kanban.ModeExternal, `{"workflow_id":"w","name":"S","wip_limit":10001}`,
 		"invalid arguments for create_workflow_step_kandev: /wip_limit: must be <= 10000 (maximum)"},
-	{"wip_limit negative", "update_workflow_step_kandev", `{"workflow_step_id":"s","wip_limit":-1}`,
+	{"wip_limit negative", "update_workflow_step_kandev", kanban.ModeExternal, `{"workflow_step_id":"s","wip_limit":-1}`,
 		"invalid arguments for update_workflow_step_kandev: /wip_limit: must be >= 0 (minimum)"},
-	{"events key near-miss", "update_workflow_step_kandev", `{"workflow_step_id":"s","events":{"on_start":[]}}`,
+	{"events key near-miss", "update_workflow_step_kandev", kanban.ModeExternal, `{"workflow_step_id":"s","events":{"on_start":[]}}`,
 		"invalid arguments for update_workflow_step_kandev: /events: a key does not satisfy propertyNames"},
-	{"unknown key in an automation", "update_workflow_step_kandev", `{"workflow_step_id":"s","events":{"on_enter":[{"type":"x","cfg":{}}]}}`,
+	{"unknown key in an automation", "update_workflow_step_kandev", kanban.ModeExternal, `{"workflow_step_id":"s","events":{"on_enter":[{"type":"x","cfg":{}}]}}`,
 		"invalid arguments for update_workflow_step_kandev: unknown field at /events/*/0; allowed: config, type"},
-	{"automation config not an object", "create_workflow_step_kandev", `{"workflow_id":"w","name":"S","events":{"on_exit":[{"type":"x","config":[1]}]}}`,
+	{"automation config not an object", "create_workflow_step_kandev", kanban.ModeExternal, `{"workflow_id":"w","name":"S","events":{"on_exit":[{"type":"x","config":[1]}]}}`,
 		"invalid arguments for create_workflow_step_kandev: /events/*/0/config: expected object"},
-	{"cascade as a string", "delete_workflow_kandev", `{"workflow_id":"w","cascade":"yes"}`,
+	{"cascade as a string", "delete_workflow_kandev", kanban.ModeExternal, `{"workflow_id":"w","cascade":"yes"}`,
 		"invalid arguments for delete_workflow_kandev: /cascade: expected boolean"},
-	{"cascade typo", "delete_workflow_kandev", `{"workflow_id":"w","cascde":true}`,
+	{"cascade typo", "delete_workflow_kandev", kanban.ModeExternal, `{"workflow_id":"w","cascde":true}`,
 		"invalid arguments for delete_workflow_kandev: unknown field at /; allowed: cascade, workflow_id (did you mean \"cascade\"?)"},
-	{"duplicate step ids", "reorder_workflow_steps_kandev", `{"workflow_id":"w","step_ids":["a","a"]}`,
+	{"duplicate step ids", "reorder_workflow_steps_kandev", kanban.ModeExternal, `{"workflow_id":"w","step_ids":["a","a"]}`,
 		"invalid arguments for reorder_workflow_steps_kandev: /step_ids: items must be unique (uniqueItems)"},
-	{"no step ids", "reorder_workflow_steps_kandev", `{"workflow_id":"w","step_ids":[]}`,
+	{"no step ids", "reorder_workflow_steps_kandev", kanban.ModeExternal, `{"workflow_id":"w","step_ids":[]}`,
 		"invalid arguments for reorder_workflow_steps_kandev: /step_ids: fewer than 1 items (minItems)"},
-	{"state near-miss", "update_task_state_kandev", `{"task_id":"t","state":"blocked"}`,
+	{"state near-miss", "update_task_state_kandev", kanban.ModeExternal, `{"task_id":"t","state":"blocked"}`,
 		"invalid arguments for update_task_state_kandev: /state: must be one of: TODO, IN_PROGRESS, REVIEW, BLOCKED, WAITING_FOR_INPUT, COMPLETED, FAILED, CANCELLED (enum)"},
-	{"server type near-miss", "update_mcp_config_kandev", `{"agent_profile_id":"p","servers":{"gh":{"type":"sse","url":"https://x"}}}`,
+	{"server type near-miss", "update_mcp_config_kandev", kanban.ModeExternal, `{"agent_profile_id":"p","servers":{"gh":{"type":"sse","url":"https://x"}}}`,
 		"invalid arguments for update_mcp_config_kandev: /servers/*/type: must be one of: stdio, http (enum)"},
-	{"unknown key in a server", "update_mcp_config_kandev", `{"agent_profile_id":"p","servers":{"gh":{"type":"stdio","command":"gh","environment":{}}}}`,
+	{"unknown key in a server", "update_mcp_config_kandev", kanban.ModeExternal, `{"agent_profile_id":"p","servers":{"gh":{"type":"stdio","command":"gh","environment":{}}}}`,
 		"invalid arguments for update_mcp_config_kandev: unknown field at /servers/*; allowed: args, command, env, headers, type, url"},
-	{"server without type", "update_mcp_config_kandev", `{"agent_profile_id":"p","servers":{"gh":{"command":"gh"}}}`,
+	{"server without type", "update_mcp_config_kandev", kanban.ModeExternal, `{"agent_profile_id":"p","servers":{"gh":{"command":"gh"}}}`,
 		`invalid arguments for update_mcp_config_kandev: /servers/* is missing required "type"`},
-	{"bad server name", "update_mcp_config_kandev", `{"agent_profile_id":"p","servers":{"bad name":{"type":"stdio","command":"gh"}}}`,
+	{"bad server name", "update_mcp_config_kandev", kanban.ModeExternal, `{"agent_profile_id":"p","servers":{"bad name":{"type":"stdio","command":"gh"}}}`,
 		"invalid arguments for update_mcp_config_kandev: /servers: a key does not satisfy propertyNames"},
-	{"bad env name", "update_mcp_config_kandev", `{"agent_profile_id":"p","servers":{"gh":{"type":"stdio","command":"gh","env":{"1X":"v"}}}}`,
+	{"bad env name", "update_mcp_config_kandev", kanban.ModeExternal, `{"agent_profile_id":"p","servers":{"gh":{"type":"stdio","command":"gh","env":{"1X":"v"}}}}`,
 		"invalid arguments for update_mcp_config_kandev: /servers/*/env: a key does not satisfy propertyNames"},
-	{"env value not a string", "update_mcp_config_kandev", `{"agent_profile_id":"p","servers":{"gh":{"type":"stdio","command":"gh","env":{"TOKEN":5}}}}`,
+	{"env value not a string", "update_mcp_config_kandev", kanban.ModeExternal, `{"agent_profile_id":"p","servers":{"gh":{"type":"stdio","command":"gh","env":{"TOKEN":5}}}}`,
 		"invalid arguments for update_mcp_config_kandev: /servers/*/env/*: expected string"},
-	{"policy near-miss", "create_executor_profile_kandev", `{"executor_id":"e","name":"P","mcp_policy":"enable"}`,
+	{"policy near-miss", "create_executor_profile_kandev", kanban.ModeExternal, `{"executor_id":"e","name":"P","mcp_policy":"enable"}`,
 		"invalid arguments for create_executor_profile_kandev: /mcp_policy: must be one of: inherit, enabled, disabled, restricted (enum)"},
-	{"script just over", "update_executor_profile_kandev", `{"executor_profile_id":"x","prepare_script":"` + strings.Repeat("s", 65537) + `"}`,
+	{"script just over", "update_executor_profile_kandev", kanban.ModeExternal, `{"executor_profile_id":"x","prepare_script":"` + strings.Repeat("s", 65537) + `"}`,
 		"invalid arguments for update_executor_profile_kandev: /prepare_script: longer than 65536 characters (maxLength)"},
-	{"bad config key", "create_executor_profile_kandev", `{"executor_id":"e","name":"P","config":{"a b":1}}`,
+	{"bad config key", "create_executor_profile_kandev", kanban.ModeExternal, `{"executor_id":"e","name":"P","config":{"a b":1}}`,
 		"invalid arguments for create_executor_profile_kandev: /config: a key does not satisfy propertyNames"},
-	{"limit just over", "list_pending_questions_kandev", `{"limit":201}`,
+	{"limit just over", "list_pending_questions_kandev", kanban.ModeExternal, `{"limit":201}`,
 		"invalid arguments for list_pending_questions_kandev: /limit: must be <= 200 (maximum)"},
-	{"limit zero", "list_executors_kandev", `{"limit":0}`,
+	{"limit zero", "list_executors_kandev", kanban.ModeExternal, `{"limit":0}`,
 		"invalid arguments for list_executors_kandev: /limit: must be >= 1 (minimum)"},
-	{"state is not a filter", "list_pending_questions_kandev", `{"state":"answered"}`,
+	{"state is not a filter", "list_pending_questions_kandev", kanban.ModeExternal, `{"state":"answered"}`,
 		"~invalid arguments for list_pending_questions_kandev: unknown field at /; allowed: created_since, cursor, limit, workspace_id"},
-	{"unknown key in an answer", "answer_question_kandev", `{"question_id":"q","answers":[{"question_id":"q1","label":"A"}]}`,
+	{"unknown key in an answer", "answer_question_kandev", kanban.ModeExternal, `{"question_id":"q","answers":[{"question_id":"q1","label":"A"}]}`,
 		"invalid arguments for answer_question_kandev: unknown field at /answers/0; allowed: custom_text, question_id, selected"},
-	{"empty selection", "answer_question_kandev", `{"question_id":"q","answers":[{"question_id":"q1","selected":[]}]}`,
+	{"empty selection", "answer_question_kandev", kanban.ModeExternal, `{"question_id":"q","answers":[{"question_id":"q1","selected":[]}]}`,
 		"invalid arguments for answer_question_kandev: /answers/0/selected: fewer than 1 items (minItems)"},
-	{"too many answers", "answer_question_kandev", `{"question_id":"q","answers":[{"question_id":"a","custom_text":"x"},{"question_id":"b","custom_text":"x"},{"question_id":"c","custom_text":"x"},{"question_id":"d","custom_text":"x"},{"question_id":"e","custom_text":"x"}]}`,
+	{"too many answers", "answer_question_kandev", kanban.ModeExternal, `{"question_id":"q","answers":[{"question_id":"a","custom_text":"x"},{"question_id":"b","custom_text":"x"},{"question_id":"c","custom_text":"x"},{"question_id":"d","custom_text":"x"},{"question_id":"e","custom_text":"x"}]}`,
 		"invalid arguments for answer_question_kandev: /answers: more than 4 items (maxItems)"},
-	{"document format wrong", "import_workflow_kandev", `{"document":{"format":"kandev-workflow","version":1,"workflow":{"name":"W"},"steps":[{"name":"A"}]}}`,
+	{"document format wrong", "import_workflow_kandev", kanban.ModeExternal, `{"document":{"format":"kandev-workflow","version":1,"workflow":{"name":"W"},"steps":[{"name":"A"}]}}`,
 		`invalid arguments for import_workflow_kandev: /document/format: must be "kandev_workflow" (const)`},
-	{"document version wrong", "import_workflow_kandev", `{"document":{"format":"kandev_workflow","version":2,"workflow":{"name":"W"},"steps":[{"name":"A"}]}}`,
+	{"document version wrong", "import_workflow_kandev", kanban.ModeExternal, `{"document":{"format":"kandev_workflow","version":2,"workflow":{"name":"W"},"steps":[{"name":"A"}]}}`,
 		"invalid arguments for import_workflow_kandev: /document/version: must be 1 (const)"},
-	{"document unknown field", "import_workflow_kandev", `{"document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[{"name":"A"}],"id":"x"}}`,
+	{"document unknown field", "import_workflow_kandev", kanban.ModeExternal, `{"document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[{"name":"A"}],"id":"x"}}`,
 		"invalid arguments for import_workflow_kandev: unknown field at /document; allowed: format, steps, version, workflow"},
-	{"document unknown step field", "import_workflow_kandev", `{"document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[{"name":"A","id":"x"}]}}`,
+	{"document unknown step field", "import_workflow_kandev", kanban.ModeExternal, `{"document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[{"name":"A","id":"x"}]}}`,
 		"~invalid arguments for import_workflow_kandev: unknown field at /document/steps/0; allowed: allow_manual_move, "},
-	{"document unknown workflow field", "import_workflow_kandev", `{"document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W","sort_order":1},"steps":[{"name":"A"}]}}`,
+	{"document unknown workflow field", "import_workflow_kandev", kanban.ModeExternal, `{"document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W","sort_order":1},"steps":[{"name":"A"}]}}`,
 		"invalid arguments for import_workflow_kandev: unknown field at /document/workflow; allowed: description, name"},
-	{"document without steps", "import_workflow_kandev", `{"document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[]}}`,
+	{"document without steps", "import_workflow_kandev", kanban.ModeExternal, `{"document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[]}}`,
 		"invalid arguments for import_workflow_kandev: /document/steps: fewer than 1 items (minItems)"},
-	{"document with 51 steps", "import_workflow_kandev", `{"document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[` +
+	{"document with 51 steps", "import_workflow_kandev", kanban.ModeExternal, `{"document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[` +
 		strings.TrimSuffix(strings.Repeat(`{"name":"A"},`, 51), ",") + `]}}`,
 		"invalid arguments for import_workflow_kandev: /document/steps: more than 50 items (maxItems)"},
-	{"document as a string", "import_workflow_kandev", `{"document":"{\"format\":\"kandev_workflow\"}"}`,
+	{"document as a string", "import_workflow_kandev", kanban.ModeExternal, `{"document":"{\"format\":\"kandev_workflow\"}"}`,
 		"invalid arguments for import_workflow_kandev: /document: expected object"},
 }
 
@@ -180,28 +124,6 @@ var specificArgCases = []argCase{
 func TestConfigToolArgumentsRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	c := e.operatorMCP()
-	cases := append(genericArgCases(t), specificArgCases...)
-	for _, tc := range cases {
-		before := dbDump(e)
-		r := e.call(c, tc.tool, tc.args)
-		got := text(r)
-		if !r.IsError {
-			t.Errorf("%s %s: call succeeded (%s), want refused", tc.tool, tc.name, got)
-			continue
-		}
-		if p, ok := strings.CutPrefix(tc.want, "~"); ok {
-			if !strings.HasPrefix(got, p) {
-				t.Errorf("%s %s: got %q, want prefix %q", tc.tool, tc.name, got, p)
-			}
-		} else if got != tc.want {
-			t.Errorf("%s %s: got %q, want %q", tc.tool, tc.name, got, tc.want)
-		}
-		if strings.Contains(got, "zz_secret_key") {
-			t.Errorf("%s %s: error echoes the unknown key: %q", tc.tool, tc.name, got)
-		}
-		if dbDump(e) != before {
-			t.Errorf("%s %s: the refused call changed the database", tc.tool, tc.name)
-		}
-	}
+	clients := map[kanban.Mode]*client.Client{kanban.ModeExternal: e.operatorMCP()}
+	runRefusedArgs(t, e, clients, append(genericArgCases(t, configTools), specificConfigCases...))
 }

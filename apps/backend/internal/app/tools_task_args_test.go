@@ -1,30 +1,21 @@
 package app
 
 import (
-	"encoding/json"
-	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client"
+
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
-
-// surfaceTool is one task-, title- or office-mode tool with arguments that
-// pass its schema (ids need not exist), its required properties and the
-// session mode that lists it.
-type surfaceTool struct {
-	name     string
-	mode     kanban.Mode
-	base     string
-	required []string
-}
 
 const askBase = `{"questions":[{"id":"db","question":"Which database?","header":"DB","multi_select":false,` +
 	`"options":[{"label":"Postgres","description":"server"},{"label":"SQLite","description":"embedded"}]}],"timeout_seconds":5}`
 
-var surfaceTools = []surfaceTool{
+// surfaceTools are the task-, title- and office-mode tools, each called
+// through a session MCP server in its mode.
+var surfaceTools = []argTool{
 	{"move_task_kandev", kanban.ModeTask, `{"task_id":"self","workflow_step_id":"st1","position":0}`, []string{"task_id", "workflow_step_id"}},
 	{"delete_task_kandev", kanban.ModeTask, `{"task_id":"t1"}`, []string{"task_id"}},
 	{"archive_task_kandev", kanban.ModeTask, `{"task_id":"t1"}`, []string{"task_id"}},
@@ -58,67 +49,11 @@ var surfaceTools = []surfaceTool{
 	{"record_step_decision_kandev", kanban.ModeOffice, `{"task_id":"self","decision":"approved","reason":"r"}`, []string{"decision", "reason"}},
 }
 
-// surfaceArgCase is one refused call in a mode: want is the exact tool
-// error text, or with a leading "~" a prefix of it.
-type surfaceArgCase struct {
-	name, tool string
-	mode       kanban.Mode
-	args, want string
-}
-
-// genericSurfaceCases derives, for every tool, an unknown root key, each
-// missing required property and each property with the wrong type.
-func genericSurfaceCases(t *testing.T) []surfaceArgCase {
-	var cases []surfaceArgCase
-	for _, st := range surfaceTools {
-		var base map[string]any
-		if err := json.Unmarshal([]byte(st.base), &base); err != nil {
-			t.Fatalf("%s base: %v", st.name, err)
-		}
-		with := func(k string, v any) string {
-			m := maps.Clone(base)
-			if v == nil {
-				delete(m, k)
-			} else {
-				m[k] = v
-			}
-			b, _ := json.Marshal(m)
-			return string(b)
-		}
-		prefix := "invalid arguments for " + st.name + ": "
-		unknown := "~" + prefix + "unknown field at /; allowed: "
-		if len(base) == 0 {
-			unknown = prefix + "unknown field at /; this tool takes no arguments"
-		}
-		cases = append(cases, surfaceArgCase{"unknown root key", st.name, st.mode, with("zz_secret_key", 1), unknown})
-		for _, r := range st.required {
-			cases = append(cases, surfaceArgCase{"missing " + r, st.name, st.mode, with(r, nil), fmt.Sprintf("%s/ is missing required %q", prefix, r)})
-		}
-		for _, k := range slices.Sorted(maps.Keys(base)) {
-			wrong, typ := any("text"), ""
-			switch base[k].(type) {
-			case string:
-				wrong, typ = 7, "string"
-			case bool:
-				typ = "boolean"
-			case float64:
-				typ = "integer"
-			case map[string]any:
-				typ = "object"
-			case []any:
-				typ = "array"
-			}
-			cases = append(cases, surfaceArgCase{"wrong type " + k, st.name, st.mode, with(k, wrong), "~" + prefix + "/" + k + ": expected " + typ})
-		}
-	}
-	return cases
-}
-
 func inv(tool, msg string) string { return "invalid arguments for " + tool + ": " + msg }
 
 // specificSurfaceCases are hand-written: nested unknown keys, enum
 // near-misses, bounds just over, discriminated unions, key patterns.
-var specificSurfaceCases = []surfaceArgCase{
+var specificSurfaceCases = []argCase{
 	{"position negative", "move_task_kandev", kanban.ModeTask, `{"task_id":"self","workflow_step_id":"s","position":-1}`,
 		inv("move_task_kandev", "/position: must be >= 0 (minimum)")},
 	{"title just over", "update_task_kandev", kanban.ModeTask, `{"task_id":"self","title":"` + strings.Repeat("t", 61) + `"}`,
@@ -219,32 +154,11 @@ const askItem = `{"question":"Q?","options":[{"label":"a","description":"d"},{"l
 func TestSurfaceToolArgumentsRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	clients := map[kanban.Mode]*session{}
+	clients := map[kanban.Mode]*client.Client{}
 	for _, m := range []kanban.Mode{kanban.ModeTask, kanban.ModeTaskTitlePending, kanban.ModeOffice} {
-		clients[m] = e.sessionMCP(m, "")
+		clients[m] = e.sessionMCP(m, "").Client
 	}
-	for _, tc := range append(genericSurfaceCases(t), specificSurfaceCases...) {
-		before := dbDump(e)
-		r := e.call(clients[tc.mode].Client, tc.tool, tc.args)
-		got := text(r)
-		if !r.IsError {
-			t.Errorf("%s %s: call succeeded (%s), want refused", tc.tool, tc.name, got)
-			continue
-		}
-		if p, ok := strings.CutPrefix(tc.want, "~"); ok {
-			if !strings.HasPrefix(got, p) {
-				t.Errorf("%s %s: got %q, want prefix %q", tc.tool, tc.name, got, p)
-			}
-		} else if got != tc.want {
-			t.Errorf("%s %s:\n got %q\nwant %q", tc.tool, tc.name, got, tc.want)
-		}
-		if strings.Contains(got, "zz_secret_key") {
-			t.Errorf("%s %s: error echoes the unknown key: %q", tc.tool, tc.name, got)
-		}
-		if dbDump(e) != before {
-			t.Errorf("%s %s: the refused call changed the database", tc.tool, tc.name)
-		}
-	}
+	runRefusedArgs(t, e, clients, append(genericArgCases(t, surfaceTools), specificSurfaceCases...))
 }
 
 // TestSurfaceToolsOmittedAndNullArgs: omitted and null arguments are {},
