@@ -1,5 +1,7 @@
 package catalog
 
+import "maps"
+
 // Output schemas describe structured results. They are open (servers may
 // add fields in later versions; clients must ignore unknown ones) but
 // declare every field agents rely on.
@@ -13,6 +15,12 @@ func out(desc string, props P, required ...string) S {
 	return o
 }
 
+// deletedOut is the output of a delete: the id and a deleted flag that is
+// always true.
+func deletedOut(desc, idDesc, deletedDesc string) S {
+	return out(desc, P{"id": Str(idDesc), "deleted": Bool(deletedDesc)}, "id", "deleted")
+}
+
 // listOf is the output of a paginated list of item.
 func listOf(item S) S {
 	return out("One page of results.", P{
@@ -22,6 +30,7 @@ func listOf(item S) S {
 }
 
 var (
+	deletionOut  = deletedOut("The deleted entity.", "Id of the deleted entity.", "Always true: the entity is gone.")
 	workspaceOut = out("A workspace.", P{
 		"id": Str("Workspace id."), "name": Str("Name."), "description": Str("Description."),
 	}, "id", "name")
@@ -49,13 +58,26 @@ var (
 		"archived_at": Str("When archived (RFC 3339); absent when active."),
 		"created_at":  Str("Creation time (RFC 3339)."), "updated_at": Str("Last change (RFC 3339)."),
 	}, "id", "workspace_id", "workflow_id", "workflow_step_id", "title", "state")
-	agentOut = out("An agent type.", P{
+	agentOut           = out("An agent type.", agentFields(P{}), "id", "name")
+	executorProfileOut = out("An executor profile.", executorProfileFields(P{}), "id", "executor_id", "name")
+)
+
+// agentFields adds the fields of every agent output to p.
+func agentFields(p P) P {
+	maps.Copy(p, P{
 		"id": Str("Agent id."), "name": Str("Agent name."), "display_name": Str("Display name."),
 		"supports_mcp": Bool("Whether the agent can use MCP tools."),
-	}, "id", "name")
-	executorProfileOut = out("An executor profile.", P{
+	})
+	return p
+}
+
+// executorProfileFields adds the fields of every executor profile output
+// to p.
+func executorProfileFields(p P) P {
+	maps.Copy(p, P{
 		"id": Str("Profile id."), "executor_id": Str("Executor."), "name": Str("Name."),
 		"mcp_policy": Str("How the executor treats MCP servers."),
 		"is_default": Bool("Used when no profile is named."),
-	}, "id", "executor_id", "name")
-)
+	})
+	return p
+}

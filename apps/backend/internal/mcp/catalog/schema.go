@@ -111,6 +111,9 @@ func ID(desc string) S { return Str(desc).Pattern(idPattern) }
 // TaskRef is a task id or "self" (the session's bound task).
 func TaskRef(desc string) S { return Str(desc).Pattern(idPattern) }
 
+// SelfTaskRef is a TaskRef that defaults to "self".
+func SelfTaskRef(desc string) S { return TaskRef(desc).Default("self") }
+
 // PageProps are the pagination properties every list tool takes.
 func PageProps(p P) P {
 	p["limit"] = Int("Page size: 1–200, default 50.").Range(1, 200)

@@ -79,3 +79,30 @@ func forward(action string) func(ctx context.Context, c Call) (any, error) {
 		return call(ctx, c, action, c.Args)
 	}
 }
+
+// forwardID returns a Run that passes the arguments to action with the
+// tool's entity id property (idProp, e.g. "workflow_id") renamed to the
+// action's "id"; every other property is passed unchanged.
+func forwardID(action, idProp string) func(ctx context.Context, c Call) (any, error) {
+	return forwardRenamed(action, map[string]string{idProp: "id"})
+}
+
+// forwardRenamed returns a Run that passes the arguments to action with
+// the properties named in renames given the action's field names; every
+// other property is passed unchanged.
+func forwardRenamed(action string, renames map[string]string) func(ctx context.Context, c Call) (any, error) {
+	return func(ctx context.Context, c Call) (any, error) {
+		var in map[string]json.RawMessage
+		if err := c.Decode(&in); err != nil {
+			return nil, err
+		}
+		out := make(map[string]json.RawMessage, len(in))
+		for k, v := range in {
+			if to, ok := renames[k]; ok {
+				k = to
+			}
+			out[k] = v
+		}
+		return call(ctx, c, action, out)
+	}
+}

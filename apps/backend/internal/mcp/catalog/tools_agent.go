@@ -79,11 +79,9 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 }})
 
 var (
-	agentConfigOut = out("An agent type.", P{
-		"id": Str("Agent id."), "name": Str("Agent name."), "display_name": Str("Display name."),
-		"supports_mcp":    Bool("Whether the agent can use MCP tools."),
+	agentConfigOut = out("An agent type.", agentFields(P{
 		"mcp_config_path": Str("Path of the agent's MCP config file; absent when unset."),
-	}, "id", "name", "supports_mcp")
+	}), "id", "name", "supports_mcp")
 	agentProfileOut = out("An agent profile.", P{
 		"id": Str("Profile id."), "agent_id": Str("Agent."), "name": Str("Name."),
 		"model":         Str("Model; empty for the agent's default."),

@@ -11,7 +11,7 @@ const (
 
 // branchTaskRef is the task_id of the branch tools.
 func branchTaskRef() S {
-	return TaskRef(`Task to change: your own task (default "self") or one of its subtasks.`).Default("self")
+	return SelfTaskRef(`Task to change: your own task (default "self") or one of its subtasks.`)
 }
 
 var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{

@@ -42,7 +42,7 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 			"task_id":             Str("The stopped task."),
 			"stopped_session_ids": Arr("Sessions moved to CANCELLED by this call.", Str("A session id.")),
 		}, "task_id", "stopped_session_ids"),
-		Hints: Hints{Destructive: true, Idempotent: true},
+		Hints: DestructiveHints,
 		Run:   forward("task.stop"),
 	},
 	{

@@ -6,10 +6,7 @@ var _ = declare(&Group{Name: "dependencies", Tools: []*Tool{
 		Title: "Add task dependency",
 		Description: "Record that a task is blocked by another task of the same workspace. In a session, task_id is " +
 			"your own task (the default). Self edges and cycles are refused; adding an existing edge succeeds.",
-		Input: Obj("", P{
-			"task_id":            TaskRef(`The blocked task; default "self" (a session may only change its own task).`).Default("self"),
-			"depends_on_task_id": TaskRef("The blocking task."),
-		}, "depends_on_task_id"),
+		Input:  dependencyInput(),
 		Output: dependencyOut,
 		Hints:  IdempotentWrite,
 		Run:    forward("task.dependency.add"),
@@ -19,18 +16,20 @@ var _ = declare(&Group{Name: "dependencies", Tools: []*Tool{
 		Title: "Remove task dependency",
 		Description: "Remove the edge \"task_id is blocked by depends_on_task_id\". In a session, task_id is your own " +
 			"task (the default). Removing an edge that does not exist succeeds.",
-		Input: Obj("", P{
-			"task_id":            TaskRef(`The blocked task; default "self" (a session may only change its own task).`).Default("self"),
-			"depends_on_task_id": TaskRef("The blocking task."),
-		}, "depends_on_task_id"),
-		Output: out("The removed edge.", P{
-			"id":      Str("The blocked task."),
-			"deleted": Bool("Always true: the edge no longer exists."),
-		}, "id", "deleted"),
-		Hints: DestructiveHints,
-		Run:   forward("task.dependency.remove"),
+		Input:  dependencyInput(),
+		Output: deletedOut("The removed edge.", "The blocked task.", "Always true: the edge no longer exists."),
+		Hints:  DestructiveHints,
+		Run:    forward("task.dependency.remove"),
 	},
 }})
+
+// dependencyInput names an edge: task_id is blocked by depends_on_task_id.
+func dependencyInput() S {
+	return Obj("", P{
+		"task_id":            SelfTaskRef(`The blocked task; default "self" (a session may only change its own task).`),
+		"depends_on_task_id": TaskRef("The blocking task."),
+	}, "depends_on_task_id")
+}
 
 var dependencyOut = out("A dependency edge: task_id is blocked by depends_on_task_id.", P{
 	"task_id":            Str("The blocked task."),

@@ -74,13 +74,10 @@ var (
 		"id": Str("Executor id."), "name": Str("Name."), "type": Str("Executor type."),
 		"description": Str("What it does."),
 	}, "id", "name")
-	executorProfileConfigOut = out("An executor profile.", P{
-		"id": Str("Profile id."), "executor_id": Str("Executor."), "name": Str("Name."),
-		"mcp_policy": Str("How the executor treats MCP servers."),
+	executorProfileConfigOut = out("An executor profile.", executorProfileFields(P{
 		"config": S{"type": "object", "description": "Executor settings by name.",
 			"additionalProperties": S{"description": "A setting's value."}},
 		"prepare_script": Str("Script run before the agent starts; absent when none."),
 		"cleanup_script": Str("Script run after the session ends; absent when none."),
-		"is_default":     Bool("Used when no profile is named."),
-	}, "id", "executor_id", "name", "mcp_policy")
+	}), "id", "executor_id", "name", "mcp_policy")
 )

@@ -10,7 +10,7 @@ const (
 
 // docTaskRef is the task_id of the document tools.
 func docTaskRef(reach string) S {
-	return TaskRef(`Task the document belongs to: your own task (default "self")` + reach).Default("self")
+	return SelfTaskRef(`Task the document belongs to: your own task (default "self")` + reach)
 }
 
 var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
@@ -64,7 +64,7 @@ var _ = declare(&Group{Name: "office-decisions", Tools: []*Tool{
 		Description: "Approve or reject the work of a task's current workflow step, with your reason. A later decision " +
 			"on the same task supersedes earlier ones (the result names the one it replaced).",
 		Input: Obj("", P{
-			"task_id":  TaskRef(`Task decided on: your own task (default "self") or one of its subtasks.`).Default("self"),
+			"task_id":  SelfTaskRef(`Task decided on: your own task (default "self") or one of its subtasks.`),
 			"decision": Enum("approved or rejected.", "approved", "rejected"),
 			"reason":   Str("Why, in a few sentences.").Len(1, maxDecisionReason),
 		}, "decision", "reason"),

@@ -7,8 +7,18 @@ const maxPlanTitle = 200
 
 // planTaskRef is the task_id of the plan tools: the bound task's tree only.
 func planTaskRef() S {
-	return TaskRef(`Task whose plan it is: your own task (default "self"), one of its ancestors or one of its ` +
-		`descendants; other tasks are FORBIDDEN.`).Default("self")
+	return SelfTaskRef(`Task whose plan it is: your own task (default "self"), one of its ancestors or one of its ` +
+		`descendants; other tasks are FORBIDDEN.`)
+}
+
+// planInput is the input of the plan writes: the task, a title and the
+// markdown content (required).
+func planInput(titleDesc, contentDesc string) S {
+	return Obj("", P{
+		"task_id": planTaskRef(),
+		"title":   Str(titleDesc).Len(1, maxPlanTitle),
+		"content": Str(contentDesc).Len(1, kanban.MaxContentLen),
+	}, "content")
 }
 
 var _ = declare(&Group{Name: "plan", Tools: []*Tool{
@@ -17,11 +27,7 @@ var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 		Title: "Create task plan",
 		Description: "Write a task's plan (markdown) for the first time, at revision 1. Fails with CONFLICT when the task " +
 			"already has a plan: use update_task_plan_kandev then.",
-		Input: Obj("", P{
-			"task_id": planTaskRef(),
-			"title":   Str("Plan title, at most 200 characters.").Len(1, maxPlanTitle),
-			"content": Str("The plan, in markdown.").Len(1, kanban.MaxContentLen),
-		}, "content"),
+		Input:  planInput("Plan title, at most 200 characters.", "The plan, in markdown."),
 		Output: planOut,
 		Hints:  WriteHints,
 		Run:    forward("plan.create"),
@@ -40,11 +46,7 @@ var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 		Title: "Update task plan",
 		Description: "Replace a task's plan with new content as its next revision; earlier revisions are kept. Omit " +
 			"title to keep the current one.",
-		Input: Obj("", P{
-			"task_id": planTaskRef(),
-			"title":   Str("New plan title, at most 200 characters; omit to keep it.").Len(1, maxPlanTitle),
-			"content": Str("The whole new plan, in markdown.").Len(1, kanban.MaxContentLen),
-		}, "content"),
+		Input:  planInput("New plan title, at most 200 characters; omit to keep it.", "The whole new plan, in markdown."),
 		Output: planOut,
 		Hints:  WriteHints,
 		Run:    forward("plan.update"),
@@ -54,12 +56,9 @@ var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 		Title:       "Delete task plan",
 		Description: "Delete a task's plan with all its revisions. This cannot be undone.",
 		Input:       Obj("", P{"task_id": planTaskRef()}),
-		Output: out("The task whose plan was deleted.", P{
-			"id":      Str("The task id."),
-			"deleted": Bool("Always true: the plan is gone."),
-		}, "id", "deleted"),
-		Hints: DestructiveHints,
-		Run:   forward("plan.delete"),
+		Output:      deletedOut("The task whose plan was deleted.", "The task id.", "Always true: the plan is gone."),
+		Hints:       DestructiveHints,
+		Run:         forward("plan.delete"),
 	},
 }})
 

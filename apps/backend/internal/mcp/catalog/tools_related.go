@@ -14,7 +14,7 @@ var _ = declare(&Group{Name: "related", Tools: []*Tool{
 			"tasks blocking it and the tasks it blocks. Archived children and siblings are left out. Each list holds at " +
 			"most limit tasks; truncated names the lists that had more (raise limit, up to 100, to see them).",
 		Input: Obj("", P{
-			"task_id": TaskRef(`Task to look around; default "self" (sessions only).`).Default("self"),
+			"task_id": SelfTaskRef(`Task to look around; default "self" (sessions only).`),
 			"verbose": Bool("Include each task's description (cut at 2000 characters). Default false.").Default(false),
 			"limit": Int("Maximum tasks per list: 1–100, default 20.").
 				Range(1, relatedMaxLimit).Default(relatedDefaultLimit),

@@ -1,6 +1,9 @@
 package catalog
 
 import (
+	"maps"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -30,6 +33,12 @@ func stepFields() P {
 			Range(0, maxAutoArchiveHrs),
 		"events": stepEvents(),
 	}
+}
+
+// stepSpecs is a workflow's steps, as create_workflow_kandev and the
+// workflow document list them.
+func stepSpecs(desc string) S {
+	return Arr(desc, Obj("One step's settings.", stepFields(), "name")).Items(1, action.MaxWorkflowSteps)
 }
 
 // stepEvents is the explicit record of step automations: keys are the
@@ -63,9 +72,7 @@ func openConfig(desc string, maxKeys int) S {
 // withStepFields returns the step settings plus extra properties.
 func withStepFields(extra P) P {
 	p := stepFields()
-	for k, v := range extra {
-		p[k] = v
-	}
+	maps.Copy(p, extra)
 	return p
 }
 

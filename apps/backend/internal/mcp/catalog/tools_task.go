@@ -1,11 +1,6 @@
 package catalog
 
-import (
-	"context"
-	"encoding/json"
-
-	"github.com/kandev/kandev/apps/backend/internal/kanban"
-)
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
 // maxTaskPosition bounds a 0-based board position (larger values mean the end).
 const maxTaskPosition = 1_000_000
@@ -24,7 +19,7 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 		}, "task_id", "workflow_step_id"),
 		Output: taskOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardRenamed("task.move", map[string]string{"task_id": "id"}),
+		Run:    forwardID("task.move", "task_id"),
 	},
 	{
 		Name:  "delete_task_kandev",
@@ -35,12 +30,9 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 		Input: Obj("", P{
 			"task_id": ID("Task to delete."),
 		}, "task_id"),
-		Output: out("The deleted task.", P{
-			"id":      Str("Id of the deleted task."),
-			"deleted": Bool("Always true: the task is gone."),
-		}, "id", "deleted"),
-		Hints: DestructiveHints,
-		Run:   forwardRenamed("task.delete", map[string]string{"task_id": "id"}),
+		Output: deletedOut("The deleted task.", "Id of the deleted task.", "Always true: the task is gone."),
+		Hints:  DestructiveHints,
+		Run:    forwardID("task.delete", "task_id"),
 	},
 	{
 		Name:  "archive_task_kandev",
@@ -52,7 +44,7 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 		}, "task_id"),
 		Output: taskOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardRenamed("task.archive", map[string]string{"task_id": "id"}),
+		Run:    forwardID("task.archive", "task_id"),
 	},
 }})
 
@@ -75,23 +67,3 @@ var _ = declare(&Group{Name: "task-update", Tools: []*Tool{
 		Run:    forwardRenamed("task.update", map[string]string{"task_id": "id", "prompt": "description"}),
 	},
 }})
-
-// forwardRenamed returns a Run that passes the arguments to action with
-// the properties named in renames given the action's field names; every
-// other property is passed unchanged.
-func forwardRenamed(action string, renames map[string]string) func(ctx context.Context, c Call) (any, error) {
-	return func(ctx context.Context, c Call) (any, error) {
-		var in map[string]json.RawMessage
-		if err := c.Decode(&in); err != nil {
-			return nil, err
-		}
-		out := make(map[string]json.RawMessage, len(in))
-		for k, v := range in {
-			if to, ok := renames[k]; ok {
-				k = to
-			}
-			out[k] = v
-		}
-		return call(ctx, c, action, out)
-	}
-}

@@ -1,9 +1,6 @@
 package catalog
 
 import (
-	"context"
-	"encoding/json"
-
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -14,13 +11,11 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		Title: "Create workflow",
 		Description: "Create a workflow (kanban board) in a workspace, optionally with its steps in the same atomic call. " +
 			"To copy a workflow, use export_workflow_kandev and import_workflow_kandev instead.",
-		Input: Obj("", P{
+		Input: Obj("", workflowFields(P{
 			"workspace_id": ID("Workspace for the workflow. Default: your workspace, else the first workspace."),
-			"name":         Str("Workflow name.").Len(1, kanban.MaxNameLen),
-			"description":  Str("What the workflow is for.").Len(0, kanban.MaxDescriptionLen),
-			"steps": Arr("Steps to create, in board order; names unique. The flagged start step, else the first, is the start step.",
-				Obj("One step's settings.", stepFields(), "name")).Items(1, action.MaxWorkflowSteps),
-		}, "name"),
+			"steps": stepSpecs("Steps to create, in board order; names unique. The flagged start step, else the " +
+				"first, is the start step."),
+		}), "name"),
 		Output: workflowWithStepsOut,
 		Hints:  WriteHints,
 		Run:    forward("workflow.create"),
@@ -86,13 +81,17 @@ func workflowDocument(desc string) S {
 		"format": Const(`Document format: "`+action.WorkflowDocFormat+`".`, action.WorkflowDocFormat),
 		"version": S{"type": "integer", "const": action.WorkflowDocVersion,
 			"description": "Document format version: 1."},
-		"workflow": Obj("The workflow's own settings.", P{
-			"name":        Str("Workflow name.").Len(1, kanban.MaxNameLen),
-			"description": Str("What the workflow is for.").Len(0, kanban.MaxDescriptionLen),
-		}, "name"),
-		"steps": Arr("The steps in board order; names unique, at most one start step (default: the first).",
-			Obj("One step's settings.", stepFields(), "name")).Items(1, action.MaxWorkflowSteps),
+		"workflow": Obj("The workflow's own settings.", workflowFields(P{}), "name"),
+		"steps":    stepSpecs("The steps in board order; names unique, at most one start step (default: the first)."),
 	}, "format", "version", "workflow", "steps")
+}
+
+// workflowFields adds a workflow's own settings, as create_workflow_kandev
+// and the workflow document take them, to p.
+func workflowFields(p P) P {
+	p["name"] = Str("Workflow name.").Len(1, kanban.MaxNameLen)
+	p["description"] = Str("What the workflow is for.").Len(0, kanban.MaxDescriptionLen)
+	return p
 }
 
 var (
@@ -108,25 +107,4 @@ var (
 		"workflow": workflowOut,
 		"steps":    Arr("The workflow's steps in board order.", stepOut),
 	}, "workflow", "steps")
-	deletionOut = out("The deleted entity.", P{
-		"id":      Str("Id of the deleted entity."),
-		"deleted": Bool("Always true: the entity is gone."),
-	}, "id", "deleted")
 )
-
-// forwardID returns a Run that passes the arguments to action with the
-// tool's entity id property (idProp, e.g. "workflow_id") renamed to the
-// action's "id"; every other property is passed unchanged.
-func forwardID(action, idProp string) func(ctx context.Context, c Call) (any, error) {
-	return func(ctx context.Context, c Call) (any, error) {
-		var in map[string]json.RawMessage
-		if err := c.Decode(&in); err != nil {
-			return nil, err
-		}
-		if id, ok := in[idProp]; ok {
-			delete(in, idProp)
-			in["id"] = id
-		}
-		return call(ctx, c, action, in)
-	}
-}
