@@ -233,11 +233,7 @@ func (s *Service) taskFor(ctx context.Context, p Principal, taskID string) (*kan
 	if taskID == "" {
 		return nil, kanban.FieldError("task_id", "is required")
 	}
-	id, err := resolveTaskID(p, taskID)
-	if err != nil {
-		return nil, err
-	}
-	return s.taskInScope(ctx, p, id)
+	return s.taskInScope(ctx, p, taskID)
 }
 
 // authorOf names who wrote a plan revision.

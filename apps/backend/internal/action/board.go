@@ -88,7 +88,8 @@ func (s *Service) registerBoard(r *Registry) {
 		return s.store.ListSteps(ctx, in.WorkflowID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
 	Register(r, "workflow.step.get", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.WorkflowStep, error) {
-		return s.stepInScope(ctx, p, in.ID)
+		st, _, err := s.stepInScope(ctx, p, "step_id", in.ID)
+		return st, err
 	})
 }
 
@@ -101,23 +102,25 @@ func (s *Service) workflowInScope(ctx context.Context, p Principal, id string) (
 	if err != nil {
 		return nil, err
 	}
-	if p.Kind == Session && w.WorkspaceID != p.WorkspaceID {
-		return nil, kanban.Errorf(kanban.CodeForbidden, "workflow is outside this session's workspace")
+	if err := confine(p, w.WorkspaceID, "workflow"); err != nil {
+		return nil, err
 	}
 	return w, nil
 }
 
-// stepInScope loads a step a principal may see.
-func (s *Service) stepInScope(ctx context.Context, p Principal, id string) (*kanban.WorkflowStep, error) {
+// stepInScope loads a step a principal may see and its workflow; field
+// names the id in the VALIDATION_ERROR for an empty one.
+func (s *Service) stepInScope(ctx context.Context, p Principal, field, id string) (*kanban.WorkflowStep, *kanban.Workflow, error) {
 	if id == "" {
-		return nil, kanban.FieldError("step_id", "is required")
+		return nil, nil, kanban.FieldError(field, "is required")
 	}
 	st, err := s.store.GetStep(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if _, err := s.workflowInScope(ctx, p, st.WorkflowID); err != nil {
-		return nil, err
+	w, err := s.workflowInScope(ctx, p, st.WorkflowID)
+	if err != nil {
+		return nil, nil, err
 	}
-	return st, nil
+	return st, w, nil
 }

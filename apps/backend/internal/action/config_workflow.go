@@ -205,7 +205,7 @@ func (s *Service) registerStepConfig(r *Registry) {
 		if err := checkStepUpdate(in); err != nil {
 			return nil, err
 		}
-		st, ws, err := s.stepByID(ctx, p, in.ID)
+		st, w, err := s.stepInScope(ctx, p, "id", in.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -215,18 +215,18 @@ func (s *Service) registerStepConfig(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(ws), "workflow.step_updated", out)
+		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.step_updated", out)
 		return out, nil
 	})
 	Register(r, "workflow.step.delete", cfg, func(ctx context.Context, p Principal, in IDIn) (*Deleted, error) {
-		st, ws, err := s.stepByID(ctx, p, in.ID)
+		st, w, err := s.stepInScope(ctx, p, "id", in.ID)
 		if err != nil {
 			return nil, err
 		}
 		if err := s.store.DeleteStep(ctx, st.ID); err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(ws), "workflow.step_deleted", map[string]string{"id": st.ID, "workflow_id": st.WorkflowID})
+		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.step_deleted", map[string]string{"id": st.ID, "workflow_id": st.WorkflowID})
 		return &Deleted{ID: st.ID, Deleted: true}, nil
 	})
 	Register(r, "workflow.step.reorder", cfg, func(ctx context.Context, p Principal, in StepReorderIn) (*kanban.List[kanban.WorkflowStep], error) {
@@ -284,20 +284,4 @@ func checkStepUpdate(in StepUpdateIn) error {
 		return kanban.FieldError("auto_archive_after_hours", "must be 0 (never) or greater")
 	}
 	return checkEvents("events", in.Events)
-}
-
-// stepByID loads a step the principal may configure and its workspace id.
-func (s *Service) stepByID(ctx context.Context, p Principal, id string) (*kanban.WorkflowStep, string, error) {
-	if id == "" {
-		return nil, "", kanban.FieldError("id", "is required")
-	}
-	st, err := s.store.GetStep(ctx, id)
-	if err != nil {
-		return nil, "", err
-	}
-	w, err := s.workflowInScope(ctx, p, st.WorkflowID)
-	if err != nil {
-		return nil, "", err
-	}
-	return st, w.WorkspaceID, nil
 }

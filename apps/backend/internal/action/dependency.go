@@ -31,19 +31,16 @@ func (s *Service) registerDependencies(r *Registry) {
 		return &Deleted{ID: a, Deleted: true}, nil
 	})
 	Register(r, "task.dependency.list", all, func(ctx context.Context, p Principal, in TaskListRelIn) (*kanban.List[kanban.Task], error) {
-		id, err := resolveTaskID(p, in.TaskID)
+		t, err := s.taskInScope(ctx, p, in.TaskID)
 		if err != nil {
-			return nil, err
-		}
-		if _, err := s.taskInScope(ctx, p, id); err != nil {
 			return nil, err
 		}
 		pg := kanban.Page{Limit: in.Limit, Cursor: in.Cursor}
 		switch in.Direction {
 		case "blockers", "":
-			return s.store.ListBlockers(ctx, id, pg)
+			return s.store.ListBlockers(ctx, t.ID, pg)
 		case "blocked":
-			return s.store.ListBlocked(ctx, id, pg)
+			return s.store.ListBlocked(ctx, t.ID, pg)
 		}
 		return nil, kanban.FieldError("direction", "must be one of: blockers, blocked")
 	})

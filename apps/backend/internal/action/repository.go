@@ -78,8 +78,8 @@ func (s *Service) repositoryInScope(ctx context.Context, p Principal, id string)
 	if err != nil {
 		return nil, err
 	}
-	if p.Kind == Session && repo.WorkspaceID != p.WorkspaceID {
-		return nil, kanban.Errorf(kanban.CodeForbidden, "repository is outside this session's workspace")
+	if err := confine(p, repo.WorkspaceID, "repository"); err != nil {
+		return nil, err
 	}
 	return repo, nil
 }

@@ -108,15 +108,28 @@ func resolveTaskID(p Principal, id string) (string, error) {
 	return id, nil
 }
 
-// taskInScope loads a task and checks a session may reach it: sessions
-// reach only tasks in their own workspace.
+// taskInScope resolves id ("self" for sessions), loads the task and checks
+// a session may reach it: sessions reach only tasks in their own workspace.
 func (s *Service) taskInScope(ctx context.Context, p Principal, id string) (*kanban.Task, error) {
+	id, err := resolveTaskID(p, id)
+	if err != nil {
+		return nil, err
+	}
 	t, err := s.store.GetTask(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if p.Kind == Session && t.WorkspaceID != p.WorkspaceID {
-		return nil, kanban.Errorf(kanban.CodeForbidden, "task is outside this session's workspace")
+	if err := confine(p, t.WorkspaceID, "task"); err != nil {
+		return nil, err
 	}
 	return t, nil
+}
+
+// confine refuses (FORBIDDEN) a session access to an entity of kind that
+// belongs to another workspace than its own.
+func confine(p Principal, workspaceID, kind string) error {
+	if p.Kind == Session && workspaceID != p.WorkspaceID {
+		return kanban.Errorf(kanban.CodeForbidden, "%s is outside this session's workspace", kind)
+	}
+	return nil
 }

@@ -90,14 +90,11 @@ func (s *Service) registerSessions(r *Registry) {
 		return s.sessionInScope(ctx, p, in.ID)
 	})
 	Register(r, "session.list", all, func(ctx context.Context, p Principal, in SessionListIn) (*kanban.List[kanban.Session], error) {
-		id, err := resolveTaskID(p, in.TaskID)
+		t, err := s.taskInScope(ctx, p, in.TaskID)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := s.taskInScope(ctx, p, id); err != nil {
-			return nil, err
-		}
-		return s.store.ListSessions(ctx, id, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+		return s.store.ListSessions(ctx, t.ID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
 	Register(r, "session.set_mode", AllowOperator, func(ctx context.Context, _ Principal, in SetModeIn) (*kanban.Session, error) {
 		return s.SetMode(ctx, in.ID, in.Mode)
@@ -165,24 +162,18 @@ func (s *Service) sessionInScope(ctx context.Context, p Principal, id string) (*
 	if err != nil {
 		return nil, err
 	}
-	if p.Kind == Session && sess.WorkspaceID != p.WorkspaceID {
-		return nil, kanban.Errorf(kanban.CodeForbidden, "session is outside this session's workspace")
+	if err := confine(p, sess.WorkspaceID, "session"); err != nil {
+		return nil, err
 	}
 	return sess, nil
 }
 
 func (s *Service) listMessages(ctx context.Context, p Principal, in MessageListIn) (*kanban.List[kanban.Message], error) {
-	id, err := resolveTaskID(p, in.TaskID)
+	t, err := s.taskFor(ctx, p, in.TaskID)
 	if err != nil {
 		return nil, err
 	}
-	if id == "" {
-		return nil, kanban.FieldError("task_id", "is required")
-	}
-	if _, err := s.taskInScope(ctx, p, id); err != nil {
-		return nil, err
-	}
-	f := kanban.MessageFilter{TaskID: id, SessionID: in.SessionID, Types: in.MessageTypes, Before: in.Before, After: in.After, Limit: in.Limit}
+	f := kanban.MessageFilter{TaskID: t.ID, SessionID: in.SessionID, Types: in.MessageTypes, Before: in.Before, After: in.After, Limit: in.Limit}
 	switch in.Sort {
 	case "", "asc":
 	case "desc":

@@ -93,70 +93,39 @@ func (s *Service) registerTasks(r *Registry) {
 	all := AllowOperator | AllowSession
 	Register(r, "task.list", all, s.listTasks)
 	Register(r, "task.get", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
-		id, err := resolveTaskID(p, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return s.taskInScope(ctx, p, id)
+		return s.taskInScope(ctx, p, in.ID)
 	})
 	Register(r, "task.create", all, s.createTask)
 	Register(r, "task.update", all, func(ctx context.Context, p Principal, in TaskUpdateIn) (*kanban.Task, error) {
-		t, err := s.mutableTask(ctx, p, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		out, err := s.store.UpdateTask(ctx, t.ID, kanban.TaskUpdate{Title: in.Title, Description: in.Description, State: in.State, LaunchPrompt: in.LaunchPrompt})
-		if err != nil {
-			return nil, err
-		}
-		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "task.updated", out)
-		return out, nil
+		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
+			return s.store.UpdateTask(ctx, id, kanban.TaskUpdate{Title: in.Title, Description: in.Description,
+				State: in.State, LaunchPrompt: in.LaunchPrompt})
+		})
 	})
 	Register(r, "task.set_state", AllowOperator|AllowConfigSession, func(ctx context.Context, p Principal, in TaskStateIn) (*kanban.Task, error) {
-		t, err := s.mutableTask(ctx, p, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		out, err := s.store.UpdateTask(ctx, t.ID, kanban.TaskUpdate{State: &in.State})
-		if err != nil {
-			return nil, err
-		}
-		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "task.updated", out)
-		return out, nil
+		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
+			return s.store.UpdateTask(ctx, id, kanban.TaskUpdate{State: &in.State})
+		})
 	})
 	Register(r, "task.move", all, func(ctx context.Context, p Principal, in TaskMoveIn) (*kanban.Task, error) {
-		t, err := s.mutableTask(ctx, p, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		pos := -1
-		if in.Position != nil {
-			if *in.Position < 0 {
-				return nil, kanban.FieldError("position", "must be >= 0")
+		return s.changeTask(ctx, p, in.ID, "task.moved", func(id string) (*kanban.Task, error) {
+			pos := -1
+			if in.Position != nil {
+				if *in.Position < 0 {
+					return nil, kanban.FieldError("position", "must be >= 0")
+				}
+				pos = *in.Position
 			}
-			pos = *in.Position
-		}
-		if in.WorkflowStepID == "" {
-			return nil, kanban.FieldError("workflow_step_id", "is required")
-		}
-		out, err := s.store.MoveTask(ctx, t.ID, in.WorkflowStepID, pos)
-		if err != nil {
-			return nil, err
-		}
-		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "task.moved", out)
-		return out, nil
+			if in.WorkflowStepID == "" {
+				return nil, kanban.FieldError("workflow_step_id", "is required")
+			}
+			return s.store.MoveTask(ctx, id, in.WorkflowStepID, pos)
+		})
 	})
 	Register(r, "task.archive", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
-		t, err := s.mutableTask(ctx, p, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		out, err := s.store.ArchiveTask(ctx, t.ID)
-		if err != nil {
-			return nil, err
-		}
-		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "task.updated", out)
-		return out, nil
+		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
+			return s.store.ArchiveTask(ctx, id)
+		})
 	})
 	Register(r, "task.delete", all, func(ctx context.Context, p Principal, in IDIn) (*Deleted, error) {
 		t, err := s.mutableTask(ctx, p, in.ID)
@@ -175,14 +144,25 @@ func (s *Service) registerTasks(r *Registry) {
 	s.registerDependencies(r)
 }
 
+// changeTask applies change to a task the principal may change (id may be
+// "self") and announces the changed task to its workspace as event.
+func (s *Service) changeTask(ctx context.Context, p Principal, id, event string, change func(id string) (*kanban.Task, error)) (*kanban.Task, error) {
+	t, err := s.mutableTask(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	out, err := change(t.ID)
+	if err != nil {
+		return nil, err
+	}
+	s.pub.Publish(WorkspaceTopic(out.WorkspaceID), event, out)
+	return out, nil
+}
+
 // mutableTask resolves "self" and checks the principal may change the task.
 func (s *Service) mutableTask(ctx context.Context, p Principal, id string) (*kanban.Task, error) {
 	if id == "" {
 		return nil, kanban.FieldError("id", "is required")
-	}
-	id, err := resolveTaskID(p, id)
-	if err != nil {
-		return nil, err
 	}
 	return s.taskInScope(ctx, p, id)
 }

@@ -10,43 +10,9 @@ import (
 // for it whose first message is the task's prompt. Everything that can be
 // refused is checked before the first write.
 func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) (*TaskCreateOut, error) {
-	c := kanban.TaskCreate{
-		WorkflowID: in.WorkflowID, WorkflowStepID: in.WorkflowStepID, Title: in.Title,
-		Description: in.Description, ExternalID: in.ExternalID, BlockedBy: in.BlockedBy,
-		StartWhenUnblocked: in.StartWhenUnblocked,
-	}
-	var err error
-	if c.WorkspaceID, err = s.workspaceFor(ctx, p, in.WorkspaceID); err != nil {
+	c, err := s.taskCreateOf(ctx, p, in)
+	if err != nil {
 		return nil, err
-	}
-	if in.ParentID != "" {
-		if c.ParentID, err = resolveTaskID(p, in.ParentID); err != nil {
-			return nil, err
-		}
-		if _, err := s.taskInScope(ctx, p, c.ParentID); err != nil {
-			return nil, err
-		}
-	}
-	if p.Kind == Session && c.WorkflowID == "" && c.WorkflowStepID == "" {
-		bound, err := s.store.GetTask(ctx, p.TaskID)
-		if err != nil {
-			return nil, err
-		}
-		c.WorkflowID = bound.WorkflowID
-	}
-	if c.WorkflowID != "" {
-		if _, err := s.workflowInScope(ctx, p, c.WorkflowID); err != nil {
-			return nil, err
-		}
-	}
-	for i, id := range c.BlockedBy {
-		if c.BlockedBy[i], err = resolveTaskID(p, id); err != nil {
-			return nil, err
-		}
-	}
-	if in.RepositoryID != "" || in.LocalPath != "" || in.RepositoryURL != "" || in.BaseBranch != "" {
-		c.Repository = &kanban.TaskRepositoryInput{RepositoryID: in.RepositoryID, LocalPath: in.LocalPath,
-			RepositoryURL: in.RepositoryURL, BaseBranch: in.BaseBranch}
 	}
 	start := in.StartAgent == nil || *in.StartAgent
 	if start {
@@ -74,6 +40,50 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 		out.SessionID = sess.ID
 	}
 	return out, nil
+}
+
+// taskCreateOf resolves and scopes the ids of a task.create payload: the
+// workspace, the parent, the workflow (a session's own by default) and the
+// blockers ("self" for sessions).
+func (s *Service) taskCreateOf(ctx context.Context, p Principal, in TaskCreateIn) (kanban.TaskCreate, error) {
+	c := kanban.TaskCreate{
+		WorkflowID: in.WorkflowID, WorkflowStepID: in.WorkflowStepID, Title: in.Title,
+		Description: in.Description, ExternalID: in.ExternalID, BlockedBy: in.BlockedBy,
+		StartWhenUnblocked: in.StartWhenUnblocked,
+	}
+	var err error
+	if c.WorkspaceID, err = s.workspaceFor(ctx, p, in.WorkspaceID); err != nil {
+		return c, err
+	}
+	if in.ParentID != "" {
+		parent, err := s.taskInScope(ctx, p, in.ParentID)
+		if err != nil {
+			return c, err
+		}
+		c.ParentID = parent.ID
+	}
+	if p.Kind == Session && c.WorkflowID == "" && c.WorkflowStepID == "" {
+		bound, err := s.store.GetTask(ctx, p.TaskID)
+		if err != nil {
+			return c, err
+		}
+		c.WorkflowID = bound.WorkflowID
+	}
+	if c.WorkflowID != "" {
+		if _, err := s.workflowInScope(ctx, p, c.WorkflowID); err != nil {
+			return c, err
+		}
+	}
+	for i, id := range c.BlockedBy {
+		if c.BlockedBy[i], err = resolveTaskID(p, id); err != nil {
+			return c, err
+		}
+	}
+	if in.RepositoryID != "" || in.LocalPath != "" || in.RepositoryURL != "" || in.BaseBranch != "" {
+		c.Repository = &kanban.TaskRepositoryInput{RepositoryID: in.RepositoryID, LocalPath: in.LocalPath,
+			RepositoryURL: in.RepositoryURL, BaseBranch: in.BaseBranch}
+	}
+	return c, nil
 }
 
 // checkProfiles verifies optional profile ids exist.
