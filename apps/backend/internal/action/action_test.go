@@ -219,6 +219,26 @@ func (h *harness) session(task *kanban.Task, mode kanban.Mode) Principal {
 	return Principal{Kind: Session, SessionID: sess.ID, TaskID: task.ID, WorkspaceID: sess.WorkspaceID}
 }
 
+// child creates a subtask of parent through the store.
+func (h *harness) child(parent *kanban.Task, title string) *kanban.Task {
+	h.t.Helper()
+	t, _, err := h.st.CreateTask(context.Background(), kanban.TaskCreate{WorkspaceID: h.ws, WorkflowID: h.wf, ParentID: parent.ID, Title: title})
+	if err != nil {
+		h.t.Fatalf("create subtask: %v", err)
+	}
+	return t
+}
+
+// sessionState returns a session's stored state.
+func (h *harness) sessionState(id string) kanban.SessionState {
+	h.t.Helper()
+	s, err := h.st.GetSession(context.Background(), id)
+	if err != nil {
+		h.t.Fatalf("get session: %v", err)
+	}
+	return s.State
+}
+
 // otherBoard creates a second workspace with a workflow, one step and one
 // task, for cross-workspace cases.
 func (h *harness) otherBoard() (ws *kanban.Workspace, wf *kanban.Workflow, task *kanban.Task) {

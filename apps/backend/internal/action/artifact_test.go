@@ -123,3 +123,25 @@ func TestArtifacts(t *testing.T) {
 		t.Errorf("artifact.created and artifact.deleted: not both published")
 	}
 }
+
+func TestArtifactDataRules(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	task := h.task("shown")
+	sess := h.session(task, kanban.ModeTask)
+	walk := func(line, end int) map[string]any {
+		return map[string]any{"task_id": "self", "kind": kanban.ArtifactWalkthrough,
+			"data": map[string]any{"steps": []any{map[string]any{"file": "a.go", "line": line, "line_end": end, "text": "t"}}}}
+	}
+	if msg := h.refuse(sess, "artifact.create", walk(10, 9), kanban.CodeValidation); msg != "steps[0].line_end: must be >= line" {
+		t.Errorf("walkthrough line_end < line: got %q", msg)
+	}
+	call[kanban.Artifact](h, sess, "artifact.create", walk(10, 10))
+	chart := func(values ...float64) map[string]any {
+		return map[string]any{"task_id": "self", "kind": kanban.ArtifactRichOutput, "data": map[string]any{"version": 1, "title": "t",
+			"blocks": []any{map[string]any{"type": "chart", "chart_type": "bar", "labels": []string{"a", "b"},
+				"series": []any{map[string]any{"name": "s", "values": values}}}}}}
+	}
+	h.refuse(sess, "artifact.create", chart(1), kanban.CodeValidation)
+	call[kanban.Artifact](h, sess, "artifact.create", chart(1, 2))
+}

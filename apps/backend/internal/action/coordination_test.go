@@ -8,26 +8,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// child creates a subtask of parent through the store.
-func (h *harness) child(parent *kanban.Task, title string) *kanban.Task {
-	h.t.Helper()
-	t, _, err := h.st.CreateTask(context.Background(), kanban.TaskCreate{WorkspaceID: h.ws, WorkflowID: h.wf, ParentID: parent.ID, Title: title})
-	if err != nil {
-		h.t.Fatalf("create subtask: %v", err)
-	}
-	return t
-}
-
-// sessionState returns a session's stored state.
-func (h *harness) sessionState(id string) kanban.SessionState {
-	h.t.Helper()
-	s, err := h.st.GetSession(context.Background(), id)
-	if err != nil {
-		h.t.Fatalf("get session: %v", err)
-	}
-	return s.State
-}
-
 func TestTaskMessage(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
