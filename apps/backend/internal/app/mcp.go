@@ -185,7 +185,7 @@ func (m *SessionMCP) serveHTTP(ctx context.Context, srv *mcpsrv.Server) error {
 	}
 	h := srv.HTTP("/mcp", "", "")
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h.Streamable)
+	mux.Handle("/mcp", sameMachine(h.Streamable))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -165,10 +165,10 @@ func (b *backend) routes() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"status":"ok"}`)
 	})
-	mux.Handle("GET /ws", b.ws)
-	mux.Handle("/mcp", b.operatorOnly(b.mcpHTTP.Streamable))
-	mux.Handle("GET /mcp/sse", b.operatorOnly(b.mcpHTTP.SSE))
-	mux.Handle("POST /mcp/message", b.operatorOnly(b.mcpHTTP.Message))
+	mux.Handle("GET /ws", sameMachine(b.ws))
+	mux.Handle("/mcp", sameMachine(b.operatorOnly(b.mcpHTTP.Streamable)))
+	mux.Handle("GET /mcp/sse", sameMachine(b.operatorOnly(b.mcpHTTP.SSE)))
+	mux.Handle("POST /mcp/message", sameMachine(b.operatorOnly(b.mcpHTTP.Message)))
 	b.mountConformance(mux)
 	return mux
 }

@@ -19,17 +19,39 @@ func (h *hub) Publish(topic, event string, payload any) {
 	}
 }
 
-// authenticate resolves a bearer token to the operator or a session.
+// identity is a connection's principal and the credential it proved, so
+// that a session's token can be re-checked on every request.
+type identity struct {
+	action.Principal
+	token string
+}
+
+// authenticate resolves a bearer token to the operator or a live session.
 func (b *backend) authenticate(ctx context.Context, tok string) (ws.Principal, error) {
 	if b.isOperator(tok) {
-		return action.Principal{Kind: action.Operator}, nil
+		return identity{Principal: action.Principal{Kind: action.Operator}}, nil
 	}
 	if tok == "" {
 		return nil, kanban.Errorf(kanban.CodeUnauthorized, "bearer token required")
 	}
+	p, err := b.sessionPrincipal(ctx, tok)
+	if err != nil {
+		return nil, err
+	}
+	return identity{Principal: p, token: tok}, nil
+}
+
+// sessionPrincipal resolves a session token to its principal. A token that
+// was rotated, whose session was deleted, or whose session has ended
+// (completed, failed, cancelled) no longer authenticates.
+func (b *backend) sessionPrincipal(ctx context.Context, tok string) (action.Principal, error) {
 	sess, err := b.store.SessionByToken(ctx, tok)
 	if err != nil {
-		return nil, kanban.Errorf(kanban.CodeUnauthorized, "invalid token")
+		return action.Principal{}, kanban.Errorf(kanban.CodeUnauthorized, "invalid token")
+	}
+	switch sess.State {
+	case kanban.SessionCompleted, kanban.SessionFailed, kanban.SessionCancelled:
+		return action.Principal{}, kanban.Errorf(kanban.CodeUnauthorized, "the session has ended")
 	}
 	return action.Principal{Kind: action.Session, SessionID: sess.ID, TaskID: sess.TaskID, WorkspaceID: sess.WorkspaceID}, nil
 }
@@ -48,9 +70,19 @@ const maxTopics = 50
 
 // dispatch runs one WebSocket request as the connection's principal.
 func (b *backend) dispatch(ctx context.Context, c *ws.Conn, name string, payload json.RawMessage) (any, error) {
-	p, ok := c.Principal().(action.Principal)
+	id, ok := c.Principal().(identity)
 	if !ok {
 		return nil, kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
+	}
+	p := id.Principal
+	if p.Kind == action.Session {
+		// Re-check the credential on every request: revocation (token
+		// rotation, session deleted or ended) takes effect at once.
+		cur, err := b.sessionPrincipal(ctx, id.token)
+		if err != nil || cur.SessionID != p.SessionID {
+			c.Close()
+			return nil, kanban.Errorf(kanban.CodeUnauthorized, "session token revoked or session ended")
+		}
 	}
 	switch name {
 	case "subscribe", "unsubscribe":
@@ -85,7 +117,9 @@ func (b *backend) subscribe(c *ws.Conn, p action.Principal, name string, payload
 }
 
 // topicAllowed checks a topic's form and that p may follow it: the
-// operator any workspace or session, a session only its own.
+// operator any workspace or session; a session only its own session topic
+// (workspace events carry plans and documents of tasks beyond a session's
+// reach).
 func topicAllowed(p action.Principal, t string) error {
 	kind, id, ok := strings.Cut(t, ":")
 	if !ok || id == "" || len(t) > 100 || (kind != "workspace" && kind != "session") {
@@ -94,10 +128,10 @@ func topicAllowed(p action.Principal, t string) error {
 	if p.Kind == action.Operator {
 		return nil
 	}
-	if (kind == "workspace" && id == p.WorkspaceID) || (kind == "session" && id == p.SessionID) {
+	if kind == "session" && id == p.SessionID {
 		return nil
 	}
-	return kanban.Errorf(kanban.CodeForbidden, "a session may only subscribe to its own session and workspace")
+	return kanban.Errorf(kanban.CodeForbidden, "a session may only subscribe to its own session topic")
 }
 
 // disconnected records that a session's MCP server went away.
