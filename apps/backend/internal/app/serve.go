@@ -135,6 +135,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		Dispatch:     b.dispatch,
 		OnDisconnect: b.disconnected,
 		Logger:       cfg.Logger,
+		LogAction:    b.logAction,
 	})
 	hub.ws = b.ws
 	compiled, err := mcpsrv.Compile()

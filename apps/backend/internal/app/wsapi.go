@@ -68,6 +68,15 @@ type SubscribeOut struct {
 
 const maxTopics = 50
 
+// logAction labels a request in the logs by its action name only when the
+// name is registered: other names are caller-chosen text.
+func (b *backend) logAction(name string) string {
+	if _, ok := b.reg.Lookup(name); ok || name == "subscribe" || name == "unsubscribe" {
+		return name
+	}
+	return "unknown"
+}
+
 // dispatch runs one WebSocket request as the connection's principal.
 func (b *backend) dispatch(ctx context.Context, c *ws.Conn, name string, payload json.RawMessage) (any, error) {
 	id, ok := c.Principal().(identity)

@@ -74,8 +74,9 @@ func decodeRequest(data []byte) (Message, *kanban.Error) {
 	if actionErr == nil && len(action) <= maxIDLen {
 		m.Action = action
 	}
-	if name, ok := unknownField(fields); ok {
-		return m, kanban.Errorf(kanban.CodeBadRequest, "unknown envelope field %q", name)
+	if _, ok := unknownField(fields); ok {
+		// The key is caller-chosen text: name the allowed fields instead.
+		return m, kanban.Errorf(kanban.CodeBadRequest, "unknown envelope field; allowed: id, type, action, payload")
 	}
 	if typ, err := stringField(fields, "type"); err != nil || typ != TypeRequest {
 		return m, kanban.Errorf(kanban.CodeBadRequest, "expected a request")

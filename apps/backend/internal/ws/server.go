@@ -34,6 +34,10 @@ type ServerConfig struct {
 	// OnDisconnect runs once the connection's reader and writer have stopped.
 	OnDisconnect func(c *Conn)
 	Logger       *slog.Logger
+	// LogAction maps a request's action name to the label logged for it
+	// (action names are caller-chosen; the app logs only registered ones).
+	// Default: "request".
+	LogAction func(action string) string
 	// ReadLimit caps one inbound message (default 1 MiB); a larger message
 	// closes the connection with 1009.
 	ReadLimit int64
@@ -76,6 +80,9 @@ var (
 func NewServer(cfg ServerConfig) *Server {
 	if cfg.Authenticate == nil || cfg.Dispatch == nil {
 		panic("ws: ServerConfig.Authenticate and Dispatch are required")
+	}
+	if cfg.LogAction == nil {
+		cfg.LogAction = func(string) string { return "request" }
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
