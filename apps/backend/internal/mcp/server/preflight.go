@@ -2,35 +2,73 @@ package server
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/kandev/kandev/apps/backend/internal/mcp/gate"
 )
 
-// preflight refuses, before mcp-go parses the message, a tools/call that
-// mcp-go would answer with an error echoing caller data: one naming a
-// tool outside the current tool set ("tool 'X' not found"), or one whose
-// params do not decode into mcp-go's own type ("cannot unmarshal number
-// 1e400 ..."). The message already passed the gate, so it is one
-// well-formed JSON object.
+// preflight refuses, before mcp-go parses a request, what mcp-go would
+// answer with an error echoing caller data: an unknown method ("Method X
+// not found"), a bad logging level, a tools/list cursor (every tool comes
+// in one page), a tools/call whose params do not decode into mcp-go's own
+// type ("cannot unmarshal number 1e400 ..."), or one naming a tool outside
+// the current tool set ("tool 'X' not found"). The message already passed
+// the gate, so it is one well-formed JSON object.
 func (s *Server) preflight(msg []byte) *gate.RPCError {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(msg, &m) != nil || m.Method != "tools/call" {
+	if json.Unmarshal(msg, &m) != nil || m.Method == "" || len(m.ID) == 0 || string(m.ID) == "null" {
+		return nil // responses and notifications get no answer
+	}
+	switch m.Method {
+	case "tools/call":
+		return s.preflightCall(m.ID, m.Params)
+	case "tools/list":
+		var p struct {
+			Cursor string `json:"cursor"`
+		}
+		if len(m.Params) == 0 || string(m.Params) == "null" || (json.Unmarshal(m.Params, &p) == nil && p.Cursor == "") {
+			return nil
+		}
+		return invalidParams(m.ID, "invalid params: tools/list returns every tool in one page; omit cursor")
+	case "logging/setLevel":
+		var p struct {
+			Level string `json:"level"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && slices.Contains(logLevels, p.Level) {
+			return nil
+		}
+		return invalidParams(m.ID, "invalid params: level must be one of "+strings.Join(logLevels, ", "))
+	case "initialize", "ping", "server/discover":
 		return nil
 	}
+	return &gate.RPCError{Code: -32601, Message: "method not found: this server offers initialize, ping, tools/list, tools/call, logging/setLevel", ID: safeID(m.ID), HTTPStatus: 200}
+}
+
+// logLevels are the MCP logging levels (RFC 5424 names).
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func invalidParams(id json.RawMessage, msg string) *gate.RPCError {
+	return &gate.RPCError{Code: -32602, Message: msg, ID: safeID(id), HTTPStatus: 200}
+}
+
+// preflightCall checks a tools/call's params decode and name a tool of
+// the current set.
+func (s *Server) preflightCall(id, params json.RawMessage) *gate.RPCError {
 	var p mcp.CallToolParams
-	if err := json.Unmarshal(m.Params, &p); err != nil {
-		return &gate.RPCError{Code: -32602, Message: "invalid params: tools/call needs a string name and JSON-object arguments within number range", ID: safeID(m.ID), HTTPStatus: 200}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return invalidParams(id, "invalid params: tools/call needs a string name and JSON-object arguments within number range")
 	}
 	if s.hasTool(p.Name) {
 		return nil
 	}
-	return &gate.RPCError{Code: -32602, Message: "unknown tool: call tools/list for the tools available in this mode", ID: safeID(m.ID), HTTPStatus: 200}
+	return invalidParams(id, "unknown tool: call tools/list for the tools available in this mode")
 }
 
 // safeID echoes a JSON-RPC id only when it is a short string or an integer.

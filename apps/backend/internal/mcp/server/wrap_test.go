@@ -161,3 +161,35 @@ func TestPreflightNeverEchoes(t *testing.T) {
 		t.Fatalf("a valid call was refused: %+v", e)
 	}
 }
+
+func TestPreflightMethods(t *testing.T) {
+	c := mustCompile(t)
+	s, err := New(Config{Compiled: c, Profile: catalog.DefaultProfile(kanban.ModeTask), Backend: &recorder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		msg  string
+		code int // 0: passes
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"sk-live-CANARY"}`, -32601},
+		{`{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, -32601},
+		{`{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"sk-live-CANARY"}}`, -32602},
+		{`{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug"}}`, 0},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"sk-live-CANARY"}}`, -32602},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 0},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, 0},
+		{`{"jsonrpc":"2.0","method":"notifications/sk-live-CANARY"}`, 0}, // notifications get no answer
+	}
+	for _, tc := range cases {
+		e := s.preflight([]byte(tc.msg))
+		switch {
+		case tc.code == 0 && e != nil:
+			t.Errorf("%s: refused: %+v", tc.msg, e)
+		case tc.code != 0 && (e == nil || e.Code != tc.code):
+			t.Errorf("%s: got %+v, want code %d", tc.msg, e, tc.code)
+		case e != nil && strings.Contains(string(e.Response()), "CANARY"):
+			t.Errorf("%s: echoes the canary", tc.msg)
+		}
+	}
+}
