@@ -98,6 +98,7 @@ const (
 	failMemberCase
 	failParamsNotObject
 	failParamsKeys
+	failIDType
 )
 
 var failures = [...]struct {
@@ -118,6 +119,7 @@ var failures = [...]struct {
 	failMemberCase:      {CodeInvalidRequest, "invalid request: member names jsonrpc, id, method, params, result, error must be lower-case"},
 	failParamsNotObject: {CodeInvalidParams, "invalid params: tools/call params must be an object"},
 	failParamsKeys:      {CodeInvalidParams, "invalid params: tools/call params allow only name, arguments, _meta"},
+	failIDType:          {CodeInvalidRequest, "invalid request: id must be a string, a number or null"},
 }
 
 // newError builds the RPCError for f; id is copied so the result does not

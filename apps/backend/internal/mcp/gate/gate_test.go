@@ -100,8 +100,10 @@ func TestCheck(t *testing.T) {
 		{name: "id string 129 bytes not echoed", msg: call(long129, `{"Name":"t"}`), code: -32602, text: msgParams},
 		{name: "negative integer id echoed", msg: call("-12", `{"Name":"t"}`), code: -32602, text: msgParams, id: "-12"},
 		{name: "fractional id not echoed", msg: call("1.5", `{"Name":"t"}`), code: -32602, text: msgParams},
-		{name: "object id not echoed", msg: call(`{"a":1}`, `{"Name":"t"}`), code: -32602, text: msgParams},
-		{name: "boolean id not echoed", msg: call("true", `{"Name":"t"}`), code: -32602, text: msgParams},
+		{name: "object id refused, not echoed", msg: call(`{"a":1}`, `{"name":"t"}`), code: -32600, text: "invalid request: id must be a string, a number or null"},
+		{name: "boolean id refused, not echoed", msg: call("true", `{"name":"t"}`), code: -32600, text: "invalid request: id must be a string, a number or null"},
+		{name: "array id refused", msg: call(`[1]`, `{"name":"t"}`), code: -32600, text: "invalid request: id must be a string, a number or null"},
+		{name: "float id passes", msg: call(`1.5`, `{"name":"t"}`)},
 		{name: "null id is a notification", msg: call("null", `{"Name":"t"}`), code: -32602, text: msgParams, notify: true},
 		{name: "id after the error not echoed", msg: `{"jsonrpc":"2.0","method":"x","params":{"a":1,"a":2},"id":9}`, code: -32700, text: msgDup},
 	}

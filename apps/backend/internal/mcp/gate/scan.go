@@ -26,6 +26,7 @@ const (
 	idNull
 	idEcho  // echoable: short string or integer token, kept in scanner.id
 	idOther // present but not echoable (echo null)
+	idBad   // an object, array or boolean: not a JSON-RPC id at all
 )
 
 // scanner is a single-pass, non-recursive strict JSON scanner. Its state is
@@ -87,6 +88,9 @@ func (s *scanner) verdict() failure {
 	}
 	if s.memberCase {
 		return failMemberCase
+	}
+	if s.idState == idBad {
+		return failIDType
 	}
 	if s.toolsCall {
 		if !s.paramsObject {
@@ -198,7 +202,7 @@ func (s *scanner) open(c byte) failure {
 			s.paramsObject = c == '{'
 			s.inParams = s.paramsObject
 		case memberID:
-			s.idState = idOther
+			s.idState = idBad
 		}
 	}
 	s.pos++

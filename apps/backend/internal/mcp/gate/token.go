@@ -48,7 +48,7 @@ func (s *scanner) scalar() failure {
 		}
 		s.pos += len(lit)
 		if top && s.next == memberID {
-			s.idState = idOther
+			s.idState = idBad
 			if c == 'n' {
 				s.idState = idNull
 			}
