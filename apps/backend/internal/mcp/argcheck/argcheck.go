@@ -50,6 +50,9 @@ func Compile(tool string, schema []byte) (*Validator, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(jsonschema.SchemeURLLoader{})
+	// A declared format is part of the advertised contract: enforce it, so
+	// a bad date-time is reported with the call's other problems.
+	c.AssertFormat()
 	if err := c.AddResource(resourceURL, doc); err != nil {
 		return nil, fmt.Errorf("compile input schema for %s: %w", tool, err)
 	}

@@ -68,7 +68,7 @@ func TestKeywordTexts(t *testing.T) {
 		{`{"card":{"number":"4"}}`, "/card: violates dependentRequired"},
 		{`{"kinds":{"kind":"b","y":"x"}}`, "/kinds/y: expected integer"},
 		{`{"kinds":{"kind":"c"}}`, "/kinds/kind: must be one of: a, b (const)"},
-		{`{"when":"not a date"}`, ok}, // format is annotation-only in 2020-12
+		{`{"when":"not a date"}`, "/when: not a valid date-time (format)"}, // declared formats are asserted
 		{`{"big":"zz"}`, "/big: must be one of: " + bigList + " (enum)"},
 		{`{"mixed":2}`, "/mixed: must be one of: a, 1, null, true (enum)"},
 	}

@@ -54,6 +54,7 @@ func independent(t *testing.T, name string, schema any) *jsonschema.Schema {
 	t.Helper()
 	comp := jsonschema.NewCompiler()
 	comp.UseLoader(jsonschema.SchemeURLLoader{})
+	comp.AssertFormat() // the advertised formats are enforced
 	url := "mem:///" + name + ".json"
 	if err := comp.AddResource(url, roundTrip(t, schema)); err != nil {
 		t.Fatalf("%s: add schema: %v", name, err)
