@@ -94,7 +94,7 @@ func wrongType(v any) (wrong any, typ string) {
 func runRefusedArgs(t *testing.T, e *env, clients map[kanban.Mode]*client.Client, cases []argCase) {
 	t.Helper()
 	for _, tc := range cases {
-		before := dbDump(e)
+		before := e.fingerprint()
 		r := e.call(clients[tc.mode], tc.tool, tc.args)
 		got := text(r)
 		if !r.IsError {
@@ -111,7 +111,7 @@ func runRefusedArgs(t *testing.T, e *env, clients map[kanban.Mode]*client.Client
 		if strings.Contains(got, "zz_secret_key") {
 			t.Errorf("%s %s: error echoes the unknown key: %q", tc.tool, tc.name, got)
 		}
-		if dbDump(e) != before {
+		if e.fingerprint() != before {
 			t.Errorf("%s %s: the refused call changed the database", tc.tool, tc.name)
 		}
 	}

@@ -3,11 +3,13 @@ package app
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"maps"
 	"net/http/httptest"
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -204,7 +206,6 @@ func (e *env) counts() map[string]int {
 		tables = append(tables, n)
 	}
 	_ = rows.Close()
-	sort.Strings(tables)
 	out := map[string]int{}
 	for _, tb := range tables {
 		var n int
@@ -216,31 +217,36 @@ func (e *env) counts() map[string]int {
 	return out
 }
 
-// fingerprint is a digest of every row's updated_at (where present) plus
-// counts: stricter than counts for "nothing changed".
+// fingerprint returns every row of every table as text: equal
+// fingerprints before and after a refused call prove it changed nothing.
 func (e *env) fingerprint() string {
 	e.t.Helper()
-	c := e.counts()
-	keys := make([]string, 0, len(c))
-	for k := range c {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	db := e.b.store.DB()
 	var b strings.Builder
-	for _, k := range keys {
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(strconv.Itoa(c[k]))
-		b.WriteByte(';')
-	}
-	for _, q := range []string{`SELECT COALESCE(MAX(updated_at),'') FROM tasks`, `SELECT COALESCE(MAX(updated_at),'') FROM task_sessions`,
-		`SELECT COALESCE(MAX(updated_at),'') FROM workflow_steps`, `SELECT COALESCE(MAX(updated_at),'') FROM workflows`} {
-		var s string
-		if err := e.b.store.DB().QueryRow(q).Scan(&s); err != nil {
-			e.t.Fatalf("fingerprint: %v", err)
+	for _, tb := range slices.Sorted(maps.Keys(e.counts())) {
+		rows, err := db.Query(`SELECT * FROM "` + tb + `" ORDER BY rowid`)
+		if err != nil {
+			rows, err = db.Query(`SELECT * FROM "` + tb + `"`)
 		}
-		b.WriteString(s)
-		b.WriteByte(';')
+		if err != nil {
+			e.t.Fatalf("dump %s: %v", tb, err)
+		}
+		cols, err := rows.Columns()
+		if err != nil {
+			e.t.Fatalf("dump %s: %v", tb, err)
+		}
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				e.t.Fatalf("dump %s: %v", tb, err)
+			}
+			fmt.Fprintf(&b, "%s%v\n", tb, vals)
+		}
+		_ = rows.Close()
 	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestExternalMCPListAndCreate(t *testing.T) {
 	if !r.IsError || text(r) != "invalid arguments for create_task_kandev: provide either prompt or description, not both" {
 		t.Fatalf("got %q, want the prompt/description error", text(r))
 	}
-	if got := e.counts(); !equalCounts(got, before) {
+	if got := e.counts(); !maps.Equal(got, before) {
 		t.Fatalf("a refused call changed the database: got %v, want %v", got, before)
 	}
 	var out struct {
@@ -60,16 +61,4 @@ func TestSessionMCPModeSwitch(t *testing.T) {
 	if _, err := callErr(s.Client, "create_task_kandev", `{"title":"x"}`); err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Fatalf("got %v, want an unknown-tool protocol error", err)
 	}
-}
-
-func equalCounts(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }

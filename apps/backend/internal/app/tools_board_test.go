@@ -1,6 +1,7 @@
 package app
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -104,7 +105,7 @@ func TestCreateTaskEffects(t *testing.T) {
 	if !again.Deduplicated || again.Task.ID != first.Task.ID || again.SessionID != first.SessionID {
 		t.Fatalf("got %+v, want the same task deduplicated", again)
 	}
-	if after := e.counts(); !equalCounts(after, before) {
+	if after := e.counts(); !maps.Equal(after, before) {
 		t.Fatalf("a deduplicated retry wrote rows: got %v, want %v", after, before)
 	}
 	var msgs struct {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
@@ -15,45 +14,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
-
-// dbDump returns every row of every table as text: equal dumps before and
-// after a refused call prove it changed nothing at all.
-func dbDump(e *env) string {
-	e.t.Helper()
-	db := e.b.store.DB()
-	var b strings.Builder
-	tables := make([]string, 0, len(e.counts()))
-	for name := range e.counts() {
-		tables = append(tables, name)
-	}
-	sort.Strings(tables)
-	for _, tb := range tables {
-		rows, err := db.Query(`SELECT * FROM "` + tb + `" ORDER BY rowid`)
-		if err != nil {
-			rows, err = db.Query(`SELECT * FROM "` + tb + `"`)
-		}
-		if err != nil {
-			e.t.Fatalf("dump %s: %v", tb, err)
-		}
-		cols, err := rows.Columns()
-		if err != nil {
-			e.t.Fatalf("dump %s: %v", tb, err)
-		}
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		for rows.Next() {
-			if err := rows.Scan(ptrs...); err != nil {
-				e.t.Fatalf("dump %s: %v", tb, err)
-			}
-			fmt.Fprintf(&b, "%s%v\n", tb, vals)
-		}
-		_ = rows.Close()
-	}
-	return b.String()
-}
 
 // dbStr returns one string column of one row.
 func dbStr(e *env, query string, args ...any) string {
@@ -78,12 +38,12 @@ func dbInt(e *env, query string, args ...any) int {
 // refused calls a tool that must fail with exactly want and change nothing.
 func refused(e *env, c *client.Client, tool, args, want string) {
 	e.t.Helper()
-	before := dbDump(e)
+	before := e.fingerprint()
 	r := e.call(c, tool, args)
 	if !r.IsError || text(r) != want {
 		e.t.Fatalf("%s: got error=%v %q, want %q", tool, r.IsError, text(r), want)
 	}
-	if dbDump(e) != before {
+	if e.fingerprint() != before {
 		e.t.Fatalf("%s: the refused call changed the database", tool)
 	}
 }

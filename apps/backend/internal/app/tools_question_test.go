@@ -166,11 +166,11 @@ func TestAskUserQuestionNeedsCapability(t *testing.T) {
 	if names := toolNames(t, c); names["ask_user_question_kandev"] || !names["step_complete_kandev"] {
 		t.Fatalf("without user-question: ask listed=%v, want false (and the task tools listed)", names["ask_user_question_kandev"])
 	}
-	before := dbDump(e)
+	before := e.fingerprint()
 	if _, err := callErr(c, "ask_user_question_kandev", `{"questions":[`+askItem+`]}`); err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Fatalf("got %v, want an unknown-tool protocol error", err)
 	}
-	if dbDump(e) != before {
+	if e.fingerprint() != before {
 		t.Fatal("the refused call changed the database")
 	}
 }
