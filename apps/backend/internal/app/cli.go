@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,7 +42,7 @@ func Tools(w io.Writer, o ToolsOptions) error {
 	if o.Mode == "" {
 		o.Mode = kanban.ModeTask
 	}
-	if !validMode(o.Mode) {
+	if !slices.Contains(kanban.AllModes, o.Mode) {
 		return fmt.Errorf("unknown mode %q (want one of %s)", o.Mode, modeList())
 	}
 	tools, err := mcpsrv.ListTools(c, catalog.DefaultProfile(o.Mode))
@@ -79,15 +80,6 @@ func writeIndented(w io.Writer, v any) error {
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err
-}
-
-func validMode(m kanban.Mode) bool {
-	for _, x := range kanban.AllModes {
-		if x == m {
-			return true
-		}
-	}
-	return false
 }
 
 func modeList() string {
