@@ -24,7 +24,7 @@ func (s *Store) AddDependency(ctx context.Context, taskID, dependsOnID string) (
 	}
 	var out *kanban.TaskDependency
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		ws, err := taskWorkspace(ctx, tx, taskID, "task not found")
+		ws, err := taskWorkspaceOf(ctx, tx, taskID)
 		if err != nil {
 			return err
 		}

@@ -288,7 +288,7 @@ func (s *Store) SetTaskRepository(ctx context.Context, tr kanban.TaskRepository)
 	}
 	var out *kanban.TaskRepository
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		ws, err := taskWorkspace(ctx, tx, tr.TaskID, "task not found")
+		ws, err := taskWorkspaceOf(ctx, tx, tr.TaskID)
 		if err != nil {
 			return err
 		}

@@ -157,17 +157,6 @@ func resolveExecutorProfile(ctx context.Context, q queryer, id string) (string, 
 	return p.ID, nil
 }
 
-// taskWorkspaceOf returns the workspace of a task, NOT_FOUND when the task
-// does not exist.
-func taskWorkspaceOf(ctx context.Context, q queryer, taskID string) (string, error) {
-	var wsID string
-	err := q.QueryRowContext(ctx, `SELECT workspace_id FROM tasks WHERE id = ?`, taskID).Scan(&wsID)
-	if err != nil {
-		return "", notFound(err, "task")
-	}
-	return wsID, nil
-}
-
 // GetSession returns a session (NOT_FOUND when missing).
 func (s *Store) GetSession(ctx context.Context, id string) (*kanban.Session, error) {
 	return getSession(ctx, s.db, id)

@@ -140,6 +140,12 @@ func (s *Store) listEdges(ctx context.Context, taskID string, p kanban.Page, fro
 	return edges.page(ctx, s.db, p, `d.`+from+` = ?`, taskID)
 }
 
+// taskWorkspaceOf returns the workspace of a task, NOT_FOUND when the task
+// does not exist.
+func taskWorkspaceOf(ctx context.Context, q queryer, taskID string) (string, error) {
+	return taskWorkspace(ctx, q, taskID, "task not found")
+}
+
 // taskWorkspace returns the workspace of task id, or NOT_FOUND with msg.
 func taskWorkspace(ctx context.Context, q queryer, id, msg string) (string, error) {
 	var ws string
