@@ -84,11 +84,7 @@ func TestPlanRejects(t *testing.T) {
 	}
 	other := mustTask(t, f.s, f.b, "", "Other")
 	long := strings.Repeat("t", 201)
-	tests := []struct {
-		name string
-		call func() error
-		code kanban.Code
-	}{
+	tests := []refusal{
 		{"create without content", func() error {
 			_, err := f.s.CreatePlan(ctx, kanban.Plan{TaskID: other.ID})
 			return err
@@ -122,13 +118,7 @@ func TestPlanRejects(t *testing.T) {
 			return err
 		}, kanban.CodeValidation},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			before := snapshot(t, f.s)
-			wantCode(t, tt.call(), tt.code)
-			checkSnapshot(t, f.s, before)
-		})
-	}
+	checkRefusals(t, f.s, tests)
 }
 
 func TestWriteDocument(t *testing.T) {

@@ -100,11 +100,7 @@ func TestAgentProfiles(t *testing.T) {
 
 	name, model := "fast", "gpt-5"
 	codexDefault := l.Items[0]
-	tests := []struct {
-		name string
-		call func() error
-		code kanban.Code
-	}{
+	tests := []refusal{
 		{"create with a taken name", func() error {
 			_, err := f.s.CreateAgentProfile(ctx, kanban.AgentProfile{AgentID: codex.ID, Name: "default"})
 			return err
@@ -136,13 +132,7 @@ func TestAgentProfiles(t *testing.T) {
 		{"delete an agent's last profile", func() error { return f.s.DeleteAgentProfile(ctx, first.ID) }, kanban.CodeConflict},
 		{"delete an unknown profile", func() error { return f.s.DeleteAgentProfile(ctx, kanban.NewID()) }, kanban.CodeNotFound},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			before := snapshot(t, f.s)
-			wantCode(t, tt.call(), tt.code)
-			checkSnapshot(t, f.s, before)
-		})
-	}
+	checkRefusals(t, f.s, tests)
 
 	got, err := f.s.UpdateAgentProfile(ctx, fast.ID, kanban.AgentProfileUpdate{Model: &model})
 	if err != nil || got.Model != model || got.Name != "fast" {
@@ -337,11 +327,7 @@ func TestExecutorProfileRejects(t *testing.T) {
 	mk := func(p kanban.ExecutorProfile) func() error {
 		return func() error { _, err := f.s.CreateExecutorProfile(ctx, p); return err }
 	}
-	tests := []struct {
-		name string
-		call func() error
-		code kanban.Code
-	}{
+	tests := []refusal{
 		{"taken name", mk(kanban.ExecutorProfile{ExecutorID: local.ID, Name: "default"}), kanban.CodeConflict},
 		{"missing name", mk(kanban.ExecutorProfile{ExecutorID: local.ID}), kanban.CodeValidation},
 		{"unknown policy", mk(kanban.ExecutorProfile{ExecutorID: local.ID, Name: "x", MCPPolicy: "Inherit"}), kanban.CodeValidation},
@@ -365,11 +351,5 @@ func TestExecutorProfileRejects(t *testing.T) {
 			return err
 		}, kanban.CodeNotFound},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			before := snapshot(t, f.s)
-			wantCode(t, tt.call(), tt.code)
-			checkSnapshot(t, f.s, before)
-		})
-	}
+	checkRefusals(t, f.s, tests)
 }

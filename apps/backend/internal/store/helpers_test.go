@@ -99,6 +99,26 @@ func checkSnapshot(t testing.TB, s *Store, before string) {
 	}
 }
 
+// refusal is a call that must fail with code.
+type refusal struct {
+	name string
+	call func() error
+	code kanban.Code
+}
+
+// checkRefusals runs each refusal as a subtest: it must fail with its code
+// and write nothing.
+func checkRefusals(t *testing.T, s *Store, tests []refusal) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := snapshot(t, s)
+			wantCode(t, tt.call(), tt.code)
+			checkSnapshot(t, s, before)
+		})
+	}
+}
+
 // wantCode fails the test unless err is a *kanban.Error with code.
 func wantCode(t testing.TB, err error, code kanban.Code) {
 	t.Helper()
