@@ -22,14 +22,18 @@ type Action struct {
 // Registry maps action names to actions.
 type Registry struct {
 	actions map[string]*Action
-	// modeOf returns a session's current MCP mode, for AllowConfigSession.
-	modeOf func(ctx context.Context, sessionID string) (kanban.Mode, error)
+	// sessionOf loads a session: its current mode and capabilities decide
+	// what it may call (mode switches take effect on the next call).
+	sessionOf func(ctx context.Context, sessionID string) (*kanban.Session, error)
+	// modeActions, when set, narrows a session to the actions of its
+	// mode's tools (see Deps.ModeActions).
+	modeActions func(mode kanban.Mode, caps []string) map[string]bool
 }
 
-// NewRegistry returns an empty registry. modeOf resolves a session's
+// NewRegistry returns an empty registry. sessionOf resolves a session's
 // current mode (mode switches take effect on the next call).
-func NewRegistry(modeOf func(ctx context.Context, sessionID string) (kanban.Mode, error)) *Registry {
-	return &Registry{actions: map[string]*Action{}, modeOf: modeOf}
+func NewRegistry(sessionOf func(ctx context.Context, sessionID string) (*kanban.Session, error)) *Registry {
+	return &Registry{actions: map[string]*Action{}, sessionOf: sessionOf}
 }
 
 // Register adds an action whose payload decodes strictly into In. It panics
@@ -87,17 +91,18 @@ func (r *Registry) authorize(ctx context.Context, a *Action, p Principal) error 
 		}
 		return kanban.Errorf(kanban.CodeForbidden, "action %s is only available to agent sessions", a.Name)
 	case Session:
-		if a.Allow&AllowSession != 0 {
-			return nil
+		if a.Allow&(AllowSession|AllowConfigSession) == 0 {
+			return kanban.Errorf(kanban.CodeForbidden, "action %s is not available to this session", a.Name)
 		}
-		if a.Allow&AllowConfigSession != 0 {
-			m, err := r.modeOf(ctx, p.SessionID)
-			if err != nil {
-				return err
-			}
-			if m == kanban.ModeConfig {
-				return nil
-			}
+		sess, err := r.sessionOf(ctx, p.SessionID)
+		if err != nil {
+			return err
+		}
+		if r.modeActions != nil && !r.modeActions(sess.MCPMode, sess.Capabilities)[a.Name] {
+			return kanban.Errorf(kanban.CodeForbidden, "action %s is not available in this session's mode (%s)", a.Name, sess.MCPMode)
+		}
+		if a.Allow&AllowSession != 0 || sess.MCPMode == kanban.ModeConfig {
+			return nil
 		}
 		return kanban.Errorf(kanban.CodeForbidden, "action %s is not available to this session", a.Name)
 	}

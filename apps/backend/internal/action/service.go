@@ -22,6 +22,11 @@ type Deps struct {
 	// QuestionWait bounds how long question.ask waits for an answer
 	// (default 10 minutes); a caller may ask for less.
 	QuestionWait time.Duration
+	// ModeActions, when set, returns the actions a session in mode with
+	// caps may call (the actions of that mode's MCP tools): a session
+	// token then cannot do over any transport what its mode's tools
+	// cannot. Nil leaves sessions limited by each action's Allow only.
+	ModeActions func(mode kanban.Mode, caps []string) map[string]bool
 }
 
 // Service holds the dependencies shared by every handler.
@@ -45,13 +50,8 @@ func New(d Deps) (*Registry, *Service) {
 		d.Publisher = nopPublisher{}
 	}
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: newWaiters(), qWait: d.QuestionWait}
-	r := NewRegistry(func(ctx context.Context, id string) (kanban.Mode, error) {
-		sess, err := d.Store.GetSession(ctx, id)
-		if err != nil {
-			return "", err
-		}
-		return sess.MCPMode, nil
-	})
+	r := NewRegistry(d.Store.GetSession)
+	r.modeActions = d.ModeActions
 	s.registerBoard(r)
 	s.registerTasks(r)
 	s.registerSessions(r)

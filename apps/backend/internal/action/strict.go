@@ -27,8 +27,14 @@ func DecodeStrict(raw json.RawMessage, v any) error {
 	if err := dec.Decode(&tree); err != nil || dec.More() {
 		return kanban.Errorf(kanban.CodeBadRequest, "payload is not valid JSON")
 	}
+	// JSON Schema counts 1.0 as an integer: decode integral numbers as such.
+	tree = kanban.IntegralNumbers(tree)
 	if err := checkKeys(tree, reflect.TypeOf(v).Elem(), "payload"); err != nil {
 		return err
+	}
+	raw, err := json.Marshal(tree)
+	if err != nil {
+		return kanban.Errorf(kanban.CodeBadRequest, "payload is not valid JSON")
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		return kanban.Errorf(kanban.CodeBadRequest, "payload does not match the action's shape")

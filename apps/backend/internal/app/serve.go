@@ -127,9 +127,15 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		_ = st.Close()
 		return nil, fmt.Errorf("seed: %w", err)
 	}
+	compiled, err := mcpsrv.Compile()
+	if err != nil {
+		_ = st.Close()
+		return nil, fmt.Errorf("build MCP catalog: %w", err)
+	}
 	b := &backend{store: st, token: tok, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger}
 	hub := &hub{}
-	b.reg, b.svc = action.New(action.Deps{Store: st, Publisher: hub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait})
+	b.reg, b.svc = action.New(action.Deps{Store: st, Publisher: hub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
+		ModeActions: modeActions(compiled.Catalog())})
 	b.ws = ws.NewServer(ws.ServerConfig{
 		Authenticate: b.authenticate,
 		Dispatch:     b.dispatch,
@@ -138,11 +144,6 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		LogAction:    b.logAction,
 	})
 	hub.ws = b.ws
-	compiled, err := mcpsrv.Compile()
-	if err != nil {
-		_ = st.Close()
-		return nil, fmt.Errorf("build MCP catalog: %w", err)
-	}
 	b.mcp, err = mcpsrv.New(mcpsrv.Config{
 		Compiled: compiled,
 		Backend:  inProcess{reg: b.reg, principal: action.Principal{Kind: action.Operator}},

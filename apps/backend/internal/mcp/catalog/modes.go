@@ -124,6 +124,9 @@ func New() (*Catalog, error) {
 			if len(t.Name) <= len(Suffix) || t.Name[len(t.Name)-len(Suffix):] != Suffix {
 				return nil, fmt.Errorf("tool %s: name must end in %s", t.Name, Suffix)
 			}
+			if len(t.Actions) == 0 {
+				return nil, fmt.Errorf("tool %s: declares no backend actions", t.Name)
+			}
 			c.tools[t.Name] = t
 			c.order = append(c.order, t.Name)
 		}
@@ -173,6 +176,31 @@ func (c *Catalog) Tools(p Profile) ([]*Tool, error) {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// sessionPlumbing are the actions a session's MCP server itself uses in
+// every mode (attaching, reading its profile).
+var sessionPlumbing = []string{"session.attach", "session.profile"}
+
+// Actions returns the backend actions a profile may use: those of its
+// tools plus the session plumbing. The backend authorizes session calls
+// against this set, so a session token cannot do over the WebSocket API
+// what its mode's tools cannot.
+func (c *Catalog) Actions(p Profile) (map[string]bool, error) {
+	tools, err := c.Tools(p)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, a := range sessionPlumbing {
+		out[a] = true
+	}
+	for _, t := range tools {
+		for _, a := range t.Actions {
+			out[a] = true
+		}
+	}
 	return out, nil
 }
 

@@ -50,6 +50,11 @@ type Tool struct {
 	Input       S // nil: no parameters
 	Output      S // nil: unstructured (text) result
 	Hints       Hints
+	// Actions are the backend actions Run may call. The server refuses any
+	// other (so the list cannot drift), and the backend lets a session call
+	// only the actions of its mode's tools: a mode is enforced on every
+	// transport, not just in tools/list.
+	Actions []string
 	// Normalize rewrites a shallow copy of the arguments before
 	// validation. Only create_task_kandev has one.
 	Normalize func(args map[string]any) (map[string]any, error)

@@ -10,6 +10,7 @@ import (
 var _ = declare(&Group{Name: "board", Tools: []*Tool{
 	{
 		Name:        "list_workspaces_kandev",
+		Actions:     []string{"workspace.list"},
 		Title:       "List workspaces",
 		Description: "List the workspaces you can see (a session sees only its own). Use it to find workspace ids.",
 		Input:       Obj("", PageProps(P{})),
@@ -19,6 +20,7 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 	},
 	{
 		Name:        "list_workflows_kandev",
+		Actions:     []string{"workflow.list"},
 		Title:       "List workflows",
 		Description: "List the workflows (kanban boards) of a workspace, in display order.",
 		Input: Obj("", PageProps(P{
@@ -30,6 +32,7 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 	},
 	{
 		Name:        "list_workflow_steps_kandev",
+		Actions:     []string{"workflow.step.list"},
 		Title:       "List workflow steps",
 		Description: "List a workflow's steps (board columns) in board order, with their WIP limits and automation settings.",
 		Input: Obj("", PageProps(P{
@@ -40,8 +43,9 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 		Run:    forward("workflow.step.list"),
 	},
 	{
-		Name:  "list_tasks_kandev",
-		Title: "List tasks",
+		Name:    "list_tasks_kandev",
+		Actions: []string{"task.list"},
+		Title:   "List tasks",
 		Description: "List tasks of your workspace. With workflow_step_id, tasks come in board order (position); " +
 			"otherwise in creation order. Archived tasks are excluded unless include_archived is true.",
 		Input: Obj("", PageProps(P{
@@ -56,6 +60,7 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 	},
 	{
 		Name:        "list_agents_kandev",
+		Actions:     []string{"agent.list"},
 		Title:       "List agents",
 		Description: "List the agent types (Claude Code, Codex, ...) tasks can be started with.",
 		Input:       Obj("", PageProps(P{})),
@@ -65,6 +70,7 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 	},
 	{
 		Name:        "list_executor_profiles_kandev",
+		Actions:     []string{"executor.profile.list"},
 		Title:       "List executor profiles",
 		Description: "List executor profiles (how and where agents run). Use an id as executor_profile_id when creating a task.",
 		Input: Obj("", PageProps(P{

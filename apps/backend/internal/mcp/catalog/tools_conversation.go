@@ -8,8 +8,9 @@ import (
 
 var _ = declare(&Group{Name: "conversation", Tools: []*Tool{
 	{
-		Name:  "get_task_conversation_kandev",
-		Title: "Get task conversation",
+		Name:    "get_task_conversation_kandev",
+		Actions: []string{"message.list"},
+		Title:   "Get task conversation",
 		Description: "Read a task's conversation (prompts, agent messages, tool calls, questions, status) across its " +
 			"sessions, or one session's with session_id. Page with limit and the before/after cursors: pass next_cursor as " +
 			"after to continue an ascending listing, as before to continue a descending one.",
@@ -28,8 +29,9 @@ var _ = declare(&Group{Name: "conversation", Tools: []*Tool{
 		Run:    forward("message.list"),
 	},
 	{
-		Name:  "list_task_sessions_kandev",
-		Title: "List task sessions",
+		Name:    "list_task_sessions_kandev",
+		Actions: []string{"session.list"},
+		Title:   "List task sessions",
 		Description: "List a task's agent sessions, newest first, with their state, MCP mode and agent profile. Use a " +
 			"session id to filter get_task_conversation_kandev.",
 		Input: Obj("", PageProps(P{

@@ -12,6 +12,7 @@ const (
 var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 	{
 		Name:        "list_executors_kandev",
+		Actions:     []string{"executor.list"},
 		Title:       "List executors",
 		Description: "List executors (ways of running agents, e.g. a local process or a git worktree) by name. Their profiles are listed by list_executor_profiles_kandev.",
 		Input:       Obj("", PageProps(P{})),
@@ -20,8 +21,9 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Run:         forward("executor.list"),
 	},
 	{
-		Name:  "create_executor_profile_kandev",
-		Title: "Create executor profile",
+		Name:    "create_executor_profile_kandev",
+		Actions: []string{"executor.profile.create"},
+		Title:   "Create executor profile",
 		Description: "Add a named profile to an executor: its MCP policy, settings and prepare/cleanup scripts. " +
 			"An executor's first profile becomes its default. Names are unique per executor.",
 		Input: Obj("", withExecutorFields(P{
@@ -35,6 +37,7 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 	},
 	{
 		Name:        "update_executor_profile_kandev",
+		Actions:     []string{"executor.profile.update"},
 		Title:       "Update executor profile",
 		Description: "Change an executor profile; only the fields you give change (config, when given, replaces the stored config).",
 		Input: Obj("", withExecutorFields(P{
@@ -47,8 +50,9 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Run:    forwardID("executor.profile.update", "executor_profile_id"),
 	},
 	{
-		Name:  "delete_executor_profile_kandev",
-		Title: "Delete executor profile",
+		Name:    "delete_executor_profile_kandev",
+		Actions: []string{"executor.profile.delete"},
+		Title:   "Delete executor profile",
 		Description: "Permanently delete an executor profile. Refused while a running session uses it or when it is the " +
 			"executor's last profile; deleting the default promotes the oldest remaining profile.",
 		Input: Obj("", P{

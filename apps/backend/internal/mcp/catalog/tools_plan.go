@@ -23,8 +23,9 @@ func planInput(titleDesc, contentDesc string) S {
 
 var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 	{
-		Name:  "create_task_plan_kandev",
-		Title: "Create task plan",
+		Name:    "create_task_plan_kandev",
+		Actions: []string{"plan.create"},
+		Title:   "Create task plan",
 		Description: "Write a task's plan (markdown) for the first time, at revision 1. Fails with CONFLICT when the task " +
 			"already has a plan: use update_task_plan_kandev then.",
 		Input:  planInput("Plan title, at most 200 characters.", "The plan, in markdown."),
@@ -34,6 +35,7 @@ var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 	},
 	{
 		Name:        "get_task_plan_kandev",
+		Actions:     []string{"plan.get"},
 		Title:       "Get task plan",
 		Description: "Read a task's current plan and its revision number. NOT_FOUND when the task has no plan.",
 		Input:       Obj("", P{"task_id": planTaskRef()}),
@@ -42,8 +44,9 @@ var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 		Run:         forward("plan.get"),
 	},
 	{
-		Name:  "update_task_plan_kandev",
-		Title: "Update task plan",
+		Name:    "update_task_plan_kandev",
+		Actions: []string{"plan.update"},
+		Title:   "Update task plan",
 		Description: "Replace a task's plan with new content as its next revision; earlier revisions are kept. Omit " +
 			"title to keep the current one.",
 		Input:  planInput("New plan title, at most 200 characters; omit to keep it.", "The whole new plan, in markdown."),
@@ -53,6 +56,7 @@ var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 	},
 	{
 		Name:        "delete_task_plan_kandev",
+		Actions:     []string{"plan.delete"},
 		Title:       "Delete task plan",
 		Description: "Delete a task's plan with all its revisions. This cannot be undone.",
 		Input:       Obj("", P{"task_id": planTaskRef()}),

@@ -2,8 +2,9 @@ package catalog
 
 var _ = declare(&Group{Name: "repositories", Tools: []*Tool{
 	{
-		Name:  "list_repositories_kandev",
-		Title: "List repositories",
+		Name:    "list_repositories_kandev",
+		Actions: []string{"repository.list"},
+		Title:   "List repositories",
 		Description: "List the code repositories registered in a workspace, oldest first. Use an id as repository_id " +
 			"when creating a task.",
 		Input: Obj("", PageProps(P{

@@ -10,8 +10,9 @@ const (
 
 var _ = declare(&Group{Name: "step-completion", Tools: []*Tool{
 	{
-		Name:  "step_complete_kandev",
-		Title: "Complete step",
+		Name:    "step_complete_kandev",
+		Actions: []string{"step.complete"},
+		Title:   "Complete step",
 		Description: "Signal that you finished the work of your task's current workflow step. The signal is recorded " +
 			"with your summary; when the step is set to auto-advance the task moves to the next step (unless that step's " +
 			"wip_limit is reached or this is the last step). The result says what happened.",

@@ -83,8 +83,9 @@ var stepOutList = out("The workflow's steps in their new board order.", P{
 // stepConfigTools are the step tools of the config-workflows group.
 var stepConfigTools = []*Tool{
 	{
-		Name:  "create_workflow_step_kandev",
-		Title: "Create workflow step",
+		Name:    "create_workflow_step_kandev",
+		Actions: []string{"workflow.step.create"},
+		Title:   "Create workflow step",
 		Description: "Append a step (board column) to a workflow. The workflow's first step becomes its start step. " +
 			"Use update_workflow_step_kandev to change a step and reorder_workflow_steps_kandev to move it.",
 		Input: Obj("", withStepFields(P{
@@ -96,6 +97,7 @@ var stepConfigTools = []*Tool{
 	},
 	{
 		Name:        "update_workflow_step_kandev",
+		Actions:     []string{"workflow.step.update"},
 		Title:       "Update workflow step",
 		Description: "Change a workflow step's settings; only the fields you give change (events, when given, replaces all automations).",
 		Input: Obj("", withStepFields(P{
@@ -107,6 +109,7 @@ var stepConfigTools = []*Tool{
 	},
 	{
 		Name:        "delete_workflow_step_kandev",
+		Actions:     []string{"workflow.step.delete"},
 		Title:       "Delete workflow step",
 		Description: "Permanently delete a workflow step. Refused while any task (archived included) is on it; move them first.",
 		Input: Obj("", P{
@@ -118,6 +121,7 @@ var stepConfigTools = []*Tool{
 	},
 	{
 		Name:        "reorder_workflow_steps_kandev",
+		Actions:     []string{"workflow.step.reorder"},
 		Title:       "Reorder workflow steps",
 		Description: "Set the board order of a workflow's steps. step_ids must list every step of the workflow exactly once.",
 		Input: Obj("", P{

@@ -18,8 +18,9 @@ const (
 
 var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 	{
-		Name:  "show_walkthrough_kandev",
-		Title: "Show walkthrough",
+		Name:    "show_walkthrough_kandev",
+		Actions: []string{"artifact.create"},
+		Title:   "Show walkthrough",
 		Description: "Publish a guided tour of code for the operator: an ordered list of steps, each pointing at a file " +
 			"and line range with an explanation. It is stored on your task; a new walkthrough replaces the shown one " +
 			"(get_walkthrough_kandev returns the latest).",
@@ -40,6 +41,7 @@ var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 	},
 	{
 		Name:        "get_walkthrough_kandev",
+		Actions:     []string{"artifact.latest"},
 		Title:       "Get walkthrough",
 		Description: "Read the latest walkthrough shown on your task. NOT_FOUND when there is none.",
 		Output:      artifactOut("The latest walkthrough.", "The walkthrough: title and steps."),
@@ -48,6 +50,7 @@ var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 	},
 	{
 		Name:        "delete_walkthrough_kandev",
+		Actions:     []string{"artifact.delete"},
 		Title:       "Delete walkthrough",
 		Description: "Delete every walkthrough shown on your task. Deleting when there is none succeeds with deleted 0.",
 		Output: out("How many walkthroughs were deleted.", P{

@@ -31,7 +31,7 @@ type recorder struct {
 func (r *recorder) Call(_ context.Context, name string, _ any, out any) error {
 	r.calls = append(r.calls, name)
 	if out != nil {
-		return json.Unmarshal([]byte(`{"items":[],"task":{},"deduplicated":false}`), out)
+		return json.Unmarshal([]byte(`{"items":[],"task":{},"deduplicated":false,"question":{"id":"q1","state":"pending"}}`), out)
 	}
 	return nil
 }

@@ -39,6 +39,9 @@ func TestAdvertisedIsEnforced(t *testing.T) {
 				if rejected == want {
 					t.Errorf("%s/%s %s: server accepted=%t, advertised schema accepts=%t (%s)", m, name, cs.name, !rejected, want, text(res))
 				}
+				if !rejected && strings.HasPrefix(text(res), "internal error") {
+					t.Errorf("%s/%s %s: valid call failed inside the server: %s", m, name, cs.name, text(res))
+				}
 				if rejected && len(rec.calls) > 0 {
 					t.Errorf("%s/%s %s: rejected call reached the backend: %v", m, name, cs.name, rec.calls)
 				}

@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"time"
 
@@ -57,13 +59,28 @@ func wrap(e *entry, backend catalog.Backend, log *slog.Logger) mcpserver.ToolHan
 			outcome = "internal"
 			return internalError(log, name, merr), nil
 		}
-		v, herr := e.def.Run(ctx, catalog.Call{Args: raw, Backend: backend, Progress: progressFunc(ctx, req)})
+		v, herr := e.def.Run(ctx, catalog.Call{Args: raw, Backend: declared{backend, e.def}, Progress: progressFunc(ctx, req)})
 		if herr != nil {
 			outcome = string(kanban.ErrorCode(herr))
 			return errorResult(log, name, herr), nil
 		}
 		return result(e.def, v, log), nil
 	}
+}
+
+// declared lets a tool call only the actions it declares.
+type declared struct {
+	catalog.Backend
+	tool *catalog.Tool
+}
+
+// Call refuses undeclared actions with a plain error (an internal error
+// with a correlation id for the agent; a bug for us).
+func (d declared) Call(ctx context.Context, action string, payload, out any) error {
+	if !slices.Contains(d.tool.Actions, action) {
+		return fmt.Errorf("tool %s called undeclared action %s", d.tool.Name, action)
+	}
+	return d.Backend.Call(ctx, action, payload, out)
 }
 
 // decodeArgs turns the call's arguments into a JSON object, keeping numbers
@@ -94,12 +111,14 @@ func decodeArgs(name string, p mcp.CallToolParams) (map[string]any, string) {
 }
 
 // marshalArgs re-encodes validated arguments for the backend without HTML
-// escaping, so <, > and & do not grow six-fold against size limits.
+// escaping, so <, > and & do not grow six-fold against size limits, and
+// with integral numbers in integer form: JSON Schema counts 1.0 as an
+// integer, so a schema-valid 1.0 must reach Go's int fields as 1.
 func marshalArgs(args map[string]any) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(args); err != nil {
+	if err := enc.Encode(kanban.IntegralNumbers(args)); err != nil {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
