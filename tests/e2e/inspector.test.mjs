@@ -103,6 +103,6 @@ describe('MCP Inspector CLI', { timeout: 180_000 }, () => {
   it('cannot connect over HTTP without the bearer token', async () => {
     const res = await inspector(['--method', 'tools/list', '--stored-auth-only', `${b.url}/mcp`]);
     assert.notEqual(res.code, 0);
-    assert.match(res.err + res.out, /auth_required/);
+    assert.match(res.err + res.out, /auth_required/, `backend ${b.url} (exit ${b.child.exitCode}) stderr:\n${b.stderr()}`);
   });
 });

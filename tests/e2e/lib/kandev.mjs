@@ -101,9 +101,13 @@ export async function startBackend({ args = [] } = {}) {
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   const stop = async () => {
+    const early = child.exitCode !== null || child.signalCode !== null;
     process.removeListener('exit', killOnExit);
     await stopProcess(child);
     await rm(dataDir, { recursive: true, force: true });
+    if (early) {
+      throw new Error(`kandev serve ended before the tests stopped it (exit ${child.exitCode}, signal ${child.signalCode}):\n${stderr}`);
+    }
   };
   try {
     const url = await withTimeout(new Promise((resolveUrl, reject) => {
@@ -117,7 +121,7 @@ export async function startBackend({ args = [] } = {}) {
     }), 30_000, 'kandev serve banner');
     return { url, token, dataDir, child, stop, stderr: () => stderr };
   } catch (err) {
-    await stop();
+    await stop().catch(() => {}); // err already says why
     throw err;
   }
 }
