@@ -71,8 +71,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	results := fs.String("results", "bench/results.json", "results file to write")
 	docs := fs.String("docs", "docs/public/performance.md", "page to generate from the results file (empty: none)")
 	reps := fs.Int("reps", 5, "repetitions of every figure")
+	microReps := fs.Int("micro-reps", 20, "repetitions of every validation micro benchmark")
 	point := fs.Float64("point", 1.5, "seconds of measuring per load point")
-	benchTime := fs.String("benchtime", "250ms", "testing.Benchmark time per micro benchmark")
+	benchTime := fs.String("benchtime", "50ms", "testing.Benchmark time per micro benchmark")
 	clients := fs.String("clients", "1,8,64", "concurrent clients of the round trips")
 	bridgeClients := fs.String("bridge-clients", "1,8", "concurrent clients of the bridge comparison")
 	tasks := fs.Int("store-tasks", 100_000, "tasks on the big board")
@@ -90,7 +91,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	cfg := bench.Config{KandevBin: kbin, BenchBin: self, WorkDir: *work, Reps: *reps, Point: *point, BenchTime: *benchTime,
+	cfg := bench.Config{KandevBin: kbin, BenchBin: self, WorkDir: *work, Reps: *reps, MicroReps: *microReps, Point: *point, BenchTime: *benchTime,
 		StoreTasks: *tasks, StoreWriters: *writers,
 		Logf: func(f string, a ...any) { _, _ = fmt.Fprintf(stderr, "kandev-bench: "+f+"\n", a...) }}
 	if cfg.Clients, err = parseInts(*clients); err != nil {

@@ -66,7 +66,8 @@ func writeMethod(b *strings.Builder, r *Results) {
 	fmt.Fprintf(b, "\n- Go: %s\n- Date: %s (the run took %.0f s)\n", m.GoVersion, r.Date, r.ElapsedSeconds)
 	me := r.Method
 	fmt.Fprintf(b, "- Repetitions: %d; each figure is the median over them, and each ratio the median of ratios paired within a repetition.\n", me.Repetitions)
-	fmt.Fprintf(b, "- Micro benchmarks: `testing.Benchmark` for %s each, in the bench process, before any server runs.\n", me.BenchTime)
+	fmt.Fprintf(b, "- Micro benchmarks: `testing.Benchmark` for %s each, %d repetitions (paired variants run back to back, "+
+		"in reverse order every other repetition), in the bench process, before any server runs.\n", me.BenchTime, me.MicroRepetitions)
 	fmt.Fprintf(b, "- Round trips: %.1f s of closed-loop calls per point (each client waits for its answer), clients %s, "+
 		"raw JSON-RPC POSTs over keep-alive HTTP from one load process on the same machine, with one MCP session per client; "+
 		"every server runs in its own process.\n", me.PointSeconds, ints(me.ClientCounts))

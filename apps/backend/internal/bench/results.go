@@ -44,11 +44,12 @@ type Machine struct {
 
 // Method records the knobs of the run.
 type Method struct {
-	Repetitions  int     `json:"repetitions"`
-	PointSeconds float64 `json:"point_seconds"` // measuring time of one load point
-	BenchTime    string  `json:"bench_time"`    // testing.Benchmark time per micro benchmark
-	ClientCounts []int   `json:"client_counts"`
-	StoreTasks   int     `json:"store_tasks"`
+	Repetitions      int     `json:"repetitions"`
+	MicroRepetitions int     `json:"micro_repetitions"` // of each section-1 micro benchmark
+	PointSeconds     float64 `json:"point_seconds"`     // measuring time of one load point
+	BenchTime        string  `json:"bench_time"`        // testing.Benchmark time per micro benchmark
+	ClientCounts     []int   `json:"client_counts"`
+	StoreTasks       int     `json:"store_tasks"`
 }
 
 // Micro is one micro benchmark figure (median over repetitions).

@@ -15,7 +15,7 @@ func sample() *Results {
 		FormatVersion: FormatVersion, Date: "2026-01-02T03:04:05Z", ElapsedSeconds: 123,
 		Machine:  Machine{CPUModel: "Test CPU", Cores: 2, OS: "linux", Arch: "amd64", GoVersion: "go1.26.0", Kernel: "6.1"},
 		Commands: []string{"make bench", "bin/kandev-bench run"},
-		Method:   Method{Repetitions: 5, PointSeconds: 1.5, BenchTime: "250ms", ClientCounts: []int{1, 8, 64}, StoreTasks: 100000},
+		Method:   Method{Repetitions: 5, MicroRepetitions: 20, PointSeconds: 1.5, BenchTime: "250ms", ClientCounts: []int{1, 8, 64}, StoreTasks: 100000},
 		Validation: []ValidationCase{
 			{Case: "create_task, all 16 fields", Tool: "create_task_kandev", Valid: true,
 				Wrapper: Micro{NsPerOp: 5000, AllocsPerOp: 73}, WrapperJSON: Micro{NsPerOp: 9000, AllocsPerOp: 130},

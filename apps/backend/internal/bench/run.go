@@ -23,7 +23,7 @@ func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
 		FormatVersion: FormatVersion,
 		Date:          start.UTC().Format(time.RFC3339),
 		Machine:       DescribeMachine(),
-		Method: Method{Repetitions: cfg.Reps, PointSeconds: cfg.Point, BenchTime: cfg.BenchTime,
+		Method: Method{Repetitions: cfg.Reps, MicroRepetitions: cfg.MicroReps, PointSeconds: cfg.Point, BenchTime: cfg.BenchTime,
 			ClientCounts: cfg.Clients, StoreTasks: cfg.StoreTasks},
 	}
 	want := func(s string) bool { return len(only) == 0 || slices.Contains(only, s) }
@@ -35,7 +35,7 @@ func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
 		return nil, fmt.Errorf("compile catalog: %w", err)
 	}
 	if want("validation") {
-		if r.Validation, err = MeasureValidation(compiled, cfg.Reps, cfg.Logf); err != nil {
+		if r.Validation, err = MeasureValidation(compiled, cfg.MicroReps, cfg.Logf); err != nil {
 			return nil, fmt.Errorf("validation: %w", err)
 		}
 	}

@@ -17,6 +17,9 @@ type Config struct {
 	BenchBin  string // this program (for its floor-server subcommand)
 	WorkDir   string // scratch space: data dirs and child logs
 	Reps      int
+	// MicroReps is the repetitions of each micro benchmark (section 1):
+	// more and shorter than Reps, as those ratios are small and noisy.
+	MicroReps int
 	Point     float64 // seconds of measuring per load point
 	BenchTime string  // testing.Benchmark time per micro benchmark
 	Clients   []int

@@ -46,13 +46,14 @@ func MeasureValidation(c *mcpsrv.Compiled, reps int, logf func(string, ...any)) 
 		}
 		vc.Note, vc.Problems = sub.sanity(c)
 		vc.MCPGoRejected = sub.mcpgoRejects()
-		benches := []func(*testing.B){sub.benchWrapper(c), sub.benchWrapperJSON(c), sub.benchBare, sub.benchFresh,
-			sub.benchHandle(sub.on), sub.benchHandle(sub.off)}
+		// Paired variants run next to each other; odd repetitions run in
+		// reverse order, so neither side of a pair always runs first. The
+		// garbage-heavy fresh compile runs at either end.
+		benches := []func(*testing.B){sub.benchWrapper(c), sub.benchBare, sub.benchWrapperJSON(c),
+			sub.benchHandle(sub.on), sub.benchHandle(sub.off), sub.benchFresh}
 		res := make([][]testing.BenchmarkResult, len(benches))
 		for rep := range reps {
 			logf("validation %s: repetition %d/%d", fx.Case, rep+1, reps)
-			// Odd repetitions run in reverse order, so no variant always
-			// runs first (or right after the expensive fresh compile).
 			for k := range benches {
 				if rep%2 == 1 {
 					k = len(benches) - 1 - k
@@ -60,7 +61,7 @@ func MeasureValidation(c *mcpsrv.Compiled, reps int, logf func(string, ...any)) 
 				res[k] = append(res[k], testing.Benchmark(benches[k]))
 			}
 		}
-		wr, wj, br, fr, on, off := res[0], res[1], res[2], res[3], res[4], res[5]
+		wr, br, wj, on, off, fr := res[0], res[1], res[2], res[3], res[4], res[5]
 		vc.Wrapper, vc.WrapperJSON = medianMicro(wr), medianMicro(wj)
 		vc.Bare, vc.Fresh = medianMicro(br), medianMicro(fr)
 		vc.MCPGo = Micro{
