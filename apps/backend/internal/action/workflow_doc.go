@@ -16,8 +16,6 @@ const (
 	WorkflowDocVersion = 1
 	// MaxWorkflowDocBytes bounds an imported document's encoded size.
 	MaxWorkflowDocBytes = 1 << 20
-	// MaxWorkflowSteps bounds the steps of an imported or created workflow.
-	MaxWorkflowSteps = 50
 )
 
 // WorkflowDocument is the portable, versioned form of a workflow and its
@@ -111,11 +109,11 @@ func checkEvents(field string, ev map[string][]kanban.StepAction) error {
 	return nil
 }
 
-// checkStepSpecs validates a list of step specs: 1–MaxWorkflowSteps steps,
+// checkStepSpecs validates a list of step specs: 1–kanban.MaxWorkflowSteps steps,
 // unique names, at most one start step, each step valid.
 func checkStepSpecs(field string, specs []DocStep) ([]kanban.WorkflowStep, error) {
-	if len(specs) == 0 || len(specs) > MaxWorkflowSteps {
-		return nil, kanban.FieldError(field, "must hold between 1 and %d steps", MaxWorkflowSteps)
+	if len(specs) == 0 || len(specs) > kanban.MaxWorkflowSteps {
+		return nil, kanban.FieldError(field, "must hold between 1 and %d steps", kanban.MaxWorkflowSteps)
 	}
 	steps := make([]kanban.WorkflowStep, len(specs))
 	names := make(map[string]bool, len(specs))

@@ -232,18 +232,20 @@ func TestReviewExternalMCPRefusesForeignOrigin(t *testing.T) {
 	}
 }
 
-// workflow.step.create has no bound on the number of steps, but
-// import_workflow_kandev accepts at most 50 and reorder_workflow_steps at
-// most 200: an exported workflow with 51 steps cannot be imported again
-// ("export then import round-trips exactly").
+// A workflow holds at most kanban.MaxWorkflowSteps steps however they are
+// created, so every exported workflow can be imported again.
 func TestReviewExportImportRoundTripsLongWorkflows(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c := e.operatorMCP()
 	var wf action.WorkflowOut
 	e.dispatch("workflow.create", map[string]any{"name": "Long", "steps": []any{map[string]any{"name": "s0"}}}, &wf)
-	for i := 1; i <= 50; i++ {
+	for i := 1; i < kanban.MaxWorkflowSteps; i++ {
 		e.dispatch("workflow.step.create", map[string]any{"workflow_id": wf.Workflow.ID, "name": "s" + strings.Repeat("x", i)}, nil)
+	}
+	err := e.tryDispatch(action.Principal{Kind: action.Operator}, "workflow.step.create", map[string]any{"workflow_id": wf.Workflow.ID, "name": "one too many"}, nil)
+	if !isCode(err, kanban.CodeConflict) {
+		t.Fatalf("step 51: got %v, want CONFLICT", err)
 	}
 	r := e.call(c, "export_workflow_kandev", `{"workflow_id":"`+wf.Workflow.ID+`"}`)
 	if r.IsError {
@@ -252,7 +254,7 @@ func TestReviewExportImportRoundTripsLongWorkflows(t *testing.T) {
 	args, _ := json.Marshal(map[string]any{"document": json.RawMessage(text(r))})
 	r = e.call(c, "import_workflow_kandev", string(args))
 	if r.IsError {
-		t.Fatalf("re-importing an exported workflow with 51 steps failed: %s", text(r))
+		t.Fatalf("re-importing an exported workflow with %d steps failed: %s", kanban.MaxWorkflowSteps, text(r))
 	}
 }
 

@@ -53,6 +53,10 @@ type WorkflowStep struct {
 	UpdatedAt             time.Time               `json:"updated_at"`
 }
 
+// MaxWorkflowSteps bounds the steps of one workflow (created one by one,
+// imported, or reordered).
+const MaxWorkflowSteps = 50
+
 // Text bounds shared by validation in every transport.
 const (
 	MaxNameLen        = 100

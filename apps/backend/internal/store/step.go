@@ -124,6 +124,9 @@ func (s *Store) CreateStep(ctx context.Context, st kanban.WorkflowStep) (*kanban
 			st.WorkflowID).Scan(&st.Position); err != nil {
 			return fmt.Errorf("create step: %w", err)
 		}
+		if st.Position >= kanban.MaxWorkflowSteps {
+			return kanban.Errorf(kanban.CodeConflict, "a workflow has at most %d steps", kanban.MaxWorkflowSteps)
+		}
 		if st.Position == 0 {
 			st.IsStartStep = true
 		}

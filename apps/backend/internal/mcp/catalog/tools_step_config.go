@@ -3,7 +3,6 @@ package catalog
 import (
 	"maps"
 
-	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -38,7 +37,7 @@ func stepFields() P {
 // stepSpecs is a workflow's steps, as create_workflow_kandev and the
 // workflow document list them.
 func stepSpecs(desc string) S {
-	return Arr(desc, Obj("One step's settings.", stepFields(), "name")).Items(1, action.MaxWorkflowSteps)
+	return Arr(desc, Obj("One step's settings.", stepFields(), "name")).Items(1, kanban.MaxWorkflowSteps)
 }
 
 // stepEvents is the explicit record of step automations: keys are the
@@ -127,7 +126,7 @@ var stepConfigTools = []*Tool{
 		Input: Obj("", P{
 			"workflow_id": ID("Workflow whose steps to reorder."),
 			"step_ids": Arr("Every step id of the workflow, each once, in the new order.",
-				ID("A step id.")).Items(1, kanban.MaxLimit).Unique(),
+				ID("A step id.")).Items(1, kanban.MaxWorkflowSteps).Unique(),
 		}, "workflow_id", "step_ids"),
 		Output: stepOutList,
 		Hints:  IdempotentWrite,
