@@ -63,7 +63,7 @@ func TestWorkflowImportRejectsHostileDocuments(t *testing.T) {
 			"workflow": map[string]any{"name": "W", "description": ""}, "steps": []any{map[string]any{"name": "A"}}}
 	}
 	with := func(k string, v any) map[string]any { d := valid(); d[k] = v; return d }
-	many := make([]any, MaxWorkflowSteps+1)
+	many := make([]any, kanban.MaxWorkflowSteps+1)
 	for i := range many {
 		many[i] = map[string]any{"name": fmt.Sprintf("S%d", i)}
 	}
