@@ -142,6 +142,9 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		OnDisconnect: b.disconnected,
 		Logger:       cfg.Logger,
 		LogAction:    b.logAction,
+		// Room for any MCP call the 4 MiB gate admits once a session's
+		// kandev mcp forwards it (ws.MaxRequestBytes).
+		ReadLimit: ws.MaxRequestBytes,
 	})
 	hub.ws = b.ws
 	b.mcp, err = mcpsrv.New(mcpsrv.Config{

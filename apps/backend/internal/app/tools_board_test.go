@@ -56,7 +56,7 @@ func TestBoardToolsValidation(t *testing.T) {
 			p + "list_tasks_kandev: /state: must be one of: TODO, IN_PROGRESS, REVIEW, BLOCKED, WAITING_FOR_INPUT, COMPLETED, FAILED, CANCELLED (enum)"},
 		{"several problems all reported", "list_tasks_kandev", `{"limit":500,"state":"x","include_archived":"yes"}`,
 			p + "list_tasks_kandev: /include_archived: expected boolean; /limit: must be <= 200 (maximum); /state: must be one of: TODO, IN_PROGRESS, REVIEW, BLOCKED, WAITING_FOR_INPUT, COMPLETED, FAILED, CANCELLED (enum)"},
-		{"bad cursor is a backend validation error", "list_tasks_kandev", `{"cursor":"!!"}`, "VALIDATION_ERROR: cursor: is not a valid cursor"},
+		{"bad cursor is a backend validation error", "list_tasks_kandev", `{"cursor":"!!"}`, "VALIDATION_ERROR: cursor: is not a valid cursor for this list"},
 		{"steps of unknown workflow", "list_workflow_steps_kandev", `{"workflow_id":"nope"}`, "NOT_FOUND: workflow not found"},
 	})
 }

@@ -114,7 +114,7 @@ func TestPlanRejects(t *testing.T) {
 			return err
 		}, kanban.CodeNotFound},
 		{"revisions with bad cursor", func() error {
-			_, err := f.s.ListPlanRevisions(ctx, f.task.ID, kanban.Page{Cursor: encodeCursor("x")})
+			_, err := f.s.ListPlanRevisions(ctx, f.task.ID, kanban.Page{Cursor: encodeCursor(planRevisionListing.what, "x")})
 			return err
 		}, kanban.CodeValidation},
 	}

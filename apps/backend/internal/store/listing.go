@@ -10,32 +10,62 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// A cursor is the keyset of the last row of a page, base64url-encoded JSON
-// ([]any). It is opaque to callers; a malformed one is a VALIDATION_ERROR.
+// A cursor is the list it belongs to and the keyset of the last row of a
+// page, base64url-encoded JSON ([list, keys...]). It is opaque to callers;
+// a malformed cursor, or one from another list, is a VALIDATION_ERROR.
 
-func encodeCursor(keys ...any) string {
-	b, _ := json.Marshal(keys) // keys are strings and ints: cannot fail
+func encodeCursor(list string, keys ...any) string {
+	b, _ := json.Marshal(append([]any{list}, keys...)) // strings and ints: cannot fail
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// decodeCursor decodes a cursor into exactly len(dst) values; each dst is a
-// *string or *int64.
-func decodeCursor(c string, dst ...any) error {
-	bad := kanban.FieldError("cursor", "is not a valid cursor")
+// decodeCursor decodes a cursor of list into exactly len(dst) values; each
+// dst is a *string or *int64.
+func decodeCursor(c, list string, dst ...any) error {
+	bad := kanban.FieldError("cursor", "is not a valid cursor for this list")
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
 		return bad
 	}
 	var raw []json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil || len(raw) != len(dst) {
+	if err := json.Unmarshal(b, &raw); err != nil || len(raw) != len(dst)+1 {
+		return bad
+	}
+	var tag string
+	if json.Unmarshal(raw[0], &tag) != nil || tag != list {
 		return bad
 	}
 	for i, d := range dst {
-		if err := json.Unmarshal(raw[i], d); err != nil {
+		if err := json.Unmarshal(raw[i+1], d); err != nil {
 			return bad
 		}
 	}
 	return nil
+}
+
+// PageBudget bounds the JSON size of one page: a page of large items
+// (prompts, conversation messages, artifacts) ends early, with a
+// next_cursor, so that no page outgrows what a client can read. A page
+// always holds at least one item.
+const PageBudget = 4 << 20
+
+// withinBudget returns how many of rows (at most limit) fit PageBudget.
+func withinBudget[T any](rows []T, limit int) int {
+	size := 0
+	for i, r := range rows {
+		if i == limit {
+			return limit
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			return max(i, 1)
+		}
+		size += len(b) + 1
+		if size > PageBudget && i > 0 {
+			return i
+		}
+	}
+	return min(len(rows), limit)
 }
 
 // listing is how rows of one kind are listed a page at a time: the SELECT
@@ -68,9 +98,9 @@ func (l listing[T]) page(ctx context.Context, q queryer, p kanban.Page, where st
 	if out.Items == nil {
 		out.Items = []T{}
 	}
-	if len(rows) > p.Limit {
-		out.Items = rows[:p.Limit]
-		out.NextCursor = encodeCursor(l.key(rows[p.Limit-1])...)
+	if n := withinBudget(rows, p.Limit); n < len(rows) {
+		out.Items = rows[:n]
+		out.NextCursor = encodeCursor(l.what, l.key(rows[n-1])...)
 	}
 	return out, nil
 }
@@ -120,7 +150,7 @@ func (l listing[T]) after(c string) ([]any, error) {
 			dst[i] = new(int64)
 		}
 	}
-	if err := decodeCursor(c, dst...); err != nil {
+	if err := decodeCursor(c, l.what, dst...); err != nil {
 		return nil, err
 	}
 	for i, d := range dst {

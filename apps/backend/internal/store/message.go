@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -102,7 +103,7 @@ func buildMessageQuery(f kanban.MessageFilter) (*messageQuery, error) {
 			continue
 		}
 		var seq int64
-		if len(b.cursor) > 512 || decodeCursor(b.cursor, &seq) != nil {
+		if len(b.cursor) > 512 || decodeCursor(b.cursor, messageCursor, &seq) != nil {
 			return nil, kanban.FieldError(b.field, "is not a valid cursor")
 		}
 		q.sql += ` AND seq ` + b.op + ` ?`
@@ -116,6 +117,9 @@ func buildMessageQuery(f kanban.MessageFilter) (*messageQuery, error) {
 	q.args = append(q.args, q.limit+1)
 	return q, nil
 }
+
+// messageCursor tags conversation cursors.
+const messageCursor = "messages"
 
 // ListMessages returns a page of a task's conversation (NOT_FOUND for a
 // missing task). NextCursor is the seq of the last returned message: pass
@@ -136,6 +140,7 @@ func (s *Store) ListMessages(ctx context.Context, f kanban.MessageFilter) (*kanb
 	defer rows.Close()
 	out := &kanban.List[kanban.Message]{Items: []kanban.Message{}}
 	var lastSeq int64
+	size := 0
 	for rows.Next() {
 		var (
 			m         kanban.Message
@@ -146,10 +151,12 @@ func (s *Store) ListMessages(ctx context.Context, f kanban.MessageFilter) (*kanb
 			&m.Turn, &createdAt); err != nil {
 			return nil, fmt.Errorf("list messages: %w", err)
 		}
-		if len(out.Items) == q.limit {
-			out.NextCursor = encodeCursor(lastSeq)
+		content, _ := json.Marshal(m.Content) // a string: cannot fail
+		if len(out.Items) == q.limit || (size+len(content) > PageBudget && len(out.Items) > 0) {
+			out.NextCursor = encodeCursor(messageCursor, lastSeq)
 			break
 		}
+		size += len(content) + 256 // the other fields are short
 		m.CreatedAt = parseTime(createdAt)
 		out.Items = append(out.Items, m)
 		lastSeq = seq

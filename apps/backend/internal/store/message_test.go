@@ -225,7 +225,7 @@ func TestListMessagesRejects(t *testing.T) {
 		{"unknown task", kanban.MessageFilter{TaskID: kanban.NewID()}, kanban.CodeNotFound},
 		{"unknown type", kanban.MessageFilter{TaskID: f.task.ID, Types: []string{"message", "thought"}}, kanban.CodeValidation},
 		{"bad before cursor", kanban.MessageFilter{TaskID: f.task.ID, Before: "zzz"}, kanban.CodeValidation},
-		{"bad after cursor", kanban.MessageFilter{TaskID: f.task.ID, After: encodeCursor("x", "y")}, kanban.CodeValidation},
+		{"bad after cursor", kanban.MessageFilter{TaskID: f.task.ID, After: encodeCursor(messageCursor, "x", "y")}, kanban.CodeValidation},
 		{"limit over max", kanban.MessageFilter{TaskID: f.task.ID, Limit: kanban.MaxLimit + 1}, kanban.CodeValidation},
 		{"negative limit", kanban.MessageFilter{TaskID: f.task.ID, Limit: -1}, kanban.CodeValidation},
 	}

@@ -44,7 +44,7 @@ func deepCursor(tb testing.TB, s *Store, stepID string, pos int) string {
 	if err := s.db.QueryRow(`SELECT id FROM tasks WHERE workflow_step_id = ? AND position = ?`, stepID, pos).Scan(&id); err != nil {
 		tb.Fatalf("deep cursor: %v", err)
 	}
-	return encodeCursor(pos, id)
+	return encodeCursor(tasksByPosition.what, pos, id)
 }
 
 func benchmarkListTasks(b *testing.B, deep bool) {
@@ -82,7 +82,7 @@ func TestListTasksQueryPlans(t *testing.T) {
 	b := newBoard(t, s, "W")
 	seedStep(t, s, b, 200)
 	parent := mustTask(t, s, b, "", "parent")
-	cursors := map[bool]string{true: encodeCursor(5, "x"), false: encodeCursor(fmtTime(kanban.Now()), "x")}
+	cursors := map[bool]string{true: encodeCursor(tasksByPosition.what, 5, "x"), false: encodeCursor(tasksByCreation.what, fmtTime(kanban.Now()), "x")}
 	cases := []struct {
 		f     kanban.TaskFilter
 		index string

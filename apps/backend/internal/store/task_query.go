@@ -42,9 +42,9 @@ func taskListing(f kanban.TaskFilter) listing[kanban.Task] {
 }
 
 var (
-	tasksByPosition = listing[kanban.Task]{what: "list tasks", selectFrom: `SELECT ` + taskCols + ` FROM tasks`,
+	tasksByPosition = listing[kanban.Task]{what: "list tasks in board order", selectFrom: `SELECT ` + taskCols + ` FROM tasks`,
 		scan: scanTask, cols: []string{"position", "id"}, key: func(t kanban.Task) []any { return []any{t.Position, t.ID} }}
-	tasksByCreation = listing[kanban.Task]{what: "list tasks", selectFrom: `SELECT ` + taskCols + ` FROM tasks`,
+	tasksByCreation = listing[kanban.Task]{what: "list tasks in creation order", selectFrom: `SELECT ` + taskCols + ` FROM tasks`,
 		scan: scanTask, cols: []string{"created_at", "id"}, key: func(t kanban.Task) []any { return []any{fmtTime(t.CreatedAt), t.ID} }}
 )
 

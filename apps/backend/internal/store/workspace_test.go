@@ -174,7 +174,7 @@ func TestListBadPage(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
-	for _, p := range []kanban.Page{{Cursor: "not-a-cursor!"}, {Cursor: encodeCursor("x")}, {Limit: kanban.MaxLimit + 1}, {Limit: -1}} {
+	for _, p := range []kanban.Page{{Cursor: "not-a-cursor!"}, {Cursor: encodeCursor(workspaceListing.what, "x")}, {Cursor: encodeCursor("list workflows", "2026-01-01T00:00:00.000000Z", "x")}, {Limit: kanban.MaxLimit + 1}, {Limit: -1}} {
 		_, err := s.ListWorkspaces(ctx, p)
 		wantCode(t, err, kanban.CodeValidation)
 		_, err = s.ListWorkflows(ctx, b.ws.ID, p)

@@ -254,9 +254,9 @@ func (c *Client) Connected() bool {
 	}
 }
 
-// MaxRequestBytes is the largest request the client sends: the server's
-// default read limit.
-const MaxRequestBytes = 1 << 20
+// MaxRequestBytes is the largest request the client sends: the backend's
+// read limit (8 MiB: room for any MCP call the 4 MiB gate admits).
+const MaxRequestBytes = 8 << 20
 
 // Call sends a request and waits for its response, decoding the payload
 // into out when out is non-nil. Without a deadline on ctx it waits at most
