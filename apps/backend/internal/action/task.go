@@ -89,6 +89,20 @@ type Deleted struct {
 	Deleted bool   `json:"deleted"`
 }
 
+// completing passes an update's result through, first starting the tasks
+// that waited for it when it is now COMPLETED.
+func (s *Service) completing(ctx context.Context) func(*kanban.Task, error) (*kanban.Task, error) {
+	return func(t *kanban.Task, err error) (*kanban.Task, error) {
+		if err != nil || t.State != kanban.TaskCompleted {
+			return t, err
+		}
+		if err := s.startUnblocked(ctx, t); err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+}
+
 func (s *Service) registerTasks(r *Registry) {
 	all := AllowOperator | AllowSession
 	Register(r, "task.list", all, s.listTasks)
@@ -98,13 +112,13 @@ func (s *Service) registerTasks(r *Registry) {
 	Register(r, "task.create", all, s.createTask)
 	Register(r, "task.update", all, func(ctx context.Context, p Principal, in TaskUpdateIn) (*kanban.Task, error) {
 		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
-			return s.store.UpdateTask(ctx, id, kanban.TaskUpdate{Title: in.Title, Description: in.Description,
-				State: in.State, LaunchPrompt: in.LaunchPrompt})
+			return s.completing(ctx)(s.store.UpdateTask(ctx, id, kanban.TaskUpdate{Title: in.Title, Description: in.Description,
+				State: in.State, LaunchPrompt: in.LaunchPrompt}))
 		})
 	})
 	Register(r, "task.set_state", AllowOperator|AllowConfigSession, func(ctx context.Context, p Principal, in TaskStateIn) (*kanban.Task, error) {
 		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
-			return s.store.UpdateTask(ctx, id, kanban.TaskUpdate{State: &in.State})
+			return s.completing(ctx)(s.store.UpdateTask(ctx, id, kanban.TaskUpdate{State: &in.State}))
 		})
 	})
 	Register(r, "task.move", all, func(ctx context.Context, p Principal, in TaskMoveIn) (*kanban.Task, error) {

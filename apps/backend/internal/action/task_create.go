@@ -32,6 +32,12 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 		return out, nil
 	}
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.created", t)
+	if start && t.StartWhenUnblocked {
+		// Deferred: startUnblocked starts it once every blocker completes.
+		if start, err = s.unblocked(ctx, t.ID); err != nil {
+			return nil, err
+		}
+	}
 	if start {
 		sess, err := s.startSession(ctx, t, in.AgentProfileID, in.ExecutorProfileID)
 		if err != nil {
@@ -99,6 +105,65 @@ func (s *Service) checkProfiles(ctx context.Context, agentProfileID, executorPro
 		}
 	}
 	return nil
+}
+
+// unblocked reports whether every task that taskID depends on is completed.
+func (s *Service) unblocked(ctx context.Context, taskID string) (bool, error) {
+	page := kanban.Page{Limit: kanban.MaxLimit}
+	for {
+		l, err := s.store.ListBlockers(ctx, taskID, page)
+		if err != nil {
+			return false, err
+		}
+		for _, b := range l.Items {
+			if b.State != kanban.TaskCompleted {
+				return false, nil
+			}
+		}
+		if l.NextCursor == "" {
+			return true, nil
+		}
+		page.Cursor = l.NextCursor
+	}
+}
+
+// startUnblocked starts the deferred agent session of every task that
+// waited (start_when_unblocked) on the just-completed task done and is now
+// unblocked. Such a task has no session yet; it gets the default profiles.
+func (s *Service) startUnblocked(ctx context.Context, done *kanban.Task) error {
+	page := kanban.Page{Limit: kanban.MaxLimit}
+	for {
+		l, err := s.store.ListBlocked(ctx, done.ID, page)
+		if err != nil {
+			return err
+		}
+		for i := range l.Items {
+			t := &l.Items[i]
+			if !t.StartWhenUnblocked || t.ArchivedAt != nil {
+				continue
+			}
+			if err := s.startIfReady(ctx, t); err != nil {
+				return err
+			}
+		}
+		if l.NextCursor == "" {
+			return nil
+		}
+		page.Cursor = l.NextCursor
+	}
+}
+
+func (s *Service) startIfReady(ctx context.Context, t *kanban.Task) error {
+	ready, err := s.unblocked(ctx, t.ID)
+	if err != nil || !ready {
+		return err
+	}
+	sessions, err := s.store.ListSessions(ctx, t.ID, kanban.Page{Limit: 1})
+	if err != nil || len(sessions.Items) > 0 {
+		return err
+	}
+	_, err = s.startSession(ctx, t, "", "")
+	return err
 }
 
 // startSession creates a session for t and delivers the task's prompt as

@@ -176,6 +176,17 @@ func TestReviewStartWhenUnblockedDefersTheSession(t *testing.T) {
 	if len(l.Items) != 0 {
 		t.Fatalf("%d session(s) exist on a task that must wait for its blockers", len(l.Items))
 	}
+	// Completing the blocker starts the deferred session with the prompt.
+	var done kanban.Task
+	callJSON(e, c, "update_task_state_kandev", `{"task_id":"`+blocker.ID+`","state":"COMPLETED"}`, &done)
+	l, err = e.b.store.ListSessions(context.Background(), out.Task.ID, kanban.Page{Limit: 10})
+	if err != nil || len(l.Items) != 1 {
+		t.Fatalf("after the blocker completed: got %d sessions (%v), want 1", len(l.Items), err)
+	}
+	msgs, err := e.b.store.ListMessages(context.Background(), kanban.MessageFilter{TaskID: out.Task.ID})
+	if err != nil || len(msgs.Items) != 1 || msgs.Items[0].Content != "go" {
+		t.Fatalf("got conversation %+v (%v), want the prompt", msgs, err)
+	}
 }
 
 // JSON Schema counts 1.0 as an integer, so the advertised schemas accept
