@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"maps"
+	"slices"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -156,12 +157,19 @@ func maskValues(m map[string]string) map[string]string {
 
 // unmaskServers returns a copy of in where each masked env or header value
 // is replaced by the stored value of the same server and key. A masked
-// value with nothing stored to keep is refused rather than stored as is.
+// value with nothing stored to keep is refused rather than stored as is,
+// and so is one on a server whose destination (type, command, args, url)
+// changes: a kept secret must never be redirected to a new destination.
 func unmaskServers(in, stored map[string]kanban.MCPServerConfig) (map[string]kanban.MCPServerConfig, error) {
 	out := make(map[string]kanban.MCPServerConfig, len(in))
 	for name, srv := range in {
 		var err error
-		old := stored[name]
+		old, known := stored[name]
+		if known && (hasMask(srv.Env) || hasMask(srv.Headers)) {
+			if srv.Type != old.Type || srv.Command != old.Command || srv.URL != old.URL || !slices.Equal(srv.Args, old.Args) {
+				return nil, kanban.FieldError("servers", "a masked secret can only be kept while the server's type, command, args and url stay the same; send the secret again to change them")
+			}
+		}
 		if srv.Env, err = unmaskValues("servers.*.env", srv.Env, old.Env); err != nil {
 			return nil, err
 		}
@@ -171,6 +179,15 @@ func unmaskServers(in, stored map[string]kanban.MCPServerConfig) (map[string]kan
 		out[name] = srv
 	}
 	return out, nil
+}
+
+func hasMask(m map[string]string) bool {
+	for _, v := range m {
+		if v == SecretMask {
+			return true
+		}
+	}
+	return false
 }
 
 func unmaskValues(field string, in, stored map[string]string) (map[string]string, error) {

@@ -49,9 +49,12 @@ func refused(e *env, c *client.Client, tool, args, want string) {
 }
 
 // callJSON calls a tool that must succeed and decodes its result; the
-// structured content must equal the text.
+// structured content must equal the text and match the tool's output
+// schema. The schema is read before the call, which may switch the mode
+// and unlist the tool (set_task_title_kandev).
 func callJSON(e *env, c *client.Client, tool, args string, v any) {
 	e.t.Helper()
+	schema := outputSchema(e, c, tool)
 	r := e.call(c, tool, args)
 	e.decode(r, v)
 	sc, err := json.Marshal(r.StructuredContent)
@@ -64,12 +67,18 @@ func callJSON(e *env, c *client.Client, tool, args string, v any) {
 	if fmt.Sprint(a) != fmt.Sprint(b) {
 		e.t.Fatalf("%s: structured content differs from the text", tool)
 	}
-	checkOutputSchema(e, c, tool, sc)
+	checkOutput(e, tool, schema, sc)
 }
 
 // checkOutputSchema validates structured content against the tool's
 // advertised output schema, as strict clients (the TypeScript SDK) do.
 func checkOutputSchema(e *env, c *client.Client, tool string, structured []byte) {
+	e.t.Helper()
+	checkOutput(e, tool, outputSchema(e, c, tool), structured)
+}
+
+// outputSchema compiles the output schema tools/list advertises for tool.
+func outputSchema(e *env, c *client.Client, tool string) *jsonschema.Schema {
 	e.t.Helper()
 	res, err := c.ListTools(e.t.Context(), mcpListReq())
 	if err != nil {
@@ -97,16 +106,22 @@ func checkOutputSchema(e *env, c *client.Client, tool string, structured []byte)
 		if err != nil {
 			e.t.Fatalf("%s: compile output schema: %v", tool, err)
 		}
-		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(structured))
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		if err := sch.Validate(v); err != nil {
-			e.t.Fatalf("%s: structured content does not match the output schema: %v", tool, err)
-		}
-		return
+		return sch
 	}
 	e.t.Fatalf("%s: not listed", tool)
+	return nil
+}
+
+// checkOutput validates structured content against a compiled schema.
+func checkOutput(e *env, tool string, sch *jsonschema.Schema, structured []byte) {
+	e.t.Helper()
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(structured))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := sch.Validate(v); err != nil {
+		e.t.Fatalf("%s: structured content does not match the output schema: %v", tool, err)
+	}
 }
 
 func TestConfigWorkflowTools(t *testing.T) {
@@ -344,15 +359,29 @@ func TestConfigMCPTools(t *testing.T) {
 	// Write the masked read back with one change: the secrets are kept.
 	var read kanban.MCPConfig
 	e.decode(r, &read)
-	gh := read.Servers["github"]
-	gh.Args = []string{"--stdio", "--verbose"}
-	read.Servers["github"] = gh
 	servers, _ := json.Marshal(read.Servers)
 	callJSON(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"enabled":false,"servers":%s}`, prof, servers), &cfg)
 	stored = dbStr(e, `SELECT enabled || '|' || servers FROM agent_profile_mcp_configs WHERE agent_profile_id = ?`, prof)
-	if !strings.HasPrefix(stored, "0|") || !strings.Contains(stored, "ghp_SECRET1") || !strings.Contains(stored, "Bearer SECRET2") || !strings.Contains(stored, "--verbose") {
-		t.Fatalf("got stored %s, want disabled, secrets kept and the new arg", stored)
+	if !strings.HasPrefix(stored, "0|") || !strings.Contains(stored, "ghp_SECRET1") || !strings.Contains(stored, "Bearer SECRET2") {
+		t.Fatalf("got stored %s, want disabled and the secrets kept", stored)
 	}
+	// A kept (masked) secret is never redirected to a new destination.
+	for _, change := range []func(*kanban.MCPServerConfig){
+		func(s *kanban.MCPServerConfig) { s.Args = []string{"--stdio", "--upload-to", "elsewhere"} },
+		func(s *kanban.MCPServerConfig) { s.Command = "/tmp/evil" },
+	} {
+		gh := read.Servers["github"]
+		change(&gh)
+		moved := map[string]kanban.MCPServerConfig{"github": gh, "docs": read.Servers["docs"]}
+		b, _ := json.Marshal(moved)
+		refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":%s}`, prof, b),
+			"VALIDATION_ERROR: servers: a masked secret can only be kept while the server's type, command, args and url stay the same; send the secret again to change them")
+	}
+	docs := read.Servers["docs"]
+	docs.URL = "https://attacker.example/collect"
+	b, _ := json.Marshal(map[string]kanban.MCPServerConfig{"github": read.Servers["github"], "docs": docs})
+	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":%s}`, prof, b),
+		"VALIDATION_ERROR: servers: a masked secret can only be kept while the server's type, command, args and url stay the same; send the secret again to change them")
 
 	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":{"new":{"type":"stdio","command":"x","env":{"KEY":%q}}}}`, prof, action.SecretMask),
 		"VALIDATION_ERROR: servers.*.env: a masked value can only keep a stored secret of the same server and key")

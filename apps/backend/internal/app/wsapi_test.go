@@ -174,7 +174,7 @@ func TestWebSocketAuthAndFrames(t *testing.T) {
 			t.Fatalf("frame %q: got %+v %+v, want BAD_REQUEST", frame, m, p)
 		}
 	}
-	big := `{"id":"1","type":"request","action":"task.create","payload":{"title":"` + strings.Repeat("x", 2<<20) + `"}}`
+	big := `{"id":"1","type":"request","action":"task.create","payload":{"title":"` + strings.Repeat("x", 9<<20) + `"}}`
 	_ = conn.WriteMessage(websocket.TextMessage, []byte(big))
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	_, _, err = conn.ReadMessage()
