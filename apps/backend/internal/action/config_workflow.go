@@ -273,7 +273,7 @@ func checkStepUpdate(in StepUpdateIn) error {
 		return kanban.FieldError("id", "is required")
 	}
 	if in.Name != nil {
-		if err := kanban.CheckText("name", *in.Name, true, kanban.MaxNameLen); err != nil {
+		if err := kanban.CheckLine("name", *in.Name, true, kanban.MaxNameLen); err != nil {
 			return err
 		}
 	}

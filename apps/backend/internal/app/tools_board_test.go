@@ -78,6 +78,7 @@ func TestCreateTaskValidation(t *testing.T) {
 		{"two repository locators", "create_task_kandev", `{"title":"t","local_path":"/a","repository_url":"https://x/y.git","start_agent":false}`,
 			"VALIDATION_ERROR: provide at most one of repository_id, local_path, repository_url"},
 		{"unknown blocker", "create_task_kandev", `{"title":"t","blocked_by":["nope"],"start_agent":false}`, "NOT_FOUND: blocked_by: task not found"},
+		{"control character in title", "create_task_kandev", `{"title":"a\u0000b","start_agent":false}`, "VALIDATION_ERROR: title: must be a single line without control characters"},
 		{"self as operator", "create_task_kandev", `{"title":"t","parent_id":"self"}`, `VALIDATION_ERROR: task_id: "self" is only available to agent sessions`},
 	})
 }

@@ -3,6 +3,7 @@ package kanban
 import (
 	"encoding/json"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -65,6 +66,20 @@ const (
 	MaxPromptLen      = 100_000
 	MaxContentLen     = 512 * 1024
 )
+
+// CheckLine validates a single-line text (a title or a name): CheckText's
+// rules, and no control characters (no newlines, tabs or NUL).
+func CheckLine(field, v string, required bool, maxLen int) error {
+	if err := CheckText(field, v, required, maxLen); err != nil {
+		return err
+	}
+	for _, r := range v {
+		if unicode.IsControl(r) {
+			return FieldError(field, "must be a single line without control characters")
+		}
+	}
+	return nil
+}
 
 // CheckText validates a required or optional text field's length in runes.
 func CheckText(field, v string, required bool, maxLen int) error {

@@ -120,7 +120,7 @@ func defaultAgentProfile(ctx context.Context, q queryer) (*kanban.AgentProfile, 
 }
 
 func checkAgentProfile(name, model string) error {
-	if err := kanban.CheckText("name", name, true, kanban.MaxNameLen); err != nil {
+	if err := kanban.CheckLine("name", name, true, kanban.MaxNameLen); err != nil {
 		return err
 	}
 	return kanban.CheckText("model", model, false, maxModelLen)

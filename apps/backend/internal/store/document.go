@@ -27,7 +27,7 @@ func checkDocument(d kanban.Document) error {
 	if d.Type != "" && !slices.Contains(documentTypes, d.Type) {
 		return kanban.FieldError("type", "must be one of markdown, text, json, html")
 	}
-	if err := kanban.CheckText("title", d.Title, false, maxPlanTitleLen); err != nil {
+	if err := kanban.CheckLine("title", d.Title, false, maxPlanTitleLen); err != nil {
 		return err
 	}
 	return kanban.CheckText("content", d.Content, false, kanban.MaxContentLen)

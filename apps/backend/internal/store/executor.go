@@ -76,7 +76,7 @@ func defaultExecutorProfile(ctx context.Context, q queryer) (*kanban.ExecutorPro
 
 // checkExecutorProfile validates p and returns its config as JSON text.
 func checkExecutorProfile(p kanban.ExecutorProfile) (string, error) {
-	if err := kanban.CheckText("name", p.Name, true, kanban.MaxNameLen); err != nil {
+	if err := kanban.CheckLine("name", p.Name, true, kanban.MaxNameLen); err != nil {
 		return "", err
 	}
 	if !slices.Contains(kanban.MCPPolicies, p.MCPPolicy) {

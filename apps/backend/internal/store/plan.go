@@ -14,7 +14,7 @@ const maxPlanTitleLen = 200
 const planColumns = `task_id, title, content, revision, created_by, created_at, updated_at`
 
 func checkPlanFields(title, content, by string) error {
-	if err := kanban.CheckText("title", title, false, maxPlanTitleLen); err != nil {
+	if err := kanban.CheckLine("title", title, false, maxPlanTitleLen); err != nil {
 		return err
 	}
 	if err := kanban.CheckText("content", content, true, kanban.MaxContentLen); err != nil {

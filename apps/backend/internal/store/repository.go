@@ -56,7 +56,7 @@ func prepareRepository(r *kanban.Repository) error {
 	if r.DefaultBranch == "" {
 		r.DefaultBranch = "main"
 	}
-	if err := kanban.CheckText("name", r.Name, true, kanban.MaxNameLen); err != nil {
+	if err := kanban.CheckLine("name", r.Name, true, kanban.MaxNameLen); err != nil {
 		return err
 	}
 	return kanban.CheckText("default_branch", r.DefaultBranch, true, maxBranchLen)

@@ -17,7 +17,7 @@ const stepCols = `id, workflow_id, name, position, color, prompt, is_start_step,
 const maxEventsJSON = kanban.MaxPromptLen
 
 func validateStep(st kanban.WorkflowStep) error {
-	if err := kanban.CheckText("name", st.Name, true, kanban.MaxNameLen); err != nil {
+	if err := kanban.CheckLine("name", st.Name, true, kanban.MaxNameLen); err != nil {
 		return err
 	}
 	if err := kanban.CheckText("color", st.Color, false, kanban.MaxNameLen); err != nil {

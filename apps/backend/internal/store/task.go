@@ -51,7 +51,7 @@ func (s *Store) GetTask(ctx context.Context, id string) (*kanban.Task, error) {
 }
 
 func validateTaskText(title, description, launchPrompt string, state kanban.TaskState) error {
-	if err := kanban.CheckText("title", title, true, kanban.MaxTitleLen); err != nil {
+	if err := kanban.CheckLine("title", title, true, kanban.MaxTitleLen); err != nil {
 		return err
 	}
 	if err := kanban.CheckText("description", description, false, kanban.MaxPromptLen); err != nil {

@@ -11,7 +11,7 @@ import (
 const workflowCols = `id, workspace_id, name, description, sort_order, created_at, updated_at`
 
 func validateWorkflow(w kanban.Workflow) error {
-	if err := kanban.CheckText("name", w.Name, true, kanban.MaxNameLen); err != nil {
+	if err := kanban.CheckLine("name", w.Name, true, kanban.MaxNameLen); err != nil {
 		return err
 	}
 	return kanban.CheckText("description", w.Description, false, kanban.MaxDescriptionLen)

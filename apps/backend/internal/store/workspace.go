@@ -14,7 +14,7 @@ import (
 const workspaceCols = `id, name, description, created_at, updated_at`
 
 func validateWorkspace(name, description string) error {
-	if err := kanban.CheckText("name", name, true, kanban.MaxNameLen); err != nil {
+	if err := kanban.CheckLine("name", name, true, kanban.MaxNameLen); err != nil {
 		return err
 	}
 	return kanban.CheckText("description", description, false, kanban.MaxDescriptionLen)

@@ -28,7 +28,7 @@ var _ = declare(&Group{Name: "dependencies", Tools: []*Tool{
 // dependencyInput names an edge: task_id is blocked by depends_on_task_id.
 func dependencyInput() S {
 	return Obj("", P{
-		"task_id":            SelfTaskRef(`The blocked task; default "self" (a session may only change its own task).`),
+		"task_id":            SelfTaskRef(`The blocked task; default "self" (a session may only change its own task; required on the external endpoint).`),
 		"depends_on_task_id": TaskRef("The blocking task."),
 	}, "depends_on_task_id")
 }
