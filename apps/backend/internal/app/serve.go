@@ -171,11 +171,27 @@ func (b *backend) routes() http.Handler {
 		_, _ = io.WriteString(w, `{"status":"ok"}`)
 	})
 	mux.Handle("GET /ws", sameMachine(b.ws))
-	mux.Handle("/mcp", sameMachine(b.operatorOnly(b.mcpHTTP.Streamable)))
+	mux.Handle("/mcp", sameMachine(b.operatorOnly(noStandaloneStream(b.mcpHTTP.Streamable))))
 	mux.Handle("GET /mcp/sse", sameMachine(b.operatorOnly(b.mcpHTTP.SSE)))
 	mux.Handle("POST /mcp/message", sameMachine(b.operatorOnly(b.mcpHTTP.Message)))
 	b.mountConformance(mux)
 	return mux
+}
+
+// noStandaloneStream answers GET (the optional server-to-client stream)
+// with 405, as the Streamable HTTP spec allows. The external mode's tool
+// list never changes, so the stream would carry nothing of its own, and
+// mcp-go (v1.2.1) can route a call's progress notification to it instead
+// of to the call's response, where the client drops it.
+func noStandaloneStream(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.Header().Set("Allow", "POST, DELETE")
+			http.Error(w, "the external endpoint has no server-to-client stream; use POST", http.StatusMethodNotAllowed)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // operatorOnly requires the operator bearer token (constant-time compare).

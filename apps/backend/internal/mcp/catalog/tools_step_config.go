@@ -60,10 +60,14 @@ func stepAction() S {
 	}, "type")
 }
 
+// anyJSON is the explicit type list of an open record's values: every
+// JSON type, declared rather than implied.
+var anyJSON = []string{"string", "number", "integer", "boolean", "object", "array", "null"}
+
 // openConfig is an open settings record: names matching
 // stepConfigKeyRegex, any JSON values, at most maxKeys entries.
 func openConfig(desc string, maxKeys int) S {
-	r := Record(desc, stepConfigKeyRegex, S{"description": "A setting's value (any JSON)."})
+	r := Record(desc, stepConfigKeyRegex, S{"description": "A setting's value (any JSON).", "type": anyJSON})
 	r["maxProperties"] = maxKeys
 	return r
 }

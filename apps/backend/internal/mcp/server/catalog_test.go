@@ -184,7 +184,7 @@ func auditSchema(t *testing.T, tool, path string, s map[string]any) {
 		if _, ok := s["propertyNames"]; !ok {
 			t.Errorf("%s %s: open object without propertyNames (not an explicit record)", tool, path)
 		}
-		if _, ok := s["additionalProperties"].(map[string]any); !ok {
+		if ap, ok := s["additionalProperties"].(map[string]any); !ok || (ap["type"] == nil && ap["oneOf"] == nil && ap["enum"] == nil) {
 			t.Errorf("%s %s: record without a typed additionalProperties", tool, path)
 		}
 	}
