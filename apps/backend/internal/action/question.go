@@ -9,6 +9,9 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
+// maxPendingQuestions bounds the unanswered questions of one session.
+const maxPendingQuestions = 10
+
 // QuestionAskIn is the payload of question.ask.
 type QuestionAskIn struct {
 	Questions []kanban.QuestionItem `json:"questions"`
@@ -97,6 +100,14 @@ func (s *Service) ask(ctx context.Context, p Principal, in QuestionAskIn) (*Ques
 	}
 	if !slices.Contains(sess.Capabilities, kanban.CapUserQuestion) {
 		return nil, kanban.Errorf(kanban.CodeForbidden, "this session does not have the user-question capability")
+	}
+	pending, err := s.store.ListQuestions(ctx, kanban.QuestionFilter{SessionID: sess.ID, State: kanban.QuestionPending},
+		kanban.Page{Limit: maxPendingQuestions})
+	if err != nil {
+		return nil, err
+	}
+	if pending.NextCursor != "" || len(pending.Items) >= maxPendingQuestions {
+		return nil, kanban.Errorf(kanban.CodeConflict, "this session already has %d unanswered questions; wait for answers before asking more", maxPendingQuestions)
 	}
 	q, err := s.store.CreateQuestion(ctx, kanban.Question{SessionID: p.SessionID, TaskID: p.TaskID, WorkspaceID: p.WorkspaceID, Questions: in.Questions})
 	if err != nil {

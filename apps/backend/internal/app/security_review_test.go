@@ -310,3 +310,24 @@ func TestReviewLargeValidPageDoesNotKillTheBridge(t *testing.T) {
 		t.Fatalf("a schema-valid page broke the bridge connection: %s", text(r))
 	}
 }
+
+// A session cannot pile up unanswered questions without bound.
+func TestPendingQuestionsBounded(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := e.sessionMCP(kanban.ModeTask, "")
+	items := []kanban.QuestionItem{{Question: "Q?", Options: []kanban.QuestionOption{{Label: "A", Description: "a"}, {Label: "B", Description: "b"}}}}
+	for range 10 {
+		if _, err := e.b.store.CreateQuestion(context.Background(), kanban.Question{SessionID: s.ID, TaskID: s.TaskID, WorkspaceID: s.WorkspaceID, Questions: items}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := e.counts()
+	r := e.call(s.Client, "ask_user_question_kandev", `{"questions":[{"question":"Q?","options":[{"label":"A","description":"a"},{"label":"B","description":"b"}]}],"timeout_seconds":1}`)
+	if !r.IsError || text(r) != "CONFLICT: this session already has 10 unanswered questions; wait for answers before asking more" {
+		t.Fatalf("got %q, want the pending-questions CONFLICT", text(r))
+	}
+	if !equalCounts(e.counts(), before) {
+		t.Fatal("a refused question was stored")
+	}
+}

@@ -145,6 +145,9 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		// Room for any MCP call the 4 MiB gate admits once a session's
 		// kandev mcp forwards it (ws.MaxRequestBytes).
 		ReadLimit: ws.MaxRequestBytes,
+		// Above the pending-question bound, so a session blocked in
+		// question.ask keeps room for its other calls.
+		MaxInFlight: 32,
 	})
 	hub.ws = b.ws
 	b.mcp, err = mcpsrv.New(mcpsrv.Config{

@@ -164,6 +164,11 @@ func errorResult(log *slog.Logger, tool string, err error) *mcp.CallToolResult {
 	if errors.As(err, &ke) {
 		return mcp.NewToolResultError(string(ke.Code) + ": " + ke.Message)
 	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// The client went away or the call's own deadline passed: not a bug.
+		log.Info("tool call ended early", "tool", tool, "cause", err)
+		return mcp.NewToolResultError(string(kanban.CodeUnavailable) + ": the call was cancelled or timed out before the backend answered; retry")
+	}
 	return internalError(log, tool, err)
 }
 
