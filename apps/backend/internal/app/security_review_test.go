@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -327,7 +328,7 @@ func TestPendingQuestionsBounded(t *testing.T) {
 	if !r.IsError || text(r) != "CONFLICT: this session already has 10 unanswered questions; wait for answers before asking more" {
 		t.Fatalf("got %q, want the pending-questions CONFLICT", text(r))
 	}
-	if !equalCounts(e.counts(), before) {
+	if !maps.Equal(e.counts(), before) {
 		t.Fatal("a refused question was stored")
 	}
 }
