@@ -124,8 +124,11 @@ func New() (*Catalog, error) {
 			if len(t.Name) <= len(Suffix) || t.Name[len(t.Name)-len(Suffix):] != Suffix {
 				return nil, fmt.Errorf("tool %s: name must end in %s", t.Name, Suffix)
 			}
-			if len(t.Actions) == 0 {
-				return nil, fmt.Errorf("tool %s: declares no backend actions", t.Name)
+			if t.Action == "" {
+				return nil, fmt.Errorf("tool %s: declares no backend action", t.Name)
+			}
+			if t.Run == nil {
+				t.Run = forward
 			}
 			c.tools[t.Name] = t
 			c.order = append(c.order, t.Name)
@@ -197,9 +200,7 @@ func (c *Catalog) Actions(p Profile) (map[string]bool, error) {
 		out[a] = true
 	}
 	for _, t := range tools {
-		for _, a := range t.Actions {
-			out[a] = true
-		}
+		out[t.Action] = true
 	}
 	return out, nil
 }

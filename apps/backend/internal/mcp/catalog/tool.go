@@ -37,6 +37,17 @@ type Call struct {
 	// Progress sends a progress notification when the caller asked for
 	// them; it is a no-op otherwise.
 	Progress func(progress, total float64, message string)
+	// Action is the tool's backend action.
+	Action string
+}
+
+// Forward runs the tool's action with payload and returns its raw result.
+func (c Call) Forward(ctx context.Context, payload any) (json.RawMessage, error) {
+	var out json.RawMessage
+	if err := c.Backend.Call(ctx, c.Action, payload, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Decode unmarshals the validated arguments into v.
@@ -50,16 +61,17 @@ type Tool struct {
 	Input       S // nil: no parameters
 	Output      S // nil: unstructured (text) result
 	Hints       Hints
-	// Actions are the backend actions Run may call. The server refuses any
-	// other (so the list cannot drift), and the backend lets a session call
+	// Action is the one backend action the tool adapts. Run may call no
+	// other (the server refuses it), and the backend lets a session call
 	// only the actions of its mode's tools: a mode is enforced on every
 	// transport, not just in tools/list.
-	Actions []string
+	Action string
 	// Normalize rewrites a shallow copy of the arguments before
 	// validation. Only create_task_kandev has one.
 	Normalize func(args map[string]any) (map[string]any, error)
 	// Run performs the call; its result is returned as JSON text and, with
-	// an Output schema, as structured content.
+	// an Output schema, as structured content. Nil forwards the arguments
+	// to Action unchanged (the tool's property names are its payload fields).
 	Run func(ctx context.Context, c Call) (any, error)
 }
 
@@ -77,25 +89,23 @@ type Group struct {
 	Tools []*Tool
 }
 
-// forward returns a Run that passes the arguments to action unchanged
-// (the tool's property names are the action's payload fields).
-func forward(action string) func(ctx context.Context, c Call) (any, error) {
-	return func(ctx context.Context, c Call) (any, error) {
-		return call(ctx, c, action, c.Args)
-	}
+// forward is the default Run: the arguments go to the tool's action
+// unchanged.
+func forward(ctx context.Context, c Call) (any, error) {
+	return c.Forward(ctx, c.Args)
 }
 
-// forwardID returns a Run that passes the arguments to action with the
-// tool's entity id property (idProp, e.g. "workflow_id") renamed to the
+// forwardID returns a Run that passes the arguments to the tool's action
+// with its entity id property (idProp, e.g. "workflow_id") renamed to the
 // action's "id"; every other property is passed unchanged.
-func forwardID(action, idProp string) func(ctx context.Context, c Call) (any, error) {
-	return forwardRenamed(action, map[string]string{idProp: "id"})
+func forwardID(idProp string) func(ctx context.Context, c Call) (any, error) {
+	return forwardRenamed(map[string]string{idProp: "id"})
 }
 
-// forwardRenamed returns a Run that passes the arguments to action with
-// the properties named in renames given the action's field names; every
-// other property is passed unchanged.
-func forwardRenamed(action string, renames map[string]string) func(ctx context.Context, c Call) (any, error) {
+// forwardRenamed returns a Run that passes the arguments to the tool's
+// action with the properties named in renames given the action's field
+// names; every other property is passed unchanged.
+func forwardRenamed(renames map[string]string) func(ctx context.Context, c Call) (any, error) {
 	return func(ctx context.Context, c Call) (any, error) {
 		var in map[string]json.RawMessage
 		if err := c.Decode(&in); err != nil {
@@ -108,6 +118,6 @@ func forwardRenamed(action string, renames map[string]string) func(ctx context.C
 			}
 			out[k] = v
 		}
-		return call(ctx, c, action, out)
+		return c.Forward(ctx, out)
 	}
 }

@@ -11,7 +11,7 @@ const (
 var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 	{
 		Name:        "update_agent_kandev",
-		Actions:     []string{"agent.update"},
+		Action:      "agent.update",
 		Title:       "Update agent",
 		Description: "Change an agent type's MCP support: whether it can use MCP tools and where its MCP config file lives. Find ids with list_agents_kandev.",
 		Input: Obj("", P{
@@ -21,11 +21,11 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		}, "agent_id"),
 		Output: agentConfigOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("agent.update", "agent_id"),
+		Run:    forwardID("agent_id"),
 	},
 	{
 		Name:        "list_agent_profiles_kandev",
-		Actions:     []string{"agent.profile.list"},
+		Action:      "agent.profile.list",
 		Title:       "List agent profiles",
 		Description: "List agent profiles (named model and approval settings of an agent), oldest first. Use an id as agent_profile_id.",
 		Input: Obj("", PageProps(P{
@@ -33,12 +33,11 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		})),
 		Output: listOf(agentProfileOut),
 		Hints:  ReadHints,
-		Run:    forward("agent.profile.list"),
 	},
 	{
-		Name:    "create_agent_profile_kandev",
-		Actions: []string{"agent.profile.create"},
-		Title:   "Create agent profile",
+		Name:   "create_agent_profile_kandev",
+		Action: "agent.profile.create",
+		Title:  "Create agent profile",
 		Description: "Add a named profile to an agent. An agent's first profile becomes its default. " +
 			"Names are unique per agent.",
 		Input: Obj("", P{
@@ -50,11 +49,10 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		}, "agent_id", "name"),
 		Output: agentProfileOut,
 		Hints:  WriteHints,
-		Run:    forward("agent.profile.create"),
 	},
 	{
 		Name:        "update_agent_profile_kandev",
-		Actions:     []string{"agent.profile.update"},
+		Action:      "agent.profile.update",
 		Title:       "Update agent profile",
 		Description: "Change an agent profile; only the fields you give change.",
 		Input: Obj("", P{
@@ -66,12 +64,12 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		}, "agent_profile_id"),
 		Output: agentProfileOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("agent.profile.update", "agent_profile_id"),
+		Run:    forwardID("agent_profile_id"),
 	},
 	{
-		Name:    "delete_agent_profile_kandev",
-		Actions: []string{"agent.profile.delete"},
-		Title:   "Delete agent profile",
+		Name:   "delete_agent_profile_kandev",
+		Action: "agent.profile.delete",
+		Title:  "Delete agent profile",
 		Description: "Permanently delete an agent profile and its MCP config. Refused while a running session uses it " +
 			"or when it is the agent's last profile; deleting the default promotes the oldest remaining profile.",
 		Input: Obj("", P{
@@ -79,7 +77,7 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		}, "agent_profile_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("agent.profile.delete", "agent_profile_id"),
+		Run:    forwardID("agent_profile_id"),
 	},
 }})
 

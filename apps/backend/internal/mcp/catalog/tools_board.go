@@ -1,26 +1,22 @@
 package catalog
 
 import (
-	"context"
-	"encoding/json"
-
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 var _ = declare(&Group{Name: "board", Tools: []*Tool{
 	{
 		Name:        "list_workspaces_kandev",
-		Actions:     []string{"workspace.list"},
+		Action:      "workspace.list",
 		Title:       "List workspaces",
 		Description: "List the workspaces you can see (a session sees only its own). Use it to find workspace ids.",
 		Input:       Obj("", PageProps(P{})),
 		Output:      listOf(workspaceOut),
 		Hints:       ReadHints,
-		Run:         forward("workspace.list"),
 	},
 	{
 		Name:        "list_workflows_kandev",
-		Actions:     []string{"workflow.list"},
+		Action:      "workflow.list",
 		Title:       "List workflows",
 		Description: "List the workflows (kanban boards) of a workspace, in display order.",
 		Input: Obj("", PageProps(P{
@@ -28,11 +24,10 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 		}), "workspace_id"),
 		Output: listOf(workflowOut),
 		Hints:  ReadHints,
-		Run:    forward("workflow.list"),
 	},
 	{
 		Name:        "list_workflow_steps_kandev",
-		Actions:     []string{"workflow.step.list"},
+		Action:      "workflow.step.list",
 		Title:       "List workflow steps",
 		Description: "List a workflow's steps (board columns) in board order, with their WIP limits and automation settings.",
 		Input: Obj("", PageProps(P{
@@ -40,12 +35,11 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 		}), "workflow_id"),
 		Output: listOf(stepOut),
 		Hints:  ReadHints,
-		Run:    forward("workflow.step.list"),
 	},
 	{
-		Name:    "list_tasks_kandev",
-		Actions: []string{"task.list"},
-		Title:   "List tasks",
+		Name:   "list_tasks_kandev",
+		Action: "task.list",
+		Title:  "List tasks",
 		Description: "List tasks of your workspace. With workflow_step_id, tasks come in board order (position); " +
 			"otherwise in creation order. Archived tasks are excluded unless include_archived is true.",
 		Input: Obj("", PageProps(P{
@@ -56,21 +50,19 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 		})),
 		Output: listOf(taskOut),
 		Hints:  ReadHints,
-		Run:    forward("task.list"),
 	},
 	{
 		Name:        "list_agents_kandev",
-		Actions:     []string{"agent.list"},
+		Action:      "agent.list",
 		Title:       "List agents",
 		Description: "List the agent types (Claude Code, Codex, ...) tasks can be started with.",
 		Input:       Obj("", PageProps(P{})),
 		Output:      listOf(agentOut),
 		Hints:       ReadHints,
-		Run:         forward("agent.list"),
 	},
 	{
 		Name:        "list_executor_profiles_kandev",
-		Actions:     []string{"executor.profile.list"},
+		Action:      "executor.profile.list",
 		Title:       "List executor profiles",
 		Description: "List executor profiles (how and where agents run). Use an id as executor_profile_id when creating a task.",
 		Input: Obj("", PageProps(P{
@@ -78,7 +70,6 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 		})),
 		Output: listOf(executorProfileOut),
 		Hints:  ReadHints,
-		Run:    forward("executor.profile.list"),
 	},
 }})
 
@@ -90,12 +81,3 @@ var taskStates = func() []string {
 	}
 	return out
 }()
-
-// call runs action with payload and returns its raw JSON result.
-func call(ctx context.Context, c Call, action string, payload any) (json.RawMessage, error) {
-	var out json.RawMessage
-	if err := c.Backend.Call(ctx, action, payload, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}

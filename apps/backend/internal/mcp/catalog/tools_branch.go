@@ -16,9 +16,9 @@ func branchTaskRef() S {
 
 var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 	{
-		Name:    "add_branch_to_task_kandev",
-		Actions: []string{"task.repository.add"},
-		Title:   "Add branch to task",
+		Name:   "add_branch_to_task_kandev",
+		Action: "task.repository.add",
+		Title:  "Add branch to task",
 		Description: "Attach a repository to a task with the branch to start from (and optionally the branch to check " +
 			"out). Name the repository by exactly one of repository_id, local_path or repository_url; a path or URL the " +
 			"workspace does not know yet is registered. Adding a repository the task already has updates its branches.",
@@ -36,12 +36,11 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 			"repository_created": Bool("True when this call registered the repository in the workspace."),
 		}, "task_repository", "repository", "repository_created"),
 		Hints: IdempotentWrite,
-		Run:   forward("task.repository.add"),
 	},
 	{
-		Name:    "add_workspace_sources_kandev",
-		Actions: []string{"workspace.source.add"},
-		Title:   "Add workspace sources",
+		Name:   "add_workspace_sources_kandev",
+		Action: "workspace.source.add",
+		Title:  "Add workspace sources",
 		Description: "Register up to 10 repositories in your workspace by local path and/or remote URL, so tasks can " +
 			"use them. A repository already registered (same local path, else same URL) is returned with created false.",
 		Input: Obj("", P{
@@ -59,12 +58,11 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 			}, "repository", "created")),
 		}, "items"),
 		Hints: IdempotentWrite,
-		Run:   forward("workspace.source.add"),
 	},
 	{
-		Name:    "update_repository_base_branch_kandev",
-		Actions: []string{"task.repository.set_base_branch"},
-		Title:   "Update repository base branch",
+		Name:   "update_repository_base_branch_kandev",
+		Action: "task.repository.set_base_branch",
+		Title:  "Update repository base branch",
 		Description: "Change the branch a task's work starts from in one of its repositories (its checkout branch is " +
 			"kept). repository_id may be omitted when the task has exactly one repository.",
 		Input: Obj("", P{
@@ -74,7 +72,6 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 		}, "base_branch"),
 		Output: taskRepoLinkOut,
 		Hints:  IdempotentWrite,
-		Run:    forward("task.repository.set_base_branch"),
 	},
 }})
 

@@ -8,9 +8,9 @@ import (
 
 var _ = declare(&Group{Name: "conversation", Tools: []*Tool{
 	{
-		Name:    "get_task_conversation_kandev",
-		Actions: []string{"message.list"},
-		Title:   "Get task conversation",
+		Name:   "get_task_conversation_kandev",
+		Action: "message.list",
+		Title:  "Get task conversation",
 		Description: "Read a task's conversation (prompts, agent messages, tool calls, questions, status) across its " +
 			"sessions, or one session's with session_id. Page with limit and the before/after cursors: pass next_cursor as " +
 			"after to continue an ascending listing, as before to continue a descending one.",
@@ -26,12 +26,11 @@ var _ = declare(&Group{Name: "conversation", Tools: []*Tool{
 		}, "task_id"),
 		Output: listOf(messageOut),
 		Hints:  ReadHints,
-		Run:    forward("message.list"),
 	},
 	{
-		Name:    "list_task_sessions_kandev",
-		Actions: []string{"session.list"},
-		Title:   "List task sessions",
+		Name:   "list_task_sessions_kandev",
+		Action: "session.list",
+		Title:  "List task sessions",
 		Description: "List a task's agent sessions, newest first, with their state, MCP mode and agent profile. Use a " +
 			"session id to filter get_task_conversation_kandev.",
 		Input: Obj("", PageProps(P{
@@ -39,7 +38,6 @@ var _ = declare(&Group{Name: "conversation", Tools: []*Tool{
 		}), "task_id"),
 		Output: listOf(sessionOut),
 		Hints:  ReadHints,
-		Run:    forward("session.list"),
 	},
 }})
 

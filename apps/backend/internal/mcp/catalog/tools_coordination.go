@@ -7,9 +7,9 @@ const maxStopReason = 1000
 
 var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 	{
-		Name:    "message_task_kandev",
-		Actions: []string{"task.message"},
-		Title:   "Message another task",
+		Name:   "message_task_kandev",
+		Action: "task.message",
+		Title:  "Message another task",
 		Description: "Send a prompt to another task's agent: it is appended to that task's newest running session's " +
 			"conversation (author task:<your task id>) and the session is notified. delivery_mode queued (default) waits " +
 			"for the agent's next turn; interrupt asks it to stop its current turn and read the message now, and is allowed " +
@@ -27,12 +27,11 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 			"delivery_mode": Str("queued or interrupt."),
 		}, "message", "session_id", "delivery_mode"),
 		Hints: WriteHints,
-		Run:   forward("task.message"),
 	},
 	{
-		Name:    "stop_task_kandev",
-		Actions: []string{"task.stop"},
-		Title:   "Stop subtask",
+		Name:   "stop_task_kandev",
+		Action: "task.stop",
+		Title:  "Stop subtask",
 		Description: "Stop the agents of one of your direct subtasks: every session of it that has not ended becomes " +
 			"CANCELLED and gets a status message with your reason. Stopping a task whose sessions have all ended succeeds " +
 			"and stops nothing. The task itself is kept.",
@@ -45,12 +44,11 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 			"stopped_session_ids": Arr("Sessions moved to CANCELLED by this call.", Str("A session id.")),
 		}, "task_id", "stopped_session_ids"),
 		Hints: DestructiveHints,
-		Run:   forward("task.stop"),
 	},
 	{
-		Name:    "spawn_session_kandev",
-		Actions: []string{"session.spawn"},
-		Title:   "Spawn session",
+		Name:   "spawn_session_kandev",
+		Action: "session.spawn",
+		Title:  "Spawn session",
 		Description: "Start a new agent session on an existing task of your workspace, e.g. to retry a failed run. Its " +
 			"first message is prompt, else the task's own prompt. Returns the session id and the agent profile it runs with.",
 		Input: Obj("", P{
@@ -67,6 +65,5 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 			}, "id", "agent_id", "name"),
 		}, "session"),
 		Hints: WriteHints,
-		Run:   forward("session.spawn"),
 	},
 }})

@@ -11,9 +11,9 @@ import (
 var _ = declare(&Group{Name: "create-task", Tools: []*Tool{createTaskTool}})
 
 var createTaskTool = &Tool{
-	Name:    "create_task_kandev",
-	Actions: []string{"task.create"},
-	Title:   "Create task",
+	Name:   "create_task_kandev",
+	Action: "task.create",
+	Title:  "Create task",
 	Description: "Create a task on a workflow step and, unless start_agent is false, start an agent session on it with prompt as " +
 		"its instructions. Defaults: your task's workspace and workflow (or the workspace's first workflow), at its start step. " +
 		"Set external_id to make retries safe: a repeat with the same key returns the existing task with deduplicated=true.",
@@ -53,7 +53,7 @@ var createTaskTool = &Tool{
 			delete(in, "prompt")
 			in["description"] = p
 		}
-		return call(ctx, c, "task.create", in)
+		return c.Forward(ctx, in)
 	},
 }
 

@@ -2,26 +2,24 @@ package catalog
 
 var _ = declare(&Group{Name: "dependencies", Tools: []*Tool{
 	{
-		Name:    "add_task_dependency_kandev",
-		Actions: []string{"task.dependency.add"},
-		Title:   "Add task dependency",
+		Name:   "add_task_dependency_kandev",
+		Action: "task.dependency.add",
+		Title:  "Add task dependency",
 		Description: "Record that a task is blocked by another task of the same workspace. In a session, task_id is " +
 			"your own task (the default). Self edges and cycles are refused; adding an existing edge succeeds.",
 		Input:  dependencyInput(),
 		Output: dependencyOut,
 		Hints:  IdempotentWrite,
-		Run:    forward("task.dependency.add"),
 	},
 	{
-		Name:    "remove_task_dependency_kandev",
-		Actions: []string{"task.dependency.remove"},
-		Title:   "Remove task dependency",
+		Name:   "remove_task_dependency_kandev",
+		Action: "task.dependency.remove",
+		Title:  "Remove task dependency",
 		Description: "Remove the edge \"task_id is blocked by depends_on_task_id\". In a session, task_id is your own " +
 			"task (the default). Removing an edge that does not exist succeeds.",
 		Input:  dependencyInput(),
 		Output: deletedOut("The removed edge.", "The blocked task.", "Always true: the edge no longer exists."),
 		Hints:  DestructiveHints,
-		Run:    forward("task.dependency.remove"),
 	},
 }})
 

@@ -12,18 +12,17 @@ const (
 var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 	{
 		Name:        "list_executors_kandev",
-		Actions:     []string{"executor.list"},
+		Action:      "executor.list",
 		Title:       "List executors",
 		Description: "List executors (ways of running agents, e.g. a local process or a git worktree) by name. Their profiles are listed by list_executor_profiles_kandev.",
 		Input:       Obj("", PageProps(P{})),
 		Output:      listOf(executorOut),
 		Hints:       ReadHints,
-		Run:         forward("executor.list"),
 	},
 	{
-		Name:    "create_executor_profile_kandev",
-		Actions: []string{"executor.profile.create"},
-		Title:   "Create executor profile",
+		Name:   "create_executor_profile_kandev",
+		Action: "executor.profile.create",
+		Title:  "Create executor profile",
 		Description: "Add a named profile to an executor: its MCP policy, settings and prepare/cleanup scripts. " +
 			"An executor's first profile becomes its default. Names are unique per executor.",
 		Input: Obj("", withExecutorFields(P{
@@ -33,11 +32,10 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		}), "executor_id", "name"),
 		Output: executorProfileConfigOut,
 		Hints:  WriteHints,
-		Run:    forward("executor.profile.create"),
 	},
 	{
 		Name:        "update_executor_profile_kandev",
-		Actions:     []string{"executor.profile.update"},
+		Action:      "executor.profile.update",
 		Title:       "Update executor profile",
 		Description: "Change an executor profile; only the fields you give change (config, when given, replaces the stored config).",
 		Input: Obj("", withExecutorFields(P{
@@ -47,12 +45,12 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		}), "executor_profile_id"),
 		Output: executorProfileConfigOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("executor.profile.update", "executor_profile_id"),
+		Run:    forwardID("executor_profile_id"),
 	},
 	{
-		Name:    "delete_executor_profile_kandev",
-		Actions: []string{"executor.profile.delete"},
-		Title:   "Delete executor profile",
+		Name:   "delete_executor_profile_kandev",
+		Action: "executor.profile.delete",
+		Title:  "Delete executor profile",
 		Description: "Permanently delete an executor profile. Refused while a running session uses it or when it is the " +
 			"executor's last profile; deleting the default promotes the oldest remaining profile.",
 		Input: Obj("", P{
@@ -60,7 +58,7 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		}, "executor_profile_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("executor.profile.delete", "executor_profile_id"),
+		Run:    forwardID("executor_profile_id"),
 	},
 }})
 

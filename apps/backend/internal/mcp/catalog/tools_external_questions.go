@@ -20,9 +20,9 @@ const (
 
 var _ = declare(&Group{Name: "external-questions", Tools: []*Tool{
 	{
-		Name:    "list_pending_questions_kandev",
-		Actions: []string{"question.list"},
-		Title:   "List pending questions",
+		Name:   "list_pending_questions_kandev",
+		Action: "question.list",
+		Title:  "List pending questions",
 		Description: "List questions agents asked that nobody has answered yet, oldest first. Answer one with " +
 			"answer_question_kandev to unblock the agent waiting for it.",
 		Input: Obj("", PageProps(P{
@@ -37,13 +37,13 @@ var _ = declare(&Group{Name: "external-questions", Tools: []*Tool{
 				return nil, err
 			}
 			in["state"] = json.RawMessage(`"` + kanban.QuestionPending + `"`)
-			return call(ctx, c, "question.list", in)
+			return c.Forward(ctx, in)
 		},
 	},
 	{
-		Name:    "answer_question_kandev",
-		Actions: []string{"question.answer"},
-		Title:   "Answer question",
+		Name:   "answer_question_kandev",
+		Action: "question.answer",
+		Title:  "Answer question",
 		Description: "Answer (or reject) a pending question so the asking agent continues. Answer every question of the " +
 			"bundle once, with offered option labels or a custom text. The first answer wins: a later one changes nothing " +
 			"and returns claimed=false with the stored answer.",
@@ -63,7 +63,7 @@ var _ = declare(&Group{Name: "external-questions", Tools: []*Tool{
 			"question": questionBundleOut,
 		}, "claimed", "question"),
 		Hints: IdempotentWrite,
-		Run:   forwardID("question.answer", "question_id"),
+		Run:   forwardID("question_id"),
 	},
 }})
 

@@ -16,9 +16,9 @@ const (
 
 var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 	{
-		Name:    "get_mcp_config_kandev",
-		Actions: []string{"mcp_config.get"},
-		Title:   "Get MCP config",
+		Name:   "get_mcp_config_kandev",
+		Action: "mcp_config.get",
+		Title:  "Get MCP config",
 		Description: "Read an agent profile's MCP configuration: whether MCP is enabled and the MCP servers its agent connects to. " +
 			"env and headers values are secrets and always read back masked as \"" + action.SecretMask + "\".",
 		Input: Obj("", P{
@@ -26,12 +26,11 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 		}, "agent_profile_id"),
 		Output: mcpConfigOut,
 		Hints:  ReadHints,
-		Run:    forward("mcp_config.get"),
 	},
 	{
-		Name:    "update_mcp_config_kandev",
-		Actions: []string{"mcp_config.update"},
-		Title:   "Update MCP config",
+		Name:   "update_mcp_config_kandev",
+		Action: "mcp_config.update",
+		Title:  "Update MCP config",
 		Description: "Enable or disable MCP for an agent profile and/or replace its MCP servers. servers, when given, replaces " +
 			"all servers ({} removes them); an env or header value of \"" + action.SecretMask + "\" keeps that stored secret, " +
 			"so a config read with get_mcp_config_kandev can be edited and written back.",
@@ -42,7 +41,6 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 		}, "agent_profile_id"),
 		Output: mcpConfigOut,
 		Hints:  IdempotentWrite,
-		Run:    forward("mcp_config.update"),
 	},
 }})
 

@@ -15,9 +15,9 @@ func docTaskRef(reach string) S {
 
 var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 	{
-		Name:    "list_task_documents_kandev",
-		Actions: []string{"document.list"},
-		Title:   "List task documents",
+		Name:   "list_task_documents_kandev",
+		Action: "document.list",
+		Title:  "List task documents",
 		Description: "List the documents kept on a task (key, type, title, revision; no content), ordered by key. Use " +
 			"get_task_document_kandev to read one.",
 		Input: Obj("", PageProps(P{
@@ -25,11 +25,10 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 		})),
 		Output: listOf(documentOut),
 		Hints:  ReadHints,
-		Run:    forward("document.list"),
 	},
 	{
 		Name:        "get_task_document_kandev",
-		Actions:     []string{"document.get"},
+		Action:      "document.get",
 		Title:       "Get task document",
 		Description: "Read one document of a task, with its content and current revision. NOT_FOUND when the key does not exist.",
 		Input: Obj("", P{
@@ -38,12 +37,11 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 		}, "key"),
 		Output: documentOut,
 		Hints:  ReadHints,
-		Run:    forward("document.get"),
 	},
 	{
-		Name:    "write_task_document_kandev",
-		Actions: []string{"document.write"},
-		Title:   "Write task document",
+		Name:   "write_task_document_kandev",
+		Action: "document.write",
+		Title:  "Write task document",
 		Description: "Create a task document under a key, or store a new revision of it (earlier revisions are kept). " +
 			"You may write to your own task or one of its ancestors only. Omitted type and title keep the current ones " +
 			"(a new document defaults to markdown).",
@@ -56,15 +54,14 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 		}, "key", "content"),
 		Output: documentOut,
 		Hints:  WriteHints,
-		Run:    forward("document.write"),
 	},
 }})
 
 var _ = declare(&Group{Name: "office-decisions", Tools: []*Tool{
 	{
-		Name:    "record_step_decision_kandev",
-		Actions: []string{"step.decide"},
-		Title:   "Record step decision",
+		Name:   "record_step_decision_kandev",
+		Action: "step.decide",
+		Title:  "Record step decision",
 		Description: "Approve or reject the work of a task's current workflow step, with your reason. A later decision " +
 			"on the same task supersedes earlier ones (the result names the one it replaced).",
 		Input: Obj("", P{
@@ -77,7 +74,6 @@ var _ = declare(&Group{Name: "office-decisions", Tools: []*Tool{
 			"supersedes": Str("Id of the earlier decision this one replaces, if any."),
 		}, "artifact"),
 		Hints: WriteHints,
-		Run:   forward("step.decide"),
 	},
 }})
 

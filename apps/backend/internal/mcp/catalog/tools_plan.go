@@ -23,46 +23,42 @@ func planInput(titleDesc, contentDesc string) S {
 
 var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 	{
-		Name:    "create_task_plan_kandev",
-		Actions: []string{"plan.create"},
-		Title:   "Create task plan",
+		Name:   "create_task_plan_kandev",
+		Action: "plan.create",
+		Title:  "Create task plan",
 		Description: "Write a task's plan (markdown) for the first time, at revision 1. Fails with CONFLICT when the task " +
 			"already has a plan: use update_task_plan_kandev then.",
 		Input:  planInput("Plan title, at most 200 characters.", "The plan, in markdown."),
 		Output: planOut,
 		Hints:  WriteHints,
-		Run:    forward("plan.create"),
 	},
 	{
 		Name:        "get_task_plan_kandev",
-		Actions:     []string{"plan.get"},
+		Action:      "plan.get",
 		Title:       "Get task plan",
 		Description: "Read a task's current plan and its revision number. NOT_FOUND when the task has no plan.",
 		Input:       Obj("", P{"task_id": planTaskRef()}),
 		Output:      planOut,
 		Hints:       ReadHints,
-		Run:         forward("plan.get"),
 	},
 	{
-		Name:    "update_task_plan_kandev",
-		Actions: []string{"plan.update"},
-		Title:   "Update task plan",
+		Name:   "update_task_plan_kandev",
+		Action: "plan.update",
+		Title:  "Update task plan",
 		Description: "Replace a task's plan with new content as its next revision; earlier revisions are kept. Omit " +
 			"title to keep the current one.",
 		Input:  planInput("New plan title, at most 200 characters; omit to keep it.", "The whole new plan, in markdown."),
 		Output: planOut,
 		Hints:  WriteHints,
-		Run:    forward("plan.update"),
 	},
 	{
 		Name:        "delete_task_plan_kandev",
-		Actions:     []string{"plan.delete"},
+		Action:      "plan.delete",
 		Title:       "Delete task plan",
 		Description: "Delete a task's plan with all its revisions. This cannot be undone.",
 		Input:       Obj("", P{"task_id": planTaskRef()}),
 		Output:      deletedOut("The task whose plan was deleted.", "The task id.", "Always true: the plan is gone."),
 		Hints:       DestructiveHints,
-		Run:         forward("plan.delete"),
 	},
 }})
 

@@ -54,9 +54,9 @@ const askGrace = 30 * time.Second
 
 var _ = declare(&Group{Name: "user-question", Tools: []*Tool{
 	{
-		Name:    "ask_user_question_kandev",
-		Actions: []string{"question.ask"},
-		Title:   "Ask the user a question",
+		Name:   "ask_user_question_kandev",
+		Action: "question.ask",
+		Title:  "Ask the user a question",
 		Description: "Ask the operator 1–4 multiple-choice questions and wait for the answer. Use it when you cannot " +
 			"proceed without a decision only a person can make. The call blocks until the operator answers or rejects " +
 			"(sending progress notifications every 20 s when you pass a progress token), or until timeout_seconds pass: " +
@@ -127,7 +127,7 @@ func askUser(ctx context.Context, c Call) (any, error) {
 		Answered bool             `json:"answered"`
 	}
 	payload := map[string]any{"questions": in.Questions, "wait_seconds": in.TimeoutSeconds}
-	if err := c.Backend.Call(ctx, "question.ask", payload, &res); err != nil {
+	if err := c.Backend.Call(ctx, c.Action, payload, &res); err != nil {
 		return nil, err
 	}
 	q := res.Question

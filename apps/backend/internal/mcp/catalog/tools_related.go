@@ -8,9 +8,9 @@ const (
 
 var _ = declare(&Group{Name: "related", Tools: []*Tool{
 	{
-		Name:    "list_related_tasks_kandev",
-		Actions: []string{"task.related"},
-		Title:   "List related tasks",
+		Name:   "list_related_tasks_kandev",
+		Action: "task.related",
+		Title:  "List related tasks",
 		Description: "Show a task's neighbourhood: its parent, children, siblings (the parent's other children), the " +
 			"tasks blocking it and the tasks it blocks. Archived children and siblings are left out. Each list holds at " +
 			"most limit tasks; truncated names the lists that had more (raise limit, up to 100, to see them).",
@@ -30,7 +30,6 @@ var _ = declare(&Group{Name: "related", Tools: []*Tool{
 			"truncated": Arr("Names of the lists cut at limit.", Enum("A list name.", "children", "siblings", "blockers", "blocked")),
 		}, "task", "children", "siblings", "blockers", "blocked", "truncated"),
 		Hints: ReadHints,
-		Run:   forward("task.related"),
 	},
 }})
 

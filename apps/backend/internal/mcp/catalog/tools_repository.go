@@ -2,9 +2,9 @@ package catalog
 
 var _ = declare(&Group{Name: "repositories", Tools: []*Tool{
 	{
-		Name:    "list_repositories_kandev",
-		Actions: []string{"repository.list"},
-		Title:   "List repositories",
+		Name:   "list_repositories_kandev",
+		Action: "repository.list",
+		Title:  "List repositories",
 		Description: "List the code repositories registered in a workspace, oldest first. Use an id as repository_id " +
 			"when creating a task.",
 		Input: Obj("", PageProps(P{
@@ -12,7 +12,6 @@ var _ = declare(&Group{Name: "repositories", Tools: []*Tool{
 		})),
 		Output: listOf(repositoryOut),
 		Hints:  ReadHints,
-		Run:    forward("repository.list"),
 	},
 }})
 

@@ -12,9 +12,9 @@ const (
 
 var _ = declare(&Group{Name: "review", Tools: []*Tool{
 	{
-		Name:    "publish_review_findings_kandev",
-		Actions: []string{"artifact.create"},
-		Title:   "Publish review findings",
+		Name:   "publish_review_findings_kandev",
+		Action: "artifact.create",
+		Title:  "Publish review findings",
 		Description: "Publish the findings of a code review for the operator: each with a severity, a title, an " +
 			"explanation and optionally a location and a suggested fix. Stored on your task; publish all findings of a " +
 			"review in one call (an empty list says the review found nothing).",

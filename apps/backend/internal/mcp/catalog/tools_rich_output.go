@@ -19,9 +19,9 @@ func num(desc string) S { return S{"type": "number", "description": desc} }
 
 var _ = declare(&Group{Name: "rich-output", Tools: []*Tool{
 	{
-		Name:    "show_rich_output_kandev",
-		Actions: []string{"artifact.create"},
-		Title:   "Show rich output",
+		Name:   "show_rich_output_kandev",
+		Action: "artifact.create",
+		Title:  "Show rich output",
 		Description: "Show the operator structured output next to your conversation: up to 4 blocks, each a file " +
 			"(code or text with a language), a chart (bar, line or pie) or a set of metrics. Stored on your task and " +
 			"returned.",

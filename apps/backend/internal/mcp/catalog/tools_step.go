@@ -10,9 +10,9 @@ const (
 
 var _ = declare(&Group{Name: "step-completion", Tools: []*Tool{
 	{
-		Name:    "step_complete_kandev",
-		Actions: []string{"step.complete"},
-		Title:   "Complete step",
+		Name:   "step_complete_kandev",
+		Action: "step.complete",
+		Title:  "Complete step",
 		Description: "Signal that you finished the work of your task's current workflow step. The signal is recorded " +
 			"with your summary; when the step is set to auto-advance the task moves to the next step (unless that step's " +
 			"wip_limit is reached or this is the last step). The result says what happened.",
@@ -31,6 +31,5 @@ var _ = declare(&Group{Name: "step-completion", Tools: []*Tool{
 			"outcome":      Str("What happened, in words."),
 		}, "artifact", "task", "advanced", "from_step_id", "outcome"),
 		Hints: WriteHints,
-		Run:   forward("step.complete"),
 	},
 }})

@@ -86,9 +86,9 @@ var stepOutList = out("The workflow's steps in their new board order.", P{
 // stepConfigTools are the step tools of the config-workflows group.
 var stepConfigTools = []*Tool{
 	{
-		Name:    "create_workflow_step_kandev",
-		Actions: []string{"workflow.step.create"},
-		Title:   "Create workflow step",
+		Name:   "create_workflow_step_kandev",
+		Action: "workflow.step.create",
+		Title:  "Create workflow step",
 		Description: "Append a step (board column) to a workflow. The workflow's first step becomes its start step. " +
 			"Use update_workflow_step_kandev to change a step and reorder_workflow_steps_kandev to move it.",
 		Input: Obj("", withStepFields(P{
@@ -96,11 +96,10 @@ var stepConfigTools = []*Tool{
 		}), "workflow_id", "name"),
 		Output: stepOut,
 		Hints:  WriteHints,
-		Run:    forward("workflow.step.create"),
 	},
 	{
 		Name:        "update_workflow_step_kandev",
-		Actions:     []string{"workflow.step.update"},
+		Action:      "workflow.step.update",
 		Title:       "Update workflow step",
 		Description: "Change a workflow step's settings; only the fields you give change (events, when given, replaces all automations).",
 		Input: Obj("", withStepFields(P{
@@ -108,11 +107,11 @@ var stepConfigTools = []*Tool{
 		}), "workflow_step_id"),
 		Output: stepOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("workflow.step.update", "workflow_step_id"),
+		Run:    forwardID("workflow_step_id"),
 	},
 	{
 		Name:        "delete_workflow_step_kandev",
-		Actions:     []string{"workflow.step.delete"},
+		Action:      "workflow.step.delete",
 		Title:       "Delete workflow step",
 		Description: "Permanently delete a workflow step. Refused while any task (archived included) is on it; move them first.",
 		Input: Obj("", P{
@@ -120,11 +119,11 @@ var stepConfigTools = []*Tool{
 		}, "workflow_step_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("workflow.step.delete", "workflow_step_id"),
+		Run:    forwardID("workflow_step_id"),
 	},
 	{
 		Name:        "reorder_workflow_steps_kandev",
-		Actions:     []string{"workflow.step.reorder"},
+		Action:      "workflow.step.reorder",
 		Title:       "Reorder workflow steps",
 		Description: "Set the board order of a workflow's steps. step_ids must list every step of the workflow exactly once.",
 		Input: Obj("", P{
@@ -134,6 +133,5 @@ var stepConfigTools = []*Tool{
 		}, "workflow_id", "step_ids"),
 		Output: stepOutList,
 		Hints:  IdempotentWrite,
-		Run:    forward("workflow.step.reorder"),
 	},
 }

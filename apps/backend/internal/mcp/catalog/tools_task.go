@@ -7,9 +7,9 @@ const maxTaskPosition = 1_000_000
 
 var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 	{
-		Name:    "move_task_kandev",
-		Actions: []string{"task.move"},
-		Title:   "Move task",
+		Name:   "move_task_kandev",
+		Action: "task.move",
+		Title:  "Move task",
 		Description: "Move a task to another step (column) of its workflow, or reorder it within its step. Fails with " +
 			"CONFLICT when the target step's wip_limit is already reached. Use list_workflow_steps_kandev to find step ids.",
 		Input: Obj("", P{
@@ -20,12 +20,12 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 		}, "task_id", "workflow_step_id"),
 		Output: taskOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("task.move", "task_id"),
+		Run:    forwardID("task_id"),
 	},
 	{
-		Name:    "delete_task_kandev",
-		Actions: []string{"task.delete"},
-		Title:   "Delete task",
+		Name:   "delete_task_kandev",
+		Action: "task.delete",
+		Title:  "Delete task",
 		Description: "Permanently delete a task with its sessions, conversation, plan, documents and artifacts; its " +
 			"subtasks are kept and detached. This cannot be undone: prefer archive_task_kandev to hide finished work. " +
 			"A session cannot delete its own task.",
@@ -34,12 +34,12 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 		}, "task_id"),
 		Output: deletedOut("The deleted task.", "Id of the deleted task.", "Always true: the task is gone."),
 		Hints:  DestructiveHints,
-		Run:    forwardID("task.delete", "task_id"),
+		Run:    forwardID("task_id"),
 	},
 	{
-		Name:    "archive_task_kandev",
-		Actions: []string{"task.archive"},
-		Title:   "Archive task",
+		Name:   "archive_task_kandev",
+		Action: "task.archive",
+		Title:  "Archive task",
 		Description: "Archive a task: it leaves the board (list_tasks_kandev hides it unless include_archived) but keeps " +
 			"its history. Archiving an archived task succeeds and keeps the first archived_at.",
 		Input: Obj("", P{
@@ -47,15 +47,15 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 		}, "task_id"),
 		Output: taskOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("task.archive", "task_id"),
+		Run:    forwardID("task_id"),
 	},
 }})
 
 var _ = declare(&Group{Name: "task-update", Tools: []*Tool{
 	{
-		Name:    "update_task_kandev",
-		Actions: []string{"task.update"},
-		Title:   "Update task",
+		Name:   "update_task_kandev",
+		Action: "task.update",
+		Title:  "Update task",
 		Description: "Change a task's title, prompt (its description), state or deferred launch prompt. Only the " +
 			"fields you pass change. Use move_task_kandev to change its step.",
 		Input: Obj("", P{
@@ -68,6 +68,6 @@ var _ = declare(&Group{Name: "task-update", Tools: []*Tool{
 		}, "task_id"),
 		Output: taskOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardRenamed("task.update", map[string]string{"task_id": "id", "prompt": "description"}),
+		Run:    forwardRenamed(map[string]string{"task_id": "id", "prompt": "description"}),
 	},
 }})

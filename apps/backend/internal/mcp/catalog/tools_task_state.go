@@ -2,9 +2,9 @@ package catalog
 
 var _ = declare(&Group{Name: "task-state", Tools: []*Tool{
 	{
-		Name:    "update_task_state_kandev",
-		Actions: []string{"task.set_state"},
-		Title:   "Update task state",
+		Name:   "update_task_state_kandev",
+		Action: "task.set_state",
+		Title:  "Update task state",
 		Description: "Set a task's lifecycle state (e.g. mark it BLOCKED or COMPLETED) without moving it between steps. " +
 			"Use move_task_kandev to change its step.",
 		Input: Obj("", P{
@@ -13,6 +13,6 @@ var _ = declare(&Group{Name: "task-state", Tools: []*Tool{
 		}, "task_id", "state"),
 		Output: taskOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("task.set_state", "task_id"),
+		Run:    forwardID("task_id"),
 	},
 }})

@@ -4,9 +4,9 @@ import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
 var _ = declare(&Group{Name: "task-title", Tools: []*Tool{
 	{
-		Name:    "set_task_title_kandev",
-		Actions: []string{"task.set_title"},
-		Title:   "Set task title",
+		Name:   "set_task_title_kandev",
+		Action: "task.set_title",
+		Title:  "Set task title",
 		Description: "Give your task its title once you understand the work: a short summary (at most 60 characters). " +
 			"Call it once, early; afterwards your session switches to task mode and this tool disappears.",
 		Input: Obj("", P{
@@ -17,6 +17,5 @@ var _ = declare(&Group{Name: "task-title", Tools: []*Tool{
 			"mode": Str("Your session's mode afterwards: task."),
 		}, "task", "mode"),
 		Hints: IdempotentWrite,
-		Run:   forward("task.set_title"),
 	},
 }})

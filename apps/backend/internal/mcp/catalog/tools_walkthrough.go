@@ -18,9 +18,9 @@ const (
 
 var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 	{
-		Name:    "show_walkthrough_kandev",
-		Actions: []string{"artifact.create"},
-		Title:   "Show walkthrough",
+		Name:   "show_walkthrough_kandev",
+		Action: "artifact.create",
+		Title:  "Show walkthrough",
 		Description: "Publish a guided tour of code for the operator: an ordered list of steps, each pointing at a file " +
 			"and line range with an explanation. It is stored on your task; a new walkthrough replaces the shown one " +
 			"(get_walkthrough_kandev returns the latest).",
@@ -41,23 +41,23 @@ var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 	},
 	{
 		Name:        "get_walkthrough_kandev",
-		Actions:     []string{"artifact.latest"},
+		Action:      "artifact.latest",
 		Title:       "Get walkthrough",
 		Description: "Read the latest walkthrough shown on your task. NOT_FOUND when there is none.",
 		Output:      artifactOut("The latest walkthrough.", "The walkthrough: title and steps."),
 		Hints:       ReadHints,
-		Run:         selfArtifact("artifact.latest", kanban.ArtifactWalkthrough),
+		Run:         selfArtifact(kanban.ArtifactWalkthrough),
 	},
 	{
 		Name:        "delete_walkthrough_kandev",
-		Actions:     []string{"artifact.delete"},
+		Action:      "artifact.delete",
 		Title:       "Delete walkthrough",
 		Description: "Delete every walkthrough shown on your task. Deleting when there is none succeeds with deleted 0.",
 		Output: out("How many walkthroughs were deleted.", P{
 			"deleted": Int("Number of walkthroughs deleted."),
 		}, "deleted"),
 		Hints: DestructiveHints,
-		Run:   selfArtifact("artifact.delete", kanban.ArtifactWalkthrough),
+		Run:   selfArtifact(kanban.ArtifactWalkthrough),
 	},
 }})
 
@@ -78,14 +78,14 @@ func artifactOut(desc, dataDesc string) S {
 // kind on the caller's own task.
 func createArtifact(kind string) func(ctx context.Context, c Call) (any, error) {
 	return func(ctx context.Context, c Call) (any, error) {
-		return call(ctx, c, "artifact.create", map[string]any{"task_id": "self", "kind": kind, "data": c.Args})
+		return c.Forward(ctx, map[string]any{"task_id": "self", "kind": kind, "data": c.Args})
 	}
 }
 
 // selfArtifact returns a Run for a parameter-less action on the caller's
 // own task's artifacts of kind.
-func selfArtifact(action, kind string) func(ctx context.Context, c Call) (any, error) {
+func selfArtifact(kind string) func(ctx context.Context, c Call) (any, error) {
 	return func(ctx context.Context, c Call) (any, error) {
-		return call(ctx, c, action, map[string]string{"task_id": "self", "kind": kind})
+		return c.Forward(ctx, map[string]string{"task_id": "self", "kind": kind})
 	}
 }

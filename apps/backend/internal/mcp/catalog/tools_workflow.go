@@ -7,9 +7,9 @@ import (
 
 var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 	{
-		Name:    "create_workflow_kandev",
-		Actions: []string{"workflow.create"},
-		Title:   "Create workflow",
+		Name:   "create_workflow_kandev",
+		Action: "workflow.create",
+		Title:  "Create workflow",
 		Description: "Create a workflow (kanban board) in a workspace, optionally with its steps in the same atomic call. " +
 			"To copy a workflow, use export_workflow_kandev and import_workflow_kandev instead.",
 		Input: Obj("", workflowFields(P{
@@ -19,11 +19,10 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		}), "name"),
 		Output: workflowWithStepsOut,
 		Hints:  WriteHints,
-		Run:    forward("workflow.create"),
 	},
 	{
 		Name:        "update_workflow_kandev",
-		Actions:     []string{"workflow.update"},
+		Action:      "workflow.update",
 		Title:       "Update workflow",
 		Description: "Rename a workflow or change its description; only the fields you give change.",
 		Input: Obj("", P{
@@ -33,12 +32,12 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		}, "workflow_id"),
 		Output: workflowOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("workflow.update", "workflow_id"),
+		Run:    forwardID("workflow_id"),
 	},
 	{
-		Name:    "delete_workflow_kandev",
-		Actions: []string{"workflow.delete"},
-		Title:   "Delete workflow",
+		Name:   "delete_workflow_kandev",
+		Action: "workflow.delete",
+		Title:  "Delete workflow",
 		Description: "Permanently delete a workflow and its steps. Refused while tasks (archived included) are on it, " +
 			"unless cascade is true, which also deletes those tasks and their sessions, plans and documents.",
 		Input: Obj("", P{
@@ -48,12 +47,12 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		}, "workflow_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("workflow.delete", "workflow_id"),
+		Run:    forwardID("workflow_id"),
 	},
 	{
-		Name:    "export_workflow_kandev",
-		Actions: []string{"workflow.export"},
-		Title:   "Export workflow",
+		Name:   "export_workflow_kandev",
+		Action: "workflow.export",
+		Title:  "Export workflow",
 		Description: "Export a workflow and its steps' settings as a versioned, portable document " +
 			`({"format":"kandev_workflow","version":1,...}, no ids) to pass to import_workflow_kandev.`,
 		Input: Obj("", P{
@@ -61,12 +60,12 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		}, "workflow_id"),
 		Output: workflowDocumentOut,
 		Hints:  ReadHints,
-		Run:    forwardID("workflow.export", "workflow_id"),
+		Run:    forwardID("workflow_id"),
 	},
 	{
-		Name:    "import_workflow_kandev",
-		Actions: []string{"workflow.import"},
-		Title:   "Import workflow",
+		Name:   "import_workflow_kandev",
+		Action: "workflow.import",
+		Title:  "Import workflow",
 		Description: "Create a new workflow with its steps from a document made by export_workflow_kandev, atomically. " +
 			"The document must match its schema and be at most 1 MiB; a rejected document creates nothing.",
 		Input: Obj("", P{
@@ -75,7 +74,6 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		}, "document"),
 		Output: workflowWithStepsOut,
 		Hints:  WriteHints,
-		Run:    forward("workflow.import"),
 	},
 }, stepConfigTools...)})
 

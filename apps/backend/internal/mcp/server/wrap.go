@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"slices"
 	"sort"
 	"time"
 
@@ -59,7 +58,7 @@ func wrap(e *entry, backend catalog.Backend, log *slog.Logger) mcpserver.ToolHan
 			outcome = "internal"
 			return internalError(log, name, merr), nil
 		}
-		v, herr := e.def.Run(ctx, catalog.Call{Args: raw, Backend: declared{backend, e.def}, Progress: progressFunc(ctx, req)})
+		v, herr := e.def.Run(ctx, catalog.Call{Args: raw, Backend: declared{backend, e.def}, Progress: progressFunc(ctx, req), Action: e.def.Action})
 		if herr != nil {
 			outcome = string(kanban.ErrorCode(herr))
 			return errorResult(log, name, herr), nil
@@ -68,7 +67,7 @@ func wrap(e *entry, backend catalog.Backend, log *slog.Logger) mcpserver.ToolHan
 	}
 }
 
-// declared lets a tool call only the actions it declares.
+// declared lets a tool call only the action it declares.
 type declared struct {
 	catalog.Backend
 	tool *catalog.Tool
@@ -77,7 +76,7 @@ type declared struct {
 // Call refuses undeclared actions with a plain error (an internal error
 // with a correlation id for the agent; a bug for us).
 func (d declared) Call(ctx context.Context, action string, payload, out any) error {
-	if !slices.Contains(d.tool.Actions, action) {
+	if action != d.tool.Action {
 		return fmt.Errorf("tool %s called undeclared action %s", d.tool.Name, action)
 	}
 	return d.Backend.Call(ctx, action, payload, out)
