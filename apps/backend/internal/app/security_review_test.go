@@ -332,3 +332,22 @@ func TestPendingQuestionsBounded(t *testing.T) {
 		t.Fatal("a refused question was stored")
 	}
 }
+
+// After its token is rotated, a connected session MCP server's calls fail
+// with a clear UNAUTHORIZED error (not a misleading "retry").
+func TestRotatedTokenSessionMCPSaysUnauthorized(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := e.sessionMCP(kanban.ModeTask, "")
+	if r := e.call(s.Client, "list_tasks_kandev", `{}`); r.IsError {
+		t.Fatalf("precondition: %s", text(r))
+	}
+	e.dispatch("session.token", action.IDIn{ID: s.ID}, nil)
+	if r := e.call(s.Client, "list_tasks_kandev", `{}`); !r.IsError || !strings.HasPrefix(text(r), "UNAUTHORIZED: ") {
+		t.Fatalf("first call after rotation: got %q, want UNAUTHORIZED", text(r))
+	}
+	waitFor(t, func() bool {
+		r := e.call(s.Client, "list_tasks_kandev", `{}`)
+		return r.IsError && strings.HasPrefix(text(r), "UNAUTHORIZED: the backend no longer accepts this token")
+	})
+}

@@ -52,9 +52,10 @@ type Client struct {
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 
-	mu     sync.Mutex
-	cur    *clientConn // nil while disconnected
-	closed bool
+	mu      sync.Mutex
+	cur     *clientConn // nil while disconnected
+	closed  bool
+	revoked bool // a reconnect was refused as unauthorized: calls fail for good
 }
 
 // clientConn is one connection of a Client and its pending calls.
@@ -229,11 +230,16 @@ func (c *Client) reconnect() *clientConn {
 			c.connected()
 			return cc
 		}
-		level := slog.LevelDebug
 		if IsUnauthorized(err) {
-			level = slog.LevelWarn // retrying cannot help until the token is fixed
+			// The token was revoked (rotated, session ended): retrying
+			// cannot help, so stop and say so on every call.
+			c.mu.Lock()
+			c.revoked = true
+			c.mu.Unlock()
+			c.log.Warn("ws client: the backend refused the token; not reconnecting")
+			return nil
 		}
-		c.log.LogAttrs(c.ctx, level, "ws client: reconnect failed", slog.String("error", err.Error()))
+		c.log.LogAttrs(c.ctx, slog.LevelDebug, "ws client: reconnect failed", slog.String("error", err.Error()))
 		delay = min(delay*2, backoffMax)
 	}
 }
@@ -269,10 +275,13 @@ func (c *Client) Call(ctx context.Context, action string, payload any, out any) 
 		defer cancel()
 	}
 	c.mu.Lock()
-	cc, closed := c.cur, c.closed
+	cc, closed, revoked := c.cur, c.closed, c.revoked
 	c.mu.Unlock()
 	if closed {
 		return errClientClosed
+	}
+	if revoked {
+		return kanban.Errorf(kanban.CodeUnauthorized, "the backend no longer accepts this token (rotated, or the session ended); restart with a fresh token")
 	}
 	if cc == nil {
 		return unavailable()
