@@ -89,7 +89,6 @@ func (b *backend) dispatch(ctx context.Context, c *ws.Conn, name string, payload
 		// rotation, session deleted or ended) takes effect at once.
 		cur, err := b.sessionPrincipal(ctx, id.token)
 		if err != nil || cur.SessionID != p.SessionID {
-			c.Close()
 			return nil, kanban.Errorf(kanban.CodeUnauthorized, "session token revoked or session ended")
 		}
 	}
