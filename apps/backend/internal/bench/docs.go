@@ -63,7 +63,7 @@ func writeMethod(b *strings.Builder, r *Results) {
 	if m.Kernel != "" {
 		fmt.Fprintf(b, ", Linux %s", m.Kernel)
 	}
-	fmt.Fprintf(b, "\n- Go: %s\n- Date: %s (the run took %.0f s)\n", m.GoVersion, r.Date, r.ElapsedSeconds)
+	fmt.Fprintf(b, "\n- Go: %s\n- Kandev: %s\n- Date: %s (the run took %.0f s)\n", m.GoVersion, r.KandevVersion, r.Date, r.ElapsedSeconds)
 	me := r.Method
 	fmt.Fprintf(b, "- Repetitions: %d; each figure is the median over them, and each ratio the median of ratios paired within a repetition.\n", me.Repetitions)
 	fmt.Fprintf(b, "- Micro benchmarks: `testing.Benchmark` for %s each, %d repetitions (paired variants run back to back, "+

@@ -16,6 +16,9 @@ type Results struct {
 	Date           string  `json:"date"` // RFC 3339, UTC
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
 	Machine        Machine `json:"machine"`
+	// KandevVersion is what the measured binary's `kandev version` printed
+	// (the git description it was built from).
+	KandevVersion string `json:"kandev_version"`
 	// Commands are the exact commands that produced these results.
 	Commands []string `json:"commands"`
 	Method   Method   `json:"method"`

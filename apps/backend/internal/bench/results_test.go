@@ -12,7 +12,7 @@ import (
 // sample is a small but complete Results, shaped like a real run.
 func sample() *Results {
 	r := &Results{
-		FormatVersion: FormatVersion, Date: "2026-01-02T03:04:05Z", ElapsedSeconds: 123,
+		FormatVersion: FormatVersion, Date: "2026-01-02T03:04:05Z", ElapsedSeconds: 123, KandevVersion: "abc1234",
 		Machine:  Machine{CPUModel: "Test CPU", Cores: 2, OS: "linux", Arch: "amd64", GoVersion: "go1.26.0", Kernel: "6.1"},
 		Commands: []string{"make bench", "bin/kandev-bench run"},
 		Method:   Method{Repetitions: 5, MicroRepetitions: 20, PointSeconds: 1.5, BenchTime: "250ms", ClientCounts: []int{1, 8, 64}, StoreTasks: 100000},

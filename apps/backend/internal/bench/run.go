@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +29,11 @@ func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
 	}
 	want := func(s string) bool { return len(only) == 0 || slices.Contains(only, s) }
 	if err := setBenchTime(cfg.BenchTime); err != nil {
+		return nil, err
+	}
+	if v, err := runCmd(ctx, "", nil, cfg.KandevBin, "version"); err == nil {
+		r.KandevVersion = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), "kandev"))
+	} else {
 		return nil, err
 	}
 	compiled, err := mcpsrv.Compile()
