@@ -48,8 +48,9 @@ func TestPageFrontmatterAndSingleH1(t *testing.T) {
 func TestPageShowsTheData(t *testing.T) {
 	page := Page(sample())
 	for _, want := range []string{
-		"2 cores, Test CPU",            // machine
-		"Go: go1.26.0",                 // toolchain
+		"2 cores, Test CPU", // machine
+		"Go: go1.26.0",      // toolchain
+		"Kandev: abc1234",
 		"2026-01-02T03:04:05Z",         // date
 		"make bench\nbin/kandev-bench", // commands, verbatim
 		"| create_task, all 16 fields | 5.0 µs, 73 allocs | 4.9 µs, 73 allocs | 1.02× |",
