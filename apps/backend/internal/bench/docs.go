@@ -125,10 +125,10 @@ func writeValidation(b *strings.Builder, r *Results) {
 	b.WriteString("\nEach cell is time and allocations per call. The targets use the wrapper check, the figure the issue " +
 		"names for both. \"check + decode\" adds the wrapper's decoding of the raw arguments (`Compiled.CheckJSON`, exact " +
 		"numbers): mcp-go's figure includes its own re-encoding and decoding of the arguments, so the last ratio compares " +
-		"like with like. ")
+		"like with like.")
 	for _, v := range r.Validation {
 		if v.Note != "" && !v.Missing {
-			fmt.Fprintf(b, "%s: %s. ", v.Case, v.Note)
+			fmt.Fprintf(b, " %s: %s.", v.Case, v.Note)
 		}
 	}
 	b.WriteString("\n\n")
