@@ -106,11 +106,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dataDir := newFlags("serve", stderr)
 	addr := fs.String("addr", envOr("KANDEV_ADDR", "127.0.0.1:38429"), "listen address (env KANDEV_ADDR)")
 	conf := fs.Bool("conformance", false, "also serve the MCP conformance suite's fixture tools at "+app.ConformancePath+" (unauthenticated; loopback --addr only; for tests)")
+	qwait, err := time.ParseDuration(envOr("KANDEV_QUESTION_TIMEOUT", "1h"))
+	if err != nil || qwait <= 0 {
+		return errors.New("serve: KANDEV_QUESTION_TIMEOUT must be a positive duration such as 30m")
+	}
+	fs.DurationVar(&qwait, "question-timeout", qwait, "longest an agent's question waits for an answer (env KANDEV_QUESTION_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if qwait <= 0 {
+		return errors.New("serve: --question-timeout must be positive")
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Token: os.Getenv("KANDEV_TOKEN"), Logger: log, Out: stdout, Conformance: *conf})
+	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Token: os.Getenv("KANDEV_TOKEN"), Logger: log, Out: stdout,
+		Conformance: *conf, QuestionWait: qwait})
 }
 
 func mcpCmd(ctx context.Context, args []string, stderr io.Writer) error {
