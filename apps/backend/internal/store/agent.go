@@ -35,7 +35,7 @@ func (s *Store) ListAgents(ctx context.Context, p kanban.Page) (*kanban.List[kan
 	if err != nil {
 		return nil, err
 	}
-	return agentListing.page(ctx, s.db, p, "")
+	return agentListing.page(ctx, s.stmts, p, "")
 }
 
 var agentListing = listing[kanban.Agent]{what: "list agents", selectFrom: `SELECT ` + agentColumns + ` FROM agents`,
@@ -43,7 +43,7 @@ var agentListing = listing[kanban.Agent]{what: "list agents", selectFrom: `SELEC
 
 // GetAgent returns an agent (NOT_FOUND when missing).
 func (s *Store) GetAgent(ctx context.Context, id string) (*kanban.Agent, error) {
-	return getAgent(ctx, s.db, id)
+	return getAgent(ctx, s.stmts, id)
 }
 
 func getAgent(ctx context.Context, q queryer, id string) (*kanban.Agent, error) {
@@ -62,7 +62,7 @@ func (s *Store) UpdateAgent(ctx context.Context, id string, supportsMCP *bool, m
 		}
 	}
 	var out *kanban.Agent
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		cur, err := getAgent(ctx, tx, id)
 		if err != nil {
 			return err
@@ -82,7 +82,7 @@ func (s *Store) UpdateAgent(ctx context.Context, id string, supportsMCP *bool, m
 // ListAgentProfiles lists agent profiles in creation order, only agentID's
 // when it is not empty (NOT_FOUND for a missing agent).
 func (s *Store) ListAgentProfiles(ctx context.Context, agentID string, p kanban.Page) (*kanban.List[kanban.AgentProfile], error) {
-	return listProfiles(ctx, s.db, agentProfiles, agentProfileListing, agentID, p)
+	return listProfiles(ctx, s.stmts, agentProfiles, agentProfileListing, agentID, p)
 }
 
 var agentProfileListing = listing[kanban.AgentProfile]{what: "list agent profiles",
@@ -91,7 +91,7 @@ var agentProfileListing = listing[kanban.AgentProfile]{what: "list agent profile
 
 // GetAgentProfile returns an agent profile (NOT_FOUND when missing).
 func (s *Store) GetAgentProfile(ctx context.Context, id string) (*kanban.AgentProfile, error) {
-	return getAgentProfile(ctx, s.db, id)
+	return getAgentProfile(ctx, s.stmts, id)
 }
 
 func getAgentProfile(ctx context.Context, q queryer, id string) (*kanban.AgentProfile, error) {
@@ -106,7 +106,7 @@ func getAgentProfile(ctx context.Context, q queryer, id string) (*kanban.AgentPr
 // agent exists, else of the first agent by name (NOT_FOUND when no agent
 // has a profile).
 func (s *Store) DefaultAgentProfile(ctx context.Context) (*kanban.AgentProfile, error) {
-	return defaultAgentProfile(ctx, s.db)
+	return defaultAgentProfile(ctx, s.stmts)
 }
 
 func defaultAgentProfile(ctx context.Context, q queryer) (*kanban.AgentProfile, error) {
@@ -134,7 +134,7 @@ func (s *Store) CreateAgentProfile(ctx context.Context, p kanban.AgentProfile) (
 		return nil, err
 	}
 	var out *kanban.AgentProfile
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		if _, err := getAgent(ctx, tx, p.AgentID); err != nil {
 			return err
 		}
@@ -158,7 +158,7 @@ func (s *Store) CreateAgentProfile(ctx context.Context, p kanban.AgentProfile) (
 // missing, CONFLICT when the new name is taken within the agent).
 func (s *Store) UpdateAgentProfile(ctx context.Context, id string, u kanban.AgentProfileUpdate) (*kanban.AgentProfile, error) {
 	var out *kanban.AgentProfile
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		cur, err := getAgentProfile(ctx, tx, id)
 		if err != nil {
 			return err
@@ -189,7 +189,7 @@ func (s *Store) UpdateAgentProfile(ctx context.Context, id string, u kanban.Agen
 // agent's last profile; deleting the default promotes the oldest remaining
 // profile. NOT_FOUND when missing.
 func (s *Store) DeleteAgentProfile(ctx context.Context, id string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(tx txn) error {
 		cur, err := getAgentProfile(ctx, tx, id)
 		if err != nil {
 			return err
@@ -237,7 +237,7 @@ var mcpServerName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 // never had one gets the default (enabled, no servers). NOT_FOUND for a
 // missing profile.
 func (s *Store) GetMCPConfig(ctx context.Context, profileID string) (*kanban.MCPConfig, error) {
-	return getMCPConfig(ctx, s.db, profileID)
+	return getMCPConfig(ctx, s.stmts, profileID)
 }
 
 func getMCPConfig(ctx context.Context, q queryer, profileID string) (*kanban.MCPConfig, error) {
@@ -278,7 +278,7 @@ func (s *Store) UpdateMCPConfig(ctx context.Context, profileID string, enabled *
 		}
 	}
 	var out *kanban.MCPConfig
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		cur, err := getMCPConfig(ctx, tx, profileID)
 		if err != nil {
 			return err

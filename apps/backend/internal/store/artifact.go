@@ -42,7 +42,7 @@ func (s *Store) CreateArtifact(ctx context.Context, a kanban.Artifact) (*kanban.
 		return nil, kanban.FieldError("data", "must be valid JSON")
 	}
 	var out *kanban.Artifact
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		if _, err := taskWorkspaceOf(ctx, tx, a.TaskID); err != nil {
 			return err
 		}
@@ -70,7 +70,7 @@ func (s *Store) LatestArtifact(ctx context.Context, taskID, kind string) (*kanba
 	if err := checkArtifactKind(kind); err != nil {
 		return nil, err
 	}
-	row := s.db.QueryRowContext(ctx, `SELECT `+artifactColumns+` FROM task_artifacts
+	row := s.stmts.QueryRowContext(ctx, `SELECT `+artifactColumns+` FROM task_artifacts
 		WHERE task_id = ? AND kind = ? ORDER BY created_at DESC, id DESC LIMIT 1`, taskID, kind)
 	a, err := scanArtifact(row)
 	if err != nil {
@@ -93,10 +93,10 @@ func (s *Store) ListArtifacts(ctx context.Context, taskID, kind string, p kanban
 		}
 		where, args = where+` AND kind = ?`, append(args, kind)
 	}
-	if _, err := taskWorkspaceOf(ctx, s.db, taskID); err != nil {
+	if _, err := taskWorkspaceOf(ctx, s.stmts, taskID); err != nil {
 		return nil, err
 	}
-	return artifactListing.page(ctx, s.db, p, where, args...)
+	return artifactListing.page(ctx, s.stmts, p, where, args...)
 }
 
 var artifactListing = listing[kanban.Artifact]{what: "list artifacts",
@@ -111,7 +111,7 @@ func (s *Store) DeleteArtifacts(ctx context.Context, taskID, kind string) (int, 
 		return 0, err
 	}
 	var n int64
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		if _, err := taskWorkspaceOf(ctx, tx, taskID); err != nil {
 			return err
 		}

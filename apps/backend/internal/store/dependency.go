@@ -23,7 +23,7 @@ func (s *Store) AddDependency(ctx context.Context, taskID, dependsOnID string) (
 		return nil, kanban.FieldError("depends_on_task_id", "a task cannot depend on itself")
 	}
 	var out *kanban.TaskDependency
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		ws, err := taskWorkspaceOf(ctx, tx, taskID)
 		if err != nil {
 			return err
@@ -65,7 +65,7 @@ func getDependency(ctx context.Context, q queryer, taskID, dependsOnID string) (
 	return &d, nil
 }
 
-func insertDependency(ctx context.Context, tx *sql.Tx, taskID, dependsOnID string) (*kanban.TaskDependency, error) {
+func insertDependency(ctx context.Context, tx txn, taskID, dependsOnID string) (*kanban.TaskDependency, error) {
 	d := &kanban.TaskDependency{TaskID: taskID, DependsOnTaskID: dependsOnID, CreatedAt: kanban.Now()}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO task_dependencies (task_id, depends_on_task_id, created_at) VALUES (?, ?, ?)`,
 		taskID, dependsOnID, fmtTime(d.CreatedAt)); err != nil {
@@ -95,7 +95,7 @@ func checkNoCycle(ctx context.Context, q queryer, taskID, dependsOnID string) er
 
 // addBlocker links a task being created to one of its blocked_by tasks. A
 // new task has no dependents, so the edge cannot close a cycle.
-func addBlocker(ctx context.Context, tx *sql.Tx, t *kanban.Task, blockerID string) error {
+func addBlocker(ctx context.Context, tx txn, t *kanban.Task, blockerID string) error {
 	ws, err := taskWorkspace(ctx, tx, blockerID, "blocked_by: task not found")
 	if err != nil {
 		return err
@@ -116,7 +116,7 @@ func (s *Store) RemoveDependency(ctx context.Context, taskID, dependsOnID string
 	if dependsOnID == "" {
 		return kanban.FieldError("depends_on_task_id", "is required")
 	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(tx txn) error {
 		if err := requireRow(ctx, tx, "tasks", "task", taskID); err != nil {
 			return err
 		}

@@ -43,7 +43,7 @@ func (s *Store) WriteDocument(ctx context.Context, d kanban.Document) (*kanban.D
 		return nil, err
 	}
 	var out *kanban.Document
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		if _, err := taskWorkspaceOf(ctx, tx, d.TaskID); err != nil {
 			return err
 		}
@@ -93,7 +93,7 @@ func reviseDocument(cur, d kanban.Document) kanban.Document {
 
 // GetDocument returns a document with its content (NOT_FOUND when missing).
 func (s *Store) GetDocument(ctx context.Context, taskID, key string) (*kanban.Document, error) {
-	return getDocument(ctx, s.db, taskID, key)
+	return getDocument(ctx, s.stmts, taskID, key)
 }
 
 func getDocument(ctx context.Context, q queryer, taskID, key string) (*kanban.Document, error) {
@@ -120,10 +120,10 @@ func (s *Store) ListDocuments(ctx context.Context, taskID string, p kanban.Page)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := taskWorkspaceOf(ctx, s.db, taskID); err != nil {
+	if _, err := taskWorkspaceOf(ctx, s.stmts, taskID); err != nil {
 		return nil, err
 	}
-	return documentListing.page(ctx, s.db, p, `task_id = ?`, taskID)
+	return documentListing.page(ctx, s.stmts, p, `task_id = ?`, taskID)
 }
 
 var documentListing = listing[kanban.Document]{what: "list documents",

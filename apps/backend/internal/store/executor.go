@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -28,7 +27,7 @@ func (s *Store) ListExecutors(ctx context.Context, p kanban.Page) (*kanban.List[
 	if err != nil {
 		return nil, err
 	}
-	return executorListing.page(ctx, s.db, p, "")
+	return executorListing.page(ctx, s.stmts, p, "")
 }
 
 var executorListing = listing[kanban.Executor]{what: "list executors", selectFrom: `SELECT ` + executorColumns + ` FROM executors`,
@@ -37,7 +36,7 @@ var executorListing = listing[kanban.Executor]{what: "list executors", selectFro
 // ListExecutorProfiles lists executor profiles in creation order, only
 // executorID's when it is not empty (NOT_FOUND for a missing executor).
 func (s *Store) ListExecutorProfiles(ctx context.Context, executorID string, p kanban.Page) (*kanban.List[kanban.ExecutorProfile], error) {
-	return listProfiles(ctx, s.db, executorProfiles, executorProfileListing, executorID, p)
+	return listProfiles(ctx, s.stmts, executorProfiles, executorProfileListing, executorID, p)
 }
 
 var executorProfileListing = listing[kanban.ExecutorProfile]{what: "list executor profiles",
@@ -46,7 +45,7 @@ var executorProfileListing = listing[kanban.ExecutorProfile]{what: "list executo
 
 // GetExecutorProfile returns an executor profile (NOT_FOUND when missing).
 func (s *Store) GetExecutorProfile(ctx context.Context, id string) (*kanban.ExecutorProfile, error) {
-	return getExecutorProfile(ctx, s.db, id)
+	return getExecutorProfile(ctx, s.stmts, id)
 }
 
 func getExecutorProfile(ctx context.Context, q queryer, id string) (*kanban.ExecutorProfile, error) {
@@ -61,7 +60,7 @@ func getExecutorProfile(ctx context.Context, q queryer, id string) (*kanban.Exec
 // DefaultExecutorProfile returns the default profile of the first executor
 // by name (NOT_FOUND when no executor has a profile).
 func (s *Store) DefaultExecutorProfile(ctx context.Context) (*kanban.ExecutorProfile, error) {
-	return defaultExecutorProfile(ctx, s.db)
+	return defaultExecutorProfile(ctx, s.stmts)
 }
 
 func defaultExecutorProfile(ctx context.Context, q queryer) (*kanban.ExecutorProfile, error) {
@@ -115,7 +114,7 @@ func (s *Store) CreateExecutorProfile(ctx context.Context, p kanban.ExecutorProf
 		return nil, err
 	}
 	var out *kanban.ExecutorProfile
-	err = s.tx(ctx, func(tx *sql.Tx) error {
+	err = s.tx(ctx, func(tx txn) error {
 		if err := requireRow(ctx, tx, "executors", "executor", p.ExecutorID); err != nil {
 			return err
 		}
@@ -139,7 +138,7 @@ func (s *Store) CreateExecutorProfile(ctx context.Context, p kanban.ExecutorProf
 // missing, CONFLICT when the new name is taken within the executor).
 func (s *Store) UpdateExecutorProfile(ctx context.Context, id string, u kanban.ExecutorProfileUpdate) (*kanban.ExecutorProfile, error) {
 	var out *kanban.ExecutorProfile
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		cur, err := getExecutorProfile(ctx, tx, id)
 		if err != nil {
 			return err
@@ -174,7 +173,7 @@ func (s *Store) UpdateExecutorProfile(ctx context.Context, id string, u kanban.E
 // deleting the default promotes the oldest remaining profile. NOT_FOUND
 // when missing.
 func (s *Store) DeleteExecutorProfile(ctx context.Context, id string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(tx txn) error {
 		cur, err := getExecutorProfile(ctx, tx, id)
 		if err != nil {
 			return err

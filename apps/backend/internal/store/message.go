@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -21,7 +20,7 @@ func (s *Store) AppendMessage(ctx context.Context, m kanban.Message) (*kanban.Me
 		return nil, err
 	}
 	var out *kanban.Message
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		var taskID string
 		err := tx.QueryRowContext(ctx, `SELECT task_id FROM task_sessions WHERE id = ?`, m.SessionID).Scan(&taskID)
 		if err != nil {
@@ -130,10 +129,10 @@ func (s *Store) ListMessages(ctx context.Context, f kanban.MessageFilter) (*kanb
 	if err != nil {
 		return nil, err
 	}
-	if _, err := taskWorkspaceOf(ctx, s.db, f.TaskID); err != nil {
+	if _, err := taskWorkspaceOf(ctx, s.stmts, f.TaskID); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, q.sql, q.args...)
+	rows, err := s.stmts.QueryContext(ctx, q.sql, q.args...)
 	if err != nil {
 		return nil, fmt.Errorf("list messages: %w", err)
 	}

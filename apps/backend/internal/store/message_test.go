@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"slices"
 	"strings"
 	"testing"
@@ -242,7 +241,7 @@ func TestListMessagesDefaultLimit(t *testing.T) {
 	appendN(t, f.s, f.sess, 3, "status", "s")
 	ctx := context.Background()
 	// Fill past the default page size cheaply inside one transaction.
-	err := f.s.tx(ctx, func(tx *sql.Tx) error {
+	err := f.s.tx(ctx, func(tx txn) error {
 		for i := range kanban.DefaultLimit {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO session_messages (id, seq, session_id, task_id, author, type,
 				content, turn, created_at) VALUES (?, ?, ?, ?, 'agent', 'message', 'x', 0, ?)`,

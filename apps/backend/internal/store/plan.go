@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -30,7 +29,7 @@ func (s *Store) CreatePlan(ctx context.Context, p kanban.Plan) (*kanban.Plan, er
 		return nil, err
 	}
 	var out *kanban.Plan
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		if _, err := taskWorkspaceOf(ctx, tx, p.TaskID); err != nil {
 			return err
 		}
@@ -56,7 +55,7 @@ func (s *Store) CreatePlan(ctx context.Context, p kanban.Plan) (*kanban.Plan, er
 	return out, err
 }
 
-func insertPlanRevision(ctx context.Context, tx *sql.Tx, taskID string, rev int, title, content, by, at string) error {
+func insertPlanRevision(ctx context.Context, tx txn, taskID string, rev int, title, content, by, at string) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO task_plan_revisions (task_id, revision, title, content,
 		created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)`, taskID, rev, title, content, by, at); err != nil {
 		return fmt.Errorf("plan revision: %w", err)
@@ -66,7 +65,7 @@ func insertPlanRevision(ctx context.Context, tx *sql.Tx, taskID string, rev int,
 
 // GetPlan returns a task's plan (NOT_FOUND when it has none).
 func (s *Store) GetPlan(ctx context.Context, taskID string) (*kanban.Plan, error) {
-	return getPlan(ctx, s.db, taskID)
+	return getPlan(ctx, s.stmts, taskID)
 }
 
 func getPlan(ctx context.Context, q queryer, taskID string) (*kanban.Plan, error) {
@@ -90,7 +89,7 @@ func (s *Store) UpdatePlan(ctx context.Context, taskID string, title *string, co
 		return nil, err
 	}
 	var out *kanban.Plan
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		cur, err := getPlan(ctx, tx, taskID)
 		if err != nil {
 			return err
@@ -115,7 +114,7 @@ func (s *Store) UpdatePlan(ctx context.Context, taskID string, title *string, co
 // DeletePlan deletes a task's plan and its revisions (NOT_FOUND when the
 // task has no plan).
 func (s *Store) DeletePlan(ctx context.Context, taskID string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(tx txn) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM task_plans WHERE task_id = ?`, taskID)
 		if err := affectedOne(res, err, "plan"); err != nil {
 			return err
@@ -135,10 +134,10 @@ func (s *Store) ListPlanRevisions(ctx context.Context, taskID string, p kanban.P
 	if err != nil {
 		return nil, err
 	}
-	if _, err := taskWorkspaceOf(ctx, s.db, taskID); err != nil {
+	if _, err := taskWorkspaceOf(ctx, s.stmts, taskID); err != nil {
 		return nil, err
 	}
-	return planRevisionListing.page(ctx, s.db, p, `task_id = ?`, taskID)
+	return planRevisionListing.page(ctx, s.stmts, p, `task_id = ?`, taskID)
 }
 
 var planRevisionListing = listing[kanban.Plan]{what: "list plan revisions",

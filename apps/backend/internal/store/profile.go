@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -46,7 +45,7 @@ func listProfiles[T any](ctx context.Context, q queryer, t profileTable, l listi
 // has. For a new profile (selfID "") it reports whether it becomes the
 // default: it does when it is the first or wantDefault is set (which then
 // clears the flag on the others).
-func claimProfileName(ctx context.Context, tx *sql.Tx, t profileTable, parentID, name, selfID string, wantDefault bool) (bool, error) {
+func claimProfileName(ctx context.Context, tx txn, t profileTable, parentID, name, selfID string, wantDefault bool) (bool, error) {
 	var taken, total int
 	err := tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(CASE WHEN name = ? AND id <> ? THEN 1 ELSE 0 END), 0),
 		COUNT(*) FROM `+t.table+` WHERE `+t.parent+` = ?`, name, selfID, parentID).Scan(&taken, &total)
@@ -72,7 +71,7 @@ func claimProfileName(ctx context.Context, tx *sql.Tx, t profileTable, parentID,
 // from callers, so building the SQL from them is safe (gosec G202).
 //
 //nolint:gosec
-func deleteProfile(ctx context.Context, tx *sql.Tx, t profileTable, parentID, id string) error {
+func deleteProfile(ctx context.Context, tx txn, t profileTable, parentID, id string) error {
 	var running int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM task_sessions WHERE `+t.sessionRef+` = ? AND state = ?`,
 		id, string(kanban.SessionRunning)).Scan(&running); err != nil {

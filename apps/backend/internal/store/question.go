@@ -47,7 +47,7 @@ func (s *Store) CreateQuestion(ctx context.Context, q kanban.Question) (*kanban.
 		return nil, fmt.Errorf("create question: %w", err)
 	}
 	var out *kanban.Question
-	err = s.tx(ctx, func(tx *sql.Tx) error {
+	err = s.tx(ctx, func(tx txn) error {
 		var taskID, wsID string
 		err := tx.QueryRowContext(ctx, `SELECT task_id, workspace_id FROM task_sessions WHERE id = ?`,
 			q.SessionID).Scan(&taskID, &wsID)
@@ -118,7 +118,7 @@ func checkQuestionOptions(path string, opts []kanban.QuestionOption) error {
 
 // GetQuestion returns a question (NOT_FOUND when missing).
 func (s *Store) GetQuestion(ctx context.Context, id string) (*kanban.Question, error) {
-	return getQuestion(ctx, s.db, id)
+	return getQuestion(ctx, s.stmts, id)
 }
 
 func getQuestion(ctx context.Context, q queryer, id string) (*kanban.Question, error) {
@@ -140,7 +140,7 @@ func (s *Store) AnswerQuestion(ctx context.Context, id string, answers []kanban.
 		out     *kanban.Question
 		claimed bool
 	)
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		cur, err := getQuestion(ctx, tx, id)
 		if err != nil {
 			return err
@@ -266,7 +266,7 @@ func (s *Store) ListQuestions(ctx context.Context, f kanban.QuestionFilter, p ka
 		}
 		add(`created_at >= ?`, fmtTime(t))
 	}
-	return questionListing.page(ctx, s.db, p, strings.Join(conds, " AND "), args...)
+	return questionListing.page(ctx, s.stmts, p, strings.Join(conds, " AND "), args...)
 }
 
 var questionListing = listing[kanban.Question]{what: "list questions",

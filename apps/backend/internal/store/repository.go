@@ -86,7 +86,7 @@ func (s *Store) CreateRepository(ctx context.Context, r kanban.Repository) (*kan
 		return nil, err
 	}
 	var out *kanban.Repository
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		if err := requireRow(ctx, tx, "workspaces", "workspace", r.WorkspaceID); err != nil {
 			return err
 		}
@@ -106,7 +106,7 @@ func (s *Store) CreateRepository(ctx context.Context, r kanban.Repository) (*kan
 	return out, nil
 }
 
-func insertRepository(ctx context.Context, tx *sql.Tx, r kanban.Repository) (*kanban.Repository, error) {
+func insertRepository(ctx context.Context, tx txn, r kanban.Repository) (*kanban.Repository, error) {
 	now := kanban.Now()
 	r.ID, r.CreatedAt, r.UpdatedAt = kanban.NewID(), now, now
 	if _, err := tx.ExecContext(ctx, `INSERT INTO repositories (`+repoCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -118,7 +118,7 @@ func insertRepository(ctx context.Context, tx *sql.Tx, r kanban.Repository) (*ka
 
 // GetRepository returns a repository (NOT_FOUND when missing).
 func (s *Store) GetRepository(ctx context.Context, id string) (*kanban.Repository, error) {
-	return getRepository(ctx, s.db, id)
+	return getRepository(ctx, s.stmts, id)
 }
 
 func getRepository(ctx context.Context, q queryer, id string) (*kanban.Repository, error) {
@@ -142,7 +142,7 @@ func (s *Store) FindRepository(ctx context.Context, workspaceID, localPath, remo
 	if err := validateLocators(localPath, remoteURL); err != nil {
 		return nil, err
 	}
-	r, err := findRepository(ctx, s.db, workspaceID, localPath, remoteURL)
+	r, err := findRepository(ctx, s.stmts, workspaceID, localPath, remoteURL)
 	if err != nil {
 		return nil, notFound(err, "repository")
 	}
@@ -170,10 +170,10 @@ func (s *Store) ListRepositories(ctx context.Context, workspaceID string, p kanb
 	if err != nil {
 		return nil, err
 	}
-	if err := requireRow(ctx, s.db, "workspaces", "workspace", workspaceID); err != nil {
+	if err := requireRow(ctx, s.stmts, "workspaces", "workspace", workspaceID); err != nil {
 		return nil, err
 	}
-	return repositoryListing.page(ctx, s.db, p, `workspace_id = ?`, workspaceID)
+	return repositoryListing.page(ctx, s.stmts, p, `workspace_id = ?`, workspaceID)
 }
 
 var repositoryListing = listing[kanban.Repository]{what: "list repositories",
@@ -183,7 +183,7 @@ var repositoryListing = listing[kanban.Repository]{what: "list repositories",
 // UpdateRepository changes a repository's default branch when given.
 func (s *Store) UpdateRepository(ctx context.Context, id string, defaultBranch *string) (*kanban.Repository, error) {
 	var out *kanban.Repository
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		r, err := getRepository(ctx, tx, id)
 		if err != nil || defaultBranch == nil {
 			out = r
@@ -228,7 +228,7 @@ func validateTaskRepoInput(in *kanban.TaskRepositoryInput) error {
 
 // attachNewTaskRepo links a task being created to the repository in, found
 // by id or locator; a locator unknown to the workspace creates the repository.
-func attachNewTaskRepo(ctx context.Context, tx *sql.Tx, t *kanban.Task, in *kanban.TaskRepositoryInput) error {
+func attachNewTaskRepo(ctx context.Context, tx txn, t *kanban.Task, in *kanban.TaskRepositoryInput) error {
 	if in == nil || (in.RepositoryID == "" && in.LocalPath == "" && in.RepositoryURL == "") {
 		return nil
 	}
@@ -257,7 +257,7 @@ func attachNewTaskRepo(ctx context.Context, tx *sql.Tx, t *kanban.Task, in *kanb
 	return err
 }
 
-func upsertTaskRepository(ctx context.Context, tx *sql.Tx, tr kanban.TaskRepository, repo *kanban.Repository) (*kanban.TaskRepository, error) {
+func upsertTaskRepository(ctx context.Context, tx txn, tr kanban.TaskRepository, repo *kanban.Repository) (*kanban.TaskRepository, error) {
 	if tr.BaseBranch == "" {
 		tr.BaseBranch = repo.DefaultBranch
 	}
@@ -287,7 +287,7 @@ func (s *Store) SetTaskRepository(ctx context.Context, tr kanban.TaskRepository)
 		return nil, err
 	}
 	var out *kanban.TaskRepository
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		ws, err := taskWorkspaceOf(ctx, tx, tr.TaskID)
 		if err != nil {
 			return err
@@ -311,14 +311,14 @@ func (s *Store) SetTaskRepository(ctx context.Context, tr kanban.TaskRepository)
 // ListTaskRepositories returns a task's repository links ordered by
 // repository id. NOT_FOUND when the task is missing.
 func (s *Store) ListTaskRepositories(ctx context.Context, taskID string) ([]kanban.TaskRepository, error) {
-	if err := requireRow(ctx, s.db, "tasks", "task", taskID); err != nil {
+	if err := requireRow(ctx, s.stmts, "tasks", "task", taskID); err != nil {
 		return nil, err
 	}
 	scan := func(r rowSource) (*kanban.TaskRepository, error) {
 		var tr kanban.TaskRepository
 		return &tr, r.Scan(&tr.TaskID, &tr.RepositoryID, &tr.BaseBranch, &tr.CheckoutBranch)
 	}
-	out, err := scanAll(ctx, s.db, scan, `SELECT task_id, repository_id, base_branch, checkout_branch
+	out, err := scanAll(ctx, s.stmts, scan, `SELECT task_id, repository_id, base_branch, checkout_branch
 		FROM task_repositories WHERE task_id = ? ORDER BY repository_id`, taskID)
 	if err != nil {
 		return nil, fmt.Errorf("list task repositories: %w", err)

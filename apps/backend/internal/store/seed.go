@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -40,10 +39,10 @@ var seedExecutors = [][3]string{
 // each agent and executor with one default profile named "default". On a
 // seeded database it writes nothing.
 func (s *Store) Seed(ctx context.Context) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(tx txn) error {
 		steps := []struct {
 			table string
-			fn    func(context.Context, *sql.Tx, string) error
+			fn    func(context.Context, txn, string) error
 		}{
 			{"workspaces", seedWorkspace},
 			{"agents", seedAgentRows},
@@ -67,7 +66,7 @@ func (s *Store) Seed(ctx context.Context) error {
 	})
 }
 
-func seedWorkspace(ctx context.Context, tx *sql.Tx, now string) error {
+func seedWorkspace(ctx context.Context, tx txn, now string) error {
 	wsID, wfID := kanban.NewID(), kanban.NewID()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO workspaces (id, name, description, created_at, updated_at)
 		VALUES (?, 'Default', '', ?, ?)`, wsID, now, now); err != nil {
@@ -88,7 +87,7 @@ func seedWorkspace(ctx context.Context, tx *sql.Tx, now string) error {
 	return nil
 }
 
-func seedAgentRows(ctx context.Context, tx *sql.Tx, now string) error {
+func seedAgentRows(ctx context.Context, tx txn, now string) error {
 	for _, a := range seedAgents {
 		id := kanban.NewID()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO agents (id, name, display_name, supports_mcp, mcp_config_path,
@@ -103,7 +102,7 @@ func seedAgentRows(ctx context.Context, tx *sql.Tx, now string) error {
 	return nil
 }
 
-func seedExecutorRows(ctx context.Context, tx *sql.Tx, now string) error {
+func seedExecutorRows(ctx context.Context, tx txn, now string) error {
 	for _, e := range seedExecutors {
 		id := kanban.NewID()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO executors (`+executorColumns+`) VALUES (?, ?, ?, ?, ?)`,

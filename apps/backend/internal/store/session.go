@@ -60,7 +60,7 @@ func (s *Store) CreateSession(ctx context.Context, in kanban.SessionCreate) (*ka
 	}
 	token, hash := newSessionToken()
 	var out *kanban.Session
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		wsID, err := taskWorkspaceOf(ctx, tx, in.TaskID)
 		if err != nil {
 			return err
@@ -159,7 +159,7 @@ func resolveExecutorProfile(ctx context.Context, q queryer, id string) (string, 
 
 // GetSession returns a session (NOT_FOUND when missing).
 func (s *Store) GetSession(ctx context.Context, id string) (*kanban.Session, error) {
-	return getSession(ctx, s.db, id)
+	return getSession(ctx, s.stmts, id)
 }
 
 func getSession(ctx context.Context, q queryer, id string) (*kanban.Session, error) {
@@ -176,7 +176,7 @@ func (s *Store) SessionByToken(ctx context.Context, token string) (*kanban.Sessi
 	if token == "" {
 		return nil, kanban.Errorf(kanban.CodeUnauthorized, "invalid session token")
 	}
-	row := s.db.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM task_sessions WHERE token_hash = ?`,
+	row := s.stmts.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM task_sessions WHERE token_hash = ?`,
 		hashSessionToken(token))
 	sess, err := scanSession(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -191,7 +191,7 @@ func (s *Store) SessionByToken(ctx context.Context, token string) (*kanban.Sessi
 // RotateSessionToken replaces a session's token; the old one stops working.
 func (s *Store) RotateSessionToken(ctx context.Context, id string) (string, error) {
 	token, hash := newSessionToken()
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		res, err := tx.ExecContext(ctx, `UPDATE task_sessions SET token_hash = ?, updated_at = ? WHERE id = ?`,
 			hash, fmtTime(kanban.Now()), id)
 		return affectedOne(res, err, "session")
@@ -225,10 +225,10 @@ func (s *Store) ListSessions(ctx context.Context, taskID string, p kanban.Page) 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := taskWorkspaceOf(ctx, s.db, taskID); err != nil {
+	if _, err := taskWorkspaceOf(ctx, s.stmts, taskID); err != nil {
 		return nil, err
 	}
-	return sessionListing.page(ctx, s.db, p, `task_id = ?`, taskID)
+	return sessionListing.page(ctx, s.stmts, p, `task_id = ?`, taskID)
 }
 
 var sessionListing = listing[kanban.Session]{what: "list sessions",
@@ -269,7 +269,7 @@ func (s *Store) SetSessionAttached(ctx context.Context, id string, attached bool
 // and returns the updated row.
 func (s *Store) updateSession(ctx context.Context, id, set string, args ...any) (*kanban.Session, error) {
 	var out *kanban.Session
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		args = append(args, fmtTime(kanban.Now()), id)
 		res, err := tx.ExecContext(ctx, `UPDATE task_sessions SET `+set+`, updated_at = ? WHERE id = ?`, args...)
 		if err := affectedOne(res, err, "session"); err != nil {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -64,7 +63,7 @@ func encodeEvents(ev map[string][]kanban.StepAction) (string, error) {
 
 // insertStep writes st as given (ID and timestamps are assigned) after
 // checking that its name is free in the workflow.
-func insertStep(ctx context.Context, tx *sql.Tx, st *kanban.WorkflowStep) error {
+func insertStep(ctx context.Context, tx txn, st *kanban.WorkflowStep) error {
 	if err := checkStepNameFree(ctx, tx, st.WorkflowID, st.Name, ""); err != nil {
 		return err
 	}
@@ -116,7 +115,7 @@ func (s *Store) CreateStep(ctx context.Context, st kanban.WorkflowStep) (*kanban
 	if err := validateStep(st); err != nil {
 		return nil, err
 	}
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		if err := requireRow(ctx, tx, "workflows", "workflow", st.WorkflowID); err != nil {
 			return err
 		}
@@ -143,7 +142,7 @@ func (s *Store) CreateStep(ctx context.Context, st kanban.WorkflowStep) (*kanban
 	return &st, nil
 }
 
-func clearStartStep(ctx context.Context, tx *sql.Tx, workflowID string) error {
+func clearStartStep(ctx context.Context, tx txn, workflowID string) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE workflow_steps SET is_start_step = 0 WHERE workflow_id = ? AND is_start_step = 1`,
 		workflowID); err != nil {
 		return fmt.Errorf("clear start step: %w", err)
@@ -153,7 +152,7 @@ func clearStartStep(ctx context.Context, tx *sql.Tx, workflowID string) error {
 
 // GetStep returns a step (NOT_FOUND when missing).
 func (s *Store) GetStep(ctx context.Context, id string) (*kanban.WorkflowStep, error) {
-	return getStep(ctx, s.db, id)
+	return getStep(ctx, s.stmts, id)
 }
 
 func getStep(ctx context.Context, q queryer, id string) (*kanban.WorkflowStep, error) {
@@ -190,10 +189,10 @@ func (s *Store) ListSteps(ctx context.Context, workflowID string, p kanban.Page)
 	if err != nil {
 		return nil, err
 	}
-	if err := requireRow(ctx, s.db, "workflows", "workflow", workflowID); err != nil {
+	if err := requireRow(ctx, s.stmts, "workflows", "workflow", workflowID); err != nil {
 		return nil, err
 	}
-	return stepListing.page(ctx, s.db, p, `workflow_id = ?`, workflowID)
+	return stepListing.page(ctx, s.stmts, p, `workflow_id = ?`, workflowID)
 }
 
 var stepListing = listing[kanban.WorkflowStep]{what: "list steps",
@@ -213,7 +212,7 @@ func allSteps(ctx context.Context, q queryer, workflowID string) ([]kanban.Workf
 // (a workflow always has one start step).
 func (s *Store) UpdateStep(ctx context.Context, id string, u kanban.StepUpdate) (*kanban.WorkflowStep, error) {
 	var out *kanban.WorkflowStep
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		st, err := getStep(ctx, tx, id)
 		if err != nil {
 			return err
@@ -257,7 +256,7 @@ func applyStepUpdate(st *kanban.WorkflowStep, u kanban.StepUpdate) {
 	}
 }
 
-func writeStep(ctx context.Context, tx *sql.Tx, st *kanban.WorkflowStep) error {
+func writeStep(ctx context.Context, tx txn, st *kanban.WorkflowStep) error {
 	events, err := encodeEvents(st.Events)
 	if err != nil {
 		return err
@@ -281,7 +280,7 @@ func writeStep(ctx context.Context, tx *sql.Tx, st *kanban.WorkflowStep) error {
 // (CONFLICT) while any task, archived included, is on the step. When the
 // start step goes, the first remaining step becomes the start step.
 func (s *Store) DeleteStep(ctx context.Context, id string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(tx txn) error {
 		st, err := getStep(ctx, tx, id)
 		if err != nil {
 			return err
@@ -316,7 +315,7 @@ func (s *Store) DeleteStep(ctx context.Context, id string) error {
 // each of its steps exactly once (VALIDATION_ERROR on step_ids otherwise).
 func (s *Store) ReorderSteps(ctx context.Context, workflowID string, stepIDs []string) ([]kanban.WorkflowStep, error) {
 	var out []kanban.WorkflowStep
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		if err := requireRow(ctx, tx, "workflows", "workflow", workflowID); err != nil {
 			return err
 		}

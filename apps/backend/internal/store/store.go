@@ -20,6 +20,8 @@ import (
 // Store is the SQLite implementation of kanban.Store.
 type Store struct {
 	db *sql.DB
+	// stmts holds the prepared statements every query runs through.
+	stmts *stmtCache
 	// writeMu serialises this process's write transactions in Go. Left to
 	// SQLite, concurrent BEGIN IMMEDIATE waiters poll in its busy handler
 	// and can starve past busy_timeout (SQLITE_BUSY) under load.
@@ -51,11 +53,11 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, stmts: newStmtCache(db)}, nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the prepared statements and the database.
+func (s *Store) Close() error { return errors.Join(s.stmts.close(), s.db.Close()) }
 
 // DB exposes the handle for tests and benchmarks in other packages that
 // need to count rows; production code goes through the service methods.
@@ -63,7 +65,7 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // tx runs fn in a transaction (BEGIN IMMEDIATE through the DSN), committing
 // on success and rolling back on error or panic.
-func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+func (s *Store) tx(ctx context.Context, fn func(tx txn) error) (err error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -79,7 +81,7 @@ func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	if err = fn(tx); err != nil {
+	if err = fn(txn{tx: tx, stmts: s.stmts}); err != nil {
 		return err
 	}
 	if err = tx.Commit(); err != nil {
@@ -88,7 +90,8 @@ func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
 	return nil
 }
 
-// queryer is what both *sql.DB and *sql.Tx offer.
+// queryer is what *sql.DB, *sql.Tx, the statement cache (reads on the
+// pool) and txn (a write transaction) offer.
 type queryer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)

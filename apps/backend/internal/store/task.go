@@ -47,7 +47,7 @@ func getTask(ctx context.Context, q queryer, id string) (*kanban.Task, error) {
 
 // GetTask returns a task (NOT_FOUND when missing).
 func (s *Store) GetTask(ctx context.Context, id string) (*kanban.Task, error) {
-	return getTask(ctx, s.db, id)
+	return getTask(ctx, s.stmts, id)
 }
 
 func validateTaskText(title, description, launchPrompt string, state kanban.TaskState) error {
@@ -101,7 +101,7 @@ func (s *Store) CreateTask(ctx context.Context, in kanban.TaskCreate) (*kanban.T
 	}
 	var out *kanban.Task
 	var dedup bool
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		if err := requireRow(ctx, tx, "workspaces", "workspace", in.WorkspaceID); err != nil {
 			return err
 		}
@@ -121,7 +121,7 @@ func (s *Store) CreateTask(ctx context.Context, in kanban.TaskCreate) (*kanban.T
 	})
 	if err != nil && in.ExternalID != "" && isUniqueConstraint(err) {
 		// Another writer took the external id between our read and insert.
-		if t, rerr := taskByExternalID(ctx, s.db, in.WorkspaceID, in.ExternalID); rerr == nil {
+		if t, rerr := taskByExternalID(ctx, s.stmts, in.WorkspaceID, in.ExternalID); rerr == nil {
 			return t, true, nil
 		}
 	}
@@ -136,7 +136,7 @@ func taskByExternalID(ctx context.Context, q queryer, workspaceID, externalID st
 		workspaceID, externalID))
 }
 
-func insertTask(ctx context.Context, tx *sql.Tx, in kanban.TaskCreate) (*kanban.Task, error) {
+func insertTask(ctx context.Context, tx txn, in kanban.TaskCreate) (*kanban.Task, error) {
 	if err := resolvePlacement(ctx, tx, &in); err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func insertTask(ctx context.Context, tx *sql.Tx, in kanban.TaskCreate) (*kanban.
 
 // resolvePlacement fills in.WorkflowID and in.WorkflowStepID: the step's
 // workflow, else the workspace's first workflow; the workflow's start step.
-func resolvePlacement(ctx context.Context, tx *sql.Tx, in *kanban.TaskCreate) error {
+func resolvePlacement(ctx context.Context, tx txn, in *kanban.TaskCreate) error {
 	if in.WorkflowStepID != "" {
 		st, err := getStep(ctx, tx, in.WorkflowStepID)
 		if err != nil {
@@ -231,7 +231,7 @@ func checkParent(ctx context.Context, q queryer, workspaceID, parentID string) e
 // UpdateTask changes the given fields of a task, validated as on create.
 func (s *Store) UpdateTask(ctx context.Context, id string, u kanban.TaskUpdate) (*kanban.Task, error) {
 	var out *kanban.Task
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		t, err := getTask(ctx, tx, id)
 		if err != nil {
 			return err
@@ -265,7 +265,7 @@ func (s *Store) MoveTask(ctx context.Context, id, stepID string, position int) (
 		return nil, kanban.FieldError("position", "must be -1 (last) or a 0-based index")
 	}
 	var out *kanban.Task
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		t, err := getTask(ctx, tx, id)
 		if err != nil {
 			return err
@@ -291,7 +291,7 @@ func (s *Store) MoveTask(ctx context.Context, id, stepID string, position int) (
 
 // checkWIP refuses to bring a live task onto a step whose wip_limit is
 // already reached by other live tasks. Moves within a step add no work.
-func checkWIP(ctx context.Context, tx *sql.Tx, t *kanban.Task, st *kanban.WorkflowStep) error {
+func checkWIP(ctx context.Context, tx txn, t *kanban.Task, st *kanban.WorkflowStep) error {
 	if st.WIPLimit <= 0 || st.ID == t.WorkflowStepID || t.ArchivedAt != nil {
 		return nil
 	}
@@ -308,7 +308,7 @@ func checkWIP(ctx context.Context, tx *sql.Tx, t *kanban.Task, st *kanban.Workfl
 
 // placeTask puts t at position in stepID, shifting its neighbours so both
 // steps keep dense positions, and updates t in place.
-func placeTask(ctx context.Context, tx *sql.Tx, t *kanban.Task, stepID string, position int) error {
+func placeTask(ctx context.Context, tx txn, t *kanban.Task, stepID string, position int) error {
 	var n int // tasks on the target step other than t
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE workflow_step_id = ?`,
 		stepID).Scan(&n); err != nil {
@@ -350,7 +350,7 @@ func placeTask(ctx context.Context, tx *sql.Tx, t *kanban.Task, stepID string, p
 // archived_at and succeeds.
 func (s *Store) ArchiveTask(ctx context.Context, id string) (*kanban.Task, error) {
 	var out *kanban.Task
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		now := fmtTime(kanban.Now())
 		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET archived_at = ?, updated_at = ? WHERE id = ? AND archived_at IS NULL`,
 			now, now, id); err != nil {
@@ -367,7 +367,7 @@ func (s *Store) ArchiveTask(ctx context.Context, id string) (*kanban.Task, error
 // plans, documents, artifacts, edges and repository links, and detach its
 // children. The step's remaining positions close the gap.
 func (s *Store) DeleteTask(ctx context.Context, id string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(tx txn) error {
 		t, err := getTask(ctx, tx, id)
 		if err != nil {
 			return err
@@ -389,7 +389,7 @@ type execStmt struct {
 	args  []any
 }
 
-func execEach(ctx context.Context, tx *sql.Tx, stmts ...execStmt) error {
+func execEach(ctx context.Context, tx txn, stmts ...execStmt) error {
 	for _, st := range stmts {
 		if _, err := tx.ExecContext(ctx, st.query, st.args...); err != nil {
 			return err

@@ -25,11 +25,11 @@ func (s *Store) ListTasks(ctx context.Context, f kanban.TaskFilter, p kanban.Pag
 	if f.State != "" && !f.State.Valid() {
 		return nil, kanban.FieldError("state", "must be one of %v", kanban.TaskStates)
 	}
-	if err := checkTaskFilterScope(ctx, s.db, f); err != nil {
+	if err := checkTaskFilterScope(ctx, s.stmts, f); err != nil {
 		return nil, err
 	}
 	where, args := taskFilterWhere(f)
-	return taskListing(f).page(ctx, s.db, p, where, args...)
+	return taskListing(f).page(ctx, s.stmts, p, where, args...)
 }
 
 // taskListing is the order of f's tasks: board order on a step, else
@@ -131,13 +131,13 @@ func (s *Store) listEdges(ctx context.Context, taskID string, p kanban.Page, fro
 	if err != nil {
 		return nil, err
 	}
-	if err := requireRow(ctx, s.db, "tasks", "task", taskID); err != nil {
+	if err := requireRow(ctx, s.stmts, "tasks", "task", taskID); err != nil {
 		return nil, err
 	}
 	edges := listing[kanban.Task]{what: "list dependencies",
 		selectFrom: `SELECT ` + taskColsT + ` FROM task_dependencies d JOIN tasks t ON t.id = d.` + to,
 		scan:       scanTask, cols: []string{"d." + to}, key: func(t kanban.Task) []any { return []any{t.ID} }}
-	return edges.page(ctx, s.db, p, `d.`+from+` = ?`, taskID)
+	return edges.page(ctx, s.stmts, p, `d.`+from+` = ?`, taskID)
 }
 
 // taskWorkspaceOf returns the workspace of a task, NOT_FOUND when the task

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -24,7 +23,7 @@ func (s *Store) CreateWorkflow(ctx context.Context, w kanban.Workflow) (*kanban.
 		return nil, err
 	}
 	var out *kanban.Workflow
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		var err error
 		out, err = insertWorkflow(ctx, tx, w)
 		return err
@@ -42,7 +41,7 @@ func validateNewWorkflow(w kanban.Workflow) error {
 	return validateWorkflow(w)
 }
 
-func insertWorkflow(ctx context.Context, tx *sql.Tx, w kanban.Workflow) (*kanban.Workflow, error) {
+func insertWorkflow(ctx context.Context, tx txn, w kanban.Workflow) (*kanban.Workflow, error) {
 	if err := requireRow(ctx, tx, "workspaces", "workspace", w.WorkspaceID); err != nil {
 		return nil, err
 	}
@@ -61,7 +60,7 @@ func insertWorkflow(ctx context.Context, tx *sql.Tx, w kanban.Workflow) (*kanban
 
 // GetWorkflow returns a workflow (NOT_FOUND when missing).
 func (s *Store) GetWorkflow(ctx context.Context, id string) (*kanban.Workflow, error) {
-	return getWorkflow(ctx, s.db, id)
+	return getWorkflow(ctx, s.stmts, id)
 }
 
 func getWorkflow(ctx context.Context, q queryer, id string) (*kanban.Workflow, error) {
@@ -89,10 +88,10 @@ func (s *Store) ListWorkflows(ctx context.Context, workspaceID string, p kanban.
 	if err != nil {
 		return nil, err
 	}
-	if err := requireRow(ctx, s.db, "workspaces", "workspace", workspaceID); err != nil {
+	if err := requireRow(ctx, s.stmts, "workspaces", "workspace", workspaceID); err != nil {
 		return nil, err
 	}
-	return workflowListing.page(ctx, s.db, p, `workspace_id = ?`, workspaceID)
+	return workflowListing.page(ctx, s.stmts, p, `workspace_id = ?`, workspaceID)
 }
 
 var workflowListing = listing[kanban.Workflow]{what: "list workflows",
@@ -102,7 +101,7 @@ var workflowListing = listing[kanban.Workflow]{what: "list workflows",
 // UpdateWorkflow changes the given fields of a workflow.
 func (s *Store) UpdateWorkflow(ctx context.Context, id string, name, description *string) (*kanban.Workflow, error) {
 	var out *kanban.Workflow
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		w, err := getWorkflow(ctx, tx, id)
 		if err != nil {
 			return err
@@ -127,7 +126,7 @@ func (s *Store) UpdateWorkflow(ctx context.Context, id string, name, description
 // included) are on it, it refuses with CONFLICT unless cascade, which
 // deletes those tasks and everything that cascades from them.
 func (s *Store) DeleteWorkflow(ctx context.Context, id string, cascade bool) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(tx txn) error {
 		if err := requireRow(ctx, tx, "workflows", "workflow", id); err != nil {
 			return err
 		}
@@ -163,7 +162,7 @@ func (s *Store) ImportWorkflow(ctx context.Context, w kanban.Workflow, steps []k
 	}
 	var out *kanban.Workflow
 	var outSteps []kanban.WorkflowStep
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		var err error
 		if out, err = insertWorkflow(ctx, tx, w); err != nil {
 			return err

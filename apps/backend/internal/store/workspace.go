@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
@@ -28,7 +27,7 @@ func (s *Store) CreateWorkspace(ctx context.Context, name, description string) (
 	}
 	now := kanban.Now()
 	w := &kanban.Workspace{ID: kanban.NewID(), Name: name, Description: description, CreatedAt: now, UpdatedAt: now}
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO workspaces (`+workspaceCols+`) VALUES (?, ?, ?, ?, ?)`,
 			w.ID, w.Name, w.Description, fmtTime(now), fmtTime(now))
 		return err
@@ -41,7 +40,7 @@ func (s *Store) CreateWorkspace(ctx context.Context, name, description string) (
 
 // GetWorkspace returns a workspace (NOT_FOUND when missing).
 func (s *Store) GetWorkspace(ctx context.Context, id string) (*kanban.Workspace, error) {
-	return getWorkspace(ctx, s.db, id)
+	return getWorkspace(ctx, s.stmts, id)
 }
 
 func getWorkspace(ctx context.Context, q queryer, id string) (*kanban.Workspace, error) {
@@ -68,7 +67,7 @@ func (s *Store) ListWorkspaces(ctx context.Context, p kanban.Page) (*kanban.List
 	if err != nil {
 		return nil, err
 	}
-	return workspaceListing.page(ctx, s.db, p, "")
+	return workspaceListing.page(ctx, s.stmts, p, "")
 }
 
 var workspaceListing = listing[kanban.Workspace]{what: "list workspaces",
@@ -78,7 +77,7 @@ var workspaceListing = listing[kanban.Workspace]{what: "list workspaces",
 // UpdateWorkspace changes the given fields of a workspace.
 func (s *Store) UpdateWorkspace(ctx context.Context, id string, name, description *string) (*kanban.Workspace, error) {
 	var out *kanban.Workspace
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx txn) error {
 		w, err := getWorkspace(ctx, tx, id)
 		if err != nil {
 			return err

@@ -1,0 +1,131 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sync"
+)
+
+// maxCachedStmts bounds the statement cache. Our queries are constants and
+// listing queries assembled from constants (a few hundred shapes at most);
+// a text beyond the bound, such as one with a caller-chosen number of
+// placeholders, runs unprepared.
+const maxCachedStmts = 512
+
+// stmtCache prepares each distinct SQL text once per database handle, so
+// SQLite parses and plans a query once per connection instead of on every
+// call: database/sql prepares a cached *sql.Stmt on each pooled connection
+// the first time it runs there, and tx.StmtContext reuses that
+// connection's statement inside a transaction.
+//
+// When a text cannot be prepared (or the cache is full or closed) the
+// query runs unprepared, so callers see exactly the errors an unprepared
+// query gives. A statement is never run twice at once on one connection:
+// every query of ours is read to the end (scanAll) or is a single row
+// before the next one starts.
+//
+// The cache is itself the queryer for reads outside a transaction.
+type stmtCache struct {
+	db     *sql.DB
+	mu     sync.RWMutex
+	stmts  map[string]*sql.Stmt
+	closed bool
+}
+
+func newStmtCache(db *sql.DB) *stmtCache {
+	return &stmtCache{db: db, stmts: map[string]*sql.Stmt{}}
+}
+
+// stmt returns the prepared statement of query, preparing it on first
+// use; nil means "run it unprepared".
+func (c *stmtCache) stmt(ctx context.Context, query string) *sql.Stmt {
+	c.mu.RLock()
+	st, ok := c.stmts[query]
+	skip := c.closed || len(c.stmts) >= maxCachedStmts
+	c.mu.RUnlock()
+	if ok || skip {
+		return st
+	}
+	st, err := c.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur, ok := c.stmts[query]; ok || c.closed || len(c.stmts) >= maxCachedStmts {
+		_ = st.Close() // unused: another caller prepared it first, or the cache closed
+		return cur
+	}
+	c.stmts[query] = st
+	return st
+}
+
+// close closes every cached statement; later queries run unprepared (and
+// fail on the closed database).
+func (c *stmtCache) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	var errs []error
+	for q, st := range c.stmts {
+		errs = append(errs, st.Close())
+		delete(c.stmts, q)
+	}
+	return errors.Join(errs...)
+}
+
+// ExecContext runs query on the pool.
+func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := c.stmt(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return c.db.ExecContext(ctx, query, args...)
+}
+
+// QueryContext runs query on the pool.
+func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := c.stmt(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return c.db.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext runs query on the pool.
+func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := c.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return c.db.QueryRowContext(ctx, query, args...)
+}
+
+// txn is a write transaction (see Store.tx) that runs its queries through
+// the statement cache.
+type txn struct {
+	tx    *sql.Tx
+	stmts *stmtCache
+}
+
+// ExecContext runs query in the transaction.
+func (t txn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := t.stmts.stmt(ctx, query); st != nil {
+		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return t.tx.ExecContext(ctx, query, args...)
+}
+
+// QueryContext runs query in the transaction.
+func (t txn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := t.stmts.stmt(ctx, query); st != nil {
+		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return t.tx.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext runs query in the transaction.
+func (t txn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := t.stmts.stmt(ctx, query); st != nil {
+		return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return t.tx.QueryRowContext(ctx, query, args...)
+}
