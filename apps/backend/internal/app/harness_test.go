@@ -88,7 +88,9 @@ func (e *env) initialize(c *client.Client) {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := c.Start(ctx); err != nil {
+	// Start with a context that outlives initialize: the SSE transport ties
+	// its stream to it.
+	if err := c.Start(context.Background()); err != nil {
 		e.t.Fatalf("start: %v", err)
 	}
 	req := mcp.InitializeRequest{}
