@@ -225,18 +225,13 @@ func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawn
 	if err := s.checkProfiles(ctx, in.AgentProfileID, in.ExecutorProfileID); err != nil {
 		return nil, err
 	}
-	sess, _, err := s.store.CreateSession(ctx, kanban.SessionCreate{TaskID: t.ID, AgentProfileID: in.AgentProfileID, ExecutorProfileID: in.ExecutorProfileID})
+	sc := firstSession(t.Title, t.Description, in.AgentProfileID, in.ExecutorProfileID)
+	sc.TaskID = t.ID
+	if in.Prompt != "" {
+		sc.FirstMessage.Author, sc.FirstMessage.Content = sender(p), in.Prompt
+	}
+	sess, _, err := s.store.CreateSession(ctx, sc)
 	if err != nil {
-		return nil, err
-	}
-	prompt, author := in.Prompt, sender(p)
-	if prompt == "" {
-		prompt, author = t.Description, "user"
-		if prompt == "" {
-			prompt = t.Title
-		}
-	}
-	if _, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: sess.ID, Author: author, Type: "prompt", Content: prompt}); err != nil {
 		return nil, err
 	}
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)

@@ -8,7 +8,8 @@ import (
 
 // createTask creates a task and, unless start_agent is false, a session
 // for it whose first message is the task's prompt. Everything that can be
-// refused is checked before the first write.
+// refused is checked before the first write. A session that starts at once
+// is written in the task's transaction.
 func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) (*TaskCreateOut, error) {
 	c, err := s.taskCreateOf(ctx, p, in)
 	if err != nil {
@@ -20,7 +21,16 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 			return nil, err
 		}
 	}
-	t, dedup, err := s.store.CreateTask(ctx, c)
+	var (
+		t     *kanban.Task
+		sess  *kanban.Session
+		dedup bool
+	)
+	if start && !c.StartWhenUnblocked {
+		t, sess, dedup, err = s.store.CreateTaskWithSession(ctx, c, firstSession(c.Title, c.Description, in.AgentProfileID, in.ExecutorProfileID))
+	} else {
+		t, dedup, err = s.store.CreateTask(ctx, c)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -32,17 +42,24 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 		return out, nil
 	}
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.created", t)
-	if start && t.StartWhenUnblocked {
-		// Deferred: startUnblocked starts it once every blocker completes.
-		if start, err = s.unblocked(ctx, t.ID); err != nil {
-			return nil, err
-		}
-	}
-	if start {
-		sess, err := s.startSession(ctx, t, in.AgentProfileID, in.ExecutorProfileID)
+	switch {
+	case sess != nil:
+		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
+	case start:
+		// Deferred: it starts now only when no blocker is pending, else
+		// startUnblocked starts it once every blocker completes.
+		ready, err := s.unblocked(ctx, t.ID)
 		if err != nil {
 			return nil, err
 		}
+		if !ready {
+			return out, nil
+		}
+		if sess, err = s.startSession(ctx, t, in.AgentProfileID, in.ExecutorProfileID); err != nil {
+			return nil, err
+		}
+	}
+	if sess != nil {
 		out.SessionID = sess.ID
 	}
 	return out, nil
@@ -166,20 +183,27 @@ func (s *Service) startIfReady(ctx context.Context, t *kanban.Task) error {
 	return err
 }
 
-// startSession creates a session for t and delivers the task's prompt as
-// its first conversation message.
+// startSession creates a session for t whose first conversation message
+// is the task's prompt, in one transaction.
 func (s *Service) startSession(ctx context.Context, t *kanban.Task, agentProfileID, executorProfileID string) (*kanban.Session, error) {
-	sess, _, err := s.store.CreateSession(ctx, kanban.SessionCreate{TaskID: t.ID, AgentProfileID: agentProfileID, ExecutorProfileID: executorProfileID})
+	sc := firstSession(t.Title, t.Description, agentProfileID, executorProfileID)
+	sc.TaskID = t.ID
+	sess, _, err := s.store.CreateSession(ctx, sc)
 	if err != nil {
-		return nil, err
-	}
-	prompt := t.Description
-	if prompt == "" {
-		prompt = t.Title
-	}
-	if _, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: sess.ID, Author: "user", Type: "prompt", Content: prompt}); err != nil {
 		return nil, err
 	}
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
 	return sess, nil
+}
+
+// firstSession is the session a task starts with: the given profiles (empty
+// for the defaults) and the task's prompt, its description or else its
+// title, as the first message.
+func firstSession(title, description, agentProfileID, executorProfileID string) kanban.SessionCreate {
+	prompt := description
+	if prompt == "" {
+		prompt = title
+	}
+	return kanban.SessionCreate{AgentProfileID: agentProfileID, ExecutorProfileID: executorProfileID,
+		FirstMessage: &kanban.Message{Author: "user", Type: "prompt", Content: prompt}}
 }

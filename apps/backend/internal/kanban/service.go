@@ -61,6 +61,12 @@ type TaskService interface {
 	// external id already in the workspace, it returns that task and
 	// deduplicated=true without writing anything.
 	CreateTask(ctx context.Context, in TaskCreate) (t *Task, deduplicated bool, err error)
+	// CreateTaskWithSession creates a task as CreateTask does and, in the
+	// same transaction, a session for it as CreateSession does (sc.TaskID
+	// is ignored): both are written or neither is. The session's token is
+	// not returned (RotateSessionToken issues one). A deduplicated create
+	// returns the existing task and no session, and writes nothing.
+	CreateTaskWithSession(ctx context.Context, in TaskCreate, sc SessionCreate) (t *Task, sess *Session, deduplicated bool, err error)
 	GetTask(ctx context.Context, id string) (*Task, error)
 	ListTasks(ctx context.Context, f TaskFilter, p Page) (*List[Task], error)
 	UpdateTask(ctx context.Context, id string, u TaskUpdate) (*Task, error)

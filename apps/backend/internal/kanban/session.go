@@ -69,6 +69,10 @@ type SessionCreate struct {
 	ExecutorProfileID string
 	Mode              Mode
 	Capabilities      []string
+	// FirstMessage, when set, opens the session's conversation: it is
+	// appended as AppendMessage would (its SessionID and TaskID are the new
+	// session's) in the session's own transaction.
+	FirstMessage *Message
 }
 
 // Message is one entry of a session's conversation.

@@ -29,27 +29,39 @@ func (s *Store) AppendMessage(ctx context.Context, m kanban.Message) (*kanban.Me
 		if m.TaskID != "" && m.TaskID != taskID {
 			return kanban.FieldError("task_id", "does not match the session's task")
 		}
-		var seq int64
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE task_id = ?`,
-			taskID).Scan(&seq); err != nil {
-			return fmt.Errorf("append message: %w", err)
-		}
-		m.ID, m.TaskID, m.CreatedAt = kanban.NewID(), taskID, kanban.Now()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO session_messages (`+messageColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, m.ID, seq, m.SessionID, m.TaskID, m.Author, m.Type,
-			m.Content, m.Turn, fmtTime(m.CreatedAt)); err != nil {
-			return fmt.Errorf("append message: %w", err)
-		}
-		out = &m
-		return nil
+		m.TaskID = taskID
+		out, err = appendMessage(ctx, tx, m)
+		return err
 	})
 	return out, err
+}
+
+// appendMessage appends a checked message whose SessionID and TaskID are
+// those of an existing session, with the task's next seq.
+func appendMessage(ctx context.Context, tx txn, m kanban.Message) (*kanban.Message, error) {
+	var seq int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE task_id = ?`,
+		m.TaskID).Scan(&seq); err != nil {
+		return nil, fmt.Errorf("append message: %w", err)
+	}
+	m.ID, m.CreatedAt = kanban.NewID(), kanban.Now()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO session_messages (`+messageColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, m.ID, seq, m.SessionID, m.TaskID, m.Author, m.Type,
+		m.Content, m.Turn, fmtTime(m.CreatedAt)); err != nil {
+		return nil, fmt.Errorf("append message: %w", err)
+	}
+	return &m, nil
 }
 
 func checkMessage(m kanban.Message) error {
 	if err := kanban.CheckText("session_id", m.SessionID, true, kanban.MaxNameLen); err != nil {
 		return err
 	}
+	return checkMessageBody(m)
+}
+
+// checkMessageBody checks the fields of m other than its session and task.
+func checkMessageBody(m kanban.Message) error {
 	if err := kanban.CheckText("author", m.Author, true, kanban.MaxNameLen); err != nil {
 		return err
 	}

@@ -42,60 +42,86 @@ func hashSessionToken(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// CreateSession creates a session in state CREATED and returns its token.
-// It returns NOT_FOUND for a missing task or profile and VALIDATION_ERROR
-// for an invalid mode or capability.
+// CreateSession creates a session in state CREATED, with its first message
+// when in.FirstMessage is set, and returns its token. It returns NOT_FOUND
+// for a missing task or profile and VALIDATION_ERROR for an invalid mode,
+// capability or first message.
 func (s *Store) CreateSession(ctx context.Context, in kanban.SessionCreate) (*kanban.Session, string, error) {
 	if err := kanban.CheckText("task_id", in.TaskID, true, kanban.MaxNameLen); err != nil {
 		return nil, "", err
 	}
-	if in.Mode == "" {
-		in.Mode = kanban.ModeTask
-	}
-	if !kanban.ValidSessionMode(in.Mode) {
-		return nil, "", kanban.FieldError("mode", "must be one of the session modes")
-	}
-	if err := checkCapabilities(in.Capabilities); err != nil {
+	if err := checkSessionCreate(&in); err != nil {
 		return nil, "", err
 	}
 	token, hash := newSessionToken()
 	var out *kanban.Session
 	err := s.tx(ctx, func(tx txn) error {
-		wsID, err := taskWorkspaceOf(ctx, tx, in.TaskID)
-		if err != nil {
-			return err
-		}
-		agent, err := resolveAgentProfile(ctx, tx, in.AgentProfileID)
-		if err != nil {
-			return err
-		}
-		execID, err := resolveExecutorProfile(ctx, tx, in.ExecutorProfileID)
-		if err != nil {
-			return err
-		}
-		caps, agentID := defaultCapabilities(in.Capabilities, agent), ""
-		if agent != nil {
-			agentID = agent.ID
-		}
-		capsJSON, err := json.Marshal(caps)
-		if err != nil {
-			return fmt.Errorf("create session: %w", err)
-		}
-		id, now := kanban.NewID(), fmtTime(kanban.Now())
-		if _, err := tx.ExecContext(ctx, `INSERT INTO task_sessions (id, task_id, workspace_id,
-			agent_profile_id, executor_profile_id, state, mcp_mode, capabilities, token_hash,
-			mcp_attached, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
-			id, in.TaskID, wsID, nullString(agentID), nullString(execID), string(kanban.SessionCreated),
-			string(in.Mode), string(capsJSON), hash, now, now); err != nil {
-			return fmt.Errorf("create session: %w", err)
-		}
-		out, err = getSession(ctx, tx, id)
+		var err error
+		out, err = createSession(ctx, tx, in, hash)
 		return err
 	})
 	if err != nil {
 		return nil, "", err
 	}
 	return out, token, nil
+}
+
+// checkSessionCreate checks in apart from its task and defaults its mode.
+func checkSessionCreate(in *kanban.SessionCreate) error {
+	if in.Mode == "" {
+		in.Mode = kanban.ModeTask
+	}
+	if !kanban.ValidSessionMode(in.Mode) {
+		return kanban.FieldError("mode", "must be one of the session modes")
+	}
+	if err := checkCapabilities(in.Capabilities); err != nil {
+		return err
+	}
+	if in.FirstMessage != nil {
+		return checkMessageBody(*in.FirstMessage)
+	}
+	return nil
+}
+
+// createSession writes a checked session whose token hashes to hash, and
+// its first message.
+func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash string) (*kanban.Session, error) {
+	wsID, err := taskWorkspaceOf(ctx, tx, in.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	agent, err := resolveAgentProfile(ctx, tx, in.AgentProfileID)
+	if err != nil {
+		return nil, err
+	}
+	execID, err := resolveExecutorProfile(ctx, tx, in.ExecutorProfileID)
+	if err != nil {
+		return nil, err
+	}
+	caps, agentID := defaultCapabilities(in.Capabilities, agent), ""
+	if agent != nil {
+		agentID = agent.ID
+	}
+	capsJSON, err := json.Marshal(caps)
+	if err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	id, now := kanban.NewID(), fmtTime(kanban.Now())
+	if _, err := tx.ExecContext(ctx, `INSERT INTO task_sessions (id, task_id, workspace_id,
+		agent_profile_id, executor_profile_id, state, mcp_mode, capabilities, token_hash,
+		mcp_attached, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+		id, in.TaskID, wsID, nullString(agentID), nullString(execID), string(kanban.SessionCreated),
+		string(in.Mode), string(capsJSON), hash, now, now); err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	if m := in.FirstMessage; m != nil {
+		first := *m
+		first.SessionID, first.TaskID = id, in.TaskID
+		if _, err := appendMessage(ctx, tx, first); err != nil {
+			return nil, err
+		}
+	}
+	return getSession(ctx, tx, id)
 }
 
 // checkCapabilities accepts nil (profile defaults) or a list of distinct

@@ -138,6 +138,12 @@ func TestCreateSessionRejects(t *testing.T) {
 			Capabilities: []string{kanban.CapUserQuestion, kanban.CapUserQuestion}}, kanban.CodeValidation},
 		{"unknown agent profile", kanban.SessionCreate{TaskID: f.task.ID, AgentProfileID: kanban.NewID()}, kanban.CodeNotFound},
 		{"unknown executor profile", kanban.SessionCreate{TaskID: f.task.ID, ExecutorProfileID: kanban.NewID()}, kanban.CodeNotFound},
+		{"first message without author", kanban.SessionCreate{TaskID: f.task.ID,
+			FirstMessage: &kanban.Message{Type: "prompt", Content: "x"}}, kanban.CodeValidation},
+		{"first message of unknown type", kanban.SessionCreate{TaskID: f.task.ID,
+			FirstMessage: &kanban.Message{Author: "user", Type: "Prompt", Content: "x"}}, kanban.CodeValidation},
+		{"first message on unknown task", kanban.SessionCreate{TaskID: kanban.NewID(),
+			FirstMessage: &kanban.Message{Author: "user", Type: "prompt", Content: "x"}}, kanban.CodeNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

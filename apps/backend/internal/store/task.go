@@ -93,42 +93,75 @@ func validateTaskCreate(in kanban.TaskCreate) error {
 // already used in the workspace it returns that task, deduplicated, and
 // writes nothing.
 func (s *Store) CreateTask(ctx context.Context, in kanban.TaskCreate) (*kanban.Task, bool, error) {
+	t, _, dedup, err := s.createTask(ctx, in, nil)
+	return t, dedup, err
+}
+
+// CreateTaskWithSession creates a task and a session for it in one
+// transaction; see kanban.TaskService.
+func (s *Store) CreateTaskWithSession(ctx context.Context, in kanban.TaskCreate, sc kanban.SessionCreate) (*kanban.Task, *kanban.Session, bool, error) {
+	return s.createTask(ctx, in, &sc)
+}
+
+// createTask creates a task and, when sc is not nil and the task is new, a
+// session for it, in one transaction.
+func (s *Store) createTask(ctx context.Context, in kanban.TaskCreate, sc *kanban.SessionCreate) (*kanban.Task, *kanban.Session, bool, error) {
 	if in.State == "" {
 		in.State = kanban.TaskTodo
 	}
 	if err := validateTaskCreate(in); err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
-	var out *kanban.Task
-	var dedup bool
+	var hash string
+	if sc != nil {
+		if err := checkSessionCreate(sc); err != nil {
+			return nil, nil, false, err
+		}
+		_, hash = newSessionToken()
+	}
+	var (
+		out   *kanban.Task
+		sess  *kanban.Session
+		dedup bool
+	)
 	err := s.tx(ctx, func(tx txn) error {
-		if err := requireRow(ctx, tx, "workspaces", "workspace", in.WorkspaceID); err != nil {
+		var err error
+		if out, dedup, err = createTaskIn(ctx, tx, in); err != nil || dedup || sc == nil {
 			return err
 		}
-		if in.ExternalID != "" {
-			t, err := taskByExternalID(ctx, tx, in.WorkspaceID, in.ExternalID)
-			if err == nil {
-				out, dedup = t, true
-				return nil
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("create task: %w", err)
-			}
-		}
-		var err error
-		out, err = insertTask(ctx, tx, in)
+		sc.TaskID = out.ID
+		sess, err = createSession(ctx, tx, *sc, hash)
 		return err
 	})
 	if err != nil && in.ExternalID != "" && isUniqueConstraint(err) {
 		// Another writer took the external id between our read and insert.
 		if t, rerr := taskByExternalID(ctx, s.stmts, in.WorkspaceID, in.ExternalID); rerr == nil {
-			return t, true, nil
+			return t, nil, true, nil
 		}
 	}
 	if err != nil {
+		return nil, nil, false, err
+	}
+	return out, sess, dedup, nil
+}
+
+// createTaskIn creates a checked task in tx, or returns the task with its
+// external id, deduplicated.
+func createTaskIn(ctx context.Context, tx txn, in kanban.TaskCreate) (*kanban.Task, bool, error) {
+	if err := requireRow(ctx, tx, "workspaces", "workspace", in.WorkspaceID); err != nil {
 		return nil, false, err
 	}
-	return out, dedup, nil
+	if in.ExternalID != "" {
+		t, err := taskByExternalID(ctx, tx, in.WorkspaceID, in.ExternalID)
+		if err == nil {
+			return t, true, nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return nil, false, fmt.Errorf("create task: %w", err)
+		}
+	}
+	t, err := insertTask(ctx, tx, in)
+	return t, false, err
 }
 
 func taskByExternalID(ctx context.Context, q queryer, workspaceID, externalID string) (*kanban.Task, error) {
