@@ -90,7 +90,7 @@ func (v *Validator) Validate(args any) (err error) {
 	if !errors.As(verr, &ve) {
 		return &Problems{Tool: v.tool, List: []Problem{{Path: "/", Text: "/: value could not be validated"}}}
 	}
-	c := collector{tree: v.tree, args: args}
+	c := collector{tree: v.tree, args: args, list: make([]Problem, 0, min(leaves(ve), 32))}
 	c.walk(ve)
 	list := c.problems()
 	if len(list) == 0 {

@@ -1,10 +1,10 @@
 package argcheck
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -19,9 +19,26 @@ type collector struct {
 	tree    *tree
 	args    any
 	list    []Problem
-	unknown map[string]*unknownGroup // by rendered path
-	pnDepth map[int]bool             // depths already searched for propertyNames failures
-	located map[string]located       // by instance location joined with NUL
+	unknown []unknownGroup     // one per rendered path, in order of discovery
+	byPath  map[string]int     // index of unknown once it grows
+	pnDepth map[int]bool       // depths already searched for propertyNames failures
+	located map[string]located // by instance location (two segments or more), length-prefixed segments
+}
+
+// leaves estimates the number of problems under e: one per leaf error, one
+// per missing required name.
+func leaves(e *jsonschema.ValidationError) int {
+	if len(e.Causes) == 0 {
+		if k, ok := e.ErrorKind.(*kind.Required); ok {
+			return max(len(k.Missing), 1)
+		}
+		return 1
+	}
+	n := 0
+	for _, cause := range e.Causes {
+		n += leaves(cause)
+	}
+	return n
 }
 
 // walk records the leaf problems under e.
@@ -40,20 +57,93 @@ func (c *collector) walk(e *jsonschema.ValidationError) {
 	case *kind.AnyOf:
 		c.alternatives(e, "anyOf")
 	case *kind.AdditionalProperties:
-		node, ok := c.tree.at(e.SchemaURL)
-		c.unknownAt(e.InstanceLocation, declared([]any{node}), ok, k.Properties)
+		l := c.tree.loc(e.SchemaURL)
+		c.unknownAt(e.InstanceLocation, l.own, l.ok, k.Properties)
 	case *kind.FalseSchema:
 		c.falseSchema(e)
 	case *kind.PropertyNames:
 		c.propertyNames(len(e.InstanceLocation))
 	case *kind.Required:
 		path, _, _ := c.locate(e.InstanceLocation)
+		l := c.tree.loc(e.SchemaURL)
 		for _, name := range k.Missing {
-			c.list = append(c.list, Problem{Path: path, Text: fmt.Sprintf("%s is missing required %q", path, name)})
+			c.list = append(c.list, Problem{Path: path, Text: l.missing(path, name)})
 		}
 	default:
-		c.add(e.InstanceLocation, c.leafText(e))
+		path, _, _ := c.locate(e.InstanceLocation)
+		c.list = append(c.list, Problem{Path: path, Text: c.leafProblem(e, path)})
 	}
+}
+
+// numKinds is the number of kinds whose wording is cached (see kindIndex).
+const numKinds = 18
+
+// kindIndex numbers the kinds whose wording depends only on the schema
+// location that failed (never on the caller's value), or returns -1.
+func kindIndex(k jsonschema.ErrorKind) int {
+	switch k.(type) {
+	case *kind.Type:
+		return 0
+	case *kind.MaxLength:
+		return 1
+	case *kind.MinLength:
+		return 2
+	case *kind.Maximum:
+		return 3
+	case *kind.Minimum:
+		return 4
+	case *kind.ExclusiveMaximum:
+		return 5
+	case *kind.ExclusiveMinimum:
+		return 6
+	case *kind.MultipleOf:
+		return 7
+	case *kind.MaxItems:
+		return 8
+	case *kind.MinItems:
+		return 9
+	case *kind.MaxProperties:
+		return 10
+	case *kind.MinProperties:
+		return 11
+	case *kind.UniqueItems:
+		return 12
+	case *kind.Enum:
+		return 13
+	case *kind.Const:
+		return 14
+	case *kind.Pattern:
+		return 15
+	case *kind.Format:
+		return 16
+	case *kind.Not:
+		return 17
+	}
+	return -1
+}
+
+// leafProblem words one keyword failure at path as "<path>: text", with the
+// text cached per schema location and kind, and the whole sentence for the
+// first path it was worded for.
+func (c *collector) leafProblem(e *jsonschema.ValidationError, path string) string {
+	i := kindIndex(e.ErrorKind)
+	if i < 0 {
+		return path + ": " + c.leafText(e)
+	}
+	l := c.tree.loc(e.SchemaURL)
+	if f := l.full[i].Load(); f != nil && f.path == path {
+		return f.text
+	}
+	p := &l.texts[i]
+	text := p.Load()
+	if text == nil {
+		s := c.leafText(e)
+		p.CompareAndSwap(nil, &s)
+		text = p.Load()
+	}
+	full := path + ": " + *text
+	l.full[i].CompareAndSwap(nil, &pathText{path: path, text: full})
+	return full
 }
 
 // leafText words one keyword failure from schema data only.
@@ -117,72 +207,83 @@ func (c *collector) add(loc []string, text string) {
 }
 
 // locate renders an instance location as a JSON pointer, replacing every key
-// that is not a declared property name with "*". It also returns the
-// subschemas and the instance value found there. Results are memoised per
-// location, so sibling errors share the walk from the root.
-func (c *collector) locate(loc []string) (string, []any, any) {
-	key := strings.Join(loc, "\x00")
-	if len(loc) > 0 {
-		key = "\x00" + key
+// that is not a declared property name with "*". It also returns the locus
+// of subschemas and the instance value found there. Locations of two
+// segments or more are memoised per call, so sibling errors share the walk
+// from the root.
+func (c *collector) locate(loc []string) (string, *locus, any) {
+	switch len(loc) {
+	case 0:
+		return "/", c.tree.top, c.args
+	case 1:
+		return c.step("/", c.tree.top, c.args, loc[0])
 	}
-	if l, ok := c.located[key]; ok {
-		return l.path, l.nodes, l.inst
+	path, l, inst := c.locateMemo(loc[:len(loc)-1])
+	return c.step(path, l, inst, loc[len(loc)-1])
+}
+
+func (c *collector) locateMemo(loc []string) (string, *locus, any) {
+	if len(loc) < 2 {
+		return c.locate(loc)
+	}
+	var buf [128]byte
+	key := buf[:0]
+	for _, seg := range loc {
+		key = binary.AppendUvarint(key, uint64(len(seg)))
+		key = append(key, seg...)
+	}
+	if l, ok := c.located[string(key)]; ok {
+		return l.path, l.locus, l.inst
 	}
 	var l located
-	if len(loc) == 0 {
-		l = located{path: "/", nodes: c.tree.expand([]any{c.tree.root}), inst: c.args}
-	} else {
-		path, nodes, inst := c.locate(loc[:len(loc)-1])
-		l = c.step(path, nodes, inst, loc[len(loc)-1])
-	}
+	l.path, l.locus, l.inst = c.locate(loc)
 	if c.located == nil {
 		c.located = map[string]located{}
 	}
-	c.located[key] = l
-	return l.path, l.nodes, l.inst
+	c.located[string(key)] = l
+	return l.path, l.locus, l.inst
 }
 
 type located struct {
 	path  string
-	nodes []any
+	locus *locus
 	inst  any
 }
 
 // step moves one segment down from an instance location.
-func (c *collector) step(path string, nodes []any, inst any, seg string) located {
+func (c *collector) step(path string, l *locus, inst any, seg string) (string, *locus, any) {
 	switch x := inst.(type) {
 	case map[string]any:
-		next, decl := c.tree.propChild(nodes, seg)
+		next, tok, decl := c.tree.propStep(l, seg)
 		if !decl {
-			return located{path: joinPath(path, "*"), nodes: next, inst: x[seg]}
+			return joinSeg(path, "/*"), next, x[seg]
 		}
-		return located{path: joinPath(path, seg), nodes: next, inst: x[seg]}
+		return joinSeg(path, tok), next, x[seg]
 	case []any:
 		i, err := strconv.Atoi(seg)
 		if err != nil || i < 0 || i >= len(x) {
-			return located{path: joinPath(path, "*")}
+			return joinSeg(path, "/*"), c.tree.none, nil
 		}
-		return located{path: joinPath(path, strconv.Itoa(i)), nodes: c.tree.itemChild(nodes, i), inst: x[i]}
+		p, next := c.tree.itemStep(l, path, i)
+		return p, next, x[i]
 	}
-	return located{path: joinPath(path, "*")}
+	return joinSeg(path, "/*"), c.tree.none, nil
 }
 
 // alternatives words a failed oneOf/anyOf. Objects told apart by a string
 // `type` or `kind` const get the chosen branch's own problems.
 func (c *collector) alternatives(e *jsonschema.ValidationError, kw string) {
 	path, _, inst := c.locate(e.InstanceLocation)
-	node, _ := c.tree.at(e.SchemaURL)
-	m, _ := node.(map[string]any)
-	branches, _ := m[kw].([]any)
+	d := c.tree.disc(c.tree.loc(e.SchemaURL), kw)
 	obj, isObj := inst.(map[string]any)
-	prop, consts := c.tree.discriminator(branches)
-	if !isObj || prop == "" || len(branches) != len(e.Causes) {
+	prop, consts := d.prop, d.consts
+	if !isObj || prop == "" || d.branches != len(e.Causes) {
 		c.list = append(c.list, Problem{Path: path, Text: path + ": does not match any allowed shape (" + kw + ")"})
 		return
 	}
 	val, present := obj[prop]
 	if !present {
-		c.list = append(c.list, Problem{Path: path, Text: fmt.Sprintf("%s is missing required %q", path, prop)})
+		c.list = append(c.list, Problem{Path: path, Text: path + " is missing required " + strconv.Quote(prop)})
 		return
 	}
 	for i, cv := range consts {
@@ -192,7 +293,7 @@ func (c *collector) alternatives(e *jsonschema.ValidationError, kw string) {
 		}
 	}
 	sub := joinPath(path, prop)
-	c.list = append(c.list, Problem{Path: sub, Text: sub + ": must be one of: " + strings.Join(dedupe(consts), ", ") + " (const)"})
+	c.list = append(c.list, Problem{Path: sub, Text: sub + ": must be one of: " + d.list + " (const)"})
 }
 
 // discriminator finds a property ("type", then "kind") that every branch
@@ -232,17 +333,17 @@ func (c *collector) falseSchema(e *jsonschema.ValidationError) {
 	loc := e.InstanceLocation
 	i := strings.LastIndexByte(e.SchemaURL, '/')
 	if i >= 0 && e.SchemaURL[i+1:] == "unevaluatedProperties" && len(loc) > 0 {
-		parent, ok := c.tree.at(e.SchemaURL[:i])
-		var allowed []string
-		if ok {
-			allowed = declared(c.tree.expand([]any{parent}))
+		parent := c.tree.loc(e.SchemaURL[:i])
+		allowed := emptyNames
+		if parent.ok {
+			allowed = parent.all
 		}
-		if slices.Contains(allowed, loc[len(loc)-1]) {
+		if allowed.contains(loc[len(loc)-1]) {
 			// A declared property left unevaluated because its subschema
 			// failed: that failure is reported on its own.
 			return
 		}
-		c.unknownAt(loc[:len(loc)-1], allowed, ok, loc[len(loc)-1:])
+		c.unknownAt(loc[:len(loc)-1], allowed, parent.ok, loc[len(loc)-1:])
 		return
 	}
 	c.add(loc, "not allowed (false schema)")
@@ -285,6 +386,14 @@ func (c *collector) bound(e *jsonschema.ValidationError, keyword string, want *b
 		return want.Num().String()
 	}
 	return strings.TrimRight(want.FloatString(12), "0")
+}
+
+// joinSeg appends a segment ("/" and an escaped token) to a rendered path.
+func joinSeg(path, seg string) string {
+	if path == "/" {
+		return seg
+	}
+	return path + seg
 }
 
 func joinPath(path, name string) string {

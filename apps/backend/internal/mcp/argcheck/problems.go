@@ -2,8 +2,8 @@ package argcheck
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -35,51 +35,112 @@ type Problems struct {
 // problems in path-then-text order, joined by "; ", then "+N more" when some
 // were left out. The result never exceeds 1024 bytes.
 func (p *Problems) Error() string {
-	list := normalize(p.List)
-	prefix := "invalid arguments for " + clip(p.Tool, 128) + ": "
-	if len(list) == 0 {
-		return strings.TrimSuffix(prefix, ": ")
+	list := p.List
+	if !normalized(list) {
+		list = normalize(list)
 	}
-	for k := min(len(list), maxShown); ; k-- {
-		var b strings.Builder
-		b.WriteString(prefix)
+	const head = "invalid arguments for "
+	tool := clip(p.Tool, 128)
+	if len(list) == 0 {
+		return head + tool
+	}
+	// The longest run of problems, at most maxShown, that fits the budget
+	// (or none at all).
+	prefix := len(head) + len(tool) + len(": ")
+	k := min(len(list), maxShown)
+	size := 0
+	for ; ; k-- {
+		size = prefix
 		for i := range k {
 			if i > 0 {
-				b.WriteString("; ")
+				size += len("; ")
 			}
-			b.WriteString(clip(list[i].Text, maxProblemBytes))
+			size += clipLen(list[i].Text, maxProblemBytes)
 		}
 		if rest := len(list) - k; rest > 0 {
 			if k > 0 {
-				b.WriteString("; ")
+				size += len("; ")
 			}
-			fmt.Fprintf(&b, "+%d more", rest)
+			size += len("+ more") + decimalLen(rest)
 		}
-		if b.Len() <= maxMessageBytes || k == 0 {
-			return b.String()
+		if size <= maxMessageBytes || k == 0 {
+			break
 		}
 	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(head)
+	b.WriteString(tool)
+	b.WriteString(": ")
+	for i := range k {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(clip(list[i].Text, maxProblemBytes))
+	}
+	if rest := len(list) - k; rest > 0 {
+		if k > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteByte('+')
+		b.WriteString(strconv.Itoa(rest))
+		b.WriteString(" more")
+	}
+	return b.String()
+}
+
+func decimalLen(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }
 
 // normalize returns the problems deduplicated and sorted by path (array
 // indices in numeric order), then text.
 func normalize(in []Problem) []Problem {
 	list := slices.Clone(in)
-	slices.SortFunc(list, func(a, b Problem) int {
-		if c := comparePaths(a.Path, b.Path); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Text, b.Text)
-	})
+	slices.SortFunc(list, compareProblems)
 	return slices.Compact(list)
+}
+
+// normalized reports whether list is already sorted and free of duplicates,
+// as normalize returns it.
+func normalized(list []Problem) bool {
+	for i := 1; i < len(list); i++ {
+		if compareProblems(list[i-1], list[i]) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func compareProblems(a, b Problem) int {
+	if c := comparePaths(a.Path, b.Path); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Text, b.Text)
 }
 
 // comparePaths orders JSON pointers segment by segment (a prefix first).
 // Array indices sort before names and by value, so /a/2 comes before /a/10.
 func comparePaths(a, b string) int {
+	if a == b {
+		return 0
+	}
+	// Segments before the one holding the first difference are equal:
+	// start at that segment.
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	if s := strings.LastIndexByte(a[:p], '/'); s >= 0 {
+		a, b = a[s+1:], b[s+1:]
+	}
 	for {
-		sa, ra, moreA := strings.Cut(a, "/")
-		sb, rb, moreB := strings.Cut(b, "/")
+		sa, ra, moreA := cutSlash(a)
+		sb, rb, moreB := cutSlash(b)
 		if c := compareSegments(sa, sb); c != 0 {
 			return c
 		}
@@ -93,6 +154,14 @@ func comparePaths(a, b string) int {
 		}
 		a, b = ra, rb
 	}
+}
+
+// cutSlash is strings.Cut(s, "/").
+func cutSlash(s string) (before, after string, found bool) {
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		return s[:i], s[i+1:], true
+	}
+	return s, "", false
 }
 
 func compareSegments(a, b string) int {
@@ -125,132 +194,340 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	return s[:clipCut(s, n)] + "..."
+}
+
+// clipLen is len(clip(s, n)).
+func clipLen(s string, n int) int {
+	if len(s) <= n {
+		return len(s)
+	}
+	return clipCut(s, n) + len("...")
+}
+
+func clipCut(s string, n int) int {
 	cut := n - len("...")
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + "..."
+	return cut
 }
 
 // unknownGroup gathers the unknown keys found at one object. The keys are
 // caller data: they are counted and compared, never rendered.
 type unknownGroup struct {
-	allowed map[string]bool
-	known   bool // the object's schema was found, so allowed is meaningful
-	keys    map[string]bool
+	path    string
+	allowed *nameSet
+	known   bool            // the object's schema was found, so allowed is meaningful
+	keys    []string        // distinct; may share the validator's array (capacity capped)
+	keySet  map[string]bool // index of keys once it grows
 	obj     map[string]any
 }
 
-func (c *collector) unknownAt(loc []string, allowed []string, known bool, keys []string) {
+// smallSet is the size up to which lists are searched rather than indexed.
+const smallSet = 8
+
+func (c *collector) unknownAt(loc []string, allowed *nameSet, known bool, keys []string) {
 	path, _, inst := c.locate(loc)
-	if c.unknown == nil {
-		c.unknown = map[string]*unknownGroup{}
-	}
-	g := c.unknown[path]
+	g := c.group(path)
 	if g == nil {
 		obj, _ := inst.(map[string]any)
-		g = &unknownGroup{allowed: map[string]bool{}, keys: map[string]bool{}, obj: obj}
-		c.unknown[path] = g
+		if c.unknown == nil {
+			c.unknown = make([]unknownGroup, 0, 1)
+		}
+		c.unknown = append(c.unknown, unknownGroup{path: path, allowed: emptyNames, obj: obj})
+		g = &c.unknown[len(c.unknown)-1]
+		if c.byPath != nil {
+			c.byPath[path] = len(c.unknown) - 1
+		} else if len(c.unknown) > smallSet {
+			c.byPath = make(map[string]int, 2*len(c.unknown))
+			for i, u := range c.unknown {
+				c.byPath[u.path] = i
+			}
+		}
 	}
 	g.known = g.known || known
-	for _, a := range allowed {
-		g.allowed[a] = true
+	g.allowed = g.allowed.union(allowed)
+	if len(g.keys) == 0 && len(keys) <= smallSet && distinct(keys) {
+		g.keys = keys[:len(keys):len(keys)]
+		return
 	}
 	for _, k := range keys {
-		g.keys[k] = true
+		g.addKey(k)
+	}
+}
+
+func distinct(keys []string) bool {
+	for i, k := range keys {
+		if slices.Contains(keys[:i], k) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *collector) group(path string) *unknownGroup {
+	if c.byPath != nil {
+		if i, ok := c.byPath[path]; ok {
+			return &c.unknown[i]
+		}
+		return nil
+	}
+	for i := range c.unknown {
+		if c.unknown[i].path == path {
+			return &c.unknown[i]
+		}
+	}
+	return nil
+}
+
+func (g *unknownGroup) addKey(k string) {
+	if g.keySet != nil {
+		if !g.keySet[k] {
+			g.keySet[k] = true
+			g.keys = append(g.keys, k)
+		}
+		return
+	}
+	if slices.Contains(g.keys, k) {
+		return
+	}
+	g.keys = append(g.keys, k)
+	if len(g.keys) > smallSet {
+		g.keySet = make(map[string]bool, 2*len(g.keys))
+		for _, x := range g.keys {
+			g.keySet[x] = true
+		}
 	}
 }
 
 // problems returns every recorded problem, unknown-key groups included,
 // deduplicated and sorted.
 func (c *collector) problems() []Problem {
-	for path, g := range c.unknown {
-		c.list = append(c.list, Problem{Path: path, Text: g.text(path)})
+	for i := range c.unknown {
+		g := &c.unknown[i]
+		c.list = append(c.list, Problem{Path: g.path, Text: g.text()})
 	}
-	return normalize(c.list)
+	slices.SortFunc(c.list, compareProblems)
+	return slices.Compact(c.list)
 }
 
-func (g *unknownGroup) text(path string) string {
-	head := "unknown field at " + path
-	if n := len(g.keys); n > 1 {
-		head = fmt.Sprintf("%d unknown fields at %s", n, path)
+func (g *unknownGroup) text() string {
+	head, n := "unknown field at ", ""
+	if len(g.keys) > 1 {
+		head, n = " unknown fields at ", strconv.Itoa(len(g.keys))
 	}
-	allowed := sortedKeys(g.allowed)
+	allowed := g.allowed
 	switch {
 	case !g.known:
-		return head
-	case len(allowed) == 0 && path == "/":
-		return head + "; this tool takes no arguments"
-	case len(allowed) == 0:
-		return head + "; no fields allowed"
+		return n + head + g.path
+	case len(allowed.names) == 0 && g.path == "/":
+		return n + head + g.path + "; this tool takes no arguments"
+	case len(allowed.names) == 0:
+		return n + head + g.path + "; no fields allowed"
 	}
-	return head + "; allowed: " + limitedList(allowed, maxAllowedBytes) + g.suggestion(allowed)
+	hit := g.suggestion()
+	if len(g.keys) == 1 {
+		// One unknown key: the sentence depends on the path and the
+		// suggestion only; keep the first one worded.
+		if t := allowed.one.Load(); t != nil && t.path == g.path && t.hit == hit {
+			return t.text
+		}
+	}
+	text := n + head + g.path + "; allowed: " + allowed.list
+	if hit >= 0 {
+		text += allowed.did[hit]
+	}
+	if len(g.keys) == 1 {
+		allowed.one.CompareAndSwap(nil, &groupText{path: g.path, hit: hit, text: text})
+	}
+	return text
 }
 
-// suggestion names the declared property one unknown key was probably meant
-// to be, when exactly one unknown key is close to a declared, absent name.
-func (g *unknownGroup) suggestion(allowed []string) string {
-	hits, hit := 0, ""
-	for key := range g.keys {
-		if name, ok := nearest(key, allowed, g.obj); ok {
-			hits, hit = hits+1, name
+// suggestion returns the index of the declared property one unknown key was
+// probably meant to be, when exactly one unknown key is close to a declared,
+// absent name, or -1.
+func (g *unknownGroup) suggestion() int {
+	hits, hit := 0, 0
+	for _, key := range g.keys {
+		if i, ok := nearest(key, g.allowed, g.obj); ok {
+			hits, hit = hits+1, i
 		}
 	}
 	if hits != 1 {
-		return ""
+		return -1
 	}
-	return fmt.Sprintf(" (did you mean %q?)", hit)
+	return hit
 }
 
-// nearest returns the declared name closest to key: a case-insensitive match
-// or an edit distance of at most 2 (and less than the name's length). Names
-// the caller already supplied are skipped; ties go to the first sorted name.
-func nearest(key string, names []string, present map[string]any) (string, bool) {
+// nearest returns the index of the declared name closest to key: a
+// case-insensitive match or an edit distance of at most 2 (and less than the
+// name's length). Names the caller already supplied are skipped; ties go to
+// the first sorted name.
+func nearest(key string, names *nameSet, present map[string]any) (int, bool) {
 	if len(key) > 256 {
-		return "", false
+		return 0, false
 	}
-	best, bestD := "", 3
-	for _, name := range names {
+	var buf [64]rune
+	keyRunes := appendRunes(buf[:0], key)
+	keyASCII := isASCII(key)
+	best, bestD := 0, 3
+	for i, name := range names.names {
+		// Names whose lengths differ by more than 2 runes are at distance
+		// 3 or more, and cannot fold to key either.
+		if d := len(keyRunes) - len(names.runes[i]); d > 2 || d < -2 {
+			continue
+		}
 		if _, ok := present[name]; ok {
 			continue
 		}
-		d := 3
 		if strings.EqualFold(key, name) {
-			d = 0
-		} else if ed := editDistance(key, name, 2); ed < utf8.RuneCountInString(name) {
-			d = ed
+			best, bestD = i, 0
+			break // nothing later can be closer
 		}
-		if d < bestD {
-			best, bestD = name, d
+		// Only a distance below bestD changes the answer, so the
+		// computation may stop there (it then reports bestD or more).
+		limit := bestD - 1
+		var ed int
+		if keyASCII && names.ascii[i] {
+			ed = editDistanceASCII(key, name, limit)
+		} else {
+			ed = editDistance(keyRunes, names.runes[i], limit)
+		}
+		if ed < len(names.runes[i]) && ed < bestD {
+			best, bestD = i, ed
 		}
 	}
 	return best, bestD <= 2
 }
 
 // editDistance is the Levenshtein distance between a and b in runes, or
-// limit+1 when it exceeds limit.
-func editDistance(a, b string, limit int) int {
-	ra, rb := []rune(a), []rune(b)
+// limit+1 when it exceeds limit. Only the band of cells within limit of the
+// diagonal is computed (the others are beyond limit), and the computation
+// stops at the first row whose band is all beyond limit.
+func editDistance(ra, rb []rune, limit int) int {
+	var bufP, bufC [65]int
+	over := limit + 1
 	if d := len(ra) - len(rb); d > limit || -d > limit {
-		return limit + 1
+		return over
 	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
+	prev, cur := bufP[:0], bufC[:0]
+	if len(rb)+1 > len(bufP) {
+		prev, cur = make([]int, 0, len(rb)+1), make([]int, 0, len(rb)+1)
+	}
+	prev, cur = prev[:len(rb)+1], cur[:len(rb)+1]
 	for j := range prev {
-		prev[j] = j
+		prev[j] = min(j, over)
 	}
 	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
+		lo, hi := max(1, i-limit), min(len(rb), i+limit)
+		if lo == 1 {
+			cur[0] = min(i, over)
+		} else {
+			cur[lo-1] = over
+		}
+		best := cur[lo-1]
+		for j := lo; j <= hi; j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost, over)
+			cur[j] = v
+			best = min(best, v)
+		}
+		if hi < len(rb) {
+			cur[hi+1] = over
+		}
+		if best >= over {
+			return over
 		}
 		prev, cur = cur, prev
 	}
-	return min(prev[len(rb)], limit+1)
+	return prev[len(rb)]
+}
+
+// editDistanceASCII is editDistance for two ASCII strings. A common prefix
+// and suffix do not change the distance, and the distance is at least the
+// longer length minus the characters the two have in common: both are
+// checked before the computation.
+func editDistanceASCII(a, b string, limit int) int {
+	over := limit + 1
+	if d := len(a) - len(b); d > limit || -d > limit {
+		return over
+	}
+	for len(a) > 0 && len(b) > 0 && a[0] == b[0] {
+		a, b = a[1:], b[1:]
+	}
+	for len(a) > 0 && len(b) > 0 && a[len(a)-1] == b[len(b)-1] {
+		a, b = a[:len(a)-1], b[:len(b)-1]
+	}
+	if len(b) >= 64 {
+		return editDistance([]rune(a), []rune(b), limit)
+	}
+	var count [128]uint8
+	for i := range len(a) {
+		count[a[i]&0x7f]++
+	}
+	common := 0
+	for j := range len(b) {
+		if c := b[j] & 0x7f; count[c] > 0 {
+			count[c]--
+			common++
+		}
+	}
+	if max(len(a), len(b))-common > limit {
+		return over
+	}
+	var bufP, bufC [65]int
+	prev, cur := bufP[:len(b)+1], bufC[:len(b)+1]
+	for j := range prev {
+		prev[j] = min(j, over)
+	}
+	for i := 1; i <= len(a); i++ {
+		lo, hi := max(1, i-limit), min(len(b), i+limit)
+		if lo == 1 {
+			cur[0] = min(i, over)
+		} else {
+			cur[lo-1] = over
+		}
+		best := cur[lo-1]
+		ca := a[i-1]
+		for j := lo; j <= hi; j++ {
+			v := prev[j-1]
+			if ca != b[j-1] {
+				v++
+			}
+			v = min(v, prev[j]+1, cur[j-1]+1, over)
+			cur[j] = v
+			best = min(best, v)
+		}
+		if hi < len(b) {
+			cur[hi+1] = over
+		}
+		if best >= over {
+			return over
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// appendRunes is append(buf, []rune(s)...) without the intermediate slice.
+func appendRunes(buf []rune, s string) []rune {
+	for _, r := range s {
+		buf = append(buf, r)
+	}
+	return buf
 }
 
 // limitedList joins names with ", " up to about n bytes, then ", ...".

@@ -16,32 +16,32 @@ func (c *collector) propertyNames(depth int) {
 	}
 	c.pnDepth[depth] = true
 	found := false
-	var visit func(inst any, nodes []any, path string, d int)
-	visit = func(inst any, nodes []any, path string, d int) {
+	var visit func(inst any, l *locus, path string, d int)
+	visit = func(inst any, l *locus, path string, d int) {
 		switch x := inst.(type) {
 		case map[string]any:
 			if d == depth {
-				if c.badKey(x, nodes) {
+				if c.badKey(x, l.nodes) {
 					found = true
 					c.list = append(c.list, Problem{Path: path, Text: path + ": a key does not satisfy propertyNames"})
 				}
 				return
 			}
 			for k := range x {
-				l := c.step(path, nodes, x, k)
-				visit(l.inst, l.nodes, l.path, d+1)
+				p, next, v := c.step(path, l, x, k)
+				visit(v, next, p, d+1)
 			}
 		case []any:
 			if d == depth {
 				return
 			}
 			for i := range x {
-				l := c.step(path, nodes, x, strconv.Itoa(i))
-				visit(l.inst, l.nodes, l.path, d+1)
+				p, next, v := c.step(path, l, x, strconv.Itoa(i))
+				visit(v, next, p, d+1)
 			}
 		}
 	}
-	visit(c.args, c.tree.expand([]any{c.tree.root}), "/", 0)
+	visit(c.args, c.tree.top, "/", 0)
 	if !found {
 		c.list = append(c.list, Problem{Path: "/", Text: "/: a key does not satisfy propertyNames"})
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -27,6 +29,13 @@ type tree struct {
 	pnFrags  []string
 	pnNodes  []map[string]any
 	pnSchema map[uintptr]*jsonschema.Schema
+
+	// Caches of schema-side wording data (see cache.go).
+	mu   sync.Mutex                            // serialises filling locs and loci
+	locs atomic.Pointer[map[string]*schemaLoc] // by reported schema location; copied on write
+	loci map[string]*locus                     // by subschema sequence
+	top  *locus                                // the root instance location
+	none *locus                                // no subschemas (past a scalar or a missing item)
 }
 
 // Limits on the work expansion of a schema, checked before compiling. A short
@@ -39,7 +48,7 @@ const (
 
 func newTree(base string, doc any) (*tree, error) {
 	t := &tree{base: base, root: doc, anchors: map[string]any{}, patterns: map[string]*regexp.Regexp{},
-		pnSchema: map[uintptr]*jsonschema.Schema{}}
+		pnSchema: map[uintptr]*jsonschema.Schema{}, loci: map[string]*locus{}}
 	if err := t.index(doc, "", 0); err != nil {
 		return nil, err
 	}
@@ -47,6 +56,8 @@ func newTree(base string, doc any) (*tree, error) {
 	if err := t.cost(doc, 0, &nodes, map[string]bool{}); err != nil {
 		return nil, err
 	}
+	t.top, _ = t.intern(t.expand([]any{doc}))
+	t.none, _ = t.intern(nil)
 	return t, nil
 }
 
