@@ -23,10 +23,21 @@ var (
 
 // Backend runs actions on the Kandev backend with the caller's identity
 // (attached by the backend from the connection, never from the payload).
-// Errors are *kanban.Error for anything the agent can act on.
+// Errors are *kanban.Error for anything the agent can act on. An out of
+// type *json.RawMessage receives the answer as valid JSON (it was decoded
+// from the wire or encoded in process).
 type Backend interface {
 	Call(ctx context.Context, action string, payload any, out any) error
 }
+
+// Reply is an action's answer exactly as Backend.Call returned it: valid
+// JSON, so the server serves it as the tool's result without checking it
+// again.
+type Reply json.RawMessage
+
+// MarshalJSON returns r (null when empty), so a Reply encodes as the JSON
+// it holds.
+func (r Reply) MarshalJSON() ([]byte, error) { return json.RawMessage(r).MarshalJSON() }
 
 // Call is what a tool handler receives.
 type Call struct {
@@ -41,13 +52,13 @@ type Call struct {
 	Action string
 }
 
-// Forward runs the tool's action with payload and returns its raw result.
-func (c Call) Forward(ctx context.Context, payload any) (json.RawMessage, error) {
+// Forward runs the tool's action with payload and returns its answer.
+func (c Call) Forward(ctx context.Context, payload any) (Reply, error) {
 	var out json.RawMessage
 	if err := c.Backend.Call(ctx, c.Action, payload, &out); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return Reply(out), nil
 }
 
 // Decode unmarshals the validated arguments into v.

@@ -146,12 +146,20 @@ func result(t *catalog.Tool, v any, log *slog.Logger) *mcp.CallToolResult {
 	return r
 }
 
-// marshalResult encodes a handler's value. A json.RawMessage (what the
-// forwarding handlers return: the backend's answer, already compact JSON)
-// is used as is when valid, saving a pass over large results.
+// marshalResult encodes a handler's value. A catalog.Reply (what the
+// forwarding handlers return: the backend's answer, valid JSON by the
+// Backend contract) is used as is, saving a pass over large results; a
+// json.RawMessage is used as is when valid.
 func marshalResult(v any) ([]byte, error) {
-	if raw, ok := v.(json.RawMessage); ok && json.Valid(raw) {
-		return raw, nil
+	switch r := v.(type) {
+	case catalog.Reply:
+		if len(r) > 0 {
+			return r, nil
+		}
+	case json.RawMessage:
+		if json.Valid(r) {
+			return r, nil
+		}
 	}
 	return json.Marshal(v)
 }

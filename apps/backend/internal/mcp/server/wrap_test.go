@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"strings"
 	"sync"
@@ -191,5 +192,33 @@ func TestPreflightMethods(t *testing.T) {
 		case e != nil && strings.Contains(string(e.Response()), "CANARY"):
 			t.Errorf("%s: echoes the canary", tc.msg)
 		}
+	}
+}
+
+func TestMarshalResult(t *testing.T) {
+	tests := []struct {
+		name string
+		v    any
+		want string // "" means an error
+	}{
+		{"reply", catalog.Reply(`{"items":[]}`), `{"items":[]}`},
+		{"empty reply", catalog.Reply(nil), `null`},
+		{"valid raw message", json.RawMessage(`[1, 2]`), `[1, 2]`},
+		{"invalid raw message", json.RawMessage(`{"a":`), ""},
+		{"value", map[string]int{"n": 1}, `{"n":1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := marshalResult(tt.v)
+			if tt.want == "" {
+				if err == nil {
+					t.Fatalf("got %s, want an error", b)
+				}
+				return
+			}
+			if err != nil || string(b) != tt.want {
+				t.Fatalf("got %s, %v, want %s", b, err, tt.want)
+			}
+		})
 	}
 }
