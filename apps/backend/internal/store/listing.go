@@ -50,7 +50,20 @@ func decodeCursor(c, list string, dst ...any) error {
 const PageBudget = 4 << 20
 
 // withinBudget returns how many of rows (at most limit) fit PageBudget.
-func withinBudget[T any](rows []T, limit int) int {
+// With bound (an upper bound of a row's JSON size, or nil) a page whose
+// bounds add up to less than the budget is known to fit without encoding
+// its rows.
+func withinBudget[T any](rows []T, limit int, bound func(T) int) int {
+	n := min(len(rows), limit)
+	if bound != nil {
+		size := 0
+		for _, r := range rows[:n] {
+			size += bound(r) + 1
+		}
+		if size <= PageBudget {
+			return n
+		}
+	}
 	size := 0
 	for i, r := range rows {
 		if i == limit {
@@ -80,6 +93,9 @@ type listing[T any] struct {
 	cols       []string
 	desc       bool
 	key        func(T) []any
+	// bound, when set, bounds a row's JSON size from above (see
+	// withinBudget); rows are encoded to be measured otherwise.
+	bound func(T) int
 }
 
 // page returns page p (already normalized) of the rows matching where (SQL
@@ -98,7 +114,7 @@ func (l listing[T]) page(ctx context.Context, q queryer, p kanban.Page, where st
 	if out.Items == nil {
 		out.Items = []T{}
 	}
-	if n := withinBudget(rows, p.Limit); n < len(rows) {
+	if n := withinBudget(rows, p.Limit, l.bound); n < len(rows) {
 		out.Items = rows[:n]
 		out.NextCursor = encodeCursor(l.what, l.key(rows[n-1])...)
 	}

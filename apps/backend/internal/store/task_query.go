@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -43,10 +44,31 @@ func taskListing(f kanban.TaskFilter) listing[kanban.Task] {
 
 var (
 	tasksByPosition = listing[kanban.Task]{what: "list tasks in board order", selectFrom: `SELECT ` + taskCols + ` FROM tasks`,
-		scan: scanTask, cols: []string{"position", "id"}, key: func(t kanban.Task) []any { return []any{t.Position, t.ID} }}
+		scan: scanTask, cols: []string{"position", "id"}, key: func(t kanban.Task) []any { return []any{t.Position, t.ID} },
+		bound: taskJSONBound}
 	tasksByCreation = listing[kanban.Task]{what: "list tasks in creation order", selectFrom: `SELECT ` + taskCols + ` FROM tasks`,
-		scan: scanTask, cols: []string{"created_at", "id"}, key: func(t kanban.Task) []any { return []any{fmtTime(t.CreatedAt), t.ID} }}
+		scan: scanTask, cols: []string{"created_at", "id"}, key: func(t kanban.Task) []any { return []any{fmtTime(t.CreatedAt), t.ID} },
+		bound: taskJSONBound}
 )
+
+// taskJSONFixed bounds the JSON of a task apart from its strings: keys,
+// quotes and punctuation (under 300 bytes), the position (20), the flag
+// (5) and three times (37 each).
+const taskJSONFixed = 512
+
+// taskJSONBound bounds the size of t's JSON encoding from above
+// (TestTaskJSONBound): a byte of a string takes at most 6 bytes escaped
+// (\u00XX). A time that JSON cannot encode gets an unbounded size, so the
+// page is measured (and refused) exactly as without a bound.
+func taskJSONBound(t kanban.Task) int {
+	for _, tm := range []*time.Time{&t.CreatedAt, &t.UpdatedAt, t.ArchivedAt} {
+		if tm != nil && (tm.Year() < 0 || tm.Year() > 9999) {
+			return PageBudget + 1
+		}
+	}
+	return 6*(len(t.ID)+len(t.WorkspaceID)+len(t.WorkflowID)+len(t.WorkflowStepID)+len(t.ParentID)+len(t.Title)+
+		len(t.Description)+len(t.State)+len(t.ExternalID)+len(t.LaunchPrompt)) + taskJSONFixed
+}
 
 // taskFilterWhere returns the conditions of a checked filter. The first
 // condition picks the index; the scope checks made the workspace condition
