@@ -73,17 +73,34 @@ func (r *Registry) Names() []string {
 // and runs the handler. Errors are *kanban.Error for anything the caller
 // can act on.
 func (r *Registry) Dispatch(ctx context.Context, p Principal, name string, raw json.RawMessage) (any, error) {
+	return r.dispatch(ctx, p, nil, name, raw)
+}
+
+// DispatchSession is Dispatch for a session principal whose session the
+// caller has just loaded (sess.ID == p.SessionID, e.g. to re-check its
+// token): sess's mode and capabilities authorize the call, and the
+// session is not loaded a second time.
+func (r *Registry) DispatchSession(ctx context.Context, p Principal, sess *kanban.Session, name string, raw json.RawMessage) (any, error) {
+	if sess == nil || p.Kind != Session || sess.ID != p.SessionID {
+		return nil, kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
+	}
+	return r.dispatch(ctx, p, sess, name, raw)
+}
+
+func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Session, name string, raw json.RawMessage) (any, error) {
 	a, ok := r.actions[name]
 	if !ok {
 		return nil, kanban.Errorf(kanban.CodeUnknownAction, "unknown action")
 	}
-	if err := r.authorize(ctx, a, p); err != nil {
+	if err := r.authorize(ctx, a, p, sess); err != nil {
 		return nil, err
 	}
 	return a.run(ctx, p, raw)
 }
 
-func (r *Registry) authorize(ctx context.Context, a *Action, p Principal) error {
+// authorize checks that p may run a; a session principal's session is
+// sess, or loaded when sess is nil.
+func (r *Registry) authorize(ctx context.Context, a *Action, p Principal, sess *kanban.Session) error {
 	switch p.Kind {
 	case Operator:
 		if a.Allow&AllowOperator != 0 {
@@ -94,9 +111,11 @@ func (r *Registry) authorize(ctx context.Context, a *Action, p Principal) error 
 		if a.Allow&(AllowSession|AllowConfigSession) == 0 {
 			return kanban.Errorf(kanban.CodeForbidden, "action %s is not available to this session", a.Name)
 		}
-		sess, err := r.sessionOf(ctx, p.SessionID)
-		if err != nil {
-			return err
+		if sess == nil {
+			var err error
+			if sess, err = r.sessionOf(ctx, p.SessionID); err != nil {
+				return err
+			}
 		}
 		if r.modeActions != nil && !r.modeActions(sess.MCPMode, sess.Capabilities)[a.Name] {
 			return kanban.Errorf(kanban.CodeForbidden, "action %s is not available in this session's mode (%s)", a.Name, sess.MCPMode)

@@ -34,26 +34,27 @@ func (b *backend) authenticate(ctx context.Context, tok string) (ws.Principal, e
 	if tok == "" {
 		return nil, kanban.Errorf(kanban.CodeUnauthorized, "bearer token required")
 	}
-	p, err := b.sessionPrincipal(ctx, tok)
+	sess, err := b.liveSession(ctx, tok)
 	if err != nil {
 		return nil, err
 	}
+	p := action.Principal{Kind: action.Session, SessionID: sess.ID, TaskID: sess.TaskID, WorkspaceID: sess.WorkspaceID}
 	return identity{Principal: p, token: tok}, nil
 }
 
-// sessionPrincipal resolves a session token to its principal. A token that
-// was rotated, whose session was deleted, or whose session has ended
+// liveSession resolves a session token to its session. A token that was
+// rotated, whose session was deleted, or whose session has ended
 // (completed, failed, cancelled) no longer authenticates.
-func (b *backend) sessionPrincipal(ctx context.Context, tok string) (action.Principal, error) {
+func (b *backend) liveSession(ctx context.Context, tok string) (*kanban.Session, error) {
 	sess, err := b.store.SessionByToken(ctx, tok)
 	if err != nil {
-		return action.Principal{}, kanban.Errorf(kanban.CodeUnauthorized, "invalid token")
+		return nil, kanban.Errorf(kanban.CodeUnauthorized, "invalid token")
 	}
 	switch sess.State {
 	case kanban.SessionCompleted, kanban.SessionFailed, kanban.SessionCancelled:
-		return action.Principal{}, kanban.Errorf(kanban.CodeUnauthorized, "the session has ended")
+		return nil, kanban.Errorf(kanban.CodeUnauthorized, "the session has ended")
 	}
-	return action.Principal{Kind: action.Session, SessionID: sess.ID, TaskID: sess.TaskID, WorkspaceID: sess.WorkspaceID}, nil
+	return sess, nil
 }
 
 // SubscribeIn is the payload of subscribe and unsubscribe.
@@ -84,19 +85,30 @@ func (b *backend) dispatch(ctx context.Context, c *ws.Conn, name string, payload
 		return nil, kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
 	}
 	p := id.Principal
+	var sess *kanban.Session
 	if p.Kind == action.Session {
 		// Re-check the credential on every request: revocation (token
-		// rotation, session deleted or ended) takes effect at once.
-		cur, err := b.sessionPrincipal(ctx, id.token)
-		if err != nil || cur.SessionID != p.SessionID {
+		// rotation, session deleted or ended) takes effect at once. The
+		// session read here also authorizes the action (its mode).
+		cur, err := b.liveSession(ctx, id.token)
+		if err != nil || cur.ID != p.SessionID {
 			return nil, kanban.Errorf(kanban.CodeUnauthorized, "session token revoked or session ended")
 		}
+		sess = cur
 	}
 	switch name {
 	case "subscribe", "unsubscribe":
 		return b.subscribe(c, p, name, payload)
 	}
-	res, err := b.reg.Dispatch(ctx, p, name, payload)
+	var (
+		res any
+		err error
+	)
+	if sess != nil {
+		res, err = b.reg.DispatchSession(ctx, p, sess, name, payload)
+	} else {
+		res, err = b.reg.Dispatch(ctx, p, name, payload)
+	}
 	if err == nil && name == "session.attach" {
 		b.attached.Store(c, p.SessionID)
 	}
