@@ -26,6 +26,7 @@ type Store struct {
 	// SQLite, concurrent BEGIN IMMEDIATE waiters poll in its busy handler
 	// and can starve past busy_timeout (SQLITE_BUSY) under load.
 	writeMu sync.Mutex
+	ckpt    *checkpointer
 }
 
 var _ kanban.Store = (*Store)(nil)
@@ -36,8 +37,9 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	path := filepath.Join(dir, "kandev.db")
 	// The DSN is built from our own constants and the data dir path only;
 	// _pragma values are executed as SQL, so nothing caller-supplied goes here.
+	// WAL checkpoints run in the background (checkpointer), not in commits.
 	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
@@ -53,11 +55,14 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Store{db: db, stmts: newStmtCache(db)}, nil
+	return &Store{db: db, stmts: newStmtCache(db), ckpt: startCheckpointer(db)}, nil
 }
 
-// Close closes the prepared statements and the database.
-func (s *Store) Close() error { return errors.Join(s.stmts.close(), s.db.Close()) }
+// Close stops the background checkpoints and closes the prepared statements
+// and the database (which checkpoints what is left of the WAL).
+func (s *Store) Close() error {
+	return errors.Join(s.ckpt.close(), s.stmts.close(), s.db.Close())
+}
 
 // DB exposes the handle for tests and benchmarks in other packages that
 // need to count rows; production code goes through the service methods.
@@ -87,6 +92,7 @@ func (s *Store) tx(ctx context.Context, fn func(tx txn) error) (err error) {
 	if err = tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	s.ckpt.committed()
 	return nil
 }
 
