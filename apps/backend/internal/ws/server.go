@@ -221,8 +221,19 @@ func (s *Server) Publish(topic string, action string, payload any) {
 }
 
 // Notify sends a notification to every connection for which filter returns
-// true. The payload is marshalled once; a marshalling error is logged.
+// true. The payload is marshalled once, and not at all when no connection
+// is to receive it; a marshalling error is logged.
 func (s *Server) Notify(filter func(*Conn) bool, action string, payload any) {
+	conns := s.snapshot()
+	to := conns[:0]
+	for _, c := range conns {
+		if filter(c) {
+			to = append(to, c)
+		}
+	}
+	if len(to) == 0 {
+		return
+	}
 	m, err := newMessage("", TypeNotification, action, payload)
 	if err != nil {
 		s.log.Error("ws notify", slog.String("action", action), slog.String("error", err.Error()))
@@ -233,10 +244,8 @@ func (s *Server) Notify(filter func(*Conn) bool, action string, payload any) {
 		s.log.Error("ws notify", slog.String("action", action), slog.String("error", err.Error()))
 		return
 	}
-	for _, c := range s.snapshot() {
-		if filter(c) {
-			c.link.enqueue(b)
-		}
+	for _, c := range to {
+		c.link.enqueue(b)
 	}
 }
 

@@ -1,12 +1,16 @@
 package ws
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -62,6 +66,43 @@ func TestPublishAndNotify(t *testing.T) {
 			t.Errorf("conn %s: got %s, want %s", tc.name, got, tc.want)
 		}
 	}
+}
+
+// A notification nobody receives is not even encoded: an unencodable
+// payload is only reported once a connection is to receive it.
+func TestNotifyEncodesOnlyForReceivers(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(&lockedWriter{mu: &mu, w: &logs}, nil))
+	s, url := startServer(t, ServerConfig{Logger: log}, newToy())
+	a := dialRaw(t, url, goodToken+"a")
+	subscribe(t, a, `["all"]`)
+	logged := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.String()
+	}
+	s.Publish("nobody", "bad", make(chan int))
+	if strings.Contains(logged(), "ws notify") {
+		t.Fatalf("got %q logged for a notification nobody receives, want nothing", logged())
+	}
+	s.Publish("all", "bad", make(chan int))
+	if !strings.Contains(logged(), "ws notify") {
+		t.Fatal("got nothing logged for an unencodable notification to a subscriber, want the error")
+	}
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // waitGoroutines waits until the goroutine count is back to base.
