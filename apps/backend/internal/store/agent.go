@@ -110,13 +110,13 @@ func (s *Store) DefaultAgentProfile(ctx context.Context) (*kanban.AgentProfile, 
 }
 
 func defaultAgentProfile(ctx context.Context, q queryer) (*kanban.AgentProfile, error) {
-	row := q.QueryRowContext(ctx, `SELECT p.id FROM agent_profiles p JOIN agents a ON a.id = p.agent_id
-		WHERE p.is_default = 1 ORDER BY CASE WHEN a.name = ? THEN 0 ELSE 1 END, a.name LIMIT 1`, preferredAgent)
-	var id string
-	if err := row.Scan(&id); err != nil {
+	p, err := scanAgentProfile(q.QueryRowContext(ctx, `SELECT `+profileColumns+` FROM agent_profiles WHERE id = (
+		SELECT p.id FROM agent_profiles p JOIN agents a ON a.id = p.agent_id
+		WHERE p.is_default = 1 ORDER BY CASE WHEN a.name = ? THEN 0 ELSE 1 END, a.name LIMIT 1)`, preferredAgent))
+	if err != nil {
 		return nil, notFound(err, "agent profile")
 	}
-	return getAgentProfile(ctx, q, id)
+	return p, nil
 }
 
 func checkAgentProfile(name, model string) error {

@@ -64,13 +64,13 @@ func (s *Store) DefaultExecutorProfile(ctx context.Context) (*kanban.ExecutorPro
 }
 
 func defaultExecutorProfile(ctx context.Context, q queryer) (*kanban.ExecutorProfile, error) {
-	var id string
-	err := q.QueryRowContext(ctx, `SELECT p.id FROM executor_profiles p JOIN executors e ON e.id = p.executor_id
-		WHERE p.is_default = 1 ORDER BY e.name LIMIT 1`).Scan(&id)
+	p, err := scanExecutorProfile(q.QueryRowContext(ctx, `SELECT `+execProfileColumns+` FROM executor_profiles WHERE id = (
+		SELECT p.id FROM executor_profiles p JOIN executors e ON e.id = p.executor_id
+		WHERE p.is_default = 1 ORDER BY e.name LIMIT 1)`))
 	if err != nil {
 		return nil, notFound(err, "executor profile")
 	}
-	return getExecutorProfile(ctx, q, id)
+	return p, nil
 }
 
 // checkExecutorProfile validates p and returns its config as JSON text.
