@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
@@ -37,10 +38,11 @@ type MCPConfig struct {
 
 // SessionMCP is a session's MCP server connected to the backend.
 type SessionMCP struct {
-	cfg    MCPConfig
-	client *ws.Client
-	mu     sync.Mutex
-	srv    *mcpsrv.Server
+	cfg      MCPConfig
+	client   *ws.Client
+	connects atomic.Int32 // OnConnect calls: the first is the initial dial
+	mu       sync.Mutex
+	srv      *mcpsrv.Server
 }
 
 // RunMCP connects to the backend as the session, builds the session's
@@ -133,6 +135,9 @@ func (m *SessionMCP) attach(ctx context.Context) (catalog.Profile, error) {
 
 // reattach runs after every (re)connect: the first is handled by RunMCP.
 func (m *SessionMCP) reattach(ctx context.Context, _ *ws.Client) {
+	if m.connects.Add(1) == 1 {
+		return // StartSessionMCP attaches after the initial dial itself
+	}
 	m.mu.Lock()
 	srv := m.srv
 	m.mu.Unlock()
