@@ -17,7 +17,7 @@ import (
 // are set by reflection, so a field added to kanban.Task is filled too.
 func worstTask(t *testing.T, n int) kanban.Task {
 	t.Helper()
-	tm := time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", -(11*3600 + 59*60)))
+	tm := time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", -(11*3600+59*60)))
 	var task kanban.Task
 	v := reflect.ValueOf(&task).Elem()
 	for i := range v.NumField() {
