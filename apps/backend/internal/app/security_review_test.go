@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -348,5 +349,48 @@ func TestRotatedTokenSessionMCPSaysUnauthorized(t *testing.T) {
 	}
 	if r := e.call(s.Client, "list_tasks_kandev", `{}`); !r.IsError || !strings.HasPrefix(text(r), "UNAUTHORIZED: ") {
 		t.Fatalf("second call after rotation: got %q, want UNAUTHORIZED", text(r))
+	}
+}
+
+// The bounds the MCP schemas advertise for step and executor settings hold
+// on the WebSocket API too, so anything stored can be written back or
+// re-imported through MCP unchanged.
+func TestSettingBoundsHoldOnEveryTransport(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var wfs kanban.List[kanban.Workflow]
+	e.dispatch("workflow.list", map[string]any{}, &wfs)
+	var exs kanban.List[kanban.Executor]
+	e.dispatch("executor.list", map[string]any{}, &exs)
+	many := map[string]any{}
+	for i := 0; i <= kanban.MaxExecutorConfigKeys; i++ {
+		many["k"+strconv.Itoa(i)] = i
+	}
+	tooManyActions := make([]any, kanban.MaxStepActions+1)
+	for i := range tooManyActions {
+		tooManyActions[i] = map[string]any{"type": "notify"}
+	}
+	wf := wfs.Items[0].ID
+	cases := []struct {
+		name, action string
+		payload      map[string]any
+		want         string
+	}{
+		{"wip over", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "wip_limit": kanban.MaxWIPLimit + 1}, "wip_limit: must be between 0 (no limit) and 10000"},
+		{"archive over", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "auto_archive_after_hours": kanban.MaxAutoArchiveHours + 1}, "auto_archive_after_hours: must be between 0 (never) and 87600"},
+		{"too many automations", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": tooManyActions}}, "events: at most 20 automations per event"},
+		{"bad automation setting key", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": []any{map[string]any{"type": "x", "config": map[string]any{"sk-live CANARY!": 1}}}}}, "events.config: setting names must match"},
+		{"too many executor settings", "executor.profile.create", map[string]any{"executor_id": exs.Items[0].ID, "name": "p", "config": many}, "config: at most 100 settings"},
+	}
+	for _, tc := range cases {
+		before := e.fingerprint()
+		err := e.tryDispatch(action.Principal{Kind: action.Operator}, tc.action, tc.payload, nil)
+		ke, ok := kanban.AsError(err)
+		if !ok || ke.Code != kanban.CodeValidation || !strings.Contains(ke.Message, tc.want) || strings.Contains(ke.Message, "CANARY") {
+			t.Errorf("%s: got %v, want VALIDATION_ERROR containing %q", tc.name, err, tc.want)
+		}
+		if e.fingerprint() != before {
+			t.Errorf("%s: the database changed", tc.name)
+		}
 	}
 }

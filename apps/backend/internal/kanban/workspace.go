@@ -2,6 +2,7 @@ package kanban
 
 import (
 	"encoding/json"
+	"regexp"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -57,6 +58,35 @@ type WorkflowStep struct {
 // MaxWorkflowSteps bounds the steps of one workflow (created one by one,
 // imported, or reordered).
 const MaxWorkflowSteps = 50
+
+// Bounds of a step's settings and of open settings records, enforced by
+// the store and advertised by the MCP schemas alike.
+const (
+	MaxWIPLimit           = 10_000
+	MaxAutoArchiveHours   = 87_600 // ten years
+	MaxStepActions        = 20     // automations per event
+	MaxStepActionKeys     = 50     // keys in one automation's config
+	MaxExecutorConfigKeys = 100
+	// SettingKeyPattern is the form of a key in an open settings record
+	// (automation and executor config).
+	SettingKeyPattern = `^[A-Za-z0-9_.-]{1,64}$`
+)
+
+var settingKey = regexp.MustCompile(SettingKeyPattern)
+
+// CheckSettings validates an open settings record: at most maxKeys keys,
+// each of SettingKeyPattern's form (never echoed).
+func CheckSettings(field string, m map[string]json.RawMessage, maxKeys int) error {
+	if len(m) > maxKeys {
+		return FieldError(field, "at most %d settings", maxKeys)
+	}
+	for k := range m {
+		if !settingKey.MatchString(k) {
+			return FieldError(field, "setting names must match %s", SettingKeyPattern)
+		}
+	}
+	return nil
+}
 
 // Text bounds shared by validation in every transport.
 const (

@@ -81,6 +81,9 @@ func checkExecutorProfile(p kanban.ExecutorProfile) (string, error) {
 	if !slices.Contains(kanban.MCPPolicies, p.MCPPolicy) {
 		return "", kanban.FieldError("mcp_policy", "must be one of inherit, enabled, disabled, restricted")
 	}
+	if err := kanban.CheckSettings("config", p.Config, kanban.MaxExecutorConfigKeys); err != nil {
+		return "", err
+	}
 	cfg := p.Config
 	if cfg == nil {
 		cfg = map[string]json.RawMessage{}

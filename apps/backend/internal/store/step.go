@@ -25,11 +25,11 @@ func validateStep(st kanban.WorkflowStep) error {
 	if err := kanban.CheckText("prompt", st.Prompt, false, kanban.MaxPromptLen); err != nil {
 		return err
 	}
-	if st.WIPLimit < 0 {
-		return kanban.FieldError("wip_limit", "must be 0 (no limit) or greater")
+	if st.WIPLimit < 0 || st.WIPLimit > kanban.MaxWIPLimit {
+		return kanban.FieldError("wip_limit", "must be between 0 (no limit) and %d", kanban.MaxWIPLimit)
 	}
-	if st.AutoArchiveAfterHours < 0 {
-		return kanban.FieldError("auto_archive_after_hours", "must be 0 (never) or greater")
+	if st.AutoArchiveAfterHours < 0 || st.AutoArchiveAfterHours > kanban.MaxAutoArchiveHours {
+		return kanban.FieldError("auto_archive_after_hours", "must be between 0 (never) and %d", kanban.MaxAutoArchiveHours)
 	}
 	_, err := encodeEvents(st.Events)
 	return err
@@ -42,8 +42,14 @@ func encodeEvents(ev map[string][]kanban.StepAction) (string, error) {
 		if !slices.Contains(kanban.StepEventKinds, k) {
 			return "", kanban.FieldError("events", "keys must be one of %v", kanban.StepEventKinds)
 		}
+		if len(actions) > kanban.MaxStepActions {
+			return "", kanban.FieldError("events", "at most %d automations per event", kanban.MaxStepActions)
+		}
 		for _, a := range actions {
 			if err := kanban.CheckText("events.type", a.Type, true, kanban.MaxNameLen); err != nil {
+				return "", err
+			}
+			if err := kanban.CheckSettings("events.config", a.Config, kanban.MaxStepActionKeys); err != nil {
 				return "", err
 			}
 		}

@@ -5,8 +5,7 @@ import "github.com/kandev/kandev/apps/backend/internal/kanban"
 // Executor profile bounds advertised in schemas (the store also caps
 // config at 64 KiB and each script at 64 KiB of UTF-8).
 const (
-	maxScriptLen         = 64 << 10
-	maxExecutorConfigKey = 100
+	maxScriptLen = 64 << 10
 )
 
 var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
@@ -65,7 +64,7 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 // withExecutorFields adds the settings shared by create and update.
 func withExecutorFields(p P) P {
 	p["config"] = openConfig("Executor settings by name (open: values are any JSON; at most 64 KiB in all). "+
-		"On update, replaces the stored config.", maxExecutorConfigKey)
+		"On update, replaces the stored config.", kanban.MaxExecutorConfigKeys)
 	p["prepare_script"] = Str("Shell script run before the agent starts; empty for none.").Len(0, maxScriptLen)
 	p["cleanup_script"] = Str("Shell script run after the session ends; empty for none.").Len(0, maxScriptLen)
 	return p

@@ -6,15 +6,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Step setting bounds advertised in schemas (the store enforces >= 0).
-const (
-	maxWIPLimit        = 10_000
-	maxAutoArchiveHrs  = 87_600 // ten years
-	maxStepActions     = 20     // automations per event
-	maxStepActionKeys  = 50     // keys in one automation's config
-	stepConfigKeyRegex = `^[A-Za-z0-9_.-]{1,64}$`
-)
-
 // stepFields are a workflow step's settings, written once for
 // create_workflow_step, update_workflow_step, create_workflow's steps and
 // the import/export document. Each call returns fresh schemas.
@@ -27,9 +18,9 @@ func stepFields() P {
 			"workflow's other steps; it cannot be cleared on the start step (mark another step instead)."),
 		"allow_manual_move": Bool("Tasks may be moved onto this step by hand. Default true.").Default(true),
 		"auto_advance":      Bool("step_complete_kandev moves a finished task to the next step. Default false.").Default(false),
-		"wip_limit":         Int("Maximum tasks on the step; 0 (default) means no limit.").Range(0, maxWIPLimit),
+		"wip_limit":         Int("Maximum tasks on the step; 0 (default) means no limit.").Range(0, kanban.MaxWIPLimit),
 		"auto_archive_after_hours": Int("Archive tasks that stay on the step this many hours; 0 (default) never.").
-			Range(0, maxAutoArchiveHrs),
+			Range(0, kanban.MaxAutoArchiveHours),
 		"events": stepEvents(),
 	}
 }
@@ -48,7 +39,7 @@ func stepEvents() S {
 			"on_turn_complete (an agent turn on a task in the step starts/completes); each a list run in order. " +
 			"On update, replaces all stored automations ({} clears them).",
 		"propertyNames":        S{"enum": kanban.StepEventKinds},
-		"additionalProperties": Arr("Automations run on this event, in order.", stepAction()).Items(0, maxStepActions),
+		"additionalProperties": Arr("Automations run on this event, in order.", stepAction()).Items(0, kanban.MaxStepActions),
 	}
 }
 
@@ -56,7 +47,7 @@ func stepEvents() S {
 func stepAction() S {
 	return Obj("One automation.", P{
 		"type":   Str("Automation type, as the automation runner names it.").Len(1, kanban.MaxNameLen),
-		"config": openConfig("Settings of the automation, by name; values are any JSON.", maxStepActionKeys),
+		"config": openConfig("Settings of the automation, by name; values are any JSON.", kanban.MaxStepActionKeys),
 	}, "type")
 }
 
@@ -65,9 +56,9 @@ func stepAction() S {
 var anyJSON = []string{"string", "number", "integer", "boolean", "object", "array", "null"}
 
 // openConfig is an open settings record: names matching
-// stepConfigKeyRegex, any JSON values, at most maxKeys entries.
+// kanban.SettingKeyPattern, any JSON values, at most maxKeys entries.
 func openConfig(desc string, maxKeys int) S {
-	r := Record(desc, stepConfigKeyRegex, S{"description": "A setting's value (any JSON).", "type": anyJSON})
+	r := Record(desc, kanban.SettingKeyPattern, S{"description": "A setting's value (any JSON).", "type": anyJSON})
 	r["maxProperties"] = maxKeys
 	return r
 }
