@@ -183,30 +183,19 @@ func (s *Service) stopTask(ctx context.Context, p Principal, in TaskStopIn) (*Ta
 	if p.Kind == Session && t.ParentID != p.TaskID {
 		return nil, kanban.Errorf(kanban.CodeForbidden, "a session may only stop its direct child tasks")
 	}
-	var live []string
-	if err := s.eachSession(ctx, t.ID, func(sess *kanban.Session) bool {
-		if !slices.Contains(terminalSessionStates, sess.State) {
-			live = append(live, sess.ID)
-		}
-		return true
-	}); err != nil {
-		return nil, err
-	}
 	note := "Stopped by " + sender(p)
 	if in.Reason != "" {
 		note += ": " + in.Reason
 	}
+	stopped, err := s.store.CancelSessions(ctx, t.ID, kanban.Message{Author: sender(p), Type: "status", Content: note})
+	if err != nil {
+		return nil, err
+	}
 	out := &TaskStopOut{TaskID: t.ID, StoppedSessionIDs: []string{}}
-	for _, id := range live {
-		sess, err := s.store.SetSessionState(ctx, id, kanban.SessionCancelled)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: id, Author: sender(p), Type: "status", Content: note}); err != nil {
-			return nil, err
-		}
-		out.StoppedSessionIDs = append(out.StoppedSessionIDs, id)
-		s.pub.Publish(SessionTopic(id), "session.stopped", sess)
+	for i := range stopped {
+		sess := &stopped[i]
+		out.StoppedSessionIDs = append(out.StoppedSessionIDs, sess.ID)
+		s.pub.Publish(SessionTopic(sess.ID), "session.stopped", sess)
 		s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.updated", sess)
 	}
 	return out, nil

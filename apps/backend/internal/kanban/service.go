@@ -107,6 +107,10 @@ type SessionService interface {
 	ListSessions(ctx context.Context, taskID string, p Page) (*List[Session], error)
 	SetSessionMode(ctx context.Context, id string, m Mode) (*Session, error)
 	SetSessionState(ctx context.Context, id string, s SessionState) (*Session, error)
+	// CancelSessions moves every session of the task that has not ended to
+	// CANCELLED and appends note (its Author, Type and Content) to each,
+	// all in one transaction, and returns the cancelled sessions.
+	CancelSessions(ctx context.Context, taskID string, note Message) ([]Session, error)
 	// SetSessionAttached records that the session's MCP server attached or detached.
 	SetSessionAttached(ctx context.Context, id string, attached bool) (*Session, error)
 	AppendMessage(ctx context.Context, m Message) (*Message, error)

@@ -279,6 +279,55 @@ func (s *Store) SetSessionState(ctx context.Context, id string, st kanban.Sessio
 	return s.updateSession(ctx, id, `state = ?`, string(st))
 }
 
+// CancelSessions cancels a task's live sessions with a note, atomically.
+func (s *Store) CancelSessions(ctx context.Context, taskID string, note kanban.Message) ([]kanban.Session, error) {
+	note.TaskID = taskID
+	if err := checkMessageBody(note); err != nil {
+		return nil, err
+	}
+	var out []kanban.Session
+	err := s.tx(ctx, func(tx txn) error {
+		if err := requireRow(ctx, tx, "tasks", "task", taskID); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM task_sessions WHERE task_id = ? AND state NOT IN (?, ?, ?) ORDER BY created_at, id`,
+			taskID, string(kanban.SessionCompleted), string(kanban.SessionFailed), string(kanban.SessionCancelled))
+		if err != nil {
+			return fmt.Errorf("cancel sessions: %w", err)
+		}
+		var ids []string
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				_ = rows.Close()
+				return fmt.Errorf("cancel sessions: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return fmt.Errorf("cancel sessions: %w", err)
+		}
+		now := fmtTime(kanban.Now())
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `UPDATE task_sessions SET state = ?, updated_at = ? WHERE id = ?`,
+				string(kanban.SessionCancelled), now, id); err != nil {
+				return fmt.Errorf("cancel sessions: %w", err)
+			}
+			note.SessionID = id
+			if _, err := appendMessage(ctx, tx, note); err != nil {
+				return err
+			}
+			sess, err := getSession(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			out = append(out, *sess)
+		}
+		return nil
+	})
+	return out, err
+}
+
 // SetSessionAttached records an MCP server attaching (which also moves a
 // CREATED session to RUNNING) or detaching.
 func (s *Store) SetSessionAttached(ctx context.Context, id string, attached bool) (*kanban.Session, error) {

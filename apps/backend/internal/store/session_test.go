@@ -358,3 +358,45 @@ func TestSetSessionAttached(t *testing.T) {
 	_, err = f.s.SetSessionAttached(ctx, kanban.NewID(), true)
 	wantCode(t, err, kanban.CodeNotFound)
 }
+
+func TestCancelSessionsIsAtomic(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	b := newBoard(t, s, "W")
+	task := mustTask(t, s, b, "", "child")
+	ctx := context.Background()
+	var ids []string
+	for range 3 {
+		sess, _, err := s.CreateSession(ctx, kanban.SessionCreate{TaskID: task.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, sess.ID)
+	}
+	if _, err := s.SetSessionState(ctx, ids[0], kanban.SessionCompleted); err != nil {
+		t.Fatal(err)
+	}
+	// A bad note refuses the whole call: nothing is cancelled.
+	if _, err := s.CancelSessions(ctx, task.ID, kanban.Message{Author: "op", Type: "no-such-type"}); kanban.ErrorCode(err) != kanban.CodeValidation {
+		t.Fatalf("got %v, want VALIDATION_ERROR", err)
+	}
+	for _, id := range ids[1:] {
+		if sess, _ := s.GetSession(ctx, id); sess.State == kanban.SessionCancelled {
+			t.Fatal("a refused cancel changed a session")
+		}
+	}
+	got, err := s.CancelSessions(ctx, task.ID, kanban.Message{Author: "op", Type: "status", Content: "stopped"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].State != kanban.SessionCancelled || got[1].State != kanban.SessionCancelled {
+		t.Fatalf("got %+v, want the 2 live sessions cancelled", got)
+	}
+	msgs, err := s.ListMessages(ctx, kanban.MessageFilter{TaskID: task.ID, Types: []string{"status"}})
+	if err != nil || len(msgs.Items) != 2 {
+		t.Fatalf("got %d status notes (%v), want 2", len(msgs.Items), err)
+	}
+	if again, err := s.CancelSessions(ctx, task.ID, kanban.Message{Author: "op", Type: "status"}); err != nil || len(again) != 0 {
+		t.Fatalf("second cancel: got %d, %v; want none", len(again), err)
+	}
+}
