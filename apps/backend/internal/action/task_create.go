@@ -72,7 +72,8 @@ func (s *Service) taskCreateOf(ctx context.Context, p Principal, in TaskCreateIn
 	c := kanban.TaskCreate{
 		WorkflowID: in.WorkflowID, WorkflowStepID: in.WorkflowStepID, Title: in.Title,
 		Description: in.Description, ExternalID: in.ExternalID, BlockedBy: in.BlockedBy,
-		StartWhenUnblocked: in.StartWhenUnblocked,
+		StartWhenUnblocked:  in.StartWhenUnblocked,
+		StartAgentProfileID: in.AgentProfileID, StartExecutorProfileID: in.ExecutorProfileID,
 	}
 	var err error
 	if c.WorkspaceID, err = s.workspaceFor(ctx, p, in.WorkspaceID); err != nil {
@@ -146,7 +147,9 @@ func (s *Service) unblocked(ctx context.Context, taskID string) (bool, error) {
 
 // startUnblocked starts the deferred agent session of every task that
 // waited (start_when_unblocked) on the just-completed task done and is now
-// unblocked. Such a task has no session yet; it gets the default profiles.
+// unblocked. Such a task has no session yet; it starts with the profiles
+// named when it was created (the defaults when none were, or when they
+// were deleted since).
 func (s *Service) startUnblocked(ctx context.Context, done *kanban.Task) error {
 	page := kanban.Page{Limit: kanban.MaxLimit}
 	for {
@@ -179,7 +182,11 @@ func (s *Service) startIfReady(ctx context.Context, t *kanban.Task) error {
 	if err != nil || len(sessions.Items) > 0 {
 		return err
 	}
-	_, err = s.startSession(ctx, t, "", "")
+	agent, executor, err := s.store.DeferredStart(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	_, err = s.startSession(ctx, t, agent, executor)
 	return err
 }
 

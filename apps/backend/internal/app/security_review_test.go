@@ -167,7 +167,10 @@ func TestReviewStartWhenUnblockedDefersTheSession(t *testing.T) {
 	c := e.operatorMCP()
 	blocker := e.newTask("Blocker")
 	var out action.TaskCreateOut
-	callJSON(e, c, "create_task_kandev", `{"title":"Waits","prompt":"go","blocked_by":["`+blocker.ID+`"],"start_when_unblocked":true}`, &out)
+	var profiles kanban.List[kanban.AgentProfile]
+	e.dispatch("agent.profile.list", map[string]any{}, &profiles)
+	chosen := profiles.Items[len(profiles.Items)-1] // not the default agent's profile
+	callJSON(e, c, "create_task_kandev", `{"title":"Waits","prompt":"go","blocked_by":["`+blocker.ID+`"],"start_when_unblocked":true,"agent_profile_id":"`+chosen.ID+`"}`, &out)
 	if out.SessionID != "" {
 		t.Fatalf("a session (%s) was started although the task is blocked and start_when_unblocked is true", out.SessionID)
 	}
@@ -182,8 +185,8 @@ func TestReviewStartWhenUnblockedDefersTheSession(t *testing.T) {
 	var done kanban.Task
 	callJSON(e, c, "update_task_state_kandev", `{"task_id":"`+blocker.ID+`","state":"COMPLETED"}`, &done)
 	l, err = e.b.store.ListSessions(context.Background(), out.Task.ID, kanban.Page{Limit: 10})
-	if err != nil || len(l.Items) != 1 {
-		t.Fatalf("after the blocker completed: got %d sessions (%v), want 1", len(l.Items), err)
+	if err != nil || len(l.Items) != 1 || l.Items[0].AgentProfileID != chosen.ID {
+		t.Fatalf("after the blocker completed: got %+v (%v), want 1 session with the named profile", l.Items, err)
 	}
 	msgs, err := e.b.store.ListMessages(context.Background(), kanban.MessageFilter{TaskID: out.Task.ID})
 	if err != nil || len(msgs.Items) != 1 || msgs.Items[0].Content != "go" {

@@ -60,6 +60,11 @@ type TaskCreate struct {
 	BlockedBy          []string
 	StartWhenUnblocked bool
 	Repository         *TaskRepositoryInput
+	// StartAgentProfileID and StartExecutorProfileID are kept, with
+	// StartWhenUnblocked, for the session started once the task is
+	// unblocked (empty: the defaults).
+	StartAgentProfileID    string
+	StartExecutorProfileID string
 }
 
 // TaskRepositoryInput attaches a repository to a new task. At most one
