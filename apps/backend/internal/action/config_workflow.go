@@ -162,19 +162,11 @@ func (s *Service) allSteps(ctx context.Context, workflowID string) ([]kanban.Wor
 	}
 }
 
-// StepCreateIn is the payload of workflow.step.create. AllowManualMove
-// defaults to true.
+// StepCreateIn is the payload of workflow.step.create: a workflow and the
+// step's settings (AllowManualMove defaults to true).
 type StepCreateIn struct {
-	WorkflowID            string                         `json:"workflow_id"`
-	Name                  string                         `json:"name"`
-	Color                 string                         `json:"color"`
-	Prompt                string                         `json:"prompt"`
-	IsStartStep           bool                           `json:"is_start_step"`
-	AllowManualMove       *bool                          `json:"allow_manual_move"`
-	AutoAdvance           bool                           `json:"auto_advance"`
-	WIPLimit              int                            `json:"wip_limit"`
-	AutoArchiveAfterHours int                            `json:"auto_archive_after_hours"`
-	Events                map[string][]kanban.StepAction `json:"events"`
+	WorkflowID string `json:"workflow_id"`
+	DocStep
 }
 
 // StepUpdateIn is the payload of workflow.step.update: set fields change.
@@ -248,9 +240,7 @@ func (s *Service) registerStepConfig(r *Registry) {
 
 // createStep appends a step to a workflow the principal may configure.
 func (s *Service) createStep(ctx context.Context, p Principal, in StepCreateIn) (*kanban.WorkflowStep, error) {
-	st := DocStep{Name: in.Name, Color: in.Color, Prompt: in.Prompt, IsStartStep: in.IsStartStep,
-		AllowManualMove: in.AllowManualMove, AutoAdvance: in.AutoAdvance, WIPLimit: in.WIPLimit,
-		AutoArchiveAfterHours: in.AutoArchiveAfterHours, Events: in.Events}.toStep()
+	st := in.toStep()
 	if err := checkStepSpec("", st); err != nil {
 		return nil, err
 	}

@@ -153,10 +153,21 @@ func structFields(t reflect.Type) map[string]reflect.StructField {
 	m := map[string]reflect.StructField{}
 	for i := range t.NumField() {
 		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+			// An embedded struct's fields are the outer struct's, as in
+			// encoding/json (outer fields win on a name clash).
+			for n, ef := range structFields(f.Type) {
+				if _, taken := m[n]; !taken {
+					m[n] = ef
+				}
+			}
+			continue
+		}
 		if !f.IsExported() {
 			continue
 		}
-		name := strings.Split(f.Tag.Get("json"), ",")[0]
+		name := strings.Split(tag, ",")[0]
 		if name == "-" {
 			continue
 		}
