@@ -3,6 +3,7 @@ module github.com/kandev/kandev/apps/backend
 go 1.26.8
 
 require (
+	github.com/coder/acp-go-sdk v0.13.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect

@@ -63,7 +63,7 @@ func (s *Service) registerQuestions(r *Registry) {
 			return nil, err
 		}
 		if claimed {
-			s.questions.wake(q.ID)
+			s.questions.Wake(q.ID)
 			s.pub.Publish(WorkspaceTopic(q.WorkspaceID), "question.answered", q)
 			s.pub.Publish(SessionTopic(q.SessionID), "question.answered", q)
 		}
@@ -113,8 +113,8 @@ func (s *Service) ask(ctx context.Context, p Principal, in QuestionAskIn) (*Ques
 	if err != nil {
 		return nil, err
 	}
-	woken := s.questions.add(q.ID)
-	defer s.questions.remove(q.ID, woken)
+	woken := s.questions.Add(q.ID)
+	defer s.questions.Remove(q.ID, woken)
 	s.pub.Publish(WorkspaceTopic(q.WorkspaceID), "question.created", q)
 	s.pub.Publish(SessionTopic(q.SessionID), "question.created", q)
 	// An answer may have landed between CreateQuestion and add.
@@ -138,15 +138,18 @@ func (s *Service) ask(ctx context.Context, p Principal, in QuestionAskIn) (*Ques
 	return &QuestionAskOut{Question: q, Answered: q.State != kanban.QuestionPending}, nil
 }
 
-// waiters lets question.ask calls wait for question.answer.
-type waiters struct {
+// Waiters lets a call wait until another wakes it by id (question.ask
+// for question.answer; an agent's permission request for its resolution).
+type Waiters struct {
 	mu sync.Mutex
 	m  map[string]chan struct{}
 }
 
-func newWaiters() *waiters { return &waiters{m: map[string]chan struct{}{}} }
+// NewWaiters returns an empty set of waiters.
+func NewWaiters() *Waiters { return &Waiters{m: map[string]chan struct{}{}} }
 
-func (w *waiters) add(id string) chan struct{} {
+// Add registers a waiter for id and returns the channel Wake closes.
+func (w *Waiters) Add(id string) chan struct{} {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	ch := make(chan struct{})
@@ -154,7 +157,8 @@ func (w *waiters) add(id string) chan struct{} {
 	return ch
 }
 
-func (w *waiters) remove(id string, ch chan struct{}) {
+// Remove forgets the waiter ch of id (a later Add's waiter stays).
+func (w *Waiters) Remove(id string, ch chan struct{}) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.m[id] == ch {
@@ -162,7 +166,8 @@ func (w *waiters) remove(id string, ch chan struct{}) {
 	}
 }
 
-func (w *waiters) wake(id string) {
+// Wake closes id's waiter channel, if any.
+func (w *Waiters) Wake(id string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if ch, ok := w.m[id]; ok {

@@ -34,7 +34,7 @@ type Service struct {
 	store     kanban.Store
 	pub       Publisher
 	log       *slog.Logger
-	questions *waiters
+	questions *Waiters
 	qWait     time.Duration
 }
 
@@ -49,7 +49,7 @@ func New(d Deps) (*Registry, *Service) {
 	if d.Publisher == nil {
 		d.Publisher = nopPublisher{}
 	}
-	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: newWaiters(), qWait: d.QuestionWait}
+	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait}
 	r := NewRegistry(d.Store.GetSession)
 	r.modeActions = d.ModeActions
 	s.registerBoard(r)

@@ -183,6 +183,7 @@ type ConfigService interface {
 	UpdateMCPConfig(ctx context.Context, profileID string, enabled *bool, servers map[string]MCPServerConfig) (*MCPConfig, error)
 
 	ListExecutors(ctx context.Context, p Page) (*List[Executor], error)
+	GetExecutor(ctx context.Context, id string) (*Executor, error)
 	ListExecutorProfiles(ctx context.Context, executorID string, p Page) (*List[ExecutorProfile], error)
 	GetExecutorProfile(ctx context.Context, id string) (*ExecutorProfile, error)
 	DefaultExecutorProfile(ctx context.Context) (*ExecutorProfile, error)
@@ -224,6 +225,7 @@ type Store interface {
 	QuestionService
 	ArtifactService
 	ConfigService
+	RunService
 	// Seed creates the default workspace, workflow, agents and executors on
 	// an empty database and does nothing on a seeded one.
 	Seed(ctx context.Context) error

@@ -8,15 +8,32 @@ import (
 // SessionState is the lifecycle state of an agent session.
 type SessionState string
 
-// Session states.
+// Session states. CREATED is a session made by hand for an agent the
+// operator connects; the others are the states of an agent the runtime
+// runs (see docs/public/agents.md for the transitions).
 const (
 	SessionCreated         SessionState = "CREATED"
+	SessionQueued          SessionState = "QUEUED"
+	SessionStarting        SessionState = "STARTING"
 	SessionRunning         SessionState = "RUNNING"
 	SessionWaitingForInput SessionState = "WAITING_FOR_INPUT"
+	SessionIdle            SessionState = "IDLE"
 	SessionCompleted       SessionState = "COMPLETED"
 	SessionFailed          SessionState = "FAILED"
 	SessionCancelled       SessionState = "CANCELLED"
 )
+
+// SessionStates lists every SessionState.
+var SessionStates = []SessionState{SessionCreated, SessionQueued, SessionStarting, SessionRunning,
+	SessionWaitingForInput, SessionIdle, SessionCompleted, SessionFailed, SessionCancelled}
+
+// Valid reports whether s is a known state.
+func (s SessionState) Valid() bool { return slices.Contains(SessionStates, s) }
+
+// Ended reports whether s is a state a session never leaves.
+func (s SessionState) Ended() bool {
+	return s == SessionCompleted || s == SessionFailed || s == SessionCancelled
+}
 
 // Mode is the MCP tool surface a session's agent sees.
 type Mode string
@@ -54,6 +71,19 @@ type Session struct {
 	MCPMode           Mode         `json:"mcp_mode"`
 	Capabilities      []string     `json:"capabilities"`
 	MCPAttached       bool         `json:"mcp_attached"`
+	// Managed is true when the runtime runs the session's agent (false for
+	// a session made by hand, whose agent the operator connects).
+	Managed bool `json:"managed"`
+	// Workdir is the directory the agent runs in, once prepared.
+	Workdir string `json:"workdir,omitempty"`
+	// AgentSessionID is the agent's own (ACP) session id, once started.
+	AgentSessionID string `json:"agent_session_id,omitempty"`
+	// ExitCode is the agent process's exit code, once it exited.
+	ExitCode *int `json:"exit_code,omitempty"`
+	// Error says why a FAILED session failed (bounded, secrets redacted).
+	Error     string     `json:"error,omitempty"`
+	StartedAt *time.Time `json:"started_at,omitempty"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
 	LastAttachedAt    *time.Time   `json:"last_attached_at,omitempty"`
 	LastDetachedAt    *time.Time   `json:"last_detached_at,omitempty"`
 	CreatedAt         time.Time    `json:"created_at"`
@@ -69,6 +99,9 @@ type SessionCreate struct {
 	ExecutorProfileID string
 	Mode              Mode
 	Capabilities      []string
+	// Managed sessions are run by the runtime; they start QUEUED.
+	// Others start CREATED.
+	Managed bool
 	// FirstMessage, when set, opens the session's conversation: it is
 	// appended as AppendMessage would (its SessionID and TaskID are the new
 	// session's) in the session's own transaction.
@@ -88,7 +121,8 @@ type Message struct {
 }
 
 // MessageTypes are the allowed Message.Type values.
-var MessageTypes = []string{"message", "prompt", "tool_call", "tool_result", "status", "error", "question", "answer"}
+var MessageTypes = []string{"message", "prompt", "thought", "tool_call", "tool_result", "plan", "permission",
+	"status", "error", "question", "answer"}
 
 // MessageFilter selects a task's conversation.
 type MessageFilter struct {

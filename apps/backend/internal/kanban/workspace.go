@@ -3,6 +3,7 @@ package kanban
 import (
 	"encoding/json"
 	"regexp"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -123,4 +124,14 @@ func CheckText(field, v string, required bool, maxLen int) error {
 		return FieldError(field, "longer than %d characters", maxLen)
 	}
 	return nil
+}
+
+// Clip cuts s to at most n bytes without splitting a rune, and makes it
+// valid UTF-8: for text Kandev records from processes it does not control
+// (agent output, script output), which is bounded rather than refused.
+func Clip(s string, n int) string {
+	if len(s) > n {
+		s = s[:n]
+	}
+	return strings.ToValidUTF8(s, "")
 }

@@ -33,6 +33,15 @@ func (s *Store) ListExecutors(ctx context.Context, p kanban.Page) (*kanban.List[
 var executorListing = listing[kanban.Executor]{what: "list executors", selectFrom: `SELECT ` + executorColumns + ` FROM executors`,
 	scan: scanExecutor, cols: []string{"name"}, key: func(e kanban.Executor) []any { return []any{e.Name} }}
 
+// GetExecutor returns an executor (NOT_FOUND when missing).
+func (s *Store) GetExecutor(ctx context.Context, id string) (*kanban.Executor, error) {
+	e, err := scanExecutor(s.stmts.QueryRowContext(ctx, `SELECT `+executorColumns+` FROM executors WHERE id = ?`, id))
+	if err != nil {
+		return nil, notFound(err, "executor")
+	}
+	return e, nil
+}
+
 // ListExecutorProfiles lists executor profiles in creation order, only
 // executorID's when it is not empty (NOT_FOUND for a missing executor).
 func (s *Store) ListExecutorProfiles(ctx context.Context, executorID string, p kanban.Page) (*kanban.List[kanban.ExecutorProfile], error) {

@@ -17,14 +17,9 @@ import (
 // knownCapabilities are the capabilities a session may be granted.
 var knownCapabilities = []string{kanban.CapUserQuestion}
 
-// sessionStates lists every kanban.SessionState.
-var sessionStates = []kanban.SessionState{
-	kanban.SessionCreated, kanban.SessionRunning, kanban.SessionWaitingForInput,
-	kanban.SessionCompleted, kanban.SessionFailed, kanban.SessionCancelled,
-}
-
 const sessionColumns = `id, task_id, workspace_id, agent_profile_id, executor_profile_id, state,
-	mcp_mode, capabilities, mcp_attached, last_attached_at, last_detached_at, created_at, updated_at`
+	mcp_mode, capabilities, mcp_attached, last_attached_at, last_detached_at, created_at, updated_at,
+	managed, workdir, agent_session_id, exit_code, error, started_at, ended_at`
 
 // newSessionToken returns a fresh session token and the hash stored for it.
 func newSessionToken() (token, hash string) {
@@ -107,11 +102,15 @@ func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash st
 		return nil, fmt.Errorf("create session: %w", err)
 	}
 	id, now := kanban.NewID(), fmtTime(kanban.Now())
+	state := kanban.SessionCreated
+	if in.Managed {
+		state = kanban.SessionQueued
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO task_sessions (id, task_id, workspace_id,
 		agent_profile_id, executor_profile_id, state, mcp_mode, capabilities, token_hash,
-		mcp_attached, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
-		id, in.TaskID, wsID, nullString(agentID), nullString(execID), string(kanban.SessionCreated),
-		string(in.Mode), string(capsJSON), hash, now, now); err != nil {
+		mcp_attached, managed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+		id, in.TaskID, wsID, nullString(agentID), nullString(execID), string(state),
+		string(in.Mode), string(capsJSON), hash, boolInt(in.Managed), now, now); err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
 	if m := in.FirstMessage; m != nil {
@@ -273,7 +272,7 @@ func (s *Store) SetSessionMode(ctx context.Context, id string, m kanban.Mode) (*
 
 // SetSessionState sets a session's lifecycle state.
 func (s *Store) SetSessionState(ctx context.Context, id string, st kanban.SessionState) (*kanban.Session, error) {
-	if !slices.Contains(sessionStates, st) {
+	if !slices.Contains(kanban.SessionStates, st) {
 		return nil, kanban.FieldError("state", "must be a session state")
 	}
 	return s.updateSession(ctx, id, `state = ?`, string(st))
@@ -309,8 +308,8 @@ func (s *Store) CancelSessions(ctx context.Context, taskID string, note kanban.M
 		}
 		now := fmtTime(kanban.Now())
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE task_sessions SET state = ?, updated_at = ? WHERE id = ?`,
-				string(kanban.SessionCancelled), now, id); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE task_sessions SET state = ?, updated_at = ?, ended_at = ? WHERE id = ?`,
+				string(kanban.SessionCancelled), now, now, id); err != nil {
 				return fmt.Errorf("cancel sessions: %w", err)
 			}
 			note.SessionID = id
@@ -323,7 +322,10 @@ func (s *Store) CancelSessions(ctx context.Context, taskID string, note kanban.M
 			}
 			out = append(out, *sess)
 		}
-		return nil
+		if slices.ContainsFunc(out, func(x kanban.Session) bool { return x.Managed }) {
+			_, err = syncTaskState(ctx, tx, taskID, kanban.SessionCancelled)
+		}
+		return err
 	})
 	return out, err
 }
@@ -364,11 +366,21 @@ func scanSession(r rowSource) (*kanban.Session, error) {
 		attached           int
 		attachedAt, detAt  sql.NullString
 		createdAt, updated string
+		managed            int
+		exitCode           sql.NullInt64
+		startedAt, endedAt sql.NullString
 	)
 	if err := r.Scan(&x.ID, &x.TaskID, &x.WorkspaceID, &agentID, &execID, &state, &mode, &caps,
-		&attached, &attachedAt, &detAt, &createdAt, &updated); err != nil {
+		&attached, &attachedAt, &detAt, &createdAt, &updated,
+		&managed, &x.Workdir, &x.AgentSessionID, &exitCode, &x.Error, &startedAt, &endedAt); err != nil {
 		return nil, err
 	}
+	x.Managed = managed != 0
+	if exitCode.Valid {
+		code := int(exitCode.Int64)
+		x.ExitCode = &code
+	}
+	x.StartedAt, x.EndedAt = parseTimePtr(startedAt), parseTimePtr(endedAt)
 	x.AgentProfileID, x.ExecutorProfileID = agentID.String, execID.String
 	x.State, x.MCPMode, x.MCPAttached = kanban.SessionState(state), kanban.Mode(mode), attached != 0
 	if err := json.Unmarshal([]byte(caps), &x.Capabilities); err != nil {

@@ -1,0 +1,149 @@
+package kanban
+
+import (
+	"context"
+	"time"
+)
+
+// A managed session's state decides its task's state. taskStateOf maps a
+// session state to the task state it implies and how strongly: while
+// several sessions of one task are live, the most urgent one wins
+// (waiting for a person > working > turn ended).
+func taskStateOf(s SessionState) (TaskState, int) {
+	switch s {
+	case SessionWaitingForInput:
+		return TaskWaitingForInput, 3
+	case SessionStarting, SessionRunning:
+		return TaskInProgress, 2
+	case SessionIdle, SessionCompleted, SessionCancelled:
+		return TaskReview, 1
+	case SessionFailed:
+		return TaskFailed, 1
+	}
+	return "", 0 // CREATED and QUEUED imply nothing
+}
+
+// TaskStateForSessions returns the state a task takes when one of its
+// managed sessions moves to changed, given the states of its managed
+// sessions that are still live afterwards (changed included when it is
+// live). ok is false when the task keeps its current state.
+//
+// The rules: a live session that waits for a person makes the task
+// WAITING_FOR_INPUT; else one that works makes it IN_PROGRESS; else the
+// changed session decides: idle, completed or cancelled → REVIEW, failed
+// → FAILED. A task someone set to COMPLETED or CANCELLED keeps that state
+// unless an agent starts working on it again.
+func TaskStateForSessions(current TaskState, changed SessionState, live []SessionState) (TaskState, bool) {
+	best, rank := TaskState(""), 0
+	for _, s := range live {
+		if st, r := taskStateOf(s); r > rank && r > 1 {
+			best, rank = st, r
+		}
+	}
+	if rank == 0 {
+		best, rank = taskStateOf(changed)
+	}
+	if rank == 0 || best == current {
+		return current, false
+	}
+	if rank == 1 && (current == TaskCompleted || current == TaskCancelled) {
+		return current, false
+	}
+	return best, true
+}
+
+// RunUpdate changes a managed session's run fields; nil fields are kept.
+type RunUpdate struct {
+	State          SessionState
+	Workdir        *string
+	AgentSessionID *string
+	ExitCode       *int
+	Error          *string
+}
+
+// Permission states.
+const (
+	PermissionPending   = "pending"
+	PermissionResolved  = "resolved"
+	PermissionCancelled = "cancelled"
+	PermissionExpired   = "expired"
+)
+
+// Permission is an agent's request to run a tool call, waiting for an
+// operator (or answered by the profile's auto-approve).
+type Permission struct {
+	// ID is Kandev's request id (the reference's request_id).
+	ID string `json:"request_id"`
+	// PendingID is the agent's id for what it asks about (its tool call id).
+	PendingID   string             `json:"pending_id"`
+	SessionID   string             `json:"session_id"`
+	TaskID      string             `json:"task_id"`
+	WorkspaceID string             `json:"workspace_id"`
+	Title       string             `json:"title"`
+	Kind        string             `json:"kind,omitempty"`
+	Options     []PermissionOption `json:"options"`
+	State       string             `json:"status"`
+	OptionID    string             `json:"option_id,omitempty"`
+	ResolvedBy  string             `json:"resolved_by,omitempty"`
+	CreatedAt   time.Time          `json:"created_at"`
+	ResolvedAt  *time.Time         `json:"resolved_at,omitempty"`
+}
+
+// PermissionOption is one choice the agent offered.
+type PermissionOption struct {
+	OptionID string `json:"option_id"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+}
+
+// PermissionFilter selects permissions. Empty fields do not filter.
+type PermissionFilter struct {
+	WorkspaceID string
+	TaskID      string
+	SessionID   string
+	State       string
+}
+
+// Worktree is the git worktree an exec-worktree session of a task runs in.
+type Worktree struct {
+	TaskID       string    `json:"task_id"`
+	RepositoryID string    `json:"repository_id"`
+	Path         string    `json:"path"`
+	Branch       string    `json:"branch"`
+	CreatedAt    time.Time `json:"created_at"`
+}
+
+// RunService is what the agent runtime stores about the sessions it runs.
+type RunService interface {
+	// UpdateRun applies u to a managed session and, in the same
+	// transaction, moves its task to the state TaskStateForSessions gives.
+	// It returns the session and, when the task's state changed, the task.
+	// A session that has ended is not changed (CONFLICT).
+	UpdateRun(ctx context.Context, sessionID string, u RunUpdate) (*Session, *Task, error)
+	// LiveManagedSessions lists managed sessions that have not ended,
+	// oldest first (what a restarted backend resumes).
+	LiveManagedSessions(ctx context.Context, p Page) (*List[Session], error)
+	// UpdateMessage replaces a message's content (a streamed message that
+	// grew, a tool call whose status changed).
+	UpdateMessage(ctx context.Context, id, content string) (*Message, error)
+	// PendingPrompts returns the session's oldest prompt messages not yet
+	// delivered to its agent (at most limit; none when none is pending).
+	PendingPrompts(ctx context.Context, sessionID string, limit int) ([]Message, error)
+	// MarkDelivered records that the agent received every prompt up to
+	// and including messageID.
+	MarkDelivered(ctx context.Context, sessionID, messageID string) error
+
+	CreatePermission(ctx context.Context, p Permission) (*Permission, error)
+	GetPermission(ctx context.Context, id string) (*Permission, error)
+	ListPermissions(ctx context.Context, f PermissionFilter, p Page) (*List[Permission], error)
+	// ResolvePermission records the chosen option if the permission is
+	// still pending; claimed is false when it was already closed.
+	ResolvePermission(ctx context.Context, id, optionID, by string) (p *Permission, claimed bool, err error)
+	// ClosePermission moves a pending permission to state (cancelled or
+	// expired); closed is false when it was no longer pending.
+	ClosePermission(ctx context.Context, id, state string) (p *Permission, closed bool, err error)
+
+	SaveWorktree(ctx context.Context, w Worktree) error
+	GetWorktree(ctx context.Context, taskID string) (*Worktree, error)
+	DeleteWorktree(ctx context.Context, taskID string) error
+}

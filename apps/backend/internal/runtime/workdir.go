@@ -1,0 +1,161 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// Executor types of the built-in executors.
+const (
+	executorLocal    = "local"
+	executorWorktree = "worktree"
+)
+
+// gitTimeout bounds every git command the runtime runs.
+const gitTimeout = 60 * time.Second
+
+// workdirs prepares the directories agents run in.
+type workdirs struct {
+	store   kanban.Store
+	dataDir string
+}
+
+// ShortID is the part of a task id that names its branch and worktree.
+func ShortID(taskID string) string {
+	id := strings.ReplaceAll(taskID, "-", "")
+	if len(id) > 8 {
+		id = id[:8]
+	}
+	return id
+}
+
+// prepare returns the working directory of a session of task t on an
+// executor of type execType, creating it when needed. The error text is
+// shown to operators: it names what is missing, never file contents.
+func (w *workdirs) prepare(ctx context.Context, t *kanban.Task, execType string) (string, error) {
+	repo, link, err := w.taskRepository(ctx, t.ID)
+	if err != nil {
+		return "", err
+	}
+	if execType != executorWorktree {
+		if repo != nil && repo.LocalPath != "" {
+			if st, err := os.Stat(repo.LocalPath); err != nil || !st.IsDir() {
+				return "", errors.New("the task's repository local_path is not a directory on this machine")
+			}
+			return repo.LocalPath, nil
+		}
+		dir := filepath.Join(w.dataDir, "tasks", t.ID)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", fmt.Errorf("create the task directory: %w", err)
+		}
+		return dir, nil
+	}
+	if repo == nil || repo.LocalPath == "" {
+		return "", errors.New("exec-worktree needs the task to have a repository with a local_path (a git repository)")
+	}
+	return w.worktree(ctx, t, repo, link)
+}
+
+// taskRepository returns the task's first repository that has a local
+// path (else its first repository), or nil when it has none.
+func (w *workdirs) taskRepository(ctx context.Context, taskID string) (*kanban.Repository, *kanban.TaskRepository, error) {
+	links, err := w.store.ListTaskRepositories(ctx, taskID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var first *kanban.Repository
+	var firstLink *kanban.TaskRepository
+	for i := range links {
+		r, err := w.store.GetRepository(ctx, links[i].RepositoryID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if r.LocalPath != "" {
+			return r, &links[i], nil
+		}
+		if first == nil {
+			first, firstLink = r, &links[i]
+		}
+	}
+	return first, firstLink, nil
+}
+
+// worktree returns the task's git worktree, creating it on the new branch
+// kandev/<short id> from the base branch when it does not exist yet.
+func (w *workdirs) worktree(ctx context.Context, t *kanban.Task, repo *kanban.Repository, link *kanban.TaskRepository) (string, error) {
+	if wt, err := w.store.GetWorktree(ctx, t.ID); err == nil {
+		if st, err := os.Stat(wt.Path); err == nil && st.IsDir() {
+			return wt.Path, nil
+		}
+	} else if kanban.ErrorCode(err) != kanban.CodeNotFound {
+		return "", err
+	}
+	short := ShortID(t.ID)
+	path := filepath.Join(w.dataDir, "worktrees", short)
+	branch := "kandev/" + short
+	base := link.BaseBranch
+	if base == "" {
+		base = repo.DefaultBranch
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("create the worktrees directory: %w", err)
+	}
+	args := []string{"worktree", "add", "-b", branch, path, base}
+	if git(ctx, repo.LocalPath, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch) == nil {
+		args = []string{"worktree", "add", path, branch} // the branch survived an earlier worktree
+	}
+	if err := git(ctx, repo.LocalPath, args...); err != nil {
+		return "", fmt.Errorf("create the git worktree on branch %s from %s: %w", branch, base, err)
+	}
+	if err := w.store.SaveWorktree(ctx, kanban.Worktree{TaskID: t.ID, RepositoryID: repo.ID, Path: path, Branch: branch}); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// removeWorktree removes the task's worktree (the branch is kept) and
+// forgets it; a task without a worktree is left alone.
+func (w *workdirs) removeWorktree(ctx context.Context, taskID string) error {
+	wt, err := w.store.GetWorktree(ctx, taskID)
+	if kanban.ErrorCode(err) == kanban.CodeNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	repo, err := w.store.GetRepository(ctx, wt.RepositoryID)
+	if err != nil {
+		return err
+	}
+	if err := git(ctx, repo.LocalPath, "worktree", "remove", "--force", wt.Path); err != nil {
+		if _, statErr := os.Stat(wt.Path); statErr == nil {
+			return fmt.Errorf("remove the git worktree: %w", err)
+		}
+		// Already gone from disk: let git forget it.
+		_ = git(ctx, repo.LocalPath, "worktree", "prune")
+	}
+	return w.store.DeleteWorktree(ctx, taskID)
+}
+
+// git runs a git command in dir, bounded in time; its error carries git's
+// own message (about refs and paths we chose), clipped.
+func git(ctx context.Context, dir string, args ...string) error {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%w: %s", err, kanban.Clip(strings.TrimSpace(string(out)), 500))
+	}
+	return nil
+}
