@@ -32,6 +32,10 @@ commands:
   mode set --session ID --mode M
   session create (--task ID | --title T) [--mode M]
   session token --session ID
+  session start --task ID [--agent-profile P] [--executor-profile E] [--prompt TEXT]
+  session stop --session ID [--reason TEXT]
+  session message --session ID --message TEXT [--interrupt]
+  agent mock                    run the built-in mock ACP agent on stdio (for demos and tests)
   token                         print the operator token
   version
 Run "kandev <command> -h" for a command's flags.
@@ -66,6 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return modeCmd(ctx, rest, stdout, stderr)
 	case "session":
 		return sessionCmd(ctx, rest, stdout, stderr)
+	case "agent":
+		return agentCmd(ctx, rest, stderr)
 	case "token":
 		fs, dataDir := newFlags("token", stderr)
 		if err := fs.Parse(rest); err != nil {
@@ -111,15 +117,61 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("serve: KANDEV_QUESTION_TIMEOUT must be a positive duration such as 30m")
 	}
 	fs.DurationVar(&qwait, "question-timeout", qwait, "longest an agent's question waits for an answer (env KANDEV_QUESTION_TIMEOUT)")
+	agents := agentFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if qwait <= 0 {
 		return errors.New("serve: --question-timeout must be positive")
 	}
+	ac, err := agents()
+	if err != nil {
+		return err
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Token: os.Getenv("KANDEV_TOKEN"), Logger: log, Out: stdout,
-		Conformance: *conf, QuestionWait: qwait})
+		Conformance: *conf, QuestionWait: qwait, Agents: ac})
+}
+
+// agentFlags adds serve's agent runtime flags.
+func agentFlags(fs *flag.FlagSet) func() (app.AgentsConfig, error) {
+	launch := fs.Bool("launch-agents", envOr("KANDEV_LAUNCH_AGENTS", "true") != "false",
+		"run the agents of the sessions tasks start (env KANDEV_LAUNCH_AGENTS; false: sessions wait for agents connected by hand)")
+	maxAgents := fs.Int("max-agents", 4, "agents that run at once; more sessions wait QUEUED (env KANDEV_MAX_AGENTS)")
+	file := fs.String("agents-file", envOr("KANDEV_AGENTS_FILE", ""), "agent launch command overrides (JSON; default DATA_DIR/agents.json; env KANDEV_AGENTS_FILE)")
+	env := fs.String("agent-env", envOr("KANDEV_AGENT_ENV", ""), "comma-separated extra environment variables agents inherit (names, or prefixes ending in *; env KANDEV_AGENT_ENV)")
+	return func() (app.AgentsConfig, error) {
+		n := *maxAgents
+		if v := os.Getenv("KANDEV_MAX_AGENTS"); v != "" && !flagSet(fs, "max-agents") {
+			if _, err := fmt.Sscan(v, &n); err != nil {
+				return app.AgentsConfig{}, errors.New("serve: KANDEV_MAX_AGENTS must be a number")
+			}
+		}
+		if n < 1 || n > 256 {
+			return app.AgentsConfig{}, errors.New("serve: --max-agents must be between 1 and 256")
+		}
+		return app.AgentsConfig{Launch: *launch, MaxAgents: n, File: *file, EnvAllow: app.AgentEnvAllow(*env)}, nil
+	}
+}
+
+// flagSet reports whether the named flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+func agentCmd(ctx context.Context, args []string, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "mock" {
+		return errors.New("usage: kandev agent mock")
+	}
+	fs := flag.NewFlagSet("kandev agent mock", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	noLoad := fs.Bool("no-load", false, "do not offer ACP session/load (to test clients that must cope without it)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	return app.RunMockAgent(ctx, os.Stdin, os.Stdout, stderr, *noLoad)
 }
 
 func mcpCmd(ctx context.Context, args []string, stderr io.Writer) error {
@@ -213,11 +265,20 @@ func modeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return err
 }
 
+const sessionUsage = "usage: kandev session create|token|start|stop|message [flags] (kandev session SUBCOMMAND -h)"
+
 func sessionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "create" && args[0] != "token") {
-		return errors.New("usage: kandev session create (--task ID | --title T) [--mode M] | kandev session token --session ID")
+	if len(args) == 0 {
+		return errors.New(sessionUsage)
 	}
 	sub := args[0]
+	switch sub {
+	case "create", "token":
+	case "start", "stop", "message":
+		return sessionControl(ctx, sub, args[1:], stdout, stderr)
+	default:
+		return errors.New(sessionUsage)
+	}
 	fs, creds := operatorFlags("session "+sub, stderr)
 	task := fs.String("task", "", "task id (create)")
 	title := fs.String("title", "", "create a new task with this title for the session (create, instead of --task)")
@@ -243,5 +304,32 @@ func sessionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	_, err = fmt.Fprintln(stdout, out.Token)
+	return err
+}
+
+// sessionControl runs kandev session start|stop|message.
+func sessionControl(ctx context.Context, sub string, args []string, stdout, stderr io.Writer) error {
+	fs, creds := operatorFlags("session "+sub, stderr)
+	var c app.SessionControl
+	fs.StringVar(&c.TaskID, "task", "", "task to start an agent on (start)")
+	fs.StringVar(&c.SessionID, "session", "", "session to stop or message (stop, message)")
+	fs.StringVar(&c.AgentProfileID, "agent-profile", "", "agent profile (start; default: the default profile)")
+	fs.StringVar(&c.ExecutorProfileID, "executor-profile", "", "executor profile (start; default: the default profile)")
+	fs.StringVar(&c.Text, "prompt", "", "first prompt (start; default: the task's prompt)")
+	fs.StringVar(&c.Reason, "reason", "", "why, recorded in the conversation (stop)")
+	fs.StringVar(&c.Message, "message", "", "the prompt to deliver (message)")
+	fs.BoolVar(&c.Interrupt, "interrupt", false, "cancel the agent's current turn and deliver at once (message)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	backend, tok, err := creds()
+	if err != nil {
+		return err
+	}
+	line, err := app.ControlSession(ctx, backend, tok, sub, c)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, line)
 	return err
 }

@@ -2,7 +2,6 @@ package action
 
 import (
 	"context"
-	"slices"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -16,13 +15,12 @@ const (
 // maxStopReasonLen bounds task.stop's reason.
 const maxStopReasonLen = 1000
 
-// terminalSessionStates are the states a session never leaves.
-var terminalSessionStates = []kanban.SessionState{kanban.SessionCompleted, kanban.SessionFailed, kanban.SessionCancelled}
-
 // TaskMessageIn is the payload of task.message.
 type TaskMessageIn struct {
-	TaskID  string `json:"task_id"`
-	Message string `json:"message"`
+	TaskID string `json:"task_id"`
+	// SessionID picks one live session of the task (default: its newest).
+	SessionID string `json:"session_id"`
+	Message   string `json:"message"`
 	// DeliveryMode is queued (default: delivered at the session's next
 	// turn) or interrupt (only the target's direct parent or the operator).
 	DeliveryMode string `json:"delivery_mode"`
@@ -114,7 +112,7 @@ func (s *Service) messageTask(ctx context.Context, p Principal, in TaskMessageIn
 	if mode == DeliveryInterrupt && p.Kind == Session && t.ParentID != p.TaskID {
 		return nil, kanban.Errorf(kanban.CodeForbidden, "only the task's direct parent may interrupt it; use delivery_mode queued")
 	}
-	target, err := s.liveSession(ctx, t.ID)
+	target, err := s.liveSession(ctx, t.ID, in.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -125,15 +123,26 @@ func (s *Service) messageTask(ctx context.Context, p Principal, in TaskMessageIn
 	ev := map[string]any{"message": m, "delivery_mode": mode}
 	s.pub.Publish(SessionTopic(target.ID), "session.message", ev)
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.message", ev)
+	s.agents.Deliver(target.ID, mode == DeliveryInterrupt)
 	return &TaskMessageOut{Message: m, SessionID: target.ID, DeliveryMode: mode}, nil
 }
 
-// liveSession returns the task's newest session that has not ended
-// (CONFLICT when there is none).
-func (s *Service) liveSession(ctx context.Context, taskID string) (*kanban.Session, error) {
+// liveSession returns the task's newest session that has not ended, or
+// the one named by sessionID (CONFLICT when there is none or it ended).
+func (s *Service) liveSession(ctx context.Context, taskID, sessionID string) (*kanban.Session, error) {
+	if sessionID != "" {
+		sess, err := s.store.GetSession(ctx, sessionID)
+		if err != nil || sess.TaskID != taskID {
+			return nil, kanban.Errorf(kanban.CodeNotFound, "session_id: no such session on this task")
+		}
+		if sess.State.Ended() {
+			return nil, kanban.Errorf(kanban.CodeConflict, "the session has ended; message the task or spawn a new session")
+		}
+		return sess, nil
+	}
 	var found *kanban.Session
 	err := s.eachSession(ctx, taskID, func(sess *kanban.Session) bool {
-		if !slices.Contains(terminalSessionStates, sess.State) {
+		if !sess.State.Ended() {
 			found = sess
 			return false
 		}
@@ -187,18 +196,45 @@ func (s *Service) stopTask(ctx context.Context, p Principal, in TaskStopIn) (*Ta
 	if in.Reason != "" {
 		note += ": " + in.Reason
 	}
-	stopped, err := s.store.CancelSessions(ctx, t.ID, kanban.Message{Author: sender(p), Type: "status", Content: note})
+	stopped, err := s.endSessions(ctx, t.ID, "", kanban.Message{Author: sender(p), Type: "status", Content: note})
 	if err != nil {
 		return nil, err
 	}
-	out := &TaskStopOut{TaskID: t.ID, StoppedSessionIDs: []string{}}
+	return &TaskStopOut{TaskID: t.ID, StoppedSessionIDs: stopped}, nil
+}
+
+// endSessions cancels the live sessions of a task (only sessionID when
+// set) with note, announces them and stops their agents; it returns the
+// ids of the sessions it cancelled.
+func (s *Service) endSessions(ctx context.Context, taskID, sessionID string, note kanban.Message) ([]string, error) {
+	var (
+		stopped []kanban.Session
+		err     error
+	)
+	if sessionID != "" {
+		stopped, err = s.store.CancelSession(ctx, sessionID, note)
+	} else {
+		stopped, err = s.store.CancelSessions(ctx, taskID, note)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(stopped))
+	managed := false
 	for i := range stopped {
 		sess := &stopped[i]
-		out.StoppedSessionIDs = append(out.StoppedSessionIDs, sess.ID)
+		ids = append(ids, sess.ID)
+		managed = managed || sess.Managed
 		s.pub.Publish(SessionTopic(sess.ID), "session.stopped", sess)
 		s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.updated", sess)
 	}
-	return out, nil
+	s.agents.Stopped(ids)
+	if managed {
+		if t, err := s.store.GetTask(ctx, taskID); err == nil {
+			s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.updated", t)
+		}
+	}
+	return ids, nil
 }
 
 // spawnSession starts a new session on an existing task; its first
@@ -214,7 +250,7 @@ func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawn
 	if err := s.checkProfiles(ctx, in.AgentProfileID, in.ExecutorProfileID); err != nil {
 		return nil, err
 	}
-	sc := firstSession(t.Title, t.Description, in.AgentProfileID, in.ExecutorProfileID)
+	sc := s.firstSession(t.Title, t.Description, in.AgentProfileID, in.ExecutorProfileID)
 	sc.TaskID = t.ID
 	if in.Prompt != "" {
 		sc.FirstMessage.Author, sc.FirstMessage.Content = sender(p), in.Prompt
@@ -224,6 +260,7 @@ func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawn
 		return nil, err
 	}
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
+	s.agents.Start(sess)
 	out := &SessionSpawnOut{Session: sess}
 	if sess.AgentProfileID != "" {
 		if out.AgentProfile, err = s.store.GetAgentProfile(ctx, sess.AgentProfileID); err != nil {

@@ -115,6 +115,8 @@ func (s *Service) ask(ctx context.Context, p Principal, in QuestionAskIn) (*Ques
 	}
 	woken := s.questions.Add(q.ID)
 	defer s.questions.Remove(q.ID, woken)
+	s.agents.Waiting(p.SessionID, +1)
+	defer s.agents.Waiting(p.SessionID, -1)
 	s.pub.Publish(WorkspaceTopic(q.WorkspaceID), "question.created", q)
 	s.pub.Publish(SessionTopic(q.SessionID), "question.created", q)
 	// An answer may have landed between CreateQuestion and add.

@@ -27,6 +27,10 @@ type Deps struct {
 	// token then cannot do over any transport what its mode's tools
 	// cannot. Nil leaves sessions limited by each action's Allow only.
 	ModeActions func(mode kanban.Mode, caps []string) map[string]bool
+	// Agents runs the agents of the sessions that tasks start (the
+	// runtime). Nil: this backend launches no agent, and sessions wait
+	// for agents an operator connects by hand.
+	Agents Agents
 }
 
 // Service holds the dependencies shared by every handler.
@@ -36,6 +40,9 @@ type Service struct {
 	log       *slog.Logger
 	questions *Waiters
 	qWait     time.Duration
+	agents    Agents
+	// managed: sessions that tasks start are run by agents.
+	managed bool
 }
 
 // New builds the registry with every action registered.
@@ -49,7 +56,11 @@ func New(d Deps) (*Registry, *Service) {
 	if d.Publisher == nil {
 		d.Publisher = nopPublisher{}
 	}
-	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait}
+	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
+		agents: d.Agents, managed: d.Agents != nil}
+	if s.agents == nil {
+		s.agents = noAgents{}
+	}
 	r := NewRegistry(d.Store.GetSession)
 	r.modeActions = d.ModeActions
 	s.registerBoard(r)
@@ -59,6 +70,7 @@ func New(d Deps) (*Registry, *Service) {
 	s.registerArtifacts(r)
 	s.registerTaskSurface(r)
 	s.registerConfig(r)
+	s.registerPermissions(r)
 	return r, s
 }
 

@@ -34,6 +34,12 @@ type SetModeIn struct {
 	Mode kanban.Mode `json:"mode"`
 }
 
+// SessionStopIn is the payload of session.stop.
+type SessionStopIn struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
 // TokenOut is the result of session.token.
 type TokenOut struct {
 	SessionID string `json:"session_id"`
@@ -98,6 +104,26 @@ func (s *Service) registerSessions(r *Registry) {
 	})
 	Register(r, "session.set_mode", AllowOperator, func(ctx context.Context, _ Principal, in SetModeIn) (*kanban.Session, error) {
 		return s.SetMode(ctx, in.ID, in.Mode)
+	})
+	Register(r, "session.stop", AllowOperator, func(ctx context.Context, p Principal, in SessionStopIn) (*kanban.Session, error) {
+		if in.ID == "" {
+			return nil, kanban.FieldError("id", "is required")
+		}
+		if err := kanban.CheckText("reason", in.Reason, false, maxStopReasonLen); err != nil {
+			return nil, err
+		}
+		sess, err := s.store.GetSession(ctx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		note := "Stopped by " + sender(p)
+		if in.Reason != "" {
+			note += ": " + in.Reason
+		}
+		if _, err := s.endSessions(ctx, sess.TaskID, sess.ID, kanban.Message{Author: sender(p), Type: "status", Content: note}); err != nil {
+			return nil, err
+		}
+		return s.store.GetSession(ctx, in.ID)
 	})
 	Register(r, "session.token", AllowOperator, func(ctx context.Context, _ Principal, in IDIn) (*TokenOut, error) {
 		tok, err := s.store.RotateSessionToken(ctx, in.ID)

@@ -138,7 +138,11 @@ func (s *Service) registerTasks(r *Registry) {
 	})
 	Register(r, "task.archive", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
 		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
-			return s.store.ArchiveTask(ctx, id)
+			t, err := s.store.ArchiveTask(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			return t, s.releaseTask(ctx, t.ID, "Stopped: the task was archived")
 		})
 	})
 	Register(r, "task.delete", all, func(ctx context.Context, p Principal, in IDIn) (*Deleted, error) {
@@ -149,6 +153,9 @@ func (s *Service) registerTasks(r *Registry) {
 		if p.Kind == Session && t.ID == p.TaskID {
 			return nil, kanban.Errorf(kanban.CodeForbidden, "a session cannot delete its own task")
 		}
+		if err := s.releaseTask(ctx, t.ID, "Stopped: the task is being deleted"); err != nil {
+			return nil, err
+		}
 		if err := s.store.DeleteTask(ctx, t.ID); err != nil {
 			return nil, err
 		}
@@ -156,6 +163,15 @@ func (s *Service) registerTasks(r *Registry) {
 		return &Deleted{ID: t.ID, Deleted: true}, nil
 	})
 	s.registerDependencies(r)
+}
+
+// releaseTask stops a task's agents (noting why) and frees what the
+// runtime holds for it (its git worktree; the branch is kept).
+func (s *Service) releaseTask(ctx context.Context, taskID, why string) error {
+	if _, err := s.endSessions(ctx, taskID, "", kanban.Message{Author: "kandev", Type: "status", Content: why}); err != nil {
+		return err
+	}
+	return s.agents.ReleaseTask(ctx, taskID)
 }
 
 // changeTask applies change to a task the principal may change (id may be

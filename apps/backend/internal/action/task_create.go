@@ -27,7 +27,7 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 		dedup bool
 	)
 	if start && !c.StartWhenUnblocked {
-		t, sess, dedup, err = s.store.CreateTaskWithSession(ctx, c, firstSession(c.Title, c.Description, in.AgentProfileID, in.ExecutorProfileID))
+		t, sess, dedup, err = s.store.CreateTaskWithSession(ctx, c, s.firstSession(c.Title, c.Description, in.AgentProfileID, in.ExecutorProfileID))
 	} else {
 		t, dedup, err = s.store.CreateTask(ctx, c)
 	}
@@ -45,6 +45,7 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 	switch {
 	case sess != nil:
 		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
+		s.agents.Start(sess)
 	case start:
 		// Deferred: it starts now only when no blocker is pending, else
 		// startUnblocked starts it once every blocker completes.
@@ -193,24 +194,26 @@ func (s *Service) startIfReady(ctx context.Context, t *kanban.Task) error {
 // startSession creates a session for t whose first conversation message
 // is the task's prompt, in one transaction.
 func (s *Service) startSession(ctx context.Context, t *kanban.Task, agentProfileID, executorProfileID string) (*kanban.Session, error) {
-	sc := firstSession(t.Title, t.Description, agentProfileID, executorProfileID)
+	sc := s.firstSession(t.Title, t.Description, agentProfileID, executorProfileID)
 	sc.TaskID = t.ID
 	sess, _, err := s.store.CreateSession(ctx, sc)
 	if err != nil {
 		return nil, err
 	}
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
+	s.agents.Start(sess)
 	return sess, nil
 }
 
 // firstSession is the session a task starts with: the given profiles (empty
 // for the defaults) and the task's prompt, its description or else its
-// title, as the first message.
-func firstSession(title, description, agentProfileID, executorProfileID string) kanban.SessionCreate {
+// title, as the first message. It is managed (its agent is launched) when
+// this backend runs agents.
+func (s *Service) firstSession(title, description, agentProfileID, executorProfileID string) kanban.SessionCreate {
 	prompt := description
 	if prompt == "" {
 		prompt = title
 	}
-	return kanban.SessionCreate{AgentProfileID: agentProfileID, ExecutorProfileID: executorProfileID,
+	return kanban.SessionCreate{AgentProfileID: agentProfileID, ExecutorProfileID: executorProfileID, Managed: s.managed,
 		FirstMessage: &kanban.Message{Author: "user", Type: "prompt", Content: prompt}}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,8 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mockagent"
+	"github.com/kandev/kandev/apps/backend/internal/runtime"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
@@ -127,4 +130,75 @@ func SessionCreate(ctx context.Context, backendURL, token, taskID, title string,
 	var out action.SessionCreateOut
 	err := Operator(ctx, backendURL, token, "session.create", action.SessionCreateIn{TaskID: taskID, Mode: mode}, &out)
 	return &out, err
+}
+
+// SessionControl is what kandev session start|stop|message act on.
+type SessionControl struct {
+	TaskID, SessionID                 string
+	AgentProfileID, ExecutorProfileID string
+	Text, Reason, Message             string
+	Interrupt                         bool
+}
+
+// ControlSession starts an agent on a task, stops a session or messages
+// it, through the backend's actions, and returns a line to print.
+func ControlSession(ctx context.Context, backendURL, token, sub string, c SessionControl) (string, error) {
+	switch sub {
+	case "start":
+		if c.TaskID == "" {
+			return "", errors.New("session start: --task is required")
+		}
+		var out action.SessionSpawnOut
+		err := Operator(ctx, backendURL, token, "session.spawn", action.SessionSpawnIn{TaskID: c.TaskID,
+			AgentProfileID: c.AgentProfileID, ExecutorProfileID: c.ExecutorProfileID, Prompt: c.Text}, &out)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("session_id=%s state=%s", out.Session.ID, out.Session.State), nil
+	case "stop":
+		if c.SessionID == "" {
+			return "", errors.New("session stop: --session is required")
+		}
+		var out kanban.Session
+		if err := Operator(ctx, backendURL, token, "session.stop", action.SessionStopIn{ID: c.SessionID, Reason: c.Reason}, &out); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("session %s %s", out.ID, out.State), nil
+	case "message":
+		if c.SessionID == "" || c.Message == "" {
+			return "", errors.New("session message: --session and --message are required")
+		}
+		var sess kanban.Session
+		if err := Operator(ctx, backendURL, token, "session.get", action.IDIn{ID: c.SessionID}, &sess); err != nil {
+			return "", err
+		}
+		mode := action.DeliveryQueued
+		if c.Interrupt {
+			mode = action.DeliveryInterrupt
+		}
+		var out action.TaskMessageOut
+		if err := Operator(ctx, backendURL, token, "task.message", action.TaskMessageIn{TaskID: sess.TaskID, SessionID: sess.ID,
+			Message: c.Message, DeliveryMode: mode}, &out); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("message %s delivered to session %s (%s)", out.Message.ID, out.SessionID, out.DeliveryMode), nil
+	}
+	return "", fmt.Errorf("unknown session subcommand")
+}
+
+// RunMockAgent runs the built-in mock ACP agent on stdin/stdout.
+func RunMockAgent(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, noLoad bool) error {
+	return mockagent.Run(ctx, stdin, stdout, mockagent.Options{NoLoad: noLoad, Stderr: stderr, Exit: os.Exit})
+}
+
+// AgentEnvAllow is the default agent environment allow-list plus the
+// comma-separated extra names or prefixes in extra.
+func AgentEnvAllow(extra string) []string {
+	out := slices.Clone(runtime.DefaultEnvAllow)
+	for _, e := range strings.Split(extra, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }

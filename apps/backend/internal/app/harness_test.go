@@ -32,6 +32,7 @@ type env struct {
 	url   string
 	token string
 	logs  *syncBuffer
+	cfg   Config
 }
 
 // syncBuffer captures logs for canary checks.
@@ -52,17 +53,31 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { return newEnvWith(t) }
+
+// newEnvWith is newEnv with its configuration adjusted by opts (before the
+// backend opens its data dir).
+func newEnvWith(t *testing.T, opts ...func(*Config)) *env {
 	t.Helper()
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	b, err := newBackend(context.Background(), Config{DataDir: t.TempDir(), Token: "operator-test-token", Logger: log, QuestionWait: 30 * time.Second})
+	cfg := Config{DataDir: t.TempDir(), Token: "operator-test-token", Logger: log, QuestionWait: 30 * time.Second}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	b, err := newBackend(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("newBackend: %v", err)
 	}
 	srv := httptest.NewServer(b.routes())
-	e := &env{t: t, b: b, srv: srv, url: srv.URL, token: "operator-test-token", logs: logs}
+	e := &env{t: t, b: b, srv: srv, url: srv.URL, token: "operator-test-token", logs: logs, cfg: cfg}
+	if err := b.startAgents(context.Background(), srv.Listener.Addr().String()); err != nil {
+		t.Fatalf("start agents: %v", err)
+	}
 	t.Cleanup(func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer scancel()
+		b.stopAgents(sctx)
 		b.ws.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

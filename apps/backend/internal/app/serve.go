@@ -18,6 +18,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"
 	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/runtime"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
@@ -39,6 +40,8 @@ type Config struct {
 	// Conformance mounts the MCP conformance suite's fixture server at
 	// ConformancePath (unauthenticated; refused unless Addr is loopback).
 	Conformance bool
+	// Agents configures the agent runtime.
+	Agents AgentsConfig
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down
@@ -73,6 +76,10 @@ func Run(ctx context.Context, cfg Config) error {
 		tokenWhere = b.tokenPath
 	}
 	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (data dir %s; operator token in %s)\n", mcpsrv.Version, addr, cfg.DataDir, tokenWhere)
+	if err := b.startAgents(ctx, addr); err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("resume agent sessions: %w", err)
+	}
 	if cfg.Ready != nil {
 		cfg.Ready(addr)
 	}
@@ -83,6 +90,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	b.stopAgents(shutdownCtx)
 	b.ws.Close()
 	b.mcpHTTP.Shutdown(shutdownCtx)
 	b.shutdownConformance(shutdownCtx)
@@ -106,6 +114,9 @@ type backend struct {
 	// attached maps a WebSocket connection to the session its MCP server
 	// attached as, so a disconnect can be recorded.
 	attached sync.Map
+
+	// agents runs agents (nil when this backend launches none).
+	agents *runtime.Manager
 
 	// conformance is the conformance fixture server (nil unless enabled).
 	conformance *conformance.Server
@@ -134,8 +145,16 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	}
 	b := &backend{store: st, token: tok, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger}
 	hub := &hub{}
-	b.reg, b.svc = action.New(action.Deps{Store: st, Publisher: hub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
-		ModeActions: modeActions(compiled.Catalog())})
+	if b.agents, err = newRuntime(cfg, st, hub, tok); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	deps := action.Deps{Store: st, Publisher: hub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
+		ModeActions: modeActions(compiled.Catalog())}
+	if b.agents != nil {
+		deps.Agents = b.agents
+	}
+	b.reg, b.svc = action.New(deps)
 	b.ws = ws.NewServer(ws.ServerConfig{
 		Authenticate: b.authenticate,
 		Dispatch:     b.dispatch,

@@ -114,6 +114,9 @@ type SessionService interface {
 	// CANCELLED and appends note (its Author, Type and Content) to each,
 	// all in one transaction, and returns the cancelled sessions.
 	CancelSessions(ctx context.Context, taskID string, note Message) ([]Session, error)
+	// CancelSession is CancelSessions for one session; it cancels nothing
+	// (and returns none) when the session has already ended.
+	CancelSession(ctx context.Context, sessionID string, note Message) ([]Session, error)
 	// SetSessionAttached records that the session's MCP server attached or detached.
 	SetSessionAttached(ctx context.Context, id string, attached bool) (*Session, error)
 	AppendMessage(ctx context.Context, m Message) (*Message, error)

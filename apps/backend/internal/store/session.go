@@ -280,6 +280,23 @@ func (s *Store) SetSessionState(ctx context.Context, id string, st kanban.Sessio
 
 // CancelSessions cancels a task's live sessions with a note, atomically.
 func (s *Store) CancelSessions(ctx context.Context, taskID string, note kanban.Message) ([]kanban.Session, error) {
+	return s.cancelLive(ctx, taskID, "", note)
+}
+
+// CancelSession cancels one session with a note when it is live; it
+// returns the cancelled session, or none when it had already ended.
+func (s *Store) CancelSession(ctx context.Context, sessionID string, note kanban.Message) ([]kanban.Session, error) {
+	sess, err := s.GetSession(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return s.cancelLive(ctx, sess.TaskID, sessionID, note)
+}
+
+// cancelLive cancels the live sessions of a task (only sessionID when set)
+// and appends note to each, then moves the task to the state its managed
+// sessions imply, in one transaction.
+func (s *Store) cancelLive(ctx context.Context, taskID, sessionID string, note kanban.Message) ([]kanban.Session, error) {
 	note.TaskID = taskID
 	if err := checkMessageBody(note); err != nil {
 		return nil, err
@@ -289,22 +306,9 @@ func (s *Store) CancelSessions(ctx context.Context, taskID string, note kanban.M
 		if err := requireRow(ctx, tx, "tasks", "task", taskID); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM task_sessions WHERE task_id = ? AND state NOT IN (?, ?, ?) ORDER BY created_at, id`,
-			taskID, string(kanban.SessionCompleted), string(kanban.SessionFailed), string(kanban.SessionCancelled))
+		ids, err := liveSessionIDs(ctx, tx, taskID, sessionID)
 		if err != nil {
-			return fmt.Errorf("cancel sessions: %w", err)
-		}
-		var ids []string
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				_ = rows.Close()
-				return fmt.Errorf("cancel sessions: %w", err)
-			}
-			ids = append(ids, id)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return fmt.Errorf("cancel sessions: %w", err)
+			return err
 		}
 		now := fmtTime(kanban.Now())
 		for _, id := range ids {
@@ -328,6 +332,26 @@ func (s *Store) CancelSessions(ctx context.Context, taskID string, note kanban.M
 		return err
 	})
 	return out, err
+}
+
+// liveSessionIDs lists a task's sessions that have not ended (only
+// sessionID when set), oldest first.
+func liveSessionIDs(ctx context.Context, tx txn, taskID, sessionID string) ([]string, error) {
+	query := `SELECT id FROM task_sessions WHERE task_id = ? AND state NOT IN (?, ?, ?)`
+	args := []any{taskID, string(kanban.SessionCompleted), string(kanban.SessionFailed), string(kanban.SessionCancelled)}
+	if sessionID != "" {
+		query += ` AND id = ?`
+		args = append(args, sessionID)
+	}
+	scan := func(r rowSource) (*string, error) {
+		var id string
+		return &id, r.Scan(&id)
+	}
+	ids, err := scanAll(ctx, tx, scan, query+` ORDER BY created_at, id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("cancel sessions: %w", err)
+	}
+	return ids, nil
 }
 
 // SetSessionAttached records an MCP server attaching (which also moves a

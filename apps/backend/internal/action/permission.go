@@ -1,0 +1,92 @@
+package action
+
+import (
+	"context"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// PermissionListIn is the payload of permission.list.
+type PermissionListIn struct {
+	WorkspaceID string `json:"workspace_id"`
+	TaskID      string `json:"task_id"`
+	SessionID   string `json:"session_id"`
+	// Status filters by state; default pending ("all" lists every state).
+	Status string `json:"status"`
+	Limit  int    `json:"limit"`
+	Cursor string `json:"cursor"`
+}
+
+// PermissionResolveIn is the payload of permission.resolve: the ids a
+// listing returned, unchanged, and one of the offered options.
+type PermissionResolveIn struct {
+	TaskID    string `json:"task_id"`
+	SessionID string `json:"session_id"`
+	RequestID string `json:"request_id"`
+	PendingID string `json:"pending_id"`
+	OptionID  string `json:"option_id"`
+}
+
+// PermissionResolveOut is the result of permission.resolve: the stored
+// request, and whether this call's option was the one applied (false when
+// the request was already resolved, cancelled or expired).
+type PermissionResolveOut struct {
+	*kanban.Permission
+	Claimed bool `json:"claimed"`
+}
+
+func (s *Service) registerPermissions(r *Registry) {
+	Register(r, "permission.list", AllowOperator, s.listPermissions)
+	Register(r, "permission.resolve", AllowOperator, s.resolvePermission)
+}
+
+func (s *Service) listPermissions(ctx context.Context, _ Principal, in PermissionListIn) (*kanban.List[kanban.Permission], error) {
+	f := kanban.PermissionFilter{WorkspaceID: in.WorkspaceID, TaskID: in.TaskID, SessionID: in.SessionID, State: in.Status}
+	switch in.Status {
+	case "":
+		f.State = kanban.PermissionPending
+	case "all":
+		f.State = ""
+	}
+	if in.SessionID != "" {
+		sess, err := s.store.GetSession(ctx, in.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		if in.TaskID != "" && sess.TaskID != in.TaskID {
+			return nil, kanban.FieldError("session_id", "must be a session of task_id")
+		}
+	}
+	if in.TaskID != "" {
+		if _, err := s.store.GetTask(ctx, in.TaskID); err != nil {
+			return nil, err
+		}
+	}
+	return s.store.ListPermissions(ctx, f, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+}
+
+// resolvePermission answers a pending request with one of its options;
+// the first answer wins.
+func (s *Service) resolvePermission(ctx context.Context, _ Principal, in PermissionResolveIn) (*PermissionResolveOut, error) {
+	for _, f := range []struct{ name, v string }{{"task_id", in.TaskID}, {"session_id", in.SessionID},
+		{"request_id", in.RequestID}, {"pending_id", in.PendingID}, {"option_id", in.OptionID}} {
+		if f.v == "" {
+			return nil, kanban.FieldError(f.name, "is required")
+		}
+	}
+	cur, err := s.store.GetPermission(ctx, in.RequestID)
+	if err != nil || cur.TaskID != in.TaskID || cur.SessionID != in.SessionID || cur.PendingID != in.PendingID {
+		// One answer for every mismatch: ids of other requests are not revealed.
+		return nil, kanban.NotFound("permission request")
+	}
+	p, claimed, err := s.store.ResolvePermission(ctx, cur.ID, in.OptionID, "operator")
+	if err != nil {
+		return nil, err
+	}
+	if claimed {
+		s.agents.PermissionResolved(p.ID)
+		s.pub.Publish(SessionTopic(p.SessionID), "permission.resolved", p)
+		s.pub.Publish(WorkspaceTopic(p.WorkspaceID), "permission.resolved", p)
+	}
+	return &PermissionResolveOut{Permission: p, Claimed: claimed}, nil
+}

@@ -1,0 +1,86 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/runtime"
+)
+
+// AgentsConfig configures how `kandev serve` runs agents.
+type AgentsConfig struct {
+	// Launch makes sessions that tasks start run their agents. Off, they
+	// wait for agents an operator connects by hand.
+	Launch bool
+	// MaxAgents bounds the agents that run at once (default 4).
+	MaxAgents int
+	// File is the operator's agent command overrides (default: the data
+	// dir's agents.json, when present).
+	File string
+	// EnvAllow replaces the default list of environment variables agents
+	// inherit (names, or prefixes ending in "*"); nil keeps the default.
+	EnvAllow []string
+	// Executable is the kandev binary agents' MCP servers and the mock
+	// agent run from (default: this process's executable).
+	Executable string
+	// StopGrace is the time between SIGTERM and SIGKILL (default 5s).
+	StopGrace time.Duration
+}
+
+// newRuntime builds the agent runtime of a backend, or nil when it
+// launches no agents.
+func newRuntime(cfg Config, st kanban.Store, pub action.Publisher, token string) (*runtime.Manager, error) {
+	a := cfg.Agents
+	if !a.Launch {
+		return nil, nil
+	}
+	file := a.File
+	if file == "" {
+		file = filepath.Join(cfg.DataDir, runtime.AgentsFile)
+	}
+	cmds, err := runtime.LoadCommands(file)
+	if err != nil {
+		return nil, err
+	}
+	exe := a.Executable
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("locate the kandev binary: %w", err)
+		}
+	}
+	dataDir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	return runtime.New(runtime.Config{
+		Store: st, Publisher: pub, Logger: cfg.Logger, DataDir: dataDir, Executable: exe, Version: mcpsrv.Version,
+		Commands: cmds, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
+		StopGrace: a.StopGrace, OperatorToken: token,
+	}), nil
+}
+
+// startAgents points the runtime at the listening backend and resumes
+// what a previous process left running.
+func (b *backend) startAgents(ctx context.Context, addr string) error {
+	if b.agents == nil {
+		return nil
+	}
+	b.agents.SetBackendURL("http://" + addr)
+	return b.agents.Resume(ctx)
+}
+
+// stopAgents stops every agent (their sessions resume on the next start).
+func (b *backend) stopAgents(ctx context.Context) {
+	if b.agents == nil {
+		return
+	}
+	if err := b.agents.Shutdown(ctx); err != nil {
+		b.log.Warn("stop agents", "err", err)
+	}
+}

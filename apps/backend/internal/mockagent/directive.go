@@ -1,0 +1,46 @@
+package mockagent
+
+import (
+	"strings"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// Directive is one "@" line of a prompt: its verb and the rest of the line.
+type Directive struct {
+	Verb string // say, think, tool, permission, plan, sleep, exit, end (or an unknown word)
+	Arg  string
+}
+
+// Directives the mock agent follows, in the order they appear in a prompt
+// (all text blocks of the prompt, line by line; other lines are ignored):
+//
+//	@say TEXT              an agent message, streamed in several chunks
+//	@think TEXT            a thought
+//	@tool NAME JSON        call tool NAME (of the MCP servers it was given)
+//	                       with the JSON object as arguments (default {})
+//	@permission TITLE      ask permission; continue when allowed, else end the turn
+//	@plan A | B | C        report a plan with these entries
+//	@sleep MS              wait MS milliseconds (≤ 60000; cancellable)
+//	@exit CODE             exit the process with CODE
+//	@end                   end the turn here
+const Directives = "say think tool permission plan sleep exit end"
+
+// Parse returns the directives of a prompt's text blocks.
+func Parse(blocks []acp.ContentBlock) []Directive {
+	var out []Directive
+	for _, b := range blocks {
+		if b.Text == nil {
+			continue
+		}
+		for _, line := range strings.Split(b.Text.Text, "\n") {
+			line = strings.TrimSpace(line)
+			if !strings.HasPrefix(line, "@") || len(line) < 2 {
+				continue
+			}
+			verb, arg, _ := strings.Cut(line[1:], " ")
+			out = append(out, Directive{Verb: verb, Arg: strings.TrimSpace(arg)})
+		}
+	}
+	return out
+}
