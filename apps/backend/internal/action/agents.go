@@ -29,9 +29,9 @@ type Agents interface {
 // are rows for agents an operator connects by hand.
 type noAgents struct{}
 
-func (noAgents) Start(*kanban.Session)                      {}
-func (noAgents) Deliver(string, bool)                       {}
-func (noAgents) Stopped([]string)                           {}
-func (noAgents) Waiting(string, int)                        {}
-func (noAgents) PermissionResolved(string)                  {}
+func (noAgents) Start(*kanban.Session)                     {}
+func (noAgents) Deliver(string, bool)                      {}
+func (noAgents) Stopped([]string)                          {}
+func (noAgents) Waiting(string, int)                       {}
+func (noAgents) PermissionResolved(string)                 {}
 func (noAgents) ReleaseTask(context.Context, string) error { return nil }

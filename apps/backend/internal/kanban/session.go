@@ -81,13 +81,13 @@ type Session struct {
 	// ExitCode is the agent process's exit code, once it exited.
 	ExitCode *int `json:"exit_code,omitempty"`
 	// Error says why a FAILED session failed (bounded, secrets redacted).
-	Error     string     `json:"error,omitempty"`
-	StartedAt *time.Time `json:"started_at,omitempty"`
-	EndedAt   *time.Time `json:"ended_at,omitempty"`
-	LastAttachedAt    *time.Time   `json:"last_attached_at,omitempty"`
-	LastDetachedAt    *time.Time   `json:"last_detached_at,omitempty"`
-	CreatedAt         time.Time    `json:"created_at"`
-	UpdatedAt         time.Time    `json:"updated_at"`
+	Error          string     `json:"error,omitempty"`
+	StartedAt      *time.Time `json:"started_at,omitempty"`
+	EndedAt        *time.Time `json:"ended_at,omitempty"`
+	LastAttachedAt *time.Time `json:"last_attached_at,omitempty"`
+	LastDetachedAt *time.Time `json:"last_detached_at,omitempty"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
 }
 
 // SessionCreate is the input of SessionService.CreateSession. Empty profile

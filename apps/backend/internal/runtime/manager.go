@@ -327,7 +327,6 @@ func (d dropAttrs) Handle(ctx context.Context, r slog.Record) error {
 func (d dropAttrs) WithAttrs([]slog.Attr) slog.Handler { return d }
 func (d dropAttrs) WithGroup(string) slog.Handler      { return d }
 
-
 // Running is how many agents are running (holding a slot) now.
 func (m *Manager) Running() int {
 	m.mu.Lock()

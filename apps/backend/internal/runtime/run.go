@@ -40,7 +40,7 @@ type run struct {
 	wake     chan struct{} // prompts pending
 	// interrupts tells the turn in progress that it was cancelled.
 	interrupts chan struct{}
-	loading  atomic.Bool   // replayed updates of session/load are ignored
+	loading    atomic.Bool // replayed updates of session/load are ignored
 
 	autoApprove bool
 	rec         *recorder
