@@ -56,6 +56,7 @@ var table = []struct {
 	{"repositories", []kanban.Mode{config, external}, ""},
 	{"task-state", []kanban.Mode{config, external}, ""},
 	{"external-questions", []kanban.Mode{external}, ""},
+	{"external-permissions", []kanban.Mode{external}, ""},
 	{"config-workflows", []kanban.Mode{config, external}, ""},
 	{"config-agents", []kanban.Mode{config, external}, ""},
 	{"config-mcp", []kanban.Mode{config, external}, ""},
