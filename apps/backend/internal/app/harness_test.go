@@ -33,6 +33,8 @@ type env struct {
 	token string
 	logs  *syncBuffer
 	cfg   Config
+	// close shuts the backend down as kandev serve does (once).
+	close func()
 }
 
 // syncBuffer captures logs for canary checks.
@@ -74,17 +76,21 @@ func newEnvWith(t *testing.T, opts ...func(*Config)) *env {
 	if err := b.startAgents(context.Background(), srv.Listener.Addr().String()); err != nil {
 		t.Fatalf("start agents: %v", err)
 	}
-	t.Cleanup(func() {
-		sctx, scancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer scancel()
-		b.stopAgents(sctx)
-		b.ws.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		b.mcpHTTP.Shutdown(ctx)
-		srv.Close()
-		b.close()
-	})
+	var once sync.Once
+	e.close = func() {
+		once.Do(func() {
+			sctx, scancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer scancel()
+			b.stopAgents(sctx)
+			b.ws.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			b.mcpHTTP.Shutdown(ctx)
+			srv.Close()
+			b.close()
+		})
+	}
+	t.Cleanup(e.close)
 	return e
 }
 

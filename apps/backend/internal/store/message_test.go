@@ -222,7 +222,7 @@ func TestListMessagesRejects(t *testing.T) {
 	}{
 		{"missing task", kanban.MessageFilter{}, kanban.CodeValidation},
 		{"unknown task", kanban.MessageFilter{TaskID: kanban.NewID()}, kanban.CodeNotFound},
-		{"unknown type", kanban.MessageFilter{TaskID: f.task.ID, Types: []string{"message", "thought"}}, kanban.CodeValidation},
+		{"unknown type", kanban.MessageFilter{TaskID: f.task.ID, Types: []string{"message", "thoughts"}}, kanban.CodeValidation},
 		{"bad before cursor", kanban.MessageFilter{TaskID: f.task.ID, Before: "zzz"}, kanban.CodeValidation},
 		{"bad after cursor", kanban.MessageFilter{TaskID: f.task.ID, After: encodeCursor(messageCursor, "x", "y")}, kanban.CodeValidation},
 		{"limit over max", kanban.MessageFilter{TaskID: f.task.ID, Limit: kanban.MaxLimit + 1}, kanban.CodeValidation},

@@ -1,0 +1,125 @@
+package app
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/runtime"
+)
+
+// TestAgentResumeAfterRestart: a session left live by a backend that
+// stopped is resumed with ACP session/load by the next one, and takes
+// prompts again.
+func TestAgentResumeAfterRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inDir := func(c *Config) { c.DataDir = dir }
+	e1 := newAgentEnv(t, inDir)
+	task, sid := e1.startMock("Resume task", "@say before the restart", nil)
+	e1.waitState(sid, kanban.SessionIdle)
+	e1.close()
+
+	e2 := newAgentEnv(t, inDir)
+	e2.waitMessage(task.ID, "status", "Resumed the agent's session")
+	s := e2.waitState(sid, kanban.SessionIdle)
+	if s.AgentSessionID == "" {
+		t.Fatal("no agent session id")
+	}
+	e2.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Message: "@say after the restart"}, nil)
+	e2.waitMessage(task.ID, "message", "after the restart")
+}
+
+// TestAgentRestartWithoutLoad: an agent that cannot load its session is
+// marked failed with "backend restarted", never silently forgotten.
+func TestAgentRestartWithoutLoad(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bin := kandevBinary(t)
+	noLoad := withAgentCommands(t, map[string]any{"mock-agent": map[string]any{"command": bin, "args": []string{"agent", "mock", "--no-load"}}})
+	inDir := func(c *Config) { c.DataDir = dir }
+	e1 := newAgentEnv(t, inDir, noLoad)
+	task, sid := e1.startMock("No-load task", "@say hello", nil)
+	e1.waitState(sid, kanban.SessionIdle)
+	e1.close()
+
+	e2 := newAgentEnv(t, inDir)
+	s := e2.waitState(sid, kanban.SessionFailed)
+	if !strings.Contains(s.Error, "backend restarted") {
+		t.Fatalf("error %q", s.Error)
+	}
+	e2.waitTask(task.ID, kanban.TaskFailed)
+}
+
+// TestAgentWorktree: exec-worktree runs the agent in a real git worktree on
+// kandev/<short id> from the base branch; archiving the task removes the
+// worktree and keeps the branch.
+func TestAgentWorktree(t *testing.T) {
+	t.Parallel()
+	repo := gitRepo(t)
+	e := newAgentEnv(t)
+	var profs kanban.List[kanban.ExecutorProfile]
+	e.dispatch("executor.profile.list", action.ExecutorProfileListIn{}, &profs)
+	var worktree string
+	for _, p := range profs.Items {
+		var ex kanban.List[kanban.Executor]
+		e.dispatch("executor.list", action.ListIn{}, &ex)
+		for _, x := range ex.Items {
+			if x.ID == p.ExecutorID && x.Name == "exec-worktree" {
+				worktree = p.ID
+			}
+		}
+	}
+	task, sid := e.startMock("Worktree task", "@say in the worktree", map[string]any{"local_path": repo, "executor_profile_id": worktree})
+	s := e.waitState(sid, kanban.SessionIdle)
+	short := runtime.ShortID(task.ID)
+	want := filepath.Join(e.cfg.DataDir, "worktrees", short)
+	if abs, _ := filepath.Abs(want); s.Workdir != abs {
+		t.Fatalf("workdir %q, want %q", s.Workdir, abs)
+	}
+	if _, err := os.Stat(filepath.Join(s.Workdir, "README.md")); err != nil {
+		t.Fatalf("worktree has no checkout: %v", err)
+	}
+	if out := gitOut(t, s.Workdir, "rev-parse", "--abbrev-ref", "HEAD"); out != "kandev/"+short {
+		t.Fatalf("worktree branch %q", out)
+	}
+	e.dispatch("task.archive", action.IDIn{ID: task.ID}, nil)
+	if _, err := os.Stat(s.Workdir); !os.IsNotExist(err) {
+		t.Fatalf("worktree still there: %v", err)
+	}
+	if strings.Contains(gitOut(t, repo, "worktree", "list"), short) {
+		t.Fatal("git still lists the worktree")
+	}
+	if gitOut(t, repo, "branch", "--list", "kandev/"+short) == "" {
+		t.Fatal("the branch was removed")
+	}
+	e.waitState(sid, kanban.SessionCancelled)
+}
+
+// gitRepo creates a git repository with one commit on main.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	gitOut(t, dir, "init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# repo\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gitOut(t, dir, "add", "README.md")
+	gitOut(t, dir, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "init")
+	return dir
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v: %s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
