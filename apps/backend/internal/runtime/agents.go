@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,7 +57,9 @@ func LoadCommands(path string) (map[string]Command, error) {
 		return nil, fmt.Errorf("read agent commands: %w", err)
 	}
 	var over map[string]Command
-	if err := json.Unmarshal(b, &over); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&over); err != nil {
 		return nil, fmt.Errorf("agent commands file %s: %w", filepath.Base(path), err)
 	}
 	for name, c := range over {
