@@ -98,6 +98,19 @@ func TestAgentWorktree(t *testing.T) {
 		t.Fatal("the branch was removed")
 	}
 	e.waitState(sid, kanban.SessionCancelled)
+
+	// A base branch is caller text: one shaped like a git option is never
+	// read as one.
+	canary := filepath.Join(t.TempDir(), "pwned")
+	task2, sid2 := e.startMock("Hostile base", "@say no", map[string]any{"local_path": repo, "executor_profile_id": worktree,
+		"base_branch": "--upload-pack=touch " + canary})
+	if s := e.waitState(sid2, kanban.SessionFailed); !strings.Contains(s.Error, "does not name a commit") {
+		t.Fatalf("error %q", s.Error)
+	}
+	if _, err := os.Stat(canary); !os.IsNotExist(err) {
+		t.Fatal("the base branch ran as a git option")
+	}
+	_ = task2
 }
 
 // gitRepo creates a git repository with one commit on main.

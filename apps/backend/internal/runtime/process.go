@@ -169,7 +169,7 @@ func runScript(ctx context.Context, dir, script string, env []string, timeout ti
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out := &limitedWriter{max: maxOut}
-	cmd := exec.Command("sh", "-c", script)
+	cmd := exec.Command("sh", "-c", script) //nolint:gosec // the executor profile's script, set by the operator, is meant to run
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, out, out
 	p, err := startProcess(cmd)
 	if err != nil {
@@ -192,7 +192,7 @@ func runScript(ctx context.Context, dir, script string, env []string, timeout ti
 	if p.err != nil {
 		var ee *exec.ExitError
 		if errors.As(p.err, &ee) {
-			return text, errors.New("exited with " + ee.ProcessState.String())
+			return text, errors.New("exited with " + ee.String())
 		}
 		return text, p.err
 	}

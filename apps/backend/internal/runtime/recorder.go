@@ -251,7 +251,6 @@ func (r *recorder) toolLocked(id string, apply func(*toolRecord)) {
 
 func (r *recorder) planLocked(entries []acp.PlanEntry) {
 	r.endStreamLocked()
-	type entry struct{ Content, Priority, Status string }
 	out := make([]map[string]string, 0, min(len(entries), 100))
 	for i, e := range entries {
 		if i == 100 {

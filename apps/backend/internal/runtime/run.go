@@ -267,7 +267,7 @@ func (r *run) launch(l *launchInfo) (*process, error) {
 	if path == selfCommand {
 		path = r.m.cfg.Executable
 	}
-	cmd := exec.Command(path, l.command.Args...)
+	cmd := exec.Command(path, l.command.Args...) //nolint:gosec // server-side launch metadata only; no payload reaches it
 	cmd.Dir, cmd.Env, cmd.Stderr = l.workdir, l.env, l.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -108,7 +108,13 @@ func (w *workdirs) worktree(ctx context.Context, t *kanban.Task, repo *kanban.Re
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("create the worktrees directory: %w", err)
 	}
-	args := []string{"worktree", "add", "-b", branch, path, base}
+	// The base branch is text a caller chose: resolve it to a commit first
+	// (after --end-of-options, so it can never be read as a git option).
+	commit, err := gitOutput(ctx, repo.LocalPath, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}")
+	if err != nil || commit == "" {
+		return "", errors.New("the task's base branch does not name a commit in its repository")
+	}
+	args := []string{"worktree", "add", "-b", branch, path, commit}
 	if git(ctx, repo.LocalPath, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch) == nil {
 		args = []string{"worktree", "add", path, branch} // the branch survived an earlier worktree
 	}
@@ -148,14 +154,21 @@ func (w *workdirs) removeWorktree(ctx context.Context, taskID string) error {
 // git runs a git command in dir, bounded in time; its error carries git's
 // own message (about refs and paths we chose), clipped.
 func git(ctx context.Context, dir string, args ...string) error {
+	_, err := gitOutput(ctx, dir, args...)
+	return err
+}
+
+// gitOutput runs a git command in dir and returns its trimmed output.
+func gitOutput(ctx context.Context, dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd := exec.CommandContext(ctx, "git", args...) //nolint:gosec // git with arguments the runtime builds; caller text only after --end-of-options
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
 	out, err := cmd.CombinedOutput()
+	text := strings.TrimSpace(string(out))
 	if err != nil {
-		return fmt.Errorf("%w: %s", err, kanban.Clip(strings.TrimSpace(string(out)), 500))
+		return "", fmt.Errorf("%w: %s", err, kanban.Clip(text, 500))
 	}
-	return nil
+	return text, nil
 }
