@@ -93,6 +93,7 @@ func Tables(r *Results) string {
 	writeModes(&b, r)
 	writeStore(&b, r)
 	writeCatalog(&b, r)
+	writeAgents(&b, r)
 	return b.String()
 }
 
@@ -287,4 +288,24 @@ func listSamples(s StoreScale) int {
 		return 0
 	}
 	return s.Lists[0].Tool.Samples
+}
+
+func writeAgents(b *strings.Builder, r *Results) {
+	b.WriteString("## 7. Running agents\n\n")
+	a := r.Agents
+	if a == nil {
+		b.WriteString("Not measured in this run.\n\n")
+		return
+	}
+	fmt.Fprintf(b, "A `kandev serve` that launches agents. %d times in a row, one client calls `create_task_kandev` with the "+
+		"`mock-agent` profile and a prompt whose first line is a `create_task_kandev` tool call; the time runs until that "+
+		"subtask's `task.created` event arrives on a WebSocket subscription: the agent was launched (a `kandev agent mock` "+
+		"process and its own `kandev mcp`), initialised over ACP, given its prompt, and its first tool call went through its "+
+		"session's MCP server into the backend. Each agent then stays idle, so the memory figures are taken with %d live sessions.\n\n",
+		a.FirstToolCall.Samples, a.Sessions)
+	b.WriteString("| figure | value |\n|---|---|\n")
+	fmt.Fprintf(b, "| create_task → first tool call, p50 / p99 | %.1f / %.1f ms |\n", a.FirstToolCall.P50Ms, a.FirstToolCall.P99Ms)
+	fmt.Fprintf(b, "| kandev serve resident memory, no agent / %d idle agents | %d / %d KB |\n", a.Sessions, a.ServeRSSBaseKB, a.ServeRSSKB)
+	fmt.Fprintf(b, "| kandev serve memory per live agent session | %.0f KB |\n", a.PerSessionKB)
+	fmt.Fprintf(b, "| one agent's own processes (mock agent + its kandev mcp), resident | %.0f KB |\n\n", a.AgentProcessKB)
 }

@@ -63,8 +63,7 @@ func MeasureModeSwitch(c *mcpsrv.Compiled, reps int, logf func(string, ...any)) 
 		}
 		lat = append(lat, time.Since(t0))
 	}
-	slices.Sort(lat)
-	return out, LatencyStat{P50Ms: ms(Percentile(lat, 50)), P99Ms: ms(Percentile(lat, 99)), Samples: len(lat)}, nil
+	return out, Latency(lat), nil
 }
 
 // MeasureCatalog runs section 6: the tools/list tools array each mode's

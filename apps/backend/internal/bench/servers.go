@@ -49,12 +49,19 @@ func newToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-// startBackend runs `kandev serve` on a fresh port with dataDir.
+// startBackend runs `kandev serve` on a fresh port with dataDir. It
+// launches no agents: the API figures measure the API.
 func startBackend(ctx context.Context, cfg Config, name, dataDir string) (*backendProc, error) {
+	return startBackendWith(ctx, cfg, name, dataDir, "--launch-agents=false")
+}
+
+// startBackendWith is startBackend with extra serve flags (agents launch
+// unless the flags say otherwise).
+func startBackendWith(ctx context.Context, cfg Config, name, dataDir string, flags ...string) (*backendProc, error) {
 	tok := newToken()
 	p, base, err := startProc(ctx, procSpec{
 		name: name, bin: cfg.KandevBin, dir: cfg.WorkDir, logDir: cfg.WorkDir,
-		args:   []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir},
+		args:   append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, flags...),
 		env:    []string{"KANDEV_TOKEN=" + tok},
 		banner: serveBanner,
 	})

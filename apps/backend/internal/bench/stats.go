@@ -69,3 +69,9 @@ func PairedDiffs(a, b []float64) float64 {
 
 // ms converts a duration to float milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Latency is the p50/p99 of samples (sorted in place).
+func Latency(samples []time.Duration) LatencyStat {
+	slices.Sort(samples)
+	return LatencyStat{P50Ms: ms(Percentile(samples, 50)), P99Ms: ms(Percentile(samples, 99)), Samples: len(samples)}
+}

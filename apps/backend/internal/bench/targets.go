@@ -25,6 +25,7 @@ const (
 	maxBridgeAddedP50Ms  = 1
 	maxModeSwitchMs      = 0.3
 	maxFirstPageMs       = 5
+	maxFirstToolCallMs   = 150
 	targetsAtClients     = 8
 	bridgeTargetClients  = 1
 	refTaskModeBytes     = 41_500 // 41.5 KB, counted as 1 KB = 1000 bytes (the stricter reading)
@@ -102,6 +103,9 @@ func Evaluate(r *Results) []Target {
 			t.Note = fmt.Sprintf("%d open objects, %d undescribed properties", c.Open, c.Undescribed)
 		}
 		ts = append(ts, t)
+	}
+	if a := r.Agents; a != nil {
+		ts = append(ts, atMost("7", "create_task → the mock agent's first tool call in the backend (p50)", a.FirstToolCall.P50Ms, maxFirstToolCallMs, "ms"))
 	}
 	return ts
 }
