@@ -182,4 +182,3 @@ func zombie(stat []byte) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
-
