@@ -133,8 +133,8 @@ func seedTasks(ctx context.Context, st *store.Store, b bigBoard, n int) (err err
 		}
 	}()
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO tasks (id, workspace_id, workflow_id, workflow_step_id, parent_id,
-		title, description, state, position, external_id, start_when_unblocked, launch_prompt, archived_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, NULL, ?, ?, 'TODO', ?, NULL, 0, '', NULL, ?, ?)`)
+		title, description, state, position, external_id, start_when_unblocked, launch_prompt, archived_at, created_at, updated_at,
+		step_entered_at) VALUES (?, ?, ?, ?, NULL, ?, ?, 'TODO', ?, NULL, 0, '', NULL, ?, ?, ?)`)
 	if err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
@@ -143,7 +143,7 @@ func seedTasks(ctx context.Context, st *store.Store, b bigBoard, n int) (err err
 	for i := range n {
 		ts := base.Add(time.Duration(i) * time.Millisecond).UTC().Format(seedTimeLayout)
 		if _, err := ins.ExecContext(ctx, kanban.NewID(), b.workspace, b.workflow, b.step,
-			fmt.Sprintf("Seeded task %d", i), "Seeded by kandev-bench for the 100k-task listing.", i, ts, ts); err != nil {
+			fmt.Sprintf("Seeded task %d", i), "Seeded by kandev-bench for the 100k-task listing.", i, ts, ts, ts); err != nil {
 			return fmt.Errorf("seed: %w", err)
 		}
 	}

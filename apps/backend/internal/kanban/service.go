@@ -52,7 +52,10 @@ type StepUpdate struct {
 	AutoAdvance           *bool
 	WIPLimit              *int
 	AutoArchiveAfterHours *int
-	Events                map[string][]StepAction // nil: unchanged
+	// AutoAdvanceRequiresSignal and PullFromStepID ("" clears it).
+	AutoAdvanceRequiresSignal *bool
+	PullFromStepID            *string
+	Events                    map[string][]StepAction // nil: unchanged
 }
 
 // TaskService manages tasks and their dependencies.

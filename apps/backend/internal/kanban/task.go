@@ -43,6 +43,12 @@ type Task struct {
 	ArchivedAt         *time.Time `json:"archived_at,omitempty"`
 	CreatedAt          time.Time  `json:"created_at"`
 	UpdatedAt          time.Time  `json:"updated_at"`
+	// QueuedForStepID is the full step the task waits to be admitted to
+	// (an automation or auto-advance moved it there); QueuedAt since when.
+	QueuedForStepID string     `json:"queued_for_step_id,omitempty"`
+	QueuedAt        *time.Time `json:"queued_at,omitempty"`
+	// StepEnteredAt is when the task arrived on its current step.
+	StepEnteredAt time.Time `json:"step_entered_at"`
 }
 
 // TaskCreate is the input of TaskService.CreateTask. The service resolves

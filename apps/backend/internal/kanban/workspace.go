@@ -29,9 +29,6 @@ type Workflow struct {
 	UpdatedAt   time.Time `json:"updated_at"`
 }
 
-// StepEventKinds are the keys allowed in WorkflowStep.Events.
-var StepEventKinds = []string{"on_enter", "on_exit", "on_turn_start", "on_turn_complete"}
-
 // StepAction is one automation run on a step event.
 type StepAction struct {
 	Type   string                     `json:"type"`
@@ -40,20 +37,27 @@ type StepAction struct {
 
 // WorkflowStep is one column of a workflow.
 type WorkflowStep struct {
-	ID                    string                  `json:"id"`
-	WorkflowID            string                  `json:"workflow_id"`
-	Name                  string                  `json:"name"`
-	Position              int                     `json:"position"`
-	Color                 string                  `json:"color"`
-	Prompt                string                  `json:"prompt"`
-	IsStartStep           bool                    `json:"is_start_step"`
-	AllowManualMove       bool                    `json:"allow_manual_move"`
-	AutoAdvance           bool                    `json:"auto_advance"`
-	WIPLimit              int                     `json:"wip_limit"`
-	AutoArchiveAfterHours int                     `json:"auto_archive_after_hours"`
-	Events                map[string][]StepAction `json:"events"`
-	CreatedAt             time.Time               `json:"created_at"`
-	UpdatedAt             time.Time               `json:"updated_at"`
+	ID                    string `json:"id"`
+	WorkflowID            string `json:"workflow_id"`
+	Name                  string `json:"name"`
+	Position              int    `json:"position"`
+	Color                 string `json:"color"`
+	Prompt                string `json:"prompt"`
+	IsStartStep           bool   `json:"is_start_step"`
+	AllowManualMove       bool   `json:"allow_manual_move"`
+	AutoAdvance           bool   `json:"auto_advance"`
+	WIPLimit              int    `json:"wip_limit"`
+	AutoArchiveAfterHours int    `json:"auto_archive_after_hours"`
+	// AutoAdvanceRequiresSignal: turn-end transitions (auto_advance and
+	// on_turn_complete moves) happen only after step_complete_kandev in
+	// that turn.
+	AutoAdvanceRequiresSignal bool `json:"auto_advance_requires_signal"`
+	// PullFromStepID: when the step has room, the oldest task waiting on
+	// that step (of the same workflow) is pulled in.
+	PullFromStepID string                  `json:"pull_from_step_id,omitempty"`
+	Events         map[string][]StepAction `json:"events"`
+	CreatedAt      time.Time               `json:"created_at"`
+	UpdatedAt      time.Time               `json:"updated_at"`
 }
 
 // MaxWorkflowSteps bounds the steps of one workflow (created one by one,

@@ -2,15 +2,16 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 const stepCols = `id, workflow_id, name, position, color, prompt, is_start_step, allow_manual_move,
-	auto_advance, wip_limit, auto_archive_after_hours, events, created_at, updated_at`
+	auto_advance, wip_limit, auto_archive_after_hours, events, created_at, updated_at,
+	auto_advance_requires_signal, pull_from_step_id`
 
 // maxEventsJSON bounds the encoded size of a step's event automations.
 const maxEventsJSON = kanban.MaxPromptLen
@@ -38,24 +39,8 @@ func validateStep(st kanban.WorkflowStep) error {
 // encodeEvents validates and encodes step events: keys must be
 // StepEventKinds and every action needs a type.
 func encodeEvents(ev map[string][]kanban.StepAction) (string, error) {
-	for k, actions := range ev {
-		if !slices.Contains(kanban.StepEventKinds, k) {
-			return "", kanban.FieldError("events", "keys must be one of %v", kanban.StepEventKinds)
-		}
-		if len(actions) > kanban.MaxStepActions {
-			return "", kanban.FieldError("events", "at most %d automations per event", kanban.MaxStepActions)
-		}
-		for _, a := range actions {
-			if err := kanban.CheckText("events.type", a.Type, true, kanban.MaxNameLen); err != nil {
-				return "", err
-			}
-			if err := kanban.CheckSettings("events.config", a.Config, kanban.MaxStepActionKeys); err != nil {
-				return "", err
-			}
-		}
-	}
-	if ev == nil {
-		ev = map[string][]kanban.StepAction{}
+	if err := kanban.CheckEvents("events", ev); err != nil {
+		return "", err
 	}
 	b, err := json.Marshal(ev)
 	if err != nil {
@@ -82,10 +67,10 @@ func insertStep(ctx context.Context, tx txn, st *kanban.WorkflowStep) error {
 	}
 	now := kanban.Now()
 	st.ID, st.CreatedAt, st.UpdatedAt = kanban.NewID(), now, now
-	_, err = tx.ExecContext(ctx, `INSERT INTO workflow_steps (`+stepCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.ExecContext(ctx, `INSERT INTO workflow_steps (`+stepCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		st.ID, st.WorkflowID, st.Name, st.Position, st.Color, st.Prompt, boolInt(st.IsStartStep),
 		boolInt(st.AllowManualMove), boolInt(st.AutoAdvance), st.WIPLimit, st.AutoArchiveAfterHours,
-		events, fmtTime(now), fmtTime(now))
+		events, fmtTime(now), fmtTime(now), boolInt(st.AutoAdvanceRequiresSignal), nullString(st.PullFromStepID))
 	if isUniqueConstraint(err) {
 		return stepNameConflict()
 	}
@@ -140,7 +125,10 @@ func (s *Store) CreateStep(ctx context.Context, st kanban.WorkflowStep) (*kanban
 				return err
 			}
 		}
-		return insertStep(ctx, tx, &st)
+		if err := insertStep(ctx, tx, &st); err != nil {
+			return err
+		}
+		return settleStepRefs(ctx, tx, &st)
 	})
 	if err != nil {
 		return nil, err
@@ -171,13 +159,15 @@ func getStep(ctx context.Context, q queryer, id string) (*kanban.WorkflowStep, e
 
 func scanStep(r rowSource) (*kanban.WorkflowStep, error) {
 	var st kanban.WorkflowStep
-	var start, manual, auto int
+	var start, manual, auto, signal int
 	var events, created, updated string
+	var pull sql.NullString
 	if err := r.Scan(&st.ID, &st.WorkflowID, &st.Name, &st.Position, &st.Color, &st.Prompt, &start, &manual,
-		&auto, &st.WIPLimit, &st.AutoArchiveAfterHours, &events, &created, &updated); err != nil {
+		&auto, &st.WIPLimit, &st.AutoArchiveAfterHours, &events, &created, &updated, &signal, &pull); err != nil {
 		return nil, err
 	}
 	st.IsStartStep, st.AllowManualMove, st.AutoAdvance = start != 0, manual != 0, auto != 0
+	st.AutoAdvanceRequiresSignal, st.PullFromStepID = signal != 0, pull.String
 	if err := json.Unmarshal([]byte(events), &st.Events); err != nil {
 		return nil, fmt.Errorf("step %s: decode events: %w", st.ID, err)
 	}
@@ -239,6 +229,9 @@ func (s *Store) UpdateStep(ctx context.Context, id string, u kanban.StepUpdate) 
 				return err
 			}
 		}
+		if _, err := resolveStepRefs(ctx, tx, st); err != nil {
+			return err
+		}
 		if err := writeStep(ctx, tx, st); err != nil {
 			return err
 		}
@@ -257,6 +250,8 @@ func applyStepUpdate(st *kanban.WorkflowStep, u kanban.StepUpdate) {
 	setIf(&st.AutoAdvance, u.AutoAdvance)
 	setIf(&st.WIPLimit, u.WIPLimit)
 	setIf(&st.AutoArchiveAfterHours, u.AutoArchiveAfterHours)
+	setIf(&st.AutoAdvanceRequiresSignal, u.AutoAdvanceRequiresSignal)
+	setIf(&st.PullFromStepID, u.PullFromStepID)
 	if u.Events != nil {
 		st.Events = u.Events
 	}
@@ -269,10 +264,11 @@ func writeStep(ctx context.Context, tx txn, st *kanban.WorkflowStep) error {
 	}
 	st.UpdatedAt = kanban.Now()
 	_, err = tx.ExecContext(ctx, `UPDATE workflow_steps SET name = ?, color = ?, prompt = ?, is_start_step = ?,
-		allow_manual_move = ?, auto_advance = ?, wip_limit = ?, auto_archive_after_hours = ?, events = ?, updated_at = ?
-		WHERE id = ?`,
+		allow_manual_move = ?, auto_advance = ?, wip_limit = ?, auto_archive_after_hours = ?, events = ?, updated_at = ?,
+		auto_advance_requires_signal = ?, pull_from_step_id = ? WHERE id = ?`,
 		st.Name, st.Color, st.Prompt, boolInt(st.IsStartStep), boolInt(st.AllowManualMove), boolInt(st.AutoAdvance),
-		st.WIPLimit, st.AutoArchiveAfterHours, events, fmtTime(st.UpdatedAt), st.ID)
+		st.WIPLimit, st.AutoArchiveAfterHours, events, fmtTime(st.UpdatedAt), boolInt(st.AutoAdvanceRequiresSignal),
+		nullString(st.PullFromStepID), st.ID)
 	if isUniqueConstraint(err) {
 		return stepNameConflict()
 	}

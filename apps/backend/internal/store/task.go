@@ -16,20 +16,26 @@ const maxExternalIDLen = 200
 // list qualified with the alias t, for joins.
 const (
 	taskCols = `id, workspace_id, workflow_id, workflow_step_id, parent_id, title, description, state,
-	position, external_id, start_when_unblocked, launch_prompt, archived_at, created_at, updated_at`
+	position, external_id, start_when_unblocked, launch_prompt, archived_at, created_at, updated_at,
+	queued_for_step_id, queued_at, step_entered_at`
 	taskColsT = `t.id, t.workspace_id, t.workflow_id, t.workflow_step_id, t.parent_id, t.title, t.description,
-	t.state, t.position, t.external_id, t.start_when_unblocked, t.launch_prompt, t.archived_at, t.created_at, t.updated_at`
+	t.state, t.position, t.external_id, t.start_when_unblocked, t.launch_prompt, t.archived_at, t.created_at, t.updated_at,
+	t.queued_for_step_id, t.queued_at, t.step_entered_at`
 )
 
 func scanTask(r rowSource) (*kanban.Task, error) {
 	var t kanban.Task
-	var parent, ext, archived sql.NullString
+	var parent, ext, archived, queuedFor, queuedAt sql.NullString
 	var start int
-	var created, updated string
+	var created, updated, entered string
 	if err := r.Scan(&t.ID, &t.WorkspaceID, &t.WorkflowID, &t.WorkflowStepID, &parent, &t.Title,
 		&t.Description, &t.State, &t.Position, &ext, &start, &t.LaunchPrompt,
-		&archived, &created, &updated); err != nil {
+		&archived, &created, &updated, &queuedFor, &queuedAt, &entered); err != nil {
 		return nil, err
+	}
+	t.QueuedForStepID, t.QueuedAt = queuedFor.String, parseTimePtr(queuedAt)
+	if entered != "" {
+		t.StepEnteredAt = parseTime(entered)
 	}
 	t.ParentID, t.ExternalID, t.StartWhenUnblocked = parent.String, ext.String, start != 0
 	t.ArchivedAt = parseTimePtr(archived)
@@ -185,10 +191,11 @@ func insertTask(ctx context.Context, tx txn, in kanban.TaskCreate) (*kanban.Task
 		t.WorkflowStepID).Scan(&t.Position); err != nil {
 		return nil, fmt.Errorf("create task: position: %w", err)
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	t.StepEnteredAt = now
+	_, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)`,
 		t.ID, t.WorkspaceID, t.WorkflowID, t.WorkflowStepID, nullString(t.ParentID), t.Title, t.Description,
 		string(t.State), t.Position, nullString(t.ExternalID), boolInt(t.StartWhenUnblocked), t.LaunchPrompt,
-		nil, fmtTime(now), fmtTime(now))
+		nil, fmtTime(now), fmtTime(now), fmtTime(now))
 	if err != nil {
 		return nil, fmt.Errorf("create task: %w", err)
 	}
@@ -391,9 +398,15 @@ func placeTask(ctx context.Context, tx txn, t *kanban.Task, stepID string, posit
 	if err != nil {
 		return fmt.Errorf("move task: shift: %w", err)
 	}
-	t.WorkflowStepID, t.Position, t.UpdatedAt = stepID, position, kanban.Now()
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET workflow_step_id = ?, position = ?, updated_at = ? WHERE id = ?`,
-		stepID, position, fmtTime(t.UpdatedAt), t.ID); err != nil {
+	now := kanban.Now()
+	if !same {
+		t.StepEnteredAt = now
+	}
+	t.WorkflowStepID, t.Position, t.UpdatedAt = stepID, position, now
+	t.QueuedForStepID, t.QueuedAt = "", nil // any move ends a wait for admission
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET workflow_step_id = ?, position = ?, updated_at = ?, step_entered_at = ?,
+		queued_for_step_id = NULL, queued_at = NULL WHERE id = ?`,
+		stepID, position, fmtTime(t.UpdatedAt), fmtTime(t.StepEnteredAt), t.ID); err != nil {
 		return fmt.Errorf("move task: %w", err)
 	}
 	return nil

@@ -20,7 +20,7 @@ func seedStep(tb testing.TB, s *Store, b board, n int) {
 		tb.Fatalf("begin: %v", err)
 	}
 	defer func() { _ = tx.Rollback() }() // a no-op after Commit
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, NULL, ?, '', 'TODO', ?, NULL, 0, '', NULL, ?, ?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, NULL, ?, '', 'TODO', ?, NULL, 0, '', NULL, ?, ?, NULL, NULL, ?)`)
 	if err != nil {
 		tb.Fatalf("prepare: %v", err)
 	}
@@ -28,7 +28,7 @@ func seedStep(tb testing.TB, s *Store, b board, n int) {
 	base := kanban.Now()
 	for i := range n {
 		ts := fmtTime(base.Add(time.Duration(i) * time.Microsecond))
-		if _, err := ins.ExecContext(ctx, kanban.NewID(), b.ws.ID, b.wf.ID, b.steps[1].ID, fmt.Sprintf("task %d", i), i, ts, ts); err != nil {
+		if _, err := ins.ExecContext(ctx, kanban.NewID(), b.ws.ID, b.wf.ID, b.steps[1].ID, fmt.Sprintf("task %d", i), i, ts, ts, ts); err != nil {
 			tb.Fatalf("insert: %v", err)
 		}
 	}

@@ -52,22 +52,22 @@ var (
 )
 
 // taskJSONFixed bounds the JSON of a task apart from its strings: keys,
-// quotes and punctuation (under 300 bytes), the position (20), the flag
-// (5) and three times (37 each).
-const taskJSONFixed = 512
+// quotes and punctuation (under 400 bytes), the position (20), the flag
+// (5) and five times (37 each).
+const taskJSONFixed = 640
 
 // taskJSONBound bounds the size of t's JSON encoding from above
 // (TestTaskJSONBound): a byte of a string takes at most 6 bytes escaped
 // (\u00XX). A time that JSON cannot encode gets an unbounded size, so the
 // page is measured (and refused) exactly as without a bound.
 func taskJSONBound(t kanban.Task) int {
-	for _, tm := range []*time.Time{&t.CreatedAt, &t.UpdatedAt, t.ArchivedAt} {
+	for _, tm := range []*time.Time{&t.CreatedAt, &t.UpdatedAt, t.ArchivedAt, t.QueuedAt, &t.StepEnteredAt} {
 		if tm != nil && (tm.Year() < 0 || tm.Year() > 9999) {
 			return PageBudget + 1
 		}
 	}
 	return 6*(len(t.ID)+len(t.WorkspaceID)+len(t.WorkflowID)+len(t.WorkflowStepID)+len(t.ParentID)+len(t.Title)+
-		len(t.Description)+len(t.State)+len(t.ExternalID)+len(t.LaunchPrompt)) + taskJSONFixed
+		len(t.Description)+len(t.State)+len(t.ExternalID)+len(t.LaunchPrompt)+len(t.QueuedForStepID)) + taskJSONFixed
 }
 
 // taskFilterWhere returns the conditions of a checked filter. The first

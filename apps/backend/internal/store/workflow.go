@@ -175,6 +175,11 @@ func (s *Store) ImportWorkflow(ctx context.Context, w kanban.Workflow, steps []k
 			}
 			outSteps[i] = st
 		}
+		for i := range outSteps {
+			if err := settleStepRefs(ctx, tx, &outSteps[i]); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 	if err != nil {

@@ -106,7 +106,16 @@ func TestStepValidation(t *testing.T) {
 		"events": func(st *kanban.WorkflowStep) {
 			st.Events = map[string][]kanban.StepAction{"on_enterr": {{Type: "x"}}}
 		},
-		"events.type": func(st *kanban.WorkflowStep) { st.Events = map[string][]kanban.StepAction{"on_enter": {{}}} },
+		"events.on_enter[0].type": func(st *kanban.WorkflowStep) { st.Events = map[string][]kanban.StepAction{"on_enter": {{}}} },
+		"events.on_exit[0].config": func(st *kanban.WorkflowStep) {
+			st.Events = map[string][]kanban.StepAction{"on_exit": {{Type: "archive", Config: map[string]json.RawMessage{"x": json.RawMessage(`1`)}}}}
+		},
+		"events.on_turn_complete[0].config.state": func(st *kanban.WorkflowStep) {
+			st.Events = map[string][]kanban.StepAction{"on_turn_complete": {{Type: "set_state", Config: map[string]json.RawMessage{"state": json.RawMessage(`"done"`)}}}}
+		},
+		"events.on_enter[0].config.step_id": func(st *kanban.WorkflowStep) {
+			st.Events = map[string][]kanban.StepAction{"on_enter": {{Type: "move_to_step", Config: map[string]json.RawMessage{"step_id": json.RawMessage(`"` + kanban.NewID() + `"`)}}}}
+		},
 	}
 	before := snapshot(t, s)
 	for field, mutate := range cases {
@@ -129,13 +138,13 @@ func TestUpdateStep(t *testing.T) {
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
 	name, wip, yes, no := "Doing", 3, true, false
-	ev := map[string][]kanban.StepAction{"on_enter": {{Type: "auto_start", Config: map[string]json.RawMessage{"a": json.RawMessage(`1`)}}}}
+	ev := map[string][]kanban.StepAction{"on_enter": {{Type: "send_prompt", Config: map[string]json.RawMessage{"prompt": json.RawMessage(`"1"`)}}}}
 	st, err := s.UpdateStep(ctx, b.steps[1].ID, kanban.StepUpdate{Name: &name, WIPLimit: &wip, IsStartStep: &yes, Events: ev})
 	if err != nil {
 		t.Fatalf("update: %v", err)
 	}
 	got, _ := s.GetStep(ctx, st.ID)
-	if got.Name != "Doing" || got.WIPLimit != 3 || !got.IsStartStep || string(got.Events["on_enter"][0].Config["a"]) != "1" {
+	if got.Name != "Doing" || got.WIPLimit != 3 || !got.IsStartStep || string(got.Events["on_enter"][0].Config["prompt"]) != `"1"`  {
 		t.Fatalf("got %+v, want name Doing, wip 3, start step, on_enter event kept", got)
 	}
 	if _, starts := stepNames(t, s, b.wf.ID); strings.Join(starts, ",") != "Doing" {

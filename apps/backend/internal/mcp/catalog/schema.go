@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
+
 // S is one JSON Schema node (draft 2020-12). It marshals with sorted keys,
 // so catalogs serialize deterministically. Builders return fresh maps;
 // methods mutate and return the receiver for chaining at declaration time.
@@ -103,7 +105,7 @@ func (s S) Format(f string) S { s["format"] = f; return s }
 func NoParams() S { return S{"type": "object", "properties": P{}, "additionalProperties": false} }
 
 // Common property schemas, written once.
-const idPattern = `^[A-Za-z0-9_-]{1,64}$`
+const idPattern = kanban.IDPattern
 
 // ID is an entity id property.
 func ID(desc string) S { return Str(desc).Pattern(idPattern) }

@@ -1,0 +1,240 @@
+package kanban
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Step events: when a step's automations run.
+const (
+	EventEnter        = "on_enter"         // a task arrives on the step
+	EventExit         = "on_exit"          // a task leaves the step
+	EventTurnStart    = "on_turn_start"    // an agent turn starts on a task on the step
+	EventTurnComplete = "on_turn_complete" // an agent turn ends on a task on the step
+)
+
+// StepEventKinds are the keys allowed in WorkflowStep.Events.
+var StepEventKinds = []string{EventEnter, EventExit, EventTurnStart, EventTurnComplete}
+
+// ParamKind is the type of an automation's config value.
+type ParamKind int
+
+// Automation parameter kinds.
+const (
+	ParamID    ParamKind = iota // an entity id
+	ParamText                   // a text (a prompt, a reason)
+	ParamState                  // a task state
+	ParamIndex                  // a 0-based step position (documents only)
+)
+
+// AutomationParam is one config value an automation type takes.
+type AutomationParam struct {
+	Name     string
+	Kind     ParamKind
+	Required bool
+	Desc     string
+	MaxLen   int // ParamText
+}
+
+// AutomationType is one kind of step automation the workflow engine runs.
+// The catalog's schema and the domain check are both built from this
+// table, so what is advertised is what is enforced and executed.
+type AutomationType struct {
+	Name   string
+	Desc   string
+	Params []AutomationParam
+	// OneOf, when set, names params of which exactly one must be given.
+	OneOf []string
+}
+
+// Automation type names.
+const (
+	AutoStartAgent     = "start_agent"
+	AutoAutoStartAgent = "auto_start_agent"
+	AutoSendPrompt     = "send_prompt"
+	AutoMoveNext       = "move_to_next"
+	AutoMoveNextStep   = "move_to_next_step"
+	AutoMovePrevious   = "move_to_previous"
+	AutoMovePrevStep   = "move_to_previous_step"
+	AutoMoveToStep     = "move_to_step"
+	AutoSetState       = "set_state"
+	AutoStopAgent      = "stop_agent"
+	AutoArchive        = "archive"
+)
+
+// IDPattern is the form of an entity id in every payload.
+const IDPattern = `^[A-Za-z0-9_-]{1,64}$`
+
+var idPattern = regexp.MustCompile(IDPattern)
+
+// MaxAutomationTextLen bounds a text parameter of an automation.
+const MaxAutomationTextLen = 10_000
+
+// AutomationTypes is the closed set of automation types, in the order the
+// schema lists them.
+var AutomationTypes = []AutomationType{
+	{Name: AutoStartAgent, Desc: "Start an agent session on the task unless one is live (agent_profile_id and executor_profile_id default to the defaults; prompt replaces the task's prompt as its first message).",
+		Params: []AutomationParam{
+			{Name: "agent_profile_id", Kind: ParamID, Desc: "Agent profile to run."},
+			{Name: "executor_profile_id", Kind: ParamID, Desc: "Executor profile to run on."},
+			{Name: "prompt", Kind: ParamText, MaxLen: MaxPromptLen, Desc: "First message instead of the task's prompt."},
+		}},
+	{Name: AutoAutoStartAgent, Desc: "Start an agent session on the task with the default profiles unless one is live (the reference product's name)."},
+	{Name: AutoSendPrompt, Desc: "Queue a prompt to the task's live agent session as its next turn.",
+		Params: []AutomationParam{{Name: "prompt", Kind: ParamText, Required: true, MaxLen: MaxAutomationTextLen, Desc: "The prompt."}}},
+	{Name: AutoMoveNext, Desc: "Move the task to the next step by position (waits in the admission queue when that step is full)."},
+	{Name: AutoMoveNextStep, Desc: "Same as move_to_next."},
+	{Name: AutoMovePrevious, Desc: "Move the task to the previous step by position (waits in the admission queue when that step is full)."},
+	{Name: AutoMovePrevStep, Desc: "Same as move_to_previous."},
+	{Name: AutoMoveToStep, Desc: "Move the task to a step of its workflow (waits in the admission queue when it is full).",
+		Params: []AutomationParam{
+			{Name: "step_id", Kind: ParamID, Desc: "The target step."},
+			{Name: "step_position", Kind: ParamIndex, Desc: "The target step's 0-based position, in a workflow document or when creating a workflow's steps (stored as step_id)."},
+		}, OneOf: []string{"step_id", "step_position"}},
+	{Name: AutoSetState, Desc: "Set the task's state.",
+		Params: []AutomationParam{{Name: "state", Kind: ParamState, Required: true, Desc: "The new state."}}},
+	{Name: AutoStopAgent, Desc: "Stop the task's live agent sessions.",
+		Params: []AutomationParam{{Name: "reason", Kind: ParamText, MaxLen: 1000, Desc: "Why, recorded in the conversation."}}},
+	{Name: AutoArchive, Desc: "Archive the task (its agents stop)."},
+}
+
+// AutomationTypeNames lists the automation types.
+func AutomationTypeNames() []string {
+	out := make([]string, len(AutomationTypes))
+	for i, t := range AutomationTypes {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// LookupAutomation returns the automation type named name.
+func LookupAutomation(name string) (*AutomationType, bool) {
+	i := slices.IndexFunc(AutomationTypes, func(t AutomationType) bool { return t.Name == name })
+	if i < 0 {
+		return nil, false
+	}
+	return &AutomationTypes[i], true
+}
+
+// CheckAutomation validates one automation against its type's declared
+// parameters: a known type, only declared config keys with values of
+// their kind, required ones present. Messages name fields, never values.
+func CheckAutomation(field string, a StepAction) error {
+	t, ok := LookupAutomation(a.Type)
+	if !ok {
+		return FieldError(field+".type", "must be one of: %s", strings.Join(AutomationTypeNames(), ", "))
+	}
+	for k := range a.Config {
+		if !slices.ContainsFunc(t.Params, func(p AutomationParam) bool { return p.Name == k }) {
+			return FieldError(field+".config", "%s takes no other settings than %s", t.Name, paramNames(t))
+		}
+	}
+	for _, p := range t.Params {
+		raw, present := a.Config[p.Name]
+		if !present {
+			if p.Required {
+				return FieldError(field+".config."+p.Name, "is required for %s", t.Name)
+			}
+			continue
+		}
+		if err := checkParam(field+".config."+p.Name, p, raw); err != nil {
+			return err
+		}
+	}
+	if len(t.OneOf) > 0 {
+		n := 0
+		for _, name := range t.OneOf {
+			if _, ok := a.Config[name]; ok {
+				n++
+			}
+		}
+		if n != 1 {
+			return FieldError(field+".config", "%s needs exactly one of %s", t.Name, strings.Join(t.OneOf, ", "))
+		}
+	}
+	return nil
+}
+
+func paramNames(t *AutomationType) string {
+	if len(t.Params) == 0 {
+		return "none"
+	}
+	names := make([]string, len(t.Params))
+	for i, p := range t.Params {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func checkParam(field string, p AutomationParam, raw json.RawMessage) error {
+	switch p.Kind {
+	case ParamIndex:
+		var n int
+		if err := json.Unmarshal(raw, &n); err != nil || n < 0 || n >= MaxWorkflowSteps {
+			return FieldError(field, "must be an integer from 0 to %d", MaxWorkflowSteps-1)
+		}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return FieldError(field, "must be a string")
+	}
+	switch p.Kind {
+	case ParamID:
+		if !idPattern.MatchString(s) {
+			return FieldError(field, "must be an id")
+		}
+	case ParamState:
+		if !TaskState(s).Valid() {
+			return FieldError(field, "must be one of %v", TaskStates)
+		}
+	case ParamText:
+		return CheckText(field, s, true, p.MaxLen)
+	}
+	return nil
+}
+
+// ConfigString returns the string value of an automation's config key
+// ("" when absent).
+func (a StepAction) ConfigString(key string) string {
+	var s string
+	if raw, ok := a.Config[key]; ok {
+		_ = json.Unmarshal(raw, &s) // validated by CheckAutomation
+	}
+	return s
+}
+
+// ConfigInt returns the integer value of a config key (ok false when absent).
+func (a StepAction) ConfigInt(key string) (int, bool) {
+	raw, present := a.Config[key]
+	if !present {
+		return 0, false
+	}
+	var n int
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+// CheckEvents validates a step's events: known event keys, at most
+// MaxStepActions automations each, every automation valid.
+func CheckEvents(field string, ev map[string][]StepAction) error {
+	for k, actions := range ev {
+		if !slices.Contains(StepEventKinds, k) {
+			return FieldError(field, "keys must be one of: %s", strings.Join(StepEventKinds, ", "))
+		}
+		if len(actions) > MaxStepActions {
+			return FieldError(field, "at most %d automations per event", MaxStepActions)
+		}
+		for i, a := range actions {
+			if err := CheckAutomation(fmt.Sprintf("%s.%s[%d]", field, k, i), a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
