@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/board"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"
@@ -73,6 +74,7 @@ func Run(ctx context.Context, cfg Config) error {
 		tokenWhere = b.tokenPath
 	}
 	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (data dir %s; operator token in %s)\n", mcpsrv.Version, addr, cfg.DataDir, tokenWhere)
+	_, _ = fmt.Fprintf(cfg.Out, "board: open http://%s/ and sign in with the operator token\n", addr)
 	if cfg.Ready != nil {
 		cfg.Ready(addr)
 	}
@@ -107,6 +109,11 @@ type backend struct {
 	// attached as, so a disconnect can be recorded.
 	attached sync.Map
 
+	// board is the operator's web board; boardConns its WebSocket
+	// connections, closed when their board session ends.
+	board      *board.Board
+	boardConns boardConns
+
 	// conformance is the conformance fixture server (nil unless enabled).
 	conformance *conformance.Server
 }
@@ -139,6 +146,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	b.ws = ws.NewServer(ws.ServerConfig{
 		Authenticate: b.authenticate,
 		Dispatch:     b.dispatch,
+		OnConnect:    b.boardConns.add,
 		OnDisconnect: b.disconnected,
 		Logger:       cfg.Logger,
 		LogAction:    b.logAction,
@@ -161,6 +169,10 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		return nil, err
 	}
 	b.mcpHTTP = b.mcp.HTTP("/mcp", "/mcp/sse", "/mcp/message")
+	if b.board, err = b.newBoard(); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -173,7 +185,8 @@ func (b *backend) routes() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"status":"ok"}`)
 	})
-	mux.Handle("GET /ws", sameMachine(b.ws))
+	mux.Handle("GET /ws", sameMachine(b.wsEntry()))
+	mux.Handle("/", sameMachine(b.board))
 	mux.Handle("/mcp", sameMachine(b.operatorOnly(noStandaloneStream(b.mcpHTTP.Streamable))))
 	mux.Handle("GET /mcp/sse", sameMachine(b.operatorOnly(b.mcpHTTP.SSE)))
 	mux.Handle("POST /mcp/message", sameMachine(b.operatorOnly(b.mcpHTTP.Message)))

@@ -133,6 +133,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeUnauthorized(w, "invalid or expired token")
 		return
 	}
+	s.ServeAuthenticated(w, r, principal)
+}
+
+// ServeAuthenticated upgrades a request that the caller has already
+// authenticated by other means than a bearer token (the board's session
+// cookie) and serves the connection as principal. The upgrader's
+// same-origin check still applies.
+func (s *Server) ServeAuthenticated(w http.ResponseWriter, r *http.Request, principal Principal) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
