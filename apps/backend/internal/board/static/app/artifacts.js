@@ -44,7 +44,7 @@ export async function walkthroughPanel(el, taskId) {
       markdown(st.text)))));
 }
 
-const SEVERITY = { blocker: '⛔', major: '▲', minor: '●', nit: '·' };
+const SEVERITY = { blocker: '⊗', major: '▲', minor: '●', nit: '·' };
 
 export async function findingsPanel(el, taskId) {
   const a = await optional(api.request('artifact.latest', { task_id: taskId, kind: 'review_findings' }));

@@ -20,7 +20,7 @@ export function fillCard(card, task, session, pending) {
   const meta = h('div', { class: 'meta' }, badge(task.state));
   if (session) meta.append(agentBadge(session));
   if (pending > 0) {
-    meta.append(h('span', { class: 'badge waiting' }, h('span', { 'aria-hidden': 'true' }, '✋'),
+    meta.append(h('span', { class: 'badge waiting' }, h('span', { 'aria-hidden': 'true' }, '⚑'),
       pending === 1 ? 'Waiting for you' : `Waiting for you (${pending})`));
   }
   meta.append(h('button', { type: 'button', class: 'move', 'aria-label': `Move “${task.title}”`, dataset: { action: 'move' } }, 'Move'));
@@ -34,7 +34,7 @@ export function agentBadge(s) {
   const el = badge(s.state, 'agent');
   el.prepend(h('span', { class: 'sr-label' }, 'Agent: '));
   el.title = `Agent session ${stateLabel(s.state)}, ${tools}`;
-  el.append(h('span', { 'aria-hidden': 'true' }, s.mcp_attached ? ' 🔌' : ''));
+  el.append(h('span', { 'aria-hidden': 'true' }, s.mcp_attached ? ' ⚡' : ''));
   return el;
 }
 

@@ -63,8 +63,8 @@ export function stateLabel(s) {
 // stateIcon gives each task or session state a shape, so colour is never
 // the only signal.
 const icons = {
-  TODO: '○', IN_PROGRESS: '◐', REVIEW: '◑', BLOCKED: '⛔', WAITING_FOR_INPUT: '✋', COMPLETED: '✓', FAILED: '✗',
-  CANCELLED: '⊘', CREATED: '○', QUEUED: '…', STARTING: '◔', RUNNING: '▶', IDLE: '⏸',
+  TODO: '○', IN_PROGRESS: '◐', REVIEW: '◑', BLOCKED: '⊗', WAITING_FOR_INPUT: '⚑', COMPLETED: '✓', FAILED: '✗',
+  CANCELLED: '⊘', CREATED: '○', QUEUED: '…', STARTING: '◔', RUNNING: '▶', IDLE: '‖',
 };
 export function badge(state, extra) {
   return h('span', { class: `badge state-${state}${extra ? ` ${extra}` : ''}` },

@@ -87,7 +87,7 @@ class TaskPage {
       } catch (err) { e.target.value = s.mcp_mode; toast(err.message, 'error'); }
     } }, MODES.map((m) => h('option', { value: m, selected: m === s.mcp_mode }, m)));
     return h('div', { class: 'actions', id: 'session-info' }, badge(s.state, 'agent'),
-      h('span', { class: 'badge' }, s.mcp_attached ? '🔌 Tools connected' : 'Tools not connected'),
+      h('span', { class: 'badge' }, s.mcp_attached ? '⚡ Tools connected' : 'Tools not connected'),
       h('label', { for: 'session-mode' }, 'Tool mode'), mode);
   }
 
