@@ -156,6 +156,9 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		// Above the pending-question bound, so a session blocked in
 		// question.ask keeps room for its other calls.
 		MaxInFlight: 32,
+		// The board's browsers negotiate it: a 1,000-task board is ~5×
+		// smaller compressed.
+		Compression: true,
 	})
 	hub.ws = b.ws
 	b.mcp, err = mcpsrv.New(mcpsrv.Config{

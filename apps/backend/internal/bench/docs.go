@@ -93,6 +93,7 @@ func Tables(r *Results) string {
 	writeModes(&b, r)
 	writeStore(&b, r)
 	writeCatalog(&b, r)
+	writeBoard(&b, r)
 	return b.String()
 }
 
