@@ -154,13 +154,7 @@ func (b *Board) ended(ids []string) {
 }
 
 func (b *Board) signIn(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", "POST")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	if !SameOrigin(r) {
-		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+	if !boardPost(w, r) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
@@ -183,13 +177,7 @@ func (b *Board) signIn(w http.ResponseWriter, r *http.Request) {
 }
 
 func (b *Board) signOut(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", "POST")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	if !SameOrigin(r) {
-		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+	if !boardPost(w, r) {
 		return
 	}
 	c, err := r.Cookie(cookieName(r))
@@ -215,6 +203,21 @@ func (b *Board) renderSignIn(w http.ResponseWriter, status int, msg string) {
 	page(w)
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// boardPost admits a POST from the board's own origin, and answers
+// anything else (405, or 403 for another origin).
+func boardPost(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return false
+	}
+	if !SameOrigin(r) {
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+		return false
+	}
+	return true
 }
 
 // SameOrigin reports whether r's Origin header is present and names
