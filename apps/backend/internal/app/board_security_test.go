@@ -1,6 +1,7 @@
 package app
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,7 +16,17 @@ import (
 // noRedirect is an HTTP client that shows redirects instead of following.
 var noRedirect = &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
-func boardReq(t *testing.T, method, u, origin, cookie, body string) *http.Response {
+// boardRes is a response read whole (its body closed).
+type boardRes struct {
+	StatusCode int
+	Header     http.Header
+	cookies    []*http.Cookie
+	Body       string
+}
+
+func (r *boardRes) Cookies() []*http.Cookie { return r.cookies }
+
+func boardReq(t *testing.T, method, u, origin, cookie, body string) *boardRes {
 	t.Helper()
 	req, err := http.NewRequest(method, u, strings.NewReader(body))
 	if err != nil {
@@ -34,8 +45,12 @@ func boardReq(t *testing.T, method, u, origin, cookie, body string) *http.Respon
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = res.Body.Close() })
-	return res
+	defer func() { _ = res.Body.Close() }()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &boardRes{StatusCode: res.StatusCode, Header: res.Header, cookies: res.Cookies(), Body: string(b)}
 }
 
 // boardCookie signs in over HTTP and returns the Cookie header value.
@@ -52,7 +67,9 @@ func boardCookie(t *testing.T, e *env) string {
 	return c.Name + "=" + c.Value
 }
 
-func dialBoard(e *env, origin, cookie string) (*websocket.Conn, *http.Response, error) {
+// dialBoard upgrades /ws with an Origin and a Cookie; it returns the
+// HTTP status of a refused upgrade.
+func dialBoard(e *env, origin, cookie string) (*websocket.Conn, int, error) {
 	h := http.Header{}
 	if origin != "" {
 		h.Set("Origin", origin)
@@ -60,7 +77,13 @@ func dialBoard(e *env, origin, cookie string) (*websocket.Conn, *http.Response, 
 	if cookie != "" {
 		h.Set("Cookie", cookie)
 	}
-	return websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(e.url, "http")+"/ws", h)
+	c, res, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(e.url, "http")+"/ws", h)
+	status := 0
+	if res != nil {
+		status = res.StatusCode
+		_ = res.Body.Close()
+	}
+	return c, status, err
 }
 
 // TestBoardSecurity: nothing of the board but its sign-in page answers
@@ -81,13 +104,13 @@ func TestBoardSecurity(t *testing.T) {
 		!strings.Contains(res.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") || res.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("headers of /: got %v", res.Header)
 	}
-	if bodyOf(t, res); res.StatusCode != http.StatusOK {
+	if res.StatusCode != http.StatusOK || !strings.Contains(res.Body, `name="token"`) {
 		t.Fatalf("GET / without the cookie: got %d, want the sign-in page", res.StatusCode)
 	}
 	if res := boardReq(t, "GET", e.url+"/public/style.css", "", "", ""); res.StatusCode != http.StatusOK || res.Header.Get("Content-Security-Policy") == "" {
 		t.Fatalf("the sign-in stylesheet: got %d", res.StatusCode)
 	}
-	if _, res, err := dialBoard(e, e.url, ""); err == nil || res.StatusCode != http.StatusUnauthorized {
+	if _, status, err := dialBoard(e, e.url, ""); err == nil || status != http.StatusUnauthorized {
 		t.Fatalf("upgrade without cookie or token: got %v, want 401", err)
 	}
 
@@ -105,7 +128,7 @@ func TestBoardSecurity(t *testing.T) {
 	// A cross-origin upgrade with a valid cookie, another port of this host
 	// included, is refused; so is one with no Origin.
 	for _, origin := range []string{"http://localhost:9", "http://127.0.0.1:9", "http://evil.example", ""} {
-		if _, res, err := dialBoard(e, origin, cookie); err == nil || res.StatusCode/100 != 4 {
+		if _, status, err := dialBoard(e, origin, cookie); err == nil || status/100 != 4 {
 			t.Errorf("upgrade from %q with the cookie: got %v, want a 4xx refusal", origin, err)
 		}
 	}
@@ -113,7 +136,7 @@ func TestBoardSecurity(t *testing.T) {
 	if err != nil {
 		t.Fatalf("same-origin upgrade with the cookie: %v", err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	if err := conn.WriteJSON(map[string]any{"id": "1", "type": "request", "action": "workspace.list", "payload": map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
@@ -138,27 +161,16 @@ func TestBoardSecurity(t *testing.T) {
 	if res := boardReq(t, "GET", e.url+"/app/main.js", "", cookie, ""); res.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("revoked cookie: got %d, want 401", res.StatusCode)
 	}
-	if _, res, err := dialBoard(e, e.url, cookie); err == nil || res.StatusCode != http.StatusUnauthorized {
+	if _, status, err := dialBoard(e, e.url, cookie); err == nil || status != http.StatusUnauthorized {
 		t.Fatalf("upgrade with a revoked cookie: got %v, want 401", err)
 	}
 	// Bearer clients are unaffected by the board's rules.
-	h := http.Header{"Authorization": {"Bearer " + e.token}}
-	c2, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(e.url, "http")+"/ws", h)
+	bearerConn, up, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(e.url, "http")+"/ws", http.Header{"Authorization": {"Bearer " + e.token}})
+	if up != nil {
+		_ = up.Body.Close()
+	}
 	if err != nil {
 		t.Fatalf("bearer upgrade: %v", err)
 	}
-	_ = c2.Close()
-}
-
-func bodyOf(t *testing.T, res *http.Response) string {
-	t.Helper()
-	var b strings.Builder
-	buf := make([]byte, 4096)
-	for {
-		n, err := res.Body.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			return b.String()
-		}
-	}
+	_ = bearerConn.Close()
 }

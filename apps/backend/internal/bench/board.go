@@ -119,8 +119,11 @@ func timeLoads(tab context.Context, px *countingProxy) (float64, int64, error) {
 			return 0, 0, err
 		}
 		n, err := waitNumber(tab, `document.querySelectorAll('.card').length`)
-		if err != nil || int(n) != boardTasks {
-			return 0, 0, fmt.Errorf("board shows %v cards, want %d (%v)", n, boardTasks, err)
+		if err != nil {
+			return 0, 0, err
+		}
+		if int(n) != boardTasks {
+			return 0, 0, fmt.Errorf("board shows %v cards, want %d", n, boardTasks)
 		}
 		times = append(times, ms)
 		sizes = append(sizes, float64(px.sent.Load()))
@@ -168,7 +171,7 @@ func waitNumber(tab context.Context, expr string) (float64, error) {
 			return *v, nil
 		}
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("timed out waiting for %s (%v)", expr, err)
+			return 0, fmt.Errorf("timed out waiting for %s (last error: %v)", expr, err) //nolint:errorlint // err may be nil: a number never came
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -170,6 +170,7 @@ func (b *Board) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	value, e, ended := b.sessions.issue()
 	b.ended(ended)
+	//nolint:gosec // G124: Secure is set whenever the board is served over TLS; a loopback HTTP board cannot use it.
 	http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: value, Path: "/", Expires: e.expires,
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 	b.cfg.Logger.Info("board sign-in", slog.String("board_session", e.id))
@@ -188,6 +189,7 @@ func (b *Board) signOut(w http.ResponseWriter, r *http.Request) {
 	if id, ok := b.sessions.revoke(c.Value); ok {
 		b.ended([]string{id})
 	}
+	//nolint:gosec // G124: as at sign-in.
 	http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/", http.StatusSeeOther)
