@@ -93,6 +93,8 @@ func (b *Board) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b.signIn(w, r)
 	case r.URL.Path == "/auth/sign-out":
 		b.signOut(w, r)
+	case r.URL.Path != "/" && b.assets[r.URL.Path] == nil:
+		http.NotFound(w, r)
 	case r.Method != http.MethodGet && r.Method != http.MethodHead:
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -104,11 +106,7 @@ func (b *Board) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		page(w)
 		_, _ = w.Write(b.index)
 	default:
-		a, ok := b.assets[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
+		a := b.assets[r.URL.Path]
 		if _, signed := b.Session(r); !a.public && !signed {
 			http.Error(w, "sign in first", http.StatusUnauthorized)
 			return
