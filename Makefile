@@ -5,7 +5,7 @@
 BACKEND := apps/backend
 KANDEV  := $(BACKEND)/bin/kandev
 
-.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz clean
+.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz clean browser board-screenshots
 
 run: build
 	$(KANDEV) serve
@@ -21,8 +21,22 @@ vet:
 lint:
 	$(MAKE) -C $(BACKEND) lint
 
-test-go:
-	$(MAKE) -C $(BACKEND) test
+# The board's browser tests need Debian's Chromium; without it they fail
+# under make test (KANDEV_BROWSER_TESTS=1) instead of being skipped.
+test-go: browser
+	KANDEV_BROWSER_TESTS=1 $(MAKE) -C $(BACKEND) test
+
+# Installs Debian's chromium package when /usr/bin/chromium is missing
+# (needs root, as on CI; nothing is downloaded by the test driver).
+browser:
+	@test -x /usr/bin/chromium || { \
+	  if [ "$$(id -u)" -ne 0 ]; then echo "the board's browser tests need Debian's chromium: run 'sudo apt-get install chromium' (or make browser as root)"; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core; }
+
+# Regenerates the board page's screenshots (docs/public/board/*.png) from
+# the browser tests.
+board-screenshots: browser
+	cd $(BACKEND) && KANDEV_BROWSER_TESTS=1 go test -count=1 -run 'TestBoard' ./internal/app -args -screenshots $(CURDIR)/docs/public/board
 
 # Regenerate the generated docs page from the catalog.
 docs: build
@@ -38,7 +52,7 @@ e2e: build
 # Measures validation, round trips, the bridge, mode switches, a 100k-task
 # board and tools/list sizes; writes bench/results.json and regenerates
 # docs/public/performance.md (a few minutes).
-bench:
+bench: browser
 	$(MAKE) -C $(BACKEND) bench
 
 fuzz:

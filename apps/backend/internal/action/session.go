@@ -21,11 +21,14 @@ type SessionCreateOut struct {
 	Token   string          `json:"token"`
 }
 
-// SessionListIn is the payload of session.list.
+// SessionListIn is the payload of session.list: one task's sessions, or
+// with WorkspaceID instead every session of a workspace (the board's agent
+// badges), newest first.
 type SessionListIn struct {
-	TaskID string `json:"task_id"`
-	Limit  int    `json:"limit"`
-	Cursor string `json:"cursor"`
+	TaskID      string `json:"task_id"`
+	WorkspaceID string `json:"workspace_id"`
+	Limit       int    `json:"limit"`
+	Cursor      string `json:"cursor"`
 }
 
 // SetModeIn is the payload of session.set_mode.
@@ -96,6 +99,16 @@ func (s *Service) registerSessions(r *Registry) {
 		return s.sessionInScope(ctx, p, in.ID)
 	})
 	Register(r, "session.list", all, func(ctx context.Context, p Principal, in SessionListIn) (*kanban.List[kanban.Session], error) {
+		if in.WorkspaceID != "" {
+			if in.TaskID != "" {
+				return nil, kanban.FieldError("workspace_id", "give task_id or workspace_id, not both")
+			}
+			ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
+			if err != nil {
+				return nil, err
+			}
+			return s.store.ListWorkspaceSessions(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+		}
 		t, err := s.taskInScope(ctx, p, in.TaskID)
 		if err != nil {
 			return nil, err

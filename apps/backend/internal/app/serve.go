@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/board"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"
@@ -80,6 +81,7 @@ func Run(ctx context.Context, cfg Config) error {
 		_ = srv.Close()
 		return fmt.Errorf("resume agent sessions: %w", err)
 	}
+	_, _ = fmt.Fprintf(cfg.Out, "board: open http://%s/ and sign in with the operator token\n", addr)
 	if cfg.Ready != nil {
 		cfg.Ready(addr)
 	}
@@ -117,6 +119,10 @@ type backend struct {
 
 	// agents runs agents (nil when this backend launches none).
 	agents *runtime.Manager
+	// board is the operator's web board; boardConns its WebSocket
+	// connections, closed when their board session ends.
+	board      *board.Board
+	boardConns boardConns
 
 	// conformance is the conformance fixture server (nil unless enabled).
 	conformance *conformance.Server
@@ -158,6 +164,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	b.ws = ws.NewServer(ws.ServerConfig{
 		Authenticate: b.authenticate,
 		Dispatch:     b.dispatch,
+		OnConnect:    b.boardConns.add,
 		OnDisconnect: b.disconnected,
 		Logger:       cfg.Logger,
 		LogAction:    b.logAction,
@@ -167,6 +174,9 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		// Above the pending-question bound, so a session blocked in
 		// question.ask keeps room for its other calls.
 		MaxInFlight: 32,
+		// The board's browsers negotiate it: a 1,000-task board is ~5×
+		// smaller compressed.
+		Compression: true,
 	})
 	hub.ws = b.ws
 	b.mcp, err = mcpsrv.New(mcpsrv.Config{
@@ -180,6 +190,10 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		return nil, err
 	}
 	b.mcpHTTP = b.mcp.HTTP("/mcp", "/mcp/sse", "/mcp/message")
+	if b.board, err = b.newBoard(); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -192,7 +206,8 @@ func (b *backend) routes() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"status":"ok"}`)
 	})
-	mux.Handle("GET /ws", sameMachine(b.ws))
+	mux.Handle("GET /ws", sameMachine(b.wsEntry()))
+	mux.Handle("/", sameMachine(b.board))
 	mux.Handle("/mcp", sameMachine(b.operatorOnly(noStandaloneStream(b.mcpHTTP.Streamable))))
 	mux.Handle("GET /mcp/sse", sameMachine(b.operatorOnly(b.mcpHTTP.SSE)))
 	mux.Handle("POST /mcp/message", sameMachine(b.operatorOnly(b.mcpHTTP.Message)))

@@ -24,6 +24,9 @@ func (h *hub) Publish(topic, event string, payload any) {
 type identity struct {
 	action.Principal
 	token string
+	// board is the board session of a connection opened with the board's
+	// cookie; it is re-checked on every request, like a session token.
+	board string
 }
 
 // authenticate resolves a bearer token to the operator or a live session.
@@ -85,6 +88,9 @@ func (b *backend) dispatch(ctx context.Context, c *ws.Conn, name string, payload
 		return nil, kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
 	}
 	p := id.Principal
+	if id.board != "" && !b.board.Live(id.board) {
+		return nil, kanban.Errorf(kanban.CodeUnauthorized, "the board session has ended; sign in again")
+	}
 	var sess *kanban.Session
 	if p.Kind == action.Session {
 		// Re-check the credential on every request: revocation (token
@@ -156,6 +162,7 @@ func topicAllowed(p action.Principal, t string) error {
 
 // disconnected records that a session's MCP server went away.
 func (b *backend) disconnected(c *ws.Conn) {
+	b.boardConns.remove(c)
 	id, ok := b.attached.LoadAndDelete(c)
 	if !ok {
 		return

@@ -14,7 +14,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
-// AgentRun is section 7: what running agents costs. FirstToolCall is the
+// AgentRun is section 8: what running agents costs. FirstToolCall is the
 // time from a create_task_kandev call (start_agent, the mock agent) to the
 // agent's first tool call taking effect in the backend (the task.created
 // event of the subtask it creates), sequential, one new agent each.
@@ -33,11 +33,11 @@ type AgentRun struct {
 	AgentProcessKB float64 `json:"agent_processes_rss_kb"`
 }
 
-// agentSamples is how many agents section 7 starts (each stays idle, so
+// agentSamples is how many agents section 8 starts (each stays idle, so
 // the memory figure is measured with that many live sessions).
 const agentSamples = 20
 
-// MeasureAgents runs section 7 against its own kandev serve.
+// MeasureAgents runs section 8 against its own kandev serve.
 func MeasureAgents(ctx context.Context, cfg Config) (*AgentRun, error) {
 	dir, err := mkdir(cfg, "agents")
 	if err != nil {

@@ -93,6 +93,7 @@ func Tables(r *Results) string {
 	writeModes(&b, r)
 	writeStore(&b, r)
 	writeCatalog(&b, r)
+	writeBoard(&b, r)
 	writeAgents(&b, r)
 	return b.String()
 }
@@ -291,7 +292,7 @@ func listSamples(s StoreScale) int {
 }
 
 func writeAgents(b *strings.Builder, r *Results) {
-	b.WriteString("## 7. Running agents\n\n")
+	b.WriteString("## 8. Running agents\n\n")
 	a := r.Agents
 	if a == nil {
 		b.WriteString("Not measured in this run.\n\n")

@@ -30,6 +30,7 @@ type Results struct {
 	Compile    LatencyStat       `json:"compile"`
 	Store      StoreScale        `json:"store"`
 	Catalog    []CatalogMode     `json:"catalog"`
+	Board      *BoardResult      `json:"board,omitempty"`
 	Agents     *AgentRun         `json:"agents,omitempty"`
 	Targets    []Target          `json:"targets"`
 	Notes      []string          `json:"notes,omitempty"`
@@ -217,4 +218,16 @@ func ReadFile(path string) (*Results, error) {
 		return nil, fmt.Errorf("results %s: format version %d, want %d", path, r.FormatVersion, FormatVersion)
 	}
 	return &r, nil
+}
+
+// BoardResult is section 7: the operator board in headless Chromium.
+type BoardResult struct {
+	Tasks int `json:"tasks"`
+	// LoadMs is the median time from navigation to the rendered board.
+	LoadMs float64 `json:"load_ms"`
+	// Bytes is what the backend sent for one load (page, modules, the
+	// WebSocket frames of every list), compressed as on the wire.
+	Bytes int64 `json:"bytes"`
+	// CardLatency is create_task_kandev over /mcp → the card on the board.
+	CardLatency LatencyStat `json:"card_latency"`
 }

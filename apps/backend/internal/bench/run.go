@@ -13,7 +13,7 @@ import (
 )
 
 // Sections are the run's parts, in the order they run.
-var Sections = []string{"validation", "modes", "catalog", "roundtrip", "store", "agents"}
+var Sections = []string{"validation", "modes", "catalog", "roundtrip", "store", "board", "agents"}
 
 // Run measures the selected sections (all when only is empty) and returns
 // the results with targets evaluated. In-process micro benchmarks run
@@ -63,6 +63,11 @@ func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
 	if want("store") {
 		if r.Store, err = MeasureStore(ctx, cfg); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
+	if want("board") {
+		if r.Board, err = MeasureBoard(ctx, cfg); err != nil {
+			return nil, fmt.Errorf("board: %w", err)
 		}
 	}
 	if want("agents") {

@@ -30,6 +30,9 @@ const (
 	bridgeTargetClients  = 1
 	refTaskModeBytes     = 41_500 // 41.5 KB, counted as 1 KB = 1000 bytes (the stricter reading)
 	refExternalModeBytes = 30_000
+	maxBoardLoadMs       = 1000
+	maxBoardBytes        = 300_000
+	maxCardLatencyMs     = 150
 )
 
 func atMost(section, name string, v, limit float64, unit string) Target {
@@ -104,8 +107,13 @@ func Evaluate(r *Results) []Target {
 		}
 		ts = append(ts, t)
 	}
+	if b := r.Board; b != nil {
+		ts = append(ts, atMost("7", fmt.Sprintf("board with %d tasks: navigation to rendered board (median)", b.Tasks), b.LoadMs, maxBoardLoadMs, "ms"),
+			atMost("7", fmt.Sprintf("board with %d tasks: bytes sent, compressed", b.Tasks), float64(b.Bytes), maxBoardBytes, "B"),
+			atMost("7", "create_task over /mcp → card visible (p50)", b.CardLatency.P50Ms, maxCardLatencyMs, "ms"))
+	}
 	if a := r.Agents; a != nil {
-		ts = append(ts, atMost("7", "create_task → the mock agent's first tool call in the backend (p50)", a.FirstToolCall.P50Ms, maxFirstToolCallMs, "ms"))
+		ts = append(ts, atMost("8", "create_task → the mock agent's first tool call in the backend (p50)", a.FirstToolCall.P50Ms, maxFirstToolCallMs, "ms"))
 	}
 	return ts
 }

@@ -111,6 +111,8 @@ type SessionService interface {
 	RotateSessionToken(ctx context.Context, id string) (string, error)
 	// ListSessions lists a task's sessions, newest first.
 	ListSessions(ctx context.Context, taskID string, p Page) (*List[Session], error)
+	// ListWorkspaceSessions lists a workspace's sessions, newest first.
+	ListWorkspaceSessions(ctx context.Context, workspaceID string, p Page) (*List[Session], error)
 	SetSessionMode(ctx context.Context, id string, m Mode) (*Session, error)
 	SetSessionState(ctx context.Context, id string, s SessionState) (*Session, error)
 	// CancelSessions moves every session of the task that has not ended to

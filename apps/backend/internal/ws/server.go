@@ -47,6 +47,10 @@ type ServerConfig struct {
 	// PingInterval (default 20s), PongWait (read deadline, default 60s) and
 	// WriteWait (per write, default 10s).
 	PingInterval, PongWait, WriteWait time.Duration
+	// Compression offers permessage-deflate to clients that ask for it
+	// (browsers do; the Go client does not), so large list pages cross the
+	// wire compressed.
+	Compression bool
 	// SendBuffer is the outbound queue per connection (default 256). A
 	// connection whose queue is full is closed as a slow consumer.
 	SendBuffer int
@@ -110,7 +114,7 @@ func NewServer(cfg ServerConfig) *Server {
 		log: cfg.Logger,
 		// CheckOrigin nil: gorilla's same-origin check, which rejects
 		// cross-origin browsers and admits clients that send no Origin.
-		upgrader: websocket.Upgrader{HandshakeTimeout: cfg.WriteWait},
+		upgrader: websocket.Upgrader{HandshakeTimeout: cfg.WriteWait, EnableCompression: cfg.Compression},
 		conns:    make(map[*Conn]struct{}),
 	}
 }
@@ -133,6 +137,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeUnauthorized(w, "invalid or expired token")
 		return
 	}
+	s.ServeAuthenticated(w, r, principal)
+}
+
+// ServeAuthenticated upgrades a request that the caller has already
+// authenticated by other means than a bearer token (the board's session
+// cookie) and serves the connection as principal. The upgrader's
+// same-origin check still applies.
+func (s *Server) ServeAuthenticated(w http.ResponseWriter, r *http.Request, principal Principal) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

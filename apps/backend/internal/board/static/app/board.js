@@ -1,0 +1,224 @@
+// The board: pick a workspace and workflow; columns are steps with task
+// counts and WIP limits; cards move by drag, keyboard or the Move menu;
+// every change from any client arrives live.
+import { api } from './api.js';
+import { h, fill, toast } from './dom.js';
+import { ctx, useWorkspace } from './context.js';
+import { cardFor, fillCard, openMoveMenu, closeMoveMenu, MOVE_HINT_ID } from './cards.js';
+import { enableDrag } from './drag.js';
+import { openCreateTask } from './taskform.js';
+
+export async function renderBoard(main, params) {
+  const wsId = params.get('ws') || ctx.workspaceId;
+  await useWorkspace(wsId);
+  const workflows = await api.listAll('workflow.list', { workspace_id: ctx.workspaceId });
+  const wf = workflows.find((w) => w.id === params.get('wf')) || workflows[0];
+  const board = new Board(main, workflows, wf);
+  await board.load();
+  return () => board.close();
+}
+
+class Board {
+  constructor(main, workflows, wf) {
+    this.main = main;
+    this.workflows = workflows;
+    this.wf = wf;
+    this.cards = new Map(); // task id → card element
+    this.sessions = new Map(); // task id → newest session
+    this.pending = new Map(); // task id → pending question ids
+    this.off = [];
+  }
+
+  async load() {
+    if (!this.wf) {
+      fill(this.main, this.toolbar(), h('p', {}, 'This workspace has no workflow yet. ', h('a', { href: '#/config/workflows' }, 'Create one in Settings.')));
+      return;
+    }
+    const [steps, tasks, sessions, questions] = await Promise.all([
+      api.listAll('workflow.step.list', { workflow_id: this.wf.id }),
+      api.listAll('task.list', { workspace_id: ctx.workspaceId, workflow_id: this.wf.id }),
+      api.listAll('session.list', { workspace_id: ctx.workspaceId }),
+      api.listAll('question.list', { workspace_id: ctx.workspaceId, state: 'pending' }),
+    ]);
+    this.steps = steps.sort((a, b) => a.position - b.position);
+    for (const s of sessions) if (!this.sessions.has(s.task_id)) this.sessions.set(s.task_id, s);
+    for (const q of questions) this.addPending(q);
+    this.render(tasks);
+    this.listen();
+    performance.mark('board-rendered');
+  }
+
+  toolbar() {
+    const wsSel = h('select', { id: 'pick-workspace', onchange: (e) => { location.hash = `#/?ws=${encodeURIComponent(e.target.value)}`; } },
+      ctx.workspaces.map((w) => h('option', { value: w.id, selected: w.id === ctx.workspaceId }, w.name)));
+    const wfSel = h('select', { id: 'pick-workflow', onchange: (e) => { location.hash = `#/?ws=${encodeURIComponent(ctx.workspaceId)}&wf=${encodeURIComponent(e.target.value)}`; } },
+      this.workflows.map((w) => h('option', { value: w.id, selected: this.wf && w.id === this.wf.id }, w.name)));
+    return h('div', { class: 'toolbar' },
+      h('div', { class: 'field' }, h('label', { for: 'pick-workspace' }, 'Workspace'), wsSel),
+      h('div', { class: 'field' }, h('label', { for: 'pick-workflow' }, 'Workflow'), wfSel),
+      this.wf && h('button', { type: 'button', class: 'primary', id: 'new-task', onclick: () => openCreateTask({ workflow: this.wf, steps: this.steps }) }, '+ New task'));
+  }
+
+  render(tasks) {
+    this.error = h('div', { class: 'form-error board-error', role: 'alert', hidden: true, id: 'board-error' });
+    this.columns = new Map();
+    const cols = h('div', { class: 'columns', id: 'columns' });
+    for (const st of this.steps) {
+      const list = h('ul', { class: 'cards', 'aria-label': `${st.name} tasks`, dataset: { step: st.id } });
+      const wip = h('span', { class: 'wip' });
+      const col = h('section', { class: 'column', 'aria-labelledby': `col-${st.id}`, dataset: { step: st.id } },
+        h('header', {}, h('h2', { id: `col-${st.id}` }, st.color ? h('span', { class: 'swatch', 'aria-hidden': 'true', 'data-color': st.color }) : null, st.name), wip),
+        list);
+      this.columns.set(st.id, { step: st, list, wip, col });
+      cols.append(col);
+    }
+    const byStep = [...tasks].filter((t) => !t.archived_at).sort((a, b) => a.position - b.position);
+    for (const t of byStep) {
+      const c = this.columns.get(t.workflow_step_id);
+      if (!c) continue;
+      const card = cardFor(t);
+      this.refresh(card, t);
+      this.cards.set(t.id, card);
+      c.list.append(card);
+    }
+    for (const c of this.columns.values()) this.count(c);
+    fill(this.main, h('h1', { class: 'sr-label' }, `${this.wf.name} board`), this.toolbar(), this.error,
+      h('p', { class: 'hint', id: MOVE_HINT_ID }, 'Drag a card, or focus it and press Shift+←/→ to move it to another step (Shift+↑/↓ within a step); Enter opens it.'),
+      cols);
+    for (const sw of cols.querySelectorAll('.swatch')) sw.style.background = sw.dataset.color;
+    enableDrag(cols, (card, list, index, undo) => this.move(card, list.dataset.step, index, undo));
+    cols.addEventListener('keydown', (ev) => this.key(ev));
+    cols.addEventListener('click', (ev) => {
+      const b = ev.target.closest('button[data-action=move]');
+      if (!b) return;
+      const card = b.closest('.card');
+      openMoveMenu(b, this.steps, card.dataset.step, (stepId) => {
+        const { list } = this.columns.get(stepId);
+        const undo = this.detach(card);
+        list.append(card);
+        this.move(card, stepId, list.children.length - 1, undo);
+      });
+    });
+  }
+
+  refresh(card, task) {
+    fillCard(card, task, this.sessions.get(task.id), (this.pending.get(task.id) || new Set()).size);
+  }
+
+  count(c) {
+    const n = c.list.querySelectorAll('.card:not(.placeholder)').length;
+    const lim = c.step.wip_limit;
+    c.wip.textContent = lim > 0 ? `${n} / ${lim} (WIP limit)` : `${n} ${n === 1 ? 'task' : 'tasks'}`;
+    c.wip.dataset.full = lim > 0 && n >= lim ? 'true' : 'false';
+  }
+
+  countAll() { for (const c of this.columns.values()) this.count(c); }
+
+  // detach returns an undo that puts the card back where it is now.
+  detach(card) {
+    const list = card.parentElement;
+    const next = card.nextElementSibling;
+    return () => list.insertBefore(card, next && next.parentElement === list ? next : null);
+  }
+
+  key(ev) {
+    const card = ev.target.closest && ev.target.closest('.card');
+    if (!card || ev.target !== card) return;
+    if (ev.key === 'Enter') { location.hash = `#/task/${encodeURIComponent(card.dataset.id)}`; return; }
+    if (!ev.shiftKey) return;
+    const at = this.steps.findIndex((s) => s.id === card.dataset.step);
+    const list = card.parentElement;
+    const undo = this.detach(card);
+    let stepId = card.dataset.step;
+    if (ev.key === 'ArrowRight' || ev.key === 'ArrowLeft') {
+      const to = this.steps[at + (ev.key === 'ArrowRight' ? 1 : -1)];
+      if (!to) return;
+      stepId = to.id;
+      this.columns.get(stepId).list.append(card);
+    } else if (ev.key === 'ArrowUp' && card.previousElementSibling) list.insertBefore(card, card.previousElementSibling);
+    else if (ev.key === 'ArrowDown' && card.nextElementSibling) list.insertBefore(card.nextElementSibling, card);
+    else return;
+    ev.preventDefault();
+    card.focus();
+    this.move(card, stepId, [...card.parentElement.children].indexOf(card), undo);
+  }
+
+  // move asks the server to move a card the page has already moved; a
+  // refusal puts it back and shows the server's reason.
+  async move(card, stepId, position, undo) {
+    this.countAll();
+    this.error.hidden = true;
+    const title = card.task ? card.task.title : 'task';
+    try {
+      const t = await api.request('task.move', { id: card.dataset.id, workflow_step_id: stepId, position });
+      this.place(t);
+      const to = this.columns.get(stepId);
+      toast(`Moved “${title}” to ${to ? to.step.name : 'another step'}`);
+    } catch (e) {
+      undo();
+      this.countAll();
+      fill(this.error, `Could not move “${title}”: ${e.message}`);
+      this.error.hidden = false;
+      card.focus();
+    }
+  }
+
+  // place puts a task's card where the server says it is.
+  place(t) {
+    let card = this.cards.get(t.id);
+    const c = this.columns.get(t.workflow_step_id);
+    if (t.archived_at || t.workflow_id !== this.wf.id || !c) {
+      if (card) { card.remove(); this.cards.delete(t.id); this.countAll(); }
+      return;
+    }
+    if (!card) { card = cardFor(t); this.cards.set(t.id, card); }
+    const focused = document.activeElement === card;
+    this.refresh(card, t);
+    const others = [...c.list.children].filter((x) => x !== card && !x.classList.contains('dragging') && !x.classList.contains('placeholder'));
+    const before = others[t.position] || null;
+    if (card.parentElement !== c.list || card.nextElementSibling !== before) c.list.insertBefore(card, before);
+    if (focused) card.focus();
+    this.countAll();
+  }
+
+  addPending(q) {
+    if (!this.pending.has(q.task_id)) this.pending.set(q.task_id, new Set());
+    this.pending.get(q.task_id).add(q.id);
+  }
+
+  retask(taskId) {
+    const card = this.cards.get(taskId);
+    if (card && card.task) this.refresh(card, card.task);
+  }
+
+  listen() {
+    const on = (ev, fn) => this.off.push(api.on(ev, fn));
+    on('task.created', (t) => this.place(t));
+    on('task.updated', (t) => this.place(t));
+    on('task.moved', (t) => this.place(t));
+    on('task.deleted', (t) => {
+      const card = this.cards.get(t.id);
+      if (card) { card.remove(); this.cards.delete(t.id); this.countAll(); }
+    });
+    const session = (s) => {
+      const cur = this.sessions.get(s.task_id);
+      if (!cur || cur.id === s.id || s.created_at >= cur.created_at) { this.sessions.set(s.task_id, s); this.retask(s.task_id); }
+    };
+    on('session.created', session);
+    on('session.updated', session);
+    on('question.created', (q) => { this.addPending(q); this.retask(q.task_id); });
+    on('question.answered', (q) => {
+      const set = this.pending.get(q.task_id);
+      if (set) set.delete(q.id);
+      this.retask(q.task_id);
+    });
+    for (const ev of ['workflow.step_created', 'workflow.step_updated', 'workflow.step_deleted', 'workflow.steps_reordered', 'workflow.updated', 'workflow.deleted']) {
+      on(ev, () => window.dispatchEvent(new HashChangeEvent('hashchange')));
+    }
+  }
+
+  close() {
+    closeMoveMenu();
+    this.off.forEach((f) => f());
+  }
+}

@@ -1,0 +1,76 @@
+// Board cards: title, state, agent status and waiting-for-input badges.
+import { h, fill, badge, stateLabel } from './dom.js';
+
+export const MOVE_HINT_ID = 'move-hint';
+
+// cardFor builds the card of a task.
+export function cardFor(task) {
+  const card = h('li', { class: 'card', tabindex: '0', 'aria-describedby': MOVE_HINT_ID, dataset: { id: task.id } });
+  fillCard(card, task, null, 0);
+  return card;
+}
+
+// fillCard (re)draws a card's content from the task, its newest session
+// and its count of pending questions.
+export function fillCard(card, task, session, pending) {
+  card.dataset.step = task.workflow_step_id;
+  card.dataset.position = task.position;
+  card.dataset.state = task.state;
+  card.task = task;
+  const meta = h('div', { class: 'meta' }, badge(task.state));
+  if (session) meta.append(agentBadge(session));
+  if (pending > 0) {
+    meta.append(h('span', { class: 'badge waiting' }, h('span', { 'aria-hidden': 'true' }, '⚑'),
+      pending === 1 ? 'Waiting for you' : `Waiting for you (${pending})`));
+  }
+  meta.append(h('button', { type: 'button', class: 'move', 'aria-label': `Move “${task.title}”`, dataset: { action: 'move' } }, 'Move'));
+  fill(card, h('a', { class: 'title', href: `#/task/${encodeURIComponent(task.id)}`, draggable: 'false', tabindex: '-1' }, task.title), meta);
+}
+
+// agentBadge says what the task's newest agent session is doing, and
+// whether its MCP server (the agent's Kandev tools) is attached.
+export function agentBadge(s) {
+  const tools = s.mcp_attached ? 'tools connected' : 'tools not connected';
+  const el = badge(s.state, 'agent');
+  el.prepend(h('span', { class: 'sr-label' }, 'Agent: '));
+  el.title = `Agent session ${stateLabel(s.state)}, ${tools}`;
+  el.append(h('span', { 'aria-hidden': 'true' }, s.mcp_attached ? ' ⚡' : ''));
+  return el;
+}
+
+// openMoveMenu shows a menu of the other steps next to a card's Move
+// button; choose(stepId) moves the card there.
+export function openMoveMenu(button, steps, currentStepId, choose) {
+  closeMoveMenu();
+  const menu = h('div', { class: 'movemenu', role: 'menu', id: 'movemenu', 'aria-label': 'Move to step' });
+  for (const st of steps) {
+    if (st.id === currentStepId) continue;
+    menu.append(h('button', { type: 'button', role: 'menuitem', onclick: () => { closeMoveMenu(); button.focus(); choose(st.id); } }, `Move to ${st.name}`));
+  }
+  menu.append(h('button', { type: 'button', role: 'menuitem', onclick: () => { closeMoveMenu(); button.focus(); } }, 'Cancel'));
+  menu.addEventListener('keydown', (ev) => {
+    const items = [...menu.querySelectorAll('button')];
+    const at = items.indexOf(document.activeElement);
+    if (ev.key === 'Escape') { ev.preventDefault(); closeMoveMenu(); button.focus(); }
+    if (ev.key === 'ArrowDown') { ev.preventDefault(); items[(at + 1) % items.length].focus(); }
+    if (ev.key === 'ArrowUp') { ev.preventDefault(); items[(at - 1 + items.length) % items.length].focus(); }
+  });
+  document.body.append(menu);
+  const r = button.getBoundingClientRect();
+  const top = Math.min(r.bottom + 4, window.innerHeight - menu.offsetHeight - 8);
+  menu.style.top = `${Math.max(8, top)}px`;
+  menu.style.left = `${Math.max(8, Math.min(r.left, window.innerWidth - menu.offsetWidth - 8))}px`;
+  menu.querySelector('button').focus();
+  setTimeout(() => document.addEventListener('pointerdown', outside), 0);
+}
+
+function outside(ev) {
+  const menu = document.getElementById('movemenu');
+  if (menu && !menu.contains(ev.target)) closeMoveMenu();
+}
+
+export function closeMoveMenu() {
+  document.removeEventListener('pointerdown', outside);
+  const menu = document.getElementById('movemenu');
+  if (menu) menu.remove();
+}

@@ -1,0 +1,22 @@
+// State shared by the views: the workspace the operator is looking at.
+import { api } from './api.js';
+
+export const ctx = {
+  workspaceId: '',
+  workspaces: [],
+};
+
+// loadWorkspaces reads the workspaces once and picks the first by default.
+export async function loadWorkspaces() {
+  ctx.workspaces = await api.listAll('workspace.list');
+  if (!ctx.workspaces.some((w) => w.id === ctx.workspaceId)) ctx.workspaceId = ctx.workspaces[0] ? ctx.workspaces[0].id : '';
+  return ctx.workspaces;
+}
+
+// useWorkspace switches the current workspace and follows its events.
+export async function useWorkspace(id) {
+  if (!id) return;
+  if (ctx.workspaceId && ctx.workspaceId !== id) await api.unsubscribe(`workspace:${ctx.workspaceId}`);
+  ctx.workspaceId = id;
+  await api.subscribe(`workspace:${id}`);
+}

@@ -1,0 +1,78 @@
+// DOM helpers. Everything the board shows is built with createElement and
+// textContent: no HTML string from the server or an agent is ever parsed.
+
+// h builds an element: h('a', {href: '#/', class: 'x'}, 'text', child, [more]).
+// Attributes starting with "on" become listeners; false/null skip.
+export function h(tag, attrs, ...children) {
+  const el = tag.startsWith('svg:')
+    ? document.createElementNS('http://www.w3.org/2000/svg', tag.slice(4))
+    : document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === false || v === null || v === undefined) continue;
+    if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k === 'value' && 'value' in el && !el.namespaceURI.endsWith('svg')) el.value = v;
+    else if (k === 'checked' || k === 'selected' || k === 'disabled' || k === 'hidden') el[k] = !!v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+// clear empties an element and fills it with children.
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+let uid = 0;
+// id returns a page-unique element id with a prefix.
+export function id(prefix) { uid += 1; return `${prefix}-${uid}`; }
+
+// toast shows a short message in the live region (errors stay longer).
+export function toast(message, kind = 'info') {
+  const box = document.getElementById('toast');
+  const p = h('p', { class: kind }, message);
+  box.append(p);
+  setTimeout(() => p.remove(), kind === 'error' ? 10000 : 4000);
+}
+
+// when formats a timestamp for people, in their locale.
+export function when(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '' : d.toLocaleString();
+}
+
+// stateLabel turns an enum value (IN_PROGRESS) into words (In progress).
+export function stateLabel(s) {
+  if (!s) return '';
+  const w = String(s).replace(/[_-]+/g, ' ').toLowerCase();
+  return w.charAt(0).toUpperCase() + w.slice(1);
+}
+
+// stateIcon gives each task or session state a shape, so colour is never
+// the only signal.
+const icons = {
+  TODO: '○', IN_PROGRESS: '◐', REVIEW: '◑', BLOCKED: '⊗', WAITING_FOR_INPUT: '⚑', COMPLETED: '✓', FAILED: '✗',
+  CANCELLED: '⊘', CREATED: '○', QUEUED: '…', STARTING: '◔', RUNNING: '▶', IDLE: '‖',
+};
+export function badge(state, extra) {
+  return h('span', { class: `badge state-${state}${extra ? ` ${extra}` : ''}` },
+    h('span', { 'aria-hidden': 'true' }, icons[state] || '•'), stateLabel(state));
+}
+
+// clip bounds text shown in the page.
+export function clip(s, max) {
+  const t = String(s ?? '');
+  return t.length > max ? `${t.slice(0, max)}… (${t.length - max} more characters)` : t;
+}

@@ -1,0 +1,202 @@
+// A task's page: prompt, state, subtasks and dependencies, each session's
+// live conversation and controls, plan, documents and other artifacts,
+// and the questions its agents wait on.
+import { api } from './api.js';
+import { h, fill, badge, when, toast, stateLabel } from './dom.js';
+import { useWorkspace } from './context.js';
+import { markdown } from './md.js';
+import { form } from './form.js';
+import { Conversation, emptyConversation } from './conversation.js';
+import { planPanel, documentsPanel, walkthroughPanel, findingsPanel, richOutputPanel } from './artifacts.js';
+import { questionCard } from './questions.js';
+import { profileOptions, executorOptions } from './taskform.js';
+
+const MODES = ['task', 'task-title-pending', 'config', 'office'];
+
+export async function renderTask(main, taskId) {
+  const page = new TaskPage(main, await api.request('task.get', { id: taskId }));
+  await page.load();
+  return () => page.close();
+}
+
+class TaskPage {
+  constructor(main, task) {
+    this.main = main;
+    this.task = task;
+    this.off = [];
+    this.panels = Object.fromEntries(['plan', 'walkthrough', 'findings', 'output', 'documents', 'relations', 'questions']
+      .map((k) => [k, h('section', { class: 'panel', id: `panel-${k}` })]));
+    this.head = h('div');
+    this.sessionBox = h('section', { class: 'panel', id: 'panel-conversation', 'aria-labelledby': 'conv-title' });
+  }
+
+  async load() {
+    await useWorkspace(this.task.workspace_id);
+    const [steps, sessions, profiles, executors] = await Promise.all([
+      api.listAll('workflow.step.list', { workflow_id: this.task.workflow_id }),
+      api.listAll('session.list', { task_id: this.task.id }),
+      profileOptions(), executorOptions()]);
+    this.steps = steps;
+    this.sessions = sessions;
+    this.profiles = profiles;
+    this.executors = executors;
+    this.drawHead();
+    const controls = h('section', { class: 'panel', id: 'panel-controls' }, h('h2', {}, 'Agent'), this.spawnForm(), this.stopButton());
+    fill(this.main, this.head, h('div', { class: 'grid2' },
+      h('div', {}, this.sessionBox, this.panels.plan, this.panels.walkthrough, this.panels.findings, this.panels.output, this.panels.documents),
+      h('div', {}, this.panels.questions, controls, this.panels.relations)));
+    await Promise.all([this.selectSession(sessions[0] && sessions[0].id), this.drawArtifacts(), this.drawRelations(), this.drawQuestions()]);
+    this.listen();
+  }
+
+  drawHead() {
+    const t = this.task;
+    const step = this.steps.find((s) => s.id === t.workflow_step_id);
+    fill(this.head, h('p', {}, h('a', { href: `#/?ws=${encodeURIComponent(t.workspace_id)}&wf=${encodeURIComponent(t.workflow_id)}` }, '← Board')),
+      h('div', { class: 'task-head' }, h('h1', { id: 'task-title' }, t.title), badge(t.state), step ? h('span', { class: 'badge' }, `Step: ${step.name}`) : null,
+        t.archived_at ? h('span', { class: 'badge' }, 'Archived') : null),
+      h('section', { class: 'panel', 'aria-label': 'Prompt' }, h('h2', {}, 'Prompt'), t.description ? markdown(t.description) : h('p', { class: 'muted' }, 'No prompt.'),
+        h('p', { class: 'hint' }, `Created ${when(t.created_at)} · updated ${when(t.updated_at)}`)));
+  }
+
+  async selectSession(sessionId) {
+    if (this.sessionTopic) await api.unsubscribe(this.sessionTopic);
+    this.sessionTopic = null;
+    this.current = this.sessions.find((s) => s.id === sessionId) || null;
+    const tabs = h('div', { class: 'sessions', role: 'group', 'aria-label': 'Sessions' }, this.sessions.map((s, i) => h('button', {
+      type: 'button', 'aria-pressed': String(s.id === sessionId), onclick: () => this.selectSession(s.id),
+    }, `Session ${this.sessions.length - i} · ${stateLabel(s.state)}`)));
+    const convEl = h('div');
+    fill(this.sessionBox, h('h2', { id: 'conv-title' }, 'Conversation'), this.sessions.length > 1 ? tabs : null, this.current ? this.sessionInfo() : null, convEl,
+      this.current ? this.composer() : null);
+    if (!this.current) { emptyConversation(convEl); return; }
+    this.conversation = new Conversation(this.task.id, this.current.id);
+    convEl.append(this.conversation.el);
+    this.sessionTopic = `session:${this.current.id}`;
+    await api.subscribe(this.sessionTopic);
+    await this.conversation.load();
+  }
+
+  sessionInfo() {
+    const s = this.current;
+    const mode = h('select', { id: 'session-mode', onchange: async (e) => {
+      try {
+        const out = await api.request('session.set_mode', { id: s.id, mode: e.target.value });
+        s.mcp_mode = out.mcp_mode;
+        toast(`Mode switched to ${out.mcp_mode}`);
+      } catch (err) { e.target.value = s.mcp_mode; toast(err.message, 'error'); }
+    } }, MODES.map((m) => h('option', { value: m, selected: m === s.mcp_mode }, m)));
+    return h('div', { class: 'actions', id: 'session-info' }, badge(s.state, 'agent'),
+      h('span', { class: 'badge' }, s.mcp_attached ? '⚡ Tools connected' : 'Tools not connected'),
+      h('label', { for: 'session-mode' }, 'Tool mode'), mode);
+  }
+
+  composer() {
+    let mode = 'queued';
+    const f = form({
+      fields: [{ name: 'message', label: 'Message the agent', type: 'textarea', rows: 3, help: 'Send waits for the agent\'s turn to end; Interrupt stops the current turn first.' }],
+      submitLabel: 'Send',
+      extra: [h('button', { type: 'submit', id: 'interrupt', onclick: () => { mode = 'interrupt'; } }, 'Interrupt and send')],
+      submit: async (v) => {
+        const delivery = mode;
+        mode = 'queued';
+        return api.request('task.message', { task_id: this.task.id, message: v.message, delivery_mode: delivery });
+      },
+      onDone: () => { f.reset(); toast('Message sent'); },
+    });
+    f.querySelector('button.primary').addEventListener('click', () => { mode = 'queued'; });
+    f.id = 'composer';
+    return f;
+  }
+
+  spawnForm() {
+    const f = form({
+      fields: [
+        { name: 'agent_profile_id', label: 'Agent profile', type: 'select', options: this.profiles },
+        { name: 'executor_profile_id', label: 'Executor profile', type: 'select', options: this.executors },
+        { name: 'prompt', label: 'Prompt (optional)', type: 'textarea', rows: 2, help: 'Empty: the task\'s prompt.' },
+      ],
+      submitLabel: 'Start agent',
+      submit: (v) => api.request('session.spawn', { ...v, task_id: this.task.id }),
+      onDone: (res) => { toast('Agent session started'); this.addSession(res.session); },
+    });
+    f.id = 'spawn';
+    return f;
+  }
+
+  stopButton() {
+    return h('p', {}, h('button', { type: 'button', class: 'danger', id: 'stop-agent', onclick: async () => {
+      try {
+        const res = await api.request('task.stop', { task_id: this.task.id, reason: 'stopped from the board' });
+        toast(res.stopped_session_ids.length ? 'Agent stopped' : 'No agent was running');
+      } catch (e) { toast(e.message, 'error'); }
+    } }, 'Stop agent'));
+  }
+
+  addSession(s) {
+    const i = this.sessions.findIndex((x) => x.id === s.id);
+    if (i >= 0) { this.sessions[i] = s; if (this.current && this.current.id === s.id) { this.current = s; this.sessionBox.querySelector('#session-info').replaceWith(this.sessionInfo()); } return; }
+    this.sessions.unshift(s);
+    this.selectSession(s.id);
+  }
+
+  async drawArtifacts() {
+    const p = this.panels;
+    await Promise.all([planPanel(p.plan, this.task.id), walkthroughPanel(p.walkthrough, this.task.id), findingsPanel(p.findings, this.task.id),
+      richOutputPanel(p.output, this.task.id), documentsPanel(p.documents, this.task.id)]);
+  }
+
+  async drawRelations() {
+    const t = this.task;
+    const [subtasks, blockers, blocked] = await Promise.all([
+      api.listAll('task.list', { workspace_id: t.workspace_id, parent_id: t.id }),
+      api.listAll('task.dependency.list', { task_id: t.id, direction: 'blockers' }),
+      api.listAll('task.dependency.list', { task_id: t.id, direction: 'blocked' })]);
+    const links = (items, none) => (items.length ? h('ul', {}, items.map((x) => h('li', {}, h('a', { href: `#/task/${encodeURIComponent(x.id)}` }, x.title), ' ', badge(x.state))))
+      : h('p', { class: 'muted' }, none));
+    fill(this.panels.relations, h('h2', {}, 'Related tasks'),
+      t.parent_id ? h('p', {}, h('a', { href: `#/task/${encodeURIComponent(t.parent_id)}` }, '↑ Parent task')) : null,
+      h('h3', {}, 'Subtasks'), links(subtasks, 'None.'),
+      h('h3', {}, 'Blocked by'), links(blockers, 'Nothing.'),
+      h('h3', {}, 'Blocks'), links(blocked, 'Nothing.'));
+  }
+
+  async drawQuestions() {
+    const qs = (await api.listAll('question.list', { workspace_id: this.task.workspace_id, state: 'pending' })).filter((q) => q.task_id === this.task.id);
+    this.panels.questions.hidden = !qs.length;
+    fill(this.panels.questions, h('h2', {}, 'Waiting on you'), qs.map((q) => questionCard(q, this.task.title)));
+  }
+
+  listen() {
+    const on = (ev, fn) => this.off.push(api.on(ev, fn));
+    const mine = (x) => x && (x.task_id === this.task.id || x.id === this.task.id);
+    const retask = (t) => { if (t.id === this.task.id) { this.task = t; this.drawHead(); } };
+    on('task.updated', retask);
+    on('task.moved', retask);
+    on('task.deleted', (t) => { if (t.id === this.task.id) fill(this.main, h('h1', {}, 'Task deleted'), h('p', {}, h('a', { href: '#/' }, 'Back to the board'))); });
+    on('session.message', (p) => { if (this.conversation && p.message) this.conversation.put(p.message); });
+    on('session.created', (s) => { if (mine(s)) this.addSession(s); });
+    on('session.updated', (s) => { if (mine(s)) this.addSession(s); });
+    on('session.mode_changed', (p) => {
+      if (!this.current || p.session_id !== this.current.id) return;
+      this.current.mcp_mode = p.mode;
+      const sel = document.getElementById('session-mode');
+      if (sel) sel.value = p.mode;
+    });
+    on('question.created', (q) => { if (mine(q)) this.drawQuestions(); });
+    on('question.answered', (q) => { if (mine(q) && !this.panels.questions.querySelector(`[data-id="${q.id}"][data-mine]`)) this.drawQuestions(); });
+    on('plan.updated', (p) => { if (mine(p)) planPanel(this.panels.plan, this.task.id); });
+    on('plan.deleted', (p) => { if (mine(p)) planPanel(this.panels.plan, this.task.id); });
+    on('document.updated', (d) => { if (mine(d)) documentsPanel(this.panels.documents, this.task.id); });
+    const art = (a) => { if (mine(a)) this.drawArtifacts(); };
+    on('artifact.created', art);
+    on('artifact.deleted', art);
+    on('task.created', (t) => { if (t.parent_id === this.task.id) this.drawRelations(); });
+    on('task.dependency_added', (d) => { if (d.task_id === this.task.id || d.depends_on_task_id === this.task.id) this.drawRelations(); });
+  }
+
+  close() {
+    this.off.forEach((f) => f());
+    if (this.sessionTopic) api.unsubscribe(this.sessionTopic);
+  }
+}

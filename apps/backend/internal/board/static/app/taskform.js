@@ -1,0 +1,53 @@
+// The create-task dialog: title, prompt, agent and executor profiles,
+// repository and start agent, submitted through task.create so that the
+// server's validation errors appear next to the fields they name.
+import { api } from './api.js';
+import { h, toast } from './dom.js';
+import { ctx } from './context.js';
+import { form } from './form.js';
+
+// profileOptions lists agent profiles as "Agent — profile" (default first).
+export async function profileOptions() {
+  const [agents, profiles] = await Promise.all([api.listAll('agent.list'), api.listAll('agent.profile.list')]);
+  const name = new Map(agents.map((a) => [a.id, a.display_name || a.name]));
+  return [{ value: '', label: 'Default profile' },
+    ...profiles.map((p) => ({ value: p.id, label: `${name.get(p.agent_id) || p.agent_id} — ${p.name}${p.is_default ? ' (default)' : ''}` }))];
+}
+
+export async function executorOptions() {
+  const [executors, profiles] = await Promise.all([api.listAll('executor.list'), api.listAll('executor.profile.list')]);
+  const name = new Map(executors.map((e) => [e.id, e.name]));
+  return [{ value: '', label: 'Default executor' },
+    ...profiles.map((p) => ({ value: p.id, label: `${name.get(p.executor_id) || p.executor_id} — ${p.name}` }))];
+}
+
+export async function openCreateTask({ workflow, steps }) {
+  const [agents, executors, repos] = await Promise.all([profileOptions(), executorOptions(),
+    api.listAll('repository.list', { workspace_id: ctx.workspaceId })]);
+  const dialog = h('dialog', { 'aria-labelledby': 'create-task-title', id: 'create-task' });
+  const close = () => { dialog.close(); dialog.remove(); };
+  const start = steps.find((s) => s.is_start_step) || steps[0];
+  const f = form({
+    fields: [
+      { name: 'title', label: 'Title', help: 'Up to 60 characters.' },
+      { name: 'description', label: 'Prompt', type: 'textarea', rows: 5, help: 'What the agent is asked to do (Markdown).' },
+      { name: 'workflow_step_id', label: 'Step', type: 'select', value: start && start.id, options: steps.map((s) => ({ value: s.id, label: s.name })) },
+      { name: 'agent_profile_id', label: 'Agent profile', type: 'select', options: agents },
+      { name: 'executor_profile_id', label: 'Executor profile', type: 'select', options: executors },
+      { name: 'repository_id', label: 'Repository', type: 'select', options: [{ value: '', label: 'None' }, ...repos.map((r) => ({ value: r.id, label: r.name }))] },
+      { name: 'start_agent', label: 'Start an agent on it now', type: 'checkbox', value: true },
+    ],
+    submitLabel: 'Create task',
+    extra: [h('button', { type: 'button', onclick: close }, 'Cancel')],
+    submit: (v) => api.request('task.create', { ...v, workspace_id: ctx.workspaceId, workflow_id: workflow.id }),
+    onDone: (res) => {
+      close();
+      toast(res.deduplicated ? 'That task already exists' : `Created “${res.task.title}”`);
+    },
+  });
+  dialog.append(h('h2', { id: 'create-task-title' }, 'New task'), f);
+  dialog.addEventListener('cancel', () => setTimeout(() => dialog.remove(), 0));
+  document.body.append(dialog);
+  dialog.showModal();
+  f.querySelector('[name=title]').focus();
+}
