@@ -14,7 +14,7 @@ import (
 func richSteps() []map[string]any {
 	return []map[string]any{
 		{"name": "Plan", "color": "#111111", "prompt": "Write a plan", "wip_limit": 2, "auto_advance": true,
-			"events": map[string]any{"on_enter": []any{map[string]any{"type": "notify", "config": map[string]any{"channel": "ops", "n": 3}}}}},
+			"events": map[string]any{"on_enter": []any{map[string]any{"type": "send_prompt", "config": map[string]any{"prompt": "Go"}}}}},
 		{"name": "Build", "color": "#222222", "is_start_step": true, "allow_manual_move": false, "auto_archive_after_hours": 24},
 		{"name": "Ship", "events": map[string]any{"on_exit": []any{map[string]any{"type": "archive"}}, "on_turn_complete": []any{}}},
 	}
@@ -47,7 +47,7 @@ func TestWorkflowExportImportRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if doc.Format != "kandev_workflow" || doc.Version != 1 || doc.Workflow.Name != "Release" || doc.Steps[0].WIPLimit != 2 ||
-		len(doc.Steps[0].Events["on_enter"]) != 1 || string(doc.Steps[0].Events["on_enter"][0].Config["n"]) != "3" {
+		len(doc.Steps[0].Events["on_enter"]) != 1 || string(doc.Steps[0].Events["on_enter"][0].Config["prompt"]) != `"Go"` {
 		t.Errorf("exported document: got %s, want the created settings", first)
 	}
 	if !h.pub.has(WorkspaceTopic(h.ws), "workflow.created") {
@@ -137,7 +137,7 @@ func TestWorkflowSteps(t *testing.T) {
 	h.refuse(operator, "workflow.step.update", map[string]any{"id": st.ID, "wip_limit": -1}, kanban.CodeValidation)
 
 	up := call[kanban.WorkflowStep](h, operator, "workflow.step.update", map[string]any{"id": st.ID, "color": "#abcdef",
-		"events": map[string]any{"on_enter": []any{map[string]any{"type": "notify"}}}})
+		"events": map[string]any{"on_enter": []any{map[string]any{"type": "auto_start_agent"}}}})
 	if up.Color != "#abcdef" || up.Name != "QA" || len(up.Events["on_enter"]) != 1 {
 		t.Errorf("workflow.step.update: got %+v, want color and events set, name kept", up)
 	}

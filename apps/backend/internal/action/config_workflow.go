@@ -171,16 +171,19 @@ type StepCreateIn struct {
 
 // StepUpdateIn is the payload of workflow.step.update: set fields change.
 type StepUpdateIn struct {
-	ID                    string                         `json:"id"`
-	Name                  *string                        `json:"name"`
-	Color                 *string                        `json:"color"`
-	Prompt                *string                        `json:"prompt"`
-	IsStartStep           *bool                          `json:"is_start_step"`
-	AllowManualMove       *bool                          `json:"allow_manual_move"`
-	AutoAdvance           *bool                          `json:"auto_advance"`
-	WIPLimit              *int                           `json:"wip_limit"`
-	AutoArchiveAfterHours *int                           `json:"auto_archive_after_hours"`
-	Events                map[string][]kanban.StepAction `json:"events"`
+	ID                    string  `json:"id"`
+	Name                  *string `json:"name"`
+	Color                 *string `json:"color"`
+	Prompt                *string `json:"prompt"`
+	IsStartStep           *bool   `json:"is_start_step"`
+	AllowManualMove       *bool   `json:"allow_manual_move"`
+	AutoAdvance           *bool   `json:"auto_advance"`
+	WIPLimit              *int    `json:"wip_limit"`
+	AutoArchiveAfterHours *int    `json:"auto_archive_after_hours"`
+	// AutoAdvanceRequiresSignal and PullFromStepID ("" clears it).
+	AutoAdvanceRequiresSignal *bool                          `json:"auto_advance_requires_signal"`
+	PullFromStepID            *string                        `json:"pull_from_step_id"`
+	Events                    map[string][]kanban.StepAction `json:"events"`
 }
 
 // StepReorderIn is the payload of workflow.step.reorder: StepIDs lists
@@ -203,7 +206,8 @@ func (s *Service) registerStepConfig(r *Registry) {
 		}
 		out, err := s.store.UpdateStep(ctx, st.ID, kanban.StepUpdate{Name: in.Name, Color: in.Color, Prompt: in.Prompt,
 			IsStartStep: in.IsStartStep, AllowManualMove: in.AllowManualMove, AutoAdvance: in.AutoAdvance,
-			WIPLimit: in.WIPLimit, AutoArchiveAfterHours: in.AutoArchiveAfterHours, Events: in.Events})
+			WIPLimit: in.WIPLimit, AutoArchiveAfterHours: in.AutoArchiveAfterHours, Events: in.Events,
+			AutoAdvanceRequiresSignal: in.AutoAdvanceRequiresSignal, PullFromStepID: in.PullFromStepID})
 		if err != nil {
 			return nil, err
 		}
@@ -273,5 +277,5 @@ func checkStepUpdate(in StepUpdateIn) error {
 	if in.AutoArchiveAfterHours != nil && *in.AutoArchiveAfterHours < 0 {
 		return kanban.FieldError("auto_archive_after_hours", "must be 0 (never) or greater")
 	}
-	return checkEvents("events", in.Events)
+	return kanban.CheckEvents("events", in.Events)
 }

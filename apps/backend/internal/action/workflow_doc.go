@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"slices"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -37,34 +36,56 @@ type DocWorkflow struct {
 // DocStep is one step's settings, in board order. It is also the step
 // spec of workflow.create. AllowManualMove defaults to true when omitted.
 type DocStep struct {
-	Name                  string                         `json:"name"`
-	Color                 string                         `json:"color"`
-	Prompt                string                         `json:"prompt"`
-	IsStartStep           bool                           `json:"is_start_step"`
-	AllowManualMove       *bool                          `json:"allow_manual_move"`
-	AutoAdvance           bool                           `json:"auto_advance"`
-	WIPLimit              int                            `json:"wip_limit"`
-	AutoArchiveAfterHours int                            `json:"auto_archive_after_hours"`
-	Events                map[string][]kanban.StepAction `json:"events"`
+	Name                  string `json:"name"`
+	Color                 string `json:"color"`
+	Prompt                string `json:"prompt"`
+	IsStartStep           bool   `json:"is_start_step"`
+	AllowManualMove       *bool  `json:"allow_manual_move"`
+	AutoAdvance           bool   `json:"auto_advance"`
+	WIPLimit              int    `json:"wip_limit"`
+	AutoArchiveAfterHours int    `json:"auto_archive_after_hours"`
+	// AutoAdvanceRequiresSignal gates turn-end transitions on step_complete.
+	AutoAdvanceRequiresSignal bool `json:"auto_advance_requires_signal"`
+	// PullFromStepID names the step to pull waiting tasks from; in a
+	// document (whose steps have no ids yet) it is PullFromStepPosition.
+	PullFromStepID       string                         `json:"pull_from_step_id,omitempty"`
+	PullFromStepPosition *int                           `json:"pull_from_step_position,omitempty"`
+	Events               map[string][]kanban.StepAction `json:"events"`
 }
 
 // toStep converts a spec into a step of no workflow yet.
 func (d DocStep) toStep() kanban.WorkflowStep {
 	return kanban.WorkflowStep{Name: d.Name, Color: d.Color, Prompt: d.Prompt, IsStartStep: d.IsStartStep,
 		AllowManualMove: d.AllowManualMove == nil || *d.AllowManualMove, AutoAdvance: d.AutoAdvance,
-		WIPLimit: d.WIPLimit, AutoArchiveAfterHours: d.AutoArchiveAfterHours, Events: d.Events}
+		WIPLimit: d.WIPLimit, AutoArchiveAfterHours: d.AutoArchiveAfterHours, Events: d.Events,
+		AutoAdvanceRequiresSignal: d.AutoAdvanceRequiresSignal, PullFromStepID: d.PullFromStepID,
+		PullFromPosition: d.PullFromStepPosition}
 }
 
-// docStepOf converts a stored step into its document form.
-func docStepOf(st kanban.WorkflowStep) DocStep {
+// docStepOf converts a stored step into its document form: references to
+// steps (move_to_step, pull_from_step_id) become positions, which survive
+// an import into a new workflow.
+func docStepOf(st kanban.WorkflowStep, positions map[string]int) DocStep {
 	manual := st.AllowManualMove
-	events := st.Events
-	if events == nil {
-		events = map[string][]kanban.StepAction{}
+	events := make(map[string][]kanban.StepAction, len(st.Events))
+	for ev, actions := range st.Events {
+		out := make([]kanban.StepAction, len(actions))
+		for i, a := range actions {
+			out[i] = a
+			if pos, ok := positions[a.ConfigString("step_id")]; ok && a.Type == kanban.AutoMoveToStep {
+				out[i].Config = map[string]json.RawMessage{"step_position": json.RawMessage(fmt.Sprint(pos))}
+			}
+		}
+		events[ev] = out
 	}
-	return DocStep{Name: st.Name, Color: st.Color, Prompt: st.Prompt, IsStartStep: st.IsStartStep,
+	d := DocStep{Name: st.Name, Color: st.Color, Prompt: st.Prompt, IsStartStep: st.IsStartStep,
 		AllowManualMove: &manual, AutoAdvance: st.AutoAdvance, WIPLimit: st.WIPLimit,
-		AutoArchiveAfterHours: st.AutoArchiveAfterHours, Events: events}
+		AutoArchiveAfterHours: st.AutoArchiveAfterHours, Events: events,
+		AutoAdvanceRequiresSignal: st.AutoAdvanceRequiresSignal}
+	if pos, ok := positions[st.PullFromStepID]; ok {
+		d.PullFromStepPosition = &pos
+	}
+	return d
 }
 
 // checkStepSpec validates a step's settings, naming fields under prefix
@@ -91,22 +112,7 @@ func checkStepSpec(prefix string, s kanban.WorkflowStep) error {
 	if s.AutoArchiveAfterHours < 0 {
 		return kanban.FieldError(name("auto_archive_after_hours"), "must be 0 (never) or greater")
 	}
-	return checkEvents(name("events"), s.Events)
-}
-
-// checkEvents validates step event automations: known keys, typed actions.
-func checkEvents(field string, ev map[string][]kanban.StepAction) error {
-	for k, actions := range ev {
-		if !slices.Contains(kanban.StepEventKinds, k) {
-			return kanban.FieldError(field, "keys must be one of: on_enter, on_exit, on_turn_start, on_turn_complete")
-		}
-		for _, a := range actions {
-			if err := kanban.CheckText(field+".*[].type", a.Type, true, kanban.MaxNameLen); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return kanban.CheckEvents(name("events"), s.Events)
 }
 
 // checkStepSpecs validates a list of step specs: 1–kanban.MaxWorkflowSteps steps,
@@ -184,8 +190,12 @@ func parseWorkflowDocument(raw json.RawMessage) (*WorkflowDocument, []kanban.Wor
 func exportWorkflow(w *kanban.Workflow, steps []kanban.WorkflowStep) *WorkflowDocument {
 	doc := &WorkflowDocument{Format: WorkflowDocFormat, Version: WorkflowDocVersion,
 		Workflow: DocWorkflow{Name: w.Name, Description: w.Description}, Steps: make([]DocStep, len(steps))}
+	positions := make(map[string]int, len(steps))
 	for i, st := range steps {
-		doc.Steps[i] = docStepOf(st)
+		positions[st.ID] = i
+	}
+	for i, st := range steps {
+		doc.Steps[i] = docStepOf(st, positions)
 	}
 	return doc
 }

@@ -382,7 +382,8 @@ func TestSettingBoundsHoldOnEveryTransport(t *testing.T) {
 		{"wip over", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "wip_limit": kanban.MaxWIPLimit + 1}, "wip_limit: must be between 0 (no limit) and 10000"},
 		{"archive over", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "auto_archive_after_hours": kanban.MaxAutoArchiveHours + 1}, "auto_archive_after_hours: must be between 0 (never) and 87600"},
 		{"too many automations", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": tooManyActions}}, "events: at most 20 automations per event"},
-		{"bad automation setting key", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": []any{map[string]any{"type": "x", "config": map[string]any{"sk-live CANARY!": 1}}}}}, "events.config: setting names must match"},
+		{"unknown automation type", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": []any{map[string]any{"type": "CANARY-x"}}}}, "events.on_enter[0].type: must be one of: start_agent,"},
+		{"bad automation setting key", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": []any{map[string]any{"type": "archive", "config": map[string]any{"sk-live CANARY!": 1}}}}}, "events.on_enter[0].config: archive takes no other settings than none"},
 		{"too many executor settings", "executor.profile.create", map[string]any{"executor_id": exs.Items[0].ID, "name": "p", "config": many}, "config: at most 100 settings"},
 	}
 	for _, tc := range cases {

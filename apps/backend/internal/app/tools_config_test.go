@@ -131,12 +131,12 @@ func TestConfigWorkflowTools(t *testing.T) {
 	var created action.WorkflowOut
 	callJSON(e, c, "create_workflow_kandev", `{"name":"Release","description":"ship it","steps":[
 		{"name":"Todo","color":"#111111"},
-		{"name":"Doing","wip_limit":2,"events":{"on_enter":[{"type":"notify","config":{"channel":"ops","retries":{"max":3}}}]}}]}`, &created)
+		{"name":"Doing","wip_limit":2,"events":{"on_enter":[{"type":"send_prompt","config":{"prompt":"Pick it up"}}]}}]}`, &created)
 	wf := created.Workflow.ID
 	if n := dbInt(e, `SELECT COUNT(*) FROM workflow_steps WHERE workflow_id = ?`, wf); n != 2 || len(created.Steps) != 2 {
 		t.Fatalf("got %d step rows, %d returned, want 2", n, len(created.Steps))
 	}
-	if got := dbStr(e, `SELECT events FROM workflow_steps WHERE workflow_id = ? AND name = 'Doing'`, wf); got != `{"on_enter":[{"type":"notify","config":{"channel":"ops","retries":{"max":3}}}]}` {
+	if got := dbStr(e, `SELECT events FROM workflow_steps WHERE workflow_id = ? AND name = 'Doing'`, wf); got != `{"on_enter":[{"type":"send_prompt","config":{"prompt":"Pick it up"}}]}` {
 		t.Fatalf("got stored events %s", got)
 	}
 
@@ -196,10 +196,10 @@ func TestConfigWorkflowTools(t *testing.T) {
 // roundTripWorkflow is a workflow using every step setting.
 const roundTripWorkflow = `{"name":"Pipeline","description":"all settings","steps":[
 	{"name":"Intake","color":"#ff0000","prompt":"Triage it.","allow_manual_move":false,"auto_advance":true,"wip_limit":5,
-	 "auto_archive_after_hours":0,"events":{"on_turn_complete":[{"type":"summarize","config":{"model":"small","n":2,"tags":["a","b"],"opt":null}}]}},
+	 "auto_archive_after_hours":0,"auto_advance_requires_signal":true,"events":{"on_turn_complete":[{"type":"set_state","config":{"state":"REVIEW"}},{"type":"move_to_step","config":{"step_position":2}}]}},
 	{"name":"Build","is_start_step":true,"auto_archive_after_hours":48,
-	 "events":{"on_enter":[{"type":"start_agent"},{"type":"notify","config":{"to":"ops"}}],"on_exit":[]}},
-	{"name":"Ship"}]}`
+	 "events":{"on_enter":[{"type":"start_agent"},{"type":"send_prompt","config":{"prompt":"Build it."}}],"on_exit":[]}},
+	{"name":"Ship","pull_from_step_position":1}]}`
 
 func TestWorkflowExportImportRoundTrip(t *testing.T) {
 	t.Parallel()
@@ -264,8 +264,8 @@ func TestWorkflowImportHostileDocuments(t *testing.T) {
 		"VALIDATION_ERROR: document.steps: step names must be unique within a workflow")
 	refused(e, c, "import_workflow_kandev", docOf(`{"name":"A","is_start_step":true},{"name":"B","is_start_step":true}`),
 		"VALIDATION_ERROR: document.steps: at most one step may be the start step")
-	refused(e, c, "import_workflow_kandev", docOf(`{"name":"A","events":{"on_enter":[{"type":""}]}}`),
-		"invalid arguments for import_workflow_kandev: /document/steps/0/events/*/0/type: shorter than 1 characters (minLength)")
+	refused(e, c, "import_workflow_kandev", docOf(`{"name":"A","events":{"on_enter":[{"type":"notify"}]}}`),
+		"invalid arguments for import_workflow_kandev: /document/steps/0/events/*/0/type: must be one of: start_agent, auto_start_agent, send_prompt, move_to_next, move_to_next_step, move_to_previous, move_to_previous_step, move_to_step, set_state, stop_agent, archive (const)")
 	refused(e, c, "import_workflow_kandev", `{"workspace_id":"nope","document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[{"name":"A"}]}}`,
 		"NOT_FOUND: workspace not found")
 }

@@ -54,10 +54,13 @@ type WorkflowStep struct {
 	AutoAdvanceRequiresSignal bool `json:"auto_advance_requires_signal"`
 	// PullFromStepID: when the step has room, the oldest task waiting on
 	// that step (of the same workflow) is pulled in.
-	PullFromStepID string                  `json:"pull_from_step_id,omitempty"`
-	Events         map[string][]StepAction `json:"events"`
-	CreatedAt      time.Time               `json:"created_at"`
-	UpdatedAt      time.Time               `json:"updated_at"`
+	PullFromStepID string `json:"pull_from_step_id,omitempty"`
+	// PullFromPosition is PullFromStepID in a workflow document's form (the
+	// step's 0-based position), resolved when the steps are written.
+	PullFromPosition *int                    `json:"-"`
+	Events           map[string][]StepAction `json:"events"`
+	CreatedAt        time.Time               `json:"created_at"`
+	UpdatedAt        time.Time               `json:"updated_at"`
 }
 
 // MaxWorkflowSteps bounds the steps of one workflow (created one by one,

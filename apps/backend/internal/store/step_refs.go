@@ -18,10 +18,17 @@ func resolveStepRefs(ctx context.Context, tx txn, st *kanban.WorkflowStep) (bool
 	if err != nil {
 		return false, err
 	}
+	changed := false
+	if st.PullFromPosition != nil {
+		id, found := byPos[*st.PullFromPosition]
+		if !found {
+			return false, kanban.FieldError("pull_from_step_position", "must be the position of a step of the workflow")
+		}
+		st.PullFromStepID, st.PullFromPosition, changed = id, nil, true
+	}
 	if st.PullFromStepID != "" && (!byID[st.PullFromStepID] || st.PullFromStepID == st.ID) {
 		return false, kanban.FieldError("pull_from_step_id", "must be another step of the same workflow")
 	}
-	changed := false
 	for ev, actions := range st.Events {
 		for i := range actions {
 			a := &actions[i]

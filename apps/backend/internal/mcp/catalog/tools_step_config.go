@@ -17,10 +17,17 @@ func stepFields() P {
 		"is_start_step": Bool("New tasks land on this step by default. Setting it takes the flag from the " +
 			"workflow's other steps; it cannot be cleared on the start step (mark another step instead)."),
 		"allow_manual_move": Bool("Tasks may be moved onto this step by hand. Default true.").Default(true),
-		"auto_advance":      Bool("step_complete_kandev moves a finished task to the next step. Default false.").Default(false),
+		"auto_advance": Bool("Move a task to the next step when its agent finishes the step: at step_complete_kandev, or " +
+			"at the end of its turn (see auto_advance_requires_signal). Default false.").Default(false),
 		"wip_limit":         Int("Maximum tasks on the step; 0 (default) means no limit.").Range(0, kanban.MaxWIPLimit),
 		"auto_archive_after_hours": Int("Archive tasks that stay on the step this many hours; 0 (default) never.").
 			Range(0, kanban.MaxAutoArchiveHours),
+		"auto_advance_requires_signal": Bool("Turn-end transitions (auto_advance, on_turn_complete moves) happen only after " +
+			"the agent called step_complete_kandev in that turn. Default false.").Default(false),
+		"pull_from_step_id": Str("When this step has room, pull in the task that has waited longest on that step (of the " +
+			"same workflow). Empty string clears it.").Pattern(`^[A-Za-z0-9_-]{0,64}$`),
+		"pull_from_step_position": Int("pull_from_step_id given as that step's 0-based position, where steps have no " +
+			"ids yet (create_workflow_kandev's steps, workflow documents).").Range(0, kanban.MaxWorkflowSteps-1),
 		"events": stepEvents(),
 	}
 }
@@ -32,23 +39,59 @@ func stepSpecs(desc string) S {
 }
 
 // stepEvents is the explicit record of step automations: keys are the
-// event kinds (kanban.StepEventKinds), values lists of actions.
+// event kinds (kanban.StepEventKinds), values lists of automations.
 func stepEvents() S {
 	return S{"type": "object",
-		"description": "Automations by event: on_enter/on_exit (a task enters/leaves the step), on_turn_start/" +
-			"on_turn_complete (an agent turn on a task in the step starts/completes); each a list run in order. " +
-			"On update, replaces all stored automations ({} clears them).",
+		"description": "Automations by event, each list run in order by the workflow engine: on_enter/on_exit (a task " +
+			"arrives on/leaves the step), on_turn_start/on_turn_complete (an agent turn on a task on the step " +
+			"starts/ends). On update, replaces all stored automations ({} clears them).",
 		"propertyNames":        S{"enum": kanban.StepEventKinds},
 		"additionalProperties": Arr("Automations run on this event, in order.", stepAction()).Items(0, kanban.MaxStepActions),
 	}
 }
 
-// stepAction is one automation: a type and its open config.
+// stepAction is one automation: one branch per type of the engine's
+// closed set (kanban.AutomationTypes), each with its closed config.
 func stepAction() S {
-	return Obj("One automation.", P{
-		"type":   Str("Automation type, as the automation runner names it.").Len(1, kanban.MaxNameLen),
-		"config": openConfig("Settings of the automation, by name; values are any JSON.", kanban.MaxStepActionKeys),
-	}, "type")
+	branches := make([]S, len(kanban.AutomationTypes))
+	for i, t := range kanban.AutomationTypes {
+		props, required := P{}, []string{}
+		for _, p := range t.Params {
+			props[p.Name] = automationParam(p)
+			if p.Required {
+				required = append(required, p.Name)
+			}
+		}
+		branch := P{"type": Const(t.Desc, t.Name)}
+		if len(props) > 0 {
+			cfg := Obj("Settings of "+t.Name+".", props, required...)
+			if len(t.OneOf) > 0 {
+				cfg["minProperties"], cfg["maxProperties"] = 1, 1
+			}
+			branch["config"] = cfg
+		} else {
+			branch["config"] = Obj("No settings.", P{})
+		}
+		reqs := []string{"type"}
+		if len(required) > 0 || len(t.OneOf) > 0 {
+			reqs = append(reqs, "config")
+		}
+		branches[i] = Obj("", branch, reqs...)
+	}
+	return OneOf("One automation: its type and that type's settings.", branches...)
+}
+
+// automationParam is the schema of one automation setting.
+func automationParam(p kanban.AutomationParam) S {
+	switch p.Kind {
+	case kanban.ParamID:
+		return ID(p.Desc)
+	case kanban.ParamState:
+		return Enum(p.Desc, taskStates...)
+	case kanban.ParamIndex:
+		return Int(p.Desc).Range(0, kanban.MaxWorkflowSteps-1)
+	}
+	return Str(p.Desc).Len(1, p.MaxLen)
 }
 
 // anyJSON is the explicit type list of an open record's values: every
