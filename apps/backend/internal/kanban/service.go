@@ -125,6 +125,9 @@ type SessionService interface {
 	// SetSessionAttached records that the session's MCP server attached or detached.
 	SetSessionAttached(ctx context.Context, id string, attached bool) (*Session, error)
 	AppendMessage(ctx context.Context, m Message) (*Message, error)
+	// AppendTaskMessage appends a message to a task's conversation that
+	// belongs to no session (what the workflow engine did).
+	AppendTaskMessage(ctx context.Context, taskID string, m Message) (*Message, error)
 	// ListMessages returns a page of a task's conversation. NextCursor
 	// continues in the same direction.
 	ListMessages(ctx context.Context, f MessageFilter) (*List[Message], error)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -36,6 +37,25 @@ func (s *Store) AppendMessage(ctx context.Context, m kanban.Message) (*kanban.Me
 	return out, err
 }
 
+// AppendTaskMessage appends a message to a task's conversation that is no
+// session's (what the workflow engine did). NOT_FOUND for a missing task.
+func (s *Store) AppendTaskMessage(ctx context.Context, taskID string, m kanban.Message) (*kanban.Message, error) {
+	m.SessionID, m.TaskID = "", taskID
+	if err := checkMessageBody(m); err != nil {
+		return nil, err
+	}
+	var out *kanban.Message
+	err := s.tx(ctx, func(tx txn) error {
+		if err := requireRow(ctx, tx, "tasks", "task", taskID); err != nil {
+			return err
+		}
+		var err error
+		out, err = appendMessage(ctx, tx, m)
+		return err
+	})
+	return out, err
+}
+
 // appendMessage appends a checked message whose SessionID and TaskID are
 // those of an existing session, with the task's next seq.
 func appendMessage(ctx context.Context, tx txn, m kanban.Message) (*kanban.Message, error) {
@@ -46,7 +66,7 @@ func appendMessage(ctx context.Context, tx txn, m kanban.Message) (*kanban.Messa
 	}
 	m.ID, m.CreatedAt = kanban.NewID(), kanban.Now()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO session_messages (`+messageColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, m.ID, seq, m.SessionID, m.TaskID, m.Author, m.Type,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, m.ID, seq, nullString(m.SessionID), m.TaskID, m.Author, m.Type,
 		m.Content, m.Turn, fmtTime(m.CreatedAt)); err != nil {
 		return nil, fmt.Errorf("append message: %w", err)
 	}
@@ -156,12 +176,14 @@ func (s *Store) ListMessages(ctx context.Context, f kanban.MessageFilter) (*kanb
 		var (
 			m         kanban.Message
 			seq       int64
+			session   sql.NullString
 			createdAt string
 		)
-		if err := rows.Scan(&m.ID, &seq, &m.SessionID, &m.TaskID, &m.Author, &m.Type, &m.Content,
+		if err := rows.Scan(&m.ID, &seq, &session, &m.TaskID, &m.Author, &m.Type, &m.Content,
 			&m.Turn, &createdAt); err != nil {
 			return nil, fmt.Errorf("list messages: %w", err)
 		}
+		m.SessionID = session.String
 		content, _ := json.Marshal(m.Content) // a string: cannot fail
 		if len(out.Items) == q.limit || (size+len(content) > PageBudget && len(out.Items) > 0) {
 			out.NextCursor = encodeCursor(messageCursor, lastSeq)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -168,12 +169,13 @@ func scanMessage(r rowSource) (*kanban.Message, error) {
 	var (
 		m         kanban.Message
 		seq       int64
+		session   sql.NullString
 		createdAt string
 	)
-	if err := r.Scan(&m.ID, &seq, &m.SessionID, &m.TaskID, &m.Author, &m.Type, &m.Content, &m.Turn, &createdAt); err != nil {
+	if err := r.Scan(&m.ID, &seq, &session, &m.TaskID, &m.Author, &m.Type, &m.Content, &m.Turn, &createdAt); err != nil {
 		return nil, err
 	}
-	m.CreatedAt = parseTime(createdAt)
+	m.SessionID, m.CreatedAt = session.String, parseTime(createdAt)
 	return &m, nil
 }
 
