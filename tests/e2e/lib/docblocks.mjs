@@ -76,14 +76,17 @@ export function setupBlocks(blocks, id) {
 }
 
 /**
- * Replaces each placeholder of values (longest first, so a path is not cut
- * by a shorter one) in text. Keys must be PLACEHOLDERS.
+ * Replaces each placeholder of values in text, longest first and only as
+ * a whole word (SESSION_TOKEN, not the end of KANDEV_SESSION_TOKEN). Keys
+ * must be PLACEHOLDERS.
  */
 export function substitute(text, values) {
   const keys = Object.keys(values).sort((a, b) => b.length - a.length);
   for (const k of keys) {
     if (!(k in PLACEHOLDERS)) throw new Error(`unknown placeholder ${k}`);
-    text = text.split(k).join(values[k]);
+    const quoted = k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const re = new RegExp(`${/^\w/.test(k) ? '(?<!\\w)' : ''}${quoted}${/\w$/.test(k) ? '(?!\\w)' : ''}`, 'g');
+    text = text.replace(re, () => values[k]);
   }
   return text;
 }
