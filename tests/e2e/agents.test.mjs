@@ -190,3 +190,41 @@ async function claudeMcpLogs(u) {
   }
   return all;
 }
+
+describe('the approval steps the page documents', { timeout: 120_000 }, () => {
+  it('Claude Code: a project .mcp.json server waits for approval; headless runs use it', async () => {
+    const op = await operatorClient(b);
+    const session = await createSession(b, await createTask(op, 'claude project server'));
+    await op.close();
+    const u = await configured(['claude-project'], session);
+    const fake = await startFakeModel({ tool: 'list_tasks_kandev', args: { limit: 5 } });
+    try {
+      const list = await mcpList('claude', u);
+      assert.match(list.stdout + list.stderr, /kandev: .* - ⏸ Pending approval/);
+      const r = await runClient('claude', u, fake, 'List my Kandev tasks');
+      assertExited(r, 'claude');
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(claudeServers(r.stdout).kandev, 'connected');
+      assertFakeSide('claude', fake, 'anthropic', 'task', 'list_tasks_kandev');
+    } finally {
+      await fake.close();
+      await u.cleanup();
+    }
+  });
+
+  it('Gemini CLI: servers stay disabled until the folder is trusted', async () => {
+    const op = await operatorClient(b);
+    const session = await createSession(b, await createTask(op, 'gemini trust'));
+    await op.close();
+    const u = await configured(['gemini-stdio'], session);
+    try {
+      const untrusted = await mcpList('gemini', u);
+      assert.match(untrusted.stdout + untrusted.stderr, /disabled because this folder is untrusted/);
+      await applySetup(u, setupBlocks(blocks, 'gemini-trust'), values(u, session), u.env());
+      const trusted = await mcpList('gemini', u);
+      assert.match(trusted.stdout + trusted.stderr, /✓ kandev: .* - Connected/);
+    } finally {
+      await u.cleanup();
+    }
+  });
+});
