@@ -55,7 +55,7 @@ async function configured(ids, session, { operatorToken = b.token } = {}) {
 /** Asserts the client declared exactly the mode's tools (as it names them) and called tool once, successfully. */
 function assertFakeSide(name, fake, api, mode, tool) {
   const mangle = CLIENTS[name].toolName;
-  const kandev = fake.toolsDeclared(api).filter((n) => catalog[mode].some((t) => n === mangle(t)));
+  const kandev = fake.toolsDeclared(api).filter((n) => n.startsWith(mangle('')));
   assert.deepEqual(kandev.sort(), catalog[mode].map(mangle).sort(), `${name} declared Kandev's ${mode} tools`);
   const calls = fake.calls.filter((c) => c.name === mangle(tool));
   assert.equal(calls.length, 1, `one ${tool} call, got ${JSON.stringify(fake.calls)}`);
