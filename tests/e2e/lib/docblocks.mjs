@@ -51,7 +51,8 @@ export async function readBlocks(path) {
     }
     const open = FENCE.exec(lines[i + 1] ?? '');
     if (!open) throw new Error(`${path}:${i + 1}: an e2e marker must be right before a fenced block`);
-    const end = lines.findIndex((l, j) => j > i + 1 && l.startsWith(open[1]));
+    // A closing fence: the same character, at least as long, nothing after it.
+    const end = lines.findIndex((l, j) => j > i + 1 && /^(`{3,}|~{3,})\s*$/.test(l) && l[0] === open[1][0] && l.trim().length >= open[1].length);
     if (end < 0) throw new Error(`${path}:${i + 2}: unclosed fence`);
     const block = { kind: m[1], id: '', file: '', vars: {}, lang: open[2], code: lines.slice(i + 2, end).join('\n'), line: i + 2 };
     for (const word of m[2].trim().split(/\s+/).filter(Boolean)) {
