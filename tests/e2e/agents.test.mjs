@@ -175,6 +175,8 @@ async function assertRefused(name, u, fake, { stdio = false, extraEnv = {} } = {
     if (stdio) assert.match(out, new RegExp(`\\[MCP STDERR \\(kandev\\)\\]:\\s+kandev: ${REVOKED}`));
   } else {
     assert.notEqual(r.code, 0, 'codex exec fails when a required server cannot start');
+    const list = await mcpList(name, u, extraEnv); // reads the configuration only
+    assert.match(list.stdout + list.stderr, /^kandev\s.*\senabled\s/m);
     assert.match(out, /required MCP servers failed to initialize: kandev/);
     if (stdio) assert.match(out, new RegExp(`MCP server stderr .*kandev: ${REVOKED}`));
   }
@@ -206,6 +208,23 @@ describe('the approval steps the page documents', { timeout: 120_000 }, () => {
       assert.equal(r.code, 0, r.stderr);
       assert.equal(claudeServers(r.stdout).kandev, 'connected');
       assertFakeSide('claude', fake, 'anthropic', 'task', 'list_tasks_kandev');
+    } finally {
+      await fake.close();
+      await u.cleanup();
+    }
+  });
+
+  it('Claude Code: a headless run without --allowedTools is denied the call', async () => {
+    const op = await operatorClient(b);
+    const session = await createSession(b, await createTask(op, 'claude not allowed'));
+    await op.close();
+    const u = await configured(['claude-stdio'], session);
+    const fake = await startFakeModel({ tool: 'list_tasks_kandev' });
+    try {
+      const r = await runClient('claude', u, fake, 'List my Kandev tasks', { allow: false });
+      assertExited(r, 'claude');
+      const result = fake.results.find((x) => x.name === 'mcp__kandev__list_tasks_kandev');
+      assert.equal(result?.isError, true, `the call is refused: ${JSON.stringify(fake.results)}`);
     } finally {
       await fake.close();
       await u.cleanup();

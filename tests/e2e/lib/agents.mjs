@@ -5,6 +5,7 @@
 // postinstall, which only copies them), so they need no particular Node;
 // Gemini CLI's bundle runs on the Node running the tests (>= 20).
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -35,6 +36,9 @@ export async function clientVersion(name) {
  * nothing else of the test process leaks in (no model keys, no KANDEV_*).
  */
 export async function agentUser() {
+  for (const [name, c] of Object.entries(CLIENTS)) {
+    if (!existsSync(c.bin)) throw new Error(`${name}: ${c.bin} is missing: run \`npm ci\` in tests/e2e (the agent CLIs' binaries are installed for linux-x64)`);
+  }
   const root = await mkdtemp(join(tmpdir(), 'kandev-agents-'));
   const home = join(root, 'home');
   const project = join(root, 'project');
@@ -105,15 +109,16 @@ export async function applySetup(user, blocks, values, env) {
 /**
  * Runs client `name` once, non-interactively, on prompt with its model
  * API pointed at the fake: Claude Code `-p` (stream-json; Kandev's tools
- * pre-allowed as the docs say), Gemini CLI `-p`, Codex `exec --json` with a
- * custom Responses provider. extraEnv adds to the user's environment.
+ * pre-allowed as the docs say, unless allow is false), Gemini CLI `-p`,
+ * Codex `exec --json` with a custom Responses provider. extraEnv adds to
+ * the user's environment.
  */
-export function runClient(name, user, fake, prompt, { extraEnv = {}, args = [], timeoutMs } = {}) {
+export function runClient(name, user, fake, prompt, { extraEnv = {}, args = [], timeoutMs, allow = true } = {}) {
   const common = user.env(extraEnv);
   switch (name) {
     case 'claude':
       return runGroup(CLIENTS.claude.bin,
-        ['-p', prompt, '--allowedTools', 'mcp__kandev__*', '--output-format', 'stream-json', '--verbose', ...args],
+        ['-p', prompt, ...(allow ? ['--allowedTools', 'mcp__kandev__*'] : []), '--output-format', 'stream-json', '--verbose', ...args],
         { cwd: user.project, timeoutMs, env: { ...common, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'fake-key',
           CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' } });
     case 'gemini':
