@@ -36,7 +36,7 @@ commands:
   session stop --session ID [--reason TEXT]
   session message --session ID --message TEXT [--interrupt]
   agent mock                    run the built-in mock ACP agent on stdio (for demos and tests)
-  token                         print the operator token
+  token [--backend URL]         print the operator token (of the backend running at URL)
   version
 Run "kandev <command> -h" for a command's flags.
 `
@@ -73,11 +73,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "agent":
 		return agentCmd(ctx, rest, stderr)
 	case "token":
-		fs, dataDir := newFlags("token", stderr)
+		fs, creds := operatorFlags("token", stderr)
 		if err := fs.Parse(rest); err != nil {
 			return err
 		}
-		tok, err := app.ReadOperatorToken(*dataDir, os.Getenv("KANDEV_TOKEN"))
+		_, tok, err := creds()
 		if err != nil {
 			return err
 		}
@@ -130,7 +130,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Token: os.Getenv("KANDEV_TOKEN"), Logger: log, Out: stdout,
-		Conformance: *conf, QuestionWait: qwait, Agents: ac})
+		Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: app.DefaultRegistryDir()})
 }
 
 // agentFlags adds serve's agent runtime flags.
@@ -233,12 +233,16 @@ func tools(args []string, stdout, stderr io.Writer) error {
 	return app.Tools(stdout, o)
 }
 
-// operatorFlags adds --backend and --data-dir (for the operator token).
+// operatorFlags adds --backend and --data-dir; the returned function gives
+// the backend URL and the operator token (app.FindOperatorToken).
 func operatorFlags(name string, stderr io.Writer) (*flag.FlagSet, func() (string, string, error)) {
 	fs, dataDir := newFlags(name, stderr)
 	backend := fs.String("backend", envOr("KANDEV_BACKEND", "http://127.0.0.1:38429"), "backend base URL (env KANDEV_BACKEND)")
 	return fs, func() (string, string, error) {
-		tok, err := app.ReadOperatorToken(*dataDir, os.Getenv("KANDEV_TOKEN"))
+		set := os.Getenv("KANDEV_DATA_DIR") != ""
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "data-dir" })
+		tok, err := app.FindOperatorToken(app.TokenLookup{Env: os.Getenv("KANDEV_TOKEN"), BackendURL: *backend,
+			DataDir: *dataDir, DataDirSet: set, Registry: app.DefaultRegistryDir()})
 		return *backend, tok, err
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -43,6 +44,10 @@ type Config struct {
 	Conformance bool
 	// Agents configures the agent runtime.
 	Agents AgentsConfig
+	// Registry, when set, is the directory where the running backend
+	// records where its operator token is, for operator commands started
+	// elsewhere (DefaultRegistryDir; see registry.go).
+	Registry string
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down
@@ -75,6 +80,11 @@ func Run(ctx context.Context, cfg Config) error {
 	tokenWhere := "KANDEV_TOKEN"
 	if cfg.Token == "" {
 		tokenWhere = b.tokenPath
+	}
+	if unregister, err := b.register(cfg, addr); err != nil {
+		cfg.Logger.Warn("operator commands will not find this backend's token by its address", "err", err)
+	} else {
+		defer unregister()
 	}
 	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (data dir %s; operator token in %s)\n", mcpsrv.Version, addr, cfg.DataDir, tokenWhere)
 	if err := b.startAgents(ctx, addr); err != nil {
@@ -198,6 +208,23 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 }
 
 func (b *backend) close() { _ = b.store.Close() }
+
+// register records the backend in cfg.Registry (when set) under its bound
+// address; the returned function removes the record.
+func (b *backend) register(cfg Config, addr string) (func(), error) {
+	if cfg.Registry == "" {
+		return func() {}, nil
+	}
+	dataDir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	rec := BackendRecord{URL: "http://" + addr, PID: os.Getpid(), DataDir: dataDir}
+	if cfg.Token == "" {
+		rec.TokenFile = filepath.Join(dataDir, TokenFile)
+	}
+	return registerBackend(cfg.Registry, addr, rec)
+}
 
 // routes mounts every endpoint.
 func (b *backend) routes() http.Handler {

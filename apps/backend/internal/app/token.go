@@ -51,15 +51,58 @@ func operatorToken(dataDir, env string) (string, error) {
 	return tok, nil
 }
 
-// ReadOperatorToken returns KANDEV_TOKEN or the data dir's token for CLI
-// commands; it never creates one.
+// TokenLookup says where an operator command looks for the operator token.
+type TokenLookup struct {
+	Env        string // KANDEV_TOKEN
+	BackendURL string // the backend the command talks to
+	DataDir    string // --data-dir or KANDEV_DATA_DIR, else the default ./.kandev
+	DataDirSet bool   // DataDir was given explicitly
+	Registry   string // the backend registry (DefaultRegistryDir); empty: none
+}
+
+// FindOperatorToken returns the operator token for a CLI command, looking
+// in order at KANDEV_TOKEN, an explicitly given data dir, the record the
+// backend running at BackendURL left in the registry, and the default
+// data dir. It never creates a token. When none has one, the error says
+// exactly what to do.
+func FindOperatorToken(l TokenLookup) (string, error) {
+	if l.Env != "" {
+		return l.Env, nil
+	}
+	if l.DataDirSet {
+		return readTokenFile(filepath.Join(l.DataDir, TokenFile))
+	}
+	if rec := lookupBackend(l.Registry, l.BackendURL); rec != nil {
+		if rec.TokenFile == "" {
+			return "", fmt.Errorf("the backend at %s takes its operator token from KANDEV_TOKEN: set KANDEV_TOKEN in this shell too", l.BackendURL)
+		}
+		return readTokenFile(rec.TokenFile)
+	}
+	if tok, err := readTokenFile(filepath.Join(l.DataDir, TokenFile)); err == nil {
+		return tok, nil
+	}
+	return "", fmt.Errorf("no operator token for %s: no `kandev serve` of yours is running at that address, and %s holds no token. "+
+		"Start the backend, or set KANDEV_TOKEN (`kandev token --data-dir DIR` prints it), or pass --data-dir DIR, where DIR is the running backend's data dir",
+		l.BackendURL, filepath.Join(l.DataDir, TokenFile))
+}
+
+// ReadOperatorToken returns KANDEV_TOKEN or the data dir's token; it never
+// creates one.
 func ReadOperatorToken(dataDir, env string) (string, error) {
-	if env != "" {
-		return env, nil
+	return FindOperatorToken(TokenLookup{Env: env, DataDir: dataDir, DataDirSet: true})
+}
+
+func readTokenFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("no operator token: %s does not exist (is %s the data dir of a backend that has started?)", path, filepath.Dir(path))
 	}
-	b, err := os.ReadFile(filepath.Join(dataDir, TokenFile))
 	if err != nil {
-		return "", fmt.Errorf("no operator token: set KANDEV_TOKEN or start `kandev serve` with --data-dir %s first", dataDir)
+		return "", fmt.Errorf("read operator token: %w", err)
 	}
-	return strings.TrimSpace(string(b)), nil
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", fmt.Errorf("operator token file %s is empty", path)
+	}
+	return tok, nil
 }
