@@ -85,13 +85,15 @@ export async function stopProcess(child, graceMs = 10_000) {
 /**
  * Starts `kandev serve --addr 127.0.0.1:0` on a fresh data dir with a
  * random operator token and resolves once its banner names the address.
- * Call stop() when done (the tests register it with t.after).
+ * It launches no agents unless `agents` is set (suites that test the MCP
+ * surface create tasks without wanting agents to start). Call stop()
+ * when done (the tests register it with t.after).
  */
-export async function startBackend({ args = [] } = {}) {
-  const dataDir = await mkdtemp(join(tmpdir(), 'kandev-e2e-'));
+export async function startBackend({ args = [], agents = false, env = {}, dataDir: given } = {}) {
+  const dataDir = given ?? await mkdtemp(join(tmpdir(), 'kandev-e2e-'));
   const token = randomBytes(32).toString('hex');
   const child = spawn(KANDEV, ['serve', '--addr', '127.0.0.1:0', '--data-dir', dataDir, ...args], {
-    env: { ...process.env, KANDEV_TOKEN: token },
+    env: { ...process.env, KANDEV_TOKEN: token, KANDEV_LAUNCH_AGENTS: agents ? 'true' : 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
