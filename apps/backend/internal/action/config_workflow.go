@@ -212,6 +212,7 @@ func (s *Service) registerStepConfig(r *Registry) {
 			return nil, err
 		}
 		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.step_updated", out)
+		s.flow.Freed(out.ID) // a raised wip_limit or a new pull_from_step_id may admit tasks
 		return out, nil
 	})
 	Register(r, "workflow.step.delete", cfg, func(ctx context.Context, p Principal, in IDIn) (*Deleted, error) {

@@ -43,6 +43,7 @@ type Service struct {
 	agents    Agents
 	// managed: sessions that tasks start are run by agents.
 	managed bool
+	flow    Workflow
 }
 
 // New builds the registry with every action registered.
@@ -57,7 +58,7 @@ func New(d Deps) (*Registry, *Service) {
 		d.Publisher = nopPublisher{}
 	}
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
-		agents: d.Agents, managed: d.Agents != nil}
+		agents: d.Agents, managed: d.Agents != nil, flow: noWorkflow{}}
 	if s.agents == nil {
 		s.agents = noAgents{}
 	}

@@ -97,6 +97,10 @@ func (s *Service) completeStep(ctx context.Context, p Principal, in StepComplete
 		out.Outcome = "recorded; the step does not auto-advance, so the task stays on it"
 		return out, nil
 	}
+	if step.AutoAdvanceRequiresSignal && s.managed && s.isManaged(ctx, p.SessionID) {
+		out.Outcome = "recorded; the task moves to the next step when this turn ends"
+		return out, nil
+	}
 	next, err := s.nextStep(ctx, step)
 	if err != nil {
 		return nil, err
@@ -105,18 +109,26 @@ func (s *Service) completeStep(ctx context.Context, p Principal, in StepComplete
 		out.Outcome = "recorded; this is the workflow's last step, so the task stays on it"
 		return out, nil
 	}
-	moved, err := s.store.MoveTask(ctx, t.ID, next.ID, -1)
-	if kanban.ErrorCode(err) == kanban.CodeConflict {
-		out.Outcome = "recorded; the next step is full (wip_limit), so the task stays on its step"
-		return out, nil
-	}
+	moved, queued, err := s.FlowMove(ctx, t.ID, next.ID)
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(moved.WorkspaceID), "task.moved", moved)
-	out.Task, out.Advanced, out.ToStepID = moved, true, next.ID
+	out.Task = moved
+	if queued {
+		out.Outcome = "recorded; the next step is full (wip_limit): the task waits in its admission queue and moves when there is room"
+		return out, nil
+	}
+	s.flow.Moved(moved, step.ID)
+	out.Advanced, out.ToStepID = true, next.ID
 	out.Outcome = "recorded; the task moved to the next step"
 	return out, nil
+}
+
+// isManaged reports whether a session's agent is run by the runtime (its
+// turns end, so turn-end transitions apply to it).
+func (s *Service) isManaged(ctx context.Context, sessionID string) bool {
+	sess, err := s.store.GetSession(ctx, sessionID)
+	return err == nil && sess.Managed
 }
 
 // nextStep returns the step after cur by position, or nil for the last.

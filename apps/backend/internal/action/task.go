@@ -122,7 +122,13 @@ func (s *Service) registerTasks(r *Registry) {
 		})
 	})
 	Register(r, "task.move", all, func(ctx context.Context, p Principal, in TaskMoveIn) (*kanban.Task, error) {
-		return s.changeTask(ctx, p, in.ID, "task.moved", func(id string) (*kanban.Task, error) {
+		var from string
+		moved, err := s.changeTask(ctx, p, in.ID, "task.moved", func(id string) (*kanban.Task, error) {
+			before, err := s.store.GetTask(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			from = before.WorkflowStepID
 			pos := -1
 			if in.Position != nil {
 				if *in.Position < 0 {
@@ -135,6 +141,10 @@ func (s *Service) registerTasks(r *Registry) {
 			}
 			return s.store.MoveTask(ctx, id, in.WorkflowStepID, pos)
 		})
+		if err == nil && moved.WorkflowStepID != from {
+			s.flow.Moved(moved, from)
+		}
+		return moved, err
 	})
 	Register(r, "task.archive", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
 		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
@@ -142,6 +152,7 @@ func (s *Service) registerTasks(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
+			defer s.flow.Freed(t.WorkflowStepID)
 			return t, s.releaseTask(ctx, t.ID, "Stopped: the task was archived")
 		})
 	})
@@ -160,6 +171,7 @@ func (s *Service) registerTasks(r *Registry) {
 			return nil, err
 		}
 		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.deleted", map[string]string{"id": t.ID, "workspace_id": t.WorkspaceID})
+		s.flow.Freed(t.WorkflowStepID)
 		return &Deleted{ID: t.ID, Deleted: true}, nil
 	})
 	s.registerDependencies(r)

@@ -42,6 +42,7 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 		return out, nil
 	}
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.created", t)
+	defer s.flow.Created(t)
 	switch {
 	case sess != nil:
 		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)

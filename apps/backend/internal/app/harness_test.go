@@ -82,6 +82,7 @@ func newEnvWith(t *testing.T, opts ...func(*Config)) *env {
 			sctx, scancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer scancel()
 			b.stopAgents(sctx)
+			b.stopFlow(sctx)
 			b.ws.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/flow"
 	"github.com/kandev/kandev/apps/backend/internal/board"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
@@ -44,6 +45,10 @@ type Config struct {
 	Conformance bool
 	// Agents configures the agent runtime.
 	Agents AgentsConfig
+	// ArchiveSweep is how often tasks due for auto-archive are archived
+	// (default 1 minute); Clock is the time it compares with (time.Now).
+	ArchiveSweep time.Duration
+	Clock        func() time.Time
 	// Registry, when set, is the directory where the running backend
 	// records where its operator token is, for operator commands started
 	// elsewhere (DefaultRegistryDir; see registry.go).
@@ -87,6 +92,9 @@ func Run(ctx context.Context, cfg Config) error {
 		defer unregister()
 	}
 	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (data dir %s; operator token in %s)\n", mcpsrv.Version, addr, cfg.DataDir, tokenWhere)
+	flowCtx, stopSweeps := context.WithCancel(ctx)
+	defer stopSweeps()
+	b.runFlow(flowCtx)
 	if err := b.startAgents(ctx, addr); err != nil {
 		_ = srv.Close()
 		return fmt.Errorf("resume agent sessions: %w", err)
@@ -103,6 +111,8 @@ func Run(ctx context.Context, cfg Config) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	b.stopAgents(shutdownCtx)
+	stopSweeps()
+	b.stopFlow(shutdownCtx)
 	b.ws.Close()
 	b.mcpHTTP.Shutdown(shutdownCtx)
 	b.shutdownConformance(shutdownCtx)
@@ -129,6 +139,8 @@ type backend struct {
 
 	// agents runs agents (nil when this backend launches none).
 	agents *runtime.Manager
+	// flow is the workflow engine.
+	flow *flow.Engine
 	// board is the operator's web board; boardConns its WebSocket
 	// connections, closed when their board session ends.
 	board      *board.Board
@@ -161,7 +173,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	}
 	b := &backend{store: st, token: tok, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger}
 	hub := &hub{}
-	if b.agents, err = newRuntime(cfg, st, hub, tok); err != nil {
+	if b.agents, err = newRuntime(cfg, st, hub, tok, b.onTurn); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
@@ -171,6 +183,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		deps.Agents = b.agents
 	}
 	b.reg, b.svc = action.New(deps)
+	b.newFlow(cfg)
 	b.ws = ws.NewServer(ws.ServerConfig{
 		Authenticate: b.authenticate,
 		Dispatch:     b.dispatch,

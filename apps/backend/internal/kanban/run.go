@@ -147,3 +147,38 @@ type RunService interface {
 	GetWorktree(ctx context.Context, taskID string) (*Worktree, error)
 	DeleteWorktree(ctx context.Context, taskID string) error
 }
+
+// Admission is a task the admission of a step moved onto it.
+type Admission struct {
+	Task       *Task
+	FromStepID string
+	// Pulled: the task came through the step's pull_from_step_id rather
+	// than from its admission queue.
+	Pulled bool
+}
+
+// FlowService is what the workflow engine stores.
+type FlowService interface {
+	// QueueTask puts a task in the admission queue of a full step of its
+	// workflow (it stays on its step meanwhile).
+	QueueTask(ctx context.Context, taskID, stepID string) (*Task, error)
+	// AdmitNext moves one waiting task onto the step when it has room: the
+	// longest queued, else the longest on its pull_from_step_id step; nil
+	// when the step is full or nothing waits.
+	AdmitNext(ctx context.Context, stepID string) (*Admission, error)
+	// DueForArchive returns up to limit live tasks that stayed on a step
+	// with auto_archive_after_hours longer than that at now.
+	DueForArchive(ctx context.Context, now time.Time, limit int) ([]Task, error)
+}
+
+// TurnEvent is an agent turn starting or ending on a task, as the runtime
+// reports it to the workflow engine. StepID is the task's step when the
+// turn started.
+type TurnEvent struct {
+	SessionID  string
+	TaskID     string
+	StepID     string
+	StartedAt  time.Time
+	Ended      bool
+	StopReason string // end_turn, max_tokens, max_turn_requests, refusal, cancelled, error
+}

@@ -237,6 +237,7 @@ type Store interface {
 	ArtifactService
 	ConfigService
 	RunService
+	FlowService
 	// Seed creates the default workspace, workflow, agents and executors on
 	// an empty database and does nothing on a seeded one.
 	Seed(ctx context.Context) error

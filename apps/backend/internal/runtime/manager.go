@@ -44,6 +44,9 @@ type Config struct {
 	OutputLimit int
 	// OperatorToken is redacted from anything shown of an agent's output.
 	OperatorToken string
+	// OnTurn, when set, hears every turn start and end (the workflow
+	// engine's on_turn_start / on_turn_complete and auto-advance).
+	OnTurn func(kanban.TurnEvent)
 }
 
 func (c *Config) defaults() {
@@ -297,6 +300,12 @@ func (m *Manager) update(id string, u kanban.RunUpdate) {
 	}
 	if u.State == kanban.SessionIdle {
 		m.becameIdle()
+	}
+}
+
+func (m *Manager) turn(ev kanban.TurnEvent) {
+	if m.cfg.OnTurn != nil {
+		m.cfg.OnTurn(ev)
 	}
 }
 

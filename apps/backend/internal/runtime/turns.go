@@ -64,11 +64,20 @@ func (r *run) turns(l *launchInfo, proc *process) {
 			r.setState(kanban.SessionRunning)
 		}
 		r.rec.startTurn(turn)
+		ev := r.turnEvent(l.task.ID)
+		r.m.turn(ev)
 		resp, err := r.prompt(blocks)
 		r.mu.Lock()
 		r.turnActive = false
 		r.mu.Unlock()
 		r.rec.endTurn()
+		ev.Ended, ev.StopReason = true, string(resp.StopReason)
+		if err != nil {
+			ev.StopReason = "error"
+		}
+		if err == nil || !errors.Is(err, errStopped) {
+			r.m.turn(ev)
+		}
 		if err != nil {
 			if errors.Is(err, errStopped) || processExited(proc) {
 				return
@@ -84,6 +93,15 @@ func (r *run) turns(l *launchInfo, proc *process) {
 			r.rec.note("status", "The agent ended its turn: "+string(resp.StopReason)+".")
 		}
 	}
+}
+
+// turnEvent describes a turn starting now on the task (its current step).
+func (r *run) turnEvent(taskID string) kanban.TurnEvent {
+	ev := kanban.TurnEvent{SessionID: r.id, TaskID: taskID, StartedAt: kanban.Now()}
+	if t, err := r.m.store.GetTask(context.Background(), taskID); err == nil {
+		ev.StepID = t.WorkflowStepID
+	}
+	return ev
 }
 
 func processExited(p *process) bool {

@@ -7,7 +7,10 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// seedSteps are the steps of the default "Kanban" workflow, in order.
+// seedSteps are the steps of the default "Kanban" workflow, in order. The
+// auto-advancing ones move a task on when its agent signals the step done
+// (step_complete_kandev; for an agent the runtime runs, at the end of
+// that turn).
 var seedSteps = []struct {
 	name, color string
 	start, auto bool
@@ -78,9 +81,9 @@ func seedWorkspace(ctx context.Context, tx txn, now string) error {
 	}
 	for i, st := range seedSteps {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO workflow_steps (id, workflow_id, name, position, color,
-			prompt, is_start_step, allow_manual_move, auto_advance, wip_limit, auto_archive_after_hours, events,
-			created_at, updated_at) VALUES (?, ?, ?, ?, ?, '', ?, 1, ?, 0, 0, '{}', ?, ?)`,
-			kanban.NewID(), wfID, st.name, i, st.color, boolInt(st.start), boolInt(st.auto), now, now); err != nil {
+			prompt, is_start_step, allow_manual_move, auto_advance, auto_advance_requires_signal, wip_limit,
+			auto_archive_after_hours, events, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '', ?, 1, ?, ?, 0, 0, '{}', ?, ?)`,
+			kanban.NewID(), wfID, st.name, i, st.color, boolInt(st.start), boolInt(st.auto), boolInt(st.auto), now, now); err != nil {
 			return err
 		}
 	}

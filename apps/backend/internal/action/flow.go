@@ -1,0 +1,174 @@
+package action
+
+import (
+	"context"
+	"slices"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// Workflow runs step automations (the workflow engine). The action layer
+// tells it where tasks went; it never reaches back into the actions but
+// through the exported Service methods below. Calls return at once: the
+// engine works asynchronously, in order per task.
+type Workflow interface {
+	// Created: a task arrived on its first step.
+	Created(t *kanban.Task)
+	// Moved: a task left fromStepID for its current step.
+	Moved(t *kanban.Task, fromStepID string)
+	// Freed: a step may have room now (a task was archived or deleted,
+	// its settings changed).
+	Freed(stepID string)
+}
+
+type noWorkflow struct{}
+
+func (noWorkflow) Created(*kanban.Task)       {}
+func (noWorkflow) Moved(*kanban.Task, string) {}
+func (noWorkflow) Freed(string)               {}
+
+// SetWorkflow installs the workflow engine (once, while the backend is
+// built, before it serves).
+func (s *Service) SetWorkflow(w Workflow) { s.flow = w }
+
+// The methods below are what automations do. Each publishes what changed,
+// as the actions do, and returns domain errors for the engine to record.
+
+// StartAgent starts an agent session on a task unless one is live (then it
+// returns that session and started=false). prompt, when set, is the first
+// message instead of the task's prompt.
+func (s *Service) StartAgent(ctx context.Context, taskID, agentProfileID, executorProfileID, prompt string) (sess *kanban.Session, started bool, err error) {
+	t, err := s.store.GetTask(ctx, taskID)
+	if err != nil {
+		return nil, false, err
+	}
+	if live, err := s.liveSession(ctx, t.ID, ""); err == nil {
+		return live, false, nil
+	}
+	if err := s.checkProfiles(ctx, agentProfileID, executorProfileID); err != nil {
+		return nil, false, err
+	}
+	sc := s.firstSession(t.Title, t.Description, agentProfileID, executorProfileID)
+	sc.TaskID = t.ID
+	if prompt != "" {
+		sc.FirstMessage.Author, sc.FirstMessage.Content = "workflow", prompt
+	}
+	sess, _, err = s.store.CreateSession(ctx, sc)
+	if err != nil {
+		return nil, false, err
+	}
+	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
+	s.agents.Start(sess)
+	return sess, true, nil
+}
+
+// SendPrompt queues a prompt from author to the task's live session
+// (CONFLICT when it has none).
+func (s *Service) SendPrompt(ctx context.Context, taskID, author, text string) (*kanban.Message, error) {
+	target, err := s.liveSession(ctx, taskID, "")
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: target.ID, Author: author, Type: "prompt", Content: text})
+	if err != nil {
+		return nil, err
+	}
+	ev := map[string]any{"message": m, "delivery_mode": DeliveryQueued}
+	s.pub.Publish(SessionTopic(target.ID), "session.message", ev)
+	s.pub.Publish(WorkspaceTopic(target.WorkspaceID), "session.message", ev)
+	s.agents.Deliver(target.ID, false)
+	return m, nil
+}
+
+// LiveSession returns the task's newest session that has not ended
+// (CONFLICT when none).
+func (s *Service) LiveSession(ctx context.Context, taskID string) (*kanban.Session, error) {
+	return s.liveSession(ctx, taskID, "")
+}
+
+// FlowMove moves a task to a step of its workflow for the engine: into a
+// full step it waits in that step's admission queue (queued=true) instead
+// of failing. The engine runs the exit and enter automations itself.
+func (s *Service) FlowMove(ctx context.Context, taskID, stepID string) (t *kanban.Task, queued bool, err error) {
+	t, err = s.store.MoveTask(ctx, taskID, stepID, -1)
+	if kanban.ErrorCode(err) == kanban.CodeConflict {
+		if t, err = s.store.QueueTask(ctx, taskID, stepID); err != nil {
+			return nil, false, err
+		}
+		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.updated", t)
+		return t, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.moved", t)
+	return t, false, nil
+}
+
+// Admitted announces a task that a step's admission moved onto it.
+func (s *Service) Admitted(t *kanban.Task) {
+	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.moved", t)
+}
+
+// SetTaskState sets a task's state, starting the tasks that waited for it
+// when it is now COMPLETED.
+func (s *Service) SetTaskState(ctx context.Context, taskID string, st kanban.TaskState) (*kanban.Task, error) {
+	t, err := s.completing(ctx)(s.store.UpdateTask(ctx, taskID, kanban.TaskUpdate{State: &st}))
+	if err != nil {
+		return nil, err
+	}
+	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.updated", t)
+	return t, nil
+}
+
+// StopAgents cancels a task's live sessions with a note by author and
+// stops their agents; it returns the ids it stopped.
+func (s *Service) StopAgents(ctx context.Context, taskID, author, note string) ([]string, error) {
+	return s.endSessions(ctx, taskID, "", kanban.Message{Author: author, Type: "status", Content: note})
+}
+
+// ArchiveTask archives a task, stops its agents and frees its worktree.
+func (s *Service) ArchiveTask(ctx context.Context, taskID, why string) (*kanban.Task, error) {
+	t, err := s.store.ArchiveTask(ctx, taskID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.releaseTask(ctx, t.ID, why); err != nil {
+		return nil, err
+	}
+	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.updated", t)
+	s.flow.Freed(t.WorkflowStepID)
+	return t, nil
+}
+
+// Record appends a message about what the workflow did to the task's
+// conversation (no session's) and publishes it.
+func (s *Service) Record(ctx context.Context, taskID, typ, content string) {
+	m, err := s.store.AppendTaskMessage(ctx, taskID, kanban.Message{Author: "workflow", Type: typ, Content: content})
+	if err != nil {
+		if kanban.ErrorCode(err) != kanban.CodeNotFound { // the task was deleted meanwhile
+			s.log.Warn("record workflow message", "err", err)
+		}
+		return
+	}
+	if t, err := s.store.GetTask(ctx, taskID); err == nil {
+		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.message", map[string]any{"message": m})
+	}
+}
+
+// Neighbour returns the step before (dir -1) or after (dir +1) cur by
+// position, or nil at the workflow's end.
+func (s *Service) Neighbour(ctx context.Context, cur *kanban.WorkflowStep, dir int) (*kanban.WorkflowStep, error) {
+	if dir > 0 {
+		return s.nextStep(ctx, cur)
+	}
+	l, err := s.store.ListSteps(ctx, cur.WorkflowID, kanban.Page{Limit: stepsPageLimit})
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(l.Items, func(st kanban.WorkflowStep) bool { return st.ID == cur.ID })
+	if i <= 0 {
+		return nil, nil
+	}
+	return &l.Items[i-1], nil
+}

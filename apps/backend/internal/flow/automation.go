@@ -1,0 +1,146 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// run runs the automations of event on step (the task's current step when
+// stepID is empty), in order, recording each in the task's conversation.
+// signalled is set for on_turn_complete: whether the agent called
+// step_complete_kandev in the turn (moves wait for it when the step says so).
+func (e *Engine) run(taskID, stepID, event string, chain int, signalled *bool) {
+	ctx := context.Background()
+	t, err := e.store.GetTask(ctx, taskID)
+	if err != nil || t.ArchivedAt != nil {
+		return // deleted or archived meanwhile: nothing more runs for it
+	}
+	if stepID == "" {
+		stepID = t.WorkflowStepID
+	}
+	step, err := e.store.GetStep(ctx, stepID)
+	if err != nil {
+		return
+	}
+	for _, a := range step.Events[event] {
+		if t, err = e.store.GetTask(ctx, taskID); err != nil || t.ArchivedAt != nil {
+			return
+		}
+		outcome, failed := e.exec(ctx, t, step, a, chain, signalled)
+		typ := "status"
+		if failed {
+			typ = "error"
+		}
+		e.svc.Record(ctx, t.ID, typ, fmt.Sprintf("%s of %s, %s: %s", event, step.Name, a.Type, outcome))
+	}
+}
+
+// exec performs one automation and says what happened; failed marks an
+// error (recorded; the next automation runs anyway).
+func (e *Engine) exec(ctx context.Context, t *kanban.Task, step *kanban.WorkflowStep, a kanban.StepAction, chain int, signalled *bool) (string, bool) {
+	switch a.Type {
+	case kanban.AutoStartAgent, kanban.AutoAutoStartAgent:
+		sess, started, err := e.svc.StartAgent(ctx, t.ID, a.ConfigString("agent_profile_id"), a.ConfigString("executor_profile_id"), a.ConfigString("prompt"))
+		switch {
+		case err != nil:
+			return failure(err), true
+		case !started:
+			return "skipped: the task already has a live agent session (" + sess.ID + ")", false
+		}
+		return "started session " + sess.ID, false
+	case kanban.AutoSendPrompt:
+		if _, err := e.svc.SendPrompt(ctx, t.ID, "workflow", a.ConfigString("prompt")); err != nil {
+			if kanban.ErrorCode(err) == kanban.CodeConflict {
+				return "skipped: the task has no live agent session", false
+			}
+			return failure(err), true
+		}
+		return "queued as the agent's next turn", false
+	case kanban.AutoSetState:
+		st := kanban.TaskState(a.ConfigString("state"))
+		if _, err := e.svc.SetTaskState(ctx, t.ID, st); err != nil {
+			return failure(err), true
+		}
+		return "state set to " + string(st), false
+	case kanban.AutoStopAgent:
+		note := "Stopped by the workflow"
+		if r := a.ConfigString("reason"); r != "" {
+			note += ": " + r
+		}
+		ids, err := e.svc.StopAgents(ctx, t.ID, "workflow", note)
+		if err != nil {
+			return failure(err), true
+		}
+		return fmt.Sprintf("stopped %d session(s)", len(ids)), false
+	case kanban.AutoArchive:
+		if _, err := e.svc.ArchiveTask(ctx, t.ID, "Stopped: the workflow archived the task"); err != nil {
+			return failure(err), true
+		}
+		return "archived", false
+	}
+	return e.execMove(ctx, t, step, a, chain, signalled)
+}
+
+// execMove performs the move automations.
+func (e *Engine) execMove(ctx context.Context, t *kanban.Task, step *kanban.WorkflowStep, a kanban.StepAction, chain int, signalled *bool) (string, bool) {
+	if signalled != nil && step.AutoAdvanceRequiresSignal && !*signalled {
+		return "skipped: waiting for the agent's step_complete_kandev (auto_advance_requires_signal)", false
+	}
+	if t.WorkflowStepID != step.ID {
+		return "skipped: the task is no longer on this step", false
+	}
+	var (
+		target *kanban.WorkflowStep
+		err    error
+	)
+	switch a.Type {
+	case kanban.AutoMoveNext, kanban.AutoMoveNextStep:
+		target, err = e.svc.Neighbour(ctx, step, +1)
+	case kanban.AutoMovePrevious, kanban.AutoMovePrevStep:
+		target, err = e.svc.Neighbour(ctx, step, -1)
+	case kanban.AutoMoveToStep:
+		target, err = e.store.GetStep(ctx, a.ConfigString("step_id"))
+		if err == nil && target.WorkflowID != step.WorkflowID {
+			return "failed: the target step is in another workflow", true
+		}
+	default:
+		return "failed: unknown automation type", true
+	}
+	if err != nil {
+		return failure(err), true
+	}
+	if target == nil {
+		return "skipped: there is no step in that direction", false
+	}
+	if chain >= MaxChain {
+		return fmt.Sprintf("cut: %d automatic transitions in a row (a loop?); the task stays on %s", chain, step.Name), true
+	}
+	return e.move(ctx, t, step, target, chain+1), false
+}
+
+// move moves t from step to target for an automation (chain counts the
+// transitions so far): the exit and enter automations follow, in order,
+// behind the current ones.
+func (e *Engine) move(ctx context.Context, t *kanban.Task, from, to *kanban.WorkflowStep, chain int) string {
+	moved, queued, err := e.svc.FlowMove(ctx, t.ID, to.ID)
+	if err != nil {
+		return failure(err)
+	}
+	if queued {
+		return "moving to " + to.Name + ": it is full (wip_limit), so the task waits in its admission queue"
+	}
+	e.moved(moved.ID, from.ID, to.ID, chain)
+	e.freed(from.ID, 0)
+	return "moved to " + to.Name
+}
+
+// failure words an automation's error: a domain error's safe message,
+// else a generic one (the detail is logged by the layer that failed).
+func failure(err error) string {
+	if ke, ok := kanban.AsError(err); ok {
+		return "failed: " + ke.Message
+	}
+	return "failed: internal error"
+}

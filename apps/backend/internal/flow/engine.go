@@ -1,0 +1,172 @@
+// Package flow is the workflow engine: it runs the automations of the
+// steps tasks enter, leave and have agent turns on, auto-advances tasks at
+// the end of a turn, admits waiting tasks into full steps as room frees,
+// and archives tasks that stayed on a step too long. Work is asynchronous
+// (never on a request's path), in order per task, failure-isolated (one
+// failing automation is recorded and the others run), and loop-bounded.
+//
+// It depends on the domain (kanban) and the action layer's Service, whose
+// exported methods perform what automations do; neither depends on it
+// (action reaches it through action.Workflow, the runtime through the
+// turn callbacks the composition root wires).
+package flow
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// Defaults and bounds of the engine.
+const (
+	// MaxChain bounds the transitions automations make in a row from one
+	// cause; the next is cut with a recorded error (A → B → A loops).
+	MaxChain = 10
+	// maxPending bounds the events waiting per task or step.
+	maxPending = 1000
+	// archiveBatch is how many tasks one sweep archives at most.
+	archiveBatch = 500
+	// maxAdmissions bounds the tasks one freed step admits in a row.
+	maxAdmissions = kanban.MaxWIPLimit
+)
+
+// Config configures an Engine.
+type Config struct {
+	Store   kanban.Store
+	Service *action.Service
+	Logger  *slog.Logger
+	// Clock is the time the auto-archive sweep compares with (time.Now).
+	Clock func() time.Time
+	// SweepInterval is how often the auto-archive sweep runs (1 minute).
+	SweepInterval time.Duration
+}
+
+// Engine is the workflow engine. It implements action.Workflow.
+type Engine struct {
+	store kanban.Store
+	svc   *action.Service
+	log   *slog.Logger
+	clock func() time.Time
+	every time.Duration
+
+	mu      sync.Mutex
+	queues  map[string][]func() // pending work by key ("task:ID", "step:ID")
+	running sync.WaitGroup
+	closed  bool
+	// onIdle, for tests, is called whenever a key's queue drains.
+	onIdle func()
+}
+
+var _ action.Workflow = (*Engine)(nil)
+
+// New returns an engine; Run starts its auto-archive sweeps.
+func New(cfg Config) *Engine {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.SweepInterval <= 0 {
+		cfg.SweepInterval = time.Minute
+	}
+	return &Engine{store: cfg.Store, svc: cfg.Service, log: cfg.Logger, clock: cfg.Clock, every: cfg.SweepInterval,
+		queues: map[string][]func(){}}
+}
+
+// do queues fn behind the work already pending for key and runs each
+// key's work in order on its own goroutine. Past maxPending the work is
+// dropped and logged (false): a storm cannot grow memory without bound.
+func (e *Engine) do(key string, fn func()) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return false
+	}
+	q, busy := e.queues[key]
+	if len(q) >= maxPending {
+		e.log.Error("workflow engine: too many pending events; one was dropped", "key", key)
+		return false
+	}
+	e.queues[key] = append(q, fn)
+	if !busy {
+		e.running.Add(1)
+		go e.drain(key)
+	}
+	return true
+}
+
+func (e *Engine) drain(key string) {
+	defer e.running.Done()
+	for {
+		e.mu.Lock()
+		q := e.queues[key]
+		if len(q) == 0 {
+			delete(e.queues, key)
+			idle := e.onIdle
+			e.mu.Unlock()
+			if idle != nil {
+				idle()
+			}
+			return
+		}
+		fn := q[0]
+		e.queues[key] = q[1:]
+		e.mu.Unlock()
+		e.safely(key, fn)
+	}
+}
+
+// safely runs fn, turning a panic into a logged error.
+func (e *Engine) safely(key string, fn func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.log.Error("workflow engine: automation panicked", "key", key, "panic", fmt.Sprint(p))
+		}
+	}()
+	fn()
+}
+
+// Busy reports whether any work is pending or running.
+func (e *Engine) Busy() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.queues) > 0
+}
+
+// Run sweeps for tasks to auto-archive every SweepInterval until ctx ends,
+// then waits for pending work (bounded by ctx of the caller's shutdown).
+func (e *Engine) Run(ctx context.Context) {
+	t := time.NewTicker(e.every)
+	defer t.Stop()
+	e.Sweep(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			e.Sweep(ctx)
+		}
+	}
+}
+
+// Close stops taking work and waits (bounded by ctx) for what runs.
+func (e *Engine) Close(ctx context.Context) {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	done := make(chan struct{})
+	go func() { e.running.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+func taskKey(id string) string { return "task:" + id }
+func stepKey(id string) string { return "step:" + id }

@@ -1,0 +1,141 @@
+package flow
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// Created runs the on_enter automations of a new task's first step.
+func (e *Engine) Created(t *kanban.Task) {
+	id, step := t.ID, t.WorkflowStepID
+	e.do(taskKey(id), func() { e.enter(id, step, 0, true) })
+}
+
+// Moved runs the on_exit automations of the step a task left and the
+// on_enter ones of the step it entered, then admits waiting tasks into
+// the step it left.
+func (e *Engine) Moved(t *kanban.Task, fromStepID string) {
+	e.moved(t.ID, fromStepID, t.WorkflowStepID, 0)
+	e.Freed(fromStepID)
+}
+
+func (e *Engine) moved(taskID, from, to string, chain int) {
+	e.do(taskKey(taskID), func() {
+		e.run(taskID, from, kanban.EventExit, chain, nil)
+		e.enter(taskID, to, chain, false)
+	})
+}
+
+// Freed admits waiting tasks into a step that may have room.
+func (e *Engine) Freed(stepID string) { e.freed(stepID, 0) }
+
+func (e *Engine) freed(stepID string, depth int) {
+	if stepID == "" {
+		return
+	}
+	if depth > MaxChain {
+		e.log.Warn("workflow engine: admission cascade cut", "step", stepID, "depth", depth)
+		return
+	}
+	e.do(stepKey(stepID), func() { e.admit(stepID, depth) })
+}
+
+// Turn handles a turn event of the runtime.
+func (e *Engine) Turn(ev kanban.TurnEvent) {
+	e.do(taskKey(ev.TaskID), func() {
+		if !ev.Ended {
+			e.run(ev.TaskID, "", kanban.EventTurnStart, 0, nil)
+			return
+		}
+		if ev.StopReason == "cancelled" || ev.StopReason == "error" {
+			return // an interrupted or failed turn completes nothing
+		}
+		e.turnEnded(ev)
+	})
+}
+
+// enter delivers the step's prompt to the task's running agent (a new one
+// gets it before the task's prompt from the runtime) and runs on_enter.
+func (e *Engine) enter(taskID, stepID string, chain int, created bool) {
+	ctx := context.Background()
+	if step, err := e.store.GetStep(ctx, stepID); err == nil && step.Prompt != "" && !created {
+		if sess, err := e.svc.LiveSession(ctx, taskID); err == nil && sess.Managed &&
+			sess.State != kanban.SessionQueued && sess.State != kanban.SessionStarting {
+			if _, err := e.svc.SendPrompt(ctx, taskID, "workflow", step.Prompt); err == nil {
+				e.svc.Record(ctx, taskID, "status", fmt.Sprintf("Entered %s: its prompt is queued as the agent's next turn.", step.Name))
+			}
+		}
+	}
+	e.run(taskID, stepID, kanban.EventEnter, chain, nil)
+}
+
+// turnEnded runs on_turn_complete and auto-advances the task.
+func (e *Engine) turnEnded(ev kanban.TurnEvent) {
+	ctx := context.Background()
+	t, err := e.store.GetTask(ctx, ev.TaskID)
+	if err != nil || t.ArchivedAt != nil {
+		return
+	}
+	signalled := e.signalled(ctx, ev)
+	e.run(t.ID, t.WorkflowStepID, kanban.EventTurnComplete, 0, &signalled)
+	if t, err = e.store.GetTask(ctx, ev.TaskID); err != nil || t.ArchivedAt != nil || t.WorkflowStepID != ev.StepID || t.QueuedForStepID != "" {
+		return // it moved during the turn or by an automation, or waits for a step already
+	}
+	step, err := e.store.GetStep(ctx, t.WorkflowStepID)
+	if err != nil || !step.AutoAdvance {
+		return
+	}
+	if step.AutoAdvanceRequiresSignal && !signalled {
+		return
+	}
+	next, err := e.svc.Neighbour(ctx, step, +1)
+	if err != nil || next == nil {
+		return
+	}
+	e.svc.Record(ctx, t.ID, "status", "auto_advance: "+e.move(ctx, t, step, next, 0))
+}
+
+// signalled reports whether the turn's session called step_complete_kandev
+// for the turn's step during the turn.
+func (e *Engine) signalled(ctx context.Context, ev kanban.TurnEvent) bool {
+	a, err := e.store.LatestArtifact(ctx, ev.TaskID, kanban.ArtifactStepComplete)
+	if err != nil || a.SessionID != ev.SessionID || a.CreatedAt.Before(ev.StartedAt) {
+		return false
+	}
+	var d struct {
+		StepID string `json:"step_id"`
+	}
+	return json.Unmarshal(a.Data, &d) == nil && d.StepID == ev.StepID
+}
+
+// admit moves waiting tasks onto a step while it has room.
+func (e *Engine) admit(stepID string, depth int) {
+	ctx := context.Background()
+	for range maxAdmissions {
+		a, err := e.store.AdmitNext(ctx, stepID)
+		if err != nil {
+			if kanban.ErrorCode(err) != kanban.CodeNotFound {
+				e.log.Error("workflow engine: admit", "step", stepID, "err", err)
+			}
+			return
+		}
+		if a == nil {
+			return
+		}
+		e.svc.Admitted(a.Task)
+		how := "from its admission queue"
+		if a.Pulled {
+			how = "by the step's pull_from_step_id"
+		}
+		step := stepID
+		if st, err := e.store.GetStep(ctx, stepID); err == nil {
+			step = st.Name
+		}
+		e.svc.Record(ctx, a.Task.ID, "status", fmt.Sprintf("Admitted to %s %s.", step, how))
+		e.moved(a.Task.ID, a.FromStepID, stepID, 0)
+		e.freed(a.FromStepID, depth+1)
+	}
+}
