@@ -1,0 +1,299 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// trigger makes event happen on step s for task t.
+func (h *harness) trigger(event string, t *kanban.Task, a, s kanban.WorkflowStep) {
+	h.t.Helper()
+	switch event {
+	case kanban.EventEnter:
+		if err := h.move(t.ID, s.ID); err != nil {
+			h.t.Fatal(err)
+		}
+	case kanban.EventExit:
+		if err := h.move(t.ID, a.ID); err != nil {
+			h.t.Fatal(err)
+		}
+	default:
+		h.eng.Turn(kanban.TurnEvent{TaskID: t.ID, StepID: s.ID, StartedAt: kanban.Now(), Ended: event == kanban.EventTurnComplete, StopReason: "end_turn"})
+	}
+	h.settle()
+}
+
+// TestEveryAutomationOnEveryEvent runs each automation type on each event
+// of a step S (between A and N) and checks its effect from the database.
+func TestEveryAutomationOnEveryEvent(t *testing.T) {
+	t.Parallel()
+	type check func(h *harness, task *kanban.Task, a, s, n kanban.WorkflowStep, event string)
+	onStep := func(want func(a, s, n kanban.WorkflowStep) string) check {
+		return func(h *harness, task *kanban.Task, a, s, n kanban.WorkflowStep, event string) {
+			got := h.get(task.ID).WorkflowStepID
+			w := want(a, s, n)
+			if event == kanban.EventExit {
+				w = a.ID // the task left S: moves on exit have nothing to move
+			}
+			if got != w {
+				h.t.Fatalf("task on step %s, want %s; records %v", got, w, h.records(task.ID))
+			}
+		}
+	}
+	cases := []struct {
+		automation string
+		live       bool // the task has a live session first
+		check      check
+	}{
+		{`{"type":"start_agent","config":{"prompt":"First words"}}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+			ss := h.sessions(task.ID)
+			l, _ := h.st.ListMessages(context.Background(), kanban.MessageFilter{TaskID: task.ID, SessionID: ss[0].ID, Limit: 5})
+			if len(ss) != 1 || len(l.Items) == 0 || l.Items[0].Content != "First words" {
+				h.t.Fatalf("sessions %d, first message %+v", len(ss), l.Items)
+			}
+		}},
+		{`{"type":"auto_start_agent"}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+			if n := len(h.sessions(task.ID)); n != 1 {
+				h.t.Fatalf("%d sessions", n)
+			}
+		}},
+		{`{"type":"send_prompt","config":{"prompt":"Nudge from the workflow"}}`, true, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+			l, _ := h.st.PendingPrompts(context.Background(), h.sessions(task.ID)[0].ID, 10)
+			if len(l) != 1 || l[0].Content != "Nudge from the workflow" || l[0].Author != "workflow" {
+				h.t.Fatalf("prompts %+v", l)
+			}
+		}},
+		{`{"type":"move_to_next"}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID })},
+		{`{"type":"move_to_next_step"}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID })},
+		{`{"type":"move_to_previous"}`, false, onStep(func(a, _, _ kanban.WorkflowStep) string { return a.ID })},
+		{`{"type":"move_to_previous_step"}`, false, onStep(func(a, _, _ kanban.WorkflowStep) string { return a.ID })},
+		{`{"type":"move_to_step","config":{"step_position":2}}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID })},
+		{`{"type":"set_state","config":{"state":"BLOCKED"}}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+			if st := h.get(task.ID).State; st != kanban.TaskBlocked {
+				h.t.Fatalf("state %s", st)
+			}
+		}},
+		{`{"type":"stop_agent","config":{"reason":"enough"}}`, true, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+			if st := h.sessions(task.ID)[0].State; st != kanban.SessionCancelled {
+				h.t.Fatalf("session %s", st)
+			}
+		}},
+		{`{"type":"archive"}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+			if h.get(task.ID).ArchivedAt == nil {
+				h.t.Fatal("not archived")
+			}
+		}},
+	}
+	if len(cases) != len(kanban.AutomationTypes) {
+		t.Fatalf("%d cases for %d automation types", len(cases), len(kanban.AutomationTypes))
+	}
+	for _, event := range kanban.StepEventKinds {
+		for _, tc := range cases {
+			typ := strings.SplitN(strings.TrimPrefix(tc.automation, `{"type":"`), `"`, 2)[0]
+			t.Run(event+"/"+typ, func(t *testing.T) {
+				t.Parallel()
+				h := newHarness(t, t.TempDir())
+				steps := h.workflow(fmt.Sprintf(`[{"name":"A"},{"name":"S","events":%s},{"name":"N"}]`, ev(event, tc.automation)))
+				a, s, n := steps[0], steps[1], steps[2]
+				start := s
+				if event == kanban.EventEnter {
+					start = a
+				}
+				task := h.task("T", start)
+				if tc.live {
+					h.must("session.create", action.SessionCreateIn{TaskID: task.ID}, nil)
+				}
+				h.trigger(event, task, a, s)
+				tc.check(h, task, a, s, n, event)
+				if !h.hasRecord(task.ID, event+" of S, "+typ+": ") {
+					t.Fatalf("no record of the run: %v", h.records(task.ID))
+				}
+			})
+		}
+	}
+}
+
+// TestOrderAndFailureIsolation: automations run in order; a failing one is
+// recorded and the next still runs.
+func TestOrderAndFailureIsolation(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, t.TempDir())
+	var prof kanban.AgentProfile
+	h.must("agent.profile.list", map[string]any{}, nil)
+	agents, _ := h.st.ListAgents(context.Background(), kanban.Page{Limit: 1})
+	h.must("agent.profile.create", map[string]any{"agent_id": agents.Items[0].ID, "name": "doomed"}, &prof)
+	steps := h.workflow(fmt.Sprintf(`[{"name":"A"},{"name":"S","events":{"on_enter":[
+		{"type":"set_state","config":{"state":"BLOCKED"}},
+		{"type":"start_agent","config":{"agent_profile_id":%q}},
+		{"type":"send_prompt","config":{"prompt":"no one listens"}},
+		{"type":"set_state","config":{"state":"REVIEW"}}]}}]`, prof.ID))
+	if err := h.st.DeleteAgentProfile(context.Background(), prof.ID); err != nil {
+		t.Fatal(err)
+	}
+	task := h.task("T", steps[0])
+	h.trigger(kanban.EventEnter, task, steps[0], steps[1])
+	if st := h.get(task.ID).State; st != kanban.TaskReview {
+		t.Fatalf("state %s, want the last automation's REVIEW", st)
+	}
+	recs := h.records(task.ID)
+	want := []string{"status: on_enter of S, set_state: state set to BLOCKED", "error: on_enter of S, start_agent: failed: agent profile not found",
+		"status: on_enter of S, send_prompt: skipped: the task has no live agent session", "status: on_enter of S, set_state: state set to REVIEW"}
+	if strings.Join(recs, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("records:\n%s\nwant:\n%s", strings.Join(recs, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestLoopIsCut: A's on_enter moves to B and B's on_enter back to A; the
+// chain stops after MaxChain transitions with a recorded error.
+func TestLoopIsCut(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, t.TempDir())
+	steps := h.workflow(`[{"name":"Start"},{"name":"A","events":{"on_enter":[{"type":"move_to_step","config":{"step_position":2}}]}},
+		{"name":"B","events":{"on_enter":[{"type":"move_to_step","config":{"step_position":1}}]}}]`)
+	task := h.task("T", steps[0])
+	if err := h.move(task.ID, steps[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	moves, cut := 0, 0
+	for _, r := range h.records(task.ID) {
+		switch {
+		case strings.Contains(r, ": moved to "):
+			moves++
+		case strings.Contains(r, "cut: "):
+			cut++
+		}
+	}
+	if moves != MaxChain || cut != 1 {
+		t.Fatalf("%d moves, %d cuts: %v", moves, cut, h.records(task.ID))
+	}
+}
+
+// TestAdmissionFIFO: automation moves into a full step wait in its queue
+// and are admitted oldest first as room frees; an operator's manual move
+// into a full step is still refused.
+func TestAdmissionFIFO(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, t.TempDir())
+	steps := h.workflow(`[{"name":"In","events":{"on_turn_complete":[{"type":"move_to_next"}]}},{"name":"Full","wip_limit":1},{"name":"Out"}]`)
+	in, full, out := steps[0], steps[1], steps[2]
+	holder := h.task("holder", full)
+	t1, t2 := h.task("t1", in), h.task("t2", in)
+	for _, x := range []*kanban.Task{t1, t2} {
+		h.eng.Turn(kanban.TurnEvent{TaskID: x.ID, StepID: in.ID, StartedAt: kanban.Now(), Ended: true, StopReason: "end_turn"})
+		h.settle()
+		time.Sleep(time.Millisecond) // distinct queued_at
+	}
+	for _, x := range []*kanban.Task{t1, t2} {
+		if got := h.get(x.ID); got.QueuedForStepID != full.ID || got.WorkflowStepID != in.ID {
+			t.Fatalf("%s: queued for %q on %q", x.Title, got.QueuedForStepID, got.WorkflowStepID)
+		}
+	}
+	if err := h.move(t2.ID, full.ID); kanban.ErrorCode(err) != kanban.CodeConflict {
+		t.Fatalf("manual move into a full step: %v, want CONFLICT", err)
+	}
+	var listed kanban.List[kanban.Task]
+	h.must("task.list", action.TaskListIn{WorkspaceID: h.ws, WorkflowStepID: in.ID}, &listed)
+	if len(listed.Items) != 2 || listed.Items[0].QueuedForStepID != full.ID {
+		t.Fatalf("list_tasks does not show the queue: %+v", listed.Items)
+	}
+	if err := h.move(holder.ID, out.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if got := h.get(t1.ID); got.WorkflowStepID != full.ID || got.QueuedForStepID != "" {
+		t.Fatalf("t1 not admitted first: on %s, queued %q", got.WorkflowStepID, got.QueuedForStepID)
+	}
+	if got := h.get(t2.ID); got.WorkflowStepID != in.ID || got.QueuedForStepID != full.ID {
+		t.Fatal("t2 admitted past the limit")
+	}
+	if !h.hasRecord(t1.ID, "Admitted to Full from its admission queue") {
+		t.Fatalf("no admission record: %v", h.records(t1.ID))
+	}
+	if err := h.move(t1.ID, out.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if got := h.get(t2.ID); got.WorkflowStepID != full.ID {
+		t.Fatal("t2 not admitted once room freed")
+	}
+}
+
+// TestPullFromStep: a step with room pulls the task that waited longest on
+// its pull_from_step_id step.
+func TestPullFromStep(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, t.TempDir())
+	steps := h.workflow(`[{"name":"Ready"},{"name":"Doing","wip_limit":1},{"name":"Done"}]`)
+	ready, doing, done := steps[0], steps[1], steps[2]
+	old := h.task("old", ready)
+	time.Sleep(time.Millisecond)
+	young := h.task("young", ready)
+	pull := ready.ID
+	h.must("workflow.step.update", action.StepUpdateIn{ID: doing.ID, PullFromStepID: &pull}, nil)
+	h.settle()
+	if h.get(old.ID).WorkflowStepID != doing.ID || h.get(young.ID).WorkflowStepID != ready.ID {
+		t.Fatal("the oldest ready task was not pulled into Doing")
+	}
+	if err := h.move(old.ID, done.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if h.get(young.ID).WorkflowStepID != doing.ID {
+		t.Fatal("room in Doing did not pull the next ready task")
+	}
+	if !h.hasRecord(young.ID, "by the step's pull_from_step_id") {
+		t.Fatalf("records %v", h.records(young.ID))
+	}
+}
+
+// TestAutoAdvance: a turn's end advances an auto_advance step's task; with
+// auto_advance_requires_signal only when step_complete came in that turn;
+// a cancelled turn advances nothing.
+func TestAutoAdvance(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, t.TempDir())
+	steps := h.workflow(`[{"name":"Work","auto_advance":true},{"name":"Gated","auto_advance":true,"auto_advance_requires_signal":true},{"name":"End"}]`)
+	work, gated := steps[0], steps[1]
+	task := h.task("T", work)
+	turn := func(stop string) kanban.TurnEvent {
+		return kanban.TurnEvent{TaskID: task.ID, StepID: h.get(task.ID).WorkflowStepID, StartedAt: kanban.Now(), Ended: true, StopReason: stop}
+	}
+	h.eng.Turn(turn("cancelled"))
+	h.settle()
+	if h.get(task.ID).WorkflowStepID != work.ID {
+		t.Fatal("a cancelled turn advanced the task")
+	}
+	h.eng.Turn(turn("end_turn"))
+	h.settle()
+	if h.get(task.ID).WorkflowStepID != gated.ID {
+		t.Fatal("the turn's end did not advance the task")
+	}
+	var sess action.SessionCreateOut
+	h.must("session.create", action.SessionCreateIn{TaskID: task.ID}, &sess)
+	ev := turn("end_turn")
+	ev.SessionID = sess.Session.ID
+	h.eng.Turn(ev)
+	h.settle()
+	if h.get(task.ID).WorkflowStepID != gated.ID {
+		t.Fatal("a gated step advanced without the signal")
+	}
+	ev = turn("end_turn")
+	ev.SessionID = sess.Session.ID
+	raw := fmt.Sprintf(`{"step_id":%q,"summary":"done","blockers":[]}`, gated.ID)
+	if _, err := h.st.CreateArtifact(context.Background(), kanban.Artifact{TaskID: task.ID, SessionID: sess.Session.ID,
+		Kind: kanban.ArtifactStepComplete, Data: []byte(raw)}); err != nil {
+		t.Fatal(err)
+	}
+	h.eng.Turn(ev)
+	h.settle()
+	if h.get(task.ID).WorkflowStepID != steps[2].ID {
+		t.Fatalf("the signalled turn did not advance the task: %v", h.records(task.ID))
+	}
+}
