@@ -262,3 +262,50 @@ func (e *env) agentSaid(taskID, s string) bool {
 	}
 	return false
 }
+
+// TestWorkflowRunsAgents: a workflow built over MCP — Backlog → In
+// Progress (on_enter start_agent with the mock agent; on_turn_complete
+// move_to_next once the agent signals) → Review → Done. Moving a task to
+// In Progress leads, with no further operator action, to the agent
+// running, calling step_complete_kandev, and the task arriving in Review.
+func TestWorkflowRunsAgents(t *testing.T) {
+	t.Parallel()
+	e := newAgentEnv(t)
+	op := e.operatorMCP()
+	mock := e.profileOf("mock-agent").ID
+	var wf action.WorkflowOut
+	e.decode(e.call(op, "create_workflow_kandev", mustJSON(t, map[string]any{"name": "Agents at work", "steps": []any{
+		map[string]any{"name": "Backlog"},
+		map[string]any{"name": "In Progress", "prompt": "You are in the In Progress step.", "auto_advance_requires_signal": true,
+			"events": map[string]any{
+				"on_enter":         []any{map[string]any{"type": "start_agent", "config": map[string]any{"agent_profile_id": mock}}},
+				"on_turn_complete": []any{map[string]any{"type": "move_to_next"}},
+			}},
+		map[string]any{"name": "Review"},
+		map[string]any{"name": "Done"},
+	}})), &wf)
+	var created action.TaskCreateOut
+	e.decode(e.call(op, "create_task_kandev", mustJSON(t, map[string]any{"title": "Flowing task", "workflow_id": wf.Workflow.ID,
+		"start_agent": false, "prompt": "@say Working on it.\n@tool step_complete_kandev {\"summary\":\"Implemented\"}\n@say Done here."})), &created)
+	if created.Task.WorkflowStepID != wf.Steps[0].ID || created.SessionID != "" {
+		t.Fatalf("task %+v", created)
+	}
+	res := e.call(op, "move_task_kandev", mustJSON(t, map[string]any{"task_id": created.Task.ID, "workflow_step_id": wf.Steps[1].ID}))
+	if res.IsError {
+		t.Fatalf("move: %s", text(res))
+	}
+	deadline := time.Now().Add(agentWait)
+	for e.task(created.Task.ID).WorkflowStepID != wf.Steps[2].ID {
+		if time.Now().After(deadline) {
+			t.Fatalf("the task never reached Review: %s", dumpConversation(e.conversation(created.Task.ID)))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.waitMessage(created.Task.ID, "status", "on_enter of In Progress, start_agent: started session")
+	e.waitMessage(created.Task.ID, "tool_call", "step_complete_kandev")
+	e.waitMessage(created.Task.ID, "message", "Done here.")
+	e.waitMessage(created.Task.ID, "status", "on_turn_complete of In Progress, move_to_next: moved to Review")
+	if m := e.waitMessage(created.Task.ID, "prompt", "You are in the In Progress step."); m.Author != "workflow" {
+		t.Fatalf("step prompt %+v", m)
+	}
+}

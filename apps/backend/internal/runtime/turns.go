@@ -48,9 +48,9 @@ func (r *run) turns(l *launchInfo, proc *process) {
 				return
 			}
 		}
-		blocks := r.promptBlocks(l, prompts, first)
+		blocks, last := r.promptBlocks(l, prompts, first)
 		first = false
-		if err := r.m.store.MarkDelivered(ctx, r.id, prompts[len(prompts)-1].ID); err != nil {
+		if err := r.m.store.MarkDelivered(ctx, r.id, last); err != nil {
 			r.m.log.Error("mark prompts delivered", "session", r.id, "err", err)
 			return
 		}
@@ -153,13 +153,20 @@ func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
 }
 
 // promptBlocks turns pending prompt messages into one turn's content: the
-// current step's prompt first on the session's first turn, then each
-// message (one from another task says so on a line of its own).
-func (r *run) promptBlocks(l *launchInfo, prompts []kanban.Message, first bool) []acp.ContentBlock {
-	var blocks []acp.ContentBlock
+// current step's prompt first on the session's first turn (recorded in
+// the conversation as the workflow's prompt), then each message (one from
+// another task says so on a line of its own). last is the newest message
+// the turn delivers.
+func (r *run) promptBlocks(l *launchInfo, prompts []kanban.Message, first bool) (blocks []acp.ContentBlock, last string) {
+	last = prompts[len(prompts)-1].ID
 	if first {
 		if step, err := r.m.store.GetStep(context.Background(), l.task.WorkflowStepID); err == nil && step.Prompt != "" {
 			blocks = append(blocks, acp.TextBlock(step.Prompt))
+			if m, err := r.m.store.AppendMessage(context.Background(), kanban.Message{SessionID: r.id, Author: "workflow",
+				Type: "prompt", Content: step.Prompt}); err == nil {
+				r.m.publishMessage(m)
+				last = m.ID
+			}
 		}
 	}
 	for _, m := range prompts {
@@ -169,7 +176,7 @@ func (r *run) promptBlocks(l *launchInfo, prompts []kanban.Message, first bool) 
 		}
 		blocks = append(blocks, acp.TextBlock(text))
 	}
-	return blocks
+	return blocks, last
 }
 
 // finish stops the agent if it still runs and records how the session
