@@ -95,6 +95,7 @@ func Tables(r *Results) string {
 	writeCatalog(&b, r)
 	writeBoard(&b, r)
 	writeAgents(&b, r)
+	writeFlow(&b, r)
 	return b.String()
 }
 
@@ -309,4 +310,22 @@ func writeAgents(b *strings.Builder, r *Results) {
 	fmt.Fprintf(b, "| kandev serve resident memory, no agent / %d idle agents | %d / %d KB |\n", a.Sessions, a.ServeRSSBaseKB, a.ServeRSSKB)
 	fmt.Fprintf(b, "| kandev serve memory per live agent session | %.0f KB |\n", a.PerSessionKB)
 	fmt.Fprintf(b, "| one agent's own processes (mock agent + its kandev mcp), resident | %.0f KB |\n\n", a.AgentProcessKB)
+}
+
+func writeFlow(b *strings.Builder, r *Results) {
+	b.WriteString("## 9. The workflow engine\n\n")
+	f := r.Flow
+	if f == nil {
+		b.WriteString("Not measured in this run.\n\n")
+		return
+	}
+	fmt.Fprintf(b, "Event to action: %d times, a `task.move` over the WebSocket API onto a step whose `on_enter` runs "+
+		"`set_state`, timed until that automation's `task.updated` event arrives on a subscription. Auto-archive: a board of %d "+
+		"tasks on one step with `auto_archive_after_hours`, %d of them due, swept in process on the real SQLite store "+
+		"(archiving stops agents, records the run and publishes, per task); then %d sweeps that find nothing due.\n\n",
+		f.EventToAction.Samples, f.SweepTasks, sweepDue, f.IdleSweep.Samples)
+	b.WriteString("| figure | value |\n|---|---|\n")
+	fmt.Fprintf(b, "| move → on_enter automation's effect, p50 / p99 | %.2f / %.2f ms |\n", f.EventToAction.P50Ms, f.EventToAction.P99Ms)
+	fmt.Fprintf(b, "| sweep archiving %d due tasks of %d | %.1f ms |\n", f.Archived, f.SweepTasks, f.ArchiveMs)
+	fmt.Fprintf(b, "| sweep with nothing due, p50 / p99 | %.3f / %.3f ms |\n\n", f.IdleSweep.P50Ms, f.IdleSweep.P99Ms)
 }

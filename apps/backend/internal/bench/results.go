@@ -32,6 +32,7 @@ type Results struct {
 	Catalog    []CatalogMode     `json:"catalog"`
 	Board      *BoardResult      `json:"board,omitempty"`
 	Agents     *AgentRun         `json:"agents,omitempty"`
+	Flow       *FlowRun          `json:"flow,omitempty"`
 	Targets    []Target          `json:"targets"`
 	Notes      []string          `json:"notes,omitempty"`
 	Extra      map[string]string `json:"extra,omitempty"`

@@ -13,7 +13,7 @@ import (
 )
 
 // Sections are the run's parts, in the order they run.
-var Sections = []string{"validation", "modes", "catalog", "roundtrip", "store", "board", "agents"}
+var Sections = []string{"validation", "modes", "catalog", "roundtrip", "store", "board", "agents", "flow"}
 
 // Run measures the selected sections (all when only is empty) and returns
 // the results with targets evaluated. In-process micro benchmarks run
@@ -73,6 +73,11 @@ func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
 	if want("agents") {
 		if r.Agents, err = MeasureAgents(ctx, cfg); err != nil {
 			return nil, fmt.Errorf("agents: %w", err)
+		}
+	}
+	if want("flow") {
+		if r.Flow, err = MeasureFlow(ctx, cfg); err != nil {
+			return nil, fmt.Errorf("flow: %w", err)
 		}
 	}
 	r.Targets = Evaluate(r)

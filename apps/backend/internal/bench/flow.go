@@ -1,0 +1,167 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/flow"
+	"github.com/kandev/kandev/apps/backend/internal/store"
+	"github.com/kandev/kandev/apps/backend/internal/ws"
+)
+
+// FlowRun is section 9: the workflow engine. EventToAction is the time from
+// a task.move call over the WebSocket API to the on_enter automation's
+// effect (a set_state's task.updated event) on a kandev serve. The sweep
+// figures are the auto-archive sweep of a board of SweepTasks tasks on one
+// auto-archiving step, in process on the real SQLite store: archiving a
+// batch of Archived due tasks, and a sweep that finds none due.
+type FlowRun struct {
+	EventToAction LatencyStat `json:"event_to_action"`
+	SweepTasks    int         `json:"sweep_tasks"`
+	Archived      int         `json:"sweep_archived"`
+	ArchiveMs     float64     `json:"sweep_archive_ms"`
+	IdleSweep     LatencyStat `json:"sweep_idle"`
+}
+
+const (
+	flowSamples   = 200
+	sweepDue      = 500
+	idleSweepReps = 20
+)
+
+// MeasureFlow runs section 9.
+func MeasureFlow(ctx context.Context, cfg Config) (*FlowRun, error) {
+	out := &FlowRun{SweepTasks: cfg.StoreTasks}
+	var err error
+	if out.EventToAction, err = measureEventToAction(ctx, cfg); err != nil {
+		return nil, err
+	}
+	if err := measureSweep(ctx, cfg, out); err != nil {
+		return nil, err
+	}
+	cfg.Logf("flow: event to action p50 %.2f ms; sweep of %d tasks: %d archived in %.1f ms, idle p50 %.2f ms",
+		out.EventToAction.P50Ms, out.SweepTasks, out.Archived, out.ArchiveMs, out.IdleSweep.P50Ms)
+	return out, nil
+}
+
+// measureEventToAction moves tasks onto a step whose on_enter sets their
+// state and times each move until the state change is announced.
+func measureEventToAction(ctx context.Context, cfg Config) (LatencyStat, error) {
+	dir, err := mkdir(cfg, "flow")
+	if err != nil {
+		return LatencyStat{}, err
+	}
+	b, err := startBackend(ctx, cfg, "flow-backend", dir)
+	if err != nil {
+		return LatencyStat{}, err
+	}
+	defer b.stop()
+	var mu sync.Mutex
+	seen := map[string]chan struct{}{}
+	signal := func(id string) chan struct{} {
+		mu.Lock()
+		defer mu.Unlock()
+		if seen[id] == nil {
+			seen[id] = make(chan struct{})
+		}
+		return seen[id]
+	}
+	c, err := ws.Dial(ctx, ws.ClientConfig{URL: "ws" + strings.TrimPrefix(b.base, "http") + "/ws", Token: b.token,
+		OnNotification: func(name string, payload json.RawMessage) {
+			var t struct{ ID, State string }
+			if name == "task.updated" && json.Unmarshal(payload, &t) == nil && t.State == "REVIEW" {
+				ch := signal(t.ID)
+				mu.Lock()
+				select {
+				case <-ch:
+				default:
+					close(ch)
+				}
+				mu.Unlock()
+			}
+		}})
+	if err != nil {
+		return LatencyStat{}, err
+	}
+	defer func() { _ = c.Close() }()
+	var wf action.WorkflowOut
+	if err := c.Call(ctx, "workflow.create", json.RawMessage(`{"name":"Bench flow","steps":[{"name":"A"},
+		{"name":"B","events":{"on_enter":[{"type":"set_state","config":{"state":"REVIEW"}}]}}]}`), &wf); err != nil {
+		return LatencyStat{}, err
+	}
+	if err := c.Call(ctx, "subscribe", map[string]any{"topics": []string{"workspace:" + wf.Workflow.WorkspaceID}}, nil); err != nil {
+		return LatencyStat{}, err
+	}
+	var samples []time.Duration
+	no := false
+	for i := range flowSamples {
+		var created action.TaskCreateOut
+		if err := c.Call(ctx, "task.create", action.TaskCreateIn{WorkflowID: wf.Workflow.ID, Title: fmt.Sprintf("flow %d", i), StartAgent: &no}, &created); err != nil {
+			return LatencyStat{}, err
+		}
+		start := time.Now()
+		if err := c.Call(ctx, "task.move", action.TaskMoveIn{ID: created.Task.ID, WorkflowStepID: wf.Steps[1].ID}, nil); err != nil {
+			return LatencyStat{}, err
+		}
+		select {
+		case <-signal(created.Task.ID):
+		case <-time.After(10 * time.Second):
+			return LatencyStat{}, fmt.Errorf("the on_enter automation of task %d never ran", i)
+		}
+		samples = append(samples, time.Since(start))
+	}
+	return Latency(samples), b.alive()
+}
+
+// measureSweep seeds a board on one auto-archiving step and times sweeps.
+func measureSweep(ctx context.Context, cfg Config, out *FlowRun) error {
+	dir, err := mkdir(cfg, "flow-sweep")
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = st.Close() }()
+	if err := st.Seed(ctx); err != nil {
+		return err
+	}
+	board, err := findBoard(ctx, st)
+	if err != nil {
+		return err
+	}
+	if err := seedTasks(ctx, st, board, cfg.StoreTasks); err != nil {
+		return err
+	}
+	due := time.Now().Add(-2 * time.Hour).UTC().Format(seedTimeLayout)
+	if _, err := st.DB().ExecContext(ctx, `UPDATE workflow_steps SET auto_archive_after_hours = 1 WHERE id = ?`, board.step); err != nil {
+		return err
+	}
+	if _, err := st.DB().ExecContext(ctx, `UPDATE tasks SET step_entered_at = ? WHERE id IN (SELECT id FROM tasks
+		WHERE workflow_step_id = ? ORDER BY created_at LIMIT ?)`, due, board.step, sweepDue); err != nil {
+		return err
+	}
+	_, svc := action.New(action.Deps{Store: st})
+	eng := flow.New(flow.Config{Store: st, Service: svc})
+	svc.SetWorkflow(eng)
+	defer eng.Close(ctx)
+	t0 := time.Now()
+	out.Archived = eng.Sweep(ctx)
+	out.ArchiveMs = ms(time.Since(t0))
+	var idle []time.Duration
+	for range idleSweepReps {
+		t0 := time.Now()
+		if n := eng.Sweep(ctx); n != 0 {
+			return fmt.Errorf("an idle sweep archived %d tasks", n)
+		}
+		idle = append(idle, time.Since(t0))
+	}
+	out.IdleSweep = Latency(idle)
+	return nil
+}
