@@ -32,4 +32,3 @@ func (b *backend) runFlow(ctx context.Context) {
 func (b *backend) stopFlow(ctx context.Context) {
 	b.flow.Close(ctx)
 }
-

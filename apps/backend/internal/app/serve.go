@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
-	"github.com/kandev/kandev/apps/backend/internal/flow"
 	"github.com/kandev/kandev/apps/backend/internal/board"
+	"github.com/kandev/kandev/apps/backend/internal/flow"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"

@@ -63,12 +63,6 @@ func (h *harness) clock() time.Time {
 	return h.now
 }
 
-func (h *harness) advance(d time.Duration) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.now = h.now.Add(d)
-}
-
 // do runs an action as the operator and decodes its result into out.
 func (h *harness) do(name string, in, out any) error {
 	h.t.Helper()
@@ -172,4 +166,10 @@ func (h *harness) sessions(taskID string) []kanban.Session {
 // ev is one step event's automations as JSON.
 func ev(event, automations string) string {
 	return fmt.Sprintf(`{%q:[%s]}`, event, automations)
+}
+
+func (h *harness) setNow(t time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.now = t
 }

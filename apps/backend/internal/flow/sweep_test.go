@@ -26,7 +26,7 @@ func TestAutoArchiveExactlyOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	h.now = t0
+	h.setNow(t0)
 	if n := h.eng.Sweep(ctx); n != 1 || h.get(early.ID).ArchivedAt == nil || h.get(late.ID).ArchivedAt != nil || h.get(keep.ID).ArchivedAt != nil {
 		t.Fatalf("first sweep archived %d", n)
 	}
@@ -34,11 +34,11 @@ func TestAutoArchiveExactlyOnce(t *testing.T) {
 		t.Fatalf("second sweep archived %d", n)
 	}
 	h2 := newHarness(t, dir) // a restarted backend on the same database
-	h2.now = t0
+	h2.setNow(t0)
 	if n := h2.eng.Sweep(ctx); n != 0 {
 		t.Fatalf("sweep after a restart archived %d", n)
 	}
-	h2.now = t0.Add(2*time.Hour + time.Minute)
+	h2.setNow(t0.Add(2*time.Hour + time.Minute))
 	if n := h2.eng.Sweep(ctx); n != 1 || h2.get(late.ID).ArchivedAt == nil || h2.get(keep.ID).ArchivedAt != nil {
 		t.Fatalf("late sweep archived %d", n)
 	}

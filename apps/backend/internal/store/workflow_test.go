@@ -144,7 +144,7 @@ func TestUpdateStep(t *testing.T) {
 		t.Fatalf("update: %v", err)
 	}
 	got, _ := s.GetStep(ctx, st.ID)
-	if got.Name != "Doing" || got.WIPLimit != 3 || !got.IsStartStep || string(got.Events["on_enter"][0].Config["prompt"]) != `"1"`  {
+	if got.Name != "Doing" || got.WIPLimit != 3 || !got.IsStartStep || string(got.Events["on_enter"][0].Config["prompt"]) != `"1"` {
 		t.Fatalf("got %+v, want name Doing, wip 3, start step, on_enter event kept", got)
 	}
 	if _, starts := stepNames(t, s, b.wf.ID); strings.Join(starts, ",") != "Doing" {

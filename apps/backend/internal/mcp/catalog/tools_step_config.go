@@ -19,14 +19,14 @@ func stepFields() P {
 		"allow_manual_move": Bool("Tasks may be moved onto this step by hand. Default true.").Default(true),
 		"auto_advance": Bool("Move a task to the next step when its agent finishes the step: at step_complete_kandev, or " +
 			"at the end of its turn (see auto_advance_requires_signal). Default false.").Default(false),
-		"wip_limit":         Int("Maximum tasks on the step; 0 (default) means no limit.").Range(0, kanban.MaxWIPLimit),
+		"wip_limit": Int("Maximum tasks on the step; 0 (default) means no limit.").Range(0, kanban.MaxWIPLimit),
 		"auto_archive_after_hours": Int("Archive tasks that stay on the step this many hours; 0 (default) never.").
 			Range(0, kanban.MaxAutoArchiveHours),
 		"auto_advance_requires_signal": Bool("Turn-end transitions (auto_advance, on_turn_complete moves) happen only after " +
 			"the agent called step_complete_kandev in that turn. Default false.").Default(false),
 		"pull_from_step_id": Str("When this step has room, pull in the task that has waited longest on that step (of the " +
 			"same workflow). Empty string clears it.").Pattern(`^[A-Za-z0-9_-]{0,64}$`),
-		"pull_from_step_position": Int("pull_from_step_id given as that step's 0-based position, where steps have no " +
+		"pull_from_step_position": Int("pull_from_step_id given as that step's 0-based position, where steps have no "+
 			"ids yet (create_workflow_kandev's steps, workflow documents).").Range(0, kanban.MaxWorkflowSteps-1),
 		"events": stepEvents(),
 	}
