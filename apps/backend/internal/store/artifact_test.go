@@ -11,6 +11,10 @@ import (
 )
 
 func TestPlanLifecycle(t *testing.T) {
+	bothEngines(t, testPlanLifecycle)
+}
+
+func testPlanLifecycle(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	id := f.task.ID
@@ -77,6 +81,10 @@ func TestPlanLifecycle(t *testing.T) {
 }
 
 func TestPlanRejects(t *testing.T) {
+	bothEngines(t, testPlanRejects)
+}
+
+func testPlanRejects(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	if _, err := f.s.CreatePlan(ctx, kanban.Plan{TaskID: f.task.ID, Content: "v1"}); err != nil {
@@ -122,6 +130,10 @@ func TestPlanRejects(t *testing.T) {
 }
 
 func TestWriteDocument(t *testing.T) {
+	bothEngines(t, testWriteDocument)
+}
+
+func testWriteDocument(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	d, err := f.s.WriteDocument(ctx, kanban.Document{TaskID: f.task.ID, Key: "notes.md", Title: "Notes", Content: "one"})
@@ -152,6 +164,10 @@ func TestWriteDocument(t *testing.T) {
 }
 
 func TestWriteDocumentRejects(t *testing.T) {
+	bothEngines(t, testWriteDocumentRejects)
+}
+
+func testWriteDocumentRejects(t *testing.T) {
 	f := sessionFixture(t)
 	ok := kanban.Document{TaskID: f.task.ID, Key: "a", Content: "x"}
 	with := func(fn func(d *kanban.Document)) kanban.Document { d := ok; fn(&d); return d }
@@ -185,6 +201,10 @@ func TestWriteDocumentRejects(t *testing.T) {
 }
 
 func TestListDocuments(t *testing.T) {
+	bothEngines(t, testListDocuments)
+}
+
+func testListDocuments(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	for _, k := range []string{"zeta", "alpha", "m.1", "beta"} {
@@ -217,6 +237,10 @@ func TestListDocuments(t *testing.T) {
 }
 
 func TestArtifacts(t *testing.T) {
+	bothEngines(t, testArtifacts)
+}
+
+func testArtifacts(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	var ids []string
@@ -272,6 +296,10 @@ func TestArtifacts(t *testing.T) {
 }
 
 func TestCreateArtifactRejects(t *testing.T) {
+	bothEngines(t, testCreateArtifactRejects)
+}
+
+func testCreateArtifactRejects(t *testing.T) {
 	f := sessionFixture(t)
 	other := mustTask(t, f.s, f.b, "", "Other")
 	ok := kanban.Artifact{TaskID: f.task.ID, Kind: kanban.ArtifactRichOutput, Data: json.RawMessage(`{}`)}

@@ -28,6 +28,10 @@ func agentByName(t *testing.T, s *Store, name string) *kanban.Agent {
 }
 
 func TestAgents(t *testing.T) {
+	bothEngines(t, testAgents)
+}
+
+func testAgents(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	var names []string
@@ -68,6 +72,10 @@ func TestAgents(t *testing.T) {
 }
 
 func TestAgentProfiles(t *testing.T) {
+	bothEngines(t, testAgentProfiles)
+}
+
+func testAgentProfiles(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	codex := agentByName(t, f.s, "codex")
@@ -89,7 +97,7 @@ func TestAgentProfiles(t *testing.T) {
 	// The first profile of an agent becomes its default.
 	agentID := kanban.NewID()
 	now := fmtTime(kanban.Now())
-	if _, err := f.s.db.ExecContext(ctx, `INSERT INTO agents (id, name, display_name, created_at, updated_at)
+	if _, err := f.s.stmts.ExecContext(ctx, `INSERT INTO agents (id, name, display_name, created_at, updated_at)
 		VALUES (?, 'cursor', 'Cursor', ?, ?)`, agentID, now, now); err != nil {
 		t.Fatalf("insert agent: %v", err)
 	}
@@ -147,6 +155,10 @@ func TestAgentProfiles(t *testing.T) {
 }
 
 func TestDeleteAgentProfileWithRunningSession(t *testing.T) {
+	bothEngines(t, testDeleteAgentProfileWithRunningSession)
+}
+
+func testDeleteAgentProfileWithRunningSession(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	prof, err := f.s.CreateAgentProfile(ctx, kanban.AgentProfile{AgentID: agentByName(t, f.s, "claude-code").ID, Name: "busy"})
@@ -177,19 +189,23 @@ func TestDeleteAgentProfileWithRunningSession(t *testing.T) {
 }
 
 func TestDefaultAgentProfile(t *testing.T) {
+	bothEngines(t, testDefaultAgentProfile)
+}
+
+func testDefaultAgentProfile(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	p, err := f.s.DefaultAgentProfile(ctx)
 	if err != nil || p.AgentID != agentByName(t, f.s, "claude-code").ID || !p.IsDefault {
 		t.Fatalf("got %+v, %v, want claude-code's default profile", p, err)
 	}
-	if _, err := f.s.db.ExecContext(ctx, `DELETE FROM agents WHERE name = 'claude-code'`); err != nil {
+	if _, err := f.s.stmts.ExecContext(ctx, `DELETE FROM agents WHERE name = 'claude-code'`); err != nil {
 		t.Fatalf("delete agent: %v", err)
 	}
 	if p, err = f.s.DefaultAgentProfile(ctx); err != nil || p.AgentID != agentByName(t, f.s, "codex").ID {
 		t.Fatalf("got %+v, %v, want codex's default profile (first by name)", p, err)
 	}
-	if _, err := f.s.db.ExecContext(ctx, `DELETE FROM agents`); err != nil {
+	if _, err := f.s.stmts.ExecContext(ctx, `DELETE FROM agents`); err != nil {
 		t.Fatalf("delete agents: %v", err)
 	}
 	_, err = f.s.DefaultAgentProfile(ctx)
@@ -197,6 +213,10 @@ func TestDefaultAgentProfile(t *testing.T) {
 }
 
 func TestMCPConfig(t *testing.T) {
+	bothEngines(t, testMCPConfig)
+}
+
+func testMCPConfig(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	prof, err := f.s.DefaultAgentProfile(ctx)
@@ -230,6 +250,10 @@ func TestMCPConfig(t *testing.T) {
 }
 
 func TestUpdateMCPConfigRejects(t *testing.T) {
+	bothEngines(t, testUpdateMCPConfigRejects)
+}
+
+func testUpdateMCPConfigRejects(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	prof, err := f.s.DefaultAgentProfile(ctx)
@@ -277,6 +301,10 @@ func TestUpdateMCPConfigRejects(t *testing.T) {
 }
 
 func TestExecutorProfiles(t *testing.T) {
+	bothEngines(t, testExecutorProfiles)
+}
+
+func testExecutorProfiles(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	execs, err := f.s.ListExecutors(ctx, kanban.Page{})
@@ -310,6 +338,10 @@ func TestExecutorProfiles(t *testing.T) {
 }
 
 func TestExecutorProfileRejects(t *testing.T) {
+	bothEngines(t, testExecutorProfileRejects)
+}
+
+func testExecutorProfileRejects(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	execs, err := f.s.ListExecutors(ctx, kanban.Page{})

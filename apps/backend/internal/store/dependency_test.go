@@ -11,6 +11,11 @@ import (
 
 func TestAddDependency(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testAddDependency)
+}
+
+func testAddDependency(t *testing.T) {
+	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
 	a, bb := mustTask(t, s, b, "", "a"), mustTask(t, s, b, "", "b")
@@ -36,6 +41,11 @@ func TestAddDependency(t *testing.T) {
 }
 
 func TestAddDependencyRejects(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testAddDependencyRejects)
+}
+
+func testAddDependencyRejects(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
@@ -76,6 +86,11 @@ func TestAddDependencyRejects(t *testing.T) {
 }
 
 func TestRemoveDependency(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testRemoveDependency)
+}
+
+func testRemoveDependency(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
@@ -121,6 +136,11 @@ func walkEdges(t *testing.T, list func(kanban.Page) (*kanban.List[kanban.Task], 
 }
 
 func TestListBlockersAndBlockedPaginate(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testListBlockersAndBlockedPaginate)
+}
+
+func testListBlockersAndBlockedPaginate(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")

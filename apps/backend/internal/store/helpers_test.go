@@ -3,16 +3,45 @@ package store
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/pgtest"
 )
 
-// newTestStore opens a fresh database in a temporary directory, closed when
-// the test ends.
+// TestMain stops the throwaway PostgreSQL cluster after the tests.
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// engines is the table every store test runs over: each test runs once
+// per engine, as the subtests "sqlite" and "postgres".
+var engines = []Engine{SQLite, Postgres}
+
+// bothEngines runs test once per engine. The store a test opens
+// (newTestStore) is of the engine named by its first-level subtest.
+func bothEngines(t *testing.T, test func(t *testing.T)) {
+	t.Helper()
+	for _, e := range engines {
+		t.Run(string(e), test)
+	}
+}
+
+// engineOf is the engine of t: the name of its test's first-level subtest
+// when that is an engine's, else SQLite.
+func engineOf(t testing.TB) Engine {
+	if parts := strings.Split(t.Name(), "/"); len(parts) > 1 && Engine(parts[1]) == Postgres {
+		return Postgres
+	}
+	return SQLite
+}
+
+// newTestStore opens a fresh database of t's engine (a temporary
+// directory, or a new database on the throwaway PostgreSQL cluster),
+// closed when the test ends.
 func newTestStore(t testing.TB) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), t.TempDir())
+	s, err := openTestStore(t, testLocation(t))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -22,6 +51,28 @@ func newTestStore(t testing.TB) *Store {
 		}
 	})
 	return s
+}
+
+// testLocation is a fresh, empty database of t's engine: a directory for
+// SQLite, a URL for PostgreSQL.
+func testLocation(t testing.TB) string {
+	t.Helper()
+	if engineOf(t) == Postgres {
+		return pgtest.Schema(t)
+	}
+	return t.TempDir()
+}
+
+// openTestStore opens the database at loc (see testLocation).
+func openTestStore(t testing.TB, loc string) (*Store, error) {
+	t.Helper()
+	if IsPostgresURL(loc) {
+		return OpenPostgres(context.Background(), loc)
+	}
+	if _, err := os.Stat(loc); err != nil {
+		t.Fatalf("test location: %v", err)
+	}
+	return Open(context.Background(), loc)
 }
 
 // board is a workspace with one workflow of four steps, built through the
@@ -71,7 +122,7 @@ func mustTask(t testing.TB, s *Store, b board, stepID, title string) *kanban.Tas
 func countRows(t testing.TB, s *Store, table string) int {
 	t.Helper()
 	var n int
-	if err := s.db.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil {
+	if err := s.stmts.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil {
 		t.Fatalf("count %s: %v", table, err)
 	}
 	return n
@@ -133,7 +184,7 @@ func wantCode(t testing.TB, err error, code kanban.Code) {
 // stepPositions returns the positions of the tasks on step in board order.
 func stepPositions(t testing.TB, s *Store, stepID string) map[string]int {
 	t.Helper()
-	rows, err := s.db.QueryContext(context.Background(), `SELECT id, position FROM tasks WHERE workflow_step_id = ?`, stepID)
+	rows, err := s.stmts.QueryContext(context.Background(), `SELECT id, position FROM tasks WHERE workflow_step_id = ?`, stepID)
 	if err != nil {
 		t.Fatalf("positions: %v", err)
 	}

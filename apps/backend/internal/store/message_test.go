@@ -33,6 +33,10 @@ func contents(l *kanban.List[kanban.Message]) []string {
 }
 
 func TestAppendMessageSeqPerTask(t *testing.T) {
+	bothEngines(t, testAppendMessageSeqPerTask)
+}
+
+func testAppendMessageSeqPerTask(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	second := f.newSession(t, f.task.ID)
@@ -48,7 +52,7 @@ func TestAppendMessageSeqPerTask(t *testing.T) {
 		}
 	}
 	seqs := func(taskID string) []int {
-		rows, err := f.s.db.QueryContext(ctx, `SELECT seq FROM session_messages WHERE task_id = ? ORDER BY seq`, taskID)
+		rows, err := f.s.stmts.QueryContext(ctx, `SELECT seq FROM session_messages WHERE task_id = ? ORDER BY seq`, taskID)
 		if err != nil {
 			t.Fatalf("seqs: %v", err)
 		}
@@ -72,6 +76,10 @@ func TestAppendMessageSeqPerTask(t *testing.T) {
 }
 
 func TestAppendMessageRejects(t *testing.T) {
+	bothEngines(t, testAppendMessageRejects)
+}
+
+func testAppendMessageRejects(t *testing.T) {
 	f := sessionFixture(t)
 	other := mustTask(t, f.s, f.b, "", "Other")
 	ok := kanban.Message{SessionID: f.sess.ID, Author: "agent", Type: "message", Content: "x"}
@@ -109,6 +117,10 @@ func TestAppendMessageRejects(t *testing.T) {
 }
 
 func TestListMessagesCursors(t *testing.T) {
+	bothEngines(t, testListMessagesCursors)
+}
+
+func testListMessagesCursors(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	all := appendN(t, f.s, f.sess, 7, "message", "m") // ma..mg, seq 1..7
@@ -173,6 +185,10 @@ func TestListMessagesCursors(t *testing.T) {
 }
 
 func TestListMessagesFilters(t *testing.T) {
+	bothEngines(t, testListMessagesFilters)
+}
+
+func testListMessagesFilters(t *testing.T) {
 	f := sessionFixture(t)
 	second := f.newSession(t, f.task.ID)
 	msgs := appendN(t, f.s, f.sess, 2, "message", "m")
@@ -214,6 +230,10 @@ func (f *fixture) checkLists(t *testing.T, tests []messageListCase) {
 }
 
 func TestListMessagesRejects(t *testing.T) {
+	bothEngines(t, testListMessagesRejects)
+}
+
+func testListMessagesRejects(t *testing.T) {
 	f := sessionFixture(t)
 	tests := []struct {
 		name string
@@ -237,6 +257,10 @@ func TestListMessagesRejects(t *testing.T) {
 }
 
 func TestListMessagesDefaultLimit(t *testing.T) {
+	bothEngines(t, testListMessagesDefaultLimit)
+}
+
+func testListMessagesDefaultLimit(t *testing.T) {
 	f := sessionFixture(t)
 	appendN(t, f.s, f.sess, 3, "status", "s")
 	ctx := context.Background()

@@ -22,23 +22,56 @@ type migration struct {
 	sql     string
 }
 
-func loadMigrations() ([]migration, error) {
+// A migration is a file migrations/NNNN_name.sql that both engines run,
+// or a pair NNNN_name.sqlite.sql and NNNN_name.postgres.sql where no
+// portable form of the change exists: each engine runs its own file.
+
+// loadMigrations returns the migrations eng runs, in version order.
+func loadMigrations(eng Engine) ([]migration, error) {
 	names, err := fs.Glob(migrationFS, "migrations/*.sql")
 	if err != nil {
 		return nil, err
 	}
-	var ms []migration
+	type files struct{ common, sqlite, postgres string }
+	byVersion := map[int]*files{}
 	for _, n := range names {
 		base := strings.TrimPrefix(n, "migrations/")
 		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
 		if err != nil {
 			return nil, fmt.Errorf("migration %s: name must start with a number", base)
 		}
-		b, err := migrationFS.ReadFile(n)
+		f := byVersion[v]
+		if f == nil {
+			f = &files{}
+			byVersion[v] = f
+		}
+		slot := &f.common
+		switch {
+		case strings.HasSuffix(base, ".sqlite.sql"):
+			slot = &f.sqlite
+		case strings.HasSuffix(base, ".postgres.sql"):
+			slot = &f.postgres
+		}
+		if *slot != "" {
+			return nil, fmt.Errorf("migrations %s and %s have the same version", *slot, base)
+		}
+		*slot = base
+	}
+	var ms []migration
+	for v, f := range byVersion {
+		engineSpecific := f.sqlite != "" || f.postgres != ""
+		if f.common != "" && engineSpecific || f.common == "" && (f.sqlite == "" || f.postgres == "") {
+			return nil, fmt.Errorf("migration %d: want one NNNN_name.sql, or both NNNN_name.sqlite.sql and NNNN_name.postgres.sql", v)
+		}
+		name := f.common
+		if name == "" {
+			name = map[Engine]string{SQLite: f.sqlite, Postgres: f.postgres}[eng]
+		}
+		b, err := migrationFS.ReadFile("migrations/" + name)
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, migration{version: v, name: base, sql: string(b)})
+		ms = append(ms, migration{version: v, name: name, sql: string(b)})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
 	return ms, nil
@@ -46,55 +79,78 @@ func loadMigrations() ([]migration, error) {
 
 // LatestVersion is the schema version this binary writes.
 func LatestVersion() int {
-	ms, err := loadMigrations()
+	ms, err := loadMigrations(SQLite)
 	if err != nil || len(ms) == 0 {
 		return 0
 	}
 	return ms[len(ms)-1].version
 }
 
+// migrationConn is what a *sql.DB and a *sql.Conn offer migrate.
+type migrationConn interface {
+	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // migrate applies pending migrations, each in its own transaction, and
-// refuses a database whose schema is newer than this binary knows.
-func migrate(ctx context.Context, db *sql.DB) error {
+// refuses a database whose schema is newer than this binary knows. It
+// returns the names of the migrations it applied. On PostgreSQL the
+// caller holds the migration lock (pgMigrate), so backends starting
+// together apply each migration once.
+func migrate(ctx context.Context, db migrationConn, eng Engine) ([]string, error) {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return nil, fmt.Errorf("migrate: %w", err)
 	}
-	ms, err := loadMigrations()
+	ms, err := loadMigrations(eng)
 	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return nil, fmt.Errorf("migrate: %w", err)
 	}
 	var current int
 	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return nil, fmt.Errorf("migrate: %w", err)
 	}
 	latest := 0
 	if len(ms) > 0 {
 		latest = ms[len(ms)-1].version
 	}
 	if current > latest {
-		return fmt.Errorf("database schema version %d is newer than this binary supports (%d): upgrade kandev or use another data dir", current, latest)
+		return nil, fmt.Errorf("database schema version %d is newer than this binary supports (%d): upgrade kandev or use another database", current, latest)
 	}
+	record := `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`
+	if eng == Postgres {
+		record = rebind(record)
+	}
+	var applied []string
 	for _, m := range ms {
 		if m.version <= current {
 			continue
 		}
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("migrate %s: %w", m.name, err)
+		if err := applyMigration(ctx, db, m, record); err != nil {
+			return applied, err
 		}
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			_ = tx.Rollback()
-			return fmt.Errorf("migrate %s: %w", m.name, err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-			m.version, m.name, fmtTime(kanban.Now())); err != nil {
-			_ = tx.Rollback()
-			return fmt.Errorf("migrate %s: %w", m.name, err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("migrate %s: %w", m.name, err)
-		}
+		applied = append(applied, m.name)
+	}
+	return applied, nil
+}
+
+// applyMigration runs m and records it, in one transaction.
+func applyMigration(ctx context.Context, db migrationConn, m migration, record string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate %s: %w", m.name, err)
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		_ = tx.Rollback()
+		return fmt.Errorf("migrate %s: %w", m.name, err)
+	}
+	if _, err := tx.ExecContext(ctx, record, m.version, m.name, fmtTime(kanban.Now())); err != nil {
+		_ = tx.Rollback()
+		return fmt.Errorf("migrate %s: %w", m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate %s: %w", m.name, err)
 	}
 	return nil
 }

@@ -38,6 +38,10 @@ func mustQuestion(t *testing.T, f *fixture) *kanban.Question {
 }
 
 func TestCreateQuestion(t *testing.T) {
+	bothEngines(t, testCreateQuestion)
+}
+
+func testCreateQuestion(t *testing.T) {
 	f := sessionFixture(t)
 	q := mustQuestion(t, f)
 	if q.State != kanban.QuestionPending || q.TaskID != f.task.ID || q.WorkspaceID != f.b.ws.ID || q.AnsweredAt != nil {
@@ -58,6 +62,10 @@ func TestCreateQuestion(t *testing.T) {
 }
 
 func TestCreateQuestionRejects(t *testing.T) {
+	bothEngines(t, testCreateQuestionRejects)
+}
+
+func testCreateQuestionRejects(t *testing.T) {
 	f := sessionFixture(t)
 	with := func(fn func(items []kanban.QuestionItem) []kanban.QuestionItem) []kanban.QuestionItem {
 		return fn(twoItems())
@@ -123,6 +131,10 @@ func TestCreateQuestionRejects(t *testing.T) {
 }
 
 func TestAnswerQuestion(t *testing.T) {
+	bothEngines(t, testAnswerQuestion)
+}
+
+func testAnswerQuestion(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	single := kanban.Answer{QuestionID: "q1", Selected: []string{"SQLite"}}
@@ -188,6 +200,10 @@ func TestAnswerQuestion(t *testing.T) {
 }
 
 func TestAnswerQuestionFirstWins(t *testing.T) {
+	bothEngines(t, testAnswerQuestionFirstWins)
+}
+
+func testAnswerQuestionFirstWins(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	q := mustQuestion(t, f)
@@ -208,6 +224,10 @@ func TestAnswerQuestionFirstWins(t *testing.T) {
 }
 
 func TestAnswerQuestionConcurrent(t *testing.T) {
+	bothEngines(t, testAnswerQuestionConcurrent)
+}
+
+func testAnswerQuestionConcurrent(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	q := mustQuestion(t, f)
@@ -255,6 +275,10 @@ func TestAnswerQuestionConcurrent(t *testing.T) {
 }
 
 func TestListQuestions(t *testing.T) {
+	bothEngines(t, testListQuestions)
+}
+
+func testListQuestions(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	second := f.newSession(t, f.task.ID)

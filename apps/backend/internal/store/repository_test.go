@@ -11,6 +11,11 @@ import (
 
 func TestRepositoryCRUD(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testRepositoryCRUD)
+}
+
+func testRepositoryCRUD(t *testing.T) {
+	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
 	r, err := s.CreateRepository(ctx, kanban.Repository{WorkspaceID: b.ws.ID, LocalPath: "/src/kandev/"})
@@ -49,6 +54,11 @@ func TestRepositoryCRUD(t *testing.T) {
 
 func TestCreateRepositoryRejects(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testCreateRepositoryRejects)
+}
+
+func testCreateRepositoryRejects(t *testing.T) {
+	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
 	if _, err := s.CreateRepository(ctx, kanban.Repository{WorkspaceID: b.ws.ID, LocalPath: "/a"}); err != nil {
@@ -76,6 +86,11 @@ func TestCreateRepositoryRejects(t *testing.T) {
 }
 
 func TestListRepositoriesPaginates(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testListRepositoriesPaginates)
+}
+
+func testListRepositoriesPaginates(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
@@ -111,6 +126,11 @@ func TestListRepositoriesPaginates(t *testing.T) {
 }
 
 func TestCreateTaskWithRepository(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testCreateTaskWithRepository)
+}
+
+func testCreateTaskWithRepository(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
@@ -170,6 +190,11 @@ func TestCreateTaskWithRepository(t *testing.T) {
 }
 
 func TestSetTaskRepository(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testSetTaskRepository)
+}
+
+func testSetTaskRepository(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")

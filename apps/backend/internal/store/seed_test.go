@@ -25,7 +25,7 @@ func seedState(t *testing.T, s *Store) string {
 			col = "created_at"
 		}
 		var last string
-		if err := s.db.QueryRow(`SELECT COALESCE(MAX(` + col + `), '') FROM ` + tbl).Scan(&last); err != nil {
+		if err := s.stmts.QueryRowContext(context.Background(), `SELECT COALESCE(MAX(` + col + `), '') FROM ` + tbl).Scan(&last); err != nil {
 			t.Fatalf("read %s: %v", tbl, err)
 		}
 		fmt.Fprintf(&b, "%s=%d@%s ", tbl, countRows(t, s, tbl), last)
@@ -34,6 +34,10 @@ func seedState(t *testing.T, s *Store) string {
 }
 
 func TestSeedDefaults(t *testing.T) {
+	bothEngines(t, testSeedDefaults)
+}
+
+func testSeedDefaults(t *testing.T) {
 	s := newTestStore(t)
 	ctx := context.Background()
 	if err := s.Seed(ctx); err != nil {
@@ -100,6 +104,10 @@ func TestSeedDefaults(t *testing.T) {
 }
 
 func TestSeedIdempotent(t *testing.T) {
+	bothEngines(t, testSeedIdempotent)
+}
+
+func testSeedIdempotent(t *testing.T) {
 	s := newTestStore(t)
 	ctx := context.Background()
 	if err := s.Seed(ctx); err != nil {
@@ -115,6 +123,10 @@ func TestSeedIdempotent(t *testing.T) {
 }
 
 func TestSeedKeepsExistingData(t *testing.T) {
+	bothEngines(t, testSeedKeepsExistingData)
+}
+
+func testSeedKeepsExistingData(t *testing.T) {
 	s := newTestStore(t)
 	ctx := context.Background()
 	// A database with a workspace of its own but no agents gets only the agents and executors.

@@ -33,11 +33,14 @@ func sessionFixture(t *testing.T) *fixture {
 	if err := s.Seed(ctx); err != nil {
 		t.Fatalf("seed: %v", err)
 	}
-	var dir string
-	if err := s.db.QueryRowContext(ctx, `SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&dir); err != nil {
-		t.Fatalf("database file: %v", err)
+	f := &fixture{s: s, b: newBoard(t, s, "Test")}
+	if s.Engine() == SQLite {
+		var file string
+		if err := s.stmts.QueryRowContext(ctx, `SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&file); err != nil {
+			t.Fatalf("database file: %v", err)
+		}
+		f.dir = filepath.Dir(file)
 	}
-	f := &fixture{s: s, dir: filepath.Dir(dir), b: newBoard(t, s, "Test")}
 	f.task = mustTask(t, s, f.b, "", "First task")
 	var err error
 	f.sess, f.token, err = s.CreateSession(ctx, kanban.SessionCreate{TaskID: f.task.ID})
@@ -58,6 +61,10 @@ func (f *fixture) newSession(t *testing.T, taskID string) *kanban.Session {
 }
 
 func TestCreateSessionDefaults(t *testing.T) {
+	bothEngines(t, testCreateSessionDefaults)
+}
+
+func testCreateSessionDefaults(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	def, err := f.s.DefaultAgentProfile(ctx)
@@ -90,6 +97,10 @@ func TestCreateSessionDefaults(t *testing.T) {
 }
 
 func TestCreateSessionCapabilities(t *testing.T) {
+	bothEngines(t, testCreateSessionCapabilities)
+}
+
+func testCreateSessionCapabilities(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	def, err := f.s.DefaultAgentProfile(ctx)
@@ -123,6 +134,10 @@ func TestCreateSessionCapabilities(t *testing.T) {
 }
 
 func TestCreateSessionRejects(t *testing.T) {
+	bothEngines(t, testCreateSessionRejects)
+}
+
+func testCreateSessionRejects(t *testing.T) {
 	f := sessionFixture(t)
 	tests := []struct {
 		name string
@@ -159,17 +174,21 @@ func TestCreateSessionRejects(t *testing.T) {
 }
 
 func TestSessionTokenHashAtRest(t *testing.T) {
+	bothEngines(t, testSessionTokenHashAtRest)
+}
+
+func testSessionTokenHashAtRest(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	var stored string
-	if err := f.s.db.QueryRowContext(ctx, `SELECT token_hash FROM task_sessions WHERE id = ?`, f.sess.ID).Scan(&stored); err != nil {
+	if err := f.s.stmts.QueryRowContext(ctx, `SELECT token_hash FROM task_sessions WHERE id = ?`, f.sess.ID).Scan(&stored); err != nil {
 		t.Fatalf("read token_hash: %v", err)
 	}
 	sum := sha256.Sum256([]byte(f.token))
 	if want := hex.EncodeToString(sum[:]); stored != want {
 		t.Fatalf("got token_hash %q, want hex(sha256(token)) %q", stored, want)
 	}
-	rows, err := f.s.db.QueryContext(ctx, `SELECT id, task_id, workspace_id, COALESCE(agent_profile_id, ''),
+	rows, err := f.s.stmts.QueryContext(ctx, `SELECT id, task_id, workspace_id, COALESCE(agent_profile_id, ''),
 		COALESCE(executor_profile_id, ''), state, mcp_mode, capabilities, token_hash FROM task_sessions`)
 	if err != nil {
 		t.Fatalf("read sessions: %v", err)
@@ -194,6 +213,9 @@ func TestSessionTokenHashAtRest(t *testing.T) {
 		t.Fatalf("rows: %v", err)
 	}
 	for _, name := range []string{"kandev.db", "kandev.db-wal"} {
+		if f.dir == "" {
+			break // PostgreSQL: the files are the server's
+		}
 		b, err := os.ReadFile(filepath.Join(f.dir, name))
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatalf("read %s: %v", name, err)
@@ -205,6 +227,10 @@ func TestSessionTokenHashAtRest(t *testing.T) {
 }
 
 func TestSessionByToken(t *testing.T) {
+	bothEngines(t, testSessionByToken)
+}
+
+func testSessionByToken(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	got, err := f.s.SessionByToken(ctx, f.token)
@@ -238,6 +264,10 @@ func TestSessionByToken(t *testing.T) {
 }
 
 func TestListSessionsNewestFirst(t *testing.T) {
+	bothEngines(t, testListSessionsNewestFirst)
+}
+
+func testListSessionsNewestFirst(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	want := []string{f.sess.ID}
@@ -275,6 +305,10 @@ func TestListSessionsNewestFirst(t *testing.T) {
 }
 
 func TestSetSessionModeAndState(t *testing.T) {
+	bothEngines(t, testSetSessionModeAndState)
+}
+
+func testSetSessionModeAndState(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	tests := []struct {
@@ -327,6 +361,10 @@ func TestSetSessionModeAndState(t *testing.T) {
 }
 
 func TestSetSessionAttached(t *testing.T) {
+	bothEngines(t, testSetSessionAttached)
+}
+
+func testSetSessionAttached(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	got, err := f.s.SetSessionAttached(ctx, f.sess.ID, true)
@@ -360,6 +398,11 @@ func TestSetSessionAttached(t *testing.T) {
 }
 
 func TestCancelSessionsIsAtomic(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testCancelSessionsIsAtomic)
+}
+
+func testCancelSessionsIsAtomic(t *testing.T) {
 	t.Parallel()
 	s := newTestStore(t)
 	b := newBoard(t, s, "W")

@@ -25,21 +25,52 @@ const maxCachedStmts = 512
 // every query of ours is read to the end (scanAll) or is a single row
 // before the next one starts.
 //
+// On PostgreSQL nothing is prepared here: pgx prepares and caches each
+// statement per connection itself. The cache keeps the query rewritten in
+// PostgreSQL's placeholders instead (rebind), so each text is rewritten
+// once.
+//
 // The cache is itself the queryer for reads outside a transaction.
 type stmtCache struct {
 	db     *sql.DB
+	pg     bool
 	mu     sync.RWMutex
 	stmts  map[string]*sql.Stmt
+	texts  map[string]string // PostgreSQL: query → rebound query
 	closed bool
 }
 
-func newStmtCache(db *sql.DB) *stmtCache {
-	return &stmtCache{db: db, stmts: map[string]*sql.Stmt{}}
+func newStmtCache(db *sql.DB, eng Engine) *stmtCache {
+	return &stmtCache{db: db, pg: eng == Postgres, stmts: map[string]*sql.Stmt{}, texts: map[string]string{}}
+}
+
+// text returns query as the engine runs it: on PostgreSQL with $n
+// placeholders (rewritten once per text, within the cache's bound).
+func (c *stmtCache) text(query string) string {
+	if !c.pg {
+		return query
+	}
+	c.mu.RLock()
+	t, ok := c.texts[query]
+	c.mu.RUnlock()
+	if ok {
+		return t
+	}
+	t = rebind(query)
+	c.mu.Lock()
+	if len(c.texts) < maxCachedStmts {
+		c.texts[query] = t
+	}
+	c.mu.Unlock()
+	return t
 }
 
 // stmt returns the prepared statement of query, preparing it on first
-// use; nil means "run it unprepared".
+// use; nil means "run it unprepared" (always, on PostgreSQL).
 func (c *stmtCache) stmt(ctx context.Context, query string) *sql.Stmt {
+	if c.pg {
+		return nil
+	}
 	c.mu.RLock()
 	st, ok := c.stmts[query]
 	skip := c.closed || len(c.stmts) >= maxCachedStmts
@@ -80,7 +111,7 @@ func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) 
 	if st := c.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
-	return c.db.ExecContext(ctx, query, args...)
+	return c.db.ExecContext(ctx, c.text(query), args...)
 }
 
 // QueryContext runs query on the pool.
@@ -88,7 +119,7 @@ func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any)
 	if st := c.stmt(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
-	return c.db.QueryContext(ctx, query, args...)
+	return c.db.QueryContext(ctx, c.text(query), args...)
 }
 
 // QueryRowContext runs query on the pool.
@@ -96,36 +127,68 @@ func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...a
 	if st := c.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
-	return c.db.QueryRowContext(ctx, query, args...)
+	return c.db.QueryRowContext(ctx, c.text(query), args...)
 }
 
 // txn is a write transaction (see Store.tx) that runs its queries through
-// the statement cache.
+// the statement cache. It notes the first error a statement returns: on
+// PostgreSQL a failed statement aborts the transaction, so a serialization
+// failure may only show up later as "transaction aborted" if a caller
+// handled the first error.
 type txn struct {
 	tx    *sql.Tx
 	stmts *stmtCache
+	state *txState
+}
+
+type txState struct{ first error }
+
+func (t txn) note(err error) {
+	if err != nil && t.state.first == nil {
+		t.state.first = err
+	}
 }
 
 // ExecContext runs query in the transaction.
 func (t txn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	var (
+		res sql.Result
+		err error
+	)
 	if st := t.stmts.stmt(ctx, query); st != nil {
-		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+		res, err = t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	} else {
+		res, err = t.tx.ExecContext(ctx, t.stmts.text(query), args...)
 	}
-	return t.tx.ExecContext(ctx, query, args...)
+	t.note(err)
+	return res, err
 }
 
 // QueryContext runs query in the transaction.
 func (t txn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	var (
+		rows *sql.Rows
+		err  error
+	)
 	if st := t.stmts.stmt(ctx, query); st != nil {
-		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+		rows, err = t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	} else {
+		rows, err = t.tx.QueryContext(ctx, t.stmts.text(query), args...)
 	}
-	return t.tx.QueryContext(ctx, query, args...)
+	t.note(err)
+	return rows, err
 }
 
 // QueryRowContext runs query in the transaction.
 func (t txn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	var row *sql.Row
 	if st := t.stmts.stmt(ctx, query); st != nil {
-		return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+		row = t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	} else {
+		row = t.tx.QueryRowContext(ctx, t.stmts.text(query), args...)
 	}
-	return t.tx.QueryRowContext(ctx, query, args...)
+	if err := row.Err(); !errors.Is(err, sql.ErrNoRows) {
+		t.note(err)
+	}
+	return row
 }

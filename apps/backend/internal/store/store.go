@@ -1,7 +1,11 @@
 // Package store implements the kanban service interfaces on SQLite
-// (modernc.org/sqlite, pure Go). It owns the schema (numbered migrations in
-// migrations/), transactions and pagination cursors. It imports kanban and
-// the standard library only; it must not import transports (action, ws, mcp).
+// (modernc.org/sqlite, pure Go; the embedded default) and on PostgreSQL
+// (pgx v5; the store several backends share). It owns the schema (numbered
+// migrations in migrations/), transactions, pagination cursors and, on
+// PostgreSQL, what backends sharing a database coordinate through: the
+// event log, backend leases and advisory locks. It imports kanban, the
+// database drivers and the standard library only; it must not import
+// transports (action, ws, mcp).
 package store
 
 import (
@@ -17,16 +21,21 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-// Store is the SQLite implementation of kanban.Store.
+// Store is the SQLite and PostgreSQL implementation of kanban.Store.
 type Store struct {
-	db *sql.DB
+	db  *sql.DB
+	eng Engine
 	// stmts holds the prepared statements every query runs through.
 	stmts *stmtCache
 	// writeMu serialises this process's write transactions in Go. Left to
 	// SQLite, concurrent BEGIN IMMEDIATE waiters poll in its busy handler
-	// and can starve past busy_timeout (SQLITE_BUSY) under load.
+	// and can starve past busy_timeout (SQLITE_BUSY) under load. On
+	// PostgreSQL it keeps one backend's writers from failing each other's
+	// SERIALIZABLE transactions: only writers on other backends conflict
+	// (and run again, pgTx).
 	writeMu sync.Mutex
-	ckpt    *checkpointer
+	ckpt    *checkpointer // SQLite only
+	pg      *pgParts      // PostgreSQL only
 }
 
 var _ kanban.Store = (*Store)(nil)
@@ -51,29 +60,55 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	if err := migrate(ctx, db); err != nil {
+	if _, err := migrate(ctx, db, SQLite); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Store{db: db, stmts: newStmtCache(db), ckpt: startCheckpointer(db)}, nil
+	return &Store{db: db, eng: SQLite, stmts: newStmtCache(db, SQLite), ckpt: startCheckpointer(db)}, nil
 }
 
-// Close stops the background checkpoints and closes the prepared statements
-// and the database (which checkpoints what is left of the WAL).
+// Close stops the background work, closes the prepared statements and the
+// database (on SQLite, closing checkpoints what is left of the WAL).
 func (s *Store) Close() error {
-	return errors.Join(s.ckpt.close(), s.stmts.close(), s.db.Close())
+	var errs []error
+	if s.ckpt != nil {
+		errs = append(errs, s.ckpt.close())
+	}
+	if s.pg != nil {
+		errs = append(errs, s.pg.close())
+	}
+	return errors.Join(append(errs, s.stmts.close(), s.db.Close())...)
 }
 
 // DB exposes the handle for tests and benchmarks in other packages that
 // need to count rows; production code goes through the service methods.
 func (s *Store) DB() *sql.DB { return s.db }
 
-// tx runs fn in a transaction (BEGIN IMMEDIATE through the DSN), committing
-// on success and rolling back on error or panic.
-func (s *Store) tx(ctx context.Context, fn func(tx txn) error) (err error) {
+// tx runs fn in a write transaction, committing on success and rolling
+// back on error or panic. Writers of one process run one at a time
+// (writeMu). On SQLite the transaction is BEGIN IMMEDIATE (through the
+// DSN). On PostgreSQL it is SERIALIZABLE, run again from the start when
+// the server reports a serialization failure against another backend's
+// writer (pgTx). Either way every transaction behaves as if it ran alone,
+// so fn may read, check and then write. fn must not have effects outside
+// the transaction other than setting its results, since it may run more
+// than once.
+func (s *Store) tx(ctx context.Context, fn func(tx txn) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
+	if s.eng == Postgres {
+		return s.pgTx(ctx, fn)
+	}
+	if err := s.runTx(ctx, nil, fn); err != nil {
+		return err
+	}
+	s.ckpt.committed()
+	return nil
+}
+
+// runTx runs fn in one transaction with opts.
+func (s *Store) runTx(ctx context.Context, opts *sql.TxOptions, fn func(tx txn) error) (err error) {
+	tx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -86,13 +121,18 @@ func (s *Store) tx(ctx context.Context, fn func(tx txn) error) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	if err = fn(txn{tx: tx, stmts: s.stmts}); err != nil {
+	t := txn{tx: tx, stmts: s.stmts, state: &txState{}}
+	if err = fn(t); err != nil {
+		if isRetryable(t.state.first) && !isRetryable(err) {
+			// fn handled a statement's serialization failure and went on
+			// in the aborted transaction: the failure is what ended it.
+			return fmt.Errorf("%w (after: %w)", t.state.first, err)
+		}
 		return err
 	}
 	if err = tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	s.ckpt.committed()
 	return nil
 }
 

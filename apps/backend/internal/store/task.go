@@ -219,7 +219,7 @@ func insertTask(ctx context.Context, tx txn, in kanban.TaskCreate) (*kanban.Task
 // DeferredStart returns the profiles kept for a task's deferred session.
 func (s *Store) DeferredStart(ctx context.Context, taskID string) (string, string, error) {
 	var agent, executor sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT agent_profile_id, executor_profile_id FROM task_deferred_starts WHERE task_id = ?`,
+	err := s.stmts.QueryRowContext(ctx, `SELECT agent_profile_id, executor_profile_id FROM task_deferred_starts WHERE task_id = ?`,
 		taskID).Scan(&agent, &executor)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", "", nil

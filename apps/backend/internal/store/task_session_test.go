@@ -19,6 +19,10 @@ func conversation(t *testing.T, s *Store, taskID string) []kanban.Message {
 }
 
 func TestCreateSessionWithFirstMessage(t *testing.T) {
+	bothEngines(t, testCreateSessionWithFirstMessage)
+}
+
+func testCreateSessionWithFirstMessage(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	appendN(t, f.s, f.sess, 2, "message", "m")
@@ -37,12 +41,16 @@ func TestCreateSessionWithFirstMessage(t *testing.T) {
 		t.Fatalf("got first message %+v, want the new session's prompt", m)
 	}
 	var seq int
-	if err := f.s.db.QueryRowContext(ctx, `SELECT seq FROM session_messages WHERE id = ?`, m.ID).Scan(&seq); err != nil || seq != 3 {
+	if err := f.s.stmts.QueryRowContext(ctx, `SELECT seq FROM session_messages WHERE id = ?`, m.ID).Scan(&seq); err != nil || seq != 3 {
 		t.Fatalf("got seq %d, %v; want 3 (the task's next)", seq, err)
 	}
 }
 
 func TestCreateTaskWithSession(t *testing.T) {
+	bothEngines(t, testCreateTaskWithSession)
+}
+
+func testCreateTaskWithSession(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	sc := kanban.SessionCreate{TaskID: "ignored", Mode: kanban.ModeOffice,
@@ -75,6 +83,10 @@ func TestCreateTaskWithSession(t *testing.T) {
 
 // A session that cannot be created takes the task down with it.
 func TestCreateTaskWithSessionRejects(t *testing.T) {
+	bothEngines(t, testCreateTaskWithSessionRejects)
+}
+
+func testCreateTaskWithSessionRejects(t *testing.T) {
 	f := sessionFixture(t)
 	ok := kanban.TaskCreate{WorkspaceID: f.b.ws.ID, Title: "T"}
 	prompt := &kanban.Message{Author: "user", Type: "prompt", Content: "x"}

@@ -12,6 +12,11 @@ import (
 
 func TestCreateTaskDefaults(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testCreateTaskDefaults)
+}
+
+func testCreateTaskDefaults(t *testing.T) {
+	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
 	for i := range 3 {
@@ -38,6 +43,11 @@ func TestCreateTaskDefaults(t *testing.T) {
 }
 
 func TestCreateTaskRejects(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testCreateTaskRejects)
+}
+
+func testCreateTaskRejects(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
@@ -89,6 +99,11 @@ func TestCreateTaskRejects(t *testing.T) {
 
 func TestCreateTaskWithParentAndBlockers(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testCreateTaskWithParentAndBlockers)
+}
+
+func testCreateTaskWithParentAndBlockers(t *testing.T) {
+	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
 	p, q := mustTask(t, s, b, "", "p"), mustTask(t, s, b, "", "q")
@@ -103,6 +118,11 @@ func TestCreateTaskWithParentAndBlockers(t *testing.T) {
 }
 
 func TestCreateTaskExternalIDDedupe(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testCreateTaskExternalIDDedupe)
+}
+
+func testCreateTaskExternalIDDedupe(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
@@ -125,6 +145,11 @@ func TestCreateTaskExternalIDDedupe(t *testing.T) {
 }
 
 func TestCreateTaskExternalIDConcurrent(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testCreateTaskExternalIDConcurrent)
+}
+
+func testCreateTaskExternalIDConcurrent(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
@@ -159,6 +184,11 @@ func TestCreateTaskExternalIDConcurrent(t *testing.T) {
 
 func TestCreateTaskConcurrentPositions(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testCreateTaskConcurrentPositions)
+}
+
+func testCreateTaskConcurrentPositions(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("4000 inserts")
 	}
@@ -185,6 +215,11 @@ func TestCreateTaskConcurrentPositions(t *testing.T) {
 }
 
 func TestUpdateTask(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testUpdateTask)
+}
+
+func testUpdateTask(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
@@ -223,6 +258,11 @@ func boardOrder(t *testing.T, s *Store, b board, stepID string) string {
 }
 
 func TestMoveTask(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testMoveTask)
+}
+
+func testMoveTask(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
@@ -271,6 +311,11 @@ func TestMoveTask(t *testing.T) {
 
 func TestMoveTaskWIPLimit(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testMoveTaskWIPLimit)
+}
+
+func testMoveTaskWIPLimit(t *testing.T) {
+	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
 	limit := 2
@@ -302,6 +347,11 @@ func TestMoveTaskWIPLimit(t *testing.T) {
 
 func TestArchiveTask(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testArchiveTask)
+}
+
+func testArchiveTask(t *testing.T) {
+	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
 	task := mustTask(t, s, b, "", "a")
@@ -318,6 +368,11 @@ func TestArchiveTask(t *testing.T) {
 }
 
 func TestDeleteTask(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testDeleteTask)
+}
+
+func testDeleteTask(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
@@ -372,6 +427,11 @@ func collectTasks(t *testing.T, s *Store, f kanban.TaskFilter, limit int) []kanb
 }
 
 func TestListTasksFiltersAndPages(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testListTasksFiltersAndPages)
+}
+
+func testListTasksFiltersAndPages(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")

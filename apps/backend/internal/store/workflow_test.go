@@ -31,6 +31,11 @@ func stepNames(t *testing.T, s *Store, workflowID string) (names []string, start
 
 func TestWorkflowCreateListUpdate(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testWorkflowCreateListUpdate)
+}
+
+func testWorkflowCreateListUpdate(t *testing.T) {
+	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	ws, _ := s.CreateWorkspace(ctx, "W", "")
 	var ids []string
@@ -74,6 +79,11 @@ func TestWorkflowCreateListUpdate(t *testing.T) {
 
 func TestCreateStepStartFlagAndNames(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testCreateStepStartFlagAndNames)
+}
+
+func testCreateStepStartFlagAndNames(t *testing.T) {
+	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
 	names, starts := stepNames(t, s, b.wf.ID)
@@ -95,6 +105,11 @@ func TestCreateStepStartFlagAndNames(t *testing.T) {
 }
 
 func TestStepValidation(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testStepValidation)
+}
+
+func testStepValidation(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
@@ -135,6 +150,11 @@ func TestStepValidation(t *testing.T) {
 
 func TestUpdateStep(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testUpdateStep)
+}
+
+func testUpdateStep(t *testing.T) {
+	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
 	name, wip, yes, no := "Doing", 3, true, false
@@ -160,6 +180,11 @@ func TestUpdateStep(t *testing.T) {
 }
 
 func TestReorderSteps(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testReorderSteps)
+}
+
+func testReorderSteps(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
@@ -202,6 +227,11 @@ func TestReorderSteps(t *testing.T) {
 
 func TestDeleteStep(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testDeleteStep)
+}
+
+func testDeleteStep(t *testing.T) {
+	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
 	task := mustTask(t, s, b, b.steps[2].ID, "on review")
@@ -230,6 +260,11 @@ func TestDeleteStep(t *testing.T) {
 }
 
 func TestDeleteWorkflow(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testDeleteWorkflow)
+}
+
+func testDeleteWorkflow(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
@@ -270,6 +305,11 @@ func TestDeleteWorkflow(t *testing.T) {
 }
 
 func TestImportWorkflow(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testImportWorkflow)
+}
+
+func testImportWorkflow(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	ws, _ := s.CreateWorkspace(ctx, "W", "")

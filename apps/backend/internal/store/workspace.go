@@ -2,12 +2,9 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 const workspaceCols = `id, name, description, created_at, updated_at`
@@ -106,11 +103,3 @@ func requireRow(ctx context.Context, q queryer, table, kind, id string) error {
 	return notFound(err, kind)
 }
 
-// isUniqueConstraint reports whether err is a SQLite UNIQUE or PRIMARY KEY violation.
-func isUniqueConstraint(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
-}

@@ -11,9 +11,14 @@ import (
 
 func TestOpenMigratesEmptyDir(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testOpenMigratesEmptyDir)
+}
+
+func testOpenMigratesEmptyDir(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	var v int
-	if err := s.db.QueryRow(`SELECT MAX(version) FROM schema_migrations`).Scan(&v); err != nil {
+	if err := s.stmts.QueryRowContext(context.Background(), `SELECT MAX(version) FROM schema_migrations`).Scan(&v); err != nil {
 		t.Fatalf("read schema version: %v", err)
 	}
 	if want := LatestVersion(); v != want || want < 1 {
@@ -23,19 +28,24 @@ func TestOpenMigratesEmptyDir(t *testing.T) {
 
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testOpenRefusesNewerSchema)
+}
+
+func testOpenRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	s, err := Open(ctx, dir)
+	loc := testLocation(t)
+	s, err := openTestStore(t, loc)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
-	if _, err := s.db.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future.sql', '')`); err != nil {
+	if _, err := s.stmts.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future.sql', '')`); err != nil {
 		t.Fatalf("insert future version: %v", err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatalf("close: %v", err)
 	}
-	s2, err := Open(ctx, dir)
+	s2, err := openTestStore(t, loc)
 	if err == nil {
 		_ = s2.Close()
 		t.Fatal("got nil error opening a newer database, want an error")
@@ -47,9 +57,14 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 
 func TestOpenTwiceKeepsData(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testOpenTwiceKeepsData)
+}
+
+func testOpenTwiceKeepsData(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	s, err := Open(ctx, dir)
+	loc := testLocation(t)
+	s, err := openTestStore(t, loc)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -58,7 +73,7 @@ func TestOpenTwiceKeepsData(t *testing.T) {
 		t.Fatalf("create workspace: %v", err)
 	}
 	_ = s.Close()
-	s2, err := Open(ctx, dir)
+	s2, err := openTestStore(t, loc)
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
@@ -70,6 +85,11 @@ func TestOpenTwiceKeepsData(t *testing.T) {
 }
 
 func TestWorkspaceCRUD(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testWorkspaceCRUD)
+}
+
+func testWorkspaceCRUD(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	ws, err := s.CreateWorkspace(ctx, "Team", "desc")
@@ -98,6 +118,11 @@ func TestWorkspaceCRUD(t *testing.T) {
 }
 
 func TestWorkspaceValidation(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testWorkspaceValidation)
+}
+
+func testWorkspaceValidation(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	ws, err := s.CreateWorkspace(ctx, strings.Repeat("é", kanban.MaxNameLen), "")
@@ -133,6 +158,11 @@ func TestWorkspaceValidation(t *testing.T) {
 }
 
 func TestListWorkspacesPaginates(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testListWorkspacesPaginates)
+}
+
+func testListWorkspacesPaginates(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	want := map[string]bool{}
@@ -172,6 +202,11 @@ func TestListWorkspacesPaginates(t *testing.T) {
 
 func TestListBadPage(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testListBadPage)
+}
+
+func testListBadPage(t *testing.T) {
+	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
 	for _, p := range []kanban.Page{{Cursor: "not-a-cursor!"}, {Cursor: encodeCursor(workspaceListing.what, "x")}, {Cursor: encodeCursor("list workflows", "2026-01-01T00:00:00.000000Z", "x")}, {Limit: kanban.MaxLimit + 1}, {Limit: -1}} {
@@ -201,14 +236,19 @@ func TestListBadPage(t *testing.T) {
 
 func TestIsUniqueConstraint(t *testing.T) {
 	t.Parallel()
+	bothEngines(t, testIsUniqueConstraint)
+}
+
+func testIsUniqueConstraint(t *testing.T) {
+	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
 	b := newBoard(t, s, "W")
-	_, err := s.db.ExecContext(ctx, `INSERT INTO workflow_steps (id, workflow_id, name, position, created_at, updated_at)
+	_, err := s.stmts.ExecContext(ctx, `INSERT INTO workflow_steps (id, workflow_id, name, position, created_at, updated_at)
 		VALUES ('dup', ?, 'Backlog', 9, '', '')`, b.wf.ID)
 	if !isUniqueConstraint(err) {
 		t.Fatalf("got isUniqueConstraint(%v) false, want true", err)
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO tasks (id, workspace_id, workflow_id, workflow_step_id, title, state, position,
+	_, err = s.stmts.ExecContext(ctx, `INSERT INTO tasks (id, workspace_id, workflow_id, workflow_step_id, title, state, position,
 		created_at, updated_at) VALUES ('x', ?, ?, ?, 't', 'NOPE', 0, '', '')`, b.ws.ID, b.wf.ID, b.steps[0].ID)
 	if err == nil || isUniqueConstraint(err) {
 		t.Fatalf("got isUniqueConstraint(%v) true, want false for a CHECK failure", err)
