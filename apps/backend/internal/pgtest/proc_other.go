@@ -13,7 +13,6 @@ func serverUser(string) (*runAs, error) { return nil, nil }
 
 func (*runAs) apply(*exec.Cmd) {}
 
-
 func interrupt(p *os.Process) error { return p.Kill() }
 
 func isSignalExit(error) bool { return false }

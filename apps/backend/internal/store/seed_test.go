@@ -25,7 +25,7 @@ func seedState(t *testing.T, s *Store) string {
 			col = "created_at"
 		}
 		var last string
-		if err := s.stmts.QueryRowContext(context.Background(), `SELECT COALESCE(MAX(` + col + `), '') FROM ` + tbl).Scan(&last); err != nil {
+		if err := s.stmts.QueryRowContext(context.Background(), `SELECT COALESCE(MAX(`+col+`), '') FROM `+tbl).Scan(&last); err != nil {
 			t.Fatalf("read %s: %v", tbl, err)
 		}
 		fmt.Fprintf(&b, "%s=%d@%s ", tbl, countRows(t, s, tbl), last)

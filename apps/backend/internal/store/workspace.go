@@ -102,4 +102,3 @@ func requireRow(ctx context.Context, q queryer, table, kind, id string) error {
 	err := q.QueryRowContext(ctx, `SELECT 1 FROM `+table+` WHERE id = ?`, id).Scan(&one)
 	return notFound(err, kind)
 }
-
