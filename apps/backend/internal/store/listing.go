@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -174,6 +175,11 @@ func (l listing[T]) after(c string) ([]any, error) {
 		case *string:
 			vals[i] = *d
 		case *int64:
+			// Keyset integers (positions, sequence numbers) are 32-bit
+			// columns on PostgreSQL: a larger one is no cursor of ours.
+			if *d < math.MinInt32 || *d > math.MaxInt32 {
+				return nil, kanban.FieldError("cursor", "is not a valid cursor for this list")
+			}
 			vals[i] = *d
 		}
 	}

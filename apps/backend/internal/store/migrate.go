@@ -27,8 +27,11 @@ type migration struct {
 // portable form of the change exists: each engine runs its own file.
 
 // loadMigrations returns the migrations eng runs, in version order.
-func loadMigrations(eng Engine) ([]migration, error) {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+func loadMigrations(eng Engine) ([]migration, error) { return readMigrations(migrationFS, eng) }
+
+// readMigrations reads the migrations eng runs from fsys's migrations/.
+func readMigrations(fsys fs.FS, eng Engine) ([]migration, error) {
+	names, err := fs.Glob(fsys, "migrations/*.sql")
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +70,7 @@ func loadMigrations(eng Engine) ([]migration, error) {
 		if name == "" {
 			name = map[Engine]string{SQLite: f.sqlite, Postgres: f.postgres}[eng]
 		}
-		b, err := migrationFS.ReadFile("migrations/" + name)
+		b, err := fs.ReadFile(fsys, "migrations/"+name)
 		if err != nil {
 			return nil, err
 		}
