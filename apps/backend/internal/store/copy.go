@@ -190,7 +190,7 @@ func (r *rowsSource) Next() bool {
 }
 
 func (r *rowsSource) Values() ([]any, error) { return r.vals, r.err }
-func (r *rowsSource) Err() error              { return errors.Join(r.err, r.rows.Err()) }
+func (r *rowsSource) Err() error             { return errors.Join(r.err, r.rows.Err()) }
 
 func quoteCols(cols []string) string {
 	q := make([]string, len(cols))
