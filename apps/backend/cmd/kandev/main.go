@@ -36,6 +36,8 @@ commands:
   session stop --session ID [--reason TEXT]
   session message --session ID --message TEXT [--interrupt]
   agent mock                    run the built-in mock ACP agent on stdio (for demos and tests)
+  db migrate --database URL     apply pending migrations (postgres://… or sqlite:PATH)
+  db copy --from sqlite:PATH --to postgres://…   copy a solo board into an empty PostgreSQL database
   token [--backend URL]         print the operator token (of the backend running at URL)
   version
 Run "kandev <command> -h" for a command's flags.
@@ -72,6 +74,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return sessionCmd(ctx, rest, stdout, stderr)
 	case "agent":
 		return agentCmd(ctx, rest, stderr)
+	case "db":
+		return dbCmd(ctx, rest, stdout, stderr)
 	case "token":
 		fs, creds := operatorFlags("token", stderr)
 		if err := fs.Parse(rest); err != nil {
@@ -118,6 +122,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fs.DurationVar(&qwait, "question-timeout", qwait, "longest an agent's question waits for an answer (env KANDEV_QUESTION_TIMEOUT)")
 	agents := agentFlags(fs)
+	database := fs.String("database", os.Getenv("KANDEV_DATABASE_URL"),
+		"postgres://… to share a PostgreSQL database with other backends (env KANDEV_DATABASE_URL; default: SQLite in the data dir)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -129,8 +135,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Token: os.Getenv("KANDEV_TOKEN"), Logger: log, Out: stdout,
-		Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: app.DefaultRegistryDir()})
+	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
+		Logger: log, Out: stdout, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: app.DefaultRegistryDir()})
 }
 
 // agentFlags adds serve's agent runtime flags.
@@ -159,6 +165,37 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+func dbCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	const use = "usage: kandev db migrate --database URL | kandev db copy --from sqlite:PATH --to postgres://…"
+	if len(args) == 0 {
+		return errors.New(use)
+	}
+	fs := flag.NewFlagSet("kandev db "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	switch args[0] {
+	case "migrate":
+		database := fs.String("database", os.Getenv("KANDEV_DATABASE_URL"), "postgres://… or sqlite:PATH (env KANDEV_DATABASE_URL)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *database == "" {
+			return errors.New("db migrate: --database is required")
+		}
+		return app.DBMigrate(ctx, stdout, *database)
+	case "copy":
+		from := fs.String("from", "", "the solo board: sqlite:PATH (its data dir or kandev.db)")
+		to := fs.String("to", "", "an empty PostgreSQL database: postgres://…")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *from == "" || *to == "" {
+			return errors.New("db copy: --from and --to are required")
+		}
+		return app.DBCopy(ctx, stdout, *from, *to)
+	}
+	return errors.New(use)
 }
 
 func agentCmd(ctx context.Context, args []string, stderr io.Writer) error {

@@ -16,12 +16,13 @@ type sqliteTable struct {
 	deps     []string // other tables this one references
 }
 
-// sqliteTables reads the tables of a SQLite schema (schema_migrations
-// aside: each side keeps its own) from its catalog, parents before the
-// tables that reference them.
+// sqliteTables reads the tables of a SQLite schema from its catalog,
+// parents before the tables that reference them. Left out: each side's
+// own schema_migrations, and the cluster_ tables, which hold what running
+// backends coordinate through rather than the board.
 func sqliteTables(ctx context.Context, tx *sql.Tx) ([]sqliteTable, error) {
 	names, err := scanStrings(ctx, tx, `SELECT name FROM sqlite_master WHERE type = 'table'
-		AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name`)
+		AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'cluster_%' AND name <> 'schema_migrations' ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}

@@ -134,7 +134,7 @@ func OpenPostgres(ctx context.Context, rawURL string) (*Store, error) {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	s := &Store{db: db, eng: Postgres, stmts: newStmtCache(db, Postgres), pg: &pgParts{cfg: cfg}}
-	if _, err := s.pgMigrate(ctx); err != nil {
+	if s.migrated, err = s.pgMigrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, err
 	}

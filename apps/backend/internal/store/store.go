@@ -36,14 +36,28 @@ type Store struct {
 	writeMu sync.Mutex
 	ckpt    *checkpointer // SQLite only
 	pg      *pgParts      // PostgreSQL only
+	// migrated names the migrations opening applied.
+	migrated []string
 }
+
+// Migrated names the migrations that opening the store applied, oldest
+// first (none when it was at this binary's version already).
+func (s *Store) Migrated() []string { return s.migrated }
 
 var _ kanban.Store = (*Store)(nil)
 
 // Open opens (creating if needed) the database file kandev.db in dir and
 // applies pending migrations. A database written by a newer binary is refused.
 func Open(ctx context.Context, dir string) (*Store, error) {
-	path := filepath.Join(dir, "kandev.db")
+	return OpenSQLiteFile(ctx, filepath.Join(dir, DatabaseFile))
+}
+
+// DatabaseFile is the SQLite database's file name in a data dir.
+const DatabaseFile = "kandev.db"
+
+// OpenSQLiteFile opens (creating if needed) the SQLite database file path
+// and applies pending migrations, as Open does.
+func OpenSQLiteFile(ctx context.Context, path string) (*Store, error) {
 	// The DSN is built from our own constants and the data dir path only;
 	// _pragma values are executed as SQL, so nothing caller-supplied goes here.
 	// WAL checkpoints run in the background (checkpointer), not in commits.
@@ -60,11 +74,12 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	if _, err := migrate(ctx, db, SQLite); err != nil {
+	applied, err := migrate(ctx, db, SQLite)
+	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Store{db: db, eng: SQLite, stmts: newStmtCache(db, SQLite), ckpt: startCheckpointer(db)}, nil
+	return &Store{db: db, eng: SQLite, stmts: newStmtCache(db, SQLite), ckpt: startCheckpointer(db), migrated: applied}, nil
 }
 
 // Close stops the background work, closes the prepared statements and the
