@@ -33,6 +33,18 @@ func openDatabase(ctx context.Context, loc string, mustExist bool) (*store.Store
 	return store.OpenSQLiteFile(ctx, path)
 }
 
+// openStore opens the backend's database: PostgreSQL when cfg.Database is
+// set, else SQLite in the data dir.
+func openStore(ctx context.Context, cfg Config) (*store.Store, error) {
+	if cfg.Database == "" {
+		return store.Open(ctx, cfg.DataDir)
+	}
+	if !store.IsPostgresURL(cfg.Database) {
+		return nil, errors.New("--database must be a postgres:// URL (without it the backend keeps SQLite in its data dir)")
+	}
+	return store.OpenPostgres(ctx, cfg.Database)
+}
+
 // DBMigrate applies the pending migrations of the database at loc (see
 // openDatabase) and says which it applied.
 func DBMigrate(ctx context.Context, w io.Writer, loc string) error {

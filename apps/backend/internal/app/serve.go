@@ -30,6 +30,9 @@ import (
 type Config struct {
 	Addr    string // listen address, e.g. 127.0.0.1:38429 (port 0 picks one)
 	DataDir string
+	// Database, when set, is the postgres:// URL of a PostgreSQL database
+	// shared with other backends; empty keeps SQLite in DataDir.
+	Database string
 	// Token is the operator token from KANDEV_TOKEN; empty means the data
 	// dir's token file (created on first start).
 	Token  string
@@ -158,7 +161,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(ctx, cfg.DataDir)
+	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
