@@ -47,6 +47,13 @@ type Config struct {
 	// OnTurn, when set, hears every turn start and end (the workflow
 	// engine's on_turn_start / on_turn_complete and auto-advance).
 	OnTurn func(kanban.TurnEvent)
+	// BackendID names this backend as the owner of the sessions whose
+	// agents it runs (default: a new id per process). LeaseTTL is how
+	// long another backend's lease stays valid after its last renewal:
+	// sessions of a backend whose lease lapsed are orphans that Resume
+	// takes over (default 15s; on SQLite no other backend has a lease).
+	BackendID string
+	LeaseTTL  time.Duration
 }
 
 func (c *Config) defaults() {
@@ -71,7 +78,14 @@ func (c *Config) defaults() {
 	if c.OutputLimit <= 0 {
 		c.OutputLimit = 8 << 20
 	}
+	if c.BackendID == "" {
+		c.BackendID = kanban.NewID()
+	}
+	def(&c.LeaseTTL, DefaultLeaseTTL)
 }
+
+// DefaultLeaseTTL is how long a backend's lease lasts without renewal.
+const DefaultLeaseTTL = 15 * time.Second
 
 // Manager runs the agents of managed sessions. It implements action.Agents.
 type Manager struct {
@@ -111,13 +125,27 @@ func (m *Manager) SetBackendURL(u string) { m.backend.Store(u) }
 
 func (m *Manager) backendURL() string { return m.backend.Load().(string) }
 
-// Start runs (or queues) a managed session's agent.
+// Start runs (or queues) a managed session's agent, once this backend
+// owns the session.
 func (m *Manager) Start(sess *kanban.Session) {
 	if sess == nil || !sess.Managed {
 		return
 	}
-	m.enqueue(sess.ID, false)
+	owned, err := m.store.OwnSession(context.Background(), sess.ID, m.cfg.BackendID, m.leaseSince())
+	if err != nil {
+		m.log.Error("own session", "session", sess.ID, "err", err)
+		return
+	}
+	if owned {
+		m.enqueue(sess.ID, false)
+	}
 }
+
+// leaseSince is the oldest renewal of a lease still valid now.
+func (m *Manager) leaseSince() time.Time { return time.Now().Add(-m.cfg.LeaseTTL) }
+
+// BackendID is the id this runtime owns sessions as.
+func (m *Manager) BackendID() string { return m.cfg.BackendID }
 
 func (m *Manager) enqueue(id string, resume bool) {
 	m.mu.Lock()
@@ -227,37 +255,52 @@ func (m *Manager) ReleaseTask(ctx context.Context, taskID string) error {
 	return m.workdirs.removeWorktree(ctx, taskID)
 }
 
-// Resume restarts what a previous backend process left: queued sessions
-// start, live ones are resumed (ACP session/load) or fail, and pending
-// permission requests (whose agents are gone) are cancelled.
+// Resume takes over the orphaned sessions (see kanban ClaimOrphans):
+// those a previous process of this backend left, or another backend
+// whose lease lapsed. Queued sessions start, live ones are resumed (ACP
+// session/load) or fail, and their pending permission requests (whose
+// agents are gone) are cancelled. It is run at start and, with several
+// backends, again on every lease renewal; each orphan is taken over by
+// one backend once.
 func (m *Manager) Resume(ctx context.Context) error {
 	for {
-		l, err := m.store.ListPermissions(ctx, kanban.PermissionFilter{State: kanban.PermissionPending}, kanban.Page{Limit: kanban.MaxLimit})
+		claimed, err := m.store.ClaimOrphans(ctx, m.cfg.BackendID, m.leaseSince(), kanban.MaxLimit)
+		if err != nil {
+			return err
+		}
+		for _, s := range claimed {
+			if err := m.cancelPermissions(ctx, s.ID); err != nil {
+				return err
+			}
+			m.enqueue(s.ID, s.State != kanban.SessionQueued && s.AgentSessionID != "")
+		}
+		if len(claimed) < kanban.MaxLimit {
+			return nil
+		}
+	}
+}
+
+// cancelPermissions cancels the pending permission requests of a session
+// whose agent is gone.
+func (m *Manager) cancelPermissions(ctx context.Context, sessionID string) error {
+	for {
+		l, err := m.store.ListPermissions(ctx, kanban.PermissionFilter{SessionID: sessionID, State: kanban.PermissionPending},
+			kanban.Page{Limit: kanban.MaxLimit})
 		if err != nil {
 			return err
 		}
 		for i := range l.Items {
-			if p, closed, err := m.store.ClosePermission(ctx, l.Items[i].ID, kanban.PermissionCancelled); err == nil && closed {
+			p, closed, err := m.store.ClosePermission(ctx, l.Items[i].ID, kanban.PermissionCancelled)
+			if err != nil {
+				return err
+			}
+			if closed {
 				m.publishPermission("permission.resolved", p)
 			}
 		}
 		if l.NextCursor == "" {
-			break
-		}
-	}
-	page := kanban.Page{Limit: kanban.MaxLimit}
-	for {
-		l, err := m.store.LiveManagedSessions(ctx, page)
-		if err != nil {
-			return err
-		}
-		for _, s := range l.Items {
-			m.enqueue(s.ID, s.State != kanban.SessionQueued && s.AgentSessionID != "")
-		}
-		if l.NextCursor == "" {
 			return nil
 		}
-		page.Cursor = l.NextCursor
 	}
 }
 
