@@ -58,7 +58,7 @@ func New(d Deps) (*Registry, *Service) {
 		d.Publisher = nopPublisher{}
 	}
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
-		agents: d.Agents, managed: d.Agents != nil, flow: noWorkflow{}}
+		agents: d.Agents, managed: launches(d.Agents), flow: noWorkflow{}}
 	if s.agents == nil {
 		s.agents = noAgents{}
 	}
@@ -74,6 +74,20 @@ func New(d Deps) (*Registry, *Service) {
 	s.registerPermissions(r)
 	return r, s
 }
+
+// launches reports whether a runs agents. An Agents that only relays to
+// the runtimes of other backends (several backends on one database) says
+// it runs none with Launches() false.
+func launches(a Agents) bool {
+	if l, ok := a.(interface{ Launches() bool }); ok {
+		return l.Launches()
+	}
+	return a != nil
+}
+
+// WakeQuestion wakes a question.ask waiting here for question id (its
+// answer was stored through another backend).
+func (s *Service) WakeQuestion(id string) { s.questions.Wake(id) }
 
 type nopPublisher struct{}
 

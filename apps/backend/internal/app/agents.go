@@ -35,7 +35,7 @@ type AgentsConfig struct {
 
 // newRuntime builds the agent runtime of a backend, or nil when it
 // launches no agents.
-func newRuntime(cfg Config, st kanban.Store, pub action.Publisher, token string, onTurn func(kanban.TurnEvent)) (*runtime.Manager, error) {
+func newRuntime(cfg Config, st kanban.Store, pub action.Publisher, token string, onTurn func(kanban.TurnEvent), backendID string) (*runtime.Manager, error) {
 	a := cfg.Agents
 	if !a.Launch {
 		return nil, nil
@@ -61,7 +61,7 @@ func newRuntime(cfg Config, st kanban.Store, pub action.Publisher, token string,
 	return runtime.New(runtime.Config{
 		Store: st, Publisher: pub, Logger: cfg.Logger, DataDir: dataDir, Executable: exe, Version: mcpsrv.Version,
 		Commands: cmds, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
-		StopGrace: a.StopGrace, OperatorToken: token, OnTurn: onTurn,
+		StopGrace: a.StopGrace, OperatorToken: token, OnTurn: onTurn, BackendID: backendID, LeaseTTL: cfg.LeaseTTL,
 	}), nil
 }
 

@@ -11,7 +11,7 @@ import (
 // action layer (task moves) and the runtime (agent turns).
 func (b *backend) newFlow(cfg Config) {
 	b.flow = flow.New(flow.Config{Store: b.store, Service: b.svc, Logger: cfg.Logger, Clock: cfg.Clock,
-		SweepInterval: cfg.ArchiveSweep})
+		SweepInterval: cfg.ArchiveSweep, Once: b.shared.once()})
 	b.svc.SetWorkflow(b.flow)
 }
 

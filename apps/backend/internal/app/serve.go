@@ -56,6 +56,11 @@ type Config struct {
 	// records where its operator token is, for operator commands started
 	// elsewhere (DefaultRegistryDir; see registry.go).
 	Registry string
+	// LeaseBeat and LeaseTTL, with Database, are how often this backend
+	// renews its lease and how long a lease lasts unrenewed (defaults 3s
+	// and 15s): the sessions of a backend whose lease lapsed are taken
+	// over by another.
+	LeaseBeat, LeaseTTL time.Duration
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down
@@ -98,6 +103,14 @@ func Run(ctx context.Context, cfg Config) error {
 	flowCtx, stopSweeps := context.WithCancel(ctx)
 	defer stopSweeps()
 	b.runFlow(flowCtx)
+	var takeOver func(context.Context) error
+	if b.agents != nil {
+		takeOver = b.agents.Resume
+	}
+	if err := b.shared.start(ctx, "http://"+addr, takeOver); err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("join the backends of the database: %w", err)
+	}
 	if err := b.startAgents(ctx, addr); err != nil {
 		_ = srv.Close()
 		return fmt.Errorf("resume agent sessions: %w", err)
@@ -116,6 +129,7 @@ func Run(ctx context.Context, cfg Config) error {
 	b.stopAgents(shutdownCtx)
 	stopSweeps()
 	b.stopFlow(shutdownCtx)
+	b.shared.stop(shutdownCtx)
 	b.ws.Close()
 	b.mcpHTTP.Shutdown(shutdownCtx)
 	b.shutdownConformance(shutdownCtx)
@@ -151,6 +165,8 @@ type backend struct {
 
 	// conformance is the conformance fixture server (nil unless enabled).
 	conformance *conformance.Server
+	// shared is what the backend shares with others on its database.
+	shared *shared
 }
 
 func newBackend(ctx context.Context, cfg Config) (*backend, error) {
@@ -176,16 +192,21 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	}
 	b := &backend{store: st, token: tok, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger}
 	hub := &hub{}
-	if b.agents, err = newRuntime(cfg, st, hub, tok, b.onTurn); err != nil {
+	b.shared = newShared(cfg, st, hub)
+	pub := b.shared.publisher(hub)
+	if b.agents, err = newRuntime(cfg, st, pub, tok, b.onTurn, b.shared.id); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
-	deps := action.Deps{Store: st, Publisher: hub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
+	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
 		ModeActions: modeActions(compiled.Catalog())}
+	var local action.Agents // nil unless this backend runs agents
 	if b.agents != nil {
-		deps.Agents = b.agents
+		local = b.agents
 	}
+	deps.Agents = b.shared.agents(local)
 	b.reg, b.svc = action.New(deps)
+	b.shared.wire(b.svc)
 	b.newFlow(cfg)
 	b.ws = ws.NewServer(ws.ServerConfig{
 		Authenticate: b.authenticate,

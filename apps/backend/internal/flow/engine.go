@@ -44,6 +44,9 @@ type Config struct {
 	Clock func() time.Time
 	// SweepInterval is how often the auto-archive sweep runs (1 minute).
 	SweepInterval time.Duration
+	// Once, when set, runs a sweep unless another backend sharing the
+	// database is running it (see cluster.Once); nil runs every sweep.
+	Once func(ctx context.Context, name string, sweep func())
 }
 
 // Engine is the workflow engine. It implements action.Workflow.
@@ -53,6 +56,7 @@ type Engine struct {
 	log   *slog.Logger
 	clock func() time.Time
 	every time.Duration
+	once  func(ctx context.Context, name string, sweep func())
 
 	mu      sync.Mutex
 	queues  map[string][]func() // pending work by key ("task:ID", "step:ID")
@@ -75,8 +79,11 @@ func New(cfg Config) *Engine {
 	if cfg.SweepInterval <= 0 {
 		cfg.SweepInterval = time.Minute
 	}
+	if cfg.Once == nil {
+		cfg.Once = func(_ context.Context, _ string, sweep func()) { sweep() }
+	}
 	return &Engine{store: cfg.Store, svc: cfg.Service, log: cfg.Logger, clock: cfg.Clock, every: cfg.SweepInterval,
-		queues: map[string][]func(){}}
+		once: cfg.Once, queues: map[string][]func(){}}
 }
 
 // do queues fn behind the work already pending for key and runs each
@@ -144,13 +151,14 @@ func (e *Engine) Busy() bool {
 func (e *Engine) Run(ctx context.Context) {
 	t := time.NewTicker(e.every)
 	defer t.Stop()
-	e.Sweep(ctx)
+	sweep := func() { e.once(ctx, "auto-archive", func() { e.Sweep(ctx) }) }
+	sweep()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			e.Sweep(ctx)
+			sweep()
 		}
 	}
 }

@@ -1,0 +1,122 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/cluster"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/store"
+)
+
+// shared is what a backend on a PostgreSQL database shares with the other
+// backends on it (nil parts on SQLite, where one process owns the data).
+type shared struct {
+	id      string // this backend, as the owner of its sessions
+	st      *store.Store
+	log     *slog.Logger
+	beat    time.Duration
+	ttl     time.Duration
+	bus     *cluster.Bus
+	members *cluster.Members
+	stopBus context.CancelFunc
+}
+
+// newShared builds the bus of a backend on PostgreSQL (nil on SQLite);
+// start runs it once the backend listens.
+func newShared(cfg Config, st *store.Store, local action.Publisher) *shared {
+	sh := &shared{id: kanban.NewID(), st: st, log: cfg.Logger, beat: cfg.LeaseBeat, ttl: cfg.LeaseTTL}
+	if sh.ttl <= 0 {
+		sh.ttl = cluster.DefaultTTL
+	}
+	if st.Engine() == store.Postgres {
+		sh.bus = cluster.NewBus(st, local, sh.id, cfg.Logger)
+	}
+	return sh
+}
+
+// start relays events and begins this backend's lease, before its agents
+// resume: takeOver (the runtime's Resume; nil without agents) then runs
+// after every renewal.
+func (sh *shared) start(ctx context.Context, url string, takeOver func(context.Context) error) error {
+	if sh.bus == nil {
+		return nil
+	}
+	busCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	sh.stopBus = stop
+	go sh.bus.Run(busCtx)
+	sh.members = cluster.NewMembers(cluster.MembersConfig{Store: sh.st, ID: sh.id, URL: url, Beat: sh.beat, TTL: sh.ttl,
+		Log: sh.log, TakeOver: takeOver})
+	if err := sh.members.Start(ctx); err != nil {
+		return err
+	}
+	go sh.members.Run(busCtx)
+	return nil
+}
+
+// stop ends the lease (after the agents stopped: the others take over
+// their sessions at once) and the bus, once it has sent what is queued.
+func (sh *shared) stop(ctx context.Context) {
+	if sh.bus == nil || sh.stopBus == nil {
+		return
+	}
+	if err := sh.members.Stop(ctx); err != nil {
+		sh.log.Warn("cluster: end lease", "err", err)
+	}
+	sh.stopBus()
+	select {
+	case <-sh.bus.Done():
+	case <-ctx.Done():
+	}
+}
+
+// publisher is where the backend's events go: the bus, or this process's
+// subscribers alone.
+func (sh *shared) publisher(local action.Publisher) action.Publisher {
+	if sh.bus == nil {
+		return local
+	}
+	return sh.bus
+}
+
+// agents is the action layer's runtime: the local one, relayed to the
+// other backends on PostgreSQL. Nil when there is nothing to tell.
+func (sh *shared) agents(local action.Agents) action.Agents {
+	if sh.bus == nil {
+		return local
+	}
+	return cluster.NewRelay(local, sh.bus)
+}
+
+// wire connects what other backends do to this backend's waiters: a
+// question answered through another backend wakes the question.ask
+// waiting here.
+func (sh *shared) wire(svc *action.Service) {
+	if sh.bus == nil {
+		return
+	}
+	sh.bus.Handle("question.answered", func(p json.RawMessage) {
+		var q struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(p, &q) == nil && q.ID != "" {
+			svc.WakeQuestion(q.ID)
+		}
+	})
+}
+
+// once is the workflow engine's guard of work that runs on one backend
+// at a time (nil on SQLite).
+func (sh *shared) once() func(ctx context.Context, name string, fn func()) {
+	if sh.bus == nil {
+		return nil
+	}
+	return func(ctx context.Context, name string, fn func()) {
+		if _, err := cluster.Once(ctx, sh.st, name, fn); err != nil && ctx.Err() == nil {
+			sh.log.Warn("cluster: "+name, "err", err)
+		}
+	}
+}

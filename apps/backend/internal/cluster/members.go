@@ -1,0 +1,101 @@
+package cluster
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/store"
+)
+
+// Membership defaults: a backend renews its lease every Beat; a lease not
+// renewed for TTL has lapsed, and the backend's sessions are taken over.
+const (
+	DefaultBeat = 3 * time.Second
+	DefaultTTL  = 15 * time.Second
+)
+
+// Members keeps this backend's lease and takes over orphaned sessions.
+type Members struct {
+	st   *store.Store
+	id   string
+	url  string
+	beat time.Duration
+	ttl  time.Duration
+	log  *slog.Logger
+	// takeOver, when set, claims and resumes orphaned sessions (the
+	// runtime's Resume); it runs after every renewal.
+	takeOver func(context.Context) error
+}
+
+// MembersConfig configures Members.
+type MembersConfig struct {
+	Store *store.Store
+	ID    string // this backend
+	URL   string // where it serves
+	Beat  time.Duration
+	TTL   time.Duration
+	Log   *slog.Logger
+	// TakeOver claims and resumes orphaned sessions (nil: this backend
+	// runs no agents and takes over nothing).
+	TakeOver func(context.Context) error
+}
+
+// NewMembers returns the membership of a backend; Start begins its lease.
+func NewMembers(c MembersConfig) *Members {
+	if c.Beat <= 0 {
+		c.Beat = DefaultBeat
+	}
+	if c.TTL <= 0 {
+		c.TTL = DefaultTTL
+	}
+	return &Members{st: c.Store, id: c.ID, url: c.URL, beat: c.Beat, ttl: c.TTL, log: c.Log, takeOver: c.TakeOver}
+}
+
+// Start begins the lease (an error means the database is unreachable).
+func (m *Members) Start(ctx context.Context) error { return m.st.Heartbeat(ctx, m.id, m.url, time.Now()) }
+
+// Run renews the lease every beat and takes over orphaned sessions until
+// ctx ends. A session whose backend died is taken over within TTL plus
+// one beat of the backend's last renewal.
+func (m *Members) Run(ctx context.Context) {
+	t := time.NewTicker(m.beat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := m.st.Heartbeat(ctx, m.id, m.url, time.Now()); err != nil {
+			m.log.Warn("cluster: renew lease", "err", err)
+			continue
+		}
+		if m.takeOver != nil {
+			if err := m.takeOver(ctx); err != nil && ctx.Err() == nil {
+				m.log.Warn("cluster: take over orphaned sessions", "err", err)
+			}
+		}
+		if err := m.st.PruneBackends(ctx, time.Now().Add(-10*m.ttl)); err != nil && ctx.Err() == nil {
+			m.log.Warn("cluster: prune leases", "err", err)
+		}
+	}
+}
+
+// Stop ends the lease at once, so that the others take over this
+// backend's sessions (after its agents stopped) without waiting for it
+// to lapse.
+func (m *Members) Stop(ctx context.Context) error { return m.st.Deregister(ctx, m.id) }
+
+// Once runs fn unless another backend is running the work called name
+// right now (an advisory lock held while fn runs). It reports whether fn
+// ran.
+func Once(ctx context.Context, st *store.Store, name string, fn func()) (bool, error) {
+	unlock, ok, err := st.TryLock(ctx, name)
+	if err != nil || !ok {
+		return false, err
+	}
+	defer unlock()
+	fn()
+	return true, nil
+}
