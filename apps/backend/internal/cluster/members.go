@@ -53,7 +53,9 @@ func NewMembers(c MembersConfig) *Members {
 }
 
 // Start begins the lease (an error means the database is unreachable).
-func (m *Members) Start(ctx context.Context) error { return m.st.Heartbeat(ctx, m.id, m.url, time.Now()) }
+func (m *Members) Start(ctx context.Context) error {
+	return m.st.Heartbeat(ctx, m.id, m.url, time.Now())
+}
 
 // Run renews the lease every beat and takes over orphaned sessions until
 // ctx ends. A session whose backend died is taken over within TTL plus
