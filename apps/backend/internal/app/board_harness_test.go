@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/kandev/kandev/apps/backend/internal/chrome"
+	"github.com/kandev/kandev/apps/backend/internal/pgtest"
 )
 
 // screenshots, when set, is the directory the browser tests write the
@@ -28,13 +29,15 @@ var (
 	browserErr  error
 )
 
+// TestMain closes the shared browser and the throwaway PostgreSQL cluster
+// after the tests.
 func TestMain(m *testing.M) {
 	flag.Parse()
-	code := m.Run()
-	if browser != nil {
-		browser.Close()
-	}
-	os.Exit(code)
+	pgtest.Main(m, func() {
+		if browser != nil {
+			browser.Close()
+		}
+	})
 }
 
 // tab is one browser tab on a test backend's board.

@@ -73,6 +73,9 @@ func newEnvWith(t *testing.T, opts ...func(*Config)) *env {
 	}
 	srv := httptest.NewServer(b.routes())
 	e := &env{t: t, b: b, srv: srv, url: srv.URL, token: "operator-test-token", logs: logs, cfg: cfg}
+	if err := b.join(context.Background(), srv.Listener.Addr().String()); err != nil {
+		t.Fatalf("join: %v", err)
+	}
 	if err := b.startAgents(context.Background(), srv.Listener.Addr().String()); err != nil {
 		t.Fatalf("start agents: %v", err)
 	}
@@ -83,6 +86,7 @@ func newEnvWith(t *testing.T, opts ...func(*Config)) *env {
 			defer scancel()
 			b.stopAgents(sctx)
 			b.stopFlow(sctx)
+			b.shared.stop(sctx)
 			b.ws.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()

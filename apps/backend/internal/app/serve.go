@@ -103,13 +103,9 @@ func Run(ctx context.Context, cfg Config) error {
 	flowCtx, stopSweeps := context.WithCancel(ctx)
 	defer stopSweeps()
 	b.runFlow(flowCtx)
-	var takeOver func(context.Context) error
-	if b.agents != nil {
-		takeOver = b.agents.Resume
-	}
-	if err := b.shared.start(ctx, "http://"+addr, takeOver); err != nil {
+	if err := b.join(ctx, addr); err != nil {
 		_ = srv.Close()
-		return fmt.Errorf("join the backends of the database: %w", err)
+		return err
 	}
 	if err := b.startAgents(ctx, addr); err != nil {
 		_ = srv.Close()
@@ -245,6 +241,20 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 }
 
 func (b *backend) close() { _ = b.store.Close() }
+
+// join starts relaying events and this backend's lease on a shared
+// database (nothing on SQLite), before its agents resume; with agents,
+// each lease renewal then takes over orphaned sessions.
+func (b *backend) join(ctx context.Context, addr string) error {
+	var takeOver func(context.Context) error
+	if b.agents != nil {
+		takeOver = b.agents.Resume
+	}
+	if err := b.shared.start(ctx, "http://"+addr, takeOver); err != nil {
+		return fmt.Errorf("join the backends of the database: %w", err)
+	}
+	return nil
+}
 
 // register records the backend in cfg.Registry (when set) under its bound
 // address; the returned function removes the record.

@@ -29,11 +29,14 @@ func Shared() (*Cluster, error) {
 	return shared.c, shared.err
 }
 
-// Main runs a package's tests (call it from TestMain), then stops the
-// shared cluster and says loudly how many tests skipped their PostgreSQL
-// half, and why.
-func Main(m *testing.M) {
+// Main runs a package's tests (call it from TestMain), then after (the
+// package's own cleanups), stops the shared cluster and says loudly how
+// many tests skipped their PostgreSQL half, and why.
+func Main(m *testing.M, after ...func()) {
 	code := m.Run()
+	for _, f := range after {
+		f()
+	}
 	if shared.c != nil {
 		if err := shared.c.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "pgtest: stop cluster:", err)
