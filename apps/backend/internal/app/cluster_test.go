@@ -107,7 +107,7 @@ func TestBackendsShareOneBoard(t *testing.T) {
 	heardOnA, heardOnB := a.subscribe(action.WorkspaceTopic(ws)), b.subscribe(action.WorkspaceTopic(ws))
 	const writers, each = 2, 25
 	var (
-		wg              sync.WaitGroup
+		wg      sync.WaitGroup
 		refused atomic.Int32
 	)
 	no := false
@@ -134,7 +134,9 @@ func TestBackendsShareOneBoard(t *testing.T) {
 	}
 	wg.Wait()
 	total := 2 * writers * each
-	waitFor(t, func() bool { return len(heardOnA.ids("task.created")) == total && len(heardOnB.ids("task.created")) == total })
+	waitFor(t, func() bool {
+		return len(heardOnA.ids("task.created")) == total && len(heardOnB.ids("task.created")) == total
+	})
 	for id, n := range heardOnA.ids("task.created") {
 		if n != 1 {
 			t.Fatalf("task %s announced %d times on backend A, want once", id, n)
