@@ -124,8 +124,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	agents := agentFlags(fs)
 	database := fs.String("database", os.Getenv("KANDEV_DATABASE_URL"),
 		"postgres://… to share a PostgreSQL database with other backends (env KANDEV_DATABASE_URL; default: SQLite in the data dir)")
+	ttl, err := time.ParseDuration(envOr("KANDEV_LEASE_TTL", "15s"))
+	if err != nil {
+		return errors.New("serve: KANDEV_LEASE_TTL must be a duration such as 15s")
+	}
+	fs.DurationVar(&ttl, "lease-ttl", ttl, "with --database: how long a backend that stopped renewing its lease keeps its agents' sessions before another takes them over (env KANDEV_LEASE_TTL)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if ttl < 500*time.Millisecond || ttl > 10*time.Minute {
+		return errors.New("serve: --lease-ttl must be between 500ms and 10m")
 	}
 	if qwait <= 0 {
 		return errors.New("serve: --question-timeout must be positive")
@@ -136,7 +144,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
-		Logger: log, Out: stdout, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: app.DefaultRegistryDir()})
+		Logger: log, Out: stdout, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: app.DefaultRegistryDir(),
+		LeaseTTL: ttl, LeaseBeat: ttl / 5})
 }
 
 // agentFlags adds serve's agent runtime flags.

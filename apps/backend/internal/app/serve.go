@@ -99,7 +99,11 @@ func Run(ctx context.Context, cfg Config) error {
 	} else {
 		defer unregister()
 	}
-	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (data dir %s; operator token in %s)\n", mcpsrv.Version, addr, cfg.DataDir, tokenWhere)
+	where := "data dir " + cfg.DataDir
+	if cfg.Database != "" {
+		where = "database " + store.RedactURL(cfg.Database) + ", " + where
+	}
+	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (%s; operator token in %s)\n", mcpsrv.Version, addr, where, tokenWhere)
 	flowCtx, stopSweeps := context.WithCancel(ctx)
 	defer stopSweeps()
 	b.runFlow(flowCtx)

@@ -313,7 +313,7 @@ func (r *run) open(l *launchInfo, sess *kanban.Session) error {
 			return r.startError("session/load", ctx, err, l)
 		}
 		r.setAgentSession(acp.SessionId(sess.AgentSessionID))
-		r.rec.note("status", "Resumed the agent's session after a backend restart (ACP session/load); a turn in progress then was interrupted.")
+		r.rec.note("status", "Resumed the agent's session after the backend that ran it stopped or restarted (ACP session/load); a turn in progress then was interrupted.")
 		return nil
 	}
 	if r.resume && sess.AgentSessionID != "" {
