@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -258,4 +259,50 @@ func TestPromptDeliveredAcrossBackends(t *testing.T) {
 	b.dispatch("session.stop", action.SessionStopIn{ID: sid}, nil)
 	a.waitState(sid, kanban.SessionCancelled)
 	a.waitNoAgents()
+}
+
+// TestAutoArchiveRunsOnceAcrossBackends: two backends sweep for due tasks
+// every few milliseconds; each due task is archived once, by one of them
+// (one "Archived automatically" note each), under the sweep's advisory
+// lock.
+func TestAutoArchiveRunsOnceAcrossBackends(t *testing.T) {
+	t.Parallel()
+	later := func(c *Config) {
+		c.ArchiveSweep = 5 * time.Millisecond
+		c.Clock = func() time.Time { return time.Now().Add(2 * time.Hour) }
+	}
+	a, b := twoBackends(t, later)
+	ws, steps := a.board()
+	review := steps[2]
+	a.dispatch("workflow.step.update", map[string]any{"id": review.ID, "auto_archive_after_hours": 1}, nil)
+	no := false
+	var ids []string
+	for i := range 30 {
+		var out action.TaskCreateOut
+		[]*env{a, b}[i%2].dispatch("task.create", action.TaskCreateIn{Title: fmt.Sprintf("due %d", i), WorkflowStepID: review.ID,
+			StartAgent: &no}, &out)
+		ids = append(ids, out.Task.ID)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a.b.runFlow(ctx)
+	b.b.runFlow(ctx)
+	waitFor(t, func() bool {
+		var l kanban.List[kanban.Task]
+		a.dispatch("task.list", action.TaskListIn{WorkspaceID: ws, WorkflowStepID: review.ID, Limit: kanban.MaxLimit}, &l)
+		return len(l.Items) == 0
+	})
+	time.Sleep(50 * time.Millisecond) // more sweeps on both, which must find nothing
+	cancel()
+	for _, id := range ids {
+		n := 0
+		for _, m := range a.conversation(id) {
+			if strings.Contains(m.Content, "Archived automatically") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("task %s: got %d auto-archive notes, want exactly 1", id, n)
+		}
+	}
 }
