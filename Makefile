@@ -5,7 +5,7 @@
 BACKEND := apps/backend
 KANDEV  := $(BACKEND)/bin/kandev
 
-.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz clean browser board-screenshots
+.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz clean browser postgres board-screenshots
 
 run: build
 	$(KANDEV) serve
@@ -22,9 +22,12 @@ lint:
 	$(MAKE) -C $(BACKEND) lint
 
 # The board's browser tests need Debian's Chromium; without it they fail
-# under make test (KANDEV_BROWSER_TESTS=1) instead of being skipped.
-test-go: browser
-	KANDEV_BROWSER_TESTS=1 $(MAKE) -C $(BACKEND) test
+# under make test (KANDEV_BROWSER_TESTS=1) instead of being skipped. The
+# store and multi-backend tests start a throwaway PostgreSQL cluster of
+# their own (initdb in a temp dir, a Unix socket, removed after); with
+# KANDEV_POSTGRES_TESTS=1 a cluster that fails to start fails them.
+test-go: browser postgres
+	KANDEV_BROWSER_TESTS=1 KANDEV_POSTGRES_TESTS=1 $(MAKE) -C $(BACKEND) test
 
 # Installs Debian's chromium package when /usr/bin/chromium is missing
 # (needs root, as on CI; nothing is downloaded by the test driver).
@@ -32,6 +35,16 @@ browser:
 	@test -x /usr/bin/chromium || { \
 	  if [ "$$(id -u)" -ne 0 ]; then echo "the board's browser tests need Debian's chromium: run 'sudo apt-get install chromium' (or make browser as root)"; exit 1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core; }
+
+# Installs Debian's postgresql package (server binaries under
+# /usr/lib/postgresql/N/bin; no cluster is created or started) when no
+# initdb is found. Without root it says loudly that the PostgreSQL half
+# of the tests will be skipped.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || { \
+	  if [ "$$(id -u)" -ne 0 ]; then echo "*** PostgreSQL is not installed and this is not root: the PostgreSQL half of the tests will be SKIPPED (sudo apt-get install postgresql) ***"; exit 0; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql && \
+	  { systemctl disable --now postgresql >/dev/null 2>&1 || service postgresql stop >/dev/null 2>&1 || true; }; }
 
 # Regenerates the board page's screenshots (docs/public/board/*.png) from
 # the browser tests.
@@ -52,7 +65,7 @@ e2e: build
 # Measures validation, round trips, the bridge, mode switches, a 100k-task
 # board and tools/list sizes; writes bench/results.json and regenerates
 # docs/public/performance.md (a few minutes).
-bench: browser
+bench: browser postgres
 	$(MAKE) -C $(BACKEND) bench
 
 fuzz:
