@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -11,6 +12,10 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 )
+
+// listenWait bounds how long a starting backend waits to listen for the
+// other backends' events before it gives up.
+const listenWait = 30 * time.Second
 
 // shared is what a backend on a PostgreSQL database shares with the other
 // backends on it (nil parts on SQLite, where one process owns the data).
@@ -48,10 +53,23 @@ func (sh *shared) start(ctx context.Context, url string, takeOver func(context.C
 	busCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	sh.stopBus = stop
 	go sh.bus.Run(busCtx)
+	fail := func(err error) error {
+		stop()
+		<-sh.bus.Done()
+		sh.stopBus = nil
+		return err
+	}
+	select {
+	case <-sh.bus.Listening():
+	case <-time.After(listenWait):
+		return fail(fmt.Errorf("could not listen for the other backends' events within %s", listenWait))
+	case <-ctx.Done():
+		return fail(ctx.Err())
+	}
 	sh.members = cluster.NewMembers(cluster.MembersConfig{Store: sh.st, ID: sh.id, URL: url, Beat: sh.beat, TTL: sh.ttl,
 		Log: sh.log, TakeOver: takeOver})
 	if err := sh.members.Start(ctx); err != nil {
-		return err
+		return fail(err)
 	}
 	go sh.members.Run(busCtx)
 	return nil

@@ -99,11 +99,6 @@ func Run(ctx context.Context, cfg Config) error {
 	} else {
 		defer unregister()
 	}
-	where := "data dir " + cfg.DataDir
-	if cfg.Database != "" {
-		where = "database " + store.RedactURL(cfg.Database) + ", " + where
-	}
-	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (%s; operator token in %s)\n", mcpsrv.Version, addr, where, tokenWhere)
 	flowCtx, stopSweeps := context.WithCancel(ctx)
 	defer stopSweeps()
 	b.runFlow(flowCtx)
@@ -111,6 +106,12 @@ func Run(ctx context.Context, cfg Config) error {
 		_ = srv.Close()
 		return err
 	}
+	// Once announced, the backend hears the other backends' events.
+	where := "data dir " + cfg.DataDir
+	if cfg.Database != "" {
+		where = "database " + store.RedactURL(cfg.Database) + ", " + where
+	}
+	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (%s; operator token in %s)\n", mcpsrv.Version, addr, where, tokenWhere)
 	if err := b.startAgents(ctx, addr); err != nil {
 		_ = srv.Close()
 		return fmt.Errorf("resume agent sessions: %w", err)

@@ -96,6 +96,7 @@ func Tables(r *Results) string {
 	writeBoard(&b, r)
 	writeAgents(&b, r)
 	writeFlow(&b, r)
+	writePostgres(&b, r)
 	return b.String()
 }
 

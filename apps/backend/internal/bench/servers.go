@@ -58,7 +58,12 @@ func startBackend(ctx context.Context, cfg Config, name, dataDir string) (*backe
 // startBackendWith is startBackend with extra serve flags (agents launch
 // unless the flags say otherwise).
 func startBackendWith(ctx context.Context, cfg Config, name, dataDir string, flags ...string) (*backendProc, error) {
-	tok := newToken()
+	return startBackendToken(ctx, cfg, name, dataDir, newToken(), flags...)
+}
+
+// startBackendToken is startBackendWith with a given operator token (the
+// backends of one database share it).
+func startBackendToken(ctx context.Context, cfg Config, name, dataDir, tok string, flags ...string) (*backendProc, error) {
 	p, base, err := startProc(ctx, procSpec{
 		name: name, bin: cfg.KandevBin, dir: cfg.WorkDir, logDir: cfg.WorkDir,
 		args:   append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, flags...),

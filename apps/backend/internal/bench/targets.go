@@ -33,6 +33,7 @@ const (
 	maxBoardLoadMs       = 1000
 	maxBoardBytes        = 300_000
 	maxCardLatencyMs     = 150
+	maxCrossBackendMs    = 20
 )
 
 func atMost(section, name string, v, limit float64, unit string) Target {
@@ -114,6 +115,9 @@ func Evaluate(r *Results) []Target {
 	}
 	if a := r.Agents; a != nil {
 		ts = append(ts, atMost("8", "create_task → the mock agent's first tool call in the backend (p50)", a.FirstToolCall.P50Ms, maxFirstToolCallMs, "ms"))
+	}
+	if p := r.Postgres; p != nil {
+		ts = append(ts, atMost("10", "task.create on backend A → task.created on backend B (p50)", p.CrossBackend.P50Ms, maxCrossBackendMs, "ms"))
 	}
 	return ts
 }

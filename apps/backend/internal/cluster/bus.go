@@ -56,8 +56,9 @@ type Bus struct {
 	mu       sync.RWMutex
 	handlers map[string][]func(json.RawMessage)
 
-	dropped atomic.Int64
-	done    chan struct{}
+	dropped   atomic.Int64
+	done      chan struct{}
+	listening chan struct{} // closed once the first LISTEN is in place
 }
 
 var _ action.Publisher = (*Bus)(nil)
@@ -65,7 +66,7 @@ var _ action.Publisher = (*Bus)(nil)
 // NewBus returns the bus of backend id; Run moves its events.
 func NewBus(st *store.Store, local action.Publisher, id string, log *slog.Logger) *Bus {
 	return &Bus{st: st, local: local, id: id, log: log, queue: make(chan store.Event, queueLen),
-		handlers: map[string][]func(json.RawMessage){}, done: make(chan struct{})}
+		handlers: map[string][]func(json.RawMessage){}, done: make(chan struct{}), listening: make(chan struct{})}
 }
 
 // Publish delivers an event to this backend's subscribers of topic and
@@ -126,6 +127,10 @@ func (b *Bus) Run(ctx context.Context) {
 	b.write(ctx)
 	wg.Wait()
 }
+
+// Listening is closed once Run listens for the other backends' events:
+// every event they publish from then on reaches this backend.
+func (b *Bus) Listening() <-chan struct{} { return b.listening }
 
 // Done is closed once Run has returned.
 func (b *Bus) Done() <-chan struct{} { return b.done }

@@ -40,6 +40,7 @@ func (b *Bus) listen(ctx context.Context) {
 				b.log.Warn("cluster: read the event log", "err", err)
 			}
 			listening = true
+			close(b.listening)
 		} else {
 			last = b.catchUp(ctx, last, seen)
 		}

@@ -163,6 +163,17 @@ func (c *Cluster) URL(db string) string {
 	return "postgres://" + User + "@/" + url.PathEscape(db) + "?host=" + url.QueryEscape(c.dir) + "&sslmode=disable"
 }
 
+// Version is the server's version string (SHOW server_version).
+func (c *Cluster) Version(ctx context.Context) (string, error) {
+	conn, err := pgx.Connect(ctx, c.URL("postgres"))
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
+	var v string
+	return v, conn.QueryRow(ctx, `SHOW server_version`).Scan(&v)
+}
+
 // CreateDatabase creates a new empty database and returns its URL.
 func (c *Cluster) CreateDatabase(ctx context.Context) (name, dbURL string, err error) {
 	c.mu.Lock()
