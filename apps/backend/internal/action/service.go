@@ -59,6 +59,7 @@ func New(d Deps) (*Registry, *Service) {
 	s.registerArtifacts(r)
 	s.registerTaskSurface(r)
 	s.registerConfig(r)
+	s.registerUpstreams(r)
 	return r, s
 }
 

@@ -183,8 +183,9 @@ func (c *Catalog) Tools(p Profile) ([]*Tool, error) {
 }
 
 // sessionPlumbing are the actions a session's MCP server itself uses in
-// every mode (attaching, reading its profile).
-var sessionPlumbing = []string{"session.attach", "session.profile"}
+// every mode (attaching, reading its profile, reading its proxied servers
+// and reporting what it serves of them).
+var sessionPlumbing = []string{"session.attach", "session.profile", "upstream.config", "upstream.report"}
 
 // Actions returns the backend actions a profile may use: those of its
 // tools plus the session plumbing. The backend authorizes session calls
