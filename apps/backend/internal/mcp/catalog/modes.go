@@ -21,6 +21,11 @@ var declared []*Group
 // `var _ = declare(&Group{...})`. Adding a group: declare it in its
 // own file and name it in the tables below.
 func declare(g *Group) *Group {
+	for _, t := range g.Tools {
+		if t.Run == nil {
+			t.Run = forward // here, at init, so that New never writes shared state
+		}
+	}
 	declared = append(declared, g)
 	return g
 }
@@ -126,9 +131,6 @@ func New() (*Catalog, error) {
 			}
 			if t.Action == "" {
 				return nil, fmt.Errorf("tool %s: declares no backend action", t.Name)
-			}
-			if t.Run == nil {
-				t.Run = forward
 			}
 			c.tools[t.Name] = t
 			c.order = append(c.order, t.Name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -95,7 +96,10 @@ func dial(ctx context.Context, cfg kanban.MCPServerConfig, onNotify func(mcp.JSO
 	case "http":
 		c.tr, err = transport.NewStreamableHTTP(cfg.URL, transport.WithHTTPHeaders(cfg.Headers),
 			transport.WithHTTPBasicClient(&http.Client{Transport: limitedTransport{base: http.DefaultTransport}}),
-			transport.WithContinuousListening())
+			transport.WithContinuousListening(),
+			// The transport's own log lines may quote upstream bodies: keep
+			// them out of ours (states and causes are logged by run).
+			transport.WithHTTPLogger(slog.New(slog.DiscardHandler)))
 		if err != nil {
 			err = errors.New("the server's url is not usable")
 		}

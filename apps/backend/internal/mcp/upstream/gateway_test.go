@@ -165,13 +165,14 @@ func (g *gw) tools() map[string]mcp.Tool {
 	return out
 }
 
+// report is the server's current state, as the manager reports it.
 func (g *gw) report() kanban.UpstreamServer {
 	g.t.Helper()
-	p := g.reports.Load()
-	if p == nil || len(*p) != 1 {
-		g.t.Fatalf("no report yet")
+	s := g.mgr.Servers()
+	if len(s) != 1 {
+		g.t.Fatalf("got %d servers, want 1", len(s))
 	}
-	return (*p)[0]
+	return s[0]
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -184,3 +185,12 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func callReq(name, args string) mcp.CallToolRequest {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = json.RawMessage(args)
+	return req
+}
+
+func catalogProfile(m kanban.Mode) catalog.Profile { return catalog.DefaultProfile(m) }

@@ -58,6 +58,10 @@ func TestHostileFixture(t *testing.T) {
 			if n := fixture.Calls(g.events(), "echo"); n != 1 {
 				t.Fatalf("fixture counted %d echo calls, want 1", n)
 			}
+			waitFor(t, "the report to reach the backend side", func() bool {
+				p := g.reports.Load()
+				return p != nil && len(*p) == 1 && (*p)[0].State == kanban.UpstreamReady && (*p)[0].ToolsRefused == rep.ToolsRefused
+			})
 		})
 	}
 }
