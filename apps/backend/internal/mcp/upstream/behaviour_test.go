@@ -51,10 +51,10 @@ func TestCanaries(t *testing.T) {
 	const canary = "sk-live-CANARY-5f2a9c"
 	calls := []struct{ tool, args string }{
 		{"fx__echo", `{"text":"` + canary + strings.Repeat("x", 100) + `"}`}, // rejected value (too long)
-		{"fx__echo", `{"text":"x","times":"` + canary + `"}`},                 // rejected value (wrong type)
-		{"fx__record", `{"values":{"` + canary + `":1}}`},                     // open-map key breaking propertyNames
-		{"fx__record", `{"values":{"ok":"` + canary + `"}}`},                  // open-map value
-		{"fx__echo", `{"text":"x","` + canary + `":1}`},                       // unknown key
+		{"fx__echo", `{"text":"x","times":"` + canary + `"}`},                // rejected value (wrong type)
+		{"fx__record", `{"values":{"` + canary + `":1}}`},                    // open-map key breaking propertyNames
+		{"fx__record", `{"values":{"ok":"` + canary + `"}}`},                 // open-map value
+		{"fx__echo", `{"text":"x","` + canary + `":1}`},                      // unknown key
 	}
 	for _, c := range calls {
 		got, isErr := g.call(context.Background(), c.tool, c.args)

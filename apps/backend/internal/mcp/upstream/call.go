@@ -79,4 +79,3 @@ func callParams(name string, args map[string]any) (json.RawMessage, error) {
 func toolError(format string, args ...any) *mcp.CallToolResult {
 	return mcp.NewToolResultError(fmt.Sprintf(format, args...))
 }
-

@@ -185,7 +185,9 @@ func (m *Manager) toolsChanged() {
 		o := owners[0]
 		srv, t := o.s, o.t
 		out = append(out, mcpsrv.UpstreamTool{Wire: t.wire, Validator: t.validator,
-			Call: func(ctx context.Context, args map[string]any) (*mcp.CallToolResult, string) { return srv.call(ctx, t, args) }})
+			Call: func(ctx context.Context, args map[string]any) (*mcp.CallToolResult, string) {
+				return srv.call(ctx, t, args)
+			}})
 		b, _ := json.Marshal(t.wire) // a tool mcp-go can serve always encodes
 		h.Write(b)
 	}
