@@ -32,6 +32,7 @@ commands:
   mode set --session ID --mode M
   session create (--task ID | --title T) [--mode M]
   session token --session ID
+  session upstreams --session ID  proxied MCP servers and the tools they refused
   token                         print the operator token
   version
 Run "kandev <command> -h" for a command's flags.
@@ -214,15 +215,15 @@ func modeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func sessionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "create" && args[0] != "token") {
-		return errors.New("usage: kandev session create (--task ID | --title T) [--mode M] | kandev session token --session ID")
+	if len(args) == 0 || (args[0] != "create" && args[0] != "token" && args[0] != "upstreams") {
+		return errors.New("usage: kandev session create (--task ID | --title T) [--mode M] | kandev session token --session ID | kandev session upstreams --session ID")
 	}
 	sub := args[0]
 	fs, creds := operatorFlags("session "+sub, stderr)
 	task := fs.String("task", "", "task id (create)")
 	title := fs.String("title", "", "create a new task with this title for the session (create, instead of --task)")
 	mode := fs.String("mode", "task", "MCP mode (create)")
-	session := fs.String("session", "", "session id (token)")
+	session := fs.String("session", "", "session id (token, upstreams)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -237,6 +238,9 @@ func sessionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		_, err = fmt.Fprintf(stdout, "task_id=%s\nsession_id=%s\ntoken=%s\n", out.Session.TaskID, out.Session.ID, out.Token)
 		return err
+	}
+	if sub == "upstreams" {
+		return app.SessionUpstreams(ctx, backend, tok, *session, stdout)
 	}
 	var out action.TokenOut
 	if err := app.Operator(ctx, backend, tok, "session.token", action.IDIn{ID: *session}, &out); err != nil {

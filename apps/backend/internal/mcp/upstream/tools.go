@@ -131,8 +131,10 @@ func buildTool(server string, raw json.RawMessage) (*tool, *kanban.RefusedTool) 
 		if errors.As(err, &ref) {
 			return refuse(string(ref.Limit), ref.Error())
 		}
-		msg := strings.TrimPrefix(err.Error(), "compile input schema for "+name+": ")
-		return refuse("compile", "the schema does not compile: "+msg)
+		// The compiler's last line names the failing keyword; it quotes the
+		// schema, so it is shown escaped and clipped.
+		lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+		return refuse("compile", "the schema does not compile: "+strings.TrimSpace(lines[len(lines)-1]))
 	}
 	wt := mcp.Tool{Name: name, Title: escape.Excerpt(w.Title, maxTitleBytes), Description: clip(w.Description, maxDescriptionBytes),
 		RawInputSchema: w.InputSchema}

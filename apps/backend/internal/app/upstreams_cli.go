@@ -1,0 +1,69 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// maxCLIPages bounds how many pages `kandev session upstreams` reads.
+const maxCLIPages = 50
+
+// SessionUpstreams prints a session's proxied MCP servers (state, tool
+// counts) and every tool they refused to serve, with the limit that
+// stopped it, reading every page of upstream.list and upstream.refused.
+func SessionUpstreams(ctx context.Context, backendURL, token, sessionID string, w io.Writer) error {
+	if sessionID == "" {
+		return fmt.Errorf("session upstreams: --session is required")
+	}
+	var servers []kanban.UpstreamServer
+	cursor := ""
+	for range maxCLIPages {
+		var page kanban.List[kanban.UpstreamServer]
+		if err := Operator(ctx, backendURL, token, "upstream.list", action.UpstreamListIn{SessionID: sessionID, Limit: kanban.MaxLimit, Cursor: cursor}, &page); err != nil {
+			return err
+		}
+		servers = append(servers, page.Items...)
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if len(servers) == 0 {
+		_, err := fmt.Fprintln(w, "no proxied MCP servers reported for this session")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tTYPE\tSTATE\tSERVED\tREFUSED\tDETAIL")
+	for _, s := range servers {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", s.Name, s.Type, s.State, s.ToolsServed, s.ToolsRefused, s.Detail)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var refused []kanban.RefusedTool
+	cursor = ""
+	for range maxCLIPages {
+		var page kanban.List[kanban.RefusedTool]
+		if err := Operator(ctx, backendURL, token, "upstream.refused", action.UpstreamRefusedIn{SessionID: sessionID, Limit: kanban.MaxLimit, Cursor: cursor}, &page); err != nil {
+			return err
+		}
+		refused = append(refused, page.Items...)
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REFUSED TOOL\tLIMIT\tREASON")
+	for _, r := range refused {
+		fmt.Fprintf(tw, "%s__%s\t%s\t%s\n", r.Server, r.Tool, r.Limit, r.Reason)
+	}
+	return tw.Flush()
+}
