@@ -42,8 +42,7 @@ func TestDifferential(t *testing.T) {
 	for i := range 300 {
 		g := &gen{r: rng}
 		schema := g.root()
-		raw, _ := json.Marshal(map[string]any{"name": "t", "inputSchema": json.RawMessage(schema)})
-		tl, ref := buildTool("d", raw)
+		tl, ref := buildTool("d", wireTool{Name: "t", InputSchema: json.RawMessage(schema)})
 		if ref != nil {
 			continue // out of budget or not compilable: not served, nothing to compare
 		}

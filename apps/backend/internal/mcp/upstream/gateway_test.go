@@ -110,7 +110,7 @@ func newGW(t *testing.T, cfg kanban.MCPServerConfig, events func() []fixture.Eve
 		Report: func(s []kanban.UpstreamServer) { g.reports.Store(&s) },
 	})
 	t.Cleanup(g.mgr.Close)
-	g.mgr.WaitFirst(context.Background(), 30*time.Second)
+	g.mgr.WaitFirst(context.Background(), 2*time.Minute) // the hostile list is slow under -race
 	g.cl, err = client.NewInProcessClient(g.srv.MCP())
 	if err != nil {
 		t.Fatal(err)

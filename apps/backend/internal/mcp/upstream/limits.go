@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -30,7 +31,7 @@ const (
 	maxServedName = 128
 	// Waits.
 	connectTimeout = 30 * time.Second
-	listTimeout    = 30 * time.Second
+	listTimeout    = 60 * time.Second
 	backoffMin     = 250 * time.Millisecond
 	backoffMax     = 30 * time.Second
 	stableAfter    = 10 * time.Second // a connection up this long resets the backoff
@@ -56,18 +57,29 @@ func (l *lineLimiter) Read(p []byte) (int, error) {
 		return 0, errTooLarge
 	}
 	n, err := l.r.Read(p)
-	for _, c := range p[:n] {
-		switch {
-		case c == '\r':
-			continue
-		case c == '\n' && (!l.event || l.last == '\n'):
-			l.n = 0
-		default:
-			l.n++
+	buf := p[:n]
+	count, last := l.n, l.last
+	if !l.event {
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			count = n - i - 1
+		} else {
+			count += n
 		}
-		l.last = c
+	} else {
+		for _, c := range buf {
+			switch {
+			case c == '\r':
+				continue
+			case c == '\n' && last == '\n':
+				count = 0
+			case c != '\n':
+				count++
+			}
+			last = c
+		}
 	}
-	if l.n > l.max {
+	l.n, l.last = count, last
+	if count > l.max {
 		l.over = true
 		if l.onOver != nil {
 			l.onOver()

@@ -199,13 +199,3 @@ func (m *Manager) toolsChanged() {
 	}
 	m.changed()
 }
-
-// fingerprint identifies a tools/list answer.
-func fingerprint(raws []json.RawMessage) string {
-	h := sha256.New()
-	for _, r := range raws {
-		h.Write(r)
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}

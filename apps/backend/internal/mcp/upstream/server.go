@@ -119,18 +119,17 @@ func (s *upstreamServer) session(ctx context.Context, ready func()) string {
 
 // list re-reads the tools and, when they changed, recompiles them.
 func (s *upstreamServer) list(ctx context.Context, c *conn) error {
-	raws, err := listTools(ctx, c)
+	listed, fp, err := listTools(ctx, c)
 	if err != nil {
 		return err
 	}
-	fp := fingerprint(raws)
 	s.mu.Lock()
 	same := fp == s.listed
 	s.mu.Unlock()
 	if same {
 		return nil
 	}
-	tools, refused := buildTools(s.name, raws)
+	tools, refused := buildTools(s.name, listed)
 	s.mu.Lock()
 	s.tools, s.refused, s.listed = tools, refused, fp
 	s.mu.Unlock()

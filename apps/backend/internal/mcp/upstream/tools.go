@@ -2,6 +2,8 @@ package upstream
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,11 +45,13 @@ type wireTool struct {
 }
 
 // listTools reads every page of tools/list (bounded in pages and tools)
-// and returns the raw tools.
-func listTools(ctx context.Context, c *conn) ([]json.RawMessage, error) {
+// and returns the tools (decoded in one pass per page) and a fingerprint
+// of the answers.
+func listTools(ctx context.Context, c *conn) ([]wireTool, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
-	var all []json.RawMessage
+	var all []wireTool
+	h := sha256.New()
 	cursor, seen := "", map[string]bool{}
 	for range maxPages {
 		var params any
@@ -57,39 +61,40 @@ func listTools(ctx context.Context, c *conn) ([]json.RawMessage, error) {
 		resp, _, err := c.request(ctx, string(mcp.MethodToolsList), params)
 		switch {
 		case err != nil && ctx.Err() != nil:
-			return nil, fmt.Errorf("tools/list did not answer within %s", listTimeout)
+			return nil, "", fmt.Errorf("tools/list did not answer within %s", listTimeout)
 		case err != nil:
-			return nil, errors.New("tools/list failed: the connection was lost")
+			return nil, "", errors.New("tools/list failed: the connection was lost")
 		case resp.Error != nil:
-			return nil, fmt.Errorf("tools/list failed (JSON-RPC error %d)", resp.Error.Code)
+			return nil, "", fmt.Errorf("tools/list failed (JSON-RPC error %d)", resp.Error.Code)
 		}
+		h.Write(resp.Result)
 		var page struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
+			Tools      []wireTool `json:"tools"`
+			NextCursor string     `json:"nextCursor"`
 		}
 		if err := json.Unmarshal(resp.Result, &page); err != nil {
-			return nil, errors.New("tools/list answered with an invalid result")
+			return nil, "", errors.New("tools/list answered with an invalid result")
 		}
 		all = append(all, page.Tools...)
 		if len(all) > MaxTools {
-			return all[:MaxTools], nil
+			return all[:MaxTools], hex.EncodeToString(h.Sum(nil)), nil
 		}
 		if page.NextCursor == "" || seen[page.NextCursor] {
-			return all, nil
+			return all, hex.EncodeToString(h.Sum(nil)), nil
 		}
 		seen[page.NextCursor] = true
 		cursor = page.NextCursor
 	}
-	return all, nil
+	return all, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // buildTools turns a server's listed tools into served tools and refusals.
-func buildTools(server string, raws []json.RawMessage) ([]*tool, []kanban.RefusedTool) {
+func buildTools(server string, listed []wireTool) ([]*tool, []kanban.RefusedTool) {
 	var tools []*tool
 	var refused []kanban.RefusedTool
 	names := map[string]bool{}
-	for _, raw := range raws {
-		t, ref := buildTool(server, raw)
+	for _, w := range listed {
+		t, ref := buildTool(server, w)
 		if ref == nil && names[t.wire.Name] {
 			ref = &kanban.RefusedTool{Tool: escape.Excerpt(t.upstream, maxToolExcerpt), Limit: "name_collision", Reason: "the server lists this name twice"}
 		}
@@ -106,11 +111,7 @@ func buildTools(server string, raws []json.RawMessage) ([]*tool, []kanban.Refuse
 
 // buildTool checks one tool: its served name, then its schema (estimate,
 // then the secure compiler), then mcp-go's own checks of the declaration.
-func buildTool(server string, raw json.RawMessage) (*tool, *kanban.RefusedTool) {
-	var w wireTool
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, &kanban.RefusedTool{Tool: "(unreadable)", Limit: "syntax", Reason: "the tool declaration is not a valid MCP tool"}
-	}
+func buildTool(server string, w wireTool) (*tool, *kanban.RefusedTool) {
 	excerpt := escape.Excerpt(w.Name, maxToolExcerpt)
 	if excerpt == "" {
 		excerpt = "(empty)"
