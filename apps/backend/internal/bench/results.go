@@ -30,6 +30,7 @@ type Results struct {
 	Compile    LatencyStat       `json:"compile"`
 	Store      StoreScale        `json:"store"`
 	Catalog    []CatalogMode     `json:"catalog"`
+	Upstream   *UpstreamBench    `json:"upstream,omitempty"`
 	Targets    []Target          `json:"targets"`
 	Notes      []string          `json:"notes,omitempty"`
 	Extra      map[string]string `json:"extra,omitempty"`

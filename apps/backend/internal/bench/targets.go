@@ -29,6 +29,7 @@ const (
 	bridgeTargetClients  = 1
 	refTaskModeBytes     = 41_500 // 41.5 KB, counted as 1 KB = 1000 bytes (the stricter reading)
 	refExternalModeBytes = 30_000
+	maxGatewayOverDirect = 1.2
 )
 
 func atMost(section, name string, v, limit float64, unit string) Target {
@@ -102,6 +103,13 @@ func Evaluate(r *Results) []Target {
 			t.Note = fmt.Sprintf("%d open objects, %d undescribed properties", c.Open, c.Undescribed)
 		}
 		ts = append(ts, t)
+	}
+	if u := r.Upstream; u != nil {
+		for _, c := range u.Calls {
+			if c.Clients == 1 {
+				ts = append(ts, atMost("7", fmt.Sprintf("gateway / direct upstream call p50, %s, %d client", c.Tool, c.Clients), c.OverDirect, maxGatewayOverDirect, "×"))
+			}
+		}
 	}
 	return ts
 }
