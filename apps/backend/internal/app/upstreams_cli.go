@@ -37,9 +37,9 @@ func SessionUpstreams(ctx context.Context, backendURL, token, sessionID string, 
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tTYPE\tSTATE\tSERVED\tREFUSED\tDETAIL")
+	row(tw, "SERVER\tTYPE\tSTATE\tSERVED\tREFUSED\tDETAIL")
 	for _, s := range servers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", s.Name, s.Type, s.State, s.ToolsServed, s.ToolsRefused, s.Detail)
+		row(tw, "%s\t%s\t%s\t%d\t%d\t%s", s.Name, s.Type, s.State, s.ToolsServed, s.ToolsRefused, s.Detail)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -59,11 +59,16 @@ func SessionUpstreams(ctx context.Context, backendURL, token, sessionID string, 
 	if len(refused) == 0 {
 		return nil
 	}
-	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REFUSED TOOL\tLIMIT\tREASON")
+	row(tw, "\nREFUSED TOOL\tLIMIT\tREASON")
 	for _, r := range refused {
-		fmt.Fprintf(tw, "%s__%s\t%s\t%s\n", r.Server, r.Tool, r.Limit, r.Reason)
+		row(tw, "%s__%s\t%s\t%s", r.Server, r.Tool, r.Limit, r.Reason)
 	}
 	return tw.Flush()
+}
+
+// row adds one line to a tabwriter, which buffers: its Flush reports any
+// write error.
+func row(tw *tabwriter.Writer, format string, args ...any) {
+	_, _ = fmt.Fprintf(tw, format+"\n", args...)
 }

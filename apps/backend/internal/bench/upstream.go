@@ -53,8 +53,8 @@ type UpstreamCall struct {
 	Clients    int      `json:"clients"`
 	Direct     LoadStat `json:"direct"`
 	Gateway    LoadStat `json:"gateway"`
-	OverDirect float64 `json:"p50_over_direct"` // gateway p50 / direct p50, paired per repetition
-	AddedP50Ms float64 `json:"added_p50_ms"`
+	OverDirect float64  `json:"p50_over_direct"` // gateway p50 / direct p50, paired per repetition
+	AddedP50Ms float64  `json:"added_p50_ms"`
 }
 
 // MeasureUpstream runs section 7.

@@ -72,17 +72,16 @@ func render(dst []byte, r rune, first byte, size int) []byte {
 	case unicode.IsPrint(r):
 		return utf8.AppendRune(dst, r)
 	case r < 0x80:
-		return append(append(dst, `\x`...), hex2(byte(r))...)
+		return append(dst, '\\', 'x', hexDigits[r>>4], hexDigits[r&0xf])
 	case r <= 0xffff:
 		return append(dst, `\u`+pad(strconv.FormatInt(int64(r), 16), 4)...)
 	}
 	return append(dst, `\U`+pad(strconv.FormatInt(int64(r), 16), 8)...)
 }
 
-func hex2(c byte) string {
-	const digits = "0123456789abcdef"
-	return string([]byte{digits[c>>4], digits[c&0xf]})
-}
+const hexDigits = "0123456789abcdef"
+
+func hex2(c byte) string { return string([]byte{hexDigits[c>>4], hexDigits[c&0xf]}) }
 
 func pad(s string, n int) string {
 	if len(s) >= n {

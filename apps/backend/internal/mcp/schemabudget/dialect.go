@@ -75,10 +75,10 @@ func (d dialect) edges(n *node, out []edge) []edge {
 			add(v, false)
 		case "if":
 			add(v, false)
-			if then := n.get("then"); then != nil && !(v.kind == kBool && !v.bval) {
+			if then := n.get("then"); then != nil && (v.kind != kBool || v.bval) {
 				add(then, false)
 			}
-			if els := n.get("else"); els != nil && !(v.kind == kBool && v.bval) {
+			if els := n.get("else"); els != nil && (v.kind != kBool || !v.bval) {
 				add(els, false)
 			}
 		}

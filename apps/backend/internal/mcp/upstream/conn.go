@@ -96,7 +96,9 @@ func dial(ctx context.Context, cfg kanban.MCPServerConfig, onNotify func(mcp.JSO
 	case "http":
 		c.tr, err = transport.NewStreamableHTTP(cfg.URL, transport.WithHTTPHeaders(cfg.Headers),
 			transport.WithHTTPBasicClient(&http.Client{Transport: limitedTransport{base: http.DefaultTransport}}),
-			transport.WithContinuousListening(),
+			// The legacy GET stream carries the server's list_changed on the
+			// 2025-11-25 protocol this gateway speaks (see below).
+			transport.WithContinuousListening(), //nolint:staticcheck // deliberate: see the protocol note in dial
 			// The transport's own log lines may quote upstream bodies: keep
 			// them out of ours (states and causes are logged by run).
 			transport.WithHTTPLogger(slog.New(slog.DiscardHandler)))
@@ -110,7 +112,11 @@ func dial(ctx context.Context, cfg kanban.MCPServerConfig, onNotify func(mcp.JSO
 		cancel()
 		return nil, err
 	}
-	c.cl = client.NewClient(c.tr, client.WithLegacyProtocolOnly())
+	// The gateway sends tools/list and tools/call as plain JSON-RPC on the
+	// transport (so that it reads raw schemas and results), which is the
+	// initialize-handshake protocol (2025-11-25), not 2026-07-28's
+	// per-request metadata.
+	c.cl = client.NewClient(c.tr, client.WithLegacyProtocolOnly()) //nolint:staticcheck // deliberate, as above
 	c.cl.OnNotification(onNotify)
 	if err := c.cl.Start(life); err != nil {
 		c.close()
@@ -168,7 +174,7 @@ func (c *conn) startProcess(cfg kanban.MCPServerConfig) error {
 		cause := "exited"
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			cause = "exited with " + strings.TrimPrefix(ee.ProcessState.String(), "exit ")
+			cause = "exited with " + strings.TrimPrefix(ee.String(), "exit ")
 		}
 		c.fail(cause)
 	}()
