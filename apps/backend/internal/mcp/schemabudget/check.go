@@ -88,54 +88,8 @@ func (c *checker) inspect(n *node, walking bool) *Refusal {
 		return &Refusal{Limit: LimitSchemas, Detail: fmt.Sprintf("schema holds more than %d subschemas", c.lim.Schemas), At: pathOf(n.path())}
 	}
 	for i, k := range n.keys {
-		v := n.vals[i]
-		switch k {
-		case "$schema":
-			if n != c.root {
-				return &Refusal{Limit: LimitDialect, Detail: "$schema below the root is not supported", At: pathOf(n.path())}
-			}
-		case "$id":
-			if n != c.root && v.kind == kString && !strings.HasPrefix(v.str, "#") {
-				return &Refusal{Limit: LimitResource, Detail: "$id below the root (an embedded schema resource) is not supported", At: pathOf(n.path())}
-			}
-			if n != c.root && v.kind == kString && walking {
-				if r := c.anchor(strings.TrimPrefix(v.str, "#"), n); r != nil {
-					return r
-				}
-			}
-		case "$anchor", "$dynamicAnchor":
-			if v.kind == kString && walking {
-				if r := c.anchor(v.str, n); r != nil {
-					return r
-				}
-			}
-		case "properties", "patternProperties", "dependentSchemas", "dependentRequired", "dependencies":
-			if v.kind == kObject {
-				c.est.Properties += len(v.keys)
-			}
-		case "required":
-			if v.kind == kArray {
-				c.est.Properties += len(v.vals)
-			}
-		case "enum":
-			if v.kind == kArray {
-				c.est.Enum += len(v.vals)
-			}
-		}
-		for slot, kw := range refKeywords {
-			if k != kw || v.kind != kString {
-				continue
-			}
-			if walking {
-				c.pending = append(c.pending, pendingRef{n: n, slot: slot, ref: v.str})
-				continue
-			}
-			t, r := c.resolve(v.str)
-			if r != nil {
-				r.At = pathOf(n.path() + "/" + kw)
-				return r
-			}
-			n.ref[slot] = t
+		if r := c.keyword(n, k, n.vals[i], walking); r != nil {
+			return r
 		}
 	}
 	if c.est.Properties > c.lim.Properties {
@@ -143,6 +97,58 @@ func (c *checker) inspect(n *node, walking bool) *Refusal {
 	}
 	if c.est.Enum > c.lim.Enum {
 		return &Refusal{Limit: LimitEnum, Detail: fmt.Sprintf("schema declares more than %d enum values", c.lim.Enum), At: pathOf(n.path())}
+	}
+	return nil
+}
+
+// keyword checks and counts one keyword k of the schema object n.
+func (c *checker) keyword(n *node, k string, v *node, walking bool) *Refusal {
+	switch k {
+	case "$schema":
+		if n != c.root {
+			return &Refusal{Limit: LimitDialect, Detail: "$schema below the root is not supported", At: pathOf(n.path())}
+		}
+	case "$id":
+		if n == c.root || v.kind != kString {
+			return nil
+		}
+		if !strings.HasPrefix(v.str, "#") {
+			return &Refusal{Limit: LimitResource, Detail: "$id below the root (an embedded schema resource) is not supported", At: pathOf(n.path())}
+		}
+		if walking {
+			return c.anchor(strings.TrimPrefix(v.str, "#"), n)
+		}
+	case "$anchor", "$dynamicAnchor":
+		if v.kind == kString && walking {
+			return c.anchor(v.str, n)
+		}
+	case "properties", "patternProperties", "dependentSchemas", "dependentRequired", "dependencies":
+		if v.kind == kObject {
+			c.est.Properties += len(v.keys)
+		}
+	case "required":
+		if v.kind == kArray {
+			c.est.Properties += len(v.vals)
+		}
+	case "enum":
+		if v.kind == kArray {
+			c.est.Enum += len(v.vals)
+		}
+	}
+	for slot, kw := range refKeywords {
+		if k != kw || v.kind != kString {
+			continue
+		}
+		if walking {
+			c.pending = append(c.pending, pendingRef{n: n, slot: slot, ref: v.str})
+			return nil
+		}
+		t, r := c.resolve(v.str)
+		if r != nil {
+			r.At = pathOf(n.path() + "/" + kw)
+			return r
+		}
+		n.ref[slot] = t
 	}
 	return nil
 }

@@ -57,82 +57,93 @@ type edge struct {
 // compiled; from 2019-09 on every keyword beside $ref counts. Values that
 // are not schemas are skipped (the compiler refuses them).
 func (d dialect) edges(n *node, out []edge) []edge {
-	add := func(c *node, ref bool) {
-		if c.isSchema() {
-			out = append(out, edge{to: c, ref: ref})
-		}
-	}
+	e := edgeList{out: out}
 	for _, r := range n.ref {
 		if r != nil {
-			add(r, true)
+			e.add(r, true)
 		}
 	}
 	hidden := d < draft2019 && n.ref[0] != nil
 	for i, k := range n.keys {
 		v := n.vals[i]
-		switch k {
-		case "contains", "propertyNames":
-			add(v, false)
-		case "if":
-			add(v, false)
-			if then := n.get("then"); then != nil && (v.kind != kBool || v.bval) {
-				add(then, false)
-			}
-			if els := n.get("else"); els != nil && (v.kind != kBool || !v.bval) {
-				add(els, false)
-			}
+		e.draft6(n, k, v)
+		if !hidden {
+			e.draft4(n, k, v, d)
 		}
-		if hidden {
-			continue
-		}
-		switch k {
-		case "allOf", "anyOf", "oneOf":
-			if v.kind == kArray {
-				for _, c := range v.vals {
-					add(c, false)
-				}
-			}
-		case "not", "additionalProperties":
-			add(v, false)
-		case "properties", "patternProperties", "dependencies":
-			if v.kind == kObject {
-				for _, c := range v.vals {
-					add(c, false)
-				}
-			}
-		case "items":
-			if v.kind == kArray && d < draft2020 {
-				for _, c := range v.vals {
-					add(c, false)
-				}
-				if ai := n.get("additionalItems"); ai != nil {
-					add(ai, false)
-				}
-			} else {
-				add(v, false)
-			}
-		}
-		if d < draft2019 {
-			continue
-		}
-		switch k {
-		case "dependentSchemas":
-			if v.kind == kObject {
-				for _, c := range v.vals {
-					add(c, false)
-				}
-			}
-		case "unevaluatedItems", "unevaluatedProperties":
-			add(v, false)
-		case "prefixItems":
-			if d >= draft2020 && v.kind == kArray {
-				for _, c := range v.vals {
-					add(c, false)
-				}
-			}
+		if d >= draft2019 {
+			e.draft2019(k, v, d)
 		}
 	}
-	return out
+	return e.out
+}
+
+type edgeList struct{ out []edge }
+
+func (e *edgeList) add(c *node, ref bool) {
+	if c.isSchema() {
+		e.out = append(e.out, edge{to: c, ref: ref})
+	}
+}
+
+func (e *edgeList) each(v *node) {
+	for _, c := range v.vals {
+		e.add(c, false)
+	}
+}
+
+// draft6 are the keywords compiled even beside a draft-07 $ref.
+func (e *edgeList) draft6(n *node, k string, v *node) {
+	switch k {
+	case "contains", "propertyNames":
+		e.add(v, false)
+	case "if":
+		e.add(v, false)
+		if then := n.get("then"); then != nil && (v.kind != kBool || v.bval) {
+			e.add(then, false)
+		}
+		if els := n.get("else"); els != nil && (v.kind != kBool || !v.bval) {
+			e.add(els, false)
+		}
+	}
+}
+
+func (e *edgeList) draft4(n *node, k string, v *node, d dialect) {
+	switch k {
+	case "allOf", "anyOf", "oneOf":
+		if v.kind == kArray {
+			e.each(v)
+		}
+	case "not", "additionalProperties":
+		e.add(v, false)
+	case "properties", "patternProperties", "dependencies":
+		if v.kind == kObject {
+			e.each(v)
+		}
+	case "items":
+		if v.kind == kArray && d < draft2020 {
+			e.each(v)
+			if ai := n.get("additionalItems"); ai != nil {
+				e.add(ai, false)
+			}
+		} else {
+			e.add(v, false)
+		}
+	}
+}
+
+func (e *edgeList) draft2019(k string, v *node, d dialect) {
+	switch k {
+	case "dependentSchemas":
+		if v.kind == kObject {
+			e.each(v)
+		}
+	case "unevaluatedItems", "unevaluatedProperties":
+		e.add(v, false)
+	case "prefixItems":
+		if d >= draft2020 && v.kind == kArray {
+			e.each(v)
+		}
+	}
 }
 
 // positions calls f for every subschema position of the schema object n

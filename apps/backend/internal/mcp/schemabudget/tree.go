@@ -129,22 +129,16 @@ func parse(doc []byte, lim Limits) (*node, parseStats, *Refusal) {
 			top.key, top.has = key, true
 			continue
 		}
-		n, ref := leaf(tok, lim)
+		n, ref := value(tok, top, lim)
 		if ref != nil {
-			if top != nil {
-				ref.At = pathOf(top.n.path())
-			}
 			return nil, st, ref
 		}
-		attach(top, n)
 		if root == nil {
 			root = n
 		}
 		if n.kind == kObject || n.kind == kArray {
 			stack = append(stack, &frame{n: n})
-			if len(stack) > st.depth {
-				st.depth = len(stack)
-			}
+			st.depth = max(st.depth, len(stack))
 			if len(stack) > lim.Depth {
 				return nil, st, &Refusal{Limit: LimitDepth, Detail: fmt.Sprintf("schema nests deeper than %d levels", lim.Depth), At: pathOf(n.path())}
 			}
@@ -189,6 +183,20 @@ func attach(top *frame, n *node) {
 		top.has = false
 	}
 	top.n.vals = append(top.n.vals, n)
+}
+
+// value makes the node of a value token and attaches it to the open
+// container top.
+func value(tok json.Token, top *frame, lim Limits) (*node, *Refusal) {
+	n, ref := leaf(tok, lim)
+	if ref != nil {
+		if top != nil {
+			ref.At = pathOf(top.n.path())
+		}
+		return nil, ref
+	}
+	attach(top, n)
+	return n, nil
 }
 
 func leaf(tok json.Token, lim Limits) (*node, *Refusal) {

@@ -45,6 +45,9 @@ func (s *Server) SetUpstream(tools []UpstreamTool) error {
 		if s.compiled.entries[t.Wire.Name] != nil || seen[t.Wire.Name] {
 			return fmt.Errorf("set upstream tools: duplicate tool name")
 		}
+		if err := mcp.ValidateParamHeaderAnnotations(&t.Wire); err != nil {
+			return fmt.Errorf("set upstream tools: invalid x-mcp-header annotations") // mcp-go would panic on it
+		}
 		seen[t.Wire.Name] = true
 		e := &entry{name: t.Wire.Name, wire: t.Wire, validator: t.Validator}
 		call := t.Call

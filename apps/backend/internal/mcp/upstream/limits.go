@@ -20,6 +20,9 @@ const (
 	MaxResultBytes = 1 << 20
 	// MaxTools bounds the tools read from one server (over every page).
 	MaxTools = 1000
+	// MaxServerSchemaBytes bounds the input schemas one server's served
+	// tools hold in all; tools past it are refused.
+	MaxServerSchemaBytes = 8 << 20
 	// maxPages bounds tools/list pages.
 	maxPages = 100
 	// Texts of upstream tools, bounded as served.

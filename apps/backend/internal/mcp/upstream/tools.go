@@ -93,10 +93,18 @@ func buildTools(server string, listed []wireTool) ([]*tool, []kanban.RefusedTool
 	var tools []*tool
 	var refused []kanban.RefusedTool
 	names := map[string]bool{}
+	held := 0
 	for _, w := range listed {
 		t, ref := buildTool(server, w)
-		if ref == nil && names[t.wire.Name] {
+		switch {
+		case ref != nil:
+		case names[t.wire.Name]:
 			ref = &kanban.RefusedTool{Tool: escape.Excerpt(t.upstream, maxToolExcerpt), Limit: "name_collision", Reason: "the server lists this name twice"}
+		case held+len(t.schema) > MaxServerSchemaBytes:
+			ref = &kanban.RefusedTool{Tool: escape.Excerpt(t.upstream, maxToolExcerpt), Limit: string(schemabudget.LimitBytes),
+				Reason: fmt.Sprintf("the server's served tools would hold more than %d schema bytes in all", MaxServerSchemaBytes)}
+		default:
+			held += len(t.schema)
 		}
 		if ref != nil {
 			ref.Server = server
