@@ -38,3 +38,20 @@ func writeUpstream(b *strings.Builder, r *Results) {
 		b.WriteString("\n")
 	}
 }
+
+// upstreamAnalysis explains a missed gateway / direct target from the
+// measured figures.
+func upstreamAnalysis(r *Results) string {
+	if r.Upstream == nil || len(r.Upstream.Calls) == 0 {
+		return ""
+	}
+	c := r.Upstream.Calls[0]
+	rest := c.Gateway.P50Ms - 2*c.Direct.P50Ms
+	return fmt.Sprintf("**Gateway against a direct upstream call.** The fixture's `echo` does no work, so the figure compares "+
+		"transport paths: a direct call crosses one stdio process boundary (client → fixture, %.3f ms p50), a call through "+
+		"the gateway two (client → `kandev mcp` → fixture), so it cannot cost less than about twice the direct call. "+
+		"What is left of its %.3f ms p50 beyond two direct hops, %.3f ms, is `kandev mcp` itself: the JSON gate, decoding "+
+		"and validating the arguments, encoding the outbound call and decoding the result. The added time per call "+
+		"(%+.3f ms) is fixed; for an upstream tool that does real work it is a small share of the call.",
+		c.Direct.P50Ms, c.Gateway.P50Ms, rest, c.AddedP50Ms)
+}
