@@ -7,12 +7,9 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream/fixture"
 )
 
-// TestMain runs the upstream MCP fixture when a test launches this binary
-// as a proxied stdio server (KANDEV_FIXTURE set), and the tests otherwise.
+// TestMain serves the upstream MCP fixture when a test launches this
+// binary as a proxied stdio server, and runs the tests otherwise.
 func TestMain(m *testing.M) {
-	if os.Getenv("KANDEV_FIXTURE") != "" {
-		fixture.Main()
-		os.Exit(0)
-	}
+	fixture.MainIfAsked()
 	os.Exit(m.Run())
 }

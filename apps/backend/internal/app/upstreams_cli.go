@@ -20,17 +20,11 @@ func SessionUpstreams(ctx context.Context, backendURL, token, sessionID string, 
 	if sessionID == "" {
 		return fmt.Errorf("session upstreams: --session is required")
 	}
-	var servers []kanban.UpstreamServer
-	cursor := ""
-	for range maxCLIPages {
-		var page kanban.List[kanban.UpstreamServer]
-		if err := Operator(ctx, backendURL, token, "upstream.list", action.UpstreamListIn{SessionID: sessionID, Limit: kanban.MaxLimit, Cursor: cursor}, &page); err != nil {
-			return err
-		}
-		servers = append(servers, page.Items...)
-		if cursor = page.NextCursor; cursor == "" {
-			break
-		}
+	servers, err := allPages[kanban.UpstreamServer](ctx, backendURL, token, "upstream.list", func(cursor string) any {
+		return action.UpstreamListIn{SessionID: sessionID, Limit: kanban.MaxLimit, Cursor: cursor}
+	})
+	if err != nil {
+		return err
 	}
 	if len(servers) == 0 {
 		_, err := fmt.Fprintln(w, "no proxied MCP servers reported for this session")
@@ -44,20 +38,11 @@ func SessionUpstreams(ctx context.Context, backendURL, token, sessionID string, 
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	var refused []kanban.RefusedTool
-	cursor = ""
-	for range maxCLIPages {
-		var page kanban.List[kanban.RefusedTool]
-		if err := Operator(ctx, backendURL, token, "upstream.refused", action.UpstreamRefusedIn{SessionID: sessionID, Limit: kanban.MaxLimit, Cursor: cursor}, &page); err != nil {
-			return err
-		}
-		refused = append(refused, page.Items...)
-		if cursor = page.NextCursor; cursor == "" {
-			break
-		}
-	}
-	if len(refused) == 0 {
-		return nil
+	refused, err := allPages[kanban.RefusedTool](ctx, backendURL, token, "upstream.refused", func(cursor string) any {
+		return action.UpstreamRefusedIn{SessionID: sessionID, Limit: kanban.MaxLimit, Cursor: cursor}
+	})
+	if err != nil || len(refused) == 0 {
+		return err
 	}
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row(tw, "\nREFUSED TOOL\tLIMIT\tREASON")
@@ -65,6 +50,23 @@ func SessionUpstreams(ctx context.Context, backendURL, token, sessionID string, 
 		row(tw, "%s__%s\t%s\t%s", r.Server, r.Tool, r.Limit, r.Reason)
 	}
 	return tw.Flush()
+}
+
+// allPages reads a list action page by page (at most maxCLIPages).
+func allPages[T any](ctx context.Context, backendURL, token, name string, payload func(cursor string) any) ([]T, error) {
+	var out []T
+	cursor := ""
+	for range maxCLIPages {
+		var page kanban.List[T]
+		if err := Operator(ctx, backendURL, token, name, payload(cursor), &page); err != nil {
+			return nil, err
+		}
+		out = append(out, page.Items...)
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	return out, nil
 }
 
 // row adds one line to a tabwriter, which buffers: its Flush reports any

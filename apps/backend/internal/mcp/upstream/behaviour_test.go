@@ -76,32 +76,25 @@ func TestCanaries(t *testing.T) {
 // cancelled upstream; a call the caller cancels is cancelled upstream.
 func TestTimeoutAndCancellation(t *testing.T) {
 	t.Parallel()
-	for _, tr := range []string{"stdio", "http"} {
-		t.Run(tr, func(t *testing.T) {
-			t.Parallel()
-			cfg, events := stdioServer(t, "normal")
-			if tr == "http" {
-				cfg, events = httpServer(t, false)
-			}
-			cfg.TimeoutSeconds = 1
-			g := newGW(t, cfg, events)
-			got, isErr := g.call(context.Background(), "fx__sleep", `{"ms":30000}`)
-			if !isErr || got != "UNAVAILABLE: upstream server fx did not answer within 1 s; the call was cancelled upstream (it may have partly run)" {
-				t.Fatalf("got %q, want the timeout error", got)
-			}
-			waitFor(t, "the timeout's cancellation upstream", func() bool { return cancelled(g.events()) == 1 })
-			ctx, cancel := context.WithCancel(context.Background())
-			go func() {
-				waitFor(t, "the second sleep to start", func() bool { return fixture.Calls(g.events(), "sleep") == 2 })
-				cancel()
-			}()
-			req := callReq("fx__sleep", `{"ms":30000}`)
-			if res, err := g.cl.CallTool(ctx, req); err == nil && !res.IsError {
-				t.Fatalf("a cancelled call succeeded")
-			}
-			waitFor(t, "the caller's cancellation upstream", func() bool { return cancelled(g.events()) == 2 })
-		})
-	}
+	eachTransport(t, false, func(t *testing.T, cfg kanban.MCPServerConfig, events func() []fixture.Event) {
+		cfg.TimeoutSeconds = 1
+		g := newGW(t, cfg, events)
+		got, isErr := g.call(context.Background(), "fx__sleep", `{"ms":30000}`)
+		if !isErr || got != "UNAVAILABLE: upstream server fx did not answer within 1 s; the call was cancelled upstream (it may have partly run)" {
+			t.Fatalf("got %q, want the timeout error", got)
+		}
+		waitFor(t, "the timeout's cancellation upstream", func() bool { return cancelled(g.events()) == 1 })
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			waitFor(t, "the second sleep to start", func() bool { return fixture.Calls(g.events(), "sleep") == 2 })
+			cancel()
+		}()
+		req := callReq("fx__sleep", `{"ms":30000}`)
+		if res, err := g.cl.CallTool(ctx, req); err == nil && !res.IsError {
+			t.Fatalf("a cancelled call succeeded")
+		}
+		waitFor(t, "the caller's cancellation upstream", func() bool { return cancelled(g.events()) == 2 })
+	})
 }
 
 func cancelled(events []fixture.Event) int {
@@ -153,47 +146,40 @@ func TestRestart(t *testing.T) {
 // keeps the upstream tools without asking the server again.
 func TestListChanged(t *testing.T) {
 	t.Parallel()
-	for _, tr := range []string{"stdio", "http"} {
-		t.Run(tr, func(t *testing.T) {
-			t.Parallel()
-			cfg, events := stdioServer(t, "normal")
-			if tr == "http" {
-				cfg, events = httpServer(t, false)
-			}
-			g := newGW(t, cfg, events)
-			if _, ok := g.tools()["fx__added"]; ok {
-				t.Fatal("fx__added listed before grow")
-			}
-			before := g.changed.Load()
-			if got, isErr := g.call(context.Background(), "fx__grow", `{}`); isErr {
-				t.Fatal(got)
-			}
-			waitFor(t, "fx__added", func() bool { _, ok := g.tools()["fx__added"]; return ok })
-			time.Sleep(300 * time.Millisecond) // let any extra notification arrive
-			if n := g.changed.Load() - before; n != 1 {
-				t.Fatalf("got %d list_changed, want 1", n)
-			}
-			if got, isErr := g.call(context.Background(), "fx__added", `{}`); isErr || got != "ok added" {
-				t.Fatalf("new tool: got %q", got)
-			}
-			lists := listCount(g.events())
-			if err := g.srv.SetProfile(catalogProfile(kanban.ModeConfig)); err != nil {
-				t.Fatal(err)
-			}
-			if _, ok := g.tools()["fx__echo"]; ok {
-				t.Fatal("upstream tools listed in config mode")
-			}
-			if err := g.srv.SetProfile(catalogProfile(kanban.ModeTask)); err != nil {
-				t.Fatal(err)
-			}
-			if _, ok := g.tools()["fx__echo"]; !ok {
-				t.Fatal("upstream tools missing after switching back to task mode")
-			}
-			if got := listCount(g.events()); got != lists {
-				t.Fatalf("mode switches made %d tools/list requests upstream, want 0", got-lists)
-			}
-		})
-	}
+	eachTransport(t, false, func(t *testing.T, cfg kanban.MCPServerConfig, events func() []fixture.Event) {
+		g := newGW(t, cfg, events)
+		if _, ok := g.tools()["fx__added"]; ok {
+			t.Fatal("fx__added listed before grow")
+		}
+		before := g.changed.Load()
+		if got, isErr := g.call(context.Background(), "fx__grow", `{}`); isErr {
+			t.Fatal(got)
+		}
+		waitFor(t, "fx__added", func() bool { _, ok := g.tools()["fx__added"]; return ok })
+		time.Sleep(300 * time.Millisecond) // let any extra notification arrive
+		if n := g.changed.Load() - before; n != 1 {
+			t.Fatalf("got %d list_changed, want 1", n)
+		}
+		if got, isErr := g.call(context.Background(), "fx__added", `{}`); isErr || got != "ok added" {
+			t.Fatalf("new tool: got %q", got)
+		}
+		lists := listCount(g.events())
+		if err := g.srv.SetProfile(catalogProfile(kanban.ModeConfig)); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := g.tools()["fx__echo"]; ok {
+			t.Fatal("upstream tools listed in config mode")
+		}
+		if err := g.srv.SetProfile(catalogProfile(kanban.ModeTask)); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := g.tools()["fx__echo"]; !ok {
+			t.Fatal("upstream tools missing after switching back to task mode")
+		}
+		if got := listCount(g.events()); got != lists {
+			t.Fatalf("mode switches made %d tools/list requests upstream, want 0", got-lists)
+		}
+	})
 }
 
 func listCount(events []fixture.Event) int {

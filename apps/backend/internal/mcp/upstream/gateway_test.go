@@ -25,13 +25,31 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream/fixture"
 )
 
-// TestMain runs the fixture when this binary is launched as a stdio server.
+// TestMain serves the fixture when this binary is launched as a stdio server.
 func TestMain(m *testing.M) {
-	if os.Getenv("KANDEV_FIXTURE") != "" {
-		fixture.Main()
-		os.Exit(0)
-	}
+	fixture.MainIfAsked()
 	os.Exit(m.Run())
+}
+
+// eachTransport runs fn as a parallel subtest with the fixture over stdio
+// and over HTTP.
+func eachTransport(t *testing.T, hostile bool, fn func(t *testing.T, cfg kanban.MCPServerConfig, events func() []fixture.Event)) {
+	for _, tr := range []string{"stdio", "http"} {
+		t.Run(tr, func(t *testing.T) {
+			t.Parallel()
+			if tr == "http" {
+				cfg, events := httpServer(t, hostile)
+				fn(t, cfg, events)
+				return
+			}
+			mode := "normal"
+			if hostile {
+				mode = "hostile"
+			}
+			cfg, events := stdioServer(t, mode)
+			fn(t, cfg, events)
+		})
+	}
 }
 
 // noBackend refuses every built-in tool call: these tests call upstream tools only.
