@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -124,5 +125,42 @@ func TestUpstreamActions(t *testing.T) {
 		if kanban.ErrorCode(err) != kanban.CodeValidation {
 			t.Errorf("%+v: got %v, want VALIDATION_ERROR", srv, err)
 		}
+	}
+}
+
+// TestUpstreamReportOverWebSocket: a session's report, sent over the real
+// WebSocket API with the session token, reaches an operator subscribed to
+// the workspace as session.upstreams_changed and is listed for it.
+func TestUpstreamReportOverWebSocket(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	task := e.newTask("Report task")
+	var created action.SessionCreateOut
+	e.dispatch("session.create", action.SessionCreateIn{TaskID: task.ID}, &created)
+	notes := make(chan string, 16)
+	op := e.wsClient(e.token, notes)
+	ctx := t.Context()
+	if err := op.Call(ctx, "subscribe", SubscribeIn{Topics: []string{action.WorkspaceTopic(created.Session.WorkspaceID)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	sess := e.wsClient(created.Token, nil)
+	rep := action.UpstreamReportIn{Servers: []action.UpstreamReport{{Name: "fs", Type: "stdio", State: "unavailable",
+		Detail: "exited with status 1; retrying in 500ms", ToolsRefused: 1, Refused: []action.UpstreamRefusedOne{{Tool: "bomb", Limit: "visits", Reason: "too many"}}}}}
+	if err := sess.Call(ctx, "upstream.report", rep, nil); err != nil {
+		t.Fatal(err)
+	}
+	for got := ""; got != "session.upstreams_changed"; {
+		select {
+		case got = <-notes:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no session.upstreams_changed notification")
+		}
+	}
+	var list kanban.List[kanban.UpstreamServer]
+	if err := op.Call(ctx, "upstream.list", action.UpstreamListIn{SessionID: created.Session.ID}, &list); err != nil || len(list.Items) != 1 || list.Items[0].State != "unavailable" {
+		t.Fatalf("upstream.list: %+v, %v", list.Items, err)
+	}
+	if err := sess.Call(ctx, "upstream.list", action.UpstreamListIn{SessionID: created.Session.ID}, &list); kanban.ErrorCode(err) != kanban.CodeForbidden {
+		t.Fatalf("session upstream.list over the WebSocket: got %v, want FORBIDDEN", err)
 	}
 }
