@@ -38,7 +38,7 @@ const (
 	backoffMin     = 250 * time.Millisecond
 	backoffMax     = 30 * time.Second
 	stableAfter    = 10 * time.Second // a connection up this long resets the backoff
-	relistGap      = 100 * time.Millisecond
+	relistGap      = time.Second      // at most one re-list a second, however often a server says its list changed
 )
 
 var errTooLarge = errors.New("upstream message exceeds the size limit")
