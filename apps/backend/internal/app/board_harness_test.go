@@ -28,13 +28,11 @@ var (
 	browserErr  error
 )
 
-func TestMain(m *testing.M) {
-	flag.Parse()
-	code := m.Run()
+// closeBrowser stops the shared browser once the tests ran (TestMain).
+func closeBrowser() {
 	if browser != nil {
 		browser.Close()
 	}
-	os.Exit(code)
 }
 
 // tab is one browser tab on a test backend's board.

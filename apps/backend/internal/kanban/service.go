@@ -227,6 +227,15 @@ type ExecutorProfileUpdate struct {
 	CleanupScript *string
 }
 
+// UpstreamService stores what sessions report about their proxied MCP servers.
+type UpstreamService interface {
+	// ReplaceUpstreams replaces a session's report (validated by ValidateUpstreams).
+	ReplaceUpstreams(ctx context.Context, sessionID string, servers []UpstreamServer) ([]UpstreamServer, error)
+	ListUpstreams(ctx context.Context, sessionID string, p Page) (*List[UpstreamServer], error)
+	// ListRefusedTools lists refused tools by server and position; server "" means all.
+	ListRefusedTools(ctx context.Context, sessionID, server string, p Page) (*List[RefusedTool], error)
+}
+
 // Store is every service together: what the backend is composed from.
 type Store interface {
 	WorkspaceService
@@ -238,6 +247,7 @@ type Store interface {
 	ConfigService
 	RunService
 	FlowService
+	UpstreamService
 	// Seed creates the default workspace, workflow, agents and executors on
 	// an empty database and does nothing on a seeded one.
 	Seed(ctx context.Context) error

@@ -1,6 +1,9 @@
 package catalog
 
-import "github.com/kandev/kandev/apps/backend/internal/action"
+import (
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
 
 // MCP server config bounds advertised in schemas (the store also enforces
 // the server count, per-type fields and a 64 KiB total).
@@ -61,6 +64,10 @@ func mcpServer() S {
 		"env":     secretRecord("stdio: environment variables by name. Write-only: read back masked.", envNameRe),
 		"url":     Str("http: the server's http(s) URL (required for http).").Len(1, maxPathLen),
 		"headers": secretRecord("http: request headers by name. Write-only: read back masked.", headerNameRe),
+		"proxy": Bool("true: the session's Kandev MCP server connects to this server and serves its tools as <server>__<tool>, " +
+			"validating every call before it leaves Kandev; false or absent: the agent connects to it directly."),
+		"timeout_seconds": Int("Proxied servers only: how long one tool call may take before it is cancelled upstream, in seconds "+
+			"(default 60).").Range(1, kanban.MaxUpstreamTimeout),
 	}, "type")
 }
 
@@ -82,6 +89,8 @@ var mcpConfigOut = out("An agent profile's MCP configuration; env and header val
 			"url": Str("http URL."),
 			"headers": S{"type": "object", "description": "Header names, values masked.",
 				"additionalProperties": Str("Masked value.")},
+			"proxy":           Bool("Served through the session's Kandev MCP server."),
+			"timeout_seconds": Int("Proxied call timeout in seconds (absent: 60)."),
 		}, "type")},
 	"updated_at": Str("Last change (RFC 3339)."),
 }, "agent_profile_id", "enabled", "servers")
