@@ -2,8 +2,6 @@ package catalog
 
 import (
 	"context"
-	"errors"
-	"maps"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -42,7 +40,8 @@ var createTaskTool = &Tool{
 		"session_id":   Str("The agent session started on the task, if any."),
 	}, "task", "deduplicated"),
 	Hints:     WriteHints,
-	Normalize: legacyDescription,
+	// The reference product's legacy name of prompt.
+	Aliases: []Alias{{From: "description", To: "prompt"}},
 	Run: func(ctx context.Context, c Call) (any, error) {
 		var in map[string]any
 		if err := c.Decode(&in); err != nil {
@@ -57,21 +56,3 @@ var createTaskTool = &Tool{
 	},
 }
 
-// errPromptAndDescription is the one normalisation error.
-var errPromptAndDescription = errors.New("provide either prompt or description, not both")
-
-// legacyDescription accepts the unadvertised legacy key description as
-// prompt, on a shallow copy (the caller's map is never mutated).
-func legacyDescription(args map[string]any) (map[string]any, error) {
-	d, hasD := args["description"]
-	if !hasD {
-		return args, nil
-	}
-	if _, hasP := args["prompt"]; hasP {
-		return nil, errPromptAndDescription
-	}
-	cp := maps.Clone(args)
-	delete(cp, "description")
-	cp["prompt"] = d
-	return cp, nil
-}

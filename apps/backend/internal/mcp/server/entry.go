@@ -72,7 +72,11 @@ func newEntry(t *catalog.Tool) (*entry, error) {
 			return nil, fmt.Errorf("tool %s: output schema: %w", t.Name, err)
 		}
 	}
-	return &entry{name: t.Name, def: t, wire: wire, validator: v, normalize: t.Normalize}, nil
+	e := &entry{name: t.Name, def: t, wire: wire, validator: v}
+	if t.HasNormalization() {
+		e.normalize = t.Normalize
+	}
+	return e, nil
 }
 
 // Tools returns the wire declarations of a profile's tools, sorted by name:
