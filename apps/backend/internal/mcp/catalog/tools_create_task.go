@@ -39,7 +39,7 @@ var createTaskTool = &Tool{
 		"deduplicated": Bool("True when external_id matched an existing task and nothing was created."),
 		"session_id":   Str("The agent session started on the task, if any."),
 	}, "task", "deduplicated"),
-	Hints:     WriteHints,
+	Hints: WriteHints,
 	// The reference product's legacy name of prompt.
 	Aliases: []Alias{{From: "description", To: "prompt"}},
 	Run: func(ctx context.Context, c Call) (any, error) {
@@ -55,4 +55,3 @@ var createTaskTool = &Tool{
 		return c.Forward(ctx, in)
 	},
 }
-

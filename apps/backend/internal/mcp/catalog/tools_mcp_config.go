@@ -25,10 +25,11 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 		Description: "Read an agent profile's MCP configuration: whether MCP is enabled and the MCP servers its agent connects to. " +
 			"env and headers values are secrets and always read back masked as \"" + action.SecretMask + "\".",
 		Input: Obj("", P{
-			"agent_profile_id": ID("Agent profile whose MCP config to read."),
-		}, "agent_profile_id"),
+			"profile_id": ID("Agent profile whose MCP config to read."),
+		}, "profile_id"),
 		Output: mcpConfigOut,
 		Hints:  ReadHints,
+		Run:    forwardRenamed(map[string]string{"profile_id": "agent_profile_id"}),
 	},
 	{
 		Name:   "update_mcp_config_kandev",
@@ -38,12 +39,13 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 			"all servers ({} removes them); an env or header value of \"" + action.SecretMask + "\" keeps that stored secret, " +
 			"so a config read with get_mcp_config_kandev can be edited and written back.",
 		Input: Obj("", P{
-			"agent_profile_id": ID("Agent profile whose MCP config to change."),
-			"enabled":          Bool("Whether the profile's agent gets MCP servers at all."),
-			"servers":          mcpServers(),
-		}, "agent_profile_id"),
+			"profile_id": ID("Agent profile whose MCP config to change."),
+			"enabled":    Bool("Whether the profile's agent gets MCP servers at all."),
+			"servers":    mcpServers(),
+		}, "profile_id"),
 		Output: mcpConfigOut,
 		Hints:  IdempotentWrite,
+		Run:    forwardRenamed(map[string]string{"profile_id": "agent_profile_id"}),
 	},
 }})
 

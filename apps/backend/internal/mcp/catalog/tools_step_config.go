@@ -137,11 +137,11 @@ var stepConfigTools = []*Tool{
 		Title:       "Update workflow step",
 		Description: "Change a workflow step's settings; only the fields you give change (events, when given, replaces all automations).",
 		Input: Obj("", withStepFields(P{
-			"workflow_step_id": ID("Step to change."),
-		}), "workflow_step_id"),
+			"step_id": ID("Step to change."),
+		}), "step_id"),
 		Output: stepOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("workflow_step_id"),
+		Run:    forwardID("step_id"),
 	},
 	{
 		Name:        "delete_workflow_step_kandev",
@@ -149,11 +149,11 @@ var stepConfigTools = []*Tool{
 		Title:       "Delete workflow step",
 		Description: "Permanently delete a workflow step. Refused while any task (archived included) is on it; move them first.",
 		Input: Obj("", P{
-			"workflow_step_id": ID("Step to delete."),
-		}, "workflow_step_id"),
+			"step_id": ID("Step to delete."),
+		}, "step_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("workflow_step_id"),
+		Run:    forwardID("step_id"),
 	},
 	{
 		Name:        "reorder_workflow_steps_kandev",
