@@ -20,7 +20,7 @@ type TaskMessageIn struct {
 	TaskID string `json:"task_id"`
 	// SessionID picks one live session of the task (default: its newest).
 	SessionID string `json:"session_id"`
-	Message   string `json:"message"`
+	Prompt    string `json:"prompt"`
 	// DeliveryMode is queued (default: delivered at the session's next
 	// turn) or interrupt (only the target's direct parent or the operator).
 	DeliveryMode string `json:"delivery_mode"`
@@ -48,7 +48,10 @@ type TaskStopOut struct {
 
 // SessionSpawnIn is the payload of session.spawn.
 type SessionSpawnIn struct {
-	TaskID            string `json:"task_id"`
+	// TaskID is the task ("self" for a session; default self).
+	TaskID string `json:"task_id"`
+	// Name labels the session (e.g. "reviewer").
+	Name              string `json:"name"`
 	AgentProfileID    string `json:"agent_profile_id"`
 	ExecutorProfileID string `json:"executor_profile_id"`
 	// Prompt is the new session's first message; empty: the task's prompt.
@@ -99,7 +102,7 @@ func (s *Service) messageTask(ctx context.Context, p Principal, in TaskMessageIn
 	default:
 		return nil, kanban.FieldError("delivery_mode", "must be one of: queued, interrupt")
 	}
-	if err := kanban.CheckText("message", in.Message, true, kanban.MaxPromptLen); err != nil {
+	if err := kanban.CheckText("prompt", in.Prompt, true, kanban.MaxPromptLen); err != nil {
 		return nil, err
 	}
 	t, err := s.taskFor(ctx, p, in.TaskID)
@@ -116,7 +119,7 @@ func (s *Service) messageTask(ctx context.Context, p Principal, in TaskMessageIn
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: target.ID, Author: sender(p), Type: "prompt", Content: in.Message})
+	m, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: target.ID, Author: sender(p), Type: "prompt", Content: in.Prompt})
 	if err != nil {
 		return nil, err
 	}
@@ -243,6 +246,12 @@ func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawn
 	if err := kanban.CheckText("prompt", in.Prompt, false, kanban.MaxPromptLen); err != nil {
 		return nil, err
 	}
+	if err := kanban.CheckLine("name", in.Name, false, kanban.MaxNameLen); err != nil {
+		return nil, err
+	}
+	if in.TaskID == "" && p.Kind == Session {
+		in.TaskID = "self"
+	}
 	t, err := s.taskFor(ctx, p, in.TaskID)
 	if err != nil {
 		return nil, err
@@ -250,14 +259,17 @@ func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawn
 	if err := s.checkProfiles(ctx, in.AgentProfileID, in.ExecutorProfileID); err != nil {
 		return nil, err
 	}
-	sc := s.firstSession(t.Title, t.Description, in.AgentProfileID, in.ExecutorProfileID)
-	sc.TaskID = t.ID
+	sc := s.firstSession(t.Title, launchText(t), in.AgentProfileID, in.ExecutorProfileID)
+	sc.TaskID, sc.Name = t.ID, in.Name
 	if in.Prompt != "" {
 		sc.FirstMessage.Author, sc.FirstMessage.Content = sender(p), in.Prompt
 	}
 	sess, _, err := s.store.CreateSession(ctx, sc)
 	if err != nil {
 		return nil, err
+	}
+	if in.Prompt == "" {
+		s.launched(ctx, t)
 	}
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
 	s.agents.Start(sess)

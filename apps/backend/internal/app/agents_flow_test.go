@@ -171,7 +171,7 @@ func TestAgentQueuedMessageAndInterrupt(t *testing.T) {
 	e := newAgentEnv(t)
 	task, sid := e.startMock("Messages task", "@sleep 800\n@say first turn done", nil)
 	e.waitState(sid, kanban.SessionRunning)
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Message: "@say second turn"}, nil)
+	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@say second turn"}, nil)
 	first := e.waitMessage(task.ID, "message", "first turn done")
 	second := e.waitMessage(task.ID, "message", "second turn")
 	if first.Turn != 1 || second.Turn != 2 {
@@ -179,10 +179,10 @@ func TestAgentQueuedMessageAndInterrupt(t *testing.T) {
 	}
 	e.waitState(sid, kanban.SessionIdle)
 
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Message: "@sleep 60000\n@say never"}, nil)
+	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@sleep 60000\n@say never"}, nil)
 	e.waitState(sid, kanban.SessionRunning)
 	start := time.Now()
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, SessionID: sid, Message: "@say interrupted you", DeliveryMode: "interrupt"}, nil)
+	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, SessionID: sid, Prompt: "@say interrupted you", DeliveryMode: "interrupt"}, nil)
 	e.waitMessage(task.ID, "message", "interrupted you")
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("interrupt took %s", d)

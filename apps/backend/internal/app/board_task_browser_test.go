@@ -102,7 +102,7 @@ func TestBoardTaskPageModeSwitch(t *testing.T) {
 	s := e.sessionMCP(kanban.ModeTask, "")
 	notes := &noteLog{}
 	s.Client.OnNotification(notes.add)
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: s.TaskID, Message: "Please **also** update the docs"}, nil)
+	e.dispatch("task.message", action.TaskMessageIn{TaskID: s.TaskID, Prompt: "Please **also** update the docs"}, nil)
 	b := newTab(t, e)
 	b.signIn()
 	b.open("#/task/"+s.TaskID, "task")

@@ -53,9 +53,11 @@ type StepUpdate struct {
 	WIPLimit              *int
 	AutoArchiveAfterHours *int
 	// AutoAdvanceRequiresSignal and PullFromStepID ("" clears it).
-	AutoAdvanceRequiresSignal *bool
-	PullFromStepID            *string
-	Events                    map[string][]StepAction // nil: unchanged
+	AutoAdvanceRequiresSignal  *bool
+	CancelTriggersTurnComplete *bool
+	ShowInCommandPanel         *bool
+	PullFromStepID             *string
+	Events                     map[string][]StepAction // nil: unchanged
 }
 
 // TaskService manages tasks and their dependencies.
@@ -77,6 +79,9 @@ type TaskService interface {
 	// (clamped to the end; -1 means last). Refuses (CONFLICT) when the target
 	// step's wip_limit is reached by other tasks.
 	MoveTask(ctx context.Context, id, stepID string, position int) (*Task, error)
+	// MoveTaskAcross is MoveTask onto a step of another workflow of the
+	// task's workspace too (the task joins that workflow).
+	MoveTaskAcross(ctx context.Context, id, stepID string, position int) (*Task, error)
 	// ArchiveTask is idempotent.
 	ArchiveTask(ctx context.Context, id string) (*Task, error)
 	// DeleteTask removes the task and cascades its sessions, messages,

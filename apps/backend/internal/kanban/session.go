@@ -71,6 +71,8 @@ type Session struct {
 	MCPMode           Mode         `json:"mcp_mode"`
 	Capabilities      []string     `json:"capabilities"`
 	MCPAttached       bool         `json:"mcp_attached"`
+	// Name labels the session (e.g. "reviewer"); empty when unnamed.
+	Name string `json:"name,omitempty"`
 	// Managed is true when the runtime runs the session's agent (false for
 	// a session made by hand, whose agent the operator connects).
 	Managed bool `json:"managed"`
@@ -99,6 +101,8 @@ type SessionCreate struct {
 	ExecutorProfileID string
 	Mode              Mode
 	Capabilities      []string
+	// Name labels the session.
+	Name string
 	// Managed sessions are run by the runtime; they start QUEUED.
 	// Others start CREATED.
 	Managed bool

@@ -19,7 +19,7 @@ var knownCapabilities = []string{kanban.CapUserQuestion}
 
 const sessionColumns = `id, task_id, workspace_id, agent_profile_id, executor_profile_id, state,
 	mcp_mode, capabilities, mcp_attached, last_attached_at, last_detached_at, created_at, updated_at,
-	managed, workdir, agent_session_id, exit_code, error, started_at, ended_at`
+	managed, workdir, agent_session_id, exit_code, error, started_at, ended_at, name`
 
 // newSessionToken returns a fresh session token and the hash stored for it.
 func newSessionToken() (token, hash string) {
@@ -108,9 +108,9 @@ func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash st
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO task_sessions (id, task_id, workspace_id,
 		agent_profile_id, executor_profile_id, state, mcp_mode, capabilities, token_hash,
-		mcp_attached, managed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+		mcp_attached, managed, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
 		id, in.TaskID, wsID, nullString(agentID), nullString(execID), string(state),
-		string(in.Mode), string(capsJSON), hash, boolInt(in.Managed), now, now); err != nil {
+		string(in.Mode), string(capsJSON), hash, boolInt(in.Managed), in.Name, now, now); err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
 	if m := in.FirstMessage; m != nil {
@@ -396,7 +396,7 @@ func scanSession(r rowSource) (*kanban.Session, error) {
 	)
 	if err := r.Scan(&x.ID, &x.TaskID, &x.WorkspaceID, &agentID, &execID, &state, &mode, &caps,
 		&attached, &attachedAt, &detAt, &createdAt, &updated,
-		&managed, &x.Workdir, &x.AgentSessionID, &exitCode, &x.Error, &startedAt, &endedAt); err != nil {
+		&managed, &x.Workdir, &x.AgentSessionID, &exitCode, &x.Error, &startedAt, &endedAt, &x.Name); err != nil {
 		return nil, err
 	}
 	x.Managed = managed != 0

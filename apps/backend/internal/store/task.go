@@ -318,6 +318,16 @@ func (s *Store) UpdateTask(ctx context.Context, id string, u kanban.TaskUpdate) 
 // MoveTask moves a task within its workflow; see kanban.TaskService. Task
 // positions stay dense (0..n-1) in the source and target steps.
 func (s *Store) MoveTask(ctx context.Context, id, stepID string, position int) (*kanban.Task, error) {
+	return s.moveTask(ctx, id, stepID, position, false)
+}
+
+// MoveTaskAcross is MoveTask onto a step of any workflow of the task's
+// workspace: the task joins that workflow.
+func (s *Store) MoveTaskAcross(ctx context.Context, id, stepID string, position int) (*kanban.Task, error) {
+	return s.moveTask(ctx, id, stepID, position, true)
+}
+
+func (s *Store) moveTask(ctx context.Context, id, stepID string, position int, across bool) (*kanban.Task, error) {
 	if stepID == "" {
 		return nil, kanban.FieldError("workflow_step_id", "is required")
 	}
@@ -335,7 +345,12 @@ func (s *Store) MoveTask(ctx context.Context, id, stepID string, position int) (
 			return err
 		}
 		if st.WorkflowID != t.WorkflowID {
-			return kanban.FieldError("workflow_step_id", "must be a step of the task's workflow")
+			if !across {
+				return kanban.FieldError("workflow_step_id", "must be a step of the task's workflow")
+			}
+			if err := joinWorkflow(ctx, tx, t, st.WorkflowID); err != nil {
+				return err
+			}
 		}
 		if err := checkWIP(ctx, tx, t, st); err != nil {
 			return err
@@ -347,6 +362,23 @@ func (s *Store) MoveTask(ctx context.Context, id, stepID string, position int) (
 		return nil
 	})
 	return out, err
+}
+
+// joinWorkflow moves t to workflow wf of its own workspace (its step is
+// set by the placement that follows).
+func joinWorkflow(ctx context.Context, tx txn, t *kanban.Task, wf string) error {
+	var ws string
+	if err := tx.QueryRowContext(ctx, `SELECT workspace_id FROM workflows WHERE id = ?`, wf).Scan(&ws); err != nil {
+		return notFound(err, "workflow")
+	}
+	if ws != t.WorkspaceID {
+		return kanban.FieldError("workflow_id", "must be a workflow of the task's workspace")
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET workflow_id = ? WHERE id = ?`, wf, t.ID); err != nil {
+		return fmt.Errorf("move task: %w", err)
+	}
+	t.WorkflowID = wf
+	return nil
 }
 
 // checkWIP refuses to bring a live task onto a step whose wip_limit is

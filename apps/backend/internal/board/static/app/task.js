@@ -100,7 +100,7 @@ class TaskPage {
       submit: async (v) => {
         const delivery = mode;
         mode = 'queued';
-        return api.request('task.message', { task_id: this.task.id, message: v.message, delivery_mode: delivery });
+        return api.request('task.message', { task_id: this.task.id, prompt: v.message, delivery_mode: delivery });
       },
       onDone: () => { f.reset(); toast('Message sent'); },
     });
