@@ -59,7 +59,7 @@ func TestBoardAnswersQuestion(t *testing.T) {
 	b.signIn()
 	done := ask(e, s)
 	b.until("the waiting badge", fmt.Sprintf(`document.querySelector('.card[data-id=%q] .badge.waiting')`, s.TaskID))
-	b.until("the question count", `document.getElementById('question-count').textContent === '1'`)
+	b.until("the question count", `document.getElementById('questions-count').textContent === '1'`)
 	b.open("#/questions", "questions")
 	b.until("the question", `document.querySelector('.question fieldset')`)
 	b.shot("board-question")

@@ -1,0 +1,205 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// The board's browser tests with real agents: each backend runs the mock
+// agent (the built kandev binary) over ACP, as kandev serve does.
+
+// seenMessage is one version of a conversation message the page drew.
+type seenMessage struct {
+	ID, Type, Status, Text string
+}
+
+// watchConversation records every version of every message the task
+// page draws from now on (a re-published message is redrawn in place).
+func (b *tab) watchConversation() {
+	b.t.Helper()
+	b.js(`(() => { window.__seen = []; const box = document.getElementById('panel-conversation');
+		const rec = (el) => { const tool = el.querySelector('.tool'); window.__seen.push({ID: el.dataset.id, Type: el.dataset.type,
+			Status: tool ? tool.dataset.status : '', Text: el.textContent}); };
+		new MutationObserver((muts) => { for (const m of muts) for (const n of m.addedNodes) {
+			if (n.nodeType !== 1) continue;
+			if (n.matches('.msg')) rec(n); else n.querySelectorAll('.msg').forEach(rec);
+		} }).observe(box, {childList: true, subtree: true}); return true; })()`, nil)
+}
+
+func (b *tab) seen() []seenMessage {
+	b.t.Helper()
+	var out []seenMessage
+	b.js(`window.__seen`, &out)
+	return out
+}
+
+// TestBoardConversationStreams: an agent started from the task page's
+// controls streams its conversation into the open page: one message that
+// grows in place (same id, more text), a collapsed thought, its plan as a
+// list, and a tool call redrawn in place from in progress to completed
+// with its input and output; the session's state follows live.
+func TestBoardConversationStreams(t *testing.T) {
+	e := newAgentEnv(t)
+	task := e.newTask("Stream to me")
+	b := newTab(t, e)
+	b.signIn()
+	b.open("#/task/"+task.ID, "task")
+	b.until("no session yet", `document.getElementById('no-session')`)
+	b.watchConversation()
+	b.set("#spawn [name=agent_profile_id]", e.profileOf("mock-agent").ID)
+	b.set("#spawn [name=prompt]", strings.Join([]string{
+		"@say Part one of the answer.",
+		"@sleep 700",
+		"@say Part two, the end.",
+		"@think Weighing the options",
+		"@plan Read the code | Write the fix",
+		`@tool list_tasks_kandev {"limit": 5}`,
+		"@say Done.",
+	}, "\n"))
+	b.click("#spawn button.primary")
+	b.until("the last message", `[...document.querySelectorAll('.msg.type-message')].some((m) => m.textContent.includes('Done.'))`)
+	b.until("the idle session", `document.querySelector('#session-info .badge.agent').textContent.includes('Idle')`)
+
+	// The streamed message: drawn first with part one only, then redrawn
+	// with the same id and both parts; one element in the end.
+	var id string
+	partial, whole := false, false
+	for _, m := range b.seen() {
+		if m.Type != "message" || !strings.Contains(m.Text, "Part one") {
+			continue
+		}
+		if id == "" {
+			id = m.ID
+		}
+		if m.ID != id {
+			t.Fatalf("the streamed message changed id: %s, then %s", id, m.ID)
+		}
+		partial = partial || !strings.Contains(m.Text, "Part two")
+		whole = whole || (partial && strings.Contains(m.Text, "Part two"))
+	}
+	if !partial || !whole {
+		t.Fatalf("streaming: got partial %v, whole %v; seen %+v", partial, whole, b.seen())
+	}
+	var n int
+	b.js(fmt.Sprintf(`document.querySelectorAll('.msg[data-id=%q]').length`, id), &n)
+	if n != 1 {
+		t.Fatalf("streamed message drawn %d times, want once", n)
+	}
+
+	// The tool call: in progress, then completed, under one id.
+	var toolID string
+	statuses := map[string]bool{}
+	for _, m := range b.seen() {
+		if m.Type == "tool_call" && strings.Contains(m.Text, "list_tasks_kandev") {
+			if toolID != "" && m.ID != toolID {
+				t.Fatalf("the tool call changed id: %s, then %s", toolID, m.ID)
+			}
+			toolID = m.ID
+			statuses[m.Status] = true
+		}
+	}
+	if !statuses["in_progress"] || !statuses["completed"] {
+		t.Fatalf("tool call statuses seen: %v, want in_progress then completed", statuses)
+	}
+	var page struct {
+		ThoughtOpen          bool
+		Thought, Input, Plan string
+		Output, Prompt, Info string
+	}
+	b.js(`(() => { const th = document.querySelector('.msg.type-thought details'); const tool = document.querySelector('.msg.type-tool_call');
+		const part = (label) => [...tool.querySelectorAll('details')].find((d) => d.querySelector('summary').textContent === label).querySelector('pre').textContent;
+		return {ThoughtOpen: th.open, Thought: th.textContent, Input: part('Input'), Output: part('Output'),
+			Plan: [...document.querySelectorAll('.agent-plan li')].map((li) => li.textContent).join('|'),
+			Prompt: document.querySelector('.msg.type-prompt').textContent, Info: document.getElementById('session-info').textContent}; })()`, &page)
+	if page.ThoughtOpen || !strings.Contains(page.Thought, "Weighing the options") {
+		t.Fatalf("thought: got open %v, %q; want collapsed with its text", page.ThoughtOpen, page.Thought)
+	}
+	if page.Input != "{\n  \"limit\": 5\n}" || !strings.Contains(page.Output, "Stream to me") {
+		t.Fatalf("tool input %q and output %q: want the indented arguments and the listed task", page.Input, page.Output)
+	}
+	if !strings.Contains(page.Plan, "Read the code (Pending, medium priority)") || !strings.Contains(page.Plan, "Write the fix") {
+		t.Fatalf("plan: got %q", page.Plan)
+	}
+	if !strings.Contains(page.Prompt, "You") || !strings.Contains(page.Prompt, "@say Part one") {
+		t.Fatalf("prompt message: got %q", page.Prompt)
+	}
+	if !strings.Contains(page.Info, "Run by Kandev") || !strings.Contains(page.Info, "Tools connected") {
+		t.Fatalf("session info: got %q", page.Info)
+	}
+}
+
+// TestBoardResolvesPermission: an agent's permission request is badged on
+// its card and counted in the navigation; the operator allows it in the
+// permissions view and the agent goes on. A request answered by another
+// operator while the page shows it says so; a request the page answers
+// after someone else did is told it lost, and the first answer stands.
+func TestBoardResolvesPermission(t *testing.T) {
+	e := newAgentEnv(t)
+	b := newTab(t, e)
+	b.signIn()
+	task, sid := e.startMock("Deploy it", strings.Join([]string{"@permission Deploy to staging", "@say Deployed.",
+		"@permission Rotate the keys", "@say Rotated.", "@permission Delete the old build", "@say Should not happen."}, "\n"), nil)
+	card := fmt.Sprintf(`.card[data-id=%q]`, task.ID)
+	b.until("the permission badge", fmt.Sprintf(`document.querySelector(%q + ' .badge[data-waiting=permissions]')`, card))
+	b.until("the waiting agent", fmt.Sprintf(`document.querySelector(%q + ' .badge.agent').textContent.includes('Waiting for input')`, card))
+	b.until("the permission count", `document.getElementById('permissions-count').textContent === '1'`)
+	b.open("#/permissions", "permissions")
+	b.until("the request", `document.querySelector('.permission .permission-title')`)
+	if got := b.str(`document.querySelector('.permission').textContent`); !strings.Contains(got, "Deploy to staging") || !strings.Contains(got, "Deploy it") {
+		t.Fatalf("permission card: got %q, want its title and task", got)
+	}
+	b.shot("board-permission")
+	b.click(`.permission button[data-option=allow]`)
+	b.until("the confirmation", `document.querySelector('.permission .notice').textContent.includes('You chose “Allow”')`)
+	e.waitMessage(task.ID, "message", "Deployed.")
+
+	// The next request, answered elsewhere while the page shows it.
+	second := e.waitPermission(task.ID, "Rotate the keys")
+	b.until("the second request", fmt.Sprintf(`document.querySelector('.permission[data-id=%q]')`, second.ID))
+	e.dispatch("permission.resolve", action.PermissionResolveIn{TaskID: task.ID, SessionID: sid, RequestID: second.ID,
+		PendingID: second.PendingID, OptionID: "allow"}, nil)
+	b.until("the answered-elsewhere notice", fmt.Sprintf(`(document.querySelector('.permission[data-id=%q] .notice') || {}).textContent?.includes('answered “Allow” by operator')`, second.ID))
+	e.waitMessage(task.ID, "message", "Rotated.")
+
+	// The last one: the page does not hear of the other answer and loses.
+	third := e.waitPermission(task.ID, "Delete the old build")
+	sel := fmt.Sprintf(`.permission[data-id=%q]`, third.ID)
+	b.until("the third request", fmt.Sprintf(`document.querySelector(%q)`, sel))
+	b.js(`import('/app/api.js').then((m) => m.api.unsubscribe(...m.api.topics))`, nil)
+	e.dispatch("permission.resolve", action.PermissionResolveIn{TaskID: task.ID, SessionID: sid, RequestID: third.ID,
+		PendingID: third.PendingID, OptionID: "reject"}, nil)
+	b.click(sel + " button[data-option=allow]")
+	b.until("the losing notice", fmt.Sprintf(`(document.querySelector(%q + ' .notice.warn') || {}).textContent?.includes('Someone answered first: this request was answered “Reject”')`, sel))
+	e.waitMessage(task.ID, "message", "Permission not granted: Delete the old build")
+	e.waitState(sid, kanban.SessionIdle)
+	if got := dbStr(e, `SELECT option_id FROM agent_permissions WHERE id = ?`, third.ID); got != "reject" {
+		t.Fatalf("stored answer: got %q, want the first one (reject)", got)
+	}
+	if e.agentSaid(task.ID, "Should not happen.") {
+		t.Fatal("the agent went on after the first answer rejected")
+	}
+}
+
+// waitPermission waits for the task's pending permission request titled
+// title and returns it.
+func (e *env) waitPermission(taskID, title string) kanban.Permission {
+	e.t.Helper()
+	deadline := time.Now().Add(agentWait)
+	for time.Now().Before(deadline) {
+		var l kanban.List[kanban.Permission]
+		e.dispatch("permission.list", action.PermissionListIn{TaskID: taskID}, &l)
+		for _, p := range l.Items {
+			if p.Title == title {
+				return p
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.t.Fatalf("no pending permission request %q", title)
+	return kanban.Permission{}
+}
