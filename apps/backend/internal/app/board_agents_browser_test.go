@@ -203,3 +203,115 @@ func (e *env) waitPermission(taskID, title string) kanban.Permission {
 	e.t.Fatalf("no pending permission request %q", title)
 	return kanban.Permission{}
 }
+
+// TestBoardAgentStatusAndQueue: cards follow their agents live (a failed
+// agent with its exit code); a task the workflow engine put in a full
+// step's admission queue is badged with that step, its page shows the
+// engine's records in the conversation, and the badge goes once the task
+// is admitted.
+func TestBoardAgentStatusAndQueue(t *testing.T) {
+	e := newAgentEnv(t)
+	steps := seededSteps(e)
+	busy := e.newTask("Occupying In Progress")
+	e.dispatch("task.move", action.TaskMoveIn{ID: busy.ID, WorkflowStepID: steps["In Progress"].ID}, nil)
+	limit := 1
+	e.dispatch("workflow.step.update", action.StepUpdateIn{ID: steps["In Progress"].ID, WIPLimit: &limit}, nil)
+	b := newTab(t, e)
+	b.signIn()
+	queued, _ := e.startMock("Queue me", `@tool step_complete_kandev {"summary":"Ready for work"}`, nil)
+	crash, crashSID := e.startMock("Crash", "@say Bye.\n@exit 3", nil)
+
+	crashCard := fmt.Sprintf(`.card[data-id=%q]`, crash.ID)
+	b.until("the failed agent", fmt.Sprintf(`(document.querySelector(%q + ' .badge.agent') || {}).textContent?.includes('Failed (exit 3)')`, crashCard))
+	if got := b.str(fmt.Sprintf(`document.querySelector(%q + ' .badge.state-FAILED').textContent`, crashCard)); !strings.Contains(got, "Failed") {
+		t.Fatalf("crashed task's state badge: got %q", got)
+	}
+	queuedCard := fmt.Sprintf(`.card[data-id=%q]`, queued.ID)
+	b.until("the queue badge", fmt.Sprintf(`(document.querySelector(%q + ' .badge.queued') || {}).textContent === '⇢Waiting for room in In Progress'`, queuedCard))
+	if got := b.str(fmt.Sprintf(`document.querySelector(%q + ' .badge.agent').textContent`, queuedCard)); !strings.Contains(got, "Idle") {
+		t.Fatalf("queued task's agent badge: got %q, want Idle", got)
+	}
+
+	b.open("#/task/"+queued.ID, "task")
+	b.until("the queue badge on the page", `document.getElementById('task-queued')`)
+	b.until("the engine's record", `[...document.querySelectorAll('.msg.author-workflow')].some((m) => m.textContent.includes('waits in its admission queue'))`)
+	if got := b.str(`document.querySelector('.msg.author-workflow .who strong').textContent`); got != "Workflow" {
+		t.Fatalf("workflow record author: got %q", got)
+	}
+	e.dispatch("task.move", action.TaskMoveIn{ID: busy.ID, WorkflowStepID: steps["Done"].ID}, nil)
+	b.until("the admission record", `[...document.querySelectorAll('.msg.author-workflow')].some((m) => m.textContent.includes('Admitted to In Progress from its admission queue'))`)
+	b.until("the queue badge gone", `!document.getElementById('task-queued')`)
+	if got := stepOf(e, queued.ID); got != steps["In Progress"].ID {
+		t.Fatalf("admitted task on step %s, want In Progress", got)
+	}
+
+	b.open("#/task/"+crash.ID, "task")
+	b.until("the exit code", `document.getElementById('session-info').textContent.includes('Exit code 3')`)
+	want := e.waitState(crashSID, kanban.SessionFailed).Error
+	if got := b.str(`document.getElementById('session-error').textContent`); want == "" || got != want {
+		t.Fatalf("session error: got %q, want the stored %q", got, want)
+	}
+}
+
+// newcomerPrompt is the mock-agent task of docs/public/agents.md.
+var newcomerPrompt = strings.Join([]string{
+	"Try the runtime.",
+	"@say Hello! I am the mock agent.",
+	"@plan Look around | Create a subtask | Report",
+	`@tool list_tasks_kandev {"limit": 5}`,
+	`@tool create_task_kandev {"title": "Follow-up from the mock agent", "parent_id": "self", "start_agent": false}`,
+	"@permission Touch the repository",
+	`@tool ask_user_question_kandev {"questions": [{"question": "Ship it?", "options": [{"label": "Yes", "description": "Ship"}, {"label": "No", "description": "Wait"}]}]}`,
+	"@say Thanks, done.",
+}, "\n")
+
+// TestBoardNewcomer is issue 14's "done when", all in the page: sign in,
+// see the board, create a task with the mock agent, watch it work, approve
+// its permission and answer its question, and see it reach Review.
+func TestBoardNewcomer(t *testing.T) {
+	e := newAgentEnv(t)
+	b := newTab(t, e)
+	b.signIn()
+	b.click("#new-task")
+	b.until("the dialog", `document.querySelector('#create-task [name=title]')`)
+	b.set("#create-task [name=title]", "Try the mock agent")
+	b.set("#create-task [name=description]", newcomerPrompt)
+	mock := e.profileOf("mock-agent").ID
+	var label string
+	b.js(fmt.Sprintf(`(() => { const s = document.querySelector('#create-task [name=agent_profile_id]'); s.value = %q; return s.selectedOptions[0].textContent; })()`, mock), &label)
+	if !strings.Contains(strings.ToLower(label), "mock") {
+		t.Fatalf("mock-agent profile option: got %q", label)
+	}
+	b.click("#create-task button.primary")
+	b.until("the dialog closed", `!document.getElementById('create-task')`)
+	b.until("the new card", `[...document.querySelectorAll('.card .title')].some((a) => a.textContent === 'Try the mock agent')`)
+	taskID := b.str(`[...document.querySelectorAll('.card')].find((c) => c.querySelector('.title').textContent === 'Try the mock agent').dataset.id`)
+	card := fmt.Sprintf(`.card[data-id=%q]`, taskID)
+	b.until("the permission badge", fmt.Sprintf(`document.querySelector(%q + ' .badge[data-waiting=permissions]')`, card))
+	b.until("the subtask's card", `[...document.querySelectorAll('.card .title')].some((a) => a.textContent === 'Follow-up from the mock agent')`)
+	b.shot("board")
+
+	b.click(card + " .title")
+	b.until("the task page", fmt.Sprintf(`document.body.dataset.view === 'task' && location.hash === %q && document.getElementById('main').dataset.ready === '1'`, "#/task/"+taskID))
+	b.until("the agent's greeting", `[...document.querySelectorAll('.msg.type-message')].some((m) => m.textContent.includes('Hello! I am the mock agent.'))`)
+	b.until("the agent's plan", `document.querySelectorAll('.agent-plan li').length === 3`)
+	b.until("the permission on the page", `document.querySelector('#task-permissions .permission button[data-option=allow]')`)
+	b.until("the subtask created", `[...document.querySelectorAll('.tool')].filter((x) => x.dataset.status === 'completed').length === 2`)
+	b.shotPage("board-task")
+	b.click("#task-permissions .permission button[data-option=allow]")
+	b.until("the question on the page", `document.querySelector('#task-questions .question input[value=Yes]')`)
+	b.click("#task-questions .question input[value=Yes]")
+	b.click("#task-questions .question button.primary")
+	b.until("the agent's thanks", `[...document.querySelectorAll('.msg.type-message')].some((m) => m.textContent.includes('Thanks, done.'))`)
+	b.until("the task in review", `document.querySelector('.task-head .badge').textContent.includes('Review')`)
+	var subtasks kanban.List[kanban.Task]
+	e.dispatch("task.list", action.TaskListIn{ParentID: taskID}, &subtasks)
+	if len(subtasks.Items) != 1 {
+		t.Fatalf("subtasks: got %d, want the mock agent's one", len(subtasks.Items))
+	}
+	tc := e.waitMessage(taskID, "tool_call", "ask_user_question_kandev")
+	if !strings.Contains(tc.Content, "Yes") || !strings.Contains(tc.Content, "completed") {
+		t.Fatalf("the question's tool call did not return the page's answer: %s", tc.Content)
+	}
+	e.waitMessage(taskID, "message", "Permission granted: Touch the repository")
+}

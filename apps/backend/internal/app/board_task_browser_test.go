@@ -121,7 +121,6 @@ func TestBoardTaskPageModeSwitch(t *testing.T) {
 	if got := dbStr(e, `SELECT mcp_mode FROM task_sessions WHERE id = ?`, s.ID); got != "config" {
 		t.Fatalf("stored mode: got %s, want config", got)
 	}
-	b.shot("board-task")
 }
 
 // TestBoardRendersInert: a task title, a prompt and an agent message

@@ -22,10 +22,10 @@ export function fillCard(card, task, { session, questions = 0, permissions = 0, 
   const meta = h('div', { class: 'meta' }, badge(task.state));
   if (session) meta.append(agentBadge(session));
   if (questions > 0) meta.append(waitingBadge('questions', '⚑', 'Question for you', questions));
-  if (permissions > 0) meta.append(waitingBadge('permissions', '⚿', 'Permission needed', permissions));
+  if (permissions > 0) meta.append(waitingBadge('permissions', '☑', 'Permission needed', permissions));
   if (task.queued_for_step_id) {
     meta.append(h('span', { class: 'badge queued', title: task.queued_at ? `Waiting since ${when(task.queued_at)}` : null },
-      h('span', { 'aria-hidden': 'true' }, '⏳'), `Waiting for room in ${queuedFor || 'a full step'}`));
+      h('span', { 'aria-hidden': 'true' }, '⇢'), `Waiting for room in ${queuedFor || 'a full step'}`));
   }
   meta.append(h('button', { type: 'button', class: 'move', 'aria-label': `Move “${task.title}”`, dataset: { action: 'move' } }, 'Move'));
   fill(card, h('a', { class: 'title', href: `#/task/${encodeURIComponent(task.id)}`, draggable: 'false', tabindex: '-1' }, task.title), meta);
@@ -42,7 +42,7 @@ function waitingBadge(kind, icon, words, n) {
 export function agentBadge(s) {
   const tools = s.mcp_attached ? 'tools connected' : 'tools not connected';
   const el = badge(s.state, 'agent');
-  el.prepend(h('span', { class: 'sr-label' }, 'Agent: '));
+  el.prepend('Agent: ');
   const exit = s.exit_code !== undefined && s.exit_code !== null && s.state === 'FAILED' ? ` (exit ${s.exit_code})` : '';
   if (exit) el.append(exit);
   el.title = `Agent session ${stateLabel(s.state)}${exit}, ${tools}${s.error ? `: ${clip(s.error, 300)}` : ''}`;

@@ -121,7 +121,7 @@ function body(m) {
     case 'plan':
       return plan(m);
     case 'permission':
-      return h('p', {}, h('span', { 'aria-hidden': 'true' }, '⚿ '), clip(m.content, MAX_TOOL_TEXT),
+      return h('p', {}, h('span', { 'aria-hidden': 'true' }, '☑ '), clip(m.content, MAX_TOOL_TEXT),
         m.content.startsWith('Waiting') ? [' ', h('a', { href: '#/permissions' }, 'Answer it')] : null);
     case 'status':
     case 'error':

@@ -42,8 +42,8 @@ export function permissionCard(p, taskTitle) {
   const err = h('div', { class: 'form-error', role: 'alert', hidden: true });
   const card = h('article', { class: 'permission', 'aria-label': `Permission request from ${taskTitle || 'an agent'}`, dataset: { id: p.request_id } },
     h('p', { class: 'hint' }, 'From ', h('a', { href: `#/task/${encodeURIComponent(p.task_id)}` }, taskTitle || 'a task'), ` · ${when(p.created_at)}`),
-    h('h3', {}, h('span', { 'aria-hidden': 'true' }, '⚿ '), 'The agent asks to: ', h('span', { class: 'permission-title' }, p.title),
-      p.kind ? h('span', { class: 'badge' }, p.kind) : null),
+    h('h3', {}, h('span', { 'aria-hidden': 'true' }, '☑ '), 'The agent asks to: ', h('span', { class: 'permission-title' }, p.title),
+      p.kind && p.kind !== 'other' ? h('span', { class: 'badge' }, p.kind) : null),
     err, h('div', { class: 'actions' }, buttons));
 
   async function resolve(o) {

@@ -54,7 +54,7 @@ class TaskPage {
     const step = this.steps.find((s) => s.id === t.workflow_step_id);
     fill(this.head, h('p', {}, h('a', { href: `#/?ws=${encodeURIComponent(t.workspace_id)}&wf=${encodeURIComponent(t.workflow_id)}` }, '← Board')),
       h('div', { class: 'task-head' }, h('h1', { id: 'task-title' }, t.title), badge(t.state), step ? h('span', { class: 'badge' }, `Step: ${step.name}`) : null,
-        t.queued_for_step_id ? h('span', { class: 'badge queued', id: 'task-queued' }, h('span', { 'aria-hidden': 'true' }, '⏳'),
+        t.queued_for_step_id ? h('span', { class: 'badge queued', id: 'task-queued' }, h('span', { 'aria-hidden': 'true' }, '⇢'),
           `Waiting for room in ${(this.steps.find((s) => s.id === t.queued_for_step_id) || { name: 'a full step' }).name} since ${when(t.queued_at)}`) : null,
         t.archived_at ? h('span', { class: 'badge' }, 'Archived') : null),
       h('section', { class: 'panel', 'aria-label': 'Prompt' }, h('h2', {}, 'Prompt'), t.description ? markdown(t.description) : h('p', { class: 'muted' }, 'No prompt.'),
@@ -71,7 +71,7 @@ class TaskPage {
     this.current = this.sessions.find((s) => s.id === sessionId) || this.sessions[0] || null;
     this.tabs = h('div', { class: 'sessions', role: 'group', 'aria-label': 'Sessions' });
     this.drawTabs();
-    const label = (id) => { const i = this.sessions.findIndex((s) => s.id === id); return i < 0 ? '' : `Session ${this.sessions.length - i}`; };
+    const label = (id) => { const i = this.sessions.findIndex((s) => s.id === id); return i < 0 || this.sessions.length < 2 ? '' : `Session ${this.sessions.length - i}`; };
     if (this.conversation) this.conversation.close();
     this.conversation = new Conversation(this.task.id, sessionId, label);
     fill(this.sessionBox, h('h2', { id: 'conv-title' }, 'Conversation'), this.tabs, this.current ? this.sessionInfo() : null,
