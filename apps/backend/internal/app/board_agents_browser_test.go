@@ -279,7 +279,7 @@ func TestBoardNewcomer(t *testing.T) {
 	mock := e.profileOf("mock-agent").ID
 	var label string
 	b.js(fmt.Sprintf(`(() => { const s = document.querySelector('#create-task [name=agent_profile_id]'); s.value = %q; return s.selectedOptions[0].textContent; })()`, mock), &label)
-	if !strings.Contains(strings.ToLower(label), "mock") {
+	if !strings.HasPrefix(label, "Mock Agent — default") { // as docs/public/board.md names it
 		t.Fatalf("mock-agent profile option: got %q", label)
 	}
 	b.click("#create-task button.primary")
