@@ -251,6 +251,7 @@ func TestBoardAgentStatusAndQueue(t *testing.T) {
 	if got := b.str(`document.getElementById('session-error').textContent`); want == "" || got != want {
 		t.Fatalf("session error: got %q, want the stored %q", got, want)
 	}
+	b.until("the runtime's error record", `[...document.querySelectorAll('.msg.type-error.author-kandev')].some((m) => m.textContent.includes('The session failed'))`)
 }
 
 // newcomerPrompt is the mock-agent task of docs/public/agents.md.

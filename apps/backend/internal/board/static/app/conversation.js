@@ -121,8 +121,7 @@ function body(m) {
     case 'plan':
       return plan(m);
     case 'permission':
-      return h('p', {}, h('span', { 'aria-hidden': 'true' }, '☑ '), clip(m.content, MAX_TOOL_TEXT),
-        m.content.startsWith('Waiting') ? [' ', h('a', { href: '#/permissions' }, 'Answer it')] : null);
+      return h('p', {}, h('span', { 'aria-hidden': 'true' }, '☑ '), clip(m.content, MAX_TOOL_TEXT));
     case 'status':
     case 'error':
       return h('p', {}, m.type === 'error' ? h('span', { 'aria-hidden': 'true' }, '⚠ ') : null, clip(m.content, MAX_TOOL_TEXT));
