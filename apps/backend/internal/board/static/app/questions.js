@@ -1,53 +1,8 @@
 // Questions agents are waiting on: answered with the offered options or a
 // custom text, first answer wins (a later one is told so).
 import { api } from './api.js';
-import { h, fill, when, toast, id } from './dom.js';
-import { ctx } from './context.js';
+import { h, when, toast, id } from './dom.js';
 import { clearErrors, showError } from './form.js';
-
-export async function renderQuestions(main) {
-  const list = h('div', { id: 'questions' });
-  fill(main, h('h1', {}, 'Waiting on you'), h('p', { class: 'hint' }, 'Agents blocked on a question continue as soon as it is answered.'), list);
-  const qs = await api.listAll('question.list', { workspace_id: ctx.workspaceId, state: 'pending' });
-  const titles = await taskTitles(qs.map((q) => q.task_id));
-  const cards = new Map();
-  const empty = h('p', { class: 'muted', id: 'no-questions' }, 'No agent is waiting on you.');
-  const refreshEmpty = () => { empty.hidden = cards.size > 0; };
-  list.append(empty);
-  const add = (q, title) => {
-    if (cards.has(q.id)) return;
-    const card = questionCard(q, title);
-    cards.set(q.id, card);
-    list.append(card);
-    refreshEmpty();
-  };
-  qs.forEach((q) => add(q, titles.get(q.task_id)));
-  refreshEmpty();
-  const off = [
-    api.on('question.created', async (q) => add(q, (await taskTitles([q.task_id])).get(q.task_id))),
-    api.on('question.answered', (q) => {
-      const card = cards.get(q.id);
-      if (!card) return;
-      if (!card.dataset.mine) answeredElsewhere(card);
-      cards.delete(q.id);
-      refreshEmpty();
-    }),
-  ];
-  return () => off.forEach((f) => f());
-}
-
-async function taskTitles(ids) {
-  const out = new Map();
-  await Promise.all([...new Set(ids)].map(async (tid) => {
-    try { out.set(tid, (await api.request('task.get', { id: tid })).title); } catch { out.set(tid, 'a task'); }
-  }));
-  return out;
-}
-
-function answeredElsewhere(card) {
-  for (const c of card.querySelectorAll('input, textarea, button')) c.disabled = true;
-  card.append(h('p', { class: 'notice', role: 'status' }, 'This question was answered elsewhere.'));
-}
 
 // questionCard is the answer form of one pending question bundle.
 export function questionCard(q, taskTitle) {
@@ -106,20 +61,4 @@ export function questionCard(q, taskTitle) {
     answer({ id: q.id, answers });
   });
   return card;
-}
-
-// watchQuestionCount keeps the navigation's pending-question count live.
-export function watchQuestionCount() {
-  const el = document.getElementById('question-count');
-  const pending = new Set();
-  const show = () => { el.hidden = pending.size === 0; el.textContent = String(pending.size); el.setAttribute('aria-label', `${pending.size} waiting`); };
-  const load = async () => {
-    pending.clear();
-    if (ctx.workspaceId) (await api.listAll('question.list', { workspace_id: ctx.workspaceId, state: 'pending' })).forEach((q) => pending.add(q.id));
-    show();
-  };
-  api.on('question.created', (q) => { if (q.state === 'pending') pending.add(q.id); show(); });
-  api.on('question.answered', (q) => { pending.delete(q.id); show(); });
-  api.on('reconnected', load);
-  return load();
 }
