@@ -24,13 +24,20 @@ type TaskMessageIn struct {
 	// DeliveryMode is queued (default: delivered at the session's next
 	// turn) or interrupt (only the target's direct parent or the operator).
 	DeliveryMode string `json:"delivery_mode"`
+	// ReplyToQuestionID answers a question the target (an autopilot
+	// subtask) asked its parent: recorded once, delivered once.
+	ReplyToQuestionID string `json:"reply_to_question_id"`
 }
 
 // TaskMessageOut is the result of task.message.
 type TaskMessageOut struct {
-	Message      *kanban.Message `json:"message"`
+	// Message is absent when nothing was delivered (AlreadyAnswered).
+	Message      *kanban.Message `json:"message,omitempty"`
 	SessionID    string          `json:"session_id"`
 	DeliveryMode string          `json:"delivery_mode"`
+	// AlreadyAnswered: reply_to_question_id named a question answered
+	// before; this call delivered nothing.
+	AlreadyAnswered bool `json:"already_answered,omitempty"`
 }
 
 // TaskStopIn is the payload of task.stop.
@@ -115,6 +122,9 @@ func (s *Service) messageTask(ctx context.Context, p Principal, in TaskMessageIn
 	if mode == DeliveryInterrupt && p.Kind == Session && t.ParentID != p.TaskID {
 		return nil, kanban.Errorf(kanban.CodeForbidden, "only the task's direct parent may interrupt it; use delivery_mode queued")
 	}
+	if in.ReplyToQuestionID != "" {
+		return s.replyToParentQuestion(ctx, p, t, in, mode)
+	}
 	target, err := s.liveSession(ctx, t.ID, in.SessionID)
 	if err != nil {
 		return nil, err
@@ -123,11 +133,17 @@ func (s *Service) messageTask(ctx context.Context, p Principal, in TaskMessageIn
 	if err != nil {
 		return nil, err
 	}
-	ev := map[string]any{"message": m, "delivery_mode": mode}
-	s.pub.Publish(SessionTopic(target.ID), "session.message", ev)
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.message", ev)
+	s.publishMessage(m, t.WorkspaceID, mode)
 	s.agents.Deliver(target.ID, mode == DeliveryInterrupt)
 	return &TaskMessageOut{Message: m, SessionID: target.ID, DeliveryMode: mode}, nil
+}
+
+// publishMessage tells the message's session and workspace about a
+// prompt delivered to it.
+func (s *Service) publishMessage(m *kanban.Message, workspaceID, mode string) {
+	ev := map[string]any{"message": m, "delivery_mode": mode}
+	s.pub.Publish(SessionTopic(m.SessionID), "session.message", ev)
+	s.pub.Publish(WorkspaceTopic(workspaceID), "session.message", ev)
 }
 
 // liveSession returns the task's newest session that has not ended, or

@@ -15,7 +15,7 @@ import (
 func TestAgentQuestionLoop(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t)
-	q := `{"questions":[{"question":"Which database?","options":[{"label":"SQLite","description":"Embedded"},{"label":"PostgreSQL","description":"Server"}]}]}`
+	q := `{"questions":[{"prompt":"Which database?","options":[{"label":"SQLite","description":"Embedded"},{"label":"PostgreSQL","description":"Server"}]}]}`
 	task, sid := e.startMock("Question task", "@tool ask_user_question_kandev "+q+"\n@say Answer received.", nil)
 	e.waitState(sid, kanban.SessionWaitingForInput)
 	e.waitTask(task.ID, kanban.TaskWaitingForInput)
@@ -25,8 +25,8 @@ func TestAgentQuestionLoop(t *testing.T) {
 	if len(pending.Items) != 1 || pending.Items[0].SessionID != sid {
 		t.Fatalf("pending questions %+v", pending.Items)
 	}
-	res := e.call(op, "answer_question_kandev", mustJSON(t, map[string]any{"question_id": pending.Items[0].ID,
-		"answers": []map[string]any{{"question_id": "q1", "selected": []string{"SQLite"}}}}))
+	res := e.call(op, "answer_question_kandev", mustJSON(t, map[string]any{"pending_id": pending.Items[0].ID,
+		"answers": []map[string]any{{"question_id": "q1", "selected_options": []string{"q1_opt1"}}}}))
 	if res.IsError {
 		t.Fatalf("answer: %s", text(res))
 	}

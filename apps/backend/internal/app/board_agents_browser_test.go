@@ -262,7 +262,7 @@ var newcomerPrompt = strings.Join([]string{
 	`@tool list_tasks_kandev {"limit": 5}`,
 	`@tool create_task_kandev {"title": "Follow-up from the mock agent", "parent_id": "self", "start_agent": false}`,
 	"@permission Touch the repository",
-	`@tool ask_user_question_kandev {"questions": [{"question": "Ship it?", "options": [{"label": "Yes", "description": "Ship"}, {"label": "No", "description": "Wait"}]}]}`,
+	`@tool ask_user_question_kandev {"questions": [{"prompt": "Ship it?", "options": [{"label": "Yes", "description": "Ship"}, {"label": "No", "description": "Wait"}]}]}`,
 	"@say Thanks, done.",
 }, "\n")
 
@@ -300,8 +300,8 @@ func TestBoardNewcomer(t *testing.T) {
 	b.until("the subtask created", `[...document.querySelectorAll('.tool')].filter((x) => x.dataset.status === 'completed').length === 2`)
 	b.shotPage("board-task")
 	b.click("#task-permissions .permission button[data-option=allow]")
-	b.until("the question on the page", `document.querySelector('#task-questions .question input[value=Yes]')`)
-	b.click("#task-questions .question input[value=Yes]")
+	b.until("the question on the page", `document.querySelector('#task-questions .question input[value=q1_opt1]')`)
+	b.click("#task-questions .question input[value=q1_opt1]")
 	b.click("#task-questions .question button.primary")
 	b.until("the agent's thanks", `[...document.querySelectorAll('.msg.type-message')].some((m) => m.textContent.includes('Thanks, done.'))`)
 	b.until("the task in review", `document.querySelector('.task-head .badge').textContent.includes('Review')`)

@@ -138,21 +138,30 @@ type SessionService interface {
 	ListMessages(ctx context.Context, f MessageFilter) (*List[Message], error)
 }
 
-// QuestionService stores operator questions.
+// QuestionService stores the questions sessions ask, of the operator or of
+// their parent task.
 type QuestionService interface {
-	CreateQuestion(ctx context.Context, q Question) (*Question, error)
+	// CreateQuestion stores a pending question; with deliver, the message
+	// deliver returns for it is appended in the same transaction.
+	CreateQuestion(ctx context.Context, q Question, deliver func(*Question) *Message) (*Question, *Message, error)
 	GetQuestion(ctx context.Context, id string) (*Question, error)
 	// AnswerQuestion records answers (or a rejection when reject is true)
 	// if the question is still pending; claimed is false when another
 	// answer won first (the stored question is returned either way).
 	AnswerQuestion(ctx context.Context, id string, answers []Answer, reject bool, reason string) (q *Question, claimed bool, err error)
 	ListQuestions(ctx context.Context, f QuestionFilter, p Page) (*List[Question], error)
+	// ReplyParentQuestion records a parent's reply to a pending parent
+	// question and appends deliver in the same transaction; claimed is
+	// false (nothing appended) when the question was no longer pending.
+	ReplyParentQuestion(ctx context.Context, id, reply string, deliver Message) (q *Question, m *Message, claimed bool, err error)
 }
 
 // QuestionFilter selects questions. Empty fields do not filter.
 type QuestionFilter struct {
 	WorkspaceID  string
 	SessionID    string
+	TaskID       string
+	Kind         string
 	State        string
 	CreatedSince string // RFC 3339
 }

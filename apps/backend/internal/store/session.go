@@ -10,12 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // knownCapabilities are the capabilities a session may be granted.
-var knownCapabilities = []string{kanban.CapUserQuestion}
+var knownCapabilities = kanban.Capabilities
 
 const sessionColumns = `id, task_id, workspace_id, agent_profile_id, executor_profile_id, state,
 	mcp_mode, capabilities, mcp_attached, last_attached_at, last_detached_at, created_at, updated_at,
@@ -81,10 +82,11 @@ func checkSessionCreate(in *kanban.SessionCreate) error {
 // createSession writes a checked session whose token hashes to hash, and
 // its first message.
 func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash string) (*kanban.Session, error) {
-	wsID, err := taskWorkspaceOf(ctx, tx, in.TaskID)
+	t, err := getTask(ctx, tx, in.TaskID)
 	if err != nil {
 		return nil, err
 	}
+	wsID := t.WorkspaceID
 	agent, err := resolveAgentProfile(ctx, tx, in.AgentProfileID)
 	if err != nil {
 		return nil, err
@@ -93,7 +95,7 @@ func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash st
 	if err != nil {
 		return nil, err
 	}
-	caps, agentID := defaultCapabilities(in.Capabilities, agent), ""
+	caps, agentID := defaultCapabilities(in.Capabilities, agent, t), ""
 	if agent != nil {
 		agentID = agent.ID
 	}
@@ -128,7 +130,7 @@ func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash st
 func checkCapabilities(caps []string) error {
 	for i, c := range caps {
 		if !slices.Contains(knownCapabilities, c) {
-			return kanban.FieldError("capabilities", "unknown capability (known: %s)", kanban.CapUserQuestion)
+			return kanban.FieldError("capabilities", "unknown capability (known: %s)", strings.Join(knownCapabilities, ", "))
 		}
 		if slices.Contains(caps[:i], c) {
 			return kanban.FieldError("capabilities", "contains a duplicate")
@@ -137,11 +139,19 @@ func checkCapabilities(caps []string) error {
 	return nil
 }
 
-// defaultCapabilities returns caps, or when nil the defaults: user-question
-// unless the agent profile turned it off.
-func defaultCapabilities(caps []string, agent *kanban.AgentProfile) []string {
+// defaultCapabilities returns caps, or when nil the defaults: an autopilot
+// task's session never asks the operator, and asks its direct parent when
+// it has one; other sessions ask the operator unless the agent profile
+// turned it off.
+func defaultCapabilities(caps []string, agent *kanban.AgentProfile, t *kanban.Task) []string {
 	if caps != nil {
 		return caps
+	}
+	if t.Autopilot {
+		if t.ParentID != "" {
+			return []string{kanban.CapParentQuestion}
+		}
+		return []string{}
 	}
 	if agent == nil || agent.UserQuestion {
 		return []string{kanban.CapUserQuestion}

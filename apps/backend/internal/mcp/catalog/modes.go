@@ -48,6 +48,7 @@ var table = []struct {
 	{"dependencies", []kanban.Mode{task, external}, ""},
 	{"related", []kanban.Mode{task, office}, ""},
 	{"user-question", nil, kanban.CapUserQuestion},
+	{"parent-question", nil, kanban.CapParentQuestion},
 	{"plan", []kanban.Mode{task, office}, ""},
 	{"walkthrough", []kanban.Mode{task}, ""},
 	{"review", []kanban.Mode{task}, ""},

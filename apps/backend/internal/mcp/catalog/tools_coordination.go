@@ -13,19 +13,25 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 		Description: "Send a prompt to another task's agent: it is appended to that task's newest live session's " +
 			"conversation, or session_id's (author task:<your task id>), and delivered as the agent's next turn. " +
 			"delivery_mode interrupt instead cancels the agent's current turn and delivers at once; only the task's direct " +
-			"parent may interrupt. Fails with CONFLICT when the task has no live session (use spawn_session_kandev).",
+			"parent may interrupt. Fails with CONFLICT when the task has no live session (use spawn_session_kandev). To " +
+			"answer a question an autopilot subtask asked you (ask_parent_question_kandev), pass its question id as " +
+			"reply_to_question_id: the answer is recorded and delivered to the asking session once; a repeated reply " +
+			"delivers nothing and returns already_answered=true.",
 		Input: Obj("", P{
 			"task_id":    ID("Task to message (not your own)."),
 			"prompt":     Str("The message to deliver to the task's agent.").Len(1, kanban.MaxPromptLen),
 			"session_id": ID("A live session of the task to deliver to. Default: its newest live session."),
 			"delivery_mode": Enum("queued: delivered at the next turn (default); interrupt: interrupt the current turn "+
 				"(direct parent only).", "queued", "interrupt").Default("queued"),
+			"reply_to_question_id": ID("A question your direct subtask task_id asked you with ask_parent_question_kandev; " +
+				"prompt is your answer."),
 		}, "task_id", "prompt"),
 		Output: out("The delivered message.", P{
-			"message":       messageOut,
-			"session_id":    Str("The session it was delivered to."),
-			"delivery_mode": Str("queued or interrupt."),
-		}, "message", "session_id", "delivery_mode"),
+			"message":          messageOut,
+			"session_id":       Str("The session it was delivered to."),
+			"delivery_mode":    Str("queued or interrupt."),
+			"already_answered": Bool("True when reply_to_question_id was answered before: nothing was delivered."),
+		}, "session_id", "delivery_mode"),
 		Hints: WriteHints,
 	},
 	{

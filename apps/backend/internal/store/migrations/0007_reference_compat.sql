@@ -14,4 +14,6 @@ ALTER TABLE questions ADD COLUMN context TEXT NOT NULL DEFAULT '';
 -- kind: 'user' (ask_user_question, answered by an operator) or 'parent'
 -- (ask_parent_question, answered by the parent task's agent).
 ALTER TABLE questions ADD COLUMN kind TEXT NOT NULL DEFAULT 'user';
+-- reply: the parent task's answer to a parent question.
+ALTER TABLE questions ADD COLUMN reply TEXT NOT NULL DEFAULT '';
 CREATE INDEX idx_questions_kind ON questions (kind, state, created_at, id);

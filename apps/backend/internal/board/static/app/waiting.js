@@ -13,8 +13,7 @@ export const KINDS = {
     heading: 'Questions waiting on you',
     hint: 'Agents blocked on a question continue as soon as it is answered.',
     empty: 'No agent is waiting on you.',
-    list: (taskId) => api.listAll('question.list', { workspace_id: ctx.workspaceId, state: 'pending' })
-      .then((qs) => (taskId ? qs.filter((q) => q.task_id === taskId) : qs)),
+    list: (taskId) => api.listAll('question.list', taskId ? { task_id: taskId, state: 'pending' } : { workspace_id: ctx.workspaceId, state: 'pending' }),
     key: (q) => q.id,
     created: 'question.created',
     closed: 'question.answered',
