@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
-	"sync"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )

@@ -63,7 +63,7 @@ func askInput(asked string, extra P) S {
 			"id": Str("Your id for the question, the key of its answer. Default: q1..q4 by position.").
 				Pattern(idPattern),
 			"title":  Str("Short label (at most 12 characters) shown above the prompt, e.g. \"Database\".").Len(1, askMaxTitle),
-			"prompt": Str("The question text shown to " + asked + ".").Len(1, askMaxQuestionText),
+			"prompt": Str("The question text shown to "+asked+".").Len(1, askMaxQuestionText),
 			"multi_select": Bool("Allow choosing several options. Default false (exactly one).").
 				Default(false),
 			"options": Arr("2–6 concrete choices, in display order; labels must be distinct.", Obj("One option.", P{
@@ -73,7 +73,7 @@ func askInput(asked string, extra P) S {
 				"description": Str("What choosing it means.").Len(1, askMaxOptionDesc),
 			}, "label", "description")).Items(askMinOptions, askMaxOptions),
 		}, "prompt", "options")).Items(1, askMaxQuestions),
-		"context": Str("Shared background shown with the questions, kept verbatim. Use context_paragraphs for " +
+		"context": Str("Shared background shown with the questions, kept verbatim. Use context_paragraphs for "+
 			"several paragraphs.").Len(1, askMaxContext),
 		"context_paragraphs": Arr("Shared background as separate paragraphs; when non-empty it replaces context, "+
 			"joined with blank lines.", Str("One paragraph.").Len(0, askMaxParagraph)).Items(0, askMaxParagraphs),
