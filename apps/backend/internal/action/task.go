@@ -34,8 +34,12 @@ type TaskCreateIn struct {
 	RepositoryURL      string   `json:"repository_url"`
 	BaseBranch         string   `json:"base_branch"`
 	ExternalID         string   `json:"external_id"`
-	BlockedBy          []string `json:"blocked_by"`
-	StartWhenUnblocked bool     `json:"start_when_unblocked"`
+	BlockedBy []string `json:"blocked_by"`
+	// StartWhenUnblocked defaults to true when BlockedBy is non-empty.
+	StartWhenUnblocked *bool `json:"start_when_unblocked"`
+	// Autopilot and WorkspaceMode: see kanban.Task.
+	Autopilot     bool   `json:"autopilot"`
+	WorkspaceMode string `json:"workspace_mode"`
 }
 
 // TaskCreateOut is the result of task.create.

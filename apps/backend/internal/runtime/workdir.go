@@ -40,7 +40,21 @@ func ShortID(taskID string) string {
 // prepare returns the working directory of a session of task t on an
 // executor of type execType, creating it when needed. The error text is
 // shown to operators: it names what is missing, never file contents.
+//
+// A subtask shares its parent's directory (workspace_mode inherit_parent,
+// and by default when it has no repository of its own); new_workspace
+// gives it its own.
 func (w *workdirs) prepare(ctx context.Context, t *kanban.Task, execType string) (string, error) {
+	for range maxInheritDepth {
+		parent, err := w.inheritsFrom(ctx, t)
+		if err != nil {
+			return "", err
+		}
+		if parent == nil {
+			break
+		}
+		t = parent
+	}
 	repo, link, err := w.taskRepository(ctx, t.ID)
 	if err != nil {
 		return "", err
@@ -62,6 +76,25 @@ func (w *workdirs) prepare(ctx context.Context, t *kanban.Task, execType string)
 		return "", errors.New("exec-worktree needs the task to have a repository with a local_path (a git repository)")
 	}
 	return w.worktree(ctx, t, repo, link)
+}
+
+// maxInheritDepth bounds how far up a chain of subtasks the working
+// directory is looked for.
+const maxInheritDepth = 16
+
+// inheritsFrom returns the parent whose directory task t works in, or nil
+// when t has its own.
+func (w *workdirs) inheritsFrom(ctx context.Context, t *kanban.Task) (*kanban.Task, error) {
+	if t.ParentID == "" || t.WorkspaceMode == kanban.WorkspaceNew {
+		return nil, nil
+	}
+	if t.WorkspaceMode == "" {
+		links, err := w.store.ListTaskRepositories(ctx, t.ID)
+		if err != nil || len(links) > 0 {
+			return nil, err
+		}
+	}
+	return w.store.GetTask(ctx, t.ParentID)
 }
 
 // taskRepository returns the task's first repository that has a local
