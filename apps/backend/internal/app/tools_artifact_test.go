@@ -58,14 +58,13 @@ func TestReviewAndRichOutputTools(t *testing.T) {
 		t.Fatalf("stored findings: got %s (%v), want both findings", raw, err)
 	}
 
-	refused(e, s.Client, "show_rich_output_kandev", `{"version":1,"title":"Perf","blocks":[{"type":"chart","chart_type":"bar","labels":["a","b"],"series":[{"name":"s","values":[1]}]}]}`,
+	refused(e, s.Client, "show_rich_output_kandev", `{"version":1,"title":"Perf","blocks":[{"type":"chart","chart_type":"bar","title":"P","summary":"s","labels":["a","b"],"series":[{"label":"s","values":[1]}]}]}`,
 		"VALIDATION_ERROR: blocks[0].series[0].values: must have one value per label")
 	var rich kanban.Artifact
 	callJSON(e, s.Client, "show_rich_output_kandev", `{"version":1,"title":"Benchmarks","blocks":[
-		{"type":"chart","chart_type":"line","title":"Latency","labels":["p50","p99"],"series":[{"name":"before","values":[1.5,9]},{"name":"after","values":[1,4]}]},
-		{"type":"metrics","items":[{"label":"Throughput","value":1200,"unit":"req/s","delta":150}]},
-		{"type":"file","path":"bench.txt","language":"text","content":"BenchmarkX 100 ns/op"}]}`, &rich)
-	if rich.Kind != kanban.ArtifactRichOutput || !strings.Contains(string(rich.Data), "Throughput") {
+		{"type":"chart","chart_type":"line","title":"Latency","summary":"p99 halved","labels":["p50","p99"],"series":[{"label":"before (ms)","values":[1.5,9]},{"label":"after (ms)","values":[1,null]}]},
+		{"type":"metrics","items":[{"label":"Throughput","value":"1,200 req/s","detail":"+150 since yesterday"}]}]}`, &rich)
+	if rich.Kind != kanban.ArtifactRichOutput || !strings.Contains(string(rich.Data), "Throughput") || !strings.Contains(string(rich.Data), "null") {
 		t.Fatalf("rich output: got %+v, want the stored blocks returned", rich)
 	}
 	if n := dbInt(e, `SELECT COUNT(*) FROM task_artifacts WHERE task_id = ? AND session_id = ?`, s.TaskID, s.ID); n != 2 {
