@@ -15,7 +15,9 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 	if err != nil {
 		return nil, err
 	}
-	start := in.StartAgent == nil || *in.StartAgent
+	// A task with blockers never starts at once: start_when_unblocked
+	// (its default) defers the start, false means no automatic start.
+	start := (in.StartAgent == nil || *in.StartAgent) && (len(c.BlockedBy) == 0 || c.StartWhenUnblocked)
 	if start {
 		if err := s.checkProfiles(ctx, in.AgentProfileID, in.ExecutorProfileID); err != nil {
 			return nil, err
@@ -74,8 +76,12 @@ func (s *Service) taskCreateOf(ctx context.Context, p Principal, in TaskCreateIn
 	c := kanban.TaskCreate{
 		WorkflowID: in.WorkflowID, WorkflowStepID: in.WorkflowStepID, Title: in.Title,
 		Description: in.Description, ExternalID: in.ExternalID, BlockedBy: in.BlockedBy,
-		StartWhenUnblocked:  in.StartWhenUnblocked,
+		StartWhenUnblocked:  len(in.BlockedBy) > 0,
 		StartAgentProfileID: in.AgentProfileID, StartExecutorProfileID: in.ExecutorProfileID,
+		Autopilot: in.Autopilot, WorkspaceMode: in.WorkspaceMode,
+	}
+	if in.StartWhenUnblocked != nil {
+		c.StartWhenUnblocked = *in.StartWhenUnblocked
 	}
 	var err error
 	if c.WorkspaceID, err = s.workspaceFor(ctx, p, in.WorkspaceID); err != nil {
@@ -195,15 +201,36 @@ func (s *Service) startIfReady(ctx context.Context, t *kanban.Task) error {
 // startSession creates a session for t whose first conversation message
 // is the task's prompt, in one transaction.
 func (s *Service) startSession(ctx context.Context, t *kanban.Task, agentProfileID, executorProfileID string) (*kanban.Session, error) {
-	sc := s.firstSession(t.Title, t.Description, agentProfileID, executorProfileID)
+	sc := s.firstSession(t.Title, launchText(t), agentProfileID, executorProfileID)
 	sc.TaskID = t.ID
 	sess, _, err := s.store.CreateSession(ctx, sc)
 	if err != nil {
 		return nil, err
 	}
+	s.launched(ctx, t)
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
 	s.agents.Start(sess)
 	return sess, nil
+}
+
+// launchText is what a task's next agent starts with: its launch prompt
+// (a deferred start's, or a move's hand-off), else its prompt.
+func launchText(t *kanban.Task) string {
+	if t.LaunchPrompt != "" {
+		return t.LaunchPrompt
+	}
+	return t.Description
+}
+
+// launched clears a launch prompt that a new session just used.
+func (s *Service) launched(ctx context.Context, t *kanban.Task) {
+	if t.LaunchPrompt == "" {
+		return
+	}
+	empty := ""
+	if _, err := s.store.UpdateTask(ctx, t.ID, kanban.TaskUpdate{LaunchPrompt: &empty}); err != nil {
+		s.log.Warn("clear a used launch prompt", "err", err)
+	}
 }
 
 // firstSession is the session a task starts with: the given profiles (empty

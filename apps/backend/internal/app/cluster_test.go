@@ -193,7 +193,7 @@ func TestQuestionAnsweredOnOtherBackend(t *testing.T) {
 	go func() {
 		req := mcp.CallToolRequest{}
 		req.Params.Name = "ask_user_question_kandev"
-		req.Params.Arguments = json.RawMessage(`{"questions":[{"id":"db","question":"Which database?",` +
+		req.Params.Arguments = json.RawMessage(`{"questions":[{"id":"db","prompt":"Which database?",` +
 			`"options":[{"label":"Postgres","description":"server"},{"label":"SQLite","description":"embedded"}]}],"timeout_seconds":60}`)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -205,14 +205,14 @@ func TestQuestionAnsweredOnOtherBackend(t *testing.T) {
 	}()
 	q := pendingQuestionOf(b, s.ID)
 	var ans action.QuestionAnswerOut
-	b.dispatch("question.answer", action.QuestionAnswerIn{ID: q.ID, Answers: []kanban.Answer{{QuestionID: "db", Selected: []string{"Postgres"}}}}, &ans)
+	b.dispatch("question.answer", action.QuestionAnswerIn{PendingID: q.ID, Answers: []kanban.Answer{{QuestionID: "db", SelectedOptions: []string{"q1_opt1"}}}}, &ans)
 	if !ans.Claimed {
 		t.Fatal("answer on B: got claimed=false, want the first answer to win")
 	}
 	select {
 	case r := <-done:
 		var got askResult
-		if err := json.Unmarshal([]byte(text(r)), &got); err != nil || got.Status != "answered" || len(got.Answers) != 1 || got.Answers[0].Selected[0] != "Postgres" {
+		if err := json.Unmarshal([]byte(text(r)), &got); err != nil || got.Status != "answered" || len(got.Answers) != 1 || got.Answers[0].SelectedOptions[0] != "q1_opt1" {
 			t.Fatalf("ask on A returned %s, want the answer given on B", text(r))
 		}
 	case <-time.After(10 * time.Second):
@@ -254,7 +254,7 @@ func TestPromptDeliveredAcrossBackends(t *testing.T) {
 	a, b := twoBackends(t)
 	task, sid := a.startMock("Delivery task", "@say first", nil)
 	a.waitState(sid, kanban.SessionIdle)
-	b.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Message: "@say delivered from B"}, nil)
+	b.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@say delivered from B"}, nil)
 	a.waitMessage(task.ID, "message", "delivered from B")
 	b.dispatch("session.stop", action.SessionStopIn{ID: sid}, nil)
 	a.waitState(sid, kanban.SessionCancelled)

@@ -200,7 +200,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		return nil, err
 	}
 	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
-		ModeActions: modeActions(compiled.Catalog())}
+		ModeActions: modeActions(compiled.Catalog()), DataDir: cfg.DataDir}
 	var local action.Agents // nil unless this backend runs agents
 	if b.agents != nil {
 		local = b.agents

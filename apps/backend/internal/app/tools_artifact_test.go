@@ -58,14 +58,13 @@ func TestReviewAndRichOutputTools(t *testing.T) {
 		t.Fatalf("stored findings: got %s (%v), want both findings", raw, err)
 	}
 
-	refused(e, s.Client, "show_rich_output_kandev", `{"version":1,"title":"Perf","blocks":[{"type":"chart","chart_type":"bar","labels":["a","b"],"series":[{"name":"s","values":[1]}]}]}`,
+	refused(e, s.Client, "show_rich_output_kandev", `{"version":1,"title":"Perf","blocks":[{"type":"chart","chart_type":"bar","title":"P","summary":"s","labels":["a","b"],"series":[{"label":"s","values":[1]}]}]}`,
 		"VALIDATION_ERROR: blocks[0].series[0].values: must have one value per label")
 	var rich kanban.Artifact
 	callJSON(e, s.Client, "show_rich_output_kandev", `{"version":1,"title":"Benchmarks","blocks":[
-		{"type":"chart","chart_type":"line","title":"Latency","labels":["p50","p99"],"series":[{"name":"before","values":[1.5,9]},{"name":"after","values":[1,4]}]},
-		{"type":"metrics","items":[{"label":"Throughput","value":1200,"unit":"req/s","delta":150}]},
-		{"type":"file","path":"bench.txt","language":"text","content":"BenchmarkX 100 ns/op"}]}`, &rich)
-	if rich.Kind != kanban.ArtifactRichOutput || !strings.Contains(string(rich.Data), "Throughput") {
+		{"type":"chart","chart_type":"line","title":"Latency","summary":"p99 halved","labels":["p50","p99"],"series":[{"label":"before (ms)","values":[1.5,9]},{"label":"after (ms)","values":[1,null]}]},
+		{"type":"metrics","items":[{"label":"Throughput","value":"1,200 req/s","detail":"+150 since yesterday"}]}]}`, &rich)
+	if rich.Kind != kanban.ArtifactRichOutput || !strings.Contains(string(rich.Data), "Throughput") || !strings.Contains(string(rich.Data), "null") {
 		t.Fatalf("rich output: got %+v, want the stored blocks returned", rich)
 	}
 	if n := dbInt(e, `SELECT COUNT(*) FROM task_artifacts WHERE task_id = ? AND session_id = ?`, s.TaskID, s.ID); n != 2 {
@@ -77,15 +76,15 @@ func TestBranchSourceTools(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	s := e.sessionMCP(kanban.ModeTask, "")
-	refused(e, s.Client, "add_branch_to_task_kandev", `{"local_path":"/src/api","repository_url":"https://example.com/api.git","branch":"main"}`,
+	refused(e, s.Client, "add_branch_to_task_kandev", `{"local_path":"/src/api","repository_url":"https://example.com/api.git","base_branch":"main"}`,
 		"VALIDATION_ERROR: provide at most one of repository_id, local_path, repository_url")
-	refused(e, s.Client, "add_branch_to_task_kandev", `{"branch":"main"}`,
-		"VALIDATION_ERROR: provide one of repository_id, local_path, repository_url")
+	refused(e, s.Client, "add_branch_to_task_kandev", `{"base_branch":"main"}`,
+		"VALIDATION_ERROR: provide one of repository_id, local_path, repository_url (the task does not have exactly one repository)")
 	refused(e, s.Client, "update_repository_base_branch_kandev", `{"base_branch":"dev"}`,
 		"NOT_FOUND: the task has no repository; add one with a branch first")
 
 	var added action.TaskBranchOut
-	callJSON(e, s.Client, "add_branch_to_task_kandev", `{"local_path":"/src/api","branch":"develop","checkout_branch":"feat/login"}`, &added)
+	callJSON(e, s.Client, "add_branch_to_task_kandev", `{"local_path":"/src/api","base_branch":"develop","checkout_branch":"feat/login"}`, &added)
 	row := dbStr(e, `SELECT base_branch || '|' || checkout_branch FROM task_repositories WHERE task_id = ? AND repository_id = ?`, s.TaskID, added.Repository.ID)
 	if !added.RepositoryCreated || row != "develop|feat/login" {
 		t.Fatalf("add branch: got %+v and row %q, want a new repository linked develop|feat/login", added, row)
@@ -98,18 +97,26 @@ func TestBranchSourceTools(t *testing.T) {
 	}
 
 	var sources action.SourcesAddOut
-	callJSON(e, s.Client, "add_workspace_sources_kandev", `{"sources":[{"local_path":"/src/api"},{"repository_url":"https://example.com/web.git","name":"web","default_branch":"trunk"}]}`, &sources)
-	if len(sources.Items) != 2 || sources.Items[0].Created || !sources.Items[1].Created || sources.Items[1].Repository.DefaultBranch != "trunk" {
-		t.Fatalf("sources: got %+v, want the known api repository and a new web one", sources)
+	refused(e, s.Client, "add_workspace_sources_kandev", `{"sources":[{"kind":"folder","local_path":"docs"}]}`,
+		"VALIDATION_ERROR: sources[0].local_path: must be an absolute path")
+	callJSON(e, s.Client, "add_workspace_sources_kandev", `{"sources":[{"kind":"repository","local_path":"/src/api"},`+
+		`{"kind":"repository","remote_url":"https://example.com/web.git","base_branch":"trunk"},{"kind":"folder","local_path":"/srv/notes","display_name":"Notes"}]}`, &sources)
+	if len(sources.Items) != 3 || sources.Items[0].Created || !sources.Items[1].Created || sources.Items[1].TaskRepository.BaseBranch != "trunk" ||
+		sources.Items[2].Repository.Name != "Notes" {
+		t.Fatalf("sources: got %+v, want the known api repository, a new web one and a folder", sources)
 	}
-	if n := dbInt(e, `SELECT COUNT(*) FROM repositories WHERE workspace_id = ?`, s.WorkspaceID); n != 2 {
-		t.Fatalf("repositories: got %d, want 2", n)
+	if n := dbInt(e, `SELECT COUNT(*) FROM task_repositories WHERE task_id = ?`, s.TaskID); n != 3 {
+		t.Fatalf("task repositories: got %d, want 3", n)
 	}
-	callJSON(e, s.Client, "add_branch_to_task_kandev", fmt.Sprintf(`{"repository_id":%q,"branch":"main"}`, sources.Items[1].Repository.ID), &added)
+	callJSON(e, s.Client, "add_branch_to_task_kandev", fmt.Sprintf(`{"repository_id":%q,"base_branch":"main"}`, sources.Items[1].Repository.ID), &added)
 	refused(e, s.Client, "update_repository_base_branch_kandev", `{"base_branch":"dev"}`,
 		"VALIDATION_ERROR: repository_id: is required: the task has several repositories")
+	callJSON(e, s.Client, "update_repository_base_branch_kandev", fmt.Sprintf(`{"task_repository_id":%q,"base_branch":"dev"}`, sources.Items[1].Repository.ID), &link)
+	if link.BaseBranch != "dev" || link.RepositoryID != sources.Items[1].Repository.ID {
+		t.Fatalf("base branch by task_repository_id: got %+v", link)
+	}
 	sib := e.newTask("sibling")
-	refused(e, s.Client, "add_branch_to_task_kandev", fmt.Sprintf(`{"task_id":%q,"local_path":"/x","branch":"main"}`, sib.ID),
+	refused(e, s.Client, "add_branch_to_task_kandev", fmt.Sprintf(`{"task_id":%q,"local_path":"/x","base_branch":"main"}`, sib.ID),
 		"FORBIDDEN: a session may only change the repositories of its own task and its subtasks")
 }
 

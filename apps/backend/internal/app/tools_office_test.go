@@ -126,7 +126,7 @@ func TestOfficeSharedTools(t *testing.T) {
 	}
 	refused(e, c, "list_related_tasks_kandev", fmt.Sprintf(`{"task_id":%q}`, o.foreign.ID), "FORBIDDEN: task is outside this session's workspace")
 	var rich kanban.Artifact
-	callJSON(e, c, "show_rich_output_kandev", `{"version":1,"title":"Status","blocks":[{"type":"metrics","items":[{"label":"Open tasks","value":3}]}]}`, &rich)
+	callJSON(e, c, "show_rich_output_kandev", `{"version":1,"title":"Status","blocks":[{"type":"metrics","items":[{"label":"Open tasks","value":"3"}]}]}`, &rich)
 	if rich.TaskID != o.me.ID {
 		t.Fatalf("rich output: got task %s, want the bound task", rich.TaskID)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-const askBase = `{"questions":[{"id":"db","question":"Which database?","header":"DB","multi_select":false,` +
+const askBase = `{"questions":[{"id":"db","prompt":"Which database?","title":"DB","multi_select":false,` +
 	`"options":[{"label":"Postgres","description":"server"},{"label":"SQLite","description":"embedded"}]}],"timeout_seconds":5}`
 
 // surfaceTools are the task-, title- and office-mode tools, each called
@@ -37,10 +37,10 @@ var surfaceTools = []argTool{
 	{"get_walkthrough_kandev", kanban.ModeTask, `{}`, nil},
 	{"delete_walkthrough_kandev", kanban.ModeTask, `{}`, nil},
 	{"publish_review_findings_kandev", kanban.ModeTask, `{"summary":"s","findings":[]}`, []string{"findings"}},
-	{"show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"type":"metrics","items":[{"label":"a","value":1}]}]}`, []string{"version", "title", "blocks"}},
-	{"add_branch_to_task_kandev", kanban.ModeTask, `{"task_id":"self","local_path":"/x","branch":"main","checkout_branch":"f"}`, []string{"branch"}},
-	{"add_workspace_sources_kandev", kanban.ModeTask, `{"sources":[{"local_path":"/x"}]}`, []string{"sources"}},
-	{"update_repository_base_branch_kandev", kanban.ModeTask, `{"task_id":"self","repository_id":"r","base_branch":"b"}`, []string{"base_branch"}},
+	{"show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"type":"metrics","items":[{"label":"a","value":"1"}]}]}`, []string{"version", "title", "blocks"}},
+	{"add_branch_to_task_kandev", kanban.ModeTask, `{"task_id":"self","local_path":"/x","base_branch":"main","checkout_branch":"f"}`, nil},
+	{"add_workspace_sources_kandev", kanban.ModeTask, `{"sources":[{"kind":"repository","local_path":"/x"}]}`, []string{"sources"}},
+	{"update_repository_base_branch_kandev", kanban.ModeTask, `{"task_id":"self","task_repository_id":"r","base_branch":"b"}`, []string{"base_branch"}},
 	{"step_complete_kandev", kanban.ModeTask, `{"summary":"s","handoff":"h","blockers":["b"]}`, []string{"summary"}},
 	{"set_task_title_kandev", kanban.ModeTaskTitlePending, `{"title":"T"}`, []string{"title"}},
 	{"list_task_documents_kandev", kanban.ModeOffice, `{"task_id":"self","limit":5,"cursor":"c"}`, nil},
@@ -86,14 +86,14 @@ var specificSurfaceCases = []argCase{
 		inv("ask_user_question_kandev", "/questions: more than 4 items (maxItems)")},
 	{"no questions", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[]}`,
 		inv("ask_user_question_kandev", "/questions: fewer than 1 items (minItems)")},
-	{"one option", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"question":"Q?","options":[{"label":"a","description":"d"}]}]}`,
+	{"one option", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"prompt":"Q?","options":[{"label":"a","description":"d"}]}]}`,
 		inv("ask_user_question_kandev", "/questions/0/options: fewer than 2 items (minItems)")},
-	{"option without description", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"question":"Q?","options":[{"label":"a"},{"label":"b","description":"d"}]}]}`,
+	{"option without description", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"prompt":"Q?","options":[{"label":"a"},{"label":"b","description":"d"}]}]}`,
 		inv("ask_user_question_kandev", `/questions/0/options/0 is missing required "description"`)},
-	{"unknown key in an option", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"question":"Q?","options":[{"label":"a","description":"d","value":1},{"label":"b","description":"d"}]}]}`,
-		inv("ask_user_question_kandev", "unknown field at /questions/0/options/0; allowed: description, label")},
-	{"multiSelect spelled camelCase", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"question":"Q?","multiSelect":true,"options":[{"label":"a","description":"d"},{"label":"b","description":"d"}]}]}`,
-		inv("ask_user_question_kandev", `unknown field at /questions/0; allowed: header, id, multi_select, options, question (did you mean "multi_select"?)`)},
+	{"unknown key in an option", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"prompt":"Q?","options":[{"label":"a","description":"d","value":1},{"label":"b","description":"d"}]}]}`,
+		inv("ask_user_question_kandev", "unknown field at /questions/0/options/0; allowed: description, label, option_id")},
+	{"multiSelect spelled camelCase", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"prompt":"Q?","multiSelect":true,"options":[{"label":"a","description":"d"},{"label":"b","description":"d"}]}]}`,
+		inv("ask_user_question_kandev", `unknown field at /questions/0; allowed: id, multi_select, options, prompt, title (did you mean "multi_select"?)`)},
 	{"timeout just over", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[` + askItem + `],"timeout_seconds":3601}`,
 		inv("ask_user_question_kandev", "/timeout_seconds: must be <= 3600 (maximum)")},
 	{"timeout zero", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[` + askItem + `],"timeout_seconds":0}`,
@@ -110,26 +110,32 @@ var specificSurfaceCases = []argCase{
 		inv("publish_review_findings_kandev", "/findings/0/severity: must be one of: blocker, major, minor, nit (enum)")},
 	{"101 findings", "publish_review_findings_kandev", kanban.ModeTask, `{"findings":[` + strings.TrimSuffix(strings.Repeat(`{"severity":"nit","title":"t","body":"b"},`, 101), ",") + `]}`,
 		inv("publish_review_findings_kandev", "/findings: more than 100 items (maxItems)")},
-	{"version 2", "show_rich_output_kandev", kanban.ModeTask, `{"version":2,"title":"t","blocks":[{"type":"metrics","items":[{"label":"a","value":1}]}]}`,
+	{"version 2", "show_rich_output_kandev", kanban.ModeTask, `{"version":2,"title":"t","blocks":[{"type":"metrics","items":[{"label":"a","value":"1"}]}]}`,
 		inv("show_rich_output_kandev", "/version: must be 1 (const)")},
 	{"block type near-miss", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"type":"table"}]}`,
 		inv("show_rich_output_kandev", "/blocks/0/type: must be one of: file, chart, metrics (const)")},
-	{"block without type", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"path":"a","content":"x"}]}`,
+	{"block without type", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"path":"a"}]}`,
 		inv("show_rich_output_kandev", `/blocks/0 is missing required "type"`)},
-	{"chart type near-miss", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"type":"chart","chart_type":"area","labels":["a"],"series":[{"name":"s","values":[1]}]}]}`,
-		inv("show_rich_output_kandev", "/blocks/0/chart_type: must be one of: bar, line, pie (enum)")},
-	{"unknown key in a file block", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"type":"file","path":"a","content":"x","lang":"go"}]}`,
-		inv("show_rich_output_kandev", `unknown field at /blocks/0; allowed: content, language, path, type`)},
-	{"file content just over", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"type":"file","path":"a","content":"` + strings.Repeat("x", 65537) + `"}]}`,
-		inv("show_rich_output_kandev", "/blocks/0/content: longer than 65536 characters (maxLength)")},
-	{"five blocks", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[` + strings.TrimSuffix(strings.Repeat(`{"type":"file","path":"a","content":"x"},`, 5), ",") + `]}`,
+	{"chart type near-miss", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"type":"chart","chart_type":"pie","title":"t","summary":"s","labels":["a"],"series":[{"label":"s","values":[1]}]}]}`,
+		inv("show_rich_output_kandev", "/blocks/0/chart_type: must be one of: line, bar (enum)")},
+	{"metric value a number", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"type":"metrics","items":[{"label":"a","value":1}]}]}`,
+		inv("show_rich_output_kandev", "/blocks/0/items/0/value: expected string")},
+	{"chart without summary", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"type":"chart","chart_type":"bar","title":"t","labels":["a"],"series":[{"label":"s","values":[1]}]}]}`,
+		inv("show_rich_output_kandev", `/blocks/0 is missing required "summary"`)},
+	{"unknown key in a file block", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"type":"file","path":"a","content":"x"}]}`,
+		inv("show_rich_output_kandev", `unknown field at /blocks/0; allowed: caption, mime_type, path, repo, title, type`)},
+	{"file path just over", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"type":"file","path":"` + strings.Repeat("x", 1025) + `"}]}`,
+		inv("show_rich_output_kandev", "/blocks/0/path: longer than 1024 characters (maxLength)")},
+	{"five blocks", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[` + strings.TrimSuffix(strings.Repeat(`{"type":"file","path":"a"},`, 5), ",") + `]}`,
 		inv("show_rich_output_kandev", "/blocks: more than 4 items (maxItems)")},
-	{"21 metrics", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"type":"metrics","items":[` + strings.TrimSuffix(strings.Repeat(`{"label":"a","value":1},`, 21), ",") + `]}]}`,
-		inv("show_rich_output_kandev", "/blocks/0/items: more than 20 items (maxItems)")},
-	{"11 sources", "add_workspace_sources_kandev", kanban.ModeTask, `{"sources":[` + strings.TrimSuffix(strings.Repeat(`{"local_path":"/x"},`, 11), ",") + `]}`,
+	{"7 metrics", "show_rich_output_kandev", kanban.ModeTask, `{"version":1,"title":"t","blocks":[{"type":"metrics","items":[` + strings.TrimSuffix(strings.Repeat(`{"label":"a","value":"1"},`, 7), ",") + `]}]}`,
+		inv("show_rich_output_kandev", "/blocks/0/items: more than 6 items (maxItems)")},
+	{"11 sources", "add_workspace_sources_kandev", kanban.ModeTask, `{"sources":[` + strings.TrimSuffix(strings.Repeat(`{"kind":"folder","local_path":"/x"},`, 11), ",") + `]}`,
 		inv("add_workspace_sources_kandev", "/sources: more than 10 items (maxItems)")},
-	{"unknown key in a source", "add_workspace_sources_kandev", kanban.ModeTask, `{"sources":[{"remote_url":"https://x"}]}`,
-		inv("add_workspace_sources_kandev", "unknown field at /sources/0; allowed: default_branch, local_path, name, repository_url")},
+	{"unknown key in a source", "add_workspace_sources_kandev", kanban.ModeTask, `{"sources":[{"kind":"repository","repository_url":"https://x"}]}`,
+		inv("add_workspace_sources_kandev", "unknown field at /sources/0; allowed: base_branch, checkout_branch, display_name, github_url, kind, local_path, remote_url, repository_id")},
+	{"source kind near-miss", "add_workspace_sources_kandev", kanban.ModeTask, `{"sources":[{"kind":"repo","local_path":"/x"}]}`,
+		inv("add_workspace_sources_kandev", "/sources/0/kind: must be one of: repository, folder (enum)")},
 	{"branch just over", "update_repository_base_branch_kandev", kanban.ModeTask, `{"base_branch":"` + strings.Repeat("b", 256) + `"}`,
 		inv("update_repository_base_branch_kandev", "/base_branch: longer than 255 characters (maxLength)")},
 	{"summary just over", "step_complete_kandev", kanban.ModeTask, `{"summary":"` + strings.Repeat("s", 4001) + `"}`,
@@ -146,7 +152,7 @@ var specificSurfaceCases = []argCase{
 		inv("record_step_decision_kandev", "/decision: must be one of: approved, rejected (enum)")},
 }
 
-const askItem = `{"question":"Q?","options":[{"label":"a","description":"d"},{"label":"b","description":"d"}]}`
+const askItem = `{"prompt":"Q?","options":[{"label":"a","description":"d"},{"label":"b","description":"d"}]}`
 
 // TestSurfaceToolArgumentsRefused drives every refused call through a real
 // session MCP server in the tool's mode and checks the exact error and

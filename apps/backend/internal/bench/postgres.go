@@ -15,7 +15,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
-// PostgresRun is section 10: the same round trips on a backend on
+// PostgresRun is section 11: the same round trips on a backend on
 // PostgreSQL and one on SQLite, measured back to back in the same run,
 // and the latency of an event from one backend to the subscribers of
 // another on the same database.
@@ -46,12 +46,12 @@ type EnginePoint struct {
 // crossSamples is how many events the cross-backend latency is made of.
 const crossSamples = 300
 
-// MeasurePostgres runs section 10 on a throwaway PostgreSQL cluster. Where
+// MeasurePostgres runs section 11 on a throwaway PostgreSQL cluster. Where
 // none can start (no PostgreSQL installed) it returns nil and the reason.
 func MeasurePostgres(ctx context.Context, cfg Config) (*PostgresRun, string, error) {
 	cl, err := pgtest.Start(ctx)
 	if err != nil {
-		return nil, "Section 10 (PostgreSQL) was not measured: " + err.Error(), nil
+		return nil, "Section 11 (PostgreSQL) was not measured: " + err.Error(), nil
 	}
 	defer func() { _ = cl.Stop() }()
 	out := &PostgresRun{}

@@ -6,7 +6,7 @@ import (
 )
 
 func writePostgres(b *strings.Builder, r *Results) {
-	b.WriteString("## 10. PostgreSQL and several backends\n\n")
+	b.WriteString("## 11. PostgreSQL and several backends\n\n")
 	p := r.Postgres
 	if p == nil {
 		b.WriteString("Not measured in this run.\n\n")

@@ -33,6 +33,7 @@ type Results struct {
 	Board      *BoardResult      `json:"board,omitempty"`
 	Agents     *AgentRun         `json:"agents,omitempty"`
 	Flow       *FlowRun          `json:"flow,omitempty"`
+	Upstream   *UpstreamBench    `json:"upstream,omitempty"`
 	Postgres   *PostgresRun      `json:"postgres,omitempty"`
 	Targets    []Target          `json:"targets"`
 	Notes      []string          `json:"notes,omitempty"`

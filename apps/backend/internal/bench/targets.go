@@ -33,6 +33,7 @@ const (
 	maxBoardLoadMs       = 1000
 	maxBoardBytes        = 300_000
 	maxCardLatencyMs     = 150
+	maxGatewayOverDirect = 1.2
 	maxCrossBackendMs    = 20
 )
 
@@ -116,8 +117,15 @@ func Evaluate(r *Results) []Target {
 	if a := r.Agents; a != nil {
 		ts = append(ts, atMost("8", "create_task → the mock agent's first tool call in the backend (p50)", a.FirstToolCall.P50Ms, maxFirstToolCallMs, "ms"))
 	}
+	if u := r.Upstream; u != nil {
+		for _, c := range u.Calls {
+			if c.Clients == 1 {
+				ts = append(ts, atMost("10", fmt.Sprintf("gateway / direct upstream call p50, %s, %d client", c.Tool, c.Clients), c.OverDirect, maxGatewayOverDirect, "×"))
+			}
+		}
+	}
 	if p := r.Postgres; p != nil {
-		ts = append(ts, atMost("10", "task.create on backend A → task.created on backend B (p50)", p.CrossBackend.P50Ms, maxCrossBackendMs, "ms"))
+		ts = append(ts, atMost("11", "task.create on backend A → task.created on backend B (p50)", p.CrossBackend.P50Ms, maxCrossBackendMs, "ms"))
 	}
 	return ts
 }

@@ -63,11 +63,13 @@ func seedEveryEntity(t *testing.T, s *Store) string {
 	must(s.WriteDocument(ctx, kanban.Document{TaskID: parent.ID, Key: "notes", Title: "Notes", Content: "b"}))(t)
 	must(s.CreateArtifact(ctx, kanban.Artifact{TaskID: parent.ID, SessionID: sess.ID, Kind: kanban.ArtifactRichOutput,
 		Data: json.RawMessage(`{"title":"t","content":"c"}`)}))(t)
-	q := must(s.CreateQuestion(ctx, kanban.Question{SessionID: sess.ID, TaskID: parent.ID, WorkspaceID: f.b.ws.ID, Questions: twoItems()}))(t)
+	q := must3(s.CreateQuestion(ctx, kanban.Question{SessionID: sess.ID, TaskID: parent.ID, WorkspaceID: f.b.ws.ID, Questions: twoItems()}, nil))(t)
 	must3(s.AnswerQuestion(ctx, q.ID, nil, true, "later"))(t)
 	p := must(s.CreatePermission(ctx, kanban.Permission{SessionID: sess.ID, PendingID: "call-1", Title: "Run ls",
 		Options: []kanban.PermissionOption{{OptionID: "allow", Name: "Allow", Kind: "allow_once"}}}))(t)
 	must3(s.ResolvePermission(ctx, p.ID, "allow", "operator"))(t)
+	must(s.ReplaceUpstreams(ctx, sess.ID, []kanban.UpstreamServer{{Name: "fs", Type: "stdio", State: "ready", ToolsServed: 1,
+		ToolsRefused: 1, Refused: []kanban.RefusedTool{{Tool: "huge", Limit: "visits", Reason: "schema too large"}}}}))(t)
 	if err := s.SaveWorktree(ctx, kanban.Worktree{TaskID: parent.ID, RepositoryID: repo.ID, Path: "/wt", Branch: "kandev/x"}); err != nil {
 		t.Fatal(err)
 	}

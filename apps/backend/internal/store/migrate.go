@@ -93,6 +93,7 @@ func LatestVersion() int {
 type migrationConn interface {
 	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
@@ -121,14 +122,18 @@ func migrate(ctx context.Context, db migrationConn, eng Engine) ([]string, error
 	if current > latest {
 		return nil, fmt.Errorf("database schema version %d is newer than this binary supports (%d): upgrade kandev or use another database", current, latest)
 	}
+	done, err := appliedVersions(ctx, db)
+	if err != nil {
+		return nil, err
+	}
 	record := `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`
 	if eng == Postgres {
 		record = rebind(record)
 	}
 	var applied []string
 	for _, m := range ms {
-		if m.version <= current {
-			continue
+		if done[m.version] {
+			continue // versions are applied once each, whatever order they arrived in
 		}
 		if err := applyMigration(ctx, db, m, record); err != nil {
 			return applied, err
@@ -156,4 +161,22 @@ func applyMigration(ctx context.Context, db migrationConn, m migration, record s
 		return fmt.Errorf("migrate %s: %w", m.name, err)
 	}
 	return nil
+}
+
+// appliedVersions returns the migration versions recorded as applied.
+func appliedVersions(ctx context.Context, db migrationConn) (map[int]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	defer rows.Close()
+	out := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("migrate: %w", err)
+		}
+		out[v] = true
+	}
+	return out, rows.Err()
 }

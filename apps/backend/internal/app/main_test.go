@@ -1,0 +1,19 @@
+package app
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream/fixture"
+	"github.com/kandev/kandev/apps/backend/internal/pgtest"
+)
+
+// TestMain serves the upstream MCP fixture when a test launches this
+// binary as a proxied stdio server, and runs the tests otherwise (then
+// closes the browser the board tests share and the throwaway PostgreSQL
+// cluster of the multi-backend tests).
+func TestMain(m *testing.M) {
+	fixture.MainIfAsked()
+	flag.Parse()
+	pgtest.Main(m, closeBrowser)
+}
