@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -209,37 +210,47 @@ func TestWorkflowExportImportRoundTrip(t *testing.T) {
 	callJSON(e, c, "create_workflow_kandev", roundTripWorkflow, &created)
 
 	export := func(id string) string {
-		r := e.call(c, "export_workflow_kandev", fmt.Sprintf(`{"workflow_id":%q}`, id))
-		if r.IsError || r.StructuredContent == nil {
-			t.Fatalf("export: %s", text(r))
-		}
-		return text(r)
+		var doc action.WorkflowDocument
+		callJSON(e, c, "export_workflow_kandev", fmt.Sprintf(`{"workflow_id":%q}`, id), &doc)
+		return text(e.call(c, "export_workflow_kandev", fmt.Sprintf(`{"workflow_id":%q}`, id)))
 	}
 	doc := export(created.Workflow.ID)
 	var parsed action.WorkflowDocument
 	if err := json.Unmarshal([]byte(doc), &parsed); err != nil {
 		t.Fatal(err)
 	}
-	if parsed.Format != "kandev_workflow" || parsed.Version != 1 || len(parsed.Steps) != 3 || !parsed.Steps[1].IsStartStep {
-		t.Fatalf("got document %s, want format kandev_workflow, version 1, 3 steps with Build as start", doc)
+	if parsed.Type != "kandev_workflow" || parsed.Version != 1 || len(parsed.Workflows) != 1 || len(parsed.Workflows[0].Steps) != 3 ||
+		!parsed.Workflows[0].Steps[1].IsStartStep || parsed.Workflows[0].Steps[2].Position != 2 {
+		t.Fatalf("got document %s, want type kandev_workflow, version 1, one workflow of 3 steps with Build as start", doc)
 	}
 	if strings.Contains(doc, created.Workflow.ID) || strings.Contains(doc, `"id"`) {
 		t.Fatalf("the document carries ids: %s", doc)
 	}
 
+	// The JSON text passes unchanged into another workspace.
+	ws, err := e.b.store.CreateWorkspace(context.Background(), "Second", "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	before := e.counts()
-	var imported action.WorkflowOut
-	callJSON(e, c, "import_workflow_kandev", `{"document":`+doc+`}`, &imported)
-	if imported.Workflow.ID == created.Workflow.ID || len(imported.Steps) != 3 {
-		t.Fatalf("got import %+v, want a new workflow with 3 steps", imported.Workflow)
+	var imported action.WorkflowImportOut
+	callJSON(e, c, "import_workflow_kandev", mustJSON(t, map[string]any{"workspace_id": ws.ID, "document": doc}), &imported)
+	if len(imported.Created) != 1 || len(imported.Workflows) != 1 || len(imported.Workflows[0].Steps) != 3 {
+		t.Fatalf("got import %+v, want a new workflow with 3 steps", imported)
 	}
 	after := e.counts()
 	if after["workflows"] != before["workflows"]+1 || after["workflow_steps"] != before["workflow_steps"]+3 {
 		t.Fatalf("import wrote %d workflows and %d steps, want 1 and 3",
 			after["workflows"]-before["workflows"], after["workflow_steps"]-before["workflow_steps"])
 	}
-	if again := export(imported.Workflow.ID); again != doc {
+	if again := export(imported.Workflows[0].Workflow.ID); again != doc {
 		t.Fatalf("export after import differs:\n got %s\nwant %s", again, doc)
+	}
+	// Into the first workspace again: skipped by name.
+	var skipped action.WorkflowImportOut
+	callJSON(e, c, "import_workflow_kandev", mustJSON(t, map[string]any{"document": doc}), &skipped)
+	if len(skipped.Created) != 0 || len(skipped.Skipped) != 1 || skipped.Skipped[0] != "Pipeline" {
+		t.Fatalf("got %+v, want Pipeline skipped", skipped)
 	}
 }
 
@@ -247,26 +258,24 @@ func TestWorkflowImportHostileDocuments(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c := e.operatorMCP()
-	docOf := func(steps string) string {
-		return `{"document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[` + steps + `]}}`
+	step := func(name string, pos int, extra string) string {
+		return fmt.Sprintf(`{"name":%q,"position":%d,"color":"","events":{}%s}`, name, pos, extra)
 	}
-	// 21 steps with 99,999-character prompts: valid per the schema, 2 MiB
-	// in all (under the 4 MiB transport gate), over the 1 MiB document limit.
-	var big []string
-	for i := range 21 {
-		big = append(big, fmt.Sprintf(`{"name":"S%d","prompt":"%s"}`, i, strings.Repeat("p", 99_999)))
+	docOf := func(steps ...string) string {
+		return mustJSON(t, map[string]any{"document": `{"version":1,"type":"kandev_workflow","workflows":[{"name":"W","steps":[` +
+			strings.Join(steps, ",") + `]}]}`})
 	}
-	refused(e, c, "import_workflow_kandev", docOf(strings.Join(big, ",")),
-		"VALIDATION_ERROR: document: larger than 1048576 bytes")
-	refused(e, c, "import_workflow_kandev", docOf(`{"name":"S","prompt":"`+strings.Repeat("p", 2<<20)+`"}`),
-		"invalid arguments for import_workflow_kandev: /document/steps/0/prompt: longer than 100000 characters (maxLength)")
-	refused(e, c, "import_workflow_kandev", docOf(`{"name":"Same"},{"name":"Other"},{"name":"Same"}`),
-		"VALIDATION_ERROR: document.steps: step names must be unique within a workflow")
-	refused(e, c, "import_workflow_kandev", docOf(`{"name":"A","is_start_step":true},{"name":"B","is_start_step":true}`),
-		"VALIDATION_ERROR: document.steps: at most one step may be the start step")
-	refused(e, c, "import_workflow_kandev", docOf(`{"name":"A","events":{"on_enter":[{"type":"notify"}]}}`),
-		"invalid arguments for import_workflow_kandev: /document/steps/0/events/*/0/type: must be one of: start_agent, auto_start_agent, send_prompt, move_to_next, move_to_next_step, move_to_previous, move_to_previous_step, move_to_step, set_state, stop_agent, archive (const)")
-	refused(e, c, "import_workflow_kandev", `{"workspace_id":"nope","document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[{"name":"A"}]}}`,
+	refused(e, c, "import_workflow_kandev", mustJSON(t, map[string]any{"document": strings.Repeat(" ", 1<<20) + "{}"}),
+		"invalid arguments for import_workflow_kandev: /document: longer than 1048576 characters (maxLength)")
+	refused(e, c, "import_workflow_kandev", docOf(step("Same", 0, ""), step("Other", 1, ""), step("Same", 2, "")),
+		"VALIDATION_ERROR: document.workflows[0].steps: step names must be unique within a workflow")
+	refused(e, c, "import_workflow_kandev", docOf(step("A", 0, `,"is_start_step":true`), step("B", 1, `,"is_start_step":true`)),
+		"VALIDATION_ERROR: document.workflows[0].steps: at most one step may be the start step")
+	refused(e, c, "import_workflow_kandev", docOf(`{"name":"A","position":0,"color":"","events":{"on_enter":[{"type":"notify"}]}}`),
+		"VALIDATION_ERROR: document.workflows[0].steps[0].events.on_enter[0].type: must be one of: "+strings.Join(kanban.AutomationTypeNames(), ", "))
+	refused(e, c, "import_workflow_kandev", mustJSON(t, map[string]any{"document": "a: &a [1,2]\nb: [*a, *a]\nversion: 1\ntype: kandev_workflow\nworkflows: []\n"}),
+		"VALIDATION_ERROR: document: unknown field; allowed: type, version, workflows")
+	refused(e, c, "import_workflow_kandev", mustJSON(t, map[string]any{"workspace_id": "nope", "document": `{"version":1,"type":"kandev_workflow","workflows":[{"name":"W","steps":[{"name":"A","position":0,"color":"","events":{}}]}]}`}),
 		"NOT_FOUND: workspace not found")
 }
 
