@@ -152,7 +152,7 @@ func TestConfigWorkflowTools(t *testing.T) {
 	if got := dbInt(e, `SELECT position FROM workflow_steps WHERE id = ?`, st.ID); got != 2 {
 		t.Fatalf("got position %d, want 2", got)
 	}
-	callJSON(e, c, "update_workflow_step_kandev", fmt.Sprintf(`{"workflow_step_id":%q,"wip_limit":3,"events":{"on_exit":[{"type":"archive"}]}}`, st.ID), &st)
+	callJSON(e, c, "update_workflow_step_kandev", fmt.Sprintf(`{"step_id":%q,"wip_limit":3,"events":{"on_exit":[{"type":"archive"}]}}`, st.ID), &st)
 	if got := dbStr(e, `SELECT wip_limit || '|' || allow_manual_move || '|' || events FROM workflow_steps WHERE id = ?`, st.ID); got != `3|0|{"on_exit":[{"type":"archive"}]}` {
 		t.Fatalf("got step %q", got)
 	}
@@ -171,10 +171,10 @@ func TestConfigWorkflowTools(t *testing.T) {
 	var task action.TaskCreateOut
 	f := false
 	e.dispatch("task.create", action.TaskCreateIn{Title: "On Done", WorkflowID: wf, WorkflowStepID: st.ID, StartAgent: &f}, &task)
-	refused(e, c, "delete_workflow_step_kandev", fmt.Sprintf(`{"workflow_step_id":%q}`, st.ID),
+	refused(e, c, "delete_workflow_step_kandev", fmt.Sprintf(`{"step_id":%q}`, st.ID),
 		"CONFLICT: step has 1 tasks (archived included); move or delete them first")
 	var del action.Deleted
-	callJSON(e, c, "delete_workflow_step_kandev", fmt.Sprintf(`{"workflow_step_id":%q}`, ids[1]), &del)
+	callJSON(e, c, "delete_workflow_step_kandev", fmt.Sprintf(`{"step_id":%q}`, ids[1]), &del)
 	if n := dbInt(e, `SELECT COUNT(*) FROM workflow_steps WHERE id = ?`, ids[1]); n != 0 || !del.Deleted {
 		t.Fatalf("step still there (%d rows) or not reported deleted", n)
 	}
@@ -313,7 +313,7 @@ func TestConfigAgentTools(t *testing.T) {
 		t.Fatalf("got second page %+v, want the new profile and no cursor", page)
 	}
 
-	callJSON(e, c, "update_agent_profile_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"auto_approve":true,"user_question":false}`, prof.ID), &prof)
+	callJSON(e, c, "update_agent_profile_kandev", fmt.Sprintf(`{"profile_id":%q,"auto_approve":true,"user_question":false}`, prof.ID), &prof)
 	if got := dbStr(e, `SELECT model || '|' || auto_approve || '|' || user_question FROM agent_profiles WHERE id = ?`, prof.ID); got != "o4-mini|1|0" {
 		t.Fatalf("got profile row %q", got)
 	}
@@ -325,13 +325,13 @@ func TestConfigAgentTools(t *testing.T) {
 	if _, err := e.b.store.DB().Exec(`UPDATE task_sessions SET state = 'RUNNING' WHERE id = ?`, sess.Session.ID); err != nil {
 		t.Fatal(err)
 	}
-	refused(e, c, "delete_agent_profile_kandev", fmt.Sprintf(`{"agent_profile_id":%q}`, prof.ID),
+	refused(e, c, "delete_agent_profile_kandev", fmt.Sprintf(`{"profile_id":%q}`, prof.ID),
 		"CONFLICT: the agent profile is used by a running session")
 	if _, err := e.b.store.DB().Exec(`UPDATE task_sessions SET state = 'COMPLETED' WHERE id = ?`, sess.Session.ID); err != nil {
 		t.Fatal(err)
 	}
 	var del action.Deleted
-	callJSON(e, c, "delete_agent_profile_kandev", fmt.Sprintf(`{"agent_profile_id":%q}`, prof.ID), &del)
+	callJSON(e, c, "delete_agent_profile_kandev", fmt.Sprintf(`{"profile_id":%q}`, prof.ID), &del)
 	if n := dbInt(e, `SELECT COUNT(*) FROM agent_profiles WHERE id = ?`, prof.ID); n != 0 {
 		t.Fatal("the profile is still stored")
 	}
@@ -343,12 +343,12 @@ func TestConfigMCPTools(t *testing.T) {
 	c := e.operatorMCP()
 	prof := dbStr(e, `SELECT p.id FROM agent_profiles p JOIN agents a ON a.id = p.agent_id WHERE a.name = 'claude-code'`)
 	var cfg kanban.MCPConfig
-	callJSON(e, c, "get_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q}`, prof), &cfg)
+	callJSON(e, c, "get_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q}`, prof), &cfg)
 	if !cfg.Enabled || len(cfg.Servers) != 0 {
 		t.Fatalf("got default config %+v, want enabled with no servers", cfg)
 	}
 
-	r := e.call(c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":{
+	r := e.call(c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"servers":{
 		"github":{"type":"stdio","command":"gh-mcp","args":["--stdio"],"env":{"GITHUB_TOKEN":"ghp_SECRET1"}},
 		"docs":{"type":"http","url":"https://docs.example/mcp","headers":{"Authorization":"Bearer SECRET2"}}}}`, prof))
 	e.decode(r, &cfg)
@@ -360,7 +360,7 @@ func TestConfigMCPTools(t *testing.T) {
 	if !strings.Contains(stored, "ghp_SECRET1") || !strings.Contains(stored, "Bearer SECRET2") {
 		t.Fatalf("secrets not stored: %s", stored)
 	}
-	r = e.call(c, "get_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q}`, prof))
+	r = e.call(c, "get_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q}`, prof))
 	if r.IsError || strings.Contains(text(r), "SECRET") || !strings.Contains(text(r), action.SecretMask) {
 		t.Fatalf("get returned %s, want masked secrets", text(r))
 	}
@@ -369,7 +369,7 @@ func TestConfigMCPTools(t *testing.T) {
 	var read kanban.MCPConfig
 	e.decode(r, &read)
 	servers, _ := json.Marshal(read.Servers)
-	callJSON(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"enabled":false,"servers":%s}`, prof, servers), &cfg)
+	callJSON(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"enabled":false,"servers":%s}`, prof, servers), &cfg)
 	stored = dbStr(e, `SELECT enabled || '|' || servers FROM agent_profile_mcp_configs WHERE agent_profile_id = ?`, prof)
 	if !strings.HasPrefix(stored, "0|") || !strings.Contains(stored, "ghp_SECRET1") || !strings.Contains(stored, "Bearer SECRET2") {
 		t.Fatalf("got stored %s, want disabled and the secrets kept", stored)
@@ -383,24 +383,24 @@ func TestConfigMCPTools(t *testing.T) {
 		change(&gh)
 		moved := map[string]kanban.MCPServerConfig{"github": gh, "docs": read.Servers["docs"]}
 		b, _ := json.Marshal(moved)
-		refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":%s}`, prof, b),
+		refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"servers":%s}`, prof, b),
 			"VALIDATION_ERROR: servers: a masked secret can only be kept while the server's type, command, args and url stay the same; send the secret again to change them")
 	}
 	docs := read.Servers["docs"]
 	docs.URL = "https://attacker.example/collect"
 	b, _ := json.Marshal(map[string]kanban.MCPServerConfig{"github": read.Servers["github"], "docs": docs})
-	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":%s}`, prof, b),
+	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"servers":%s}`, prof, b),
 		"VALIDATION_ERROR: servers: a masked secret can only be kept while the server's type, command, args and url stay the same; send the secret again to change them")
 
-	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":{"new":{"type":"stdio","command":"x","env":{"KEY":%q}}}}`, prof, action.SecretMask),
+	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"servers":{"new":{"type":"stdio","command":"x","env":{"KEY":%q}}}}`, prof, action.SecretMask),
 		"VALIDATION_ERROR: servers.*.env: a masked value can only keep a stored secret of the same server and key")
-	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":{"x":{"type":"stdio","command":"x","url":"https://a"}}}`, prof),
+	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"servers":{"x":{"type":"stdio","command":"x","url":"https://a"}}}`, prof),
 		"VALIDATION_ERROR: servers.*: a stdio server takes no url or headers")
-	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":{"x":{"type":"http","url":"ftp://a"}}}`, prof),
+	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"servers":{"x":{"type":"http","url":"ftp://a"}}}`, prof),
 		"VALIDATION_ERROR: servers.*.url: must be an http or https URL")
-	refused(e, c, "get_mcp_config_kandev", `{"agent_profile_id":"missing"}`, "NOT_FOUND: agent profile not found")
+	refused(e, c, "get_mcp_config_kandev", `{"profile_id":"missing"}`, "NOT_FOUND: agent profile not found")
 
-	callJSON(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":{}}`, prof), &cfg)
+	callJSON(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"servers":{}}`, prof), &cfg)
 	if got := dbStr(e, `SELECT servers FROM agent_profile_mcp_configs WHERE agent_profile_id = ?`, prof); got != "{}" {
 		t.Fatalf("got servers %s after clearing, want {}", got)
 	}
@@ -424,18 +424,18 @@ func TestConfigExecutorTools(t *testing.T) {
 	if got := dbStr(e, `SELECT mcp_policy || '|' || config || '|' || prepare_script FROM executor_profiles WHERE id = ?`, p.ID); got != `inherit|{"debug":false,"image":"node:22","limits":{"cpu":2,"mem":"4g"},"ports":[3000]}|npm ci` {
 		t.Fatalf("got profile row %q", got)
 	}
-	callJSON(e, c, "update_executor_profile_kandev", fmt.Sprintf(`{"executor_profile_id":%q,"mcp_policy":"restricted","config":{"image":"node:24"},"cleanup_script":"rm -rf tmp"}`, p.ID), &p)
+	callJSON(e, c, "update_executor_profile_kandev", fmt.Sprintf(`{"profile_id":%q,"mcp_policy":"restricted","config":{"image":"node:24"},"cleanup_script":"rm -rf tmp"}`, p.ID), &p)
 	if got := dbStr(e, `SELECT name || '|' || mcp_policy || '|' || config || '|' || prepare_script || '|' || cleanup_script FROM executor_profiles WHERE id = ?`, p.ID); got != `sandboxed|restricted|{"image":"node:24"}|npm ci|rm -rf tmp` {
 		t.Fatalf("got profile row %q", got)
 	}
-	refused(e, c, "update_executor_profile_kandev", `{"executor_profile_id":"missing","name":"x"}`, "NOT_FOUND: executor profile not found")
+	refused(e, c, "update_executor_profile_kandev", `{"profile_id":"missing","name":"x"}`, "NOT_FOUND: executor profile not found")
 	var del action.Deleted
-	callJSON(e, c, "delete_executor_profile_kandev", fmt.Sprintf(`{"executor_profile_id":%q}`, p.ID), &del)
+	callJSON(e, c, "delete_executor_profile_kandev", fmt.Sprintf(`{"profile_id":%q}`, p.ID), &del)
 	if n := dbInt(e, `SELECT COUNT(*) FROM executor_profiles WHERE id = ?`, p.ID); n != 0 {
 		t.Fatal("the profile is still stored")
 	}
 	last := dbStr(e, `SELECT id FROM executor_profiles WHERE executor_id = ?`, local)
-	refused(e, c, "delete_executor_profile_kandev", fmt.Sprintf(`{"executor_profile_id":%q}`, last),
+	refused(e, c, "delete_executor_profile_kandev", fmt.Sprintf(`{"profile_id":%q}`, last),
 		"CONFLICT: cannot delete the last profile of an executor")
 }
 
@@ -460,7 +460,11 @@ func TestRepositoryAndTaskStateTools(t *testing.T) {
 	if s := dbStr(e, `SELECT state FROM tasks WHERE id = ?`, task.ID); s != "BLOCKED" || got.State != kanban.TaskBlocked {
 		t.Fatalf("got state %s, want BLOCKED", s)
 	}
-	refused(e, c, "update_task_state_kandev", `{"task_id":"self","state":"DONE"}`,
+	callJSON(e, c, "update_task_state_kandev", fmt.Sprintf(`{"task_id":%q,"state":"in-progress"}`, task.ID), &got)
+	if s := dbStr(e, `SELECT state FROM tasks WHERE id = ?`, task.ID); s != "IN_PROGRESS" || got.State != kanban.TaskInProgress {
+		t.Fatalf("state alias in-progress: got state %s, want IN_PROGRESS", s)
+	}
+	refused(e, c, "update_task_state_kandev", `{"task_id":"self","state":"FINISHED"}`,
 		"invalid arguments for update_task_state_kandev: /state: must be one of: TODO, IN_PROGRESS, REVIEW, BLOCKED, WAITING_FOR_INPUT, COMPLETED, FAILED, CANCELLED (enum)")
 	refused(e, c, "update_task_state_kandev", `{"task_id":"self","state":"COMPLETED"}`,
 		`VALIDATION_ERROR: task_id: "self" is only available to agent sessions`)
