@@ -38,6 +38,25 @@ func TestWalkthroughTools(t *testing.T) {
 	if del.Deleted != 0 {
 		t.Fatalf("delete again: got %d, want 0", del.Deleted)
 	}
+
+	// task_id: another task of the workspace, read and deleted by id.
+	other := e.newTask("other")
+	callJSON(e, s.Client, "show_walkthrough_kandev", fmt.Sprintf(`{"task_id":%q,"steps":[{"file":"x.go","line":1,"text":"t"}]}`, other.ID), &first)
+	callJSON(e, s.Client, "get_walkthrough_kandev", fmt.Sprintf(`{"task_id":%q}`, other.ID), &got)
+	if first.TaskID != other.ID || got.ID != first.ID {
+		t.Fatalf("walkthrough on task_id: stored on %s, read %s; want %s on %s", first.TaskID, got.ID, first.ID, other.ID)
+	}
+	refused(e, s.Client, "get_walkthrough_kandev", `{"task_id":"self"}`, "NOT_FOUND: artifact not found")
+	foreign := foreignTask(e)
+	for _, tool := range []string{"get_walkthrough_kandev", "delete_walkthrough_kandev"} {
+		refused(e, s.Client, tool, fmt.Sprintf(`{"task_id":%q}`, foreign.ID), "FORBIDDEN: task is outside this session's workspace")
+	}
+	refused(e, s.Client, "show_walkthrough_kandev", fmt.Sprintf(`{"task_id":%q,"steps":[{"file":"x.go","line":1,"text":"t"}]}`, foreign.ID),
+		"FORBIDDEN: task is outside this session's workspace")
+	callJSON(e, s.Client, "delete_walkthrough_kandev", fmt.Sprintf(`{"task_id":%q}`, other.ID), &del)
+	if del.Deleted != 1 || dbInt(e, `SELECT COUNT(*) FROM task_artifacts WHERE task_id = ?`, other.ID) != 0 {
+		t.Fatalf("delete on task_id: got %d deleted, want 1 and no rows left", del.Deleted)
+	}
 }
 
 func TestReviewAndRichOutputTools(t *testing.T) {
@@ -45,17 +64,25 @@ func TestReviewAndRichOutputTools(t *testing.T) {
 	e := newEnv(t)
 	s := e.sessionMCP(kanban.ModeTask, "")
 	var findings kanban.Artifact
-	callJSON(e, s.Client, "publish_review_findings_kandev", `{"summary":"Two issues","findings":[
-		{"file":"db.go","line":42,"severity":"blocker","category":"correctness","title":"Lost update","body":"The read and write race.","suggestion":"Use a transaction."},
+	refused(e, s.Client, "publish_review_findings_kandev", `{"findings":[{"file":"db.go","line":42,"line_end":41,"severity":"nit","title":"t","body":"b"}]}`,
+		"VALIDATION_ERROR: findings[0].line_end: must be >= line")
+	callJSON(e, s.Client, "publish_review_findings_kandev", `{"task_id":"self","summary":"Two issues","findings":[
+		{"file":"db.go","line":42,"line_end":48,"repo":"api","severity":"blocker","category":"correctness","title":"Lost update","body":"The read and write race.","suggestion":"Use a transaction."},
 		{"severity":"nit","title":"Naming","body":"Prefer shorter names."}]}`, &findings)
 	var stored struct {
 		Findings []struct {
 			Severity string `json:"severity"`
+			LineEnd  int    `json:"line_end"`
+			Repo     string `json:"repo"`
 		} `json:"findings"`
 	}
 	raw := dbStr(e, `SELECT data FROM task_artifacts WHERE id = ? AND kind = 'review_findings'`, findings.ID)
-	if err := json.Unmarshal([]byte(raw), &stored); err != nil || len(stored.Findings) != 2 || stored.Findings[0].Severity != "blocker" {
-		t.Fatalf("stored findings: got %s (%v), want both findings", raw, err)
+	if err := json.Unmarshal([]byte(raw), &stored); err != nil || len(stored.Findings) != 2 || stored.Findings[0].Severity != "blocker" ||
+		stored.Findings[0].LineEnd != 48 || stored.Findings[0].Repo != "api" || findings.TaskID != s.TaskID {
+		t.Fatalf("stored findings: got %s (%v) on %s, want both findings, the first with its range and repo", raw, err, findings.TaskID)
+	}
+	if strings.Contains(raw, "task_id") {
+		t.Fatalf("stored findings: got %s, want task_id kept out of the data", raw)
 	}
 
 	refused(e, s.Client, "show_rich_output_kandev", `{"version":1,"title":"Perf","blocks":[{"type":"chart","chart_type":"bar","title":"P","summary":"s","labels":["a","b"],"series":[{"label":"s","values":[1]}]}]}`,
@@ -126,12 +153,15 @@ func TestStepCompleteTool(t *testing.T) {
 	s := e.sessionMCP(kanban.ModeTask, "")
 	steps := boardSteps(e, s.TaskID) // the task starts on Backlog, which auto-advances
 	var out action.StepCompleteOut
-	callJSON(e, s.Client, "step_complete_kandev", `{"summary":"Triaged","handoff":"Start with the parser","blockers":["needs an API key"]}`, &out)
+	callJSON(e, s.Client, "step_complete_kandev", `{"summary":"Triaged","handoff":"Start with the parser","blockers":"needs an API key"}`, &out)
 	if !out.Advanced || out.ToStepID != steps[1].ID || dbStr(e, `SELECT workflow_step_id FROM tasks WHERE id = ?`, s.TaskID) != steps[1].ID {
 		t.Fatalf("step_complete: got %+v, want the task moved to %s", out, steps[1].Name)
 	}
 	if n := dbInt(e, `SELECT COUNT(*) FROM task_artifacts WHERE task_id = ? AND kind = 'step_complete'`, s.TaskID); n != 1 {
 		t.Fatalf("signals: got %d, want 1", n)
+	}
+	if b := dbStr(e, `SELECT json_extract(data, '$.blockers') FROM task_artifacts WHERE task_id = ? AND kind = 'step_complete'`, s.TaskID); b != "needs an API key" {
+		t.Fatalf("recorded blockers: got %q, want the text given", b)
 	}
 	off := false
 	e.dispatch("workflow.step.update", action.StepUpdateIn{ID: steps[1].ID, AutoAdvance: &off}, nil)
