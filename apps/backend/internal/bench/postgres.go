@@ -97,7 +97,7 @@ func measureEngines(ctx context.Context, cfg Config, cl *pgtest.Cluster) ([]Engi
 	for _, c := range []call{listSmallCall, createCall} {
 		p := pair{}
 		for i, be := range []*backendProc{lite, pg} {
-			ep, err := newEndpoint(ctx, be.proc.name, be.base+"/mcp", be.token, hc, maxN)
+			ep, err := newEndpoint(ctx, be.name, be.base+"/mcp", be.token, hc, maxN)
 			if err != nil {
 				return nil, err
 			}
@@ -186,7 +186,7 @@ func measureCrossBackend(ctx context.Context, cfg Config, cl *pgtest.Cluster, ou
 		Items []struct{ ID string } `json:"items"`
 	}
 	if err := clients[0].Call(ctx, "workspace.list", map[string]any{}, &wss); err != nil || len(wss.Items) == 0 {
-		return fmt.Errorf("cross backend: workspace.list: %v", err)
+		return fmt.Errorf("cross backend: workspace.list: %w (or no workspace)", err)
 	}
 	for _, c := range clients {
 		if err := c.Call(ctx, "subscribe", map[string]any{"topics": []string{"workspace:" + wss.Items[0].ID}}, nil); err != nil {

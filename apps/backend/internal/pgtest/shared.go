@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// RequireEnv, set to 1 (make test sets it), turns a cluster that cannot
+// RequireEnv names the variable that, set to 1 (make test sets it), turns a cluster that cannot
 // start on a machine that has PostgreSQL into a test failure. Without
 // PostgreSQL installed the tests are still skipped, loudly.
 const RequireEnv = "KANDEV_POSTGRES_TESTS"

@@ -174,7 +174,7 @@ func (s *Store) pgTx(ctx context.Context, fn func(tx txn) error) error {
 			return err
 		}
 		s.pg.retries.Add(1)
-		d := time.Duration(float64(pause) * (0.5 + rand.Float64()))
+		d := time.Duration(float64(pause) * (0.5 + rand.Float64())) //nolint:gosec // retry jitter needs no cryptographic randomness
 		select {
 		case <-ctx.Done():
 			return err
