@@ -101,7 +101,7 @@ func (c *Cluster) start(ctx context.Context, bin string) error {
 		return err
 	}
 	// bin is the machine's PostgreSQL directory (BinDir); no test input.
-	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), //nolint:gosec // see above "-D", filepath.Join(c.dir, "data"),
+	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), "-D", filepath.Join(c.dir, "data"), //nolint:gosec // see above
 		"-U", User, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync")
 	owner.apply(initdb)
 	if out, err := initdb.CombinedOutput(); err != nil {
@@ -112,7 +112,7 @@ func (c *Cluster) start(ctx context.Context, bin string) error {
 		return fmt.Errorf("server log: %w", err)
 	}
 	defer func() { _ = logf.Close() }()
-	c.cmd = exec.Command(filepath.Join(bin, "postgres"), //nolint:gosec // bin as for initdb "-D", filepath.Join(c.dir, "data"),
+	c.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", filepath.Join(c.dir, "data"), //nolint:gosec // bin as for initdb
 		"-k", c.dir, "-c", "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off", "-c", "max_connections=300", "-c", "shared_buffers=64MB")
 	c.cmd.Stdout, c.cmd.Stderr = logf, logf

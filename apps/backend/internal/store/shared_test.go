@@ -113,3 +113,112 @@ func watchWIP(t *testing.T, s *Store, step string, limit int, stop chan struct{}
 	}()
 	return done
 }
+
+// TestClaimOrphansOnce: two backends claim the live managed sessions of a
+// backend whose lease lapsed at the same moment; each session goes to
+// exactly one of them, and the sessions of a live backend to neither.
+func TestClaimOrphansOnce(t *testing.T) {
+	t.Parallel()
+	u := pgtest.Schema(t)
+	ctx := context.Background()
+	a, b := openShared(t, u), openShared(t, u)
+	bd := newBoard(t, a, "Claims")
+	now := time.Now()
+	if err := a.Heartbeat(ctx, "dead", "", now.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"alive", "claimer0", "claimer1"} { // the claimers are live backends too
+		if err := a.Heartbeat(ctx, id, "", now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	orphans := map[string]bool{}
+	for i := range 20 {
+		sess, _, err := a.CreateSession(ctx, kanban.SessionCreate{TaskID: mustTask(t, a, bd, "", fmt.Sprint(i)).ID, Managed: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner := "dead"
+		if i%5 == 0 {
+			owner = "alive"
+		} else {
+			orphans[sess.ID] = true
+		}
+		if ok, err := a.OwnSession(ctx, sess.ID, owner, now.Add(-time.Minute)); err != nil || !ok {
+			t.Fatalf("own: %v, %v", ok, err)
+		}
+	}
+	since := now.Add(-time.Minute)
+	var got [2][]kanban.Session
+	var wg sync.WaitGroup
+	for i, st := range []*Store{a, b} {
+		wg.Go(func() {
+			for {
+				l, err := st.ClaimOrphans(ctx, fmt.Sprint("claimer", i), since, 3)
+				if err != nil {
+					t.Errorf("claim: %v", err)
+					return
+				}
+				if len(l) == 0 {
+					return
+				}
+				got[i] = append(got[i], l...)
+			}
+		})
+	}
+	wg.Wait()
+	seen := map[string]int{}
+	for _, l := range got {
+		for _, s := range l {
+			seen[s.ID]++
+		}
+	}
+	for id := range orphans {
+		if seen[id] != 1 {
+			t.Fatalf("orphan %s claimed %d times, want once", id, seen[id])
+		}
+	}
+	if len(seen) != len(orphans) {
+		t.Fatalf("got %d sessions claimed, want the %d orphans only", len(seen), len(orphans))
+	}
+	if ok, err := b.OwnSession(ctx, mustSessionOf(t, a, "alive"), "intruder", since); err != nil || ok {
+		t.Fatalf("owning a live backend's session: got %v, %v; want false", ok, err)
+	}
+}
+
+// mustSessionOf returns a session owned by backend owner.
+func mustSessionOf(t *testing.T, s *Store, owner string) string {
+	t.Helper()
+	var id string
+	if err := s.stmts.QueryRowContext(context.Background(), `SELECT id FROM task_sessions WHERE owner_id = ? LIMIT 1`, owner).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestTryLockExcludes: while one backend holds an advisory lock, another
+// cannot take it; once released, it can.
+func TestTryLockExcludes(t *testing.T) {
+	t.Parallel()
+	u := pgtest.Schema(t)
+	ctx := context.Background()
+	a, b := openShared(t, u), openShared(t, u)
+	unlock, ok, err := a.TryLock(ctx, "sweep")
+	if err != nil || !ok {
+		t.Fatalf("first lock: %v, %v", ok, err)
+	}
+	if _, ok, err := b.TryLock(ctx, "sweep"); err != nil || ok {
+		t.Fatalf("second lock while held: got %v, %v; want refused", ok, err)
+	}
+	if u2, ok, err := b.TryLock(ctx, "other"); err != nil || !ok {
+		t.Fatalf("another name: got %v, %v; want taken", ok, err)
+	} else {
+		u2()
+	}
+	unlock()
+	u3, ok, err := b.TryLock(ctx, "sweep")
+	if err != nil || !ok {
+		t.Fatalf("lock after release: %v, %v", ok, err)
+	}
+	u3()
+}
