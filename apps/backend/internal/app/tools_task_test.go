@@ -123,7 +123,7 @@ func TestUpdateTaskTool(t *testing.T) {
 	// deferred_launch_prompt: only a task still waiting on its blockers to
 	// start its agent; once an agent started, refused with nothing changed.
 	var waiting action.TaskCreateOut
-	e.dispatch("task.create", action.TaskCreateIn{Title: "waiting", BlockedBy: []string{e.newTask("blocker").ID}, StartWhenUnblocked: true}, &waiting)
+	e.dispatch("task.create", action.TaskCreateIn{Title: "waiting", BlockedBy: []string{e.newTask("blocker").ID}, StartWhenUnblocked: ptr(true)}, &waiting)
 	callJSON(e, s.Client, "update_task_kandev", fmt.Sprintf(`{"task_id":%q,"deferred_launch_prompt":"later"}`, waiting.Task.ID), &got)
 	if lp := dbStr(e, `SELECT launch_prompt FROM tasks WHERE id = ?`, waiting.Task.ID); lp != "later" {
 		t.Fatalf("deferred launch prompt: got %q, want later", lp)
