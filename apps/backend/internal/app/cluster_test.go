@@ -287,22 +287,33 @@ func TestAutoArchiveRunsOnceAcrossBackends(t *testing.T) {
 	defer cancel()
 	a.b.runFlow(ctx)
 	b.b.runFlow(ctx)
-	waitFor(t, func() bool {
-		var l kanban.List[kanban.Task]
-		a.dispatch("task.list", action.TaskListIn{WorkspaceID: ws, WorkflowStepID: review.ID, Limit: kanban.MaxLimit}, &l)
-		return len(l.Items) == 0
-	})
-	time.Sleep(50 * time.Millisecond) // more sweeps on both, which must find nothing
-	cancel()
-	for _, id := range ids {
+	notes := func(id string) int {
 		n := 0
 		for _, m := range a.conversation(id) {
 			if strings.Contains(m.Content, "Archived automatically") {
 				n++
 			}
 		}
-		if n != 1 {
+		return n
+	}
+	waitFor(t, func() bool {
+		for _, id := range ids {
+			if notes(id) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	time.Sleep(100 * time.Millisecond) // more sweeps on both, which must find nothing due
+	cancel()
+	for _, id := range ids {
+		if n := notes(id); n != 1 {
 			t.Fatalf("task %s: got %d auto-archive notes, want exactly 1", id, n)
 		}
+	}
+	var l kanban.List[kanban.Task]
+	a.dispatch("task.list", action.TaskListIn{WorkspaceID: ws, WorkflowStepID: review.ID, Limit: kanban.MaxLimit}, &l)
+	if len(l.Items) != 0 {
+		t.Fatalf("got %d live tasks left on the auto-archiving step, want none", len(l.Items))
 	}
 }
