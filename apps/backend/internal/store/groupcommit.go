@@ -79,6 +79,9 @@ type committer struct {
 	stmts *stmtCache
 	// committed is called after each successful commit.
 	committed func()
+	// limit is the most writers a batch takes (maxBatch; 1 in benchmarks
+	// that measure one commit per write).
+	limit int
 
 	mu     sync.Mutex
 	queue  []*writer
@@ -91,7 +94,7 @@ type committer struct {
 }
 
 func startCommitter(db *sql.DB, stmts *stmtCache, committed func()) *committer {
-	c := &committer{db: db, stmts: stmts, committed: committed, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &committer{db: db, stmts: stmts, committed: committed, limit: maxBatch, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go c.run()
 	return c
 }
@@ -195,12 +198,12 @@ func (c *committer) enqueue(w *writer) bool {
 	return true
 }
 
-// next waits for queued writers and takes up to maxBatch of them; nil once
+// next waits for queued writers and takes up to c.limit of them; nil once
 // the store is closed and nothing is queued.
 func (c *committer) next() []*writer {
 	for {
 		c.mu.Lock()
-		if n := min(len(c.queue), maxBatch); n > 0 {
+		if n := min(len(c.queue), c.limit); n > 0 {
 			batch := c.queue[:n:n]
 			c.queue = append([]*writer(nil), c.queue[n:]...)
 			c.mu.Unlock()
