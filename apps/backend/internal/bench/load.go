@@ -61,8 +61,8 @@ func perCallUs(d time.Duration, calls int) float64 {
 	}
 	return float64(d.Microseconds()) / float64(calls)
 }
-func (r loadRun) p50() float64         { return ms(Percentile(r.lat, 50)) }
-func (r loadRun) p99() float64         { return ms(Percentile(r.lat, 99)) }
+func (r loadRun) p50() float64 { return ms(Percentile(r.lat, 50)) }
+func (r loadRun) p99() float64 { return ms(Percentile(r.lat, 99)) }
 
 // runLoad has n sessions call c back to back for d, each waiting for its
 // answer before the next call (closed loop). Calls in flight at the

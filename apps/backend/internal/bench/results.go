@@ -23,22 +23,22 @@ type Results struct {
 	Commands []string `json:"commands"`
 	Method   Method   `json:"method"`
 
-	Validation []ValidationCase  `json:"validation"`
-	RoundTrip  []RoundTripPoint  `json:"round_trip"`
-	Bridge     []BridgePoint     `json:"bridge"`
-	ModeSwitch []ModeSwitch      `json:"mode_switch"`
-	Compile    LatencyStat       `json:"compile"`
-	Store      StoreScale        `json:"store"`
-	Catalog    []CatalogMode     `json:"catalog"`
-	Board      *BoardResult      `json:"board,omitempty"`
-	Agents     *AgentRun         `json:"agents,omitempty"`
-	Flow       *FlowRun          `json:"flow,omitempty"`
+	Validation []ValidationCase `json:"validation"`
+	RoundTrip  []RoundTripPoint `json:"round_trip"`
+	Bridge     []BridgePoint    `json:"bridge"`
+	ModeSwitch []ModeSwitch     `json:"mode_switch"`
+	Compile    LatencyStat      `json:"compile"`
+	Store      StoreScale       `json:"store"`
+	Catalog    []CatalogMode    `json:"catalog"`
+	Board      *BoardResult     `json:"board,omitempty"`
+	Agents     *AgentRun        `json:"agents,omitempty"`
+	Flow       *FlowRun         `json:"flow,omitempty"`
 	// Profiles are CPU profiles of `kandev serve` under section 2's loads.
 	Profiles []ServerProfile `json:"profiles,omitempty"`
 	// Durability checks section 2's creates against the database after
 	// the backend was killed.
-	Durability *Durability `json:"durability,omitempty"`
-	Targets    []Target    `json:"targets"`
+	Durability *Durability       `json:"durability,omitempty"`
+	Targets    []Target          `json:"targets"`
 	Notes      []string          `json:"notes,omitempty"`
 	Extra      map[string]string `json:"extra,omitempty"`
 }

@@ -43,7 +43,7 @@ func sample() *Results {
 			{Name: "Go runtime (GC, scheduler)", Share: 0.2, CPUUs: 50},
 		}}},
 		Durability: &Durability{Acknowledged: 900, Found: 900},
-		Bridge: []BridgePoint{{Tool: "list_tasks_kandev", Clients: 1, AddedP50Ms: 0.4, AddedP99Ms: 1.2}},
+		Bridge:     []BridgePoint{{Tool: "list_tasks_kandev", Clients: 1, AddedP50Ms: 0.4, AddedP99Ms: 1.2}},
 		ModeSwitch: []ModeSwitch{
 			{Mode: "task", From: "office", Tools: 33, Time: LatencyStat{P50Ms: 0.006, P99Ms: 0.03, Samples: 1000}},
 			{Mode: "config", From: "task", Tools: 34, Time: LatencyStat{P50Ms: 0.4, P99Ms: 0.9, Samples: 1000}},
