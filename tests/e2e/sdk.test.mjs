@@ -248,8 +248,8 @@ describe('a session over stdio (kandev mcp)', { timeout: 180_000 }, () => {
 
     const progress = [];
     const question = {
-      question: 'Which database should the service use?',
-      header: 'Database',
+      prompt: 'Which database should the service use?',
+      title: 'Database',
       options: [
         { label: 'SQLite', description: 'Embedded, one machine.' },
         { label: 'PostgreSQL', description: 'A server, for teams.' },
@@ -275,22 +275,22 @@ describe('a session over stdio (kandev mcp)', { timeout: 180_000 }, () => {
     assert.equal(settled, false, 'ask_user_question returned before the operator answered');
 
     const answer = await ws.request('question.answer', {
-      id: q.id, answers: [{ question_id: q.questions[0].id, selected: ['PostgreSQL'] }],
+      pending_id: q.id, answers: [{ question_id: q.questions[0].id, selected_options: ['q1_opt2'] }],
     });
     assert.equal(answer.claimed, true);
 
     const r = await asked;
     assert.ok(!r.isError, text(r));
     assert.equal(r.structuredContent.status, 'answered');
-    assert.equal(r.structuredContent.question_id, q.id);
-    assert.deepEqual(r.structuredContent.answers.map((a) => [a.question_id, a.selected]), [[q.questions[0].id, ['PostgreSQL']]]);
+    assert.equal(r.structuredContent.pending_id, q.id);
+    assert.deepEqual(r.structuredContent.answers.map((a) => [a.question_id, a.selected_options]), [[q.questions[0].id, ['q1_opt2']]]);
 
     // First answer wins: a second one (through the external endpoint) is not claimed.
     const second = await callTool(op, 'answer_question_kandev', {
-      question_id: q.id, answers: [{ question_id: q.questions[0].id, selected: ['SQLite'] }],
+      pending_id: q.id, answers: [{ question_id: q.questions[0].id, selected_options: ['q1_opt1'] }],
     });
     assert.ok(!second.isError, text(second));
     assert.equal(second.structuredContent.claimed, false);
-    assert.deepEqual(second.structuredContent.question.answers[0].selected, ['PostgreSQL']);
+    assert.deepEqual(second.structuredContent.question.answers[0].selected_options, ['q1_opt2']);
   });
 });

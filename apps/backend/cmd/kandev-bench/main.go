@@ -6,6 +6,7 @@
 //	kandev-bench docs --results R --docs D                      re-render the page
 //	kandev-bench floor-server --addr 127.0.0.1:0 [--same-bytes NAME=FILE]...
 //	                                                            the transport floors (a child of run)
+//	kandev-bench fixture                                        the upstream MCP fixture over stdio (a child of run)
 package main
 
 import (
@@ -22,6 +23,7 @@ import (
 	"syscall"
 
 	"github.com/kandev/kandev/apps/backend/internal/bench"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream/fixture"
 )
 
 func main() {
@@ -38,7 +40,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: kandev-bench run|docs|floor-server [flags]")
+		return errors.New("usage: kandev-bench run|docs|floor-server|fixture [flags]")
 	}
 	switch args[0] {
 	case "run":
@@ -74,6 +76,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		return bench.ServeFloor(ctx, *addr, stdout, same)
+	case "fixture":
+		fixture.Main()
+		return nil
 	}
 	return fmt.Errorf("unknown command %q", args[0])
 }

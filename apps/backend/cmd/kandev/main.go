@@ -36,6 +36,7 @@ commands:
   session stop --session ID [--reason TEXT]
   session message --session ID --message TEXT [--interrupt]
   agent mock                    run the built-in mock ACP agent on stdio (for demos and tests)
+  session upstreams --session ID  proxied MCP servers and the tools they refused
   token [--backend URL]         print the operator token (of the backend running at URL)
   version
 Run "kandev <command> -h" for a command's flags.
@@ -270,7 +271,7 @@ func modeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return err
 }
 
-const sessionUsage = "usage: kandev session create|token|start|stop|message [flags] (kandev session SUBCOMMAND -h)"
+const sessionUsage = "usage: kandev session create|token|upstreams|start|stop|message [flags] (kandev session SUBCOMMAND -h)"
 
 func sessionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -278,7 +279,7 @@ func sessionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	sub := args[0]
 	switch sub {
-	case "create", "token":
+	case "create", "token", "upstreams":
 	case "start", "stop", "message":
 		return sessionControl(ctx, sub, args[1:], stdout, stderr)
 	default:
@@ -288,7 +289,7 @@ func sessionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	task := fs.String("task", "", "task id (create)")
 	title := fs.String("title", "", "create a new task with this title for the session (create, instead of --task)")
 	mode := fs.String("mode", "task", "MCP mode (create)")
-	session := fs.String("session", "", "session id (token)")
+	session := fs.String("session", "", "session id (token, upstreams)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -303,6 +304,9 @@ func sessionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		_, err = fmt.Fprintf(stdout, "task_id=%s\nsession_id=%s\ntoken=%s\n", out.Session.TaskID, out.Session.ID, out.Token)
 		return err
+	}
+	if sub == "upstreams" {
+		return app.SessionUpstreams(ctx, backend, tok, *session, stdout)
 	}
 	var out action.TokenOut
 	if err := app.Operator(ctx, backend, tok, "session.token", action.IDIn{ID: *session}, &out); err != nil {

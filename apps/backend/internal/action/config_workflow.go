@@ -166,6 +166,9 @@ func (s *Service) allSteps(ctx context.Context, workflowID string) ([]kanban.Wor
 // step's settings (AllowManualMove defaults to true).
 type StepCreateIn struct {
 	WorkflowID string `json:"workflow_id"`
+	// Position is where the step goes (0-based; later steps shift right);
+	// omitted or past the end: last.
+	Position *int `json:"position"`
 	DocStep
 }
 
@@ -181,9 +184,11 @@ type StepUpdateIn struct {
 	WIPLimit              *int    `json:"wip_limit"`
 	AutoArchiveAfterHours *int    `json:"auto_archive_after_hours"`
 	// AutoAdvanceRequiresSignal and PullFromStepID ("" clears it).
-	AutoAdvanceRequiresSignal *bool                          `json:"auto_advance_requires_signal"`
-	PullFromStepID            *string                        `json:"pull_from_step_id"`
-	Events                    map[string][]kanban.StepAction `json:"events"`
+	AutoAdvanceRequiresSignal  *bool                          `json:"auto_advance_requires_signal"`
+	CancelTriggersTurnComplete *bool                          `json:"cancel_triggers_turn_complete"`
+	ShowInCommandPanel         *bool                          `json:"show_in_command_panel"`
+	PullFromStepID             *string                        `json:"pull_from_step_id"`
+	Events                     map[string][]kanban.StepAction `json:"events"`
 }
 
 // StepReorderIn is the payload of workflow.step.reorder: StepIDs lists
@@ -207,7 +212,8 @@ func (s *Service) registerStepConfig(r *Registry) {
 		out, err := s.store.UpdateStep(ctx, st.ID, kanban.StepUpdate{Name: in.Name, Color: in.Color, Prompt: in.Prompt,
 			IsStartStep: in.IsStartStep, AllowManualMove: in.AllowManualMove, AutoAdvance: in.AutoAdvance,
 			WIPLimit: in.WIPLimit, AutoArchiveAfterHours: in.AutoArchiveAfterHours, Events: in.Events,
-			AutoAdvanceRequiresSignal: in.AutoAdvanceRequiresSignal, PullFromStepID: in.PullFromStepID})
+			AutoAdvanceRequiresSignal: in.AutoAdvanceRequiresSignal, PullFromStepID: in.PullFromStepID,
+			CancelTriggersTurnComplete: in.CancelTriggersTurnComplete, ShowInCommandPanel: in.ShowInCommandPanel})
 		if err != nil {
 			return nil, err
 		}
@@ -253,7 +259,10 @@ func (s *Service) createStep(ctx context.Context, p Principal, in StepCreateIn) 
 	if err != nil {
 		return nil, err
 	}
-	st.WorkflowID = w.ID
+	st.WorkflowID, st.InsertAt = w.ID, in.Position
+	if in.Position != nil && *in.Position < 0 {
+		return nil, kanban.FieldError("position", "must be >= 0")
+	}
 	out, err := s.store.CreateStep(ctx, st)
 	if err != nil {
 		return nil, err

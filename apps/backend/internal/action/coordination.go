@@ -20,17 +20,24 @@ type TaskMessageIn struct {
 	TaskID string `json:"task_id"`
 	// SessionID picks one live session of the task (default: its newest).
 	SessionID string `json:"session_id"`
-	Message   string `json:"message"`
+	Prompt    string `json:"prompt"`
 	// DeliveryMode is queued (default: delivered at the session's next
 	// turn) or interrupt (only the target's direct parent or the operator).
 	DeliveryMode string `json:"delivery_mode"`
+	// ReplyToQuestionID answers a question the target (an autopilot
+	// subtask) asked its parent: recorded once, delivered once.
+	ReplyToQuestionID string `json:"reply_to_question_id"`
 }
 
 // TaskMessageOut is the result of task.message.
 type TaskMessageOut struct {
-	Message      *kanban.Message `json:"message"`
+	// Message is absent when nothing was delivered (AlreadyAnswered).
+	Message      *kanban.Message `json:"message,omitempty"`
 	SessionID    string          `json:"session_id"`
 	DeliveryMode string          `json:"delivery_mode"`
+	// AlreadyAnswered: reply_to_question_id named a question answered
+	// before; this call delivered nothing.
+	AlreadyAnswered bool `json:"already_answered,omitempty"`
 }
 
 // TaskStopIn is the payload of task.stop.
@@ -48,7 +55,10 @@ type TaskStopOut struct {
 
 // SessionSpawnIn is the payload of session.spawn.
 type SessionSpawnIn struct {
-	TaskID            string `json:"task_id"`
+	// TaskID is the task ("self" for a session; default self).
+	TaskID string `json:"task_id"`
+	// Name labels the session (e.g. "reviewer").
+	Name              string `json:"name"`
 	AgentProfileID    string `json:"agent_profile_id"`
 	ExecutorProfileID string `json:"executor_profile_id"`
 	// Prompt is the new session's first message; empty: the task's prompt.
@@ -99,7 +109,7 @@ func (s *Service) messageTask(ctx context.Context, p Principal, in TaskMessageIn
 	default:
 		return nil, kanban.FieldError("delivery_mode", "must be one of: queued, interrupt")
 	}
-	if err := kanban.CheckText("message", in.Message, true, kanban.MaxPromptLen); err != nil {
+	if err := kanban.CheckText("prompt", in.Prompt, true, kanban.MaxPromptLen); err != nil {
 		return nil, err
 	}
 	t, err := s.taskFor(ctx, p, in.TaskID)
@@ -112,19 +122,28 @@ func (s *Service) messageTask(ctx context.Context, p Principal, in TaskMessageIn
 	if mode == DeliveryInterrupt && p.Kind == Session && t.ParentID != p.TaskID {
 		return nil, kanban.Errorf(kanban.CodeForbidden, "only the task's direct parent may interrupt it; use delivery_mode queued")
 	}
+	if in.ReplyToQuestionID != "" {
+		return s.replyToParentQuestion(ctx, p, t, in, mode)
+	}
 	target, err := s.liveSession(ctx, t.ID, in.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: target.ID, Author: sender(p), Type: "prompt", Content: in.Message})
+	m, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: target.ID, Author: sender(p), Type: "prompt", Content: in.Prompt})
 	if err != nil {
 		return nil, err
 	}
-	ev := map[string]any{"message": m, "delivery_mode": mode}
-	s.pub.Publish(SessionTopic(target.ID), "session.message", ev)
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.message", ev)
+	s.publishMessage(m, t.WorkspaceID, mode)
 	s.agents.Deliver(target.ID, mode == DeliveryInterrupt)
 	return &TaskMessageOut{Message: m, SessionID: target.ID, DeliveryMode: mode}, nil
+}
+
+// publishMessage tells the message's session and workspace about a
+// prompt delivered to it.
+func (s *Service) publishMessage(m *kanban.Message, workspaceID, mode string) {
+	ev := map[string]any{"message": m, "delivery_mode": mode}
+	s.pub.Publish(SessionTopic(m.SessionID), "session.message", ev)
+	s.pub.Publish(WorkspaceTopic(workspaceID), "session.message", ev)
 }
 
 // liveSession returns the task's newest session that has not ended, or
@@ -243,6 +262,12 @@ func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawn
 	if err := kanban.CheckText("prompt", in.Prompt, false, kanban.MaxPromptLen); err != nil {
 		return nil, err
 	}
+	if err := kanban.CheckLine("name", in.Name, false, kanban.MaxNameLen); err != nil {
+		return nil, err
+	}
+	if in.TaskID == "" && p.Kind == Session {
+		in.TaskID = "self"
+	}
 	t, err := s.taskFor(ctx, p, in.TaskID)
 	if err != nil {
 		return nil, err
@@ -250,14 +275,17 @@ func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawn
 	if err := s.checkProfiles(ctx, in.AgentProfileID, in.ExecutorProfileID); err != nil {
 		return nil, err
 	}
-	sc := s.firstSession(t.Title, t.Description, in.AgentProfileID, in.ExecutorProfileID)
-	sc.TaskID = t.ID
+	sc := s.firstSession(t.Title, launchText(t), in.AgentProfileID, in.ExecutorProfileID)
+	sc.TaskID, sc.Name = t.ID, in.Name
 	if in.Prompt != "" {
 		sc.FirstMessage.Author, sc.FirstMessage.Content = sender(p), in.Prompt
 	}
 	sess, _, err := s.store.CreateSession(ctx, sc)
 	if err != nil {
 		return nil, err
+	}
+	if in.Prompt == "" {
+		s.launched(ctx, t)
 	}
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
 	s.agents.Start(sess)

@@ -18,7 +18,7 @@ func TestTaskMessage(t *testing.T) {
 	stranger := h.session(other, kanban.ModeTask)
 
 	// No running session on the target yet: nothing to deliver to.
-	if msg := h.refuse(ps, "task.message", TaskMessageIn{TaskID: kid.ID, Message: "hi"}, kanban.CodeConflict); !strings.Contains(msg, "no running session") {
+	if msg := h.refuse(ps, "task.message", TaskMessageIn{TaskID: kid.ID, Prompt: "hi"}, kanban.CodeConflict); !strings.Contains(msg, "no running session") {
 		t.Errorf("message without session: got %q, want the no-running-session rule", msg)
 	}
 	ks := h.session(kid, kanban.ModeTask)
@@ -28,21 +28,21 @@ func TestTaskMessage(t *testing.T) {
 		in   TaskMessageIn
 		code kanban.Code
 	}{
-		{"interrupt by non-parent", stranger, TaskMessageIn{TaskID: kid.ID, Message: "stop", DeliveryMode: DeliveryInterrupt}, kanban.CodeForbidden},
-		{"own task", ks, TaskMessageIn{TaskID: "self", Message: "me"}, kanban.CodeValidation},
+		{"interrupt by non-parent", stranger, TaskMessageIn{TaskID: kid.ID, Prompt: "stop", DeliveryMode: DeliveryInterrupt}, kanban.CodeForbidden},
+		{"own task", ks, TaskMessageIn{TaskID: "self", Prompt: "me"}, kanban.CodeValidation},
 		{"empty message", ps, TaskMessageIn{TaskID: kid.ID}, kanban.CodeValidation},
-		{"bad delivery mode", ps, TaskMessageIn{TaskID: kid.ID, Message: "x", DeliveryMode: "later"}, kanban.CodeValidation},
-		{"missing task", ps, TaskMessageIn{Message: "x"}, kanban.CodeValidation},
+		{"bad delivery mode", ps, TaskMessageIn{TaskID: kid.ID, Prompt: "x", DeliveryMode: "later"}, kanban.CodeValidation},
+		{"missing task", ps, TaskMessageIn{Prompt: "x"}, kanban.CodeValidation},
 	} {
 		if msg := h.refuse(tc.p, "task.message", tc.in, tc.code); msg == "" {
 			t.Errorf("%s: got an empty message, want a reason", tc.name)
 		}
 	}
-	queued := call[TaskMessageOut](h, stranger, "task.message", TaskMessageIn{TaskID: kid.ID, Message: "FYI"})
+	queued := call[TaskMessageOut](h, stranger, "task.message", TaskMessageIn{TaskID: kid.ID, Prompt: "FYI"})
 	if queued.SessionID != ks.SessionID || queued.DeliveryMode != DeliveryQueued || queued.Message.Author != "task:"+other.ID || queued.Message.Type != "prompt" {
 		t.Errorf("queued message: got %+v, want a prompt by task:%s on the kid's session", queued, other.ID)
 	}
-	intr := call[TaskMessageOut](h, ps, "task.message", TaskMessageIn{TaskID: kid.ID, Message: "change course", DeliveryMode: DeliveryInterrupt})
+	intr := call[TaskMessageOut](h, ps, "task.message", TaskMessageIn{TaskID: kid.ID, Prompt: "change course", DeliveryMode: DeliveryInterrupt})
 	if intr.DeliveryMode != DeliveryInterrupt {
 		t.Errorf("interrupt by parent: got %+v, want delivery interrupt", intr)
 	}

@@ -48,7 +48,7 @@ func (s *Service) StartAgent(ctx context.Context, taskID, agentProfileID, execut
 	if err := s.checkProfiles(ctx, agentProfileID, executorProfileID); err != nil {
 		return nil, false, err
 	}
-	sc := s.firstSession(t.Title, t.Description, agentProfileID, executorProfileID)
+	sc := s.firstSession(t.Title, launchText(t), agentProfileID, executorProfileID)
 	sc.TaskID = t.ID
 	if prompt != "" {
 		sc.FirstMessage.Author, sc.FirstMessage.Content = "workflow", prompt
@@ -56,6 +56,9 @@ func (s *Service) StartAgent(ctx context.Context, taskID, agentProfileID, execut
 	sess, _, err = s.store.CreateSession(ctx, sc)
 	if err != nil {
 		return nil, false, err
+	}
+	if prompt == "" {
+		s.launched(ctx, t)
 	}
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
 	s.agents.Start(sess)

@@ -2,9 +2,12 @@ package action
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -12,11 +15,42 @@ import (
 // maxPendingQuestions bounds the unanswered questions of one session.
 const maxPendingQuestions = 10
 
-// QuestionAskIn is the payload of question.ask.
+// Bounds of a question's shared context.
+const (
+	maxContextParagraphs   = 20
+	maxContextParagraphLen = 4000
+	maxQuestionContext     = 8000
+)
+
+// QuestionAskIn is the payload of question.ask and question.ask_parent.
 type QuestionAskIn struct {
 	Questions []kanban.QuestionItem `json:"questions"`
-	// WaitSeconds bounds the wait (0: the server's maximum).
+	// Context is shared background; ContextParagraphs, when non-empty,
+	// replaces it, joined with blank lines.
+	Context           string   `json:"context"`
+	ContextParagraphs []string `json:"context_paragraphs"`
+	// WaitSeconds bounds the wait (0: the server's maximum; question.ask).
 	WaitSeconds int `json:"wait_seconds"`
+}
+
+// context returns the bundle's shared context.
+func (in QuestionAskIn) context() (string, error) {
+	if len(in.ContextParagraphs) == 0 {
+		return in.Context, nil
+	}
+	if len(in.ContextParagraphs) > maxContextParagraphs {
+		return "", kanban.FieldError("context_paragraphs", "must have at most %d items", maxContextParagraphs)
+	}
+	for i, p := range in.ContextParagraphs {
+		if err := kanban.CheckText(fmt.Sprintf("context_paragraphs[%d]", i), p, false, maxContextParagraphLen); err != nil {
+			return "", err
+		}
+	}
+	joined := strings.Join(in.ContextParagraphs, "\n\n")
+	if utf8.RuneCountInString(joined) > maxQuestionContext {
+		return "", kanban.FieldError("context_paragraphs", "joined, longer than %d characters", maxQuestionContext)
+	}
+	return joined, nil
 }
 
 // QuestionAskOut is the result of question.ask.
@@ -29,10 +63,10 @@ type QuestionAskOut struct {
 
 // QuestionAnswerIn is the payload of question.answer.
 type QuestionAnswerIn struct {
-	ID      string          `json:"id"`
-	Answers []kanban.Answer `json:"answers"`
-	Reject  bool            `json:"reject"`
-	Reason  string          `json:"reason"`
+	PendingID    string          `json:"pending_id"`
+	Answers      []kanban.Answer `json:"answers"`
+	Rejected     bool            `json:"rejected"`
+	RejectReason string          `json:"reject_reason"`
 }
 
 // QuestionAnswerOut is the result of question.answer.
@@ -44,7 +78,10 @@ type QuestionAnswerOut struct {
 
 // QuestionListIn is the payload of question.list.
 type QuestionListIn struct {
-	WorkspaceID  string `json:"workspace_id"`
+	WorkspaceID string `json:"workspace_id"`
+	TaskID      string `json:"task_id"`
+	// Kind is user (default: questions for operators) or parent.
+	Kind         string `json:"kind"`
 	State        string `json:"state"`
 	CreatedSince string `json:"created_since"`
 	Limit        int    `json:"limit"`
@@ -55,10 +92,10 @@ func (s *Service) registerQuestions(r *Registry) {
 	a := Register(r, "question.ask", AllowSession, s.ask)
 	a.Blocking = true
 	Register(r, "question.answer", AllowOperator, func(ctx context.Context, _ Principal, in QuestionAnswerIn) (*QuestionAnswerOut, error) {
-		if in.ID == "" {
-			return nil, kanban.FieldError("id", "is required")
+		if in.PendingID == "" {
+			return nil, kanban.FieldError("pending_id", "is required")
 		}
-		q, claimed, err := s.store.AnswerQuestion(ctx, in.ID, in.Answers, in.Reject, in.Reason)
+		q, claimed, err := s.store.AnswerQuestion(ctx, in.PendingID, in.Answers, in.Rejected, in.RejectReason)
 		if err != nil {
 			return nil, err
 		}
@@ -80,9 +117,13 @@ func (s *Service) registerQuestions(r *Registry) {
 		return q, nil
 	})
 	Register(r, "question.list", AllowOperator, func(ctx context.Context, _ Principal, in QuestionListIn) (*kanban.List[kanban.Question], error) {
-		return s.store.ListQuestions(ctx, kanban.QuestionFilter{WorkspaceID: in.WorkspaceID, State: in.State, CreatedSince: in.CreatedSince},
-			kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+		if in.Kind == "" {
+			in.Kind = kanban.QuestionForUser
+		}
+		return s.store.ListQuestions(ctx, kanban.QuestionFilter{WorkspaceID: in.WorkspaceID, TaskID: in.TaskID, Kind: in.Kind,
+			State: in.State, CreatedSince: in.CreatedSince}, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
+	Register(r, "question.ask_parent", AllowSession, s.askParent)
 }
 
 // ask stores the question, then waits (bounded) for the first answer.
@@ -101,15 +142,15 @@ func (s *Service) ask(ctx context.Context, p Principal, in QuestionAskIn) (*Ques
 	if !slices.Contains(sess.Capabilities, kanban.CapUserQuestion) {
 		return nil, kanban.Errorf(kanban.CodeForbidden, "this session does not have the user-question capability")
 	}
-	pending, err := s.store.ListQuestions(ctx, kanban.QuestionFilter{SessionID: sess.ID, State: kanban.QuestionPending},
-		kanban.Page{Limit: maxPendingQuestions})
+	if err := s.pendingRoom(ctx, sess.ID); err != nil {
+		return nil, err
+	}
+	qctx, err := in.context()
 	if err != nil {
 		return nil, err
 	}
-	if pending.NextCursor != "" || len(pending.Items) >= maxPendingQuestions {
-		return nil, kanban.Errorf(kanban.CodeConflict, "this session already has %d unanswered questions; wait for answers before asking more", maxPendingQuestions)
-	}
-	q, err := s.store.CreateQuestion(ctx, kanban.Question{SessionID: p.SessionID, TaskID: p.TaskID, WorkspaceID: p.WorkspaceID, Questions: in.Questions})
+	q, _, err := s.store.CreateQuestion(ctx, kanban.Question{Kind: kanban.QuestionForUser, SessionID: p.SessionID,
+		Context: qctx, Questions: in.Questions}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -72,6 +72,7 @@ func New(d Deps) (*Registry, *Service) {
 	s.registerTaskSurface(r)
 	s.registerConfig(r)
 	s.registerPermissions(r)
+	s.registerUpstreams(r)
 	return r, s
 }
 

@@ -12,24 +12,23 @@ import (
 const (
 	maxSummaryLen  = 4000
 	maxHandoffLen  = 10000
-	maxBlockers    = 20
-	maxBlockerLen  = 500
+	maxBlockersLen = 4000
 	stepsPageLimit = kanban.MaxLimit
 )
 
 // StepCompleteIn is the payload of step.complete.
 type StepCompleteIn struct {
-	Summary  string   `json:"summary"`
-	Handoff  string   `json:"handoff"`
-	Blockers []string `json:"blockers"`
+	Summary  string `json:"summary"`
+	Handoff  string `json:"handoff"`
+	Blockers string `json:"blockers"`
 }
 
 // stepCompleteData is what a step_complete artifact records.
 type stepCompleteData struct {
-	StepID   string   `json:"step_id"`
-	Summary  string   `json:"summary"`
-	Handoff  string   `json:"handoff,omitempty"`
-	Blockers []string `json:"blockers"`
+	StepID   string `json:"step_id"`
+	Summary  string `json:"summary"`
+	Handoff  string `json:"handoff,omitempty"`
+	Blockers string `json:"blockers,omitempty"`
 }
 
 // StepCompleteOut is the result of step.complete: the recorded signal and
@@ -53,13 +52,8 @@ func checkStepComplete(in StepCompleteIn) error {
 	if err := kanban.CheckText("handoff", in.Handoff, false, maxHandoffLen); err != nil {
 		return err
 	}
-	if len(in.Blockers) > maxBlockers {
-		return kanban.FieldError("blockers", "must have at most %d items", maxBlockers)
-	}
-	for i, b := range in.Blockers {
-		if err := kanban.CheckText(fmt.Sprintf("blockers[%d]", i), b, true, maxBlockerLen); err != nil {
-			return err
-		}
+	if err := kanban.CheckText("blockers", in.Blockers, false, maxBlockersLen); err != nil {
+		return err
 	}
 	return nil
 }
@@ -79,9 +73,6 @@ func (s *Service) completeStep(ctx context.Context, p Principal, in StepComplete
 	step, err := s.store.GetStep(ctx, t.WorkflowStepID)
 	if err != nil {
 		return nil, err
-	}
-	if in.Blockers == nil {
-		in.Blockers = []string{}
 	}
 	data, err := json.Marshal(stepCompleteData{StepID: step.ID, Summary: in.Summary, Handoff: in.Handoff, Blockers: in.Blockers})
 	if err != nil {

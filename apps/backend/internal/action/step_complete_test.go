@@ -16,15 +16,14 @@ func TestStepCompleteAdvances(t *testing.T) {
 	sess := h.session(task, kanban.ModeTask)
 	h.refuse(operator, "step.complete", StepCompleteIn{Summary: "x"}, kanban.CodeForbidden)
 	h.refuse(sess, "step.complete", StepCompleteIn{}, kanban.CodeValidation)
-	h.refuse(sess, "step.complete", StepCompleteIn{Summary: "x", Blockers: make([]string, maxBlockers+1)}, kanban.CodeValidation)
-	h.refuse(sess, "step.complete", StepCompleteIn{Summary: "x", Blockers: []string{""}}, kanban.CodeValidation)
+	h.refuse(sess, "step.complete", StepCompleteIn{Summary: "x", Blockers: strings.Repeat("b", maxBlockersLen+1)}, kanban.CodeValidation)
 
-	out := call[StepCompleteOut](h, sess, "step.complete", StepCompleteIn{Summary: "triaged", Handoff: "start with the parser", Blockers: []string{"needs a key"}})
+	out := call[StepCompleteOut](h, sess, "step.complete", StepCompleteIn{Summary: "triaged", Handoff: "start with the parser", Blockers: "needs a key"})
 	if !out.Advanced || out.FromStepID != h.steps[0].ID || out.ToStepID != h.steps[1].ID || out.Task.WorkflowStepID != h.steps[1].ID {
 		t.Fatalf("step.complete on Backlog: got %+v, want a move to In Progress", out)
 	}
 	var data stepCompleteData
-	if err := json.Unmarshal(out.Artifact.Data, &data); err != nil || data.Summary != "triaged" || data.StepID != h.steps[0].ID || len(data.Blockers) != 1 {
+	if err := json.Unmarshal(out.Artifact.Data, &data); err != nil || data.Summary != "triaged" || data.StepID != h.steps[0].ID || data.Blockers != "needs a key" {
 		t.Errorf("recorded signal: got %s (%v), want summary, step and blockers", out.Artifact.Data, err)
 	}
 	if !h.pub.has(WorkspaceTopic(h.ws), "task.moved") {

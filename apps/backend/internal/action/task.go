@@ -58,11 +58,15 @@ type TaskUpdateIn struct {
 	LaunchPrompt *string           `json:"launch_prompt"`
 }
 
-// TaskMoveIn is the payload of task.move.
+// TaskMoveIn is the payload of task.move. WorkflowID, when set, names the
+// target step's workflow, which may be another one of the task's
+// workspace; Prompt is a hand-off message for the agent at the new step.
 type TaskMoveIn struct {
 	ID             string `json:"id"`
+	WorkflowID     string `json:"workflow_id"`
 	WorkflowStepID string `json:"workflow_step_id"`
 	Position       *int   `json:"position"`
+	Prompt         string `json:"prompt"`
 }
 
 // TaskStateIn is the payload of task.set_state.
@@ -115,6 +119,11 @@ func (s *Service) registerTasks(r *Registry) {
 	Register(r, "task.create", all, s.createTask)
 	Register(r, "task.update", all, func(ctx context.Context, p Principal, in TaskUpdateIn) (*kanban.Task, error) {
 		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
+			if in.LaunchPrompt != nil {
+				if err := s.awaitingStart(ctx, id); err != nil {
+					return nil, err
+				}
+			}
 			return s.completing(ctx)(s.store.UpdateTask(ctx, id, kanban.TaskUpdate{Title: in.Title, Description: in.Description,
 				State: in.State, LaunchPrompt: in.LaunchPrompt}))
 		})
@@ -124,31 +133,7 @@ func (s *Service) registerTasks(r *Registry) {
 			return s.completing(ctx)(s.store.UpdateTask(ctx, id, kanban.TaskUpdate{State: &in.State}))
 		})
 	})
-	Register(r, "task.move", all, func(ctx context.Context, p Principal, in TaskMoveIn) (*kanban.Task, error) {
-		var from string
-		moved, err := s.changeTask(ctx, p, in.ID, "task.moved", func(id string) (*kanban.Task, error) {
-			before, err := s.store.GetTask(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			from = before.WorkflowStepID
-			pos := -1
-			if in.Position != nil {
-				if *in.Position < 0 {
-					return nil, kanban.FieldError("position", "must be >= 0")
-				}
-				pos = *in.Position
-			}
-			if in.WorkflowStepID == "" {
-				return nil, kanban.FieldError("workflow_step_id", "is required")
-			}
-			return s.store.MoveTask(ctx, id, in.WorkflowStepID, pos)
-		})
-		if err == nil && moved.WorkflowStepID != from {
-			s.flow.Moved(moved, from)
-		}
-		return moved, err
-	})
+	Register(r, "task.move", all, s.moveTask)
 	Register(r, "task.archive", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
 		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
 			t, err := s.store.ArchiveTask(ctx, id)
@@ -234,4 +219,82 @@ func (s *Service) listTasks(ctx context.Context, p Principal, in TaskListIn) (an
 		return s.store.ListTaskDetails(ctx, f, page)
 	}
 	return s.store.ListTaskSummaries(ctx, f, page)
+}
+
+// moveTask moves a task to a step (of another workflow of its workspace
+// when workflow_id names it) and hands the optional prompt to the agent at
+// the new step: queued to the task's live session, else kept as the
+// launch prompt of the next session started on it.
+func (s *Service) moveTask(ctx context.Context, p Principal, in TaskMoveIn) (*kanban.Task, error) {
+	pos := -1
+	if in.Position != nil {
+		if *in.Position < 0 {
+			return nil, kanban.FieldError("position", "must be >= 0")
+		}
+		pos = *in.Position
+	}
+	if in.WorkflowStepID == "" {
+		return nil, kanban.FieldError("workflow_step_id", "is required")
+	}
+	if err := kanban.CheckText("prompt", in.Prompt, false, kanban.MaxPromptLen); err != nil {
+		return nil, err
+	}
+	var from string
+	moved, err := s.changeTask(ctx, p, in.ID, "task.moved", func(id string) (*kanban.Task, error) {
+		before, err := s.store.GetTask(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		from = before.WorkflowStepID
+		if in.WorkflowID == "" || in.WorkflowID == before.WorkflowID {
+			return s.store.MoveTask(ctx, id, in.WorkflowStepID, pos)
+		}
+		st, err := s.store.GetStep(ctx, in.WorkflowStepID)
+		if err != nil {
+			return nil, err
+		}
+		if st.WorkflowID != in.WorkflowID {
+			return nil, kanban.FieldError("workflow_step_id", "must be a step of workflow_id")
+		}
+		return s.store.MoveTaskAcross(ctx, id, in.WorkflowStepID, pos)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if moved.WorkflowStepID != from {
+		s.flow.Moved(moved, from)
+	}
+	if in.Prompt != "" {
+		if err := s.handOff(ctx, p, moved, in.Prompt); err != nil {
+			return nil, err
+		}
+	}
+	return moved, nil
+}
+
+// handOff gives a moved task's prompt to its agent: queued to its live
+// session, else kept as the first message of the next session started.
+func (s *Service) handOff(ctx context.Context, p Principal, t *kanban.Task, prompt string) error {
+	if _, err := s.SendPrompt(ctx, t.ID, sender(p), prompt); kanban.ErrorCode(err) != kanban.CodeConflict {
+		return err
+	}
+	_, err := s.store.UpdateTask(ctx, t.ID, kanban.TaskUpdate{LaunchPrompt: &prompt})
+	return err
+}
+
+// awaitingStart refuses (CONFLICT) a deferred launch prompt for a task that
+// does not wait for its blockers to start its agent.
+func (s *Service) awaitingStart(ctx context.Context, taskID string) error {
+	t, err := s.store.GetTask(ctx, taskID)
+	if err != nil {
+		return err
+	}
+	sessions, err := s.store.ListSessions(ctx, taskID, kanban.Page{Limit: 1})
+	if err != nil {
+		return err
+	}
+	if !t.StartWhenUnblocked || len(sessions.Items) > 0 {
+		return kanban.Errorf(kanban.CodeConflict, "deferred_launch_prompt applies only to a task still waiting on its blockers to start its agent; send new context with message_task_kandev instead")
+	}
+	return nil
 }

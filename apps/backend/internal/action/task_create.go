@@ -195,15 +195,36 @@ func (s *Service) startIfReady(ctx context.Context, t *kanban.Task) error {
 // startSession creates a session for t whose first conversation message
 // is the task's prompt, in one transaction.
 func (s *Service) startSession(ctx context.Context, t *kanban.Task, agentProfileID, executorProfileID string) (*kanban.Session, error) {
-	sc := s.firstSession(t.Title, t.Description, agentProfileID, executorProfileID)
+	sc := s.firstSession(t.Title, launchText(t), agentProfileID, executorProfileID)
 	sc.TaskID = t.ID
 	sess, _, err := s.store.CreateSession(ctx, sc)
 	if err != nil {
 		return nil, err
 	}
+	s.launched(ctx, t)
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
 	s.agents.Start(sess)
 	return sess, nil
+}
+
+// launchText is what a task's next agent starts with: its launch prompt
+// (a deferred start's, or a move's hand-off), else its prompt.
+func launchText(t *kanban.Task) string {
+	if t.LaunchPrompt != "" {
+		return t.LaunchPrompt
+	}
+	return t.Description
+}
+
+// launched clears a launch prompt that a new session just used.
+func (s *Service) launched(ctx context.Context, t *kanban.Task) {
+	if t.LaunchPrompt == "" {
+		return
+	}
+	empty := ""
+	if _, err := s.store.UpdateTask(ctx, t.ID, kanban.TaskUpdate{LaunchPrompt: &empty}); err != nil {
+		s.log.Warn("clear a used launch prompt", "err", err)
+	}
 }
 
 // firstSession is the session a task starts with: the given profiles (empty

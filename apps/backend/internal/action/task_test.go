@@ -111,7 +111,7 @@ func TestSessionRefusedOperatorActionsUnlessConfigMode(t *testing.T) {
 // questionPayload is a valid one-question bundle.
 func questionPayload(wait int) map[string]any {
 	return map[string]any{"wait_seconds": wait, "questions": []map[string]any{{
-		"id": "q1", "question": "Which database?", "options": []map[string]any{
+		"id": "q1", "prompt": "Which database?", "options": []map[string]any{
 			{"label": "SQLite", "description": "embedded"}, {"label": "Postgres", "description": "server"}},
 	}}}
 }
@@ -155,8 +155,8 @@ func TestQuestionAskBlocksUntilAnswered(t *testing.T) {
 		t.Fatalf("question.ask returned before an answer: %+v", r)
 	default:
 	}
-	first := []kanban.Answer{{QuestionID: "q1", Selected: []string{"SQLite"}}}
-	ans := call[QuestionAnswerOut](h, operator, "question.answer", QuestionAnswerIn{ID: q.ID, Answers: first})
+	first := []kanban.Answer{{QuestionID: "q1", SelectedOptions: []string{"q1_opt1"}}}
+	ans := call[QuestionAnswerOut](h, operator, "question.answer", QuestionAnswerIn{PendingID: q.ID, Answers: first})
 	if !ans.Claimed {
 		t.Errorf("first answer: got claimed=false, want true")
 	}
@@ -168,18 +168,18 @@ func TestQuestionAskBlocksUntilAnswered(t *testing.T) {
 		if !r.out.Answered || r.out.Question.State != kanban.QuestionAnswered {
 			t.Errorf("question.ask: got answered=%v state=%s, want answered", r.out.Answered, r.out.Question.State)
 		}
-		if len(r.out.Question.Answers) != 1 || r.out.Question.Answers[0].Selected[0] != "SQLite" {
+		if len(r.out.Question.Answers) != 1 || r.out.Question.Answers[0].SelectedOptions[0] != "q1_opt1" {
 			t.Errorf("question.ask answers: got %+v, want SQLite", r.out.Question.Answers)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("question.ask still blocked 10s after the answer")
 	}
-	second := []kanban.Answer{{QuestionID: "q1", Selected: []string{"Postgres"}}}
-	ans = call[QuestionAnswerOut](h, operator, "question.answer", QuestionAnswerIn{ID: q.ID, Answers: second})
+	second := []kanban.Answer{{QuestionID: "q1", SelectedOptions: []string{"q1_opt2"}}}
+	ans = call[QuestionAnswerOut](h, operator, "question.answer", QuestionAnswerIn{PendingID: q.ID, Answers: second})
 	if ans.Claimed {
 		t.Errorf("second answer: got claimed=true, want false")
 	}
-	if got := ans.Question.Answers[0].Selected[0]; got != "SQLite" {
+	if got := ans.Question.Answers[0].SelectedOptions[0]; got != "q1_opt1" {
 		t.Errorf("answer after second answer: got %s, want the first (SQLite)", got)
 	}
 	if !h.pub.has(WorkspaceTopic(h.ws), "question.answered") {
@@ -196,7 +196,7 @@ func TestQuestionAskTimesOut(t *testing.T) {
 		t.Fatalf("question.ask after timeout: got answered=%v state=%s, want unanswered pending", out.Answered, out.Question.State)
 	}
 	ans := call[QuestionAnswerOut](h, operator, "question.answer",
-		QuestionAnswerIn{ID: out.Question.ID, Answers: []kanban.Answer{{QuestionID: "q1", CustomText: "either"}}})
+		QuestionAnswerIn{PendingID: out.Question.ID, Answers: []kanban.Answer{{QuestionID: "q1", CustomText: "either"}}})
 	if !ans.Claimed {
 		t.Errorf("answer after the wait ended: got claimed=false, want true (the question stays answerable)")
 	}

@@ -45,7 +45,9 @@ type DocStep struct {
 	WIPLimit              int    `json:"wip_limit"`
 	AutoArchiveAfterHours int    `json:"auto_archive_after_hours"`
 	// AutoAdvanceRequiresSignal gates turn-end transitions on step_complete.
-	AutoAdvanceRequiresSignal bool `json:"auto_advance_requires_signal"`
+	AutoAdvanceRequiresSignal  bool `json:"auto_advance_requires_signal"`
+	CancelTriggersTurnComplete bool `json:"cancel_triggers_turn_complete"`
+	ShowInCommandPanel         bool `json:"show_in_command_panel"`
 	// PullFromStepID names the step to pull waiting tasks from; in a
 	// document (whose steps have no ids yet) it is PullFromStepPosition.
 	PullFromStepID       string                         `json:"pull_from_step_id,omitempty"`
@@ -59,6 +61,7 @@ func (d DocStep) toStep() kanban.WorkflowStep {
 		AllowManualMove: d.AllowManualMove == nil || *d.AllowManualMove, AutoAdvance: d.AutoAdvance,
 		WIPLimit: d.WIPLimit, AutoArchiveAfterHours: d.AutoArchiveAfterHours, Events: d.Events,
 		AutoAdvanceRequiresSignal: d.AutoAdvanceRequiresSignal, PullFromStepID: d.PullFromStepID,
+		CancelTriggersTurnComplete: d.CancelTriggersTurnComplete, ShowInCommandPanel: d.ShowInCommandPanel,
 		PullFromPosition: d.PullFromStepPosition}
 }
 
@@ -81,7 +84,8 @@ func docStepOf(st kanban.WorkflowStep, positions map[string]int) DocStep {
 	d := DocStep{Name: st.Name, Color: st.Color, Prompt: st.Prompt, IsStartStep: st.IsStartStep,
 		AllowManualMove: &manual, AutoAdvance: st.AutoAdvance, WIPLimit: st.WIPLimit,
 		AutoArchiveAfterHours: st.AutoArchiveAfterHours, Events: events,
-		AutoAdvanceRequiresSignal: st.AutoAdvanceRequiresSignal}
+		AutoAdvanceRequiresSignal: st.AutoAdvanceRequiresSignal, CancelTriggersTurnComplete: st.CancelTriggersTurnComplete,
+		ShowInCommandPanel: st.ShowInCommandPanel}
 	if pos, ok := positions[st.PullFromStepID]; ok {
 		d.PullFromStepPosition = &pos
 	}

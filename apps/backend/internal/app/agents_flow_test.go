@@ -15,7 +15,7 @@ import (
 func TestAgentQuestionLoop(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t)
-	q := `{"questions":[{"question":"Which database?","options":[{"label":"SQLite","description":"Embedded"},{"label":"PostgreSQL","description":"Server"}]}]}`
+	q := `{"questions":[{"prompt":"Which database?","options":[{"label":"SQLite","description":"Embedded"},{"label":"PostgreSQL","description":"Server"}]}]}`
 	task, sid := e.startMock("Question task", "@tool ask_user_question_kandev "+q+"\n@say Answer received.", nil)
 	e.waitState(sid, kanban.SessionWaitingForInput)
 	e.waitTask(task.ID, kanban.TaskWaitingForInput)
@@ -25,8 +25,8 @@ func TestAgentQuestionLoop(t *testing.T) {
 	if len(pending.Items) != 1 || pending.Items[0].SessionID != sid {
 		t.Fatalf("pending questions %+v", pending.Items)
 	}
-	res := e.call(op, "answer_question_kandev", mustJSON(t, map[string]any{"question_id": pending.Items[0].ID,
-		"answers": []map[string]any{{"question_id": "q1", "selected": []string{"SQLite"}}}}))
+	res := e.call(op, "answer_question_kandev", mustJSON(t, map[string]any{"pending_id": pending.Items[0].ID,
+		"answers": []map[string]any{{"question_id": "q1", "selected_options": []string{"q1_opt1"}}}}))
 	if res.IsError {
 		t.Fatalf("answer: %s", text(res))
 	}
@@ -171,7 +171,7 @@ func TestAgentQueuedMessageAndInterrupt(t *testing.T) {
 	e := newAgentEnv(t)
 	task, sid := e.startMock("Messages task", "@sleep 800\n@say first turn done", nil)
 	e.waitState(sid, kanban.SessionRunning)
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Message: "@say second turn"}, nil)
+	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@say second turn"}, nil)
 	first := e.waitMessage(task.ID, "message", "first turn done")
 	second := e.waitMessage(task.ID, "message", "second turn")
 	if first.Turn != 1 || second.Turn != 2 {
@@ -179,10 +179,10 @@ func TestAgentQueuedMessageAndInterrupt(t *testing.T) {
 	}
 	e.waitState(sid, kanban.SessionIdle)
 
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Message: "@sleep 60000\n@say never"}, nil)
+	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@sleep 60000\n@say never"}, nil)
 	e.waitState(sid, kanban.SessionRunning)
 	start := time.Now()
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, SessionID: sid, Message: "@say interrupted you", DeliveryMode: "interrupt"}, nil)
+	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, SessionID: sid, Prompt: "@say interrupted you", DeliveryMode: "interrupt"}, nil)
 	e.waitMessage(task.ID, "message", "interrupted you")
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("interrupt took %s", d)

@@ -30,7 +30,7 @@ func TestAgentResumeAfterRestart(t *testing.T) {
 	if s.AgentSessionID == "" {
 		t.Fatal("no agent session id")
 	}
-	e2.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Message: "@say after the restart"}, nil)
+	e2.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@say after the restart"}, nil)
 	e2.waitMessage(task.ID, "message", "after the restart")
 }
 

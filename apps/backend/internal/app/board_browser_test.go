@@ -69,7 +69,6 @@ func TestBoardLiveCreateOverMCP(t *testing.T) {
 	}
 	b.until("the agent badge", fmt.Sprintf(`document.querySelector(%q + ' .badge.agent')`, sel))
 	b.until("the count", `document.querySelector('.column .wip').textContent.startsWith('1 task')`)
-	b.shot("board")
 }
 
 // TestBoardMove: a card dragged to another step moves there on the

@@ -28,13 +28,11 @@ var (
 	browserErr  error
 )
 
-func TestMain(m *testing.M) {
-	flag.Parse()
-	code := m.Run()
+// closeBrowser stops the shared browser once the tests ran (TestMain).
+func closeBrowser() {
 	if browser != nil {
 		browser.Close()
 	}
-	os.Exit(code)
 }
 
 // tab is one browser tab on a test backend's board.
@@ -172,13 +170,19 @@ func buttons(n int64) chromedp.MouseOption {
 	return func(p *input.DispatchMouseEventParams) { p.Buttons = n }
 }
 
-// shot writes a screenshot for the docs when -screenshots is set.
-func (b *tab) shot(name string) {
+// shot writes a screenshot of the viewport for the docs when
+// -screenshots is set.
+func (b *tab) shot(name string) { b.t.Helper(); b.capture(name, chromedp.CaptureScreenshot()) }
+
+// shotPage is shot of the whole page, beyond the viewport.
+func (b *tab) shotPage(name string) { b.t.Helper(); b.capture(name, chromedp.FullScreenshot(100)) }
+
+func (b *tab) capture(name string, a chromedp.Action[[]byte]) {
 	b.t.Helper()
 	if *screenshots == "" {
 		return
 	}
-	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	png, err := chromedp.Run(b.ctx, a)
 	if err != nil {
 		b.t.Fatalf("screenshot: %v", err)
 	}

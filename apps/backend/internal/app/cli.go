@@ -178,7 +178,7 @@ func ControlSession(ctx context.Context, backendURL, token, sub string, c Sessio
 		}
 		var out action.TaskMessageOut
 		if err := Operator(ctx, backendURL, token, "task.message", action.TaskMessageIn{TaskID: sess.TaskID, SessionID: sess.ID,
-			Message: c.Message, DeliveryMode: mode}, &out); err != nil {
+			Prompt: c.Message, DeliveryMode: mode}, &out); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("message %s delivered to session %s (%s)", out.Message.ID, out.SessionID, out.DeliveryMode), nil

@@ -18,6 +18,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
@@ -43,6 +44,7 @@ type SessionMCP struct {
 	connects atomic.Int32 // OnConnect calls: the first is the initial dial
 	mu       sync.Mutex
 	srv      *mcpsrv.Server
+	upstream *upstream.Manager // nil without proxied servers
 }
 
 // RunMCP connects to the backend as the session, builds the session's
@@ -103,8 +105,13 @@ func StartSessionMCP(ctx context.Context, cfg MCPConfig) (*SessionMCP, error) {
 		_ = m.client.Close()
 		return nil, err
 	}
+	mgr, err := m.startUpstreams(ctx, srv)
+	if err != nil {
+		_ = m.client.Close()
+		return nil, fmt.Errorf("read proxied MCP servers: %w", err)
+	}
 	m.mu.Lock()
-	m.srv = srv
+	m.srv, m.upstream = srv, mgr
 	m.mu.Unlock()
 	return m, nil
 }
@@ -112,8 +119,22 @@ func StartSessionMCP(ctx context.Context, cfg MCPConfig) (*SessionMCP, error) {
 // Server returns the session's MCP server.
 func (m *SessionMCP) Server() *mcpsrv.Server { return m.srv }
 
-// Close disconnects from the backend (which records the detach).
-func (m *SessionMCP) Close() { _ = m.client.Close() }
+// Upstream returns the proxied servers' manager, or nil when the session
+// has none.
+func (m *SessionMCP) Upstream() *upstream.Manager {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.upstream
+}
+
+// Close stops the proxied servers and disconnects from the backend (which
+// records the detach).
+func (m *SessionMCP) Close() {
+	if mgr := m.Upstream(); mgr != nil {
+		mgr.Close()
+	}
+	_ = m.client.Close()
+}
 
 // attach subscribes to the session's events, marks it attached and
 // returns its profile.
@@ -150,6 +171,9 @@ func (m *SessionMCP) reattach(ctx context.Context, _ *ws.Client) {
 		return
 	}
 	m.apply(prof)
+	if mgr := m.Upstream(); mgr != nil {
+		mgr.Refresh() // the backend may have missed a report while we were away
+	}
 }
 
 // notified follows mode switches pushed by the backend.

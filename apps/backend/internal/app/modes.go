@@ -10,11 +10,19 @@ import (
 
 // modeActions returns, for the action registry, the actions a session
 // may call in each profile: exactly those of the profile's MCP tools. The
-// catalog is static, so every profile's set is computed once.
+// catalog is static, so every profile's set (each mode with each subset of
+// the known capabilities) is computed once.
 func modeActions(c *catalog.Catalog) func(kanban.Mode, []string) map[string]bool {
 	sets := map[string]map[string]bool{}
+	n := len(kanban.Capabilities)
 	for _, m := range kanban.SessionModes {
-		for _, caps := range [][]string{nil, {kanban.CapUserQuestion}} {
+		for mask := range 1 << n {
+			var caps []string
+			for i, cp := range kanban.Capabilities {
+				if mask&(1<<i) != 0 {
+					caps = append(caps, cp)
+				}
+			}
 			set, err := c.Actions(catalog.Profile{Mode: m, Capabilities: caps})
 			if err != nil {
 				continue // every session mode is in the table (catalog tests)
@@ -23,7 +31,12 @@ func modeActions(c *catalog.Catalog) func(kanban.Mode, []string) map[string]bool
 		}
 	}
 	return func(m kanban.Mode, caps []string) map[string]bool {
-		known := slices.DeleteFunc(slices.Clone(caps), func(c string) bool { return c != kanban.CapUserQuestion })
+		var known []string
+		for _, cp := range kanban.Capabilities { // in the order the keys were built
+			if slices.Contains(caps, cp) {
+				known = append(known, cp)
+			}
+		}
 		return sets[profileKey(m, known)] // nil (nothing allowed) for an unknown mode
 	}
 }

@@ -207,7 +207,7 @@ func TestReviewIntegralFloatsAcceptedLikeTheSchemaSays(t *testing.T) {
 		t.Errorf("list_tasks_kandev {limit:1.0}: schema-valid call refused: %s", text(r))
 	}
 	r = e.call(s.Client, "ask_user_question_kandev",
-		`{"questions":[{"question":"Q?","options":[{"label":"A","description":"a"},{"label":"B","description":"b"}]}],"timeout_seconds":1.0}`)
+		`{"questions":[{"prompt":"Q?","options":[{"label":"A","description":"a"},{"label":"B","description":"b"}]}],"timeout_seconds":1.0}`)
 	if strings.Contains(text(r), "internal error") {
 		t.Errorf("ask_user_question_kandev {timeout_seconds:1.0}: %s", text(r))
 	}
@@ -321,14 +321,14 @@ func TestPendingQuestionsBounded(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	s := e.sessionMCP(kanban.ModeTask, "")
-	items := []kanban.QuestionItem{{Question: "Q?", Options: []kanban.QuestionOption{{Label: "A", Description: "a"}, {Label: "B", Description: "b"}}}}
+	items := []kanban.QuestionItem{{Prompt: "Q?", Options: []kanban.QuestionOption{{Label: "A", Description: "a"}, {Label: "B", Description: "b"}}}}
 	for range 10 {
-		if _, err := e.b.store.CreateQuestion(context.Background(), kanban.Question{SessionID: s.ID, TaskID: s.TaskID, WorkspaceID: s.WorkspaceID, Questions: items}); err != nil {
+		if _, _, err := e.b.store.CreateQuestion(context.Background(), kanban.Question{SessionID: s.ID, Questions: items}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	before := e.counts()
-	r := e.call(s.Client, "ask_user_question_kandev", `{"questions":[{"question":"Q?","options":[{"label":"A","description":"a"},{"label":"B","description":"b"}]}],"timeout_seconds":1}`)
+	r := e.call(s.Client, "ask_user_question_kandev", `{"questions":[{"prompt":"Q?","options":[{"label":"A","description":"a"},{"label":"B","description":"b"}]}],"timeout_seconds":1}`)
 	if !r.IsError || text(r) != "CONFLICT: this session already has 10 unanswered questions; wait for answers before asking more" {
 		t.Fatalf("got %q, want the pending-questions CONFLICT", text(r))
 	}

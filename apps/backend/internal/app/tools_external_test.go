@@ -19,8 +19,8 @@ type askOutcome struct {
 }
 
 const askQuestions = `[
-	{"id":"db","question":"Which database?","options":[{"label":"Postgres","description":"server"},{"label":"SQLite","description":"embedded"}]},
-	{"id":"name","question":"Project name?","options":[{"label":"kandev","description":"keep"},{"label":"other","description":"rename"}]}]`
+	{"id":"db","prompt":"Which database?","options":[{"option_id":"pg","label":"Postgres","description":"server"},{"option_id":"sqlite","label":"SQLite","description":"embedded"}]},
+	{"id":"name","prompt":"Project name?","options":[{"option_id":"kandev","label":"kandev","description":"keep"},{"option_id":"other","label":"other","description":"rename"}]}]`
 
 // ask makes the session ask askQuestions and wait, in the background:
 // through ask_user_question_kandev when the session has it, else by
@@ -98,20 +98,20 @@ func TestExternalQuestionFlow(t *testing.T) {
 
 	// Answers must match the question: offered labels, every question once.
 	answer := func(answers string) string {
-		return fmt.Sprintf(`{"question_id":%q,"answers":%s}`, q.ID, answers)
+		return fmt.Sprintf(`{"pending_id":%q,"answers":%s}`, q.ID, answers)
 	}
-	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected":["MySQL"]},{"question_id":"name","custom_text":"x"}]`),
-		"VALIDATION_ERROR: answers[0].selected: item 0 is not an offered label")
-	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected":["SQLite"]}]`),
+	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected_options":["mysql"]},{"question_id":"name","custom_text":"x"}]`),
+		"VALIDATION_ERROR: answers[0].selected_options: item 0 is not an option_id of question db (its options: pg, sqlite)")
+	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected_options":["sqlite"]}]`),
 		"VALIDATION_ERROR: answers: must answer every question exactly once")
-	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected":["SQLite","Postgres"]},{"question_id":"name","custom_text":"x"}]`),
-		"VALIDATION_ERROR: answers[0].selected: must have exactly one label (the question is single-select)")
-	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"nope","selected":["SQLite"]},{"question_id":"name","custom_text":"x"}]`),
+	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected_options":["sqlite","pg"]},{"question_id":"name","custom_text":"x"}]`),
+		"VALIDATION_ERROR: answers[0].selected_options: must have exactly one option_id (the question is single-select)")
+	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"nope","selected_options":["sqlite"]},{"question_id":"name","custom_text":"x"}]`),
 		"VALIDATION_ERROR: answers: item 0 names an unknown question_id")
-	refused(e, ext, "answer_question_kandev", `{"question_id":"missing","reject":true}`, "NOT_FOUND: question not found")
+	refused(e, ext, "answer_question_kandev", `{"pending_id":"missing","rejected":true}`, "NOT_FOUND: question not found")
 
 	var res action.QuestionAnswerOut
-	callJSON(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected":["SQLite"]},{"question_id":"name","custom_text":"kandev-next"}]`), &res)
+	callJSON(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected_options":["sqlite"]},{"question_id":"name","custom_text":"kandev-next"}]`), &res)
 	if !res.Claimed || res.Question.State != kanban.QuestionAnswered {
 		t.Fatalf("got claimed=%v state=%s, want the first answer to win", res.Claimed, res.Question.State)
 	}
@@ -120,7 +120,7 @@ func TestExternalQuestionFlow(t *testing.T) {
 		if got.err != nil {
 			t.Fatalf("the agent's ask failed: %v", got.err)
 		}
-		want := []kanban.Answer{{QuestionID: "db", Selected: []string{"SQLite"}}, {QuestionID: "name", CustomText: "kandev-next"}}
+		want := []kanban.Answer{{QuestionID: "db", SelectedOptions: []string{"sqlite"}}, {QuestionID: "name", CustomText: "kandev-next"}}
 		if got.state != kanban.QuestionAnswered || fmt.Sprint(got.answers) != fmt.Sprint(want) {
 			t.Fatalf("the agent got %s %+v, want answered %+v", got.state, got.answers, want)
 		}
@@ -134,7 +134,7 @@ func TestExternalQuestionFlow(t *testing.T) {
 	// A later answer (here a rejection) changes nothing and says so.
 	before := e.fingerprint()
 	res = action.QuestionAnswerOut{}
-	callJSON(e, ext, "answer_question_kandev", fmt.Sprintf(`{"question_id":%q,"reject":true,"reason":"too late"}`, q.ID), &res)
+	callJSON(e, ext, "answer_question_kandev", fmt.Sprintf(`{"pending_id":%q,"rejected":true,"reject_reason":"too late"}`, q.ID), &res)
 	if res.Claimed || res.Question.State != kanban.QuestionAnswered || len(res.Question.Answers) != 2 {
 		t.Fatalf("got claimed=%v question %+v, want claimed=false and the first answer", res.Claimed, res.Question)
 	}

@@ -44,11 +44,12 @@ func (l *noteLog) count(method string) int {
 
 // askResult is ask_user_question_kandev's structured result.
 type askResult struct {
-	QuestionID string          `json:"question_id"`
-	Status     string          `json:"status"`
-	Answers    []kanban.Answer `json:"answers"`
-	Reason     string          `json:"reason"`
-	Message    string          `json:"message"`
+	PendingID    string          `json:"pending_id"`
+	Status       string          `json:"status"`
+	Rejected     bool            `json:"rejected"`
+	Answers      []kanban.Answer `json:"answers"`
+	RejectReason string          `json:"reject_reason"`
+	Message      string          `json:"message"`
 }
 
 // pendingQuestionOf waits for the session's pending question and returns it.
@@ -85,9 +86,9 @@ func TestAskUserQuestionAnsweredWhileWaiting(t *testing.T) {
 	go func() {
 		req := mcp.CallToolRequest{}
 		req.Params.Name = "ask_user_question_kandev"
-		req.Params.Arguments = json.RawMessage(`{"questions":[{"id":"db","question":"Which database?","multi_select":true,` +
+		req.Params.Arguments = json.RawMessage(`{"questions":[{"id":"db","prompt":"Which database?","multi_select":true,` +
 			`"options":[{"label":"Postgres","description":"server"},{"label":"SQLite","description":"embedded"}]},` +
-			`{"question":"Name?","options":[{"label":"kandev","description":"keep"},{"label":"other","description":"rename"}]}],"timeout_seconds":60}`)
+			`{"prompt":"Name?","options":[{"label":"kandev","description":"keep"},{"label":"other","description":"rename"}]}],"timeout_seconds":60}`)
 		req.Params.Meta = &mcp.Meta{ProgressToken: "p1"}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -100,8 +101,8 @@ func TestAskUserQuestionAnsweredWhileWaiting(t *testing.T) {
 	}
 	waitFor(t, func() bool { return notes.count("notifications/progress") >= 1 })
 	var ans action.QuestionAnswerOut
-	e.dispatch("question.answer", action.QuestionAnswerIn{ID: q.ID, Answers: []kanban.Answer{
-		{QuestionID: "db", Selected: []string{"Postgres", "SQLite"}}, {QuestionID: "q2", CustomText: "kandev-next"}}}, &ans)
+	e.dispatch("question.answer", action.QuestionAnswerIn{PendingID: q.ID, Answers: []kanban.Answer{
+		{QuestionID: "db", SelectedOptions: []string{"q1_opt1", "q1_opt2"}}, {QuestionID: "q2", CustomText: "kandev-next"}}}, &ans)
 	if !ans.Claimed {
 		t.Fatalf("answer: got claimed=false, want the first answer to win")
 	}
@@ -117,11 +118,11 @@ func TestAskUserQuestionAnsweredWhileWaiting(t *testing.T) {
 	var got askResult
 	e.decode(o.res, &got)
 	checkOutputSchema(e, s.Client, "ask_user_question_kandev", []byte(text(o.res)))
-	if got.QuestionID != q.ID || got.Status != kanban.QuestionAnswered || len(got.Answers) != 2 || got.Answers[1].CustomText != "kandev-next" {
+	if got.PendingID != q.ID || got.Status != kanban.QuestionAnswered || len(got.Answers) != 2 || got.Answers[1].CustomText != "kandev-next" {
 		t.Fatalf("result: got %+v, want both answers", got)
 	}
 	var again action.QuestionAnswerOut
-	e.dispatch("question.answer", action.QuestionAnswerIn{ID: q.ID, Reject: true}, &again)
+	e.dispatch("question.answer", action.QuestionAnswerIn{PendingID: q.ID, Rejected: true}, &again)
 	if again.Claimed || again.Question.State != kanban.QuestionAnswered {
 		t.Fatalf("second answer: got %+v, want claimed=false and the first answer kept", again)
 	}
@@ -139,7 +140,7 @@ func TestAskUserQuestionTimesOut(t *testing.T) {
 		t.Fatalf("result: got %+v, want pending with a message", got)
 	}
 	var ans action.QuestionAnswerOut
-	e.dispatch("question.answer", action.QuestionAnswerIn{ID: got.QuestionID, Reject: true, Reason: "not now"}, &ans)
+	e.dispatch("question.answer", action.QuestionAnswerIn{PendingID: got.PendingID, Rejected: true, RejectReason: "not now"}, &ans)
 	if !ans.Claimed || ans.Question.State != kanban.QuestionRejected {
 		t.Fatalf("late answer: got %+v, want it to claim the still-pending question", ans)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-const askBase = `{"questions":[{"id":"db","question":"Which database?","header":"DB","multi_select":false,` +
+const askBase = `{"questions":[{"id":"db","prompt":"Which database?","title":"DB","multi_select":false,` +
 	`"options":[{"label":"Postgres","description":"server"},{"label":"SQLite","description":"embedded"}]}],"timeout_seconds":5}`
 
 // surfaceTools are the task-, title- and office-mode tools, each called
@@ -86,14 +86,14 @@ var specificSurfaceCases = []argCase{
 		inv("ask_user_question_kandev", "/questions: more than 4 items (maxItems)")},
 	{"no questions", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[]}`,
 		inv("ask_user_question_kandev", "/questions: fewer than 1 items (minItems)")},
-	{"one option", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"question":"Q?","options":[{"label":"a","description":"d"}]}]}`,
+	{"one option", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"prompt":"Q?","options":[{"label":"a","description":"d"}]}]}`,
 		inv("ask_user_question_kandev", "/questions/0/options: fewer than 2 items (minItems)")},
-	{"option without description", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"question":"Q?","options":[{"label":"a"},{"label":"b","description":"d"}]}]}`,
+	{"option without description", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"prompt":"Q?","options":[{"label":"a"},{"label":"b","description":"d"}]}]}`,
 		inv("ask_user_question_kandev", `/questions/0/options/0 is missing required "description"`)},
-	{"unknown key in an option", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"question":"Q?","options":[{"label":"a","description":"d","value":1},{"label":"b","description":"d"}]}]}`,
-		inv("ask_user_question_kandev", "unknown field at /questions/0/options/0; allowed: description, label")},
-	{"multiSelect spelled camelCase", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"question":"Q?","multiSelect":true,"options":[{"label":"a","description":"d"},{"label":"b","description":"d"}]}]}`,
-		inv("ask_user_question_kandev", `unknown field at /questions/0; allowed: header, id, multi_select, options, question (did you mean "multi_select"?)`)},
+	{"unknown key in an option", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"prompt":"Q?","options":[{"label":"a","description":"d","value":1},{"label":"b","description":"d"}]}]}`,
+		inv("ask_user_question_kandev", "unknown field at /questions/0/options/0; allowed: description, label, option_id")},
+	{"multiSelect spelled camelCase", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[{"prompt":"Q?","multiSelect":true,"options":[{"label":"a","description":"d"},{"label":"b","description":"d"}]}]}`,
+		inv("ask_user_question_kandev", `unknown field at /questions/0; allowed: id, multi_select, options, prompt, title (did you mean "multi_select"?)`)},
 	{"timeout just over", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[` + askItem + `],"timeout_seconds":3601}`,
 		inv("ask_user_question_kandev", "/timeout_seconds: must be <= 3600 (maximum)")},
 	{"timeout zero", "ask_user_question_kandev", kanban.ModeTask, `{"questions":[` + askItem + `],"timeout_seconds":0}`,
@@ -146,7 +146,7 @@ var specificSurfaceCases = []argCase{
 		inv("record_step_decision_kandev", "/decision: must be one of: approved, rejected (enum)")},
 }
 
-const askItem = `{"question":"Q?","options":[{"label":"a","description":"d"},{"label":"b","description":"d"}]}`
+const askItem = `{"prompt":"Q?","options":[{"label":"a","description":"d"},{"label":"b","description":"d"}]}`
 
 // TestSurfaceToolArgumentsRefused drives every refused call through a real
 // session MCP server in the tool's mode and checks the exact error and

@@ -37,6 +37,9 @@ func writeAnalysis(b *strings.Builder, r *Results) {
 	if missed(r, "6", "tools/list bytes") {
 		paras = append(paras, catalogAnalysis(r))
 	}
+	if missed(r, "10", "gateway") {
+		paras = append(paras, upstreamAnalysis(r))
+	}
 	if len(paras) == 0 {
 		return
 	}

@@ -84,7 +84,7 @@ func writeMethod(b *strings.Builder, r *Results) {
 	}
 }
 
-// Tables renders the six sections (also what `make bench` prints).
+// Tables renders the seven sections (also what `make bench` prints).
 func Tables(r *Results) string {
 	var b strings.Builder
 	writeValidation(&b, r)
@@ -96,6 +96,7 @@ func Tables(r *Results) string {
 	writeBoard(&b, r)
 	writeAgents(&b, r)
 	writeFlow(&b, r)
+	writeUpstream(&b, r)
 	return b.String()
 }
 

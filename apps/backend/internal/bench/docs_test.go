@@ -79,8 +79,8 @@ func TestPageShowsTheData(t *testing.T) {
 func TestPageWithNothingMeasured(t *testing.T) {
 	r := &Results{FormatVersion: FormatVersion, Date: "d", Machine: Machine{Cores: 1, CPUModel: "x"}}
 	page := Page(r)
-	if got := strings.Count(page, "Not measured in this run."); got != 9 {
-		t.Errorf("got %d unmeasured sections, want 9", got)
+	if got := strings.Count(page, "Not measured in this run."); got != len(Sections)+1 {
+		t.Errorf("got %d unmeasured sections, want %d (bridge and round trip are separate)", got, len(Sections)+1)
 	}
 }
 
@@ -108,6 +108,26 @@ func TestAuditSchema(t *testing.T) {
 		open, undescribed := auditSchema(c.schema)
 		if open != c.open || undescribed != c.undescribed {
 			t.Errorf("%s: got %d open, %d undescribed; want %d, %d", c.name, open, undescribed, c.open, c.undescribed)
+		}
+	}
+}
+
+func TestUpstreamSection(t *testing.T) {
+	r := &Results{FormatVersion: FormatVersion, Date: "d", Machine: Machine{Cores: 1, CPUModel: "x"},
+		Upstream: &UpstreamBench{TypicalTools: 50, TypicalBytes: 58000, Typical: LatencyStat{P50Ms: 30, P99Ms: 40, Samples: 20},
+			Cases: []UpstreamCase{{Name: "ref_chain_10000", Note: "a chain", Bytes: 238954, Limit: "ref_hops", Time: LatencyStat{P50Ms: 6}}},
+			Worst: UpstreamCase{Name: "ref_chain_10000", Limit: "ref_hops", Time: LatencyStat{P50Ms: 6}},
+			Calls: []UpstreamCall{{Tool: "echo", Clients: 1, Direct: LoadStat{P50Ms: 0.05}, Gateway: LoadStat{P50Ms: 0.16}, OverDirect: 3.2, AddedP50Ms: 0.11}}}}
+	r.Targets = Evaluate(r)
+	page := Page(r)
+	for _, want := range []string{
+		"| ref_chain_10000: a chain | 238954 | ref_hops | 6.000 ms |",
+		"| 10 | gateway / direct upstream call p50, echo, 1 client | 3.20× | <= 1.20× | **missed** |",
+		"**Gateway against a direct upstream call.**",
+		"A typical 50-tool server (58000 schema bytes in all)",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
 		}
 	}
 }

@@ -33,6 +33,7 @@ type Results struct {
 	Board      *BoardResult     `json:"board,omitempty"`
 	Agents     *AgentRun        `json:"agents,omitempty"`
 	Flow       *FlowRun         `json:"flow,omitempty"`
+	Upstream   *UpstreamBench   `json:"upstream,omitempty"`
 	// Profiles are CPU profiles of `kandev serve` under section 2's loads.
 	Profiles []ServerProfile `json:"profiles,omitempty"`
 	// Durability checks section 2's creates against the database after

@@ -13,7 +13,7 @@ import (
 )
 
 // Sections are the run's parts, in the order they run.
-var Sections = []string{"validation", "modes", "catalog", "roundtrip", "store", "board", "agents", "flow"}
+var Sections = []string{"validation", "modes", "catalog", "roundtrip", "store", "board", "agents", "flow", "upstream"}
 
 // Run measures the selected sections (all when only is empty) and returns
 // the results with targets evaluated. In-process micro benchmarks run
@@ -80,6 +80,11 @@ func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
 	if want("flow") {
 		if r.Flow, err = MeasureFlow(ctx, cfg); err != nil {
 			return nil, fmt.Errorf("flow: %w", err)
+		}
+	}
+	if want("upstream") {
+		if r.Upstream, err = MeasureUpstream(ctx, cfg); err != nil {
+			return nil, fmt.Errorf("upstream: %w", err)
 		}
 	}
 	r.Targets = Evaluate(r)

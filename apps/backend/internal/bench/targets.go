@@ -39,6 +39,7 @@ const (
 	maxBoardLoadMs       = 1000
 	maxBoardBytes        = 300_000
 	maxCardLatencyMs     = 150
+	maxGatewayOverDirect = 1.2
 )
 
 func atMost(section, name string, v, limit float64, unit string) Target {
@@ -111,6 +112,13 @@ func Evaluate(r *Results) []Target {
 	}
 	if a := r.Agents; a != nil {
 		ts = append(ts, atMost("8", "create_task → the mock agent's first tool call in the backend (p50)", a.FirstToolCall.P50Ms, maxFirstToolCallMs, "ms"))
+	}
+	if u := r.Upstream; u != nil {
+		for _, c := range u.Calls {
+			if c.Clients == 1 {
+				ts = append(ts, atMost("10", fmt.Sprintf("gateway / direct upstream call p50, %s, %d client", c.Tool, c.Clients), c.OverDirect, maxGatewayOverDirect, "×"))
+			}
+		}
 	}
 	return ts
 }

@@ -50,8 +50,8 @@ func (e *Engine) Turn(ev kanban.TurnEvent) {
 			e.run(ev.TaskID, "", kanban.EventTurnStart, 0, nil)
 			return
 		}
-		if ev.StopReason == "cancelled" || ev.StopReason == "error" {
-			return // an interrupted or failed turn completes nothing
+		if ev.StopReason == "error" || (ev.StopReason == "cancelled" && !e.cancelCounts(ev.StepID)) {
+			return // a failed turn, or an interrupted one, completes nothing (unless the step says so)
 		}
 		e.turnEnded(ev)
 	})
@@ -138,4 +138,11 @@ func (e *Engine) admit(stepID string, depth int) {
 		e.moved(a.Task.ID, a.FromStepID, stepID, 0)
 		e.freed(a.FromStepID, depth+1)
 	}
+}
+
+// cancelCounts reports whether the step runs on_turn_complete for turns
+// that were cancelled (cancel_triggers_turn_complete).
+func (e *Engine) cancelCounts(stepID string) bool {
+	st, err := e.store.GetStep(context.Background(), stepID)
+	return err == nil && st.CancelTriggersTurnComplete
 }

@@ -49,3 +49,7 @@ const (
 	ArtifactStepComplete = "step_complete"
 	ArtifactDecision     = "step_decision"
 )
+
+// DocumentTypes are the content types of task documents ("custom" is the
+// reference product's default for a document of its own kind; shown as text).
+var DocumentTypes = []string{"markdown", "text", "json", "html", "custom"}

@@ -238,3 +238,6 @@ func CheckEvents(field string, ev map[string][]StepAction) error {
 	}
 	return nil
 }
+
+// ValidID reports whether s has the form of an id (IDPattern).
+func ValidID(s string) bool { return idPattern.MatchString(s) }

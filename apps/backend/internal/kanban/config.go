@@ -30,13 +30,33 @@ type AgentProfile struct {
 }
 
 // MCPServerConfig is one MCP server an agent profile's agent connects to.
+// A proxied server (Proxy) is not handed to the agent: the session's own
+// MCP server connects to it and serves its tools through the validating
+// wrapper, each call bounded by TimeoutSeconds (0: DefaultUpstreamTimeout).
 type MCPServerConfig struct {
-	Type    string            `json:"type"` // stdio|http
-	Command string            `json:"command,omitempty"`
-	Args    []string          `json:"args,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	URL     string            `json:"url,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
+	Type           string            `json:"type"` // stdio|http
+	Command        string            `json:"command,omitempty"`
+	Args           []string          `json:"args,omitempty"`
+	Env            map[string]string `json:"env,omitempty"`
+	URL            string            `json:"url,omitempty"`
+	Headers        map[string]string `json:"headers,omitempty"`
+	Proxy          bool              `json:"proxy,omitempty"`
+	TimeoutSeconds int               `json:"timeout_seconds,omitempty"`
+}
+
+// Bounds of a proxied server's call timeout.
+const (
+	DefaultUpstreamTimeout = 60  // seconds
+	MaxUpstreamTimeout     = 600 // seconds
+)
+
+// CallTimeout is how long one call of the proxied server may take, in
+// seconds.
+func (c MCPServerConfig) CallTimeout() int {
+	if c.TimeoutSeconds == 0 {
+		return DefaultUpstreamTimeout
+	}
+	return c.TimeoutSeconds
 }
 
 // MCPConfig is an agent profile's MCP configuration.

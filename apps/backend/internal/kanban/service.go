@@ -53,9 +53,11 @@ type StepUpdate struct {
 	WIPLimit              *int
 	AutoArchiveAfterHours *int
 	// AutoAdvanceRequiresSignal and PullFromStepID ("" clears it).
-	AutoAdvanceRequiresSignal *bool
-	PullFromStepID            *string
-	Events                    map[string][]StepAction // nil: unchanged
+	AutoAdvanceRequiresSignal  *bool
+	CancelTriggersTurnComplete *bool
+	ShowInCommandPanel         *bool
+	PullFromStepID             *string
+	Events                     map[string][]StepAction // nil: unchanged
 }
 
 // TaskService manages tasks and their dependencies.
@@ -83,6 +85,9 @@ type TaskService interface {
 	// (clamped to the end; -1 means last). Refuses (CONFLICT) when the target
 	// step's wip_limit is reached by other tasks.
 	MoveTask(ctx context.Context, id, stepID string, position int) (*Task, error)
+	// MoveTaskAcross is MoveTask onto a step of another workflow of the
+	// task's workspace too (the task joins that workflow).
+	MoveTaskAcross(ctx context.Context, id, stepID string, position int) (*Task, error)
 	// ArchiveTask is idempotent.
 	ArchiveTask(ctx context.Context, id string) (*Task, error)
 	// DeleteTask removes the task and cascades its sessions, messages,
@@ -139,21 +144,30 @@ type SessionService interface {
 	ListMessages(ctx context.Context, f MessageFilter) (*List[Message], error)
 }
 
-// QuestionService stores operator questions.
+// QuestionService stores the questions sessions ask, of the operator or of
+// their parent task.
 type QuestionService interface {
-	CreateQuestion(ctx context.Context, q Question) (*Question, error)
+	// CreateQuestion stores a pending question; with deliver, the message
+	// deliver returns for it is appended in the same transaction.
+	CreateQuestion(ctx context.Context, q Question, deliver func(*Question) *Message) (*Question, *Message, error)
 	GetQuestion(ctx context.Context, id string) (*Question, error)
 	// AnswerQuestion records answers (or a rejection when reject is true)
 	// if the question is still pending; claimed is false when another
 	// answer won first (the stored question is returned either way).
 	AnswerQuestion(ctx context.Context, id string, answers []Answer, reject bool, reason string) (q *Question, claimed bool, err error)
 	ListQuestions(ctx context.Context, f QuestionFilter, p Page) (*List[Question], error)
+	// ReplyParentQuestion records a parent's reply to a pending parent
+	// question and appends deliver in the same transaction; claimed is
+	// false (nothing appended) when the question was no longer pending.
+	ReplyParentQuestion(ctx context.Context, id, reply string, deliver Message) (q *Question, m *Message, claimed bool, err error)
 }
 
 // QuestionFilter selects questions. Empty fields do not filter.
 type QuestionFilter struct {
 	WorkspaceID  string
 	SessionID    string
+	TaskID       string
+	Kind         string
 	State        string
 	CreatedSince string // RFC 3339
 }
@@ -233,6 +247,15 @@ type ExecutorProfileUpdate struct {
 	CleanupScript *string
 }
 
+// UpstreamService stores what sessions report about their proxied MCP servers.
+type UpstreamService interface {
+	// ReplaceUpstreams replaces a session's report (validated by ValidateUpstreams).
+	ReplaceUpstreams(ctx context.Context, sessionID string, servers []UpstreamServer) ([]UpstreamServer, error)
+	ListUpstreams(ctx context.Context, sessionID string, p Page) (*List[UpstreamServer], error)
+	// ListRefusedTools lists refused tools by server and position; server "" means all.
+	ListRefusedTools(ctx context.Context, sessionID, server string, p Page) (*List[RefusedTool], error)
+}
+
 // Store is every service together: what the backend is composed from.
 type Store interface {
 	WorkspaceService
@@ -244,6 +267,7 @@ type Store interface {
 	ConfigService
 	RunService
 	FlowService
+	UpstreamService
 	// Seed creates the default workspace, workflow, agents and executors on
 	// an empty database and does nothing on a seeded one.
 	Seed(ctx context.Context) error

@@ -57,8 +57,17 @@ var AllModes = []Mode{ModeTask, ModeTaskTitlePending, ModeConfig, ModeExternal, 
 // ValidSessionMode reports whether m may be set on a session.
 func ValidSessionMode(m Mode) bool { return slices.Contains(SessionModes, m) }
 
-// CapUserQuestion lets a session ask the operator questions.
-const CapUserQuestion = "user-question"
+// Session capabilities.
+const (
+	// CapUserQuestion lets a session ask the operator questions.
+	CapUserQuestion = "user-question"
+	// CapParentQuestion lets an autopilot subtask's session ask its
+	// direct parent task (it never asks the operator).
+	CapParentQuestion = "parent-question"
+)
+
+// Capabilities lists every session capability.
+var Capabilities = []string{CapUserQuestion, CapParentQuestion}
 
 // Session is one agent run on a task.
 type Session struct {
@@ -71,6 +80,8 @@ type Session struct {
 	MCPMode           Mode         `json:"mcp_mode"`
 	Capabilities      []string     `json:"capabilities"`
 	MCPAttached       bool         `json:"mcp_attached"`
+	// Name labels the session (e.g. "reviewer"); empty when unnamed.
+	Name string `json:"name,omitempty"`
 	// Managed is true when the runtime runs the session's agent (false for
 	// a session made by hand, whose agent the operator connects).
 	Managed bool `json:"managed"`
@@ -99,6 +110,8 @@ type SessionCreate struct {
 	ExecutorProfileID string
 	Mode              Mode
 	Capabilities      []string
+	// Name labels the session.
+	Name string
 	// Managed sessions are run by the runtime; they start QUEUED.
 	// Others start CREATED.
 	Managed bool
@@ -135,41 +148,56 @@ type MessageFilter struct {
 	Limit     int
 }
 
-// Question is a bundle of 1–4 questions an agent session asks the operator.
+// Question is a bundle of 1–4 questions a session asks: of the operator
+// (kind user, ask_user_question_kandev) or of its task's direct parent
+// task (kind parent, ask_parent_question_kandev, for autopilot subtasks).
 type Question struct {
-	ID          string         `json:"id"`
-	SessionID   string         `json:"session_id"`
-	TaskID      string         `json:"task_id"`
-	WorkspaceID string         `json:"workspace_id"`
-	Questions   []QuestionItem `json:"questions"`
-	State       string         `json:"state"` // pending|answered|rejected
-	Answers     []Answer       `json:"answers,omitempty"`
-	Reason      string         `json:"reason,omitempty"`
-	CreatedAt   time.Time      `json:"created_at"`
-	AnsweredAt  *time.Time     `json:"answered_at,omitempty"`
+	ID          string `json:"id"`
+	Kind        string `json:"kind"` // user|parent
+	SessionID   string `json:"session_id"`
+	TaskID      string `json:"task_id"`
+	WorkspaceID string `json:"workspace_id"`
+	// Context is shared background shown with the questions.
+	Context      string         `json:"context,omitempty"`
+	Questions    []QuestionItem `json:"questions"`
+	State        string         `json:"state"` // pending|answered|rejected
+	Answers      []Answer       `json:"answers,omitempty"`
+	RejectReason string         `json:"reject_reason,omitempty"`
+	// Reply is a parent task's answer to a parent question.
+	Reply      string     `json:"reply,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	AnsweredAt *time.Time `json:"answered_at,omitempty"`
 }
 
 // QuestionItem is one question with its offered options.
 type QuestionItem struct {
-	ID          string           `json:"id"`
-	Question    string           `json:"question"`
-	Header      string           `json:"header,omitempty"`
+	ID string `json:"id"`
+	// Title is a short label (at most 12 characters) shown above the prompt.
+	Title       string           `json:"title,omitempty"`
+	Prompt      string           `json:"prompt"`
 	MultiSelect bool             `json:"multi_select"`
 	Options     []QuestionOption `json:"options"`
 }
 
-// QuestionOption is one offered answer.
+// QuestionOption is one offered answer; answers name it by OptionID.
 type QuestionOption struct {
+	OptionID    string `json:"option_id"`
 	Label       string `json:"label"`
 	Description string `json:"description"`
 }
 
-// Answer answers one QuestionItem: chosen option labels or a custom text.
+// Answer answers one QuestionItem: chosen option ids or a custom text.
 type Answer struct {
-	QuestionID string   `json:"question_id"`
-	Selected   []string `json:"selected,omitempty"`
-	CustomText string   `json:"custom_text,omitempty"`
+	QuestionID      string   `json:"question_id"`
+	SelectedOptions []string `json:"selected_options,omitempty"`
+	CustomText      string   `json:"custom_text,omitempty"`
 }
+
+// Question kinds.
+const (
+	QuestionForUser   = "user"
+	QuestionForParent = "parent"
+)
 
 // Question states.
 const (

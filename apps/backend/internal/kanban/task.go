@@ -49,7 +49,19 @@ type Task struct {
 	QueuedAt        *time.Time `json:"queued_at,omitempty"`
 	// StepEnteredAt is when the task arrived on its current step.
 	StepEnteredAt time.Time `json:"step_entered_at"`
+	// Autopilot tasks never ask the operator: an autopilot subtask asks
+	// its direct parent (ask_parent_question_kandev). Fixed at creation.
+	Autopilot bool `json:"autopilot"`
+	// WorkspaceMode is how the agent's working directory is chosen:
+	// inherit_parent (the parent task's), new_workspace or empty (its own).
+	WorkspaceMode string `json:"workspace_mode,omitempty"`
 }
+
+// Workspace modes of a task.
+const (
+	WorkspaceInheritParent = "inherit_parent"
+	WorkspaceNew           = "new_workspace"
+)
 
 // TaskCreate is the input of TaskService.CreateTask. The service resolves
 // defaults: WorkflowID from the workspace's first workflow, WorkflowStepID
@@ -71,6 +83,8 @@ type TaskCreate struct {
 	// unblocked (empty: the defaults).
 	StartAgentProfileID    string
 	StartExecutorProfileID string
+	Autopilot              bool
+	WorkspaceMode          string
 }
 
 // TaskRepositoryInput attaches a repository to a new task. At most one

@@ -52,15 +52,24 @@ type WorkflowStep struct {
 	// on_turn_complete moves) happen only after step_complete_kandev in
 	// that turn.
 	AutoAdvanceRequiresSignal bool `json:"auto_advance_requires_signal"`
+	// CancelTriggersTurnComplete: an interrupted or stopped turn still runs
+	// on_turn_complete (and auto-advance).
+	CancelTriggersTurnComplete bool `json:"cancel_triggers_turn_complete"`
+	// ShowInCommandPanel is a display hint kept for the reference
+	// product's command panel (Kandev stores and returns it).
+	ShowInCommandPanel bool `json:"show_in_command_panel"`
 	// PullFromStepID: when the step has room, the oldest task waiting on
 	// that step (of the same workflow) is pulled in.
 	PullFromStepID string `json:"pull_from_step_id,omitempty"`
 	// PullFromPosition is PullFromStepID in a workflow document's form (the
 	// step's 0-based position), resolved when the steps are written.
-	PullFromPosition *int                    `json:"-"`
-	Events           map[string][]StepAction `json:"events"`
-	CreatedAt        time.Time               `json:"created_at"`
-	UpdatedAt        time.Time               `json:"updated_at"`
+	PullFromPosition *int `json:"-"`
+	// InsertAt, for CreateStep, puts the new step at this 0-based position
+	// (later steps shift right) instead of last.
+	InsertAt  *int                    `json:"-"`
+	Events    map[string][]StepAction `json:"events"`
+	CreatedAt time.Time               `json:"created_at"`
+	UpdatedAt time.Time               `json:"updated_at"`
 }
 
 // MaxWorkflowSteps bounds the steps of one workflow (created one by one,

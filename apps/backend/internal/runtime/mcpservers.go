@@ -15,8 +15,9 @@ const kandevServer = "kandev"
 
 // mcpServers is what a session's agent is given: its own Kandev MCP
 // server (kandev mcp, authenticated by the session token in its
-// environment, never on its command line), then the agent profile's
-// servers as the executor's mcp_policy allows: inherit follows the
+// environment, never on its command line; it also serves the profile's
+// proxied servers' tools), then the agent profile's other servers as the
+// executor's mcp_policy allows: inherit follows the
 // profile's MCP config enabled flag, enabled gives them regardless,
 // disabled gives none, restricted gives only stdio (local) servers. HTTP
 // servers go only to agents that support them.
@@ -48,8 +49,8 @@ func (m *Manager) mcpServers(ctx context.Context, sessionID string, prof *kanban
 	sort.Strings(names)
 	for _, n := range names {
 		s := cfg.Servers[n]
-		if n == kandevServer {
-			continue // the name of the session's own server
+		if n == kandevServer || s.Proxy {
+			continue // the session's own server's name; proxied servers are served through it
 		}
 		switch s.Type {
 		case "http":

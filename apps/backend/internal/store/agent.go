@@ -347,5 +347,11 @@ func checkMCPServer(c kanban.MCPServerConfig) error {
 	default:
 		return kanban.FieldError("servers.*.type", "must be stdio or http")
 	}
+	if c.TimeoutSeconds != 0 && !c.Proxy {
+		return kanban.FieldError("servers.*.timeout_seconds", "applies to proxied servers only (proxy: true)")
+	}
+	if c.TimeoutSeconds < 0 || c.TimeoutSeconds > kanban.MaxUpstreamTimeout {
+		return kanban.FieldError("servers.*.timeout_seconds", "must be between 1 and %d seconds", kanban.MaxUpstreamTimeout)
+	}
 	return nil
 }

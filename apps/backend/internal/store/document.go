@@ -16,7 +16,7 @@ import (
 var documentKey = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 // documentTypes are the allowed Document.Type values; the first is the default.
-var documentTypes = []string{"markdown", "text", "json", "html"}
+var documentTypes = kanban.DocumentTypes
 
 const documentColumns = `task_id, key, type, title, content, revision, created_at, updated_at`
 

@@ -75,9 +75,13 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if current > latest {
 		return fmt.Errorf("database schema version %d is newer than this binary supports (%d): upgrade kandev or use another data dir", current, latest)
 	}
+	applied, err := appliedVersions(ctx, db)
+	if err != nil {
+		return err
+	}
 	for _, m := range ms {
-		if m.version <= current {
-			continue
+		if applied[m.version] {
+			continue // versions are applied once each, whatever order they arrived in
 		}
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
@@ -97,4 +101,22 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		}
 	}
 	return nil
+}
+
+// appliedVersions returns the migration versions recorded as applied.
+func appliedVersions(ctx context.Context, db *sql.DB) (map[int]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	defer rows.Close()
+	out := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("migrate: %w", err)
+		}
+		out[v] = true
+	}
+	return out, rows.Err()
 }

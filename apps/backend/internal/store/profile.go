@@ -65,16 +65,18 @@ func claimProfileName(ctx context.Context, tx txn, t profileTable, parentID, nam
 }
 
 // deleteProfile deletes profile id of parentID, then makes sure one
-// remaining profile is the default. It refuses (CONFLICT) while a RUNNING
-// session uses the profile and when it is the parent's last profile.
+// remaining profile is the default. It refuses (CONFLICT) while a session
+// whose agent runs or waits to run (queued, starting, running, waiting,
+// idle; or a hand-made session its agent attached to) uses the profile and when it is the parent's last profile.
 // The table and column names come from the profileTable constants, never
 // from callers, so building the SQL from them is safe (gosec G202).
 //
 //nolint:gosec
 func deleteProfile(ctx context.Context, tx txn, t profileTable, parentID, id string) error {
 	var running int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM task_sessions WHERE `+t.sessionRef+` = ? AND state = ?`,
-		id, string(kanban.SessionRunning)).Scan(&running); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM task_sessions WHERE `+t.sessionRef+` = ? AND state IN (?, ?, ?, ?, ?)`,
+		id, string(kanban.SessionQueued), string(kanban.SessionStarting), string(kanban.SessionRunning),
+		string(kanban.SessionWaitingForInput), string(kanban.SessionIdle)).Scan(&running); err != nil {
 		return fmt.Errorf("delete %s profile: %w", t.kind, err)
 	}
 	if running > 0 {

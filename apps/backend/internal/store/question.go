@@ -23,30 +23,53 @@ const (
 	maxOptionDescLen    = 500
 	maxAnswerCustomLen  = 2000
 	maxAnswerReasonLen  = 1000
-	maxQuestionHeaderLn = 100
+	maxQuestionTitleLen = 12
+	maxQuestionContext  = 8000
+	maxParentReplyLen   = kanban.MaxPromptLen
 )
 
-var questionStates = []string{kanban.QuestionPending, kanban.QuestionAnswered, kanban.QuestionRejected}
+var (
+	questionStates = []string{kanban.QuestionPending, kanban.QuestionAnswered, kanban.QuestionRejected}
+	questionKinds  = []string{kanban.QuestionForUser, kanban.QuestionForParent}
+)
 
-const questionColumns = `id, session_id, task_id, workspace_id, questions, state, answers, reason,
-	created_at, answered_at`
+const questionColumns = `id, kind, session_id, task_id, workspace_id, context, questions, state, answers,
+	reason, reply, created_at, answered_at`
 
 // CreateQuestion stores a pending question bundle asked by a session; task
 // and workspace come from the session. Items without an id get "q1".."q4"
-// by position. NOT_FOUND for a missing session.
-func (s *Store) CreateQuestion(ctx context.Context, q kanban.Question) (*kanban.Question, error) {
-	if err := kanban.CheckText("session_id", q.SessionID, true, kanban.MaxNameLen); err != nil {
-		return nil, err
+// by position, options without one "q<n>_opt<m>". NOT_FOUND for a missing
+// session. With deliver, the message it returns for the stored question is
+// appended in the same transaction (a parent question's prompt to the
+// parent), so the question exists exactly when it was delivered.
+func (s *Store) CreateQuestion(ctx context.Context, q kanban.Question, deliver func(*kanban.Question) *kanban.Message) (*kanban.Question, *kanban.Message, error) {
+	if q.ID != "" && !kanban.ValidID(q.ID) {
+		return nil, nil, kanban.FieldError("id", "must be an id")
 	}
-	items := slices.Clone(q.Questions)
+	if err := kanban.CheckText("session_id", q.SessionID, true, kanban.MaxNameLen); err != nil {
+		return nil, nil, err
+	}
+	if q.Kind == "" {
+		q.Kind = kanban.QuestionForUser
+	}
+	if !slices.Contains(questionKinds, q.Kind) {
+		return nil, nil, kanban.FieldError("kind", "must be user or parent")
+	}
+	if err := kanban.CheckText("context", q.Context, false, maxQuestionContext); err != nil {
+		return nil, nil, err
+	}
+	items := cloneItems(q.Questions)
 	if err := checkQuestionItems(items); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	itemsJSON, err := json.Marshal(items)
 	if err != nil {
-		return nil, fmt.Errorf("create question: %w", err)
+		return nil, nil, fmt.Errorf("create question: %w", err)
 	}
-	var out *kanban.Question
+	var (
+		out *kanban.Question
+		msg *kanban.Message
+	)
 	err = s.tx(ctx, func(tx txn) error {
 		var taskID, wsID string
 		err := tx.QueryRowContext(ctx, `SELECT task_id, workspace_id FROM task_sessions WHERE id = ?`,
@@ -54,17 +77,36 @@ func (s *Store) CreateQuestion(ctx context.Context, q kanban.Question) (*kanban.
 		if err != nil {
 			return notFound(err, "session")
 		}
-		id := kanban.NewID()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO questions (id, session_id, task_id, workspace_id,
-			questions, state, answers, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, '[]', '', ?)`,
-			id, q.SessionID, taskID, wsID, string(itemsJSON), kanban.QuestionPending,
+		id := q.ID
+		if id == "" {
+			id = kanban.NewID()
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO questions (id, kind, session_id, task_id, workspace_id,
+			context, questions, state, answers, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '[]', '', ?)`,
+			id, q.Kind, q.SessionID, taskID, wsID, q.Context, string(itemsJSON), kanban.QuestionPending,
 			fmtTime(kanban.Now())); err != nil {
 			return fmt.Errorf("create question: %w", err)
 		}
-		out, err = getQuestion(ctx, tx, id)
+		if out, err = getQuestion(ctx, tx, id); err != nil || deliver == nil {
+			return err
+		}
+		msg, err = appendMessage(ctx, tx, *deliver(out))
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, msg, nil
+}
+
+// cloneItems copies items deeply enough for checkQuestionItems to fill in
+// ids without touching the caller's slices.
+func cloneItems(items []kanban.QuestionItem) []kanban.QuestionItem {
+	out := slices.Clone(items)
+	for i := range out {
+		out[i].Options = slices.Clone(out[i].Options)
+	}
+	return out
 }
 
 // checkQuestionItems validates the items and assigns missing ids in place.
@@ -78,31 +120,41 @@ func checkQuestionItems(items []kanban.QuestionItem) error {
 			it.ID = fmt.Sprintf("q%d", i+1)
 		}
 		path := fmt.Sprintf("questions[%d]", i)
-		if err := kanban.CheckText(path+".id", it.ID, true, maxQuestionIDLen); err != nil {
-			return err
+		if !kanban.ValidID(it.ID) {
+			return kanban.FieldError(path+".id", "must be 1-64 letters, digits, '_' or '-'")
 		}
 		if slices.ContainsFunc(items[:i], func(o kanban.QuestionItem) bool { return o.ID == it.ID }) {
 			return kanban.FieldError(path+".id", "duplicates another question's id")
 		}
-		if err := kanban.CheckText(path+".question", it.Question, true, maxQuestionTextLen); err != nil {
+		if err := kanban.CheckText(path+".prompt", it.Prompt, true, maxQuestionTextLen); err != nil {
 			return err
 		}
-		if err := kanban.CheckText(path+".header", it.Header, false, maxQuestionHeaderLn); err != nil {
+		if err := kanban.CheckText(path+".title", it.Title, false, maxQuestionTitleLen); err != nil {
 			return err
 		}
-		if err := checkQuestionOptions(path+".options", it.Options); err != nil {
+		if err := checkQuestionOptions(path+".options", i, it.Options); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func checkQuestionOptions(path string, opts []kanban.QuestionOption) error {
+func checkQuestionOptions(path string, qi int, opts []kanban.QuestionOption) error {
 	if len(opts) < minQuestionOptions || len(opts) > maxQuestionOptions {
 		return kanban.FieldError(path, "must have between %d and %d options", minQuestionOptions, maxQuestionOptions)
 	}
-	for j, o := range opts {
+	for j := range opts {
+		o := &opts[j]
 		p := fmt.Sprintf("%s[%d]", path, j)
+		if o.OptionID == "" {
+			o.OptionID = fmt.Sprintf("q%d_opt%d", qi+1, j+1)
+		}
+		if !kanban.ValidID(o.OptionID) {
+			return kanban.FieldError(p+".option_id", "must be 1-64 letters, digits, '_' or '-'")
+		}
+		if slices.ContainsFunc(opts[:j], func(x kanban.QuestionOption) bool { return x.OptionID == o.OptionID }) {
+			return kanban.FieldError(p+".option_id", "duplicates another option's id")
+		}
 		if err := kanban.CheckText(p+".label", o.Label, true, maxOptionLabelLen); err != nil {
 			return err
 		}
@@ -130,12 +182,18 @@ func getQuestion(ctx context.Context, q queryer, id string) (*kanban.Question, e
 	return out, nil
 }
 
-// AnswerQuestion answers or rejects a pending question. The first answer
+// AnswerQuestion answers or rejects a pending user question. The first answer
 // wins: the UPDATE only matches a row still pending, so of concurrent
 // answers exactly one claims it; the others (and any answer to a question
 // no longer pending) get the stored question with claimed=false and no
 // error. Answers are validated only while the question is pending.
 func (s *Store) AnswerQuestion(ctx context.Context, id string, answers []kanban.Answer, reject bool, reason string) (*kanban.Question, bool, error) {
+	if err := kanban.CheckText("reject_reason", reason, false, maxAnswerReasonLen); err != nil {
+		return nil, false, err
+	}
+	if reason != "" && !reject {
+		return nil, false, kanban.FieldError("reject_reason", "is only taken with rejected=true")
+	}
 	var (
 		out     *kanban.Question
 		claimed bool
@@ -145,11 +203,14 @@ func (s *Store) AnswerQuestion(ctx context.Context, id string, answers []kanban.
 		if err != nil {
 			return err
 		}
+		if cur.Kind != kanban.QuestionForUser {
+			return kanban.Errorf(kanban.CodeConflict, "this question was asked of the parent task; its agent answers with message_task_kandev reply_to_question_id")
+		}
 		if cur.State != kanban.QuestionPending {
 			out = cur
 			return nil
 		}
-		state, err := checkAnswers(cur.Questions, answers, reject, reason)
+		state, err := checkAnswers(cur.Questions, answers, reject)
 		if err != nil {
 			return err
 		}
@@ -182,10 +243,7 @@ func (s *Store) AnswerQuestion(ctx context.Context, id string, answers []kanban.
 
 // checkAnswers validates a reply against the items and returns the state it
 // leads to.
-func checkAnswers(items []kanban.QuestionItem, answers []kanban.Answer, reject bool, reason string) (string, error) {
-	if err := kanban.CheckText("reason", reason, false, maxAnswerReasonLen); err != nil {
-		return "", err
-	}
+func checkAnswers(items []kanban.QuestionItem, answers []kanban.Answer, reject bool) (string, error) {
 	if reject {
 		if len(answers) > 0 {
 			return "", kanban.FieldError("answers", "must be empty when rejecting")
@@ -214,26 +272,77 @@ func checkAnswers(items []kanban.QuestionItem, answers []kanban.Answer, reject b
 
 func checkAnswer(i int, it kanban.QuestionItem, a kanban.Answer) error {
 	path := fmt.Sprintf("answers[%d]", i)
+	sel := a.SelectedOptions
 	switch {
-	case len(a.Selected) > 0 && a.CustomText != "":
-		return kanban.FieldError(path, "give either selected or custom_text, not both")
-	case len(a.Selected) == 0 && a.CustomText == "":
-		return kanban.FieldError(path, "give selected or custom_text")
+	case len(sel) > 0 && a.CustomText != "":
+		return kanban.FieldError(path, "give either selected_options or custom_text, not both")
+	case len(sel) == 0 && a.CustomText == "":
+		return kanban.FieldError(path, "give selected_options or custom_text")
 	case a.CustomText != "":
 		return kanban.CheckText(path+".custom_text", a.CustomText, true, maxAnswerCustomLen)
 	}
-	if !it.MultiSelect && len(a.Selected) != 1 {
-		return kanban.FieldError(path+".selected", "must have exactly one label (the question is single-select)")
+	if !it.MultiSelect && len(sel) != 1 {
+		return kanban.FieldError(path+".selected_options", "must have exactly one option_id (the question is single-select)")
 	}
-	for j, label := range a.Selected {
-		if !slices.ContainsFunc(it.Options, func(o kanban.QuestionOption) bool { return o.Label == label }) {
-			return kanban.FieldError(path+".selected", "item %d is not an offered label", j)
+	for j, id := range sel {
+		if !slices.ContainsFunc(it.Options, func(o kanban.QuestionOption) bool { return o.OptionID == id }) {
+			return kanban.FieldError(path+".selected_options", "item %d is not an option_id of question %s (its options: %s)",
+				j, it.ID, optionIDs(it.Options))
 		}
-		if slices.Contains(a.Selected[:j], label) {
-			return kanban.FieldError(path+".selected", "item %d repeats a label", j)
+		if slices.Contains(sel[:j], id) {
+			return kanban.FieldError(path+".selected_options", "item %d repeats an option", j)
 		}
 	}
 	return nil
+}
+
+// optionIDs lists the stored option ids of a question, for errors.
+func optionIDs(opts []kanban.QuestionOption) string {
+	ids := make([]string, len(opts))
+	for i, o := range opts {
+		ids[i] = o.OptionID
+	}
+	return strings.Join(ids, ", ")
+}
+
+// ReplyParentQuestion records the parent task's reply to a pending parent
+// question and, in the same transaction, appends deliver (the reply as a
+// prompt to the asking task's session). The first reply wins: a reply to a
+// question no longer pending returns it with claimed=false and appends
+// nothing, so retries deliver once.
+func (s *Store) ReplyParentQuestion(ctx context.Context, id, reply string, deliver kanban.Message) (*kanban.Question, *kanban.Message, bool, error) {
+	if err := kanban.CheckText("prompt", reply, true, maxParentReplyLen); err != nil {
+		return nil, nil, false, err
+	}
+	var (
+		out     *kanban.Question
+		msg     *kanban.Message
+		claimed bool
+	)
+	err := s.tx(ctx, func(tx txn) error {
+		res, err := tx.ExecContext(ctx, `UPDATE questions SET state = ?, reply = ?, answered_at = ?
+			WHERE id = ? AND kind = ? AND state = ?`, kanban.QuestionAnswered, reply, fmtTime(kanban.Now()), id,
+			kanban.QuestionForParent, kanban.QuestionPending)
+		if err != nil {
+			return fmt.Errorf("reply parent question: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("reply parent question: %w", err)
+		}
+		claimed = n == 1
+		if claimed {
+			if msg, err = appendMessage(ctx, tx, deliver); err != nil {
+				return err
+			}
+		}
+		out, err = getQuestion(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return out, msg, claimed, nil
 }
 
 // ListQuestions lists questions oldest first, filtered by f.
@@ -252,6 +361,15 @@ func (s *Store) ListQuestions(ctx context.Context, f kanban.QuestionFilter, p ka
 	}
 	if f.SessionID != "" {
 		add(`session_id = ?`, f.SessionID)
+	}
+	if f.TaskID != "" {
+		add(`task_id = ?`, f.TaskID)
+	}
+	if f.Kind != "" {
+		if !slices.Contains(questionKinds, f.Kind) {
+			return nil, kanban.FieldError("kind", "must be user or parent")
+		}
+		add(`kind = ?`, f.Kind)
 	}
 	if f.State != "" {
 		if !slices.Contains(questionStates, f.State) {
@@ -280,8 +398,8 @@ func scanQuestion(r rowSource) (*kanban.Question, error) {
 		createdAt      string
 		answeredAt     sql.NullString
 	)
-	if err := r.Scan(&q.ID, &q.SessionID, &q.TaskID, &q.WorkspaceID, &items, &q.State, &answers,
-		&q.Reason, &createdAt, &answeredAt); err != nil {
+	if err := r.Scan(&q.ID, &q.Kind, &q.SessionID, &q.TaskID, &q.WorkspaceID, &q.Context, &items, &q.State, &answers,
+		&q.RejectReason, &q.Reply, &createdAt, &answeredAt); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(items), &q.Questions); err != nil {

@@ -23,14 +23,14 @@ func opts(labels ...string) []kanban.QuestionOption {
 // twoItems is a valid bundle: a single-select and a multi-select question.
 func twoItems() []kanban.QuestionItem {
 	return []kanban.QuestionItem{
-		{Question: "Which database?", Header: "DB", Options: opts("SQLite", "Postgres")},
-		{Question: "Which features?", MultiSelect: true, Options: opts("Auth", "Search", "Export")},
+		{Prompt: "Which database?", Title: "DB", Options: opts("SQLite", "Postgres")},
+		{Prompt: "Which features?", MultiSelect: true, Options: opts("Auth", "Search", "Export")},
 	}
 }
 
 func mustQuestion(t *testing.T, f *fixture) *kanban.Question {
 	t.Helper()
-	q, err := f.s.CreateQuestion(context.Background(), kanban.Question{SessionID: f.sess.ID, Questions: twoItems()})
+	q, _, err := f.s.CreateQuestion(context.Background(), kanban.Question{SessionID: f.sess.ID, Questions: twoItems()}, nil)
 	if err != nil {
 		t.Fatalf("create question: %v", err)
 	}
@@ -45,6 +45,9 @@ func TestCreateQuestion(t *testing.T) {
 	}
 	if got := []string{q.Questions[0].ID, q.Questions[1].ID}; got[0] != "q1" || got[1] != "q2" {
 		t.Fatalf("got item ids %v, want [q1 q2]", got)
+	}
+	if got := q.Questions[1].Options[2].OptionID; got != "q2_opt3" || q.Kind != kanban.QuestionForUser {
+		t.Fatalf("got option id %q kind %q, want q2_opt3 and user", got, q.Kind)
 	}
 	got, err := f.s.GetQuestion(context.Background(), q.ID)
 	if err != nil {
@@ -71,9 +74,9 @@ func TestCreateQuestionRejects(t *testing.T) {
 	}{
 		{"no items", "", nil, kanban.CodeValidation},
 		{"five items", "", []kanban.QuestionItem{item, item, item, item, item}, kanban.CodeValidation},
-		{"empty question text", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[1].Question = ""; return it }), kanban.CodeValidation},
+		{"empty question text", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[1].Prompt = ""; return it }), kanban.CodeValidation},
 		{"question text too long", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem {
-			it[0].Question = strings.Repeat("q", 1001)
+			it[0].Prompt = strings.Repeat("q", 1001)
 			return it
 		}), kanban.CodeValidation},
 		{"one option", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[0].Options = opts("A"); return it }), kanban.CodeValidation},
@@ -93,6 +96,13 @@ func TestCreateQuestionRejects(t *testing.T) {
 			return it
 		}), kanban.CodeValidation},
 		{"duplicate ids", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[0].ID = "q2"; return it }), kanban.CodeValidation},
+		{"id not an id", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[0].ID = "a b"; return it }), kanban.CodeValidation},
+		{"title over 12", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[0].Title = "Thirteen char"; return it }), kanban.CodeValidation},
+		{"duplicate option ids", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem {
+			it[0].Options[0].OptionID, it[0].Options[1].OptionID = "x", "x"
+			return it
+		}), kanban.CodeValidation},
+		{"option id not an id", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[0].Options[0].OptionID = "é"; return it }), kanban.CodeValidation},
 		{"missing session", "-", twoItems(), kanban.CodeValidation},
 		{"unknown session", kanban.NewID(), twoItems(), kanban.CodeNotFound},
 	}
@@ -107,7 +117,7 @@ func TestCreateQuestionRejects(t *testing.T) {
 				sess = tt.session
 			}
 			before := snapshot(t, f.s)
-			_, err := f.s.CreateQuestion(context.Background(), kanban.Question{SessionID: sess, Questions: tt.items})
+			_, _, err := f.s.CreateQuestion(context.Background(), kanban.Question{SessionID: sess, Questions: tt.items}, nil)
 			wantCode(t, err, tt.code)
 			checkSnapshot(t, f.s, before)
 		})
@@ -117,7 +127,7 @@ func TestCreateQuestionRejects(t *testing.T) {
 		return append(it, item, item)
 	})
 	ok[2].ID, ok[3].ID = "third", "fourth"
-	if _, err := f.s.CreateQuestion(context.Background(), kanban.Question{SessionID: f.sess.ID, Questions: ok}); err != nil {
+	if _, _, err := f.s.CreateQuestion(context.Background(), kanban.Question{SessionID: f.sess.ID, Questions: ok}, nil); err != nil {
 		t.Fatalf("got %v for 4 items with 6 options, want success", err)
 	}
 }
@@ -125,8 +135,8 @@ func TestCreateQuestionRejects(t *testing.T) {
 func TestAnswerQuestion(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
-	single := kanban.Answer{QuestionID: "q1", Selected: []string{"SQLite"}}
-	multi := kanban.Answer{QuestionID: "q2", Selected: []string{"Auth", "Export"}}
+	single := kanban.Answer{QuestionID: "q1", SelectedOptions: []string{"q1_opt1"}}
+	multi := kanban.Answer{QuestionID: "q2", SelectedOptions: []string{"q2_opt1", "q2_opt3"}}
 	custom := kanban.Answer{QuestionID: "q2", CustomText: "none of these"}
 	tests := []struct {
 		name    string
@@ -141,20 +151,21 @@ func TestAnswerQuestion(t *testing.T) {
 		{"custom text", []kanban.Answer{custom, single}, false, "", "", "", kanban.QuestionAnswered},
 		{"reject with reason", nil, true, "not now", "", "", kanban.QuestionRejected},
 		{"reject with answers", []kanban.Answer{single, multi}, true, "", kanban.CodeValidation, "answers", ""},
-		{"reason too long", nil, true, strings.Repeat("r", 1001), kanban.CodeValidation, "reason", ""},
+		{"reason too long", nil, true, strings.Repeat("r", 1001), kanban.CodeValidation, "reject_reason", ""},
+		{"reason without rejecting", []kanban.Answer{single, multi}, false, "why", kanban.CodeValidation, "reject_reason", ""},
 		{"unknown question id", []kanban.Answer{single, {QuestionID: "q3", CustomText: "x"}}, false, "", kanban.CodeValidation, "answers", ""},
 		{"duplicate question id", []kanban.Answer{single, single, multi}, false, "", kanban.CodeValidation, "answers", ""},
 		{"missing an answer", []kanban.Answer{single}, false, "", kanban.CodeValidation, "answers", ""},
 		{"no answers", nil, false, "", kanban.CodeValidation, "answers", ""},
-		{"selected and custom text", []kanban.Answer{single, {QuestionID: "q2", Selected: []string{"Auth"}, CustomText: "x"}},
+		{"selected and custom text", []kanban.Answer{single, {QuestionID: "q2", SelectedOptions: []string{"q2_opt1"}, CustomText: "x"}},
 			false, "", kanban.CodeValidation, "answers[1]", ""},
 		{"neither", []kanban.Answer{single, {QuestionID: "q2"}}, false, "", kanban.CodeValidation, "answers[1]", ""},
-		{"label not offered", []kanban.Answer{{QuestionID: "q1", Selected: []string{"sqlite"}}, multi},
-			false, "", kanban.CodeValidation, "answers[0].selected", ""},
-		{"two labels on single-select", []kanban.Answer{{QuestionID: "q1", Selected: []string{"SQLite", "Postgres"}}, multi},
-			false, "", kanban.CodeValidation, "answers[0].selected", ""},
-		{"repeated label", []kanban.Answer{single, {QuestionID: "q2", Selected: []string{"Auth", "Auth"}}},
-			false, "", kanban.CodeValidation, "answers[1].selected", ""},
+		{"option not offered", []kanban.Answer{{QuestionID: "q1", SelectedOptions: []string{"sqlite"}}, multi},
+			false, "", kanban.CodeValidation, "answers[0].selected_options", ""},
+		{"two labels on single-select", []kanban.Answer{{QuestionID: "q1", SelectedOptions: []string{"q1_opt1", "q1_opt2"}}, multi},
+			false, "", kanban.CodeValidation, "answers[0].selected_options", ""},
+		{"repeated label", []kanban.Answer{single, {QuestionID: "q2", SelectedOptions: []string{"q2_opt1", "q2_opt1"}}},
+			false, "", kanban.CodeValidation, "answers[1].selected_options", ""},
 		{"custom text too long", []kanban.Answer{single, {QuestionID: "q2", CustomText: strings.Repeat("c", 2001)}},
 			false, "", kanban.CodeValidation, "answers[1].custom_text", ""},
 	}
@@ -175,8 +186,8 @@ func TestAnswerQuestion(t *testing.T) {
 			if err != nil || !claimed {
 				t.Fatalf("got claimed=%v err=%v, want claimed", claimed, err)
 			}
-			if got.State != tt.state || got.AnsweredAt == nil || got.Reason != tt.reason {
-				t.Fatalf("got state %s answered_at %v reason %q, want %s, set, %q", got.State, got.AnsweredAt, got.Reason, tt.state, tt.reason)
+			if got.State != tt.state || got.AnsweredAt == nil || got.RejectReason != tt.reason {
+				t.Fatalf("got state %s answered_at %v reason %q, want %s, set, %q", got.State, got.AnsweredAt, got.RejectReason, tt.state, tt.reason)
 			}
 			if len(tt.answers) > 0 && !reflect.DeepEqual(got.Answers, tt.answers) {
 				t.Fatalf("got answers %+v, want %+v", got.Answers, tt.answers)
@@ -191,7 +202,7 @@ func TestAnswerQuestionFirstWins(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	q := mustQuestion(t, f)
-	first := []kanban.Answer{{QuestionID: "q1", Selected: []string{"SQLite"}}, {QuestionID: "q2", CustomText: "first"}}
+	first := []kanban.Answer{{QuestionID: "q1", SelectedOptions: []string{"q1_opt1"}}, {QuestionID: "q2", CustomText: "first"}}
 	if _, claimed, err := f.s.AnswerQuestion(ctx, q.ID, first, false, ""); err != nil || !claimed {
 		t.Fatalf("got claimed=%v err=%v, want the first answer to claim", claimed, err)
 	}
@@ -225,7 +236,7 @@ func TestAnswerQuestionConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			answers := []kanban.Answer{{QuestionID: "q1", Selected: []string{"Postgres"}},
+			answers := []kanban.Answer{{QuestionID: "q1", SelectedOptions: []string{"q1_opt2"}},
 				{QuestionID: "q2", CustomText: fmt.Sprintf("answer %d", i)}}
 			<-start
 			got, claimed, err := f.s.AnswerQuestion(ctx, q.ID, answers, false, "")
@@ -264,7 +275,7 @@ func TestListQuestions(t *testing.T) {
 		if i%2 == 1 {
 			sess = second.ID
 		}
-		q, err := f.s.CreateQuestion(ctx, kanban.Question{SessionID: sess, Questions: twoItems()})
+		q, _, err := f.s.CreateQuestion(ctx, kanban.Question{SessionID: sess, Questions: twoItems()}, nil)
 		if err != nil {
 			t.Fatalf("create question: %v", err)
 		}
@@ -319,6 +330,7 @@ func TestListQuestions(t *testing.T) {
 		{"bad created_since", kanban.QuestionFilter{CreatedSince: "yesterday"}, kanban.Page{}, "created_since"},
 		{"date without time", kanban.QuestionFilter{CreatedSince: "2026-01-02"}, kanban.Page{}, "created_since"},
 		{"bad state", kanban.QuestionFilter{State: "PENDING"}, kanban.Page{}, "state"},
+		{"bad kind", kanban.QuestionFilter{Kind: "operator"}, kanban.Page{}, "kind"},
 		{"bad cursor", kanban.QuestionFilter{}, kanban.Page{Cursor: "%%%"}, "cursor"},
 	}
 	for _, tt := range bad {
@@ -330,4 +342,43 @@ func TestListQuestions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestParentQuestion: a parent question is created with its delivery in
+// one transaction, cannot be answered as a user question, and its reply is
+// recorded and delivered exactly once.
+func TestParentQuestion(t *testing.T) {
+	f := sessionFixture(t)
+	ctx := context.Background()
+	parent := f.newSession(t, f.task.ID)
+	before := snapshot(t, f.s)
+	_, _, err := f.s.CreateQuestion(ctx, kanban.Question{Kind: "boss", SessionID: f.sess.ID, Questions: twoItems()}, nil)
+	wantCode(t, err, kanban.CodeValidation)
+	checkSnapshot(t, f.s, before)
+	q, m, err := f.s.CreateQuestion(ctx, kanban.Question{ID: kanban.NewID(), Kind: kanban.QuestionForParent, SessionID: f.sess.ID,
+		Context: "We ship Friday.", Questions: twoItems()}, func(q *kanban.Question) *kanban.Message {
+		return &kanban.Message{SessionID: parent.ID, TaskID: f.task.ID, Author: "task:x", Type: "prompt", Content: "answer " + q.ID}
+	})
+	if err != nil || m == nil || m.Content != "answer "+q.ID || q.Context != "We ship Friday." {
+		t.Fatalf("got %+v, %+v, %v; want the question and its delivery", q, m, err)
+	}
+	_, _, err = f.s.AnswerQuestion(ctx, q.ID, nil, true, "")
+	wantCode(t, err, kanban.CodeConflict)
+	l, err := f.s.ListQuestions(ctx, kanban.QuestionFilter{Kind: kanban.QuestionForUser}, kanban.Page{})
+	if err != nil || len(l.Items) != 0 {
+		t.Fatalf("got %v, %v listing user questions, want none", l, err)
+	}
+	deliver := kanban.Message{SessionID: f.sess.ID, TaskID: f.task.ID, Author: "task:p", Type: "prompt", Content: "Use SQLite."}
+	_, _, _, err = f.s.ReplyParentQuestion(ctx, q.ID, "", deliver)
+	wantCode(t, err, kanban.CodeValidation)
+	got, dm, claimed, err := f.s.ReplyParentQuestion(ctx, q.ID, "Use SQLite.", deliver)
+	if err != nil || !claimed || dm == nil || got.State != kanban.QuestionAnswered || got.Reply != "Use SQLite." {
+		t.Fatalf("got %+v %+v claimed=%v err=%v, want the reply recorded and delivered", got, dm, claimed, err)
+	}
+	before = snapshot(t, f.s)
+	got, dm, claimed, err = f.s.ReplyParentQuestion(ctx, q.ID, "Use Postgres.", deliver)
+	if err != nil || claimed || dm != nil || got.Reply != "Use SQLite." {
+		t.Fatalf("got %+v %+v claimed=%v err=%v, want the first reply kept and nothing delivered", got, dm, claimed, err)
+	}
+	checkSnapshot(t, f.s, before)
 }

@@ -10,16 +10,17 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // knownCapabilities are the capabilities a session may be granted.
-var knownCapabilities = []string{kanban.CapUserQuestion}
+var knownCapabilities = kanban.Capabilities
 
 const sessionColumns = `id, task_id, workspace_id, agent_profile_id, executor_profile_id, state,
 	mcp_mode, capabilities, mcp_attached, last_attached_at, last_detached_at, created_at, updated_at,
-	managed, workdir, agent_session_id, exit_code, error, started_at, ended_at`
+	managed, workdir, agent_session_id, exit_code, error, started_at, ended_at, name`
 
 // newSessionToken returns a fresh session token and the hash stored for it.
 func newSessionToken() (token, hash string) {
@@ -81,10 +82,11 @@ func checkSessionCreate(in *kanban.SessionCreate) error {
 // createSession writes a checked session whose token hashes to hash, and
 // its first message.
 func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash string) (*kanban.Session, error) {
-	wsID, err := taskWorkspaceOf(ctx, tx, in.TaskID)
+	t, err := getTask(ctx, tx, in.TaskID)
 	if err != nil {
 		return nil, err
 	}
+	wsID := t.WorkspaceID
 	agent, err := resolveAgentProfile(ctx, tx, in.AgentProfileID)
 	if err != nil {
 		return nil, err
@@ -93,7 +95,7 @@ func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash st
 	if err != nil {
 		return nil, err
 	}
-	caps, agentID := defaultCapabilities(in.Capabilities, agent), ""
+	caps, agentID := defaultCapabilities(in.Capabilities, agent, t), ""
 	if agent != nil {
 		agentID = agent.ID
 	}
@@ -108,9 +110,9 @@ func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash st
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO task_sessions (id, task_id, workspace_id,
 		agent_profile_id, executor_profile_id, state, mcp_mode, capabilities, token_hash,
-		mcp_attached, managed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+		mcp_attached, managed, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
 		id, in.TaskID, wsID, nullString(agentID), nullString(execID), string(state),
-		string(in.Mode), string(capsJSON), hash, boolInt(in.Managed), now, now); err != nil {
+		string(in.Mode), string(capsJSON), hash, boolInt(in.Managed), in.Name, now, now); err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
 	if m := in.FirstMessage; m != nil {
@@ -128,7 +130,7 @@ func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash st
 func checkCapabilities(caps []string) error {
 	for i, c := range caps {
 		if !slices.Contains(knownCapabilities, c) {
-			return kanban.FieldError("capabilities", "unknown capability (known: %s)", kanban.CapUserQuestion)
+			return kanban.FieldError("capabilities", "unknown capability (known: %s)", strings.Join(knownCapabilities, ", "))
 		}
 		if slices.Contains(caps[:i], c) {
 			return kanban.FieldError("capabilities", "contains a duplicate")
@@ -137,11 +139,19 @@ func checkCapabilities(caps []string) error {
 	return nil
 }
 
-// defaultCapabilities returns caps, or when nil the defaults: user-question
-// unless the agent profile turned it off.
-func defaultCapabilities(caps []string, agent *kanban.AgentProfile) []string {
+// defaultCapabilities returns caps, or when nil the defaults: an autopilot
+// task's session never asks the operator, and asks its direct parent when
+// it has one; other sessions ask the operator unless the agent profile
+// turned it off.
+func defaultCapabilities(caps []string, agent *kanban.AgentProfile, t *kanban.Task) []string {
 	if caps != nil {
 		return caps
+	}
+	if t.Autopilot {
+		if t.ParentID != "" {
+			return []string{kanban.CapParentQuestion}
+		}
+		return []string{}
 	}
 	if agent == nil || agent.UserQuestion {
 		return []string{kanban.CapUserQuestion}
@@ -396,7 +406,7 @@ func scanSession(r rowSource) (*kanban.Session, error) {
 	)
 	if err := r.Scan(&x.ID, &x.TaskID, &x.WorkspaceID, &agentID, &execID, &state, &mode, &caps,
 		&attached, &attachedAt, &detAt, &createdAt, &updated,
-		&managed, &x.Workdir, &x.AgentSessionID, &exitCode, &x.Error, &startedAt, &endedAt); err != nil {
+		&managed, &x.Workdir, &x.AgentSessionID, &exitCode, &x.Error, &startedAt, &endedAt, &x.Name); err != nil {
 		return nil, err
 	}
 	x.Managed = managed != 0

@@ -11,7 +11,7 @@ import (
 
 const stepCols = `id, workflow_id, name, position, color, prompt, is_start_step, allow_manual_move,
 	auto_advance, wip_limit, auto_archive_after_hours, events, created_at, updated_at,
-	auto_advance_requires_signal, pull_from_step_id`
+	auto_advance_requires_signal, pull_from_step_id, cancel_triggers_turn_complete, show_in_command_panel`
 
 // maxEventsJSON bounds the encoded size of a step's event automations.
 const maxEventsJSON = kanban.MaxPromptLen
@@ -67,10 +67,11 @@ func insertStep(ctx context.Context, tx txn, st *kanban.WorkflowStep) error {
 	}
 	now := kanban.Now()
 	st.ID, st.CreatedAt, st.UpdatedAt = kanban.NewID(), now, now
-	_, err = tx.ExecContext(ctx, `INSERT INTO workflow_steps (`+stepCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.ExecContext(ctx, `INSERT INTO workflow_steps (`+stepCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		st.ID, st.WorkflowID, st.Name, st.Position, st.Color, st.Prompt, boolInt(st.IsStartStep),
 		boolInt(st.AllowManualMove), boolInt(st.AutoAdvance), st.WIPLimit, st.AutoArchiveAfterHours,
-		events, fmtTime(now), fmtTime(now), boolInt(st.AutoAdvanceRequiresSignal), nullString(st.PullFromStepID))
+		events, fmtTime(now), fmtTime(now), boolInt(st.AutoAdvanceRequiresSignal), nullString(st.PullFromStepID),
+		boolInt(st.CancelTriggersTurnComplete), boolInt(st.ShowInCommandPanel))
 	if isUniqueConstraint(err) {
 		return stepNameConflict()
 	}
@@ -117,7 +118,15 @@ func (s *Store) CreateStep(ctx context.Context, st kanban.WorkflowStep) (*kanban
 		if st.Position >= kanban.MaxWorkflowSteps {
 			return kanban.Errorf(kanban.CodeConflict, "a workflow has at most %d steps", kanban.MaxWorkflowSteps)
 		}
-		if st.Position == 0 {
+		first := st.Position == 0 // the workflow has no step yet
+		if at := st.InsertAt; at != nil && *at < st.Position {
+			if _, err := tx.ExecContext(ctx, `UPDATE workflow_steps SET position = position + 1 WHERE workflow_id = ? AND position >= ?`,
+				st.WorkflowID, *at); err != nil {
+				return fmt.Errorf("create step: %w", err)
+			}
+			st.Position = *at
+		}
+		if first {
 			st.IsStartStep = true
 		}
 		if st.IsStartStep {
@@ -159,15 +168,16 @@ func getStep(ctx context.Context, q queryer, id string) (*kanban.WorkflowStep, e
 
 func scanStep(r rowSource) (*kanban.WorkflowStep, error) {
 	var st kanban.WorkflowStep
-	var start, manual, auto, signal int
+	var start, manual, auto, signal, cancelTurn, panel int
 	var events, created, updated string
 	var pull sql.NullString
 	if err := r.Scan(&st.ID, &st.WorkflowID, &st.Name, &st.Position, &st.Color, &st.Prompt, &start, &manual,
-		&auto, &st.WIPLimit, &st.AutoArchiveAfterHours, &events, &created, &updated, &signal, &pull); err != nil {
+		&auto, &st.WIPLimit, &st.AutoArchiveAfterHours, &events, &created, &updated, &signal, &pull, &cancelTurn, &panel); err != nil {
 		return nil, err
 	}
 	st.IsStartStep, st.AllowManualMove, st.AutoAdvance = start != 0, manual != 0, auto != 0
 	st.AutoAdvanceRequiresSignal, st.PullFromStepID = signal != 0, pull.String
+	st.CancelTriggersTurnComplete, st.ShowInCommandPanel = cancelTurn != 0, panel != 0
 	if err := json.Unmarshal([]byte(events), &st.Events); err != nil {
 		return nil, fmt.Errorf("step %s: decode events: %w", st.ID, err)
 	}
@@ -251,6 +261,8 @@ func applyStepUpdate(st *kanban.WorkflowStep, u kanban.StepUpdate) {
 	setIf(&st.WIPLimit, u.WIPLimit)
 	setIf(&st.AutoArchiveAfterHours, u.AutoArchiveAfterHours)
 	setIf(&st.AutoAdvanceRequiresSignal, u.AutoAdvanceRequiresSignal)
+	setIf(&st.CancelTriggersTurnComplete, u.CancelTriggersTurnComplete)
+	setIf(&st.ShowInCommandPanel, u.ShowInCommandPanel)
 	setIf(&st.PullFromStepID, u.PullFromStepID)
 	if u.Events != nil {
 		st.Events = u.Events
@@ -265,10 +277,11 @@ func writeStep(ctx context.Context, tx txn, st *kanban.WorkflowStep) error {
 	st.UpdatedAt = kanban.Now()
 	_, err = tx.ExecContext(ctx, `UPDATE workflow_steps SET name = ?, color = ?, prompt = ?, is_start_step = ?,
 		allow_manual_move = ?, auto_advance = ?, wip_limit = ?, auto_archive_after_hours = ?, events = ?, updated_at = ?,
-		auto_advance_requires_signal = ?, pull_from_step_id = ? WHERE id = ?`,
+		auto_advance_requires_signal = ?, pull_from_step_id = ?, cancel_triggers_turn_complete = ?, show_in_command_panel = ?
+		WHERE id = ?`,
 		st.Name, st.Color, st.Prompt, boolInt(st.IsStartStep), boolInt(st.AllowManualMove), boolInt(st.AutoAdvance),
 		st.WIPLimit, st.AutoArchiveAfterHours, events, fmtTime(st.UpdatedAt), boolInt(st.AutoAdvanceRequiresSignal),
-		nullString(st.PullFromStepID), st.ID)
+		nullString(st.PullFromStepID), boolInt(st.CancelTriggersTurnComplete), boolInt(st.ShowInCommandPanel), st.ID)
 	if isUniqueConstraint(err) {
 		return stepNameConflict()
 	}

@@ -17,10 +17,10 @@ const maxExternalIDLen = 200
 const (
 	taskCols = `id, workspace_id, workflow_id, workflow_step_id, parent_id, title, description, state,
 	position, external_id, start_when_unblocked, launch_prompt, archived_at, created_at, updated_at,
-	queued_for_step_id, queued_at, step_entered_at`
+	queued_for_step_id, queued_at, step_entered_at, autopilot, workspace_mode`
 	taskColsT = `t.id, t.workspace_id, t.workflow_id, t.workflow_step_id, t.parent_id, t.title, t.description,
 	t.state, t.position, t.external_id, t.start_when_unblocked, t.launch_prompt, t.archived_at, t.created_at, t.updated_at,
-	t.queued_for_step_id, t.queued_at, t.step_entered_at`
+	t.queued_for_step_id, t.queued_at, t.step_entered_at, t.autopilot, t.workspace_mode`
 )
 
 func scanTask(r rowSource) (*kanban.Task, error) {
@@ -35,13 +35,14 @@ func scanTask(r rowSource) (*kanban.Task, error) {
 // columns into extra.
 func scanTaskInto(r rowSource, t *kanban.Task, extra ...any) error {
 	var parent, ext, archived, queuedFor, queuedAt sql.NullString
-	var start int
+	var start, autopilot int
 	var created, updated, entered string
 	if err := r.Scan(append([]any{&t.ID, &t.WorkspaceID, &t.WorkflowID, &t.WorkflowStepID, &parent, &t.Title,
 		&t.Description, &t.State, &t.Position, &ext, &start, &t.LaunchPrompt,
-		&archived, &created, &updated, &queuedFor, &queuedAt, &entered}, extra...)...); err != nil {
+		&archived, &created, &updated, &queuedFor, &queuedAt, &entered, &autopilot, &t.WorkspaceMode}, extra...)...); err != nil {
 		return err
 	}
+	t.Autopilot = autopilot != 0
 	t.QueuedForStepID, t.QueuedAt = queuedFor.String, parseTimePtr(queuedAt)
 	if entered != "" {
 		t.StepEnteredAt = parseTime(entered)
@@ -90,6 +91,15 @@ func validateTaskCreate(in kanban.TaskCreate) error {
 	}
 	if err := kanban.CheckText("external_id", in.ExternalID, false, maxExternalIDLen); err != nil {
 		return err
+	}
+	switch in.WorkspaceMode {
+	case "", kanban.WorkspaceNew:
+	case kanban.WorkspaceInheritParent:
+		if in.ParentID == "" {
+			return kanban.FieldError("workspace_mode", "inherit_parent needs a parent task")
+		}
+	default:
+		return kanban.FieldError("workspace_mode", "must be inherit_parent or new_workspace")
 	}
 	seen := make(map[string]bool, len(in.BlockedBy))
 	for _, id := range in.BlockedBy {
@@ -195,16 +205,16 @@ func insertTask(ctx context.Context, tx txn, in kanban.TaskCreate) (*kanban.Task
 	t := &kanban.Task{ID: kanban.NewID(), WorkspaceID: in.WorkspaceID, WorkflowID: in.WorkflowID,
 		WorkflowStepID: in.WorkflowStepID, ParentID: in.ParentID, Title: in.Title, Description: in.Description,
 		State: in.State, ExternalID: in.ExternalID, StartWhenUnblocked: in.StartWhenUnblocked,
-		CreatedAt: now, UpdatedAt: now}
+		Autopilot: in.Autopilot, WorkspaceMode: in.WorkspaceMode, CreatedAt: now, UpdatedAt: now}
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE workflow_step_id = ?`,
 		t.WorkflowStepID).Scan(&t.Position); err != nil {
 		return nil, fmt.Errorf("create task: position: %w", err)
 	}
 	t.StepEnteredAt = now
-	_, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)`,
+	_, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?)`,
 		t.ID, t.WorkspaceID, t.WorkflowID, t.WorkflowStepID, nullString(t.ParentID), t.Title, t.Description,
 		string(t.State), t.Position, nullString(t.ExternalID), boolInt(t.StartWhenUnblocked), t.LaunchPrompt,
-		nil, fmtTime(now), fmtTime(now), fmtTime(now))
+		nil, fmtTime(now), fmtTime(now), fmtTime(now), boolInt(t.Autopilot), t.WorkspaceMode)
 	if err != nil {
 		return nil, fmt.Errorf("create task: %w", err)
 	}
@@ -327,6 +337,16 @@ func (s *Store) UpdateTask(ctx context.Context, id string, u kanban.TaskUpdate) 
 // MoveTask moves a task within its workflow; see kanban.TaskService. Task
 // positions stay dense (0..n-1) in the source and target steps.
 func (s *Store) MoveTask(ctx context.Context, id, stepID string, position int) (*kanban.Task, error) {
+	return s.moveTask(ctx, id, stepID, position, false)
+}
+
+// MoveTaskAcross is MoveTask onto a step of any workflow of the task's
+// workspace: the task joins that workflow.
+func (s *Store) MoveTaskAcross(ctx context.Context, id, stepID string, position int) (*kanban.Task, error) {
+	return s.moveTask(ctx, id, stepID, position, true)
+}
+
+func (s *Store) moveTask(ctx context.Context, id, stepID string, position int, across bool) (*kanban.Task, error) {
 	if stepID == "" {
 		return nil, kanban.FieldError("workflow_step_id", "is required")
 	}
@@ -344,7 +364,12 @@ func (s *Store) MoveTask(ctx context.Context, id, stepID string, position int) (
 			return err
 		}
 		if st.WorkflowID != t.WorkflowID {
-			return kanban.FieldError("workflow_step_id", "must be a step of the task's workflow")
+			if !across {
+				return kanban.FieldError("workflow_step_id", "must be a step of the task's workflow")
+			}
+			if err := joinWorkflow(ctx, tx, t, st.WorkflowID); err != nil {
+				return err
+			}
 		}
 		if err := checkWIP(ctx, tx, t, st); err != nil {
 			return err
@@ -356,6 +381,23 @@ func (s *Store) MoveTask(ctx context.Context, id, stepID string, position int) (
 		return nil
 	})
 	return out, err
+}
+
+// joinWorkflow moves t to workflow wf of its own workspace (its step is
+// set by the placement that follows).
+func joinWorkflow(ctx context.Context, tx txn, t *kanban.Task, wf string) error {
+	var ws string
+	if err := tx.QueryRowContext(ctx, `SELECT workspace_id FROM workflows WHERE id = ?`, wf).Scan(&ws); err != nil {
+		return notFound(err, "workflow")
+	}
+	if ws != t.WorkspaceID {
+		return kanban.FieldError("workflow_id", "must be a workflow of the task's workspace")
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET workflow_id = ? WHERE id = ?`, wf, t.ID); err != nil {
+		return fmt.Errorf("move task: %w", err)
+	}
+	t.WorkflowID = wf
+	return nil
 }
 
 // checkWIP refuses to bring a live task onto a step whose wip_limit is

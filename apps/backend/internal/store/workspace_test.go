@@ -217,3 +217,31 @@ func TestIsUniqueConstraint(t *testing.T) {
 		t.Fatal("got true for a non-SQLite error, want false")
 	}
 }
+
+// TestOpenAppliesALaterMergedLowerMigration: a database that has a newer
+// migration but not a lower-numbered one (it landed later) gets it.
+func TestOpenAppliesALaterMergedLowerMigration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	if _, err := s.db.Exec(`DROP INDEX idx_sessions_workspace`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.Exec(`DELETE FROM schema_migrations WHERE version = 5`); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	s2, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer func() { _ = s2.Close() }()
+	var n int
+	if err := s2.db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'idx_sessions_workspace'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("migration 5 not applied again: %d indexes, %v", n, err)
+	}
+}

@@ -3,8 +3,10 @@
 // reach the network, and turning validation failures into short, redacted,
 // actionable messages built only from schema data and declared paths.
 //
-// It imports only the standard library and santhosh-tekuri/jsonschema/v6; it
-// must not import the MCP server, the catalog or any domain package.
+// It imports only the standard library, santhosh-tekuri/jsonschema/v6,
+// internal/mcp/schemabudget (the bounded estimate every schema passes before
+// it is compiled) and internal/mcp/escape; it must not import the MCP
+// server, the catalog or any domain package.
 package argcheck
 
 import (
@@ -13,10 +15,24 @@ import (
 	"fmt"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/kandev/kandev/apps/backend/internal/mcp/schemabudget"
 )
 
-// MaxSchemaBytes is the largest input schema Compile accepts.
-const MaxSchemaBytes = 256 << 10
+// MaxSchemaBytes is the largest input schema Compile accepts (the
+// estimator's default byte limit).
+var MaxSchemaBytes = schemabudget.DefaultLimits().Bytes
+
+// Options configure CompileWith.
+type Options struct {
+	// AssertFormat enforces format keywords in every dialect. Without it
+	// the dialect's default applies (asserted in draft-07, annotations only
+	// from 2019-09 on), as for an independent compile of the same schema.
+	AssertFormat bool
+	// Limits bound the estimate that runs before compiling (zero: the
+	// defaults).
+	Limits schemabudget.Limits
+}
 
 // resourceURL is the location every schema is compiled under. Its scheme has
 // no loader, so relative references resolve to URLs that are refused too.
@@ -30,14 +46,23 @@ type Validator struct {
 	tree   *tree
 }
 
-// Compile compiles one tool's input schema with a fresh compiler: draft
-// 2020-12 by default, no URL loader at all (no file:// and no network
-// references), format not asserted. It refuses schemas over MaxSchemaBytes
-// and schemas whose expansion through local references is too large. The
-// error names the tool.
+// Compile compiles one of Kandev's own tool input schemas: draft 2020-12 by
+// default, no URL loader at all (no file:// and no network references),
+// format asserted. The error names the tool.
 func Compile(tool string, schema []byte) (*Validator, error) {
-	if len(schema) > MaxSchemaBytes {
-		return nil, fmt.Errorf("compile input schema for %s: %d bytes exceeds the %d-byte budget", tool, len(schema), MaxSchemaBytes)
+	return CompileWith(tool, schema, Options{AssertFormat: true})
+}
+
+// CompileWith compiles one tool's input schema with a fresh compiler that
+// has no URL loader. Before the compiler sees a byte, the schema must pass
+// schemabudget.Check; a refusal is returned wrapped (errors.As finds the
+// *schemabudget.Refusal). The error names the tool.
+func CompileWith(tool string, schema []byte, o Options) (*Validator, error) {
+	if o.Limits == (schemabudget.Limits{}) {
+		o.Limits = schemabudget.DefaultLimits()
+	}
+	if _, refusal := schemabudget.Check(schema, o.Limits); refusal != nil {
+		return nil, fmt.Errorf("compile input schema for %s: %w", tool, refusal)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
@@ -50,13 +75,15 @@ func Compile(tool string, schema []byte) (*Validator, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(jsonschema.SchemeURLLoader{})
-	// A declared format is part of the advertised contract: enforce it, so
-	// a bad date-time is reported with the call's other problems.
-	c.AssertFormat()
+	if o.AssertFormat {
+		// A declared format is part of Kandev's advertised contract: enforce
+		// it, so a bad date-time is reported with the call's other problems.
+		c.AssertFormat()
+	}
 	if err := c.AddResource(resourceURL, doc); err != nil {
 		return nil, fmt.Errorf("compile input schema for %s: %w", tool, err)
 	}
-	s, err := c.Compile(resourceURL)
+	s, err := compileRecovered(c)
 	if err != nil {
 		return nil, fmt.Errorf("compile input schema for %s: %w", tool, err)
 	}
@@ -67,6 +94,17 @@ func Compile(tool string, schema []byte) (*Validator, error) {
 		}
 	}
 	return &Validator{tool: tool, schema: s, tree: t}, nil
+}
+
+// compileRecovered compiles the resource, turning a compiler panic (on a
+// schema it does not expect) into an error.
+func compileRecovered(c *jsonschema.Compiler) (s *jsonschema.Schema, err error) {
+	defer func() {
+		if recover() != nil {
+			s, err = nil, errors.New("the compiler failed on this schema")
+		}
+	}()
+	return c.Compile(resourceURL)
 }
 
 // Tool returns the name of the tool the validator was compiled for.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/mcp/schemabudget"
 )
 
 // The wording path caches schema-side results and uses shortcuts (banded
@@ -76,11 +78,17 @@ func TestCachesBounded(t *testing.T) {
 	args := map[string]any{"zz": 1.0}
 	for i := range maxCached + 200 {
 		name := fmt.Sprintf("p%04d", i)
-		props = append(props, fmt.Sprintf(`%q:{"type":"object","properties":{"a":{"type":"string"},"next":{"$ref":"#/properties/%s"}},"additionalProperties":false}`, name, name))
+		props = append(props, fmt.Sprintf(`%q:{"type":"object","properties":{"a":{"type":"string"},"next":{"$ref":"#/$defs/leaf"}},"additionalProperties":false}`, name))
 		args[name] = map[string]any{"a": 1.0, "x": true, "next": map[string]any{"a": 2.0}}
 	}
-	schema := `{"type":"object","properties":{` + strings.Join(props, ",") + `},"additionalProperties":false}`
-	v := mustCompile(t, "caps_kandev", schema)
+	schema := `{"type":"object","properties":{` + strings.Join(props, ",") + `},"additionalProperties":false,` +
+		`"$defs":{"leaf":{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}}}`
+	lim := schemabudget.DefaultLimits()
+	lim.Properties = 10_000
+	v, err := CompileWith("caps_kandev", []byte(schema), Options{AssertFormat: true, Limits: lim})
+	if err != nil {
+		t.Fatal(err)
+	}
 	first := message(v.Validate(args))
 	for range 2 {
 		if got := message(v.Validate(args)); got != first {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kandev/kandev/apps/backend/internal/mcp/escape"
 )
 
 // Limits on the rendered message.
@@ -33,8 +35,18 @@ type Problems struct {
 
 // Error renders "invalid arguments for <tool>: " followed by the first few
 // problems in path-then-text order, joined by "; ", then "+N more" when some
-// were left out. The result never exceeds 1024 bytes.
+// were left out. Characters that are not printable (declared names of a
+// schema Kandev did not write may hold any) are escaped. The result never
+// exceeds 1024 bytes.
 func (p *Problems) Error() string {
+	s := p.render()
+	if escape.Needed(s) {
+		return escape.Excerpt(s, maxMessageBytes)
+	}
+	return s
+}
+
+func (p *Problems) render() string {
 	list := p.List
 	if !normalized(list) {
 		list = normalize(list)

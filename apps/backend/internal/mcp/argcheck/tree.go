@@ -38,22 +38,17 @@ type tree struct {
 	none *locus                                // no subschemas (past a scalar or a missing item)
 }
 
-// Limits on the work expansion of a schema, checked before compiling. A short
-// allOf chain through $defs can otherwise cost seconds per validation.
+// Limits of the wording data. The work a schema may cause is bounded before
+// compiling, by schemabudget.Check.
 const (
-	maxSchemaNodes = 50_000 // objects visited with local $refs followed
-	maxSchemaDepth = 128    // nesting, counting each followed $ref
-	maxExpand      = 64     // subschemas considered per instance location when wording messages
+	maxSchemaDepth = 128 // nesting of the document
+	maxExpand      = 64  // subschemas considered per instance location when wording messages
 )
 
 func newTree(base string, doc any) (*tree, error) {
 	t := &tree{base: base, root: doc, anchors: map[string]any{}, patterns: map[string]*regexp.Regexp{},
 		pnSchema: map[uintptr]*jsonschema.Schema{}, loci: map[string]*locus{}}
 	if err := t.index(doc, "", 0); err != nil {
-		return nil, err
-	}
-	nodes := 0
-	if err := t.cost(doc, 0, &nodes, map[string]bool{}); err != nil {
 		return nil, err
 	}
 	t.top, _ = t.intern(t.expand([]any{doc}))
@@ -93,46 +88,6 @@ func (t *tree) index(v any, frag string, depth int) error {
 	case []any:
 		for i, c := range x {
 			if err := t.index(c, frag+"/"+strconv.Itoa(i), depth+1); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// cost counts objects with local references expanded (not memoised, so a
-// chain that doubles at each level exceeds the budget quickly).
-func (t *tree) cost(v any, depth int, nodes *int, stack map[string]bool) error {
-	if depth > maxSchemaDepth {
-		return fmt.Errorf("schema nested deeper than %d levels (references included)", maxSchemaDepth)
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		if *nodes++; *nodes > maxSchemaNodes {
-			return fmt.Errorf("schema expands to more than %d subschemas", maxSchemaNodes)
-		}
-		for _, kw := range []string{"$ref", "$dynamicRef"} {
-			ref, ok := x[kw].(string)
-			if !ok || stack[ref] {
-				continue
-			}
-			if target, ok := t.ref(ref); ok {
-				stack[ref] = true
-				err := t.cost(target, depth+1, nodes, stack)
-				delete(stack, ref)
-				if err != nil {
-					return err
-				}
-			}
-		}
-		for _, c := range x {
-			if err := t.cost(c, depth+1, nodes, stack); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for _, c := range x {
-			if err := t.cost(c, depth+1, nodes, stack); err != nil {
 				return err
 			}
 		}

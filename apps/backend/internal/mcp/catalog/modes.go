@@ -21,6 +21,11 @@ var declared []*Group
 // `var _ = declare(&Group{...})`. Adding a group: declare it in its
 // own file and name it in the tables below.
 func declare(g *Group) *Group {
+	for _, t := range g.Tools {
+		if t.Run == nil {
+			t.Run = forward // here, at init, so that New never writes shared state
+		}
+	}
 	declared = append(declared, g)
 	return g
 }
@@ -43,6 +48,7 @@ var table = []struct {
 	{"dependencies", []kanban.Mode{task, external}, ""},
 	{"related", []kanban.Mode{task, office}, ""},
 	{"user-question", nil, kanban.CapUserQuestion},
+	{"parent-question", nil, kanban.CapParentQuestion},
 	{"plan", []kanban.Mode{task, office}, ""},
 	{"walkthrough", []kanban.Mode{task}, ""},
 	{"review", []kanban.Mode{task}, ""},
@@ -128,9 +134,6 @@ func New() (*Catalog, error) {
 			if t.Action == "" {
 				return nil, fmt.Errorf("tool %s: declares no backend action", t.Name)
 			}
-			if t.Run == nil {
-				t.Run = forward
-			}
 			c.tools[t.Name] = t
 			c.order = append(c.order, t.Name)
 		}
@@ -184,8 +187,9 @@ func (c *Catalog) Tools(p Profile) ([]*Tool, error) {
 }
 
 // sessionPlumbing are the actions a session's MCP server itself uses in
-// every mode (attaching, reading its profile).
-var sessionPlumbing = []string{"session.attach", "session.profile"}
+// every mode (attaching, reading its profile, reading its proxied servers
+// and reporting what it serves of them).
+var sessionPlumbing = []string{"session.attach", "session.profile", "upstream.config", "upstream.report"}
 
 // Actions returns the backend actions a profile may use: those of its
 // tools plus the session plumbing. The backend authorizes session calls

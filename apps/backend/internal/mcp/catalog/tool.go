@@ -77,9 +77,11 @@ type Tool struct {
 	// only the actions of its mode's tools: a mode is enforced on every
 	// transport, not just in tools/list.
 	Action string
-	// Normalize rewrites a shallow copy of the arguments before
-	// validation. Only create_task_kandev has one.
-	Normalize func(args map[string]any) (map[string]any, error)
+	// Aliases and ValueAliases are the legacy argument names and enum
+	// values the tool accepts, unadvertised (see Normalize): the one
+	// declared-alias mechanism, applied by the wrapper before validation.
+	Aliases      []Alias
+	ValueAliases ValueAliases
 	// Run performs the call; its result is returned as JSON text and, with
 	// an Output schema, as structured content. Nil forwards the arguments
 	// to Action unchanged (the tool's property names are its payload fields).

@@ -56,15 +56,15 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		Title:       "Update agent profile",
 		Description: "Change an agent profile; only the fields you give change.",
 		Input: Obj("", P{
-			"agent_profile_id": ID("Profile to change."),
-			"name":             Str("New name, unique within the agent.").Len(1, kanban.MaxNameLen),
-			"model":            Str("Model; empty uses the agent's default.").Len(0, maxModelLen),
-			"auto_approve":     Bool("Approve the agent's tool permission requests automatically."),
-			"user_question":    Bool("Sessions may ask the operator questions (ask_user_question_kandev)."),
-		}, "agent_profile_id"),
+			"profile_id":    ID("Agent profile to change."),
+			"name":          Str("New name, unique within the agent.").Len(1, kanban.MaxNameLen),
+			"model":         Str("Model; empty uses the agent's default.").Len(0, maxModelLen),
+			"auto_approve":  Bool("Approve the agent's tool permission requests automatically."),
+			"user_question": Bool("Sessions may ask the operator questions (ask_user_question_kandev)."),
+		}, "profile_id"),
 		Output: agentProfileOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("agent_profile_id"),
+		Run:    forwardID("profile_id"),
 	},
 	{
 		Name:   "delete_agent_profile_kandev",
@@ -73,11 +73,11 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		Description: "Permanently delete an agent profile and its MCP config. Refused while a running session uses it " +
 			"or when it is the agent's last profile; deleting the default promotes the oldest remaining profile.",
 		Input: Obj("", P{
-			"agent_profile_id": ID("Profile to delete."),
-		}, "agent_profile_id"),
+			"profile_id": ID("Agent profile to delete."),
+		}, "profile_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("agent_profile_id"),
+		Run:    forwardID("profile_id"),
 	},
 }})
 

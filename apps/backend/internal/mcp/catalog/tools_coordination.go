@@ -10,22 +10,28 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 		Name:   "message_task_kandev",
 		Action: "task.message",
 		Title:  "Message another task",
-		Description: "Send a prompt to another task's agent: it is appended to that task's newest running session's " +
-			"conversation (author task:<your task id>) and the session is notified. delivery_mode queued (default) waits " +
-			"for the agent's next turn; interrupt asks it to stop its current turn and read the message now, and is allowed " +
-			"only for the task's direct parent. " +
-			"Fails with CONFLICT when the task has no running session (use spawn_session_kandev).",
+		Description: "Send a prompt to another task's agent: it is appended to that task's newest live session's " +
+			"conversation, or session_id's (author task:<your task id>), and delivered as the agent's next turn. " +
+			"delivery_mode interrupt instead cancels the agent's current turn and delivers at once; only the task's direct " +
+			"parent may interrupt. Fails with CONFLICT when the task has no live session (use spawn_session_kandev). To " +
+			"answer a question an autopilot subtask asked you (ask_parent_question_kandev), pass its question id as " +
+			"reply_to_question_id: the answer is recorded and delivered to the asking session once; a repeated reply " +
+			"delivers nothing and returns already_answered=true.",
 		Input: Obj("", P{
-			"task_id": ID("Task to message (not your own)."),
-			"message": Str("The prompt to deliver.").Len(1, kanban.MaxPromptLen),
+			"task_id":    ID("Task to message (not your own)."),
+			"prompt":     Str("The message to deliver to the task's agent.").Len(1, kanban.MaxPromptLen),
+			"session_id": ID("A live session of the task to deliver to. Default: its newest live session."),
 			"delivery_mode": Enum("queued: delivered at the next turn (default); interrupt: interrupt the current turn "+
 				"(direct parent only).", "queued", "interrupt").Default("queued"),
-		}, "task_id", "message"),
+			"reply_to_question_id": ID("A question your direct subtask task_id asked you with ask_parent_question_kandev; " +
+				"prompt is your answer."),
+		}, "task_id", "prompt"),
 		Output: out("The delivered message.", P{
-			"message":       messageOut,
-			"session_id":    Str("The session it was delivered to."),
-			"delivery_mode": Str("queued or interrupt."),
-		}, "message", "session_id", "delivery_mode"),
+			"message":          messageOut,
+			"session_id":       Str("The session it was delivered to."),
+			"delivery_mode":    Str("queued or interrupt."),
+			"already_answered": Bool("True when reply_to_question_id was answered before: nothing was delivered."),
+		}, "session_id", "delivery_mode"),
 		Hints: WriteHints,
 	},
 	{
@@ -49,14 +55,16 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 		Name:   "spawn_session_kandev",
 		Action: "session.spawn",
 		Title:  "Spawn session",
-		Description: "Start a new agent session on an existing task of your workspace, e.g. to retry a failed run. Its " +
-			"first message is prompt, else the task's own prompt. Returns the session id and the agent profile it runs with.",
+		Description: "Start another agent session on an existing task of your workspace (your own by default), e.g. a " +
+			"reviewer next to the implementer, or a retry. Its first message is prompt — the only context the new agent " +
+			"gets — else the task's own prompt. Returns the session and the agent profile it runs with.",
 		Input: Obj("", P{
-			"task_id":             TaskRef(`Task to start a session on; "self" is your own task.`),
+			"task_id":             SelfTaskRef(`Task to start a session on; "self" (default) is your own task.`),
+			"name":                Str(`Session name shown to people, e.g. "reviewer".`).Len(1, kanban.MaxNameLen),
 			"agent_profile_id":    ID("Agent profile to run. Default: the default profile."),
 			"executor_profile_id": ID("Executor profile to run on. Default: the default profile."),
 			"prompt":              Str("First message for the new session. Default: the task's prompt.").Len(1, kanban.MaxPromptLen),
-		}, "task_id"),
+		}),
 		Output: out("The new session.", P{
 			"session": sessionOut,
 			"agent_profile": out("The agent profile the session runs with.", P{

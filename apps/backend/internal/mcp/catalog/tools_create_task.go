@@ -2,8 +2,6 @@ package catalog
 
 import (
 	"context"
-	"errors"
-	"maps"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -41,8 +39,9 @@ var createTaskTool = &Tool{
 		"deduplicated": Bool("True when external_id matched an existing task and nothing was created."),
 		"session_id":   Str("The agent session started on the task, if any."),
 	}, "task", "deduplicated"),
-	Hints:     WriteHints,
-	Normalize: legacyDescription,
+	Hints: WriteHints,
+	// The reference product's legacy name of prompt.
+	Aliases: []Alias{{From: "description", To: "prompt"}},
 	Run: func(ctx context.Context, c Call) (any, error) {
 		var in map[string]any
 		if err := c.Decode(&in); err != nil {
@@ -55,23 +54,4 @@ var createTaskTool = &Tool{
 		}
 		return c.Forward(ctx, in)
 	},
-}
-
-// errPromptAndDescription is the one normalisation error.
-var errPromptAndDescription = errors.New("provide either prompt or description, not both")
-
-// legacyDescription accepts the unadvertised legacy key description as
-// prompt, on a shallow copy (the caller's map is never mutated).
-func legacyDescription(args map[string]any) (map[string]any, error) {
-	d, hasD := args["description"]
-	if !hasD {
-		return args, nil
-	}
-	if _, hasP := args["prompt"]; hasP {
-		return nil, errPromptAndDescription
-	}
-	cp := maps.Clone(args)
-	delete(cp, "description")
-	cp["prompt"] = d
-	return cp, nil
 }

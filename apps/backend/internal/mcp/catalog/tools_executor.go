@@ -38,13 +38,13 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Title:       "Update executor profile",
 		Description: "Change an executor profile; only the fields you give change (config, when given, replaces the stored config).",
 		Input: Obj("", withExecutorFields(P{
-			"executor_profile_id": ID("Profile to change."),
-			"name":                Str("New name, unique within the executor.").Len(1, kanban.MaxNameLen),
-			"mcp_policy":          Enum("How sessions run by this profile treat MCP servers.", kanban.MCPPolicies...),
-		}), "executor_profile_id"),
+			"profile_id": ID("Executor profile to change."),
+			"name":       Str("New name, unique within the executor.").Len(1, kanban.MaxNameLen),
+			"mcp_policy": Enum("How sessions run by this profile treat MCP servers.", kanban.MCPPolicies...),
+		}), "profile_id"),
 		Output: executorProfileConfigOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("executor_profile_id"),
+		Run:    forwardID("profile_id"),
 	},
 	{
 		Name:   "delete_executor_profile_kandev",
@@ -53,11 +53,11 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Description: "Permanently delete an executor profile. Refused while a running session uses it or when it is the " +
 			"executor's last profile; deleting the default promotes the oldest remaining profile.",
 		Input: Obj("", P{
-			"executor_profile_id": ID("Profile to delete."),
-		}, "executor_profile_id"),
+			"profile_id": ID("Executor profile to delete."),
+		}, "profile_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("executor_profile_id"),
+		Run:    forwardID("profile_id"),
 	},
 }})
 

@@ -44,45 +44,49 @@ var _ = declare(&Group{Name: "external-questions", Tools: []*Tool{
 		Name:   "answer_question_kandev",
 		Action: "question.answer",
 		Title:  "Answer question",
-		Description: "Answer (or reject) a pending question so the asking agent continues. Answer every question of the " +
-			"bundle once, with offered option labels or a custom text. The first answer wins: a later one changes nothing " +
-			"and returns claimed=false with the stored answer.",
+		Description: "Answer (or reject) a pending question bundle by its pending_id (the id from " +
+			"list_pending_questions_kandev) so the asking agent continues. Give either answers — one per question of the " +
+			"bundle, naming offered options by option_id or giving a custom text — or rejected=true with an optional " +
+			"reject_reason, not both. The first resolution wins: a later one changes nothing and returns claimed=false " +
+			"with the stored outcome.",
 		Input: Obj("", P{
-			"question_id": ID("The question bundle to answer (id from list_pending_questions_kandev)."),
-			"answers": Arr("One answer per question of the bundle; omit when rejecting.", Obj("The answer to one question.", P{
+			"pending_id": ID("The question bundle to answer (its id from list_pending_questions_kandev)."),
+			"answers": Arr("One answer per question of the bundle, in any order; omit when rejecting.", Obj("The answer to one question.", P{
 				"question_id": Str("Id of the question within the bundle (e.g. \"q1\").").Len(1, maxQuestionIDLen),
-				"selected": Arr("Labels of the chosen options (exactly one unless the question is multi-select).",
-					Str("An offered option's label.").Len(1, maxOptionLabelLen)).Items(1, maxQuestionOptions).Unique(),
+				"selected_options": Arr("option_id values of the chosen options (exactly one unless the question is "+
+					"multi-select).", Str("An offered option's option_id.").Len(1, maxQuestionIDLen)).Items(1, maxQuestionOptions).Unique(),
 				"custom_text": Str("A free-text answer instead of selected options.").Len(1, maxAnswerCustomLen),
 			}, "question_id")).Items(1, maxQuestionItems),
-			"reject": Bool("Decline to answer the whole bundle (the agent is told it was rejected). Default false.").Default(false),
-			"reason": Str("Why, shown to the agent; mainly for rejections.").Len(0, maxAnswerReasonLen),
-		}, "question_id"),
+			"rejected":      Bool("Reject the whole bundle instead of answering it (the agent is told). Default false.").Default(false),
+			"reject_reason": Str("Why, shown to the agent; only with rejected=true.").Len(0, maxAnswerReasonLen),
+		}, "pending_id"),
 		Output: out("The outcome.", P{
-			"claimed":  Bool("True when this call answered the question; false when another answer had already won."),
+			"claimed":  Bool("True when this call resolved the bundle; false when another resolution had already won."),
 			"question": questionBundleOut,
 		}, "claimed", "question"),
 		Hints: IdempotentWrite,
-		Run:   forwardID("question_id"),
 	},
 }})
 
 var questionBundleOut = out("A question bundle an agent session asked.", P{
-	"id": Str("Question bundle id."), "session_id": Str("Asking session."), "task_id": Str("The session's task."),
-	"workspace_id": Str("The task's workspace."),
+	"id": Str("Question bundle id (the pending_id to answer with)."), "kind": Str("user (asked of the operator) or parent (asked of the parent task)."),
+	"session_id": Str("Asking session."), "task_id": Str("The session's task."), "workspace_id": Str("The task's workspace."),
+	"context": Str("Shared background given with the questions."),
 	"questions": Arr("The questions (1–4).", out("One question.", P{
-		"id": Str("Question id within the bundle."), "question": Str("The question."), "header": Str("Short label."),
+		"id": Str("Question id within the bundle."), "title": Str("Short label."), "prompt": Str("The question."),
 		"multi_select": Bool("Several options may be selected."),
 		"options": Arr("Offered options.", out("One option.", P{
-			"label": Str("Label to pass in selected."), "description": Str("What choosing it means."),
-		}, "label")),
-	}, "id", "question", "options")),
+			"option_id": Str("Id to pass in selected_options."), "label": Str("The option as shown."),
+			"description": Str("What choosing it means."),
+		}, "option_id", "label")),
+	}, "id", "prompt", "options")),
 	"state": Str("pending, answered or rejected."),
 	"answers": Arr("The answers, once answered.", out("One answer.", P{
-		"question_id": Str("Question answered."), "selected": Arr("Chosen labels.", Str("A label.")),
+		"question_id": Str("Question answered."), "selected_options": Arr("Chosen option ids.", Str("An option_id.")),
 		"custom_text": Str("Free-text answer."),
 	}, "question_id")),
-	"reason":      Str("Reason given with the answer or rejection."),
-	"created_at":  Str("When asked (RFC 3339)."),
-	"answered_at": Str("When answered (RFC 3339); absent while pending."),
-}, "id", "session_id", "task_id", "workspace_id", "questions", "state", "created_at")
+	"reject_reason": Str("Reason given with a rejection."),
+	"reply":         Str("The parent task's answer (parent questions)."),
+	"created_at":    Str("When asked (RFC 3339)."),
+	"answered_at":   Str("When answered (RFC 3339); absent while pending."),
+}, "id", "kind", "session_id", "task_id", "workspace_id", "questions", "state", "created_at")

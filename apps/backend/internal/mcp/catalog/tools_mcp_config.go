@@ -1,6 +1,9 @@
 package catalog
 
-import "github.com/kandev/kandev/apps/backend/internal/action"
+import (
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
 
 // MCP server config bounds advertised in schemas (the store also enforces
 // the server count, per-type fields and a 64 KiB total).
@@ -22,10 +25,11 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 		Description: "Read an agent profile's MCP configuration: whether MCP is enabled and the MCP servers its agent connects to. " +
 			"env and headers values are secrets and always read back masked as \"" + action.SecretMask + "\".",
 		Input: Obj("", P{
-			"agent_profile_id": ID("Agent profile whose MCP config to read."),
-		}, "agent_profile_id"),
+			"profile_id": ID("Agent profile whose MCP config to read."),
+		}, "profile_id"),
 		Output: mcpConfigOut,
 		Hints:  ReadHints,
+		Run:    forwardRenamed(map[string]string{"profile_id": "agent_profile_id"}),
 	},
 	{
 		Name:   "update_mcp_config_kandev",
@@ -35,12 +39,13 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 			"all servers ({} removes them); an env or header value of \"" + action.SecretMask + "\" keeps that stored secret, " +
 			"so a config read with get_mcp_config_kandev can be edited and written back.",
 		Input: Obj("", P{
-			"agent_profile_id": ID("Agent profile whose MCP config to change."),
-			"enabled":          Bool("Whether the profile's agent gets MCP servers at all."),
-			"servers":          mcpServers(),
-		}, "agent_profile_id"),
+			"profile_id": ID("Agent profile whose MCP config to change."),
+			"enabled":    Bool("Whether the profile's agent gets MCP servers at all."),
+			"servers":    mcpServers(),
+		}, "profile_id"),
 		Output: mcpConfigOut,
 		Hints:  IdempotentWrite,
+		Run:    forwardRenamed(map[string]string{"profile_id": "agent_profile_id"}),
 	},
 }})
 
@@ -61,6 +66,10 @@ func mcpServer() S {
 		"env":     secretRecord("stdio: environment variables by name. Write-only: read back masked.", envNameRe),
 		"url":     Str("http: the server's http(s) URL (required for http).").Len(1, maxPathLen),
 		"headers": secretRecord("http: request headers by name. Write-only: read back masked.", headerNameRe),
+		"proxy": Bool("true: the session's Kandev MCP server connects to this server and serves its tools as <server>__<tool>, " +
+			"validating every call before it leaves Kandev; false or absent: the agent connects to it directly."),
+		"timeout_seconds": Int("Proxied servers only: how long one tool call may take before it is cancelled upstream, in seconds "+
+			"(default 60).").Range(1, kanban.MaxUpstreamTimeout),
 	}, "type")
 }
 
@@ -82,6 +91,8 @@ var mcpConfigOut = out("An agent profile's MCP configuration; env and header val
 			"url": Str("http URL."),
 			"headers": S{"type": "object", "description": "Header names, values masked.",
 				"additionalProperties": Str("Masked value.")},
+			"proxy":           Bool("Served through the session's Kandev MCP server."),
+			"timeout_seconds": Int("Proxied call timeout in seconds (absent: 60)."),
 		}, "type")},
 	"updated_at": Str("Last change (RFC 3339)."),
 }, "agent_profile_id", "enabled", "servers")

@@ -32,11 +32,12 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 		Title:       "Get task document",
 		Description: "Read one document of a task, with its content and current revision. NOT_FOUND when the key does not exist.",
 		Input: Obj("", P{
-			"task_id": docTaskRef(", one of its ancestors or one of its descendants."),
-			"key":     Str("The document's key.").Pattern(documentKeyPattern),
-		}, "key"),
+			"task_id":      docTaskRef(", one of its ancestors or one of its descendants."),
+			"document_key": Str("The document's key.").Pattern(documentKeyPattern),
+		}, "document_key"),
 		Output: documentOut,
 		Hints:  ReadHints,
+		Run:    forwardRenamed(map[string]string{"document_key": "key"}),
 	},
 	{
 		Name:   "write_task_document_kandev",
@@ -46,14 +47,15 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 			"You may write to your own task or one of its ancestors only. Omitted type and title keep the current ones " +
 			"(a new document defaults to markdown).",
 		Input: Obj("", P{
-			"task_id": docTaskRef(" or one of its ancestors."),
-			"key":     Str(`Document key: lowercase letters, digits, ".", "_" and "-", starting with a letter or digit, at most 64 characters.`).Pattern(documentKeyPattern),
-			"type":    Enum("Content type. Default: markdown for a new document, else unchanged.", "markdown", "text", "json", "html"),
-			"title":   Str("Document title.").Len(1, maxPlanTitle),
-			"content": Str("The whole document content.").Len(0, kanban.MaxContentLen),
-		}, "key", "content"),
+			"task_id":      docTaskRef(" or one of its ancestors."),
+			"document_key": Str(`Document key: lowercase letters, digits, ".", "_" and "-", starting with a letter or digit, at most 64 characters.`).Pattern(documentKeyPattern),
+			"type":         Enum("Content type. Default: markdown for a new document, else unchanged.", kanban.DocumentTypes...),
+			"title":        Str("Document title.").Len(1, maxPlanTitle),
+			"content":      Str("The whole document content.").Len(0, kanban.MaxContentLen),
+		}, "document_key", "content"),
 		Output: documentOut,
 		Hints:  WriteHints,
+		Run:    forwardRenamed(map[string]string{"document_key": "key"}),
 	},
 }})
 

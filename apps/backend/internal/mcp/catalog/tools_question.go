@@ -16,11 +16,14 @@ const (
 	askMinOptions      = 2
 	askMaxOptions      = 6
 	askMaxQuestionText = 1000
-	askMaxHeader       = 100
+	askMaxTitle        = 12
 	askMaxLabel        = 100
 	askMaxOptionDesc   = 500
 	askDefaultTimeout  = 600
 	askMaxTimeout      = 3600
+	askMaxContext      = 8000
+	askMaxParagraphs   = 20
+	askMaxParagraph    = 4000
 )
 
 // DefaultQuestionKeepAlive is how often ask_user_question_kandev sends a
@@ -52,64 +55,106 @@ func keepAliveInterval() time.Duration {
 // before the tool gives up on it.
 const askGrace = 30 * time.Second
 
+// askInput is the input of both question tools: 1–4 questions with
+// options and shared context.
+func askInput(asked string, extra P) S {
+	props := P{
+		"questions": Arr("The questions, shown together (1–4).", Obj("One question.", P{
+			"id": Str("Your id for the question, the key of its answer. Default: q1..q4 by position.").
+				Pattern(idPattern),
+			"title":  Str("Short label (at most 12 characters) shown above the prompt, e.g. \"Database\".").Len(1, askMaxTitle),
+			"prompt": Str("The question text shown to "+asked+".").Len(1, askMaxQuestionText),
+			"multi_select": Bool("Allow choosing several options. Default false (exactly one).").
+				Default(false),
+			"options": Arr("2–6 concrete choices, in display order; labels must be distinct.", Obj("One option.", P{
+				"option_id": Str("Id answers name the option by. Default: q<n>_opt<m> (question and option position, " +
+					"from 1).").Pattern(idPattern),
+				"label":       Str("Short text (1–5 words) shown as the option.").Len(1, askMaxLabel),
+				"description": Str("What choosing it means.").Len(1, askMaxOptionDesc),
+			}, "label", "description")).Items(askMinOptions, askMaxOptions),
+		}, "prompt", "options")).Items(1, askMaxQuestions),
+		"context": Str("Shared background shown with the questions, kept verbatim. Use context_paragraphs for "+
+			"several paragraphs.").Len(1, askMaxContext),
+		"context_paragraphs": Arr("Shared background as separate paragraphs; when non-empty it replaces context, "+
+			"joined with blank lines.", Str("One paragraph.").Len(0, askMaxParagraph)).Items(0, askMaxParagraphs),
+	}
+	for k, v := range extra {
+		props[k] = v
+	}
+	return Obj("", props, "questions")
+}
+
 var _ = declare(&Group{Name: "user-question", Tools: []*Tool{
 	{
 		Name:   "ask_user_question_kandev",
 		Action: "question.ask",
 		Title:  "Ask the user a question",
-		Description: "Ask the operator 1–4 multiple-choice questions and wait for the answer. Use it when you cannot " +
-			"proceed without a decision only a person can make. The call blocks until the operator answers or rejects " +
-			"(sending progress notifications every 20 s when you pass a progress token), or until timeout_seconds pass: " +
-			"then status is pending and the question stays answerable. The operator may answer with a custom text instead " +
-			"of an option.",
-		Input: Obj("", P{
-			"questions": Arr("The questions, shown together.", Obj("One question.", P{
-				"id": Str("Your id for the question, echoed in its answer. Default: q1..q4 by position.").
-					Pattern(idPattern),
-				"question": Str("The question, ending with a question mark.").Len(1, askMaxQuestionText),
-				"header":   Str("Very short label shown above the question, e.g. \"Database\".").Len(1, askMaxHeader),
-				"multi_select": Bool("Allow choosing several options. Default false (exactly one).").
-					Default(false),
-				"options": Arr("The offered answers, in display order; labels must be distinct.", Obj("One option.", P{
-					"label":       Str("The option as the operator picks it.").Len(1, askMaxLabel),
-					"description": Str("What choosing it means.").Len(1, askMaxOptionDesc),
-				}, "label", "description")).Items(askMinOptions, askMaxOptions),
-			}, "question", "options")).Items(1, askMaxQuestions),
+		Description: "Ask the operator 1–4 related multiple-choice questions and wait for the answers. Use it only when " +
+			"you cannot proceed without a decision a person must make, and bundle related questions in one call. The call " +
+			"blocks until the operator answers or rejects (sending progress notifications every 20 s when you pass a " +
+			"progress token), or until timeout_seconds pass: then status is pending and the question stays answerable. " +
+			"Answers name options by option_id; the operator may give a custom text instead.",
+		Input: askInput("the operator", P{
 			"timeout_seconds": Int("How long to wait for the answer, in seconds: 1–3600, default 600. The server may "+
 				"cap it lower.").Range(1, askMaxTimeout).Default(askDefaultTimeout),
-		}, "questions"),
+		}),
 		Output: out("The outcome of the question.", P{
-			"question_id": Str("Id of the stored question bundle."),
-			"status": Enum("answered: answers holds the reply; rejected: the operator declined (see reason); "+
+			"pending_id": Str("Id of the stored question bundle."),
+			"status": Enum("answered: answers holds the reply; rejected: the operator declined (see reject_reason); "+
 				"pending: no answer yet, the question stays answerable.", kanban.QuestionAnswered, kanban.QuestionRejected, kanban.QuestionPending),
-			"answers": Arr("One answer per question (answered only).", out("An answer.", P{
-				"question_id": Str("The question it answers."),
-				"selected":    Arr("Chosen option labels.", Str("A label.")),
-				"custom_text": Str("The operator's own answer instead of an option."),
+			"rejected": Bool("True when the operator rejected the whole bundle."),
+			"answers": Arr("One answer per question, in question order (answered only).", out("An answer.", P{
+				"question_id":      Str("The question it answers."),
+				"selected_options": Arr("The chosen options' option_id values.", Str("An option_id.")),
+				"custom_text":      Str("The operator's own answer instead of an option."),
 			}, "question_id")),
-			"reason":  Str("The operator's reason, if given."),
-			"message": Str("What happened, in words."),
-		}, "question_id", "status", "answers", "message"),
+			"reject_reason": Str("The operator's reason for rejecting, if given."),
+			"message":       Str("What happened, in words."),
+		}, "pending_id", "status", "rejected", "answers", "message"),
 		Hints: Hints{OpenWorld: true},
 		Run:   askUser,
 	},
 }})
 
+var _ = declare(&Group{Name: "parent-question", Tools: []*Tool{
+	{
+		Name:   "ask_parent_question_kandev",
+		Action: "question.ask_parent",
+		Title:  "Ask the parent task a question",
+		Description: "Ask your direct parent task 1–4 questions when this autopilot subtask reaches a decision it cannot " +
+			"make safely on its own. Only autopilot subtasks have this tool (they never ask the operator). The questions " +
+			"are stored and delivered to the parent's agent as a prompt; the call returns at once with question_id and " +
+			"does not wait. End your turn: the parent's answer (message_task_kandev with reply_to_question_id) arrives as " +
+			"your next prompt. Fails with CONFLICT when the parent has no running session.",
+		Input: askInput("the parent task's agent", nil),
+		Output: out("The stored question.", P{
+			"question_id":       Str("Id the parent answers with (reply_to_question_id)."),
+			"status":            Enum("waiting_for_parent: delivered; the answer comes as your next prompt.", "waiting_for_parent"),
+			"parent_task_id":    Str("The parent task asked."),
+			"parent_session_id": Str("The parent's session the question was delivered to."),
+		}, "question_id", "status", "parent_task_id", "parent_session_id"),
+		Hints: Hints{OpenWorld: true},
+	},
+}})
+
 // askResult is the tool's structured result.
 type askResult struct {
-	QuestionID string          `json:"question_id"`
-	Status     string          `json:"status"`
-	Answers    []kanban.Answer `json:"answers"`
-	Reason     string          `json:"reason,omitempty"`
-	Message    string          `json:"message"`
+	PendingID    string          `json:"pending_id"`
+	Status       string          `json:"status"`
+	Rejected     bool            `json:"rejected"`
+	Answers      []kanban.Answer `json:"answers"`
+	RejectReason string          `json:"reject_reason,omitempty"`
+	Message      string          `json:"message"`
 }
 
 // askUser calls question.ask, which waits for the operator, bounded by
 // the caller's timeout, while sending progress keep-alives.
 func askUser(ctx context.Context, c Call) (any, error) {
 	var in struct {
-		Questions      json.RawMessage `json:"questions"`
-		TimeoutSeconds int             `json:"timeout_seconds"`
+		Questions         json.RawMessage `json:"questions"`
+		Context           string          `json:"context"`
+		ContextParagraphs []string        `json:"context_paragraphs"`
+		TimeoutSeconds    int             `json:"timeout_seconds"`
 	}
 	if err := c.Decode(&in); err != nil {
 		return nil, err
@@ -126,7 +171,8 @@ func askUser(ctx context.Context, c Call) (any, error) {
 		Question *kanban.Question `json:"question"`
 		Answered bool             `json:"answered"`
 	}
-	payload := map[string]any{"questions": in.Questions, "wait_seconds": in.TimeoutSeconds}
+	payload := map[string]any{"questions": in.Questions, "context": in.Context, "context_paragraphs": in.ContextParagraphs,
+		"wait_seconds": in.TimeoutSeconds}
 	if err := c.Backend.Call(ctx, c.Action, payload, &res); err != nil {
 		return nil, err
 	}
@@ -134,7 +180,8 @@ func askUser(ctx context.Context, c Call) (any, error) {
 	if q == nil {
 		return nil, errors.New("question.ask returned no question")
 	}
-	out := askResult{QuestionID: q.ID, Status: q.State, Answers: q.Answers, Reason: q.Reason}
+	out := askResult{PendingID: q.ID, Status: q.State, Rejected: q.State == kanban.QuestionRejected, Answers: q.Answers,
+		RejectReason: q.RejectReason}
 	if out.Answers == nil {
 		out.Answers = []kanban.Answer{}
 	}
@@ -142,7 +189,7 @@ func askUser(ctx context.Context, c Call) (any, error) {
 	case kanban.QuestionAnswered:
 		out.Message = "The operator answered."
 	case kanban.QuestionRejected:
-		out.Message = "The operator declined to answer; see reason if given."
+		out.Message = "The operator declined to answer; see reject_reason if given."
 	default:
 		out.Status = kanban.QuestionPending
 		out.Message = "No answer yet; the question stays answerable. Continue with what you can do without it, or ask again later."

@@ -19,10 +19,13 @@ var _ = declare(&Group{Name: "review", Tools: []*Tool{
 			"explanation and optionally a location and a suggested fix. Stored on your task; publish all findings of a " +
 			"review in one call (an empty list says the review found nothing).",
 		Input: Obj("", P{
+			"task_id": artifactTaskRef("Task to attach the findings to"),
 			"summary": Str("Overall verdict of the review, in markdown.").Len(1, maxFindingSummary),
 			"findings": Arr("The findings, most important first.", Obj("One finding.", P{
 				"file":     Str("File path, relative to the repository root.").Len(1, maxFilePath),
-				"line":     Int("Line (1-based) the finding is about.").Range(1, maxLineNumber),
+				"line":     Int("Line (1-based) the finding is about (its first line).").Range(1, maxLineNumber),
+				"line_end": Int("Last line (1-based, >= line) when the finding spans a range.").Range(1, maxLineNumber),
+				"repo":     Str("Repository name or id, when the task has several.").Len(1, maxRepoRef),
 				"severity": Enum("How much it matters: blocker (must fix), major, minor or nit.", "blocker", "major", "minor", "nit"),
 				"category": Str(`Kind of issue, e.g. "correctness", "security", "style".`).Len(1, maxCategory),
 				"title":    Str("One-line summary.").Len(1, maxArtifactTitle),

@@ -4,8 +4,7 @@ package catalog
 const (
 	maxStepSummary = 4000
 	maxStepHandoff = 10000
-	maxStepBlocker = 500
-	maxStepBlocks  = 20
+	maxStepBlocker = 4000
 )
 
 var _ = declare(&Group{Name: "step-completion", Tools: []*Tool{
@@ -19,8 +18,8 @@ var _ = declare(&Group{Name: "step-completion", Tools: []*Tool{
 		Input: Obj("", P{
 			"summary": Str("What was done in this step.").Len(1, maxStepSummary),
 			"handoff": Str("Notes for whoever works on the next step.").Len(1, maxStepHandoff),
-			"blockers": Arr("Problems left open that others should know about.", Str("One blocker.").Len(1, maxStepBlocker)).
-				Items(0, maxStepBlocks),
+			"blockers": Str("Problems left open that others should know about (free text; omit when none).").
+				Len(1, maxStepBlocker),
 		}, "summary"),
 		Output: out("The recorded signal and the task's step afterwards.", P{
 			"artifact":     artifactOut("The recorded signal.", "step_id, summary, handoff and blockers."),

@@ -26,6 +26,10 @@ func stepFields() P {
 			"the agent called step_complete_kandev in that turn. Default false.").Default(false),
 		"pull_from_step_id": Str("When this step has room, pull in the task that has waited longest on that step (of the " +
 			"same workflow). Empty string clears it.").Pattern(`^[A-Za-z0-9_-]{0,64}$`),
+		"cancel_triggers_turn_complete": Bool("An interrupted or stopped agent turn still runs on_turn_complete and " +
+			"auto-advance. Default false.").Default(false),
+		"show_in_command_panel": Bool("Display hint kept for the reference product's command panel; Kandev stores and " +
+			"returns it. Default false.").Default(false),
 		"pull_from_step_position": Int("pull_from_step_id given as that step's 0-based position, where steps have no "+
 			"ids yet (create_workflow_kandev's steps, workflow documents).").Range(0, kanban.MaxWorkflowSteps-1),
 		"events": stepEvents(),
@@ -123,10 +127,11 @@ var stepConfigTools = []*Tool{
 		Name:   "create_workflow_step_kandev",
 		Action: "workflow.step.create",
 		Title:  "Create workflow step",
-		Description: "Append a step (board column) to a workflow. The workflow's first step becomes its start step. " +
+		Description: "Add a step (board column) to a workflow, last or at position. The workflow's first step becomes its start step. " +
 			"Use update_workflow_step_kandev to change a step and reorder_workflow_steps_kandev to move it.",
 		Input: Obj("", withStepFields(P{
 			"workflow_id": ID("Workflow to add the step to."),
+			"position":    Int("0-based position of the new step; later steps shift right. Default: last.").Range(0, kanban.MaxWorkflowSteps-1),
 		}), "workflow_id", "name"),
 		Output: stepOut,
 		Hints:  WriteHints,
@@ -137,11 +142,11 @@ var stepConfigTools = []*Tool{
 		Title:       "Update workflow step",
 		Description: "Change a workflow step's settings; only the fields you give change (events, when given, replaces all automations).",
 		Input: Obj("", withStepFields(P{
-			"workflow_step_id": ID("Step to change."),
-		}), "workflow_step_id"),
+			"step_id": ID("Step to change."),
+		}), "step_id"),
 		Output: stepOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("workflow_step_id"),
+		Run:    forwardID("step_id"),
 	},
 	{
 		Name:        "delete_workflow_step_kandev",
@@ -149,11 +154,11 @@ var stepConfigTools = []*Tool{
 		Title:       "Delete workflow step",
 		Description: "Permanently delete a workflow step. Refused while any task (archived included) is on it; move them first.",
 		Input: Obj("", P{
-			"workflow_step_id": ID("Step to delete."),
-		}, "workflow_step_id"),
+			"step_id": ID("Step to delete."),
+		}, "step_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("workflow_step_id"),
+		Run:    forwardID("step_id"),
 	},
 	{
 		Name:        "reorder_workflow_steps_kandev",

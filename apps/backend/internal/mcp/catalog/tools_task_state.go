@@ -9,10 +9,11 @@ var _ = declare(&Group{Name: "task-state", Tools: []*Tool{
 			"Use move_task_kandev to change its step.",
 		Input: Obj("", P{
 			"task_id": TaskRef(`Task to change; "self" is your own task (sessions only).`),
-			"state":   Enum("The new state.", taskStates...),
+			"state":   Enum("The new state (lowercase and the reference product's aliases such as done or in_progress are accepted).", taskStates...),
 		}, "task_id", "state"),
-		Output: taskOut,
-		Hints:  IdempotentWrite,
-		Run:    forwardID("task_id"),
+		Output:       taskOut,
+		Hints:        IdempotentWrite,
+		ValueAliases: stateAliases,
+		Run:          forwardID("task_id"),
 	},
 }})

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -22,10 +23,11 @@ var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 		Action: "artifact.create",
 		Title:  "Show walkthrough",
 		Description: "Publish a guided tour of code for the operator: an ordered list of steps, each pointing at a file " +
-			"and line range with an explanation. It is stored on your task; a new walkthrough replaces the shown one " +
-			"(get_walkthrough_kandev returns the latest).",
+			"and line range with an explanation. It is stored on your task (or task_id, within your workspace); a new " +
+			"walkthrough replaces the shown one (get_walkthrough_kandev returns the latest).",
 		Input: Obj("", P{
-			"title": Str("Walkthrough title.").Len(1, maxArtifactTitle),
+			"task_id": artifactTaskRef("Task to store the walkthrough on"),
+			"title":   Str("Walkthrough title.").Len(1, maxArtifactTitle),
 			"steps": Arr("The steps, in reading order.", Obj("One step.", P{
 				"file":     Str("File path, relative to the repository root.").Len(1, maxFilePath),
 				"line":     Int("First line (1-based).").Range(1, maxLineNumber),
@@ -43,21 +45,23 @@ var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 		Name:        "get_walkthrough_kandev",
 		Action:      "artifact.latest",
 		Title:       "Get walkthrough",
-		Description: "Read the latest walkthrough shown on your task. NOT_FOUND when there is none.",
+		Description: "Read the latest walkthrough shown on a task (default your own). NOT_FOUND when there is none.",
+		Input:       Obj("", P{"task_id": artifactTaskRef("Task whose walkthrough to read")}),
 		Output:      artifactOut("The latest walkthrough.", "The walkthrough: title and steps."),
 		Hints:       ReadHints,
-		Run:         selfArtifact(kanban.ArtifactWalkthrough),
+		Run:         taskArtifact(kanban.ArtifactWalkthrough),
 	},
 	{
 		Name:        "delete_walkthrough_kandev",
 		Action:      "artifact.delete",
 		Title:       "Delete walkthrough",
-		Description: "Delete every walkthrough shown on your task. Deleting when there is none succeeds with deleted 0.",
+		Description: "Delete every walkthrough shown on a task (default your own). Deleting when there is none succeeds with deleted 0.",
+		Input:       Obj("", P{"task_id": artifactTaskRef("Task whose walkthroughs to delete")}),
 		Output: out("How many walkthroughs were deleted.", P{
 			"deleted": Int("Number of walkthroughs deleted."),
 		}, "deleted"),
 		Hints: DestructiveHints,
-		Run:   selfArtifact(kanban.ArtifactWalkthrough),
+		Run:   taskArtifact(kanban.ArtifactWalkthrough),
 	},
 }})
 
@@ -74,18 +78,41 @@ func artifactOut(desc, dataDesc string) S {
 	}, "id", "task_id", "kind", "data", "created_at")
 }
 
-// createArtifact returns a Run that stores the arguments as an artifact of
-// kind on the caller's own task.
+// artifactTaskRef is the task_id of the artifact tools.
+func artifactTaskRef(what string) S {
+	return SelfTaskRef(what + `: "self" (default) is your own task; another task of your workspace by id.`)
+}
+
+// createArtifact returns a Run that stores the arguments (but task_id) as
+// an artifact of kind on task_id, by default the caller's own task.
 func createArtifact(kind string) func(ctx context.Context, c Call) (any, error) {
 	return func(ctx context.Context, c Call) (any, error) {
-		return c.Forward(ctx, map[string]any{"task_id": "self", "kind": kind, "data": c.Args})
+		var data map[string]json.RawMessage
+		if err := c.Decode(&data); err != nil {
+			return nil, err
+		}
+		task := json.RawMessage(`"self"`)
+		if t, ok := data["task_id"]; ok {
+			task = t
+			delete(data, "task_id")
+		}
+		return c.Forward(ctx, map[string]any{"task_id": task, "kind": kind, "data": data})
 	}
 }
 
-// selfArtifact returns a Run for a parameter-less action on the caller's
-// own task's artifacts of kind.
-func selfArtifact(kind string) func(ctx context.Context, c Call) (any, error) {
+// taskArtifact returns a Run for an action on a task's artifacts of kind:
+// task_id, by default the caller's own task.
+func taskArtifact(kind string) func(ctx context.Context, c Call) (any, error) {
 	return func(ctx context.Context, c Call) (any, error) {
-		return c.Forward(ctx, map[string]string{"task_id": "self", "kind": kind})
+		var in struct {
+			TaskID string `json:"task_id"`
+		}
+		if err := c.Decode(&in); err != nil {
+			return nil, err
+		}
+		if in.TaskID == "" {
+			in.TaskID = "self"
+		}
+		return c.Forward(ctx, map[string]string{"task_id": in.TaskID, "kind": kind})
 	}
 }

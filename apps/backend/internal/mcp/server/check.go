@@ -29,10 +29,10 @@ func (c *Compiled) Check(tool string, args map[string]any) error {
 // validates the result. It returns the arguments the handler must see, or
 // an error whose text is the tool error.
 func (e *entry) check(args map[string]any) (map[string]any, error) {
-	if e.def.Normalize != nil {
+	if e.normalize != nil {
 		var err error
-		if args, err = e.def.Normalize(args); err != nil {
-			return nil, errors.New("invalid arguments for " + e.def.Name + ": " + err.Error())
+		if args, err = e.normalize(args); err != nil {
+			return nil, errors.New("invalid arguments for " + e.name + ": " + err.Error())
 		}
 	}
 	if err := e.validator.Validate(args); err != nil {

@@ -15,9 +15,11 @@ import (
 // change, so a tool set swap can never pair a handler with another
 // validator.
 type entry struct {
-	def       *catalog.Tool
+	name      string
+	def       *catalog.Tool // nil for an upstream tool
 	wire      mcp.Tool
 	validator *argcheck.Validator
+	normalize func(map[string]any) (map[string]any, error)
 }
 
 // Compiled is the whole catalog with every validator compiled.
@@ -70,7 +72,11 @@ func newEntry(t *catalog.Tool) (*entry, error) {
 			return nil, fmt.Errorf("tool %s: output schema: %w", t.Name, err)
 		}
 	}
-	return &entry{def: t, wire: wire, validator: v}, nil
+	e := &entry{name: t.Name, def: t, wire: wire, validator: v}
+	if t.HasNormalization() {
+		e.normalize = t.Normalize
+	}
+	return e, nil
 }
 
 // Tools returns the wire declarations of a profile's tools, sorted by name:

@@ -36,6 +36,10 @@ type Server struct {
 
 	mu      sync.Mutex
 	profile catalog.Profile
+	// builtin are the catalog's tools, wrapped once; upstream the proxied
+	// servers' tools (see SetUpstream). mcp-go holds both.
+	builtin  []mcpserver.ServerTool
+	upstream []mcpserver.ServerTool
 	// active is the current tool set: the names tools/list shows and
 	// tools/call accepts (mcp-go's tool filter and preflight read it).
 	active  map[string]bool
@@ -72,11 +76,11 @@ func New(cfg Config) (*Server, error) {
 	// Every entry is registered once, wrapped; a profile only selects which
 	// are visible. (mcp-go re-checks every declaration on each SetTools,
 	// which made a mode switch cost ~10 µs per tool.)
-	all := make([]mcpserver.ServerTool, 0, len(cfg.Compiled.entries))
+	s.builtin = make([]mcpserver.ServerTool, 0, len(cfg.Compiled.entries))
 	for _, e := range cfg.Compiled.entries {
-		all = append(all, mcpserver.ServerTool{Tool: e.wire, Handler: wrap(e, cfg.Backend, cfg.Logger)})
+		s.builtin = append(s.builtin, mcpserver.ServerTool{Tool: e.wire, Handler: wrap(e, forwarder(e, cfg.Backend, cfg.Logger), cfg.Logger)})
 	}
-	s.mcp.SetTools(all...)
+	s.mcp.SetTools(s.builtin...)
 	if err := s.SetProfile(cfg.Profile); err != nil {
 		return nil, err
 	}
@@ -104,13 +108,9 @@ func (s *Server) SetProfile(p catalog.Profile) error {
 	if s.active != nil && p.Mode == s.profile.Mode && slices.Equal(p.Capabilities, s.profile.Capabilities) {
 		return nil
 	}
-	defs, err := s.compiled.cat.Tools(p)
+	active, err := s.activeSet(p, s.upstream)
 	if err != nil {
 		return fmt.Errorf("set profile: %w", err)
-	}
-	active := make(map[string]bool, len(defs))
-	for _, d := range defs {
-		active[d.Name] = true
 	}
 	s.activeM.Lock()
 	s.active = active
@@ -118,6 +118,25 @@ func (s *Server) SetProfile(p catalog.Profile) error {
 	s.profile = p
 	s.mcp.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
 	return nil
+}
+
+// activeSet is the names a profile sees: its catalog tools, plus the
+// upstream tools in the modes that serve them.
+func (s *Server) activeSet(p catalog.Profile, upstream []mcpserver.ServerTool) (map[string]bool, error) {
+	defs, err := s.compiled.cat.Tools(p)
+	if err != nil {
+		return nil, err
+	}
+	active := make(map[string]bool, len(defs)+len(upstream))
+	for _, d := range defs {
+		active[d.Name] = true
+	}
+	if servesUpstream(p.Mode) {
+		for _, t := range upstream {
+			active[t.Tool.Name] = true
+		}
+	}
+	return active, nil
 }
 
 // visible is the mcp-go tool filter: the current set only, at list time

@@ -20,15 +20,15 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 )
 
-// wrap is the one wrapper every tool is served through. Per call, in order:
-// (1) omitted/null arguments become {}, anything but an object is refused;
-// (2) the tool's normalisation runs on a shallow copy; (3) the arguments
-// are validated against the compiled schema — on failure the handler is
-// not called and nothing reaches the backend; (4) the handler runs with
-// panics recovered; (5) tool name, duration, argument names and outcome
-// are logged, never values.
-func wrap(e *entry, backend catalog.Backend, log *slog.Logger) mcpserver.ToolHandlerFunc {
-	name := e.def.Name
+// wrap is the one wrapper every tool — Kandev's own and upstream ones — is
+// served through. Per call, in order: (1) omitted/null arguments become {},
+// anything but an object is refused; (2) the tool's normalisation runs on a
+// shallow copy; (3) the arguments are validated against the compiled schema
+// — on failure the handler is not called and nothing leaves the process;
+// (4) run executes the call with panics recovered; (5) tool name, duration,
+// argument names and outcome are logged, never values.
+func wrap(e *entry, run runner, log *slog.Logger) mcpserver.ToolHandlerFunc {
+	name := e.name
 	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
 		outcome, keys := "ok", []string(nil)
@@ -53,17 +53,29 @@ func wrap(e *entry, backend catalog.Backend, log *slog.Logger) mcpserver.ToolHan
 			return mcp.NewToolResultError(msg), nil
 		}
 		keys = sortedKeys(args)
-		raw, merr := marshalArgs(args)
-		if merr != nil {
-			outcome = "internal"
-			return internalError(log, name, merr), nil
+		res, outcome = run(ctx, req, args)
+		return res, nil
+	}
+}
+
+// runner executes a call whose arguments passed the check, returning the
+// result and the outcome to log (never a Go error: mcp-go would send its
+// text).
+type runner func(ctx context.Context, req mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, string)
+
+// forwarder runs a catalog tool: its handler, given the backend restricted
+// to the tool's declared action.
+func forwarder(e *entry, backend catalog.Backend, log *slog.Logger) runner {
+	return func(ctx context.Context, req mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, string) {
+		raw, err := marshalArgs(args)
+		if err != nil {
+			return internalError(log, e.name, err), "internal"
 		}
 		v, herr := e.def.Run(ctx, catalog.Call{Args: raw, Backend: declared{backend, e.def}, Progress: progressFunc(ctx, req), Action: e.def.Action})
 		if herr != nil {
-			outcome = string(kanban.ErrorCode(herr))
-			return errorResult(log, name, herr), nil
+			return errorResult(log, e.name, herr), string(kanban.ErrorCode(herr))
 		}
-		return result(e.def, v, log), nil
+		return result(e.def, v, log), "ok"
 	}
 }
 

@@ -7,6 +7,7 @@ import { ctx, useWorkspace } from './context.js';
 import { cardFor, fillCard, openMoveMenu, closeMoveMenu, MOVE_HINT_ID } from './cards.js';
 import { enableDrag } from './drag.js';
 import { openCreateTask } from './taskform.js';
+import { PendingByTask } from './waiting.js';
 
 export async function renderBoard(main, params) {
   const wsId = params.get('ws') || ctx.workspaceId;
@@ -25,7 +26,7 @@ class Board {
     this.wf = wf;
     this.cards = new Map(); // task id → card element
     this.sessions = new Map(); // task id → newest session
-    this.pending = new Map(); // task id → pending question ids
+    this.pending = new PendingByTask((taskId) => this.retask(taskId));
     this.off = [];
   }
 
@@ -34,15 +35,14 @@ class Board {
       fill(this.main, this.toolbar(), h('p', {}, 'This workspace has no workflow yet. ', h('a', { href: '#/config/workflows' }, 'Create one in Settings.')));
       return;
     }
-    const [steps, tasks, sessions, questions] = await Promise.all([
+    const [steps, tasks, sessions] = await Promise.all([
       api.listAll('workflow.step.list', { workflow_id: this.wf.id }),
       api.listAll('task.list', { workspace_id: ctx.workspaceId, workflow_id: this.wf.id }),
       api.listAll('session.list', { workspace_id: ctx.workspaceId }),
-      api.listAll('question.list', { workspace_id: ctx.workspaceId, state: 'pending' }),
+      this.pending.load(),
     ]);
     this.steps = steps.sort((a, b) => a.position - b.position);
     for (const s of sessions) if (!this.sessions.has(s.task_id)) this.sessions.set(s.task_id, s);
-    for (const q of questions) this.addPending(q);
     this.render(tasks);
     this.listen();
     performance.mark('board-rendered');
@@ -102,7 +102,9 @@ class Board {
   }
 
   refresh(card, task) {
-    fillCard(card, task, this.sessions.get(task.id), (this.pending.get(task.id) || new Set()).size);
+    const queued = task.queued_for_step_id && this.columns.get(task.queued_for_step_id);
+    fillCard(card, task, { session: this.sessions.get(task.id), questions: this.pending.count('questions', task.id),
+      permissions: this.pending.count('permissions', task.id), queuedFor: queued ? queued.step.name : '' });
   }
 
   count(c) {
@@ -181,11 +183,6 @@ class Board {
     this.countAll();
   }
 
-  addPending(q) {
-    if (!this.pending.has(q.task_id)) this.pending.set(q.task_id, new Set());
-    this.pending.get(q.task_id).add(q.id);
-  }
-
   retask(taskId) {
     const card = this.cards.get(taskId);
     if (card && card.task) this.refresh(card, card.task);
@@ -206,12 +203,7 @@ class Board {
     };
     on('session.created', session);
     on('session.updated', session);
-    on('question.created', (q) => { this.addPending(q); this.retask(q.task_id); });
-    on('question.answered', (q) => {
-      const set = this.pending.get(q.task_id);
-      if (set) set.delete(q.id);
-      this.retask(q.task_id);
-    });
+    this.off.push(...this.pending.listen());
     for (const ev of ['workflow.step_created', 'workflow.step_updated', 'workflow.step_deleted', 'workflow.steps_reordered', 'workflow.updated', 'workflow.deleted']) {
       on(ev, () => window.dispatchEvent(new HashChangeEvent('hashchange')));
     }

@@ -1,39 +1,51 @@
-// Board cards: title, state, agent status and waiting-for-input badges.
-import { h, fill, badge, stateLabel } from './dom.js';
+// Board cards: title, state, agent status, waiting-for-you badges
+// (questions, permission requests) and the admission-queue badge.
+import { h, fill, badge, stateLabel, when, clip } from './dom.js';
 
 export const MOVE_HINT_ID = 'move-hint';
 
 // cardFor builds the card of a task.
 export function cardFor(task) {
   const card = h('li', { class: 'card', tabindex: '0', 'aria-describedby': MOVE_HINT_ID, dataset: { id: task.id } });
-  fillCard(card, task, null, 0);
+  fillCard(card, task, {});
   return card;
 }
 
-// fillCard (re)draws a card's content from the task, its newest session
-// and its count of pending questions.
-export function fillCard(card, task, session, pending) {
+// fillCard (re)draws a card's content from the task and what the board
+// knows about it: its newest session, its counts of pending questions and
+// permission requests, and the name of the full step it waits to enter.
+export function fillCard(card, task, { session, questions = 0, permissions = 0, queuedFor = '' }) {
   card.dataset.step = task.workflow_step_id;
   card.dataset.position = task.position;
   card.dataset.state = task.state;
   card.task = task;
   const meta = h('div', { class: 'meta' }, badge(task.state));
   if (session) meta.append(agentBadge(session));
-  if (pending > 0) {
-    meta.append(h('span', { class: 'badge waiting' }, h('span', { 'aria-hidden': 'true' }, '⚑'),
-      pending === 1 ? 'Waiting for you' : `Waiting for you (${pending})`));
+  if (questions > 0) meta.append(waitingBadge('questions', '⚑', 'Question for you', questions));
+  if (permissions > 0) meta.append(waitingBadge('permissions', '☑', 'Permission needed', permissions));
+  if (task.queued_for_step_id) {
+    meta.append(h('span', { class: 'badge queued', title: task.queued_at ? `Waiting since ${when(task.queued_at)}` : null },
+      h('span', { 'aria-hidden': 'true' }, '⇢'), `Waiting for room in ${queuedFor || 'a full step'}`));
   }
   meta.append(h('button', { type: 'button', class: 'move', 'aria-label': `Move “${task.title}”`, dataset: { action: 'move' } }, 'Move'));
   fill(card, h('a', { class: 'title', href: `#/task/${encodeURIComponent(task.id)}`, draggable: 'false', tabindex: '-1' }, task.title), meta);
 }
 
-// agentBadge says what the task's newest agent session is doing, and
-// whether its MCP server (the agent's Kandev tools) is attached.
+function waitingBadge(kind, icon, words, n) {
+  return h('span', { class: 'badge waiting', dataset: { waiting: kind } }, h('span', { 'aria-hidden': 'true' }, icon),
+    n === 1 ? words : `${words} (${n})`);
+}
+
+// agentBadge says what the task's newest agent session is doing, whether
+// its MCP server (the agent's Kandev tools) is attached, and how a failed
+// agent ended.
 export function agentBadge(s) {
   const tools = s.mcp_attached ? 'tools connected' : 'tools not connected';
   const el = badge(s.state, 'agent');
-  el.prepend(h('span', { class: 'sr-label' }, 'Agent: '));
-  el.title = `Agent session ${stateLabel(s.state)}, ${tools}`;
+  el.prepend('Agent: ');
+  const exit = s.exit_code !== undefined && s.exit_code !== null && s.state === 'FAILED' ? ` (exit ${s.exit_code})` : '';
+  if (exit) el.append(exit);
+  el.title = `Agent session ${stateLabel(s.state)}${exit}, ${tools}${s.error ? `: ${clip(s.error, 300)}` : ''}`;
   el.append(h('span', { 'aria-hidden': 'true' }, s.mcp_attached ? ' ⚡' : ''));
   return el;
 }

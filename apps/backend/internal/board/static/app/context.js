@@ -13,10 +13,13 @@ export async function loadWorkspaces() {
   return ctx.workspaces;
 }
 
-// useWorkspace switches the current workspace and follows its events.
+// useWorkspace switches the current workspace and follows its events
+// (announced to the page as a "workspace" event when it changed).
 export async function useWorkspace(id) {
   if (!id) return;
-  if (ctx.workspaceId && ctx.workspaceId !== id) await api.unsubscribe(`workspace:${ctx.workspaceId}`);
+  const switched = ctx.workspaceId !== id;
+  if (ctx.workspaceId && switched) await api.unsubscribe(`workspace:${ctx.workspaceId}`);
   ctx.workspaceId = id;
   await api.subscribe(`workspace:${id}`);
+  if (switched) api.emit('workspace', { id });
 }

@@ -4,7 +4,7 @@ import { fill, h } from './dom.js';
 import { ctx, loadWorkspaces, useWorkspace } from './context.js';
 import { renderBoard } from './board.js';
 import { renderTask } from './task.js';
-import { renderQuestions, watchQuestionCount } from './questions.js';
+import { renderWaiting, watchCounts, KINDS } from './waiting.js';
 import { renderConfig } from './config.js';
 
 const main = document.getElementById('main');
@@ -32,7 +32,7 @@ async function route() {
   try {
     let done;
     if (view === 'task' && parts[1]) done = await renderTask(main, parts[1]);
-    else if (view === 'questions') done = await renderQuestions(main);
+    else if (KINDS[view]) done = await renderWaiting(main, view);
     else if (view === 'config') done = await renderConfig(main, parts[1] || 'workflows', params);
     else done = await renderBoard(main, params);
     if (gen !== generation) { if (done) done(); return; }
@@ -62,7 +62,7 @@ async function start() {
   await api.connect();
   await loadWorkspaces();
   if (ctx.workspaceId) await useWorkspace(ctx.workspaceId);
-  watchQuestionCount();
+  watchCounts();
   window.addEventListener('hashchange', route);
   await route();
 }

@@ -1,14 +1,14 @@
 // A task's page: prompt, state, subtasks and dependencies, each session's
 // live conversation and controls, plan, documents and other artifacts,
-// and the questions its agents wait on.
+// and the questions and permission requests its agents wait on.
 import { api } from './api.js';
-import { h, fill, badge, when, toast, stateLabel } from './dom.js';
+import { h, fill, badge, when, toast, stateLabel, clip } from './dom.js';
 import { useWorkspace } from './context.js';
 import { markdown } from './md.js';
 import { form } from './form.js';
-import { Conversation, emptyConversation } from './conversation.js';
+import { Conversation } from './conversation.js';
 import { planPanel, documentsPanel, walkthroughPanel, findingsPanel, richOutputPanel } from './artifacts.js';
-import { questionCard } from './questions.js';
+import { waitingList } from './waiting.js';
 import { profileOptions, executorOptions } from './taskform.js';
 
 const MODES = ['task', 'task-title-pending', 'config', 'office'];
@@ -24,7 +24,7 @@ class TaskPage {
     this.main = main;
     this.task = task;
     this.off = [];
-    this.panels = Object.fromEntries(['plan', 'walkthrough', 'findings', 'output', 'documents', 'relations', 'questions']
+    this.panels = Object.fromEntries(['plan', 'walkthrough', 'findings', 'output', 'documents', 'relations', 'waiting']
       .map((k) => [k, h('section', { class: 'panel', id: `panel-${k}` })]));
     this.head = h('div');
     this.sessionBox = h('section', { class: 'panel', id: 'panel-conversation', 'aria-labelledby': 'conv-title' });
@@ -44,9 +44,9 @@ class TaskPage {
     const controls = h('section', { class: 'panel', id: 'panel-controls' }, h('h2', {}, 'Agent'), this.spawnForm(), this.stopButton());
     fill(this.main, this.head, h('div', { class: 'grid2' },
       h('div', {}, this.sessionBox, this.panels.plan, this.panels.walkthrough, this.panels.findings, this.panels.output, this.panels.documents),
-      h('div', {}, this.panels.questions, controls, this.panels.relations)));
-    await Promise.all([this.selectSession(sessions[0] && sessions[0].id), this.drawArtifacts(), this.drawRelations(), this.drawQuestions()]);
+      h('div', {}, this.panels.waiting, controls, this.panels.relations)));
     this.listen();
+    await Promise.all([this.selectSession(''), this.drawArtifacts(), this.drawRelations(), this.drawWaiting()]);
   }
 
   drawHead() {
@@ -54,27 +54,40 @@ class TaskPage {
     const step = this.steps.find((s) => s.id === t.workflow_step_id);
     fill(this.head, h('p', {}, h('a', { href: `#/?ws=${encodeURIComponent(t.workspace_id)}&wf=${encodeURIComponent(t.workflow_id)}` }, '← Board')),
       h('div', { class: 'task-head' }, h('h1', { id: 'task-title' }, t.title), badge(t.state), step ? h('span', { class: 'badge' }, `Step: ${step.name}`) : null,
+        t.queued_for_step_id ? h('span', { class: 'badge queued', id: 'task-queued' }, h('span', { 'aria-hidden': 'true' }, '⇢'),
+          `Waiting for room in ${(this.steps.find((s) => s.id === t.queued_for_step_id) || { name: 'a full step' }).name} since ${when(t.queued_at)}`) : null,
         t.archived_at ? h('span', { class: 'badge' }, 'Archived') : null),
       h('section', { class: 'panel', 'aria-label': 'Prompt' }, h('h2', {}, 'Prompt'), t.description ? markdown(t.description) : h('p', { class: 'muted' }, 'No prompt.'),
         h('p', { class: 'hint' }, `Created ${when(t.created_at)} · updated ${when(t.updated_at)}`)));
   }
 
+  // selectSession shows one session's conversation, or with '' the whole
+  // task's (every session and the workflow's records). The controls act
+  // on the selected session, else on the newest.
   async selectSession(sessionId) {
     if (this.sessionTopic) await api.unsubscribe(this.sessionTopic);
     this.sessionTopic = null;
-    this.current = this.sessions.find((s) => s.id === sessionId) || null;
-    const tabs = h('div', { class: 'sessions', role: 'group', 'aria-label': 'Sessions' }, this.sessions.map((s, i) => h('button', {
-      type: 'button', 'aria-pressed': String(s.id === sessionId), onclick: () => this.selectSession(s.id),
-    }, `Session ${this.sessions.length - i} · ${stateLabel(s.state)}`)));
-    const convEl = h('div');
-    fill(this.sessionBox, h('h2', { id: 'conv-title' }, 'Conversation'), this.sessions.length > 1 ? tabs : null, this.current ? this.sessionInfo() : null, convEl,
+    this.view = sessionId;
+    this.current = this.sessions.find((s) => s.id === sessionId) || this.sessions[0] || null;
+    this.tabs = h('div', { class: 'sessions', role: 'group', 'aria-label': 'Sessions' });
+    this.drawTabs();
+    const label = (id) => { const i = this.sessions.findIndex((s) => s.id === id); return i < 0 || this.sessions.length < 2 ? '' : `Session ${this.sessions.length - i}`; };
+    if (this.conversation) this.conversation.close();
+    this.conversation = new Conversation(this.task.id, sessionId, label);
+    fill(this.sessionBox, h('h2', { id: 'conv-title' }, 'Conversation'), this.tabs, this.current ? this.sessionInfo() : null,
+      this.current ? null : h('p', { class: 'muted', id: 'no-session' }, 'No agent session yet.'), this.conversation.el,
       this.current ? this.composer() : null);
-    if (!this.current) { emptyConversation(convEl); return; }
-    this.conversation = new Conversation(this.task.id, this.current.id);
-    convEl.append(this.conversation.el);
-    this.sessionTopic = `session:${this.current.id}`;
-    await api.subscribe(this.sessionTopic);
+    if (this.current) {
+      this.sessionTopic = `session:${this.current.id}`;
+      await api.subscribe(this.sessionTopic);
+    }
     await this.conversation.load();
+  }
+
+  drawTabs() {
+    const tab = (id, text) => h('button', { type: 'button', 'aria-pressed': String(id === this.view), dataset: { session: id }, onclick: () => this.selectSession(id) }, text);
+    this.tabs.hidden = this.sessions.length < 2;
+    fill(this.tabs, tab('', 'All sessions'), this.sessions.map((s, i) => tab(s.id, `Session ${this.sessions.length - i} · ${stateLabel(s.state)}`)));
   }
 
   sessionInfo() {
@@ -86,9 +99,13 @@ class TaskPage {
         toast(`Mode switched to ${out.mcp_mode}`);
       } catch (err) { e.target.value = s.mcp_mode; toast(err.message, 'error'); }
     } }, MODES.map((m) => h('option', { value: m, selected: m === s.mcp_mode }, m)));
-    return h('div', { class: 'actions', id: 'session-info' }, badge(s.state, 'agent'),
+    const ended = s.state === 'FAILED' && s.exit_code !== undefined && s.exit_code !== null ? `Exit code ${s.exit_code}` : '';
+    return h('div', { id: 'session-info' }, h('div', { class: 'actions' }, badge(s.state, 'agent'),
       h('span', { class: 'badge' }, s.mcp_attached ? '⚡ Tools connected' : 'Tools not connected'),
-      h('label', { for: 'session-mode' }, 'Tool mode'), mode);
+      h('span', { class: 'badge', title: s.managed ? 'Kandev launched this agent' : 'An agent you connect yourself' }, s.managed ? 'Run by Kandev' : 'Connected by hand'),
+      ended ? h('span', { class: 'badge state-FAILED' }, ended) : null,
+      h('label', { for: 'session-mode' }, 'Tool mode'), mode),
+    s.error ? h('p', { class: 'form-error', id: 'session-error' }, clip(s.error, 2000)) : null);
   }
 
   composer() {
@@ -100,7 +117,7 @@ class TaskPage {
       submit: async (v) => {
         const delivery = mode;
         mode = 'queued';
-        return api.request('task.message', { task_id: this.task.id, message: v.message, delivery_mode: delivery });
+        return api.request('task.message', { task_id: this.task.id, prompt: v.message, delivery_mode: delivery });
       },
       onDone: () => { f.reset(); toast('Message sent'); },
     });
@@ -133,11 +150,21 @@ class TaskPage {
     } }, 'Stop agent'));
   }
 
+  // addSession adds a new session (and shows it) or redraws a changed one.
   addSession(s) {
     const i = this.sessions.findIndex((x) => x.id === s.id);
-    if (i >= 0) { this.sessions[i] = s; if (this.current && this.current.id === s.id) { this.current = s; this.sessionBox.querySelector('#session-info').replaceWith(this.sessionInfo()); } return; }
-    this.sessions.unshift(s);
-    this.selectSession(s.id);
+    if (i < 0) {
+      this.sessions.unshift(s);
+      this.selectSession(this.sessions.length > 1 ? s.id : '');
+      return;
+    }
+    this.sessions[i] = s;
+    this.drawTabs();
+    if (this.current && this.current.id === s.id) {
+      this.current = s;
+      const info = this.sessionBox.querySelector('#session-info');
+      if (info) info.replaceWith(this.sessionInfo());
+    }
   }
 
   async drawArtifacts() {
@@ -161,10 +188,19 @@ class TaskPage {
       h('h3', {}, 'Blocks'), links(blocked, 'Nothing.'));
   }
 
-  async drawQuestions() {
-    const qs = (await api.listAll('question.list', { workspace_id: this.task.workspace_id, state: 'pending' })).filter((q) => q.task_id === this.task.id);
-    this.panels.questions.hidden = !qs.length;
-    fill(this.panels.questions, h('h2', {}, 'Waiting on you'), qs.map((q) => questionCard(q, this.task.title)));
+  // drawWaiting lists the questions and permission requests of this
+  // task's agents (hidden when there are none).
+  async drawWaiting() {
+    const panel = this.panels.waiting;
+    const p = h('div', { id: 'task-permissions' });
+    const q = h('div', { id: 'task-questions' });
+    fill(panel, h('h2', {}, 'Waiting on you'), p, q);
+    // Answered cards stay (with their notice) until the page is left.
+    const shown = () => { panel.hidden = !panel.querySelector('article'); };
+    shown();
+    const stops = await Promise.all([waitingList(p, 'permissions', { taskId: this.task.id, emptyText: '', onChange: shown }),
+      waitingList(q, 'questions', { taskId: this.task.id, emptyText: '', onChange: shown })]);
+    this.off.push(...stops);
   }
 
   listen() {
@@ -174,7 +210,6 @@ class TaskPage {
     on('task.updated', retask);
     on('task.moved', retask);
     on('task.deleted', (t) => { if (t.id === this.task.id) fill(this.main, h('h1', {}, 'Task deleted'), h('p', {}, h('a', { href: '#/' }, 'Back to the board'))); });
-    on('session.message', (p) => { if (this.conversation && p.message) this.conversation.put(p.message); });
     on('session.created', (s) => { if (mine(s)) this.addSession(s); });
     on('session.updated', (s) => { if (mine(s)) this.addSession(s); });
     on('session.mode_changed', (p) => {
@@ -183,8 +218,6 @@ class TaskPage {
       const sel = document.getElementById('session-mode');
       if (sel) sel.value = p.mode;
     });
-    on('question.created', (q) => { if (mine(q)) this.drawQuestions(); });
-    on('question.answered', (q) => { if (mine(q) && !this.panels.questions.querySelector(`[data-id="${q.id}"][data-mine]`)) this.drawQuestions(); });
     on('plan.updated', (p) => { if (mine(p)) planPanel(this.panels.plan, this.task.id); });
     on('plan.deleted', (p) => { if (mine(p)) planPanel(this.panels.plan, this.task.id); });
     on('document.updated', (d) => { if (mine(d)) documentsPanel(this.panels.documents, this.task.id); });
@@ -197,6 +230,7 @@ class TaskPage {
 
   close() {
     this.off.forEach((f) => f());
+    if (this.conversation) this.conversation.close();
     if (this.sessionTopic) api.unsubscribe(this.sessionTopic);
   }
 }

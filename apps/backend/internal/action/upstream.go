@@ -1,0 +1,130 @@
+package action
+
+import (
+	"context"
+	"maps"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// UpstreamConfigOut is the result of upstream.config: the proxied servers
+// of the session's agent profile with their secrets (env and header values
+// unmasked), empty when the profile's MCP config is disabled.
+type UpstreamConfigOut struct {
+	Servers map[string]kanban.MCPServerConfig `json:"servers"`
+}
+
+// UpstreamReportIn is the payload of upstream.report: the state of every
+// proxied server of the session, replacing the previous report.
+type UpstreamReportIn struct {
+	Servers []UpstreamReport `json:"servers"`
+}
+
+// UpstreamReport is one server of an upstream.report.
+type UpstreamReport struct {
+	Name         string               `json:"name"`
+	Type         string               `json:"type"`
+	State        string               `json:"state"`
+	Detail       string               `json:"detail"`
+	ToolsServed  int                  `json:"tools_served"`
+	ToolsRefused int                  `json:"tools_refused"`
+	Refused      []UpstreamRefusedOne `json:"refused"`
+}
+
+// UpstreamRefusedOne is one refused tool of an UpstreamReport.
+type UpstreamRefusedOne struct {
+	Tool   string `json:"tool"`
+	Limit  string `json:"limit"`
+	Reason string `json:"reason"`
+}
+
+// UpstreamListIn is the payload of upstream.list.
+type UpstreamListIn struct {
+	SessionID string `json:"session_id"`
+	Limit     int    `json:"limit"`
+	Cursor    string `json:"cursor"`
+}
+
+// UpstreamRefusedIn is the payload of upstream.refused; Server "" lists
+// every server's refused tools.
+type UpstreamRefusedIn struct {
+	SessionID string `json:"session_id"`
+	Server    string `json:"server"`
+	Limit     int    `json:"limit"`
+	Cursor    string `json:"cursor"`
+}
+
+// UpstreamsChanged is the payload of the session.upstreams_changed
+// notification (workspace and session topics).
+type UpstreamsChanged struct {
+	SessionID string                  `json:"session_id"`
+	Servers   []kanban.UpstreamServer `json:"servers"`
+}
+
+func (s *Service) registerUpstreams(r *Registry) {
+	Register(r, "upstream.config", AllowSession, s.upstreamConfig)
+	Register(r, "upstream.report", AllowSession, s.upstreamReport)
+	Register(r, "upstream.list", AllowOperator, func(ctx context.Context, _ Principal, in UpstreamListIn) (*kanban.List[kanban.UpstreamServer], error) {
+		if in.SessionID == "" {
+			return nil, kanban.FieldError("session_id", "is required")
+		}
+		return s.store.ListUpstreams(ctx, in.SessionID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+	})
+	Register(r, "upstream.refused", AllowOperator, func(ctx context.Context, _ Principal, in UpstreamRefusedIn) (*kanban.List[kanban.RefusedTool], error) {
+		if in.SessionID == "" {
+			return nil, kanban.FieldError("session_id", "is required")
+		}
+		return s.store.ListRefusedTools(ctx, in.SessionID, in.Server, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+	})
+}
+
+// upstreamConfig gives a session the proxied servers of its own agent
+// profile (identity from the principal, never the payload).
+func (s *Service) upstreamConfig(ctx context.Context, p Principal, _ NoIn) (*UpstreamConfigOut, error) {
+	out := &UpstreamConfigOut{Servers: map[string]kanban.MCPServerConfig{}}
+	sess, err := s.store.GetSession(ctx, p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if sess.AgentProfileID == "" {
+		return out, nil
+	}
+	c, err := s.store.GetMCPConfig(ctx, sess.AgentProfileID)
+	if err != nil {
+		if kanban.ErrorCode(err) == kanban.CodeNotFound {
+			return out, nil // the profile was deleted after the session started
+		}
+		return nil, err
+	}
+	if !c.Enabled {
+		return out, nil
+	}
+	for name, srv := range c.Servers {
+		if srv.Proxy {
+			srv.Env, srv.Headers = maps.Clone(srv.Env), maps.Clone(srv.Headers)
+			out.Servers[name] = srv
+		}
+	}
+	return out, nil
+}
+
+// upstreamReport stores the session's report and notifies operators.
+func (s *Service) upstreamReport(ctx context.Context, p Principal, in UpstreamReportIn) (*UpstreamsChanged, error) {
+	servers := make([]kanban.UpstreamServer, len(in.Servers))
+	for i, u := range in.Servers {
+		refused := make([]kanban.RefusedTool, len(u.Refused))
+		for j, r := range u.Refused {
+			refused[j] = kanban.RefusedTool{Server: u.Name, Tool: r.Tool, Limit: r.Limit, Reason: r.Reason}
+		}
+		servers[i] = kanban.UpstreamServer{Name: u.Name, Type: u.Type, State: u.State, Detail: u.Detail,
+			ToolsServed: u.ToolsServed, ToolsRefused: u.ToolsRefused, Refused: refused}
+	}
+	stored, err := s.store.ReplaceUpstreams(ctx, p.SessionID, servers)
+	if err != nil {
+		return nil, err
+	}
+	out := &UpstreamsChanged{SessionID: p.SessionID, Servers: stored}
+	s.pub.Publish(SessionTopic(p.SessionID), "session.upstreams_changed", out)
+	s.pub.Publish(WorkspaceTopic(p.WorkspaceID), "session.upstreams_changed", out)
+	return out, nil
+}
