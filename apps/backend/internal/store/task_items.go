@@ -87,11 +87,7 @@ func (s *Store) ListTaskSummaries(ctx context.Context, f kanban.TaskFilter, p ka
 	if err != nil {
 		return nil, err
 	}
-	l := summariesByCreation
-	if f.WorkflowStepID != "" {
-		l = summariesByPosition
-	}
-	rows, err := l.page(ctx, s.stmts, p, where, args...)
+	rows, err := inOrder(f, summariesByPosition, summariesByCreation).page(ctx, s.stmts, p, where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -108,9 +104,14 @@ func (s *Store) ListTaskDetails(ctx context.Context, f kanban.TaskFilter, p kanb
 	if err != nil {
 		return nil, err
 	}
-	l := detailsByCreation
+	return inOrder(f, detailsByPosition, detailsByCreation).page(ctx, s.stmts, p, where, args...)
+}
+
+// inOrder picks f's order, as taskListing does: board order on a step,
+// else creation order.
+func inOrder[T any](f kanban.TaskFilter, byPosition, byCreation listing[T]) listing[T] {
 	if f.WorkflowStepID != "" {
-		l = detailsByPosition
+		return byPosition
 	}
-	return l.page(ctx, s.stmts, p, where, args...)
+	return byCreation
 }

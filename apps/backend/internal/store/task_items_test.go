@@ -105,34 +105,17 @@ func TestListTaskItemsPagesLikeListTasks(t *testing.T) {
 		for page := 0; ; page++ {
 			p := kanban.Page{Limit: 4, Cursor: cursor}
 			var ids []string
+			var err error
 			switch page % 3 {
 			case 0:
-				l, err := s.ListTaskSummaries(ctx, f, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, it := range l.Items {
-					ids = append(ids, it.ID)
-				}
-				cursor = l.NextCursor
+				ids, cursor, err = pageIDs(s.ListTaskSummaries(ctx, f, p))(func(x kanban.TaskSummary) string { return x.ID })
 			case 1:
-				l, err := s.ListTaskDetails(ctx, f, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, it := range l.Items {
-					ids = append(ids, it.ID)
-				}
-				cursor = l.NextCursor
+				ids, cursor, err = pageIDs(s.ListTaskDetails(ctx, f, p))(func(x kanban.TaskDetail) string { return x.ID })
 			default:
-				l, err := s.ListTasks(ctx, f, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, it := range l.Items {
-					ids = append(ids, it.ID)
-				}
-				cursor = l.NextCursor
+				ids, cursor, err = pageIDs(s.ListTasks(ctx, f, p))(func(x kanban.Task) string { return x.ID })
+			}
+			if err != nil {
+				t.Fatal(err)
 			}
 			got = append(got, ids...)
 			if cursor == "" {
@@ -166,10 +149,10 @@ func TestListTaskItemsQueryPlans(t *testing.T) {
 		where, args := taskFilterWhere(f)
 		for _, q := range []func() (string, []any, error){
 			func() (string, []any, error) {
-				return map[bool]listing[summaryRow]{true: summariesByPosition, false: summariesByCreation}[f.WorkflowStepID != ""].query(kanban.Page{Limit: 10}, where, args...)
+				return inOrder(f, summariesByPosition, summariesByCreation).query(kanban.Page{Limit: 10}, where, args...)
 			},
 			func() (string, []any, error) {
-				return map[bool]listing[kanban.TaskDetail]{true: detailsByPosition, false: detailsByCreation}[f.WorkflowStepID != ""].query(kanban.Page{Limit: 10}, where, args...)
+				return inOrder(f, detailsByPosition, detailsByCreation).query(kanban.Page{Limit: 10}, where, args...)
 			},
 		} {
 			query, qargs, err := q()
@@ -182,5 +165,20 @@ func TestListTaskItemsQueryPlans(t *testing.T) {
 				t.Errorf("%s: got plan %q, want an ordered walk of %s and indexed counts", index, plan, index)
 			}
 		}
+	}
+}
+
+// pageIDs returns a function that lists the ids of a page (by id) with the
+// page's next cursor, or the listing's error.
+func pageIDs[T any](l *kanban.List[T], err error) func(id func(T) string) ([]string, string, error) {
+	return func(id func(T) string) ([]string, string, error) {
+		if err != nil {
+			return nil, "", err
+		}
+		out := make([]string, len(l.Items))
+		for i, it := range l.Items {
+			out[i] = id(it)
+		}
+		return out, l.NextCursor, nil
 	}
 }

@@ -46,10 +46,7 @@ func (s *Store) taskQuery(ctx context.Context, f kanban.TaskFilter, p kanban.Pag
 // taskListing is the order of f's tasks: board order on a step, else
 // creation order.
 func taskListing(f kanban.TaskFilter) listing[kanban.Task] {
-	if f.WorkflowStepID != "" {
-		return tasksByPosition
-	}
-	return tasksByCreation
+	return inOrder(f, tasksByPosition, tasksByCreation)
 }
 
 var (
