@@ -255,8 +255,10 @@ function runKandev(kandev, args) {
 }
 
 /**
- * The tool catalog: the union of `kandev tools --mode M --json` over every mode, plus the
- * generated reference from `kandev tools --markdown`. Throws an Error if kandev cannot be run.
+ * The tool catalog: the union of `kandev tools --mode M --json` over every mode and of the tools
+ * the generated reference (`kandev tools --markdown`) has a `### <tool>` section for — it covers
+ * every declared tool, also capability-gated ones that no mode serves by default — plus that
+ * reference. Throws an Error if kandev cannot be run.
  */
 export function loadCatalog(kandev) {
   const names = new Set();
@@ -274,7 +276,9 @@ export function loadCatalog(kandev) {
     }
     for (const t of tools) names.add(t.name);
   }
-  return { names, markdown: runKandev(kandev, ['tools', '--markdown']) };
+  const markdown = runKandev(kandev, ['tools', '--markdown']);
+  for (const m of markdown.toString('utf8').matchAll(/^### ([a-z][a-z0-9_]*_kandev)[ \t]*$/gm)) names.add(m[1]);
+  return { names, markdown };
 }
 
 // ---------------------------------------------------------------- whole tree

@@ -301,6 +301,12 @@ describe('kandev binary', () => {
       assert.match(problems[1], /^:0: cannot run kandev tools: build it with `make build`/);
     });
   }
+  test('loadCatalog adds the tools the reference has a section for (capability-gated, in no mode by default)', () => {
+    const reference = `${REFERENCE}\n### ask_parent_question_kandev\n\n- Modes: none by default (capability-gated)\n`;
+    const { names } = loadCatalog(fixture({ reference }).kandev);
+    assert.deepEqual([...names].sort(), ['ask_parent_question_kandev', 'create_task_kandev', 'get_config_kandev', 'list_tasks_kandev', 'set_task_title_kandev']);
+    assertOk({ reference, pages: extra('# Extra\n\nAutopilot subtasks call ask_parent_question_kandev.\n') });
+  });
   test('failing kandev reports its exit status and stderr', () => {
     assert.throws(() => loadCatalog(fixture({ kandev: 'fail' }).kandev), /exited with status 3: database is locked/);
   });

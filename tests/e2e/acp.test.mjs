@@ -40,7 +40,8 @@ test('Kandev launches claude-agent-acp over ACP and its Kandev tool call takes e
   const agents = (await callTool(c, 'list_agents_kandev', {})).structuredContent.items;
   const claude = agents.find((a) => a.name === 'claude-code');
   const profiles = (await callTool(c, 'list_agent_profiles_kandev', { agent_id: claude.id })).structuredContent.items;
-  await callTool(c, 'update_agent_profile_kandev', { agent_profile_id: profiles[0].id, auto_approve: true });
+  const approved = await callTool(c, 'update_agent_profile_kandev', { profile_id: profiles[0].id, auto_approve: true });
+  assert.ok(!approved.isError && approved.structuredContent.auto_approve === true, JSON.stringify(approved.content));
 
   const created = (await callTool(c, 'create_task_kandev', {
     title: 'ACP task', prompt: 'Please file the follow-up task.', agent_profile_id: profiles[0].id,

@@ -186,6 +186,11 @@ func (s *Service) registerSessionArtifacts(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
+		if in.Kind == kanban.ArtifactRichOutput {
+			if in.Data, err = s.expandRichOutput(ctx, t, in.Data); err != nil {
+				return nil, err
+			}
+		}
 		a := kanban.Artifact{TaskID: t.ID, Kind: in.Kind, Data: in.Data}
 		if p.Kind == Session {
 			a.SessionID = p.SessionID

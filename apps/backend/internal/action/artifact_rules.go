@@ -17,8 +17,6 @@ func checkArtifactData(kind string, data json.RawMessage) error {
 		return checkLineRanges(data, "steps")
 	case kanban.ArtifactFindings:
 		return checkLineRanges(data, "findings")
-	case kanban.ArtifactRichOutput:
-		return checkCharts(data)
 	}
 	return nil
 }
@@ -41,32 +39,6 @@ func checkLineRanges(data json.RawMessage, list string) error {
 		end, err2 := st.LineEnd.Int64()
 		if err1 == nil && err2 == nil && end < line {
 			return kanban.FieldError(fmt.Sprintf("%s[%d].line_end", list, i), "must be >= line")
-		}
-	}
-	return nil
-}
-
-func checkCharts(data json.RawMessage) error {
-	var r struct {
-		Blocks []struct {
-			Type   string            `json:"type"`
-			Labels []json.RawMessage `json:"labels"`
-			Series []struct {
-				Values []json.RawMessage `json:"values"`
-			} `json:"series"`
-		} `json:"blocks"`
-	}
-	if json.Unmarshal(data, &r) != nil {
-		return nil //nolint:nilerr // not the rich-output shape: the schema already validated it
-	}
-	for i, b := range r.Blocks {
-		if b.Type != "chart" {
-			continue
-		}
-		for j, s := range b.Series {
-			if len(s.Values) != len(b.Labels) {
-				return kanban.FieldError(fmt.Sprintf("blocks[%d].series[%d].values", i, j), "must have one value per label")
-			}
 		}
 	}
 	return nil

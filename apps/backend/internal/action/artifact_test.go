@@ -89,7 +89,8 @@ func TestArtifacts(t *testing.T) {
 	}
 	in["data"] = map[string]any{"findings": []any{}}
 	b := call[kanban.Artifact](h, sess, "artifact.create", in)
-	op := call[kanban.Artifact](h, operator, "artifact.create", map[string]any{"task_id": task.ID, "kind": kanban.ArtifactRichOutput, "data": map[string]any{}})
+	op := call[kanban.Artifact](h, operator, "artifact.create", map[string]any{"task_id": task.ID, "kind": kanban.ArtifactRichOutput,
+		"data": map[string]any{"version": 1, "title": "t", "blocks": []any{map[string]any{"type": "metrics", "items": []any{map[string]any{"label": "a", "value": "1"}}}}}})
 	if op.SessionID != "" {
 		t.Errorf("artifact.create by operator: got session %q, want none", op.SessionID)
 	}

@@ -3,6 +3,8 @@ package action
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -22,13 +24,15 @@ const branchReach = reachDescendants
 const branchForbidden = "a session may only change the repositories of its own task and its subtasks"
 
 // TaskBranchIn is the payload of task.repository.add: link a repository
-// (by exactly one locator) to a task with a base branch.
+// (by at most one locator; none when the task has exactly one) to a task
+// with a base branch.
 type TaskBranchIn struct {
-	TaskID         string `json:"task_id"`
-	RepositoryID   string `json:"repository_id"`
-	LocalPath      string `json:"local_path"`
-	RepositoryURL  string `json:"repository_url"`
-	Branch         string `json:"branch"`
+	TaskID        string `json:"task_id"`
+	RepositoryID  string `json:"repository_id"`
+	LocalPath     string `json:"local_path"`
+	RepositoryURL string `json:"repository_url"`
+	// BaseBranch defaults to the repository's default branch.
+	BaseBranch     string `json:"base_branch"`
 	CheckoutBranch string `json:"checkout_branch"`
 }
 
@@ -40,36 +44,57 @@ type TaskBranchOut struct {
 	RepositoryCreated bool `json:"repository_created"`
 }
 
-// SourceIn is one repository to register.
+// Kinds of workspace sources.
+const (
+	SourceRepository = "repository"
+	SourceFolder     = "folder"
+)
+
+// SourceIn is one source to attach to a task: a repository (by
+// repository_id, local_path, remote_url or github_url, with branches) or a
+// plain folder (local_path, display_name).
 type SourceIn struct {
-	LocalPath     string `json:"local_path"`
-	RepositoryURL string `json:"repository_url"`
-	Name          string `json:"name"`
-	DefaultBranch string `json:"default_branch"`
+	Kind           string `json:"kind"`
+	RepositoryID   string `json:"repository_id"`
+	LocalPath      string `json:"local_path"`
+	RemoteURL      string `json:"remote_url"`
+	GitHubURL      string `json:"github_url"`
+	BaseBranch     string `json:"base_branch"`
+	CheckoutBranch string `json:"checkout_branch"`
+	DisplayName    string `json:"display_name"`
 }
 
 // SourcesAddIn is the payload of workspace.source.add.
 type SourcesAddIn struct {
-	WorkspaceID string     `json:"workspace_id"`
-	Sources     []SourceIn `json:"sources"`
+	// TaskID is the task to attach to ("self" for a session, its default).
+	TaskID  string     `json:"task_id"`
+	Sources []SourceIn `json:"sources"`
 }
 
-// SourceOut is one registered repository and whether this call created it.
+// SourceOut is one attached source.
 type SourceOut struct {
-	Repository *kanban.Repository `json:"repository"`
-	Created    bool               `json:"created"`
+	Kind           string                 `json:"kind"`
+	Repository     *kanban.Repository     `json:"repository"`
+	TaskRepository *kanban.TaskRepository `json:"task_repository"`
+	// Created is true when this call registered the repository or folder
+	// in the workspace.
+	Created bool `json:"created"`
 }
 
 // SourcesAddOut is the result of workspace.source.add, in input order.
 type SourcesAddOut struct {
-	Items []SourceOut `json:"items"`
+	TaskID string      `json:"task_id"`
+	Items  []SourceOut `json:"items"`
 }
 
-// BaseBranchIn is the payload of task.repository.set_base_branch.
+// BaseBranchIn is the payload of task.repository.set_base_branch. A task
+// links each repository once, so a link's id (task_repository_id) is its
+// repository's id.
 type BaseBranchIn struct {
-	TaskID       string `json:"task_id"`
-	RepositoryID string `json:"repository_id"`
-	BaseBranch   string `json:"base_branch"`
+	TaskID           string `json:"task_id"`
+	TaskRepositoryID string `json:"task_repository_id"`
+	RepositoryID     string `json:"repository_id"`
+	BaseBranch       string `json:"base_branch"`
 }
 
 func (s *Service) registerBranches(r *Registry) {
@@ -81,15 +106,13 @@ func (s *Service) registerBranches(r *Registry) {
 
 // addTaskBranch links a repository to a task with a base branch (and an
 // optional branch to check out). A local path or URL unknown to the
-// workspace registers the repository.
+// workspace registers the repository; without a locator the task's only
+// repository is meant.
 func (s *Service) addTaskBranch(ctx context.Context, p Principal, in TaskBranchIn) (*TaskBranchOut, error) {
-	if err := checkLocator(in.RepositoryID, in.LocalPath, in.RepositoryURL); err != nil {
+	if err := checkLocator(in.RepositoryID, in.LocalPath, in.RepositoryURL, true); err != nil {
 		return nil, err
 	}
-	if err := kanban.CheckText("branch", in.Branch, true, maxBranchLen); err != nil {
-		return nil, err
-	}
-	if err := kanban.CheckText("checkout_branch", in.CheckoutBranch, false, maxBranchLen); err != nil {
+	if err := checkBranches(in.BaseBranch, in.CheckoutBranch); err != nil {
 		return nil, err
 	}
 	t, err := s.taskInTree(ctx, p, in.TaskID, branchReach, branchForbidden)
@@ -97,35 +120,64 @@ func (s *Service) addTaskBranch(ctx context.Context, p Principal, in TaskBranchI
 		return nil, err
 	}
 	out := &TaskBranchOut{}
-	if in.RepositoryID != "" {
-		if out.Repository, err = s.repositoryInScope(ctx, p, in.RepositoryID); err != nil {
-			return nil, err
-		}
-	} else if out.Repository, out.RepositoryCreated, err = s.findOrCreateRepo(ctx, t.WorkspaceID, SourceIn{LocalPath: in.LocalPath, RepositoryURL: in.RepositoryURL}); err != nil {
-		return nil, err
+	switch {
+	case in.RepositoryID != "":
+		out.Repository, err = s.repositoryInScope(ctx, p, in.RepositoryID)
+	case in.LocalPath != "" || in.RepositoryURL != "":
+		out.Repository, out.RepositoryCreated, err = s.findOrCreateRepo(ctx, t.WorkspaceID, kanban.Repository{LocalPath: in.LocalPath, RemoteURL: in.RepositoryURL})
+	default:
+		out.Repository, err = s.onlyRepository(ctx, t.ID)
 	}
-	out.TaskRepository, err = s.store.SetTaskRepository(ctx, kanban.TaskRepository{TaskID: t.ID, RepositoryID: out.Repository.ID,
-		BaseBranch: in.Branch, CheckoutBranch: in.CheckoutBranch})
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.repository_updated", out.TaskRepository)
-	return out, nil
+	out.TaskRepository, err = s.linkRepository(ctx, t, out.Repository, in.BaseBranch, in.CheckoutBranch)
+	return out, err
 }
 
-// checkLocator requires exactly one repository locator and checks sizes.
-func checkLocator(id, localPath, url string) error {
-	n := 0
-	for _, v := range []string{id, localPath, url} {
-		if v != "" {
-			n++
-		}
+// onlyRepository returns the repository of a task that has exactly one.
+func (s *Service) onlyRepository(ctx context.Context, taskID string) (*kanban.Repository, error) {
+	links, err := s.store.ListTaskRepositories(ctx, taskID)
+	if err != nil {
+		return nil, err
 	}
-	switch {
+	if len(links) != 1 {
+		return nil, &kanban.Error{Code: kanban.CodeValidation, Field: "repository",
+			Message: "provide one of repository_id, local_path, repository_url (the task does not have exactly one repository)"}
+	}
+	return s.store.GetRepository(ctx, links[0].RepositoryID)
+}
+
+// linkRepository links repo to task t (base branch default: the
+// repository's default branch) and tells the workspace.
+func (s *Service) linkRepository(ctx context.Context, t *kanban.Task, repo *kanban.Repository, base, checkout string) (*kanban.TaskRepository, error) {
+	if base == "" {
+		base = repo.DefaultBranch
+	}
+	link, err := s.store.SetTaskRepository(ctx, kanban.TaskRepository{TaskID: t.ID, RepositoryID: repo.ID,
+		BaseBranch: base, CheckoutBranch: checkout})
+	if err != nil {
+		return nil, err
+	}
+	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.repository_updated", link)
+	return link, nil
+}
+
+func checkBranches(base, checkout string) error {
+	if err := kanban.CheckText("base_branch", base, false, maxBranchLen); err != nil {
+		return err
+	}
+	return kanban.CheckText("checkout_branch", checkout, false, maxBranchLen)
+}
+
+// checkLocator requires exactly one repository locator (at most one when
+// optional) and checks sizes.
+func checkLocator(id, localPath, url string, optional bool) error {
+	switch n := countSet(id, localPath, url); {
 	case n > 1:
 		return &kanban.Error{Code: kanban.CodeValidation, Field: "repository",
 			Message: "provide at most one of repository_id, local_path, repository_url"}
-	case n == 0:
+	case n == 0 && !optional:
 		return &kanban.Error{Code: kanban.CodeValidation, Field: "repository",
 			Message: "provide one of repository_id, local_path, repository_url"}
 	}
@@ -135,18 +187,29 @@ func checkLocator(id, localPath, url string) error {
 	return kanban.CheckText("repository_url", url, false, maxURLLen)
 }
 
+// countSet counts the non-empty values.
+func countSet(vs ...string) int {
+	n := 0
+	for _, v := range vs {
+		if v != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // findOrCreateRepo returns the workspace's repository with src's local
 // path (else URL), registering it when there is none.
-func (s *Service) findOrCreateRepo(ctx context.Context, workspaceID string, src SourceIn) (*kanban.Repository, bool, error) {
-	repo, err := s.store.FindRepository(ctx, workspaceID, src.LocalPath, src.RepositoryURL)
+func (s *Service) findOrCreateRepo(ctx context.Context, workspaceID string, src kanban.Repository) (*kanban.Repository, bool, error) {
+	repo, err := s.store.FindRepository(ctx, workspaceID, src.LocalPath, src.RemoteURL)
 	if err == nil {
 		return repo, false, nil
 	}
 	if kanban.ErrorCode(err) != kanban.CodeNotFound {
 		return nil, false, err
 	}
-	repo, err = s.store.CreateRepository(ctx, kanban.Repository{WorkspaceID: workspaceID, Name: src.Name, LocalPath: src.LocalPath,
-		RemoteURL: src.RepositoryURL, DefaultBranch: src.DefaultBranch})
+	src.WorkspaceID = workspaceID
+	repo, err = s.store.CreateRepository(ctx, src)
 	if err != nil {
 		return nil, false, err
 	}
@@ -154,9 +217,11 @@ func (s *Service) findOrCreateRepo(ctx context.Context, workspaceID string, src 
 	return repo, true, nil
 }
 
-// addSources registers repositories in the workspace (a session's own).
-// Every source is checked before the first is written; a source already
-// registered (same local path, else URL) is returned with created=false.
+// addSources attaches repositories and folders to a task (a session's
+// own by default, or one of its subtasks), registering in the workspace
+// those it does not know. Every source is checked before the first is
+// written; attaching what the task already has changes nothing, so an
+// exact retry is harmless.
 func (s *Service) addSources(ctx context.Context, p Principal, in SourcesAddIn) (*SourcesAddOut, error) {
 	if len(in.Sources) < 1 || len(in.Sources) > maxSourcesCall {
 		return nil, kanban.FieldError("sources", "must have between 1 and %d items", maxSourcesCall)
@@ -166,37 +231,90 @@ func (s *Service) addSources(ctx context.Context, p Principal, in SourcesAddIn) 
 			return nil, err
 		}
 	}
-	ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
+	t, err := s.taskInTree(ctx, p, in.TaskID, branchReach, branchForbidden)
 	if err != nil {
 		return nil, err
 	}
-	out := &SourcesAddOut{Items: make([]SourceOut, 0, len(in.Sources))}
-	for _, src := range in.Sources {
-		repo, created, err := s.findOrCreateRepo(ctx, ws, src)
-		if err != nil {
+	repos := make([]*kanban.Repository, len(in.Sources))
+	for i, src := range in.Sources { // ids in scope before anything is written
+		if src.RepositoryID != "" {
+			if repos[i], err = s.repositoryInScope(ctx, p, src.RepositoryID); err != nil {
+				return nil, err
+			}
+			if repos[i].WorkspaceID != t.WorkspaceID {
+				return nil, kanban.FieldError(fmt.Sprintf("sources[%d].repository_id", i), "must be a repository of the task's workspace")
+			}
+		}
+	}
+	out := &SourcesAddOut{TaskID: t.ID, Items: make([]SourceOut, 0, len(in.Sources))}
+	for i, src := range in.Sources {
+		item := SourceOut{Kind: src.Kind, Repository: repos[i]}
+		if item.Repository == nil {
+			reg := kanban.Repository{Name: src.DisplayName, LocalPath: src.LocalPath, RemoteURL: src.remote()}
+			if item.Repository, item.Created, err = s.findOrCreateRepo(ctx, t.WorkspaceID, reg); err != nil {
+				return nil, err
+			}
+		}
+		if item.TaskRepository, err = s.linkRepository(ctx, t, item.Repository, src.BaseBranch, src.CheckoutBranch); err != nil {
 			return nil, err
 		}
-		out.Items = append(out.Items, SourceOut{Repository: repo, Created: created})
+		out.Items = append(out.Items, item)
 	}
 	return out, nil
 }
 
+// remote is the source's remote URL (github_url is one).
+func (src SourceIn) remote() string {
+	if src.RemoteURL != "" {
+		return src.RemoteURL
+	}
+	return src.GitHubURL
+}
+
 func checkSource(i int, src SourceIn, earlier []SourceIn) error {
 	path := fmt.Sprintf("sources[%d]", i)
-	if src.LocalPath == "" && src.RepositoryURL == "" {
-		return kanban.FieldError(path, "needs local_path or repository_url")
+	switch src.Kind {
+	case SourceRepository:
+		if src.DisplayName != "" {
+			return kanban.FieldError(path+".display_name", "is only for folder sources")
+		}
+		if src.RemoteURL != "" && src.GitHubURL != "" {
+			return kanban.FieldError(path, "give remote_url or github_url, not both")
+		}
+		if n := countSet(src.RepositoryID, src.LocalPath, src.remote()); n != 1 {
+			return kanban.FieldError(path, "needs exactly one of repository_id, local_path, remote_url, github_url")
+		}
+		if src.GitHubURL != "" && !strings.HasPrefix(src.GitHubURL, "https://github.com/") {
+			return kanban.FieldError(path+".github_url", "must start with https://github.com/")
+		}
+		if err := kanban.CheckText(path+".base_branch", src.BaseBranch, false, maxBranchLen); err != nil {
+			return err
+		}
+		if err := kanban.CheckText(path+".checkout_branch", src.CheckoutBranch, false, maxBranchLen); err != nil {
+			return err
+		}
+	case SourceFolder:
+		if src.RepositoryID != "" || src.RemoteURL != "" || src.GitHubURL != "" || src.BaseBranch != "" || src.CheckoutBranch != "" {
+			return kanban.FieldError(path, "a folder source takes only local_path and display_name")
+		}
+		if !filepath.IsAbs(src.LocalPath) {
+			return kanban.FieldError(path+".local_path", "must be an absolute path")
+		}
+	default:
+		return kanban.FieldError(path+".kind", "must be repository or folder")
 	}
 	for _, c := range []struct {
 		field, v string
 		max      int
-	}{{"local_path", src.LocalPath, maxPathLen}, {"repository_url", src.RepositoryURL, maxURLLen},
-		{"name", src.Name, kanban.MaxNameLen}, {"default_branch", src.DefaultBranch, maxBranchLen}} {
+	}{{"local_path", src.LocalPath, maxPathLen}, {"remote_url", src.RemoteURL, maxURLLen}, {"github_url", src.GitHubURL, maxURLLen},
+		{"display_name", src.DisplayName, kanban.MaxNameLen}} {
 		if err := kanban.CheckText(path+"."+c.field, c.v, false, c.max); err != nil {
 			return err
 		}
 	}
 	for _, e := range earlier {
-		if (src.LocalPath != "" && e.LocalPath == src.LocalPath) || (src.RepositoryURL != "" && e.RepositoryURL == src.RepositoryURL) {
+		if (src.RepositoryID != "" && e.RepositoryID == src.RepositoryID) || (src.LocalPath != "" && e.LocalPath == src.LocalPath) ||
+			(src.remote() != "" && e.remote() == src.remote()) {
 			return kanban.FieldError(path, "repeats an earlier source")
 		}
 	}
@@ -209,6 +327,12 @@ func checkSource(i int, src SourceIn, earlier []SourceIn) error {
 func (s *Service) setBaseBranch(ctx context.Context, p Principal, in BaseBranchIn) (*kanban.TaskRepository, error) {
 	if err := kanban.CheckText("base_branch", in.BaseBranch, true, maxBranchLen); err != nil {
 		return nil, err
+	}
+	switch {
+	case in.TaskRepositoryID != "" && in.RepositoryID != "" && in.TaskRepositoryID != in.RepositoryID:
+		return nil, kanban.FieldError("task_repository_id", "names another link than repository_id; give one of them")
+	case in.TaskRepositoryID != "":
+		in.RepositoryID = in.TaskRepositoryID
 	}
 	t, err := s.taskInTree(ctx, p, in.TaskID, branchReach, branchForbidden)
 	if err != nil {

@@ -1,103 +1,10 @@
 package action
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
-
-// richSteps is a step list exercising every step setting.
-func richSteps() []map[string]any {
-	return []map[string]any{
-		{"name": "Plan", "color": "#111111", "prompt": "Write a plan", "wip_limit": 2, "auto_advance": true,
-			"events": map[string]any{"on_enter": []any{map[string]any{"type": "send_prompt", "config": map[string]any{"prompt": "Go"}}}}},
-		{"name": "Build", "color": "#222222", "is_start_step": true, "allow_manual_move": false, "auto_archive_after_hours": 24},
-		{"name": "Ship", "events": map[string]any{"on_exit": []any{map[string]any{"type": "archive"}}, "on_turn_complete": []any{}}},
-	}
-}
-
-func TestWorkflowExportImportRoundTrip(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	created := call[WorkflowOut](h, operator, "workflow.create", map[string]any{"name": "Release", "description": "ship it", "steps": richSteps()})
-	if len(created.Steps) != 3 || !created.Steps[1].IsStartStep || created.Steps[1].AllowManualMove || !created.Steps[0].AllowManualMove {
-		t.Fatalf("workflow.create steps: got %+v, want 3 steps, Build the start step, manual move only off on Build", created.Steps)
-	}
-	first, err := h.do(operator, "workflow.export", IDIn{ID: created.Workflow.ID})
-	if err != nil {
-		t.Fatalf("export: %v", err)
-	}
-	imported := call[WorkflowOut](h, operator, "workflow.import", map[string]any{"document": first})
-	if imported.Workflow.ID == created.Workflow.ID || len(imported.Steps) != 3 {
-		t.Fatalf("import: got %+v, want a new workflow with 3 steps", imported)
-	}
-	second, err := h.do(operator, "workflow.export", IDIn{ID: imported.Workflow.ID})
-	if err != nil {
-		t.Fatalf("re-export: %v", err)
-	}
-	if !bytes.Equal(first, second) {
-		t.Errorf("export after import:\n got %s\nwant %s", second, first)
-	}
-	var doc WorkflowDocument
-	if err := json.Unmarshal(first, &doc); err != nil {
-		t.Fatal(err)
-	}
-	if doc.Format != "kandev_workflow" || doc.Version != 1 || doc.Workflow.Name != "Release" || doc.Steps[0].WIPLimit != 2 ||
-		len(doc.Steps[0].Events["on_enter"]) != 1 || string(doc.Steps[0].Events["on_enter"][0].Config["prompt"]) != `"Go"` {
-		t.Errorf("exported document: got %s, want the created settings", first)
-	}
-	if !h.pub.has(WorkspaceTopic(h.ws), "workflow.created") {
-		t.Errorf("workflow.created: not published")
-	}
-}
-
-func TestWorkflowImportRejectsHostileDocuments(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	valid := func() map[string]any {
-		return map[string]any{"format": "kandev_workflow", "version": 1,
-			"workflow": map[string]any{"name": "W", "description": ""}, "steps": []any{map[string]any{"name": "A"}}}
-	}
-	with := func(k string, v any) map[string]any { d := valid(); d[k] = v; return d }
-	many := make([]any, kanban.MaxWorkflowSteps+1)
-	for i := range many {
-		many[i] = map[string]any{"name": fmt.Sprintf("S%d", i)}
-	}
-	cases := []struct {
-		name  string
-		doc   any
-		field string
-	}{
-		{"wrong format", with("format", "other_format"), "document.format"},
-		{"wrong version", with("version", 2), "document.version"},
-		{"unknown root field", with("extra", true), "document: unknown field"},
-		{"unknown step field", with("steps", []any{map[string]any{"name": "A", "id": "x"}}), "document.steps[]: unknown field"},
-		{"case-mismatched key", with("steps", []any{map[string]any{"Name": "A"}}), "document.steps[]: unknown field"},
-		{"wrong type", with("version", "1"), "document.version: expected integer"},
-		{"duplicate step names", with("steps", []any{map[string]any{"name": "A"}, map[string]any{"name": "A"}}), "document.steps"},
-		{"no steps", with("steps", []any{}), "document.steps"},
-		{"too many steps", with("steps", many), "document.steps"},
-		{"bad event key", with("steps", []any{map[string]any{"name": "A", "events": map[string]any{"on_boot": []any{}}}}), "document.steps[0].events"},
-		{"untyped event action", with("steps", []any{map[string]any{"name": "A", "events": map[string]any{"on_enter": []any{map[string]any{}}}}}), "document.steps[0].events"},
-		{"missing step name", with("steps", []any{map[string]any{"color": "red"}}), "document.steps[0].name"},
-		{"negative wip", with("steps", []any{map[string]any{"name": "A", "wip_limit": -1}}), "document.steps[0].wip_limit"},
-		{"missing workflow name", with("workflow", map[string]any{"name": ""}), "document.workflow.name"},
-		{"two start steps", with("steps", []any{map[string]any{"name": "A", "is_start_step": true}, map[string]any{"name": "B", "is_start_step": true}}), "document.steps"},
-		{"two MiB", with("steps", []any{map[string]any{"name": "A", "prompt": strings.Repeat("x", 2<<20)}}), "document: larger than"},
-		{"not an object", "kandev_workflow", "document"},
-		{"missing", nil, "document"},
-	}
-	for _, c := range cases {
-		msg := h.refuse(operator, "workflow.import", map[string]any{"document": c.doc}, kanban.CodeValidation)
-		if !strings.HasPrefix(msg, c.field) {
-			t.Errorf("%s: got message %q, want it to start with %q", c.name, msg, c.field)
-		}
-	}
-}
 
 func TestWorkflowUpdateDelete(t *testing.T) {
 	t.Parallel()

@@ -2,7 +2,7 @@ package action
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -10,10 +10,10 @@ import (
 // WorkflowCreateIn is the payload of workflow.create. With Steps the
 // workflow and its steps are created in one transaction.
 type WorkflowCreateIn struct {
-	WorkspaceID string    `json:"workspace_id"`
-	Name        string    `json:"name"`
-	Description string    `json:"description"`
-	Steps       []DocStep `json:"steps"`
+	WorkspaceID string     `json:"workspace_id"`
+	Name        string     `json:"name"`
+	Description string     `json:"description"`
+	Steps       []StepSpec `json:"steps"`
 }
 
 // WorkflowOut is the result of workflow.create and workflow.import.
@@ -36,11 +36,23 @@ type WorkflowDeleteIn struct {
 	Cascade bool   `json:"cascade"`
 }
 
-// WorkflowImportIn is the payload of workflow.import. Document is kept raw
-// so its size and shape are checked before it is decoded.
+// WorkflowImportIn is the payload of workflow.import: a document's text,
+// YAML or JSON, whose size and shape are checked before it is decoded.
 type WorkflowImportIn struct {
-	WorkspaceID string          `json:"workspace_id"`
-	Document    json.RawMessage `json:"document"`
+	WorkspaceID string `json:"workspace_id"`
+	Document    string `json:"document"`
+}
+
+// WorkflowImportOut is the result of workflow.import: the names created
+// and skipped (a workflow of that name already exists in the workspace),
+// the created workflows, and what could not be carried over.
+type WorkflowImportOut struct {
+	Created   []string      `json:"created"`
+	Skipped   []string      `json:"skipped"`
+	Workflows []WorkflowOut `json:"workflows"`
+	// Warnings name document fields (by path) Kandev could not honour,
+	// such as an agent profile no local profile matches.
+	Warnings []string `json:"warnings"`
 }
 
 // registerConfig registers the configuration actions: workflows and steps,
@@ -88,20 +100,92 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		return exportWorkflow(w, steps), nil
+		return exportWorkflow(w, steps, s.portableProfile(ctx)), nil
 	})
-	Register(r, "workflow.import", cfg, func(ctx context.Context, p Principal, in WorkflowImportIn) (*WorkflowOut, error) {
-		doc, steps, err := parseWorkflowDocument(in.Document)
+	Register(r, "workflow.import", cfg, s.importDocument)
+}
+
+// importDocument creates the document's workflows that the workspace does
+// not have yet (by name), each atomically with its steps. The whole
+// document is checked before anything is written.
+func (s *Service) importDocument(ctx context.Context, p Principal, in WorkflowImportIn) (*WorkflowImportOut, error) {
+	doc, parsed, err := parseWorkflowDocument(in.Document)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	existing, err := s.workflowNames(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	out := &WorkflowImportOut{Created: []string{}, Skipped: []string{}, Workflows: []WorkflowOut{}, Warnings: []string{}}
+	for i := range parsed {
+		dw := doc.Workflows[i]
+		if existing[dw.Name] {
+			out.Skipped = append(out.Skipped, dw.Name)
+			continue
+		}
+		if err := s.bindProfiles(ctx, i, dw, &parsed[i], &out.Warnings); err != nil {
+			return nil, err
+		}
+		parsed[i].workflow.WorkspaceID = ws
+		created, err := s.importWorkflow(ctx, parsed[i].workflow, parsed[i].steps)
 		if err != nil {
 			return nil, err
 		}
-		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
+		out.Created = append(out.Created, dw.Name)
+		out.Workflows = append(out.Workflows, *created)
+	}
+	return out, nil
+}
+
+// bindProfiles matches the document workflow's portable agent profiles
+// (the workflow's and its steps') to local ones; those that match nothing
+// are left unbound, with a warning naming the field.
+func (s *Service) bindProfiles(ctx context.Context, i int, dw DocWorkflow, pw *parsedWorkflow, warnings *[]string) error {
+	bind := func(field string, d *DocAgentProfile, id *string) error {
+		got, err := s.matchProfile(ctx, d)
+		if err != nil {
+			return err
+		}
+		if d != nil && got == "" {
+			*warnings = append(*warnings, field+": no local agent profile of that agent and model; the default profile is used")
+		}
+		*id = got
+		return nil
+	}
+	field := fmt.Sprintf("document.workflows[%d]", i)
+	if err := bind(field+".agent_profile", dw.AgentProfile, &pw.workflow.AgentProfileID); err != nil {
+		return err
+	}
+	for at, j := range pw.order {
+		if err := bind(fmt.Sprintf("%s.steps[%d].agent_profile", field, j), dw.Steps[j].AgentProfile, &pw.steps[at].AgentProfileID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// workflowNames returns the names of a workspace's workflows.
+func (s *Service) workflowNames(ctx context.Context, workspaceID string) (map[string]bool, error) {
+	names := map[string]bool{}
+	pg := kanban.Page{Limit: kanban.MaxLimit}
+	for {
+		l, err := s.store.ListWorkflows(ctx, workspaceID, pg)
 		if err != nil {
 			return nil, err
 		}
-		w := kanban.Workflow{WorkspaceID: ws, Name: doc.Workflow.Name, Description: doc.Workflow.Description}
-		return s.importWorkflow(ctx, w, steps)
-	})
+		for _, w := range l.Items {
+			names[w.Name] = true
+		}
+		if l.NextCursor == "" {
+			return names, nil
+		}
+		pg.Cursor = l.NextCursor
+	}
 }
 
 // createWorkflow creates a workflow, with its steps in the same transaction
@@ -169,7 +253,7 @@ type StepCreateIn struct {
 	// Position is where the step goes (0-based; later steps shift right);
 	// omitted or past the end: last.
 	Position *int `json:"position"`
-	DocStep
+	StepSpec
 }
 
 // StepUpdateIn is the payload of workflow.step.update: set fields change.

@@ -45,6 +45,9 @@ func (s *Service) StartAgent(ctx context.Context, taskID, agentProfileID, execut
 	if live, err := s.liveSession(ctx, t.ID, ""); err == nil {
 		return live, false, nil
 	}
+	if agentProfileID == "" {
+		agentProfileID = s.launchProfile(ctx, t)
+	}
 	if err := s.checkProfiles(ctx, agentProfileID, executorProfileID); err != nil {
 		return nil, false, err
 	}
@@ -63,6 +66,19 @@ func (s *Service) StartAgent(ctx context.Context, taskID, agentProfileID, execut
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
 	s.agents.Start(sess)
 	return sess, true, nil
+}
+
+// launchProfile is the agent profile automations start agents on task t
+// with when they name none: its step's, else its workflow's (empty: the
+// default profile).
+func (s *Service) launchProfile(ctx context.Context, t *kanban.Task) string {
+	if st, err := s.store.GetStep(ctx, t.WorkflowStepID); err == nil && st.AgentProfileID != "" {
+		return st.AgentProfileID
+	}
+	if w, err := s.store.GetWorkflow(ctx, t.WorkflowID); err == nil {
+		return w.AgentProfileID
+	}
+	return ""
 }
 
 // SendPrompt queues a prompt from author to the task's live session

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/taskdir"
 )
 
 // Publisher delivers notifications to subscribers of a topic
@@ -31,6 +32,9 @@ type Deps struct {
 	// runtime). Nil: this backend launches no agent, and sessions wait
 	// for agents an operator connects by hand.
 	Agents Agents
+	// DataDir is the backend's data directory: tasks without a
+	// repository work in a folder under it (see taskdir).
+	DataDir string
 }
 
 // Service holds the dependencies shared by every handler.
@@ -44,6 +48,9 @@ type Service struct {
 	// managed: sessions that tasks start are run by agents.
 	managed bool
 	flow    Workflow
+	// dirs finds a task's workspace directory (rich output files,
+	// diagnostic bundles).
+	dirs taskdir.Dirs
 }
 
 // New builds the registry with every action registered.
@@ -58,7 +65,7 @@ func New(d Deps) (*Registry, *Service) {
 		d.Publisher = nopPublisher{}
 	}
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
-		agents: d.Agents, managed: d.Agents != nil, flow: noWorkflow{}}
+		agents: d.Agents, managed: d.Agents != nil, flow: noWorkflow{}, dirs: taskdir.Dirs{Store: d.Store, DataDir: d.DataDir}}
 	if s.agents == nil {
 		s.agents = noAgents{}
 	}

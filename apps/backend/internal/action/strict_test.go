@@ -18,8 +18,8 @@ func TestDecodeStrictEmbedded(t *testing.T) {
 		t.Fatalf("got %+v, want workflow w, name Todo, wip 3", in)
 	}
 	for raw, want := range map[string]string{
-		`{"workflow_id":"w","DocStep":{}}`: "payload: unknown field; allowed: allow_manual_move, auto_advance, auto_advance_requires_signal, auto_archive_after_hours, cancel_triggers_turn_complete, color, events, is_start_step, name, position, prompt, pull_from_step_id, pull_from_step_position, show_in_command_panel, wip_limit, workflow_id",
-		`{"name":5}`:                       "payload.name: expected string",
+		`{"workflow_id":"w","StepSpec":{}}`: "payload: unknown field; allowed: allow_manual_move, auto_advance, auto_advance_requires_signal, auto_archive_after_hours, cancel_triggers_turn_complete, color, events, is_start_step, name, position, prompt, pull_from_step_id, pull_from_step_position, show_in_command_panel, wip_limit, workflow_id",
+		`{"name":5}`:                        "payload.name: expected string",
 	} {
 		err := DecodeStrict(json.RawMessage(raw), &StepCreateIn{})
 		if ke, ok := kanban.AsError(err); !ok || ke.Message != want {

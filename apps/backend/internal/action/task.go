@@ -23,22 +23,26 @@ type TaskListIn struct {
 
 // TaskCreateIn is the payload of task.create.
 type TaskCreateIn struct {
-	WorkspaceID        string   `json:"workspace_id"`
-	WorkflowID         string   `json:"workflow_id"`
-	WorkflowStepID     string   `json:"workflow_step_id"`
-	ParentID           string   `json:"parent_id"`
-	Title              string   `json:"title"`
-	Description        string   `json:"description"`
-	AgentProfileID     string   `json:"agent_profile_id"`
-	ExecutorProfileID  string   `json:"executor_profile_id"`
-	StartAgent         *bool    `json:"start_agent"`
-	RepositoryID       string   `json:"repository_id"`
-	LocalPath          string   `json:"local_path"`
-	RepositoryURL      string   `json:"repository_url"`
-	BaseBranch         string   `json:"base_branch"`
-	ExternalID         string   `json:"external_id"`
-	BlockedBy          []string `json:"blocked_by"`
-	StartWhenUnblocked bool     `json:"start_when_unblocked"`
+	WorkspaceID       string   `json:"workspace_id"`
+	WorkflowID        string   `json:"workflow_id"`
+	WorkflowStepID    string   `json:"workflow_step_id"`
+	ParentID          string   `json:"parent_id"`
+	Title             string   `json:"title"`
+	Description       string   `json:"description"`
+	AgentProfileID    string   `json:"agent_profile_id"`
+	ExecutorProfileID string   `json:"executor_profile_id"`
+	StartAgent        *bool    `json:"start_agent"`
+	RepositoryID      string   `json:"repository_id"`
+	LocalPath         string   `json:"local_path"`
+	RepositoryURL     string   `json:"repository_url"`
+	BaseBranch        string   `json:"base_branch"`
+	ExternalID        string   `json:"external_id"`
+	BlockedBy         []string `json:"blocked_by"`
+	// StartWhenUnblocked defaults to true when BlockedBy is non-empty.
+	StartWhenUnblocked *bool `json:"start_when_unblocked"`
+	// Autopilot and WorkspaceMode: see kanban.Task.
+	Autopilot     bool   `json:"autopilot"`
+	WorkspaceMode string `json:"workspace_mode"`
 }
 
 // TaskCreateOut is the result of task.create.

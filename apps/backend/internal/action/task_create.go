@@ -15,7 +15,9 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 	if err != nil {
 		return nil, err
 	}
-	start := in.StartAgent == nil || *in.StartAgent
+	// A task with blockers never starts at once: start_when_unblocked
+	// (its default) defers the start, false means no automatic start.
+	start := (in.StartAgent == nil || *in.StartAgent) && (len(c.BlockedBy) == 0 || c.StartWhenUnblocked)
 	if start {
 		if err := s.checkProfiles(ctx, in.AgentProfileID, in.ExecutorProfileID); err != nil {
 			return nil, err
@@ -74,8 +76,12 @@ func (s *Service) taskCreateOf(ctx context.Context, p Principal, in TaskCreateIn
 	c := kanban.TaskCreate{
 		WorkflowID: in.WorkflowID, WorkflowStepID: in.WorkflowStepID, Title: in.Title,
 		Description: in.Description, ExternalID: in.ExternalID, BlockedBy: in.BlockedBy,
-		StartWhenUnblocked:  in.StartWhenUnblocked,
+		StartWhenUnblocked:  len(in.BlockedBy) > 0,
 		StartAgentProfileID: in.AgentProfileID, StartExecutorProfileID: in.ExecutorProfileID,
+		Autopilot: in.Autopilot, WorkspaceMode: in.WorkspaceMode,
+	}
+	if in.StartWhenUnblocked != nil {
+		c.StartWhenUnblocked = *in.StartWhenUnblocked
 	}
 	var err error
 	if c.WorkspaceID, err = s.workspaceFor(ctx, p, in.WorkspaceID); err != nil {

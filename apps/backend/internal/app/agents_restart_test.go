@@ -62,18 +62,7 @@ func TestAgentWorktree(t *testing.T) {
 	t.Parallel()
 	repo := gitRepo(t)
 	e := newAgentEnv(t)
-	var profs kanban.List[kanban.ExecutorProfile]
-	e.dispatch("executor.profile.list", action.ExecutorProfileListIn{}, &profs)
-	var worktree string
-	for _, p := range profs.Items {
-		var ex kanban.List[kanban.Executor]
-		e.dispatch("executor.list", action.ListIn{}, &ex)
-		for _, x := range ex.Items {
-			if x.ID == p.ExecutorID && x.Name == "exec-worktree" {
-				worktree = p.ID
-			}
-		}
-	}
+	worktree := e.executorProfileNamed("exec-worktree")
 	task, sid := e.startMock("Worktree task", "@say in the worktree", map[string]any{"local_path": repo, "executor_profile_id": worktree})
 	s := e.waitState(sid, kanban.SessionIdle)
 	short := runtime.ShortID(task.ID)
@@ -111,6 +100,55 @@ func TestAgentWorktree(t *testing.T) {
 		t.Fatal("the base branch ran as a git option")
 	}
 	_ = task2
+}
+
+// TestAgentWorkspaceMode: a subtask without a repository of its own works
+// in its parent's worktree (the default, and inherit_parent); new_workspace
+// gives it its own directory; inherit_parent without a parent is refused.
+func TestAgentWorkspaceMode(t *testing.T) {
+	t.Parallel()
+	repo := gitRepo(t)
+	e := newAgentEnv(t)
+	worktree := e.executorProfileNamed("exec-worktree")
+	parent, psid := e.startMock("Parent", "@say parent", map[string]any{"local_path": repo, "executor_profile_id": worktree})
+	pdir := e.waitState(psid, kanban.SessionIdle).Workdir
+	for _, mode := range []string{"", kanban.WorkspaceInheritParent} {
+		_, sid := e.startMock("Child "+mode, "@say child", map[string]any{"parent_id": parent.ID, "workspace_mode": mode,
+			"executor_profile_id": worktree})
+		if got := e.waitState(sid, kanban.SessionIdle).Workdir; got != pdir {
+			t.Fatalf("mode %q: workdir %q, want the parent's %q", mode, got, pdir)
+		}
+	}
+	own, sid := e.startMock("Own", "@say own", map[string]any{"parent_id": parent.ID, "workspace_mode": kanban.WorkspaceNew})
+	want, _ := filepath.Abs(filepath.Join(e.cfg.DataDir, "tasks", own.ID))
+	if got := e.waitState(sid, kanban.SessionIdle).Workdir; got != want {
+		t.Fatalf("new_workspace: workdir %q, want %q", got, want)
+	}
+	before := e.fingerprint()
+	err := e.tryDispatch(action.Principal{Kind: action.Operator}, "task.create",
+		map[string]any{"title": "Orphan", "workspace_mode": kanban.WorkspaceInheritParent}, nil)
+	if kanban.ErrorCode(err) != kanban.CodeValidation || e.fingerprint() != before {
+		t.Fatalf("inherit_parent without a parent: got %v, want VALIDATION_ERROR and no change", err)
+	}
+}
+
+// executorProfileNamed returns the id of the executor profile of the
+// built-in executor name.
+func (e *env) executorProfileNamed(name string) string {
+	e.t.Helper()
+	var profs kanban.List[kanban.ExecutorProfile]
+	e.dispatch("executor.profile.list", action.ExecutorProfileListIn{}, &profs)
+	var ex kanban.List[kanban.Executor]
+	e.dispatch("executor.list", action.ListIn{}, &ex)
+	for _, p := range profs.Items {
+		for _, x := range ex.Items {
+			if x.ID == p.ExecutorID && x.Name == name {
+				return p.ID
+			}
+		}
+	}
+	e.t.Fatalf("no executor profile for %s", name)
+	return ""
 }
 
 // gitRepo creates a git repository with one commit on main.

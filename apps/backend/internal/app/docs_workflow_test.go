@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/kandev/kandev/apps/backend/internal/action"
+
 	"bytes"
 	"encoding/json"
 	"os"
@@ -24,11 +26,12 @@ func TestDocsWorkflowExample(t *testing.T) {
 	example, _, _ := strings.Cut(after, "\n```")
 	e := newEnv(t)
 	c := e.operatorMCP()
-	var out struct {
-		Workflow struct{ ID string }
+	var out action.WorkflowImportOut
+	e.decode(e.call(c, "import_workflow_kandev", mustJSON(t, map[string]any{"document": example})), &out)
+	if len(out.Workflows) != 1 {
+		t.Fatalf("import: got %+v, want one workflow created", out)
 	}
-	e.decode(e.call(c, "import_workflow_kandev", `{"document":`+example+`}`), &out)
-	exported := e.call(c, "export_workflow_kandev", `{"workflow_id":"`+out.Workflow.ID+`"}`)
+	exported := e.call(c, "export_workflow_kandev", `{"workflow_id":"`+out.Workflows[0].Workflow.ID+`"}`)
 	var a, b any
 	if err := json.Unmarshal([]byte(example), &a); err != nil {
 		t.Fatal(err)

@@ -300,3 +300,6 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// ptr returns a pointer to v (optional payload fields).
+func ptr[T any](v T) *T { return &v }

@@ -187,7 +187,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		return nil, err
 	}
 	deps := action.Deps{Store: st, Publisher: hub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
-		ModeActions: modeActions(compiled.Catalog())}
+		ModeActions: modeActions(compiled.Catalog()), DataDir: cfg.DataDir}
 	if b.agents != nil {
 		deps.Agents = b.agents
 	}

@@ -36,7 +36,7 @@ func TestLegacySSEEndpoint(t *testing.T) {
 		t.Fatalf("got %d workspaces, want 1", len(ws.Items))
 	}
 	before := e.fingerprint()
-	if r := e.call(c, "create_task_kandev", `{"title":"x","bogus":1}`); !r.IsError || text(r) != "invalid arguments for create_task_kandev: unknown field at /; allowed: agent_profile_id, base_branch, blocked_by, executor_profile_id, external_id, local_path, parent_id, prompt, repository_id, repository_url, start_agent, start_when_unblocked, title, workflow_id, workflow_step_id, workspace_id" {
+	if r := e.call(c, "create_task_kandev", `{"title":"x","bogus":1}`); !r.IsError || text(r) != "invalid arguments for create_task_kandev: unknown field at /; allowed: agent_profile_id, autopilot, base_branch, blocked_by, executor_profile_id, external_id, local_path, parent_id, prompt, repository_id, repository_url, start_agent, start_when_unblocked, title, workflow_id, workflow_step_id, workspace_id, workspace_mode" {
 		t.Fatalf("got %q, want the unknown-field error", text(r))
 	}
 	if e.fingerprint() != before {

@@ -38,6 +38,25 @@ func TestWalkthroughTools(t *testing.T) {
 	if del.Deleted != 0 {
 		t.Fatalf("delete again: got %d, want 0", del.Deleted)
 	}
+
+	// task_id: another task of the workspace, read and deleted by id.
+	other := e.newTask("other")
+	callJSON(e, s.Client, "show_walkthrough_kandev", fmt.Sprintf(`{"task_id":%q,"steps":[{"file":"x.go","line":1,"text":"t"}]}`, other.ID), &first)
+	callJSON(e, s.Client, "get_walkthrough_kandev", fmt.Sprintf(`{"task_id":%q}`, other.ID), &got)
+	if first.TaskID != other.ID || got.ID != first.ID {
+		t.Fatalf("walkthrough on task_id: stored on %s, read %s; want %s on %s", first.TaskID, got.ID, first.ID, other.ID)
+	}
+	refused(e, s.Client, "get_walkthrough_kandev", `{"task_id":"self"}`, "NOT_FOUND: artifact not found")
+	foreign := foreignTask(e)
+	for _, tool := range []string{"get_walkthrough_kandev", "delete_walkthrough_kandev"} {
+		refused(e, s.Client, tool, fmt.Sprintf(`{"task_id":%q}`, foreign.ID), "FORBIDDEN: task is outside this session's workspace")
+	}
+	refused(e, s.Client, "show_walkthrough_kandev", fmt.Sprintf(`{"task_id":%q,"steps":[{"file":"x.go","line":1,"text":"t"}]}`, foreign.ID),
+		"FORBIDDEN: task is outside this session's workspace")
+	callJSON(e, s.Client, "delete_walkthrough_kandev", fmt.Sprintf(`{"task_id":%q}`, other.ID), &del)
+	if del.Deleted != 1 || dbInt(e, `SELECT COUNT(*) FROM task_artifacts WHERE task_id = ?`, other.ID) != 0 {
+		t.Fatalf("delete on task_id: got %d deleted, want 1 and no rows left", del.Deleted)
+	}
 }
 
 func TestReviewAndRichOutputTools(t *testing.T) {
@@ -45,27 +64,34 @@ func TestReviewAndRichOutputTools(t *testing.T) {
 	e := newEnv(t)
 	s := e.sessionMCP(kanban.ModeTask, "")
 	var findings kanban.Artifact
-	callJSON(e, s.Client, "publish_review_findings_kandev", `{"summary":"Two issues","findings":[
-		{"file":"db.go","line":42,"severity":"blocker","category":"correctness","title":"Lost update","body":"The read and write race.","suggestion":"Use a transaction."},
+	refused(e, s.Client, "publish_review_findings_kandev", `{"findings":[{"file":"db.go","line":42,"line_end":41,"severity":"nit","title":"t","body":"b"}]}`,
+		"VALIDATION_ERROR: findings[0].line_end: must be >= line")
+	callJSON(e, s.Client, "publish_review_findings_kandev", `{"task_id":"self","summary":"Two issues","findings":[
+		{"file":"db.go","line":42,"line_end":48,"repo":"api","severity":"blocker","category":"correctness","title":"Lost update","body":"The read and write race.","suggestion":"Use a transaction."},
 		{"severity":"nit","title":"Naming","body":"Prefer shorter names."}]}`, &findings)
 	var stored struct {
 		Findings []struct {
 			Severity string `json:"severity"`
+			LineEnd  int    `json:"line_end"`
+			Repo     string `json:"repo"`
 		} `json:"findings"`
 	}
 	raw := dbStr(e, `SELECT data FROM task_artifacts WHERE id = ? AND kind = 'review_findings'`, findings.ID)
-	if err := json.Unmarshal([]byte(raw), &stored); err != nil || len(stored.Findings) != 2 || stored.Findings[0].Severity != "blocker" {
-		t.Fatalf("stored findings: got %s (%v), want both findings", raw, err)
+	if err := json.Unmarshal([]byte(raw), &stored); err != nil || len(stored.Findings) != 2 || stored.Findings[0].Severity != "blocker" ||
+		stored.Findings[0].LineEnd != 48 || stored.Findings[0].Repo != "api" || findings.TaskID != s.TaskID {
+		t.Fatalf("stored findings: got %s (%v) on %s, want both findings, the first with its range and repo", raw, err, findings.TaskID)
+	}
+	if strings.Contains(raw, "task_id") {
+		t.Fatalf("stored findings: got %s, want task_id kept out of the data", raw)
 	}
 
-	refused(e, s.Client, "show_rich_output_kandev", `{"version":1,"title":"Perf","blocks":[{"type":"chart","chart_type":"bar","labels":["a","b"],"series":[{"name":"s","values":[1]}]}]}`,
+	refused(e, s.Client, "show_rich_output_kandev", `{"version":1,"title":"Perf","blocks":[{"type":"chart","chart_type":"bar","title":"P","summary":"s","labels":["a","b"],"series":[{"label":"s","values":[1]}]}]}`,
 		"VALIDATION_ERROR: blocks[0].series[0].values: must have one value per label")
 	var rich kanban.Artifact
 	callJSON(e, s.Client, "show_rich_output_kandev", `{"version":1,"title":"Benchmarks","blocks":[
-		{"type":"chart","chart_type":"line","title":"Latency","labels":["p50","p99"],"series":[{"name":"before","values":[1.5,9]},{"name":"after","values":[1,4]}]},
-		{"type":"metrics","items":[{"label":"Throughput","value":1200,"unit":"req/s","delta":150}]},
-		{"type":"file","path":"bench.txt","language":"text","content":"BenchmarkX 100 ns/op"}]}`, &rich)
-	if rich.Kind != kanban.ArtifactRichOutput || !strings.Contains(string(rich.Data), "Throughput") {
+		{"type":"chart","chart_type":"line","title":"Latency","summary":"p99 halved","labels":["p50","p99"],"series":[{"label":"before (ms)","values":[1.5,9]},{"label":"after (ms)","values":[1,null]}]},
+		{"type":"metrics","items":[{"label":"Throughput","value":"1,200 req/s","detail":"+150 since yesterday"}]}]}`, &rich)
+	if rich.Kind != kanban.ArtifactRichOutput || !strings.Contains(string(rich.Data), "Throughput") || !strings.Contains(string(rich.Data), "null") {
 		t.Fatalf("rich output: got %+v, want the stored blocks returned", rich)
 	}
 	if n := dbInt(e, `SELECT COUNT(*) FROM task_artifacts WHERE task_id = ? AND session_id = ?`, s.TaskID, s.ID); n != 2 {
@@ -77,15 +103,15 @@ func TestBranchSourceTools(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	s := e.sessionMCP(kanban.ModeTask, "")
-	refused(e, s.Client, "add_branch_to_task_kandev", `{"local_path":"/src/api","repository_url":"https://example.com/api.git","branch":"main"}`,
+	refused(e, s.Client, "add_branch_to_task_kandev", `{"local_path":"/src/api","repository_url":"https://example.com/api.git","base_branch":"main"}`,
 		"VALIDATION_ERROR: provide at most one of repository_id, local_path, repository_url")
-	refused(e, s.Client, "add_branch_to_task_kandev", `{"branch":"main"}`,
-		"VALIDATION_ERROR: provide one of repository_id, local_path, repository_url")
+	refused(e, s.Client, "add_branch_to_task_kandev", `{"base_branch":"main"}`,
+		"VALIDATION_ERROR: provide one of repository_id, local_path, repository_url (the task does not have exactly one repository)")
 	refused(e, s.Client, "update_repository_base_branch_kandev", `{"base_branch":"dev"}`,
 		"NOT_FOUND: the task has no repository; add one with a branch first")
 
 	var added action.TaskBranchOut
-	callJSON(e, s.Client, "add_branch_to_task_kandev", `{"local_path":"/src/api","branch":"develop","checkout_branch":"feat/login"}`, &added)
+	callJSON(e, s.Client, "add_branch_to_task_kandev", `{"local_path":"/src/api","base_branch":"develop","checkout_branch":"feat/login"}`, &added)
 	row := dbStr(e, `SELECT base_branch || '|' || checkout_branch FROM task_repositories WHERE task_id = ? AND repository_id = ?`, s.TaskID, added.Repository.ID)
 	if !added.RepositoryCreated || row != "develop|feat/login" {
 		t.Fatalf("add branch: got %+v and row %q, want a new repository linked develop|feat/login", added, row)
@@ -98,18 +124,26 @@ func TestBranchSourceTools(t *testing.T) {
 	}
 
 	var sources action.SourcesAddOut
-	callJSON(e, s.Client, "add_workspace_sources_kandev", `{"sources":[{"local_path":"/src/api"},{"repository_url":"https://example.com/web.git","name":"web","default_branch":"trunk"}]}`, &sources)
-	if len(sources.Items) != 2 || sources.Items[0].Created || !sources.Items[1].Created || sources.Items[1].Repository.DefaultBranch != "trunk" {
-		t.Fatalf("sources: got %+v, want the known api repository and a new web one", sources)
+	refused(e, s.Client, "add_workspace_sources_kandev", `{"sources":[{"kind":"folder","local_path":"docs"}]}`,
+		"VALIDATION_ERROR: sources[0].local_path: must be an absolute path")
+	callJSON(e, s.Client, "add_workspace_sources_kandev", `{"sources":[{"kind":"repository","local_path":"/src/api"},`+
+		`{"kind":"repository","remote_url":"https://example.com/web.git","base_branch":"trunk"},{"kind":"folder","local_path":"/srv/notes","display_name":"Notes"}]}`, &sources)
+	if len(sources.Items) != 3 || sources.Items[0].Created || !sources.Items[1].Created || sources.Items[1].TaskRepository.BaseBranch != "trunk" ||
+		sources.Items[2].Repository.Name != "Notes" {
+		t.Fatalf("sources: got %+v, want the known api repository, a new web one and a folder", sources)
 	}
-	if n := dbInt(e, `SELECT COUNT(*) FROM repositories WHERE workspace_id = ?`, s.WorkspaceID); n != 2 {
-		t.Fatalf("repositories: got %d, want 2", n)
+	if n := dbInt(e, `SELECT COUNT(*) FROM task_repositories WHERE task_id = ?`, s.TaskID); n != 3 {
+		t.Fatalf("task repositories: got %d, want 3", n)
 	}
-	callJSON(e, s.Client, "add_branch_to_task_kandev", fmt.Sprintf(`{"repository_id":%q,"branch":"main"}`, sources.Items[1].Repository.ID), &added)
+	callJSON(e, s.Client, "add_branch_to_task_kandev", fmt.Sprintf(`{"repository_id":%q,"base_branch":"main"}`, sources.Items[1].Repository.ID), &added)
 	refused(e, s.Client, "update_repository_base_branch_kandev", `{"base_branch":"dev"}`,
 		"VALIDATION_ERROR: repository_id: is required: the task has several repositories")
+	callJSON(e, s.Client, "update_repository_base_branch_kandev", fmt.Sprintf(`{"task_repository_id":%q,"base_branch":"dev"}`, sources.Items[1].Repository.ID), &link)
+	if link.BaseBranch != "dev" || link.RepositoryID != sources.Items[1].Repository.ID {
+		t.Fatalf("base branch by task_repository_id: got %+v", link)
+	}
 	sib := e.newTask("sibling")
-	refused(e, s.Client, "add_branch_to_task_kandev", fmt.Sprintf(`{"task_id":%q,"local_path":"/x","branch":"main"}`, sib.ID),
+	refused(e, s.Client, "add_branch_to_task_kandev", fmt.Sprintf(`{"task_id":%q,"local_path":"/x","base_branch":"main"}`, sib.ID),
 		"FORBIDDEN: a session may only change the repositories of its own task and its subtasks")
 }
 
@@ -119,12 +153,15 @@ func TestStepCompleteTool(t *testing.T) {
 	s := e.sessionMCP(kanban.ModeTask, "")
 	steps := boardSteps(e, s.TaskID) // the task starts on Backlog, which auto-advances
 	var out action.StepCompleteOut
-	callJSON(e, s.Client, "step_complete_kandev", `{"summary":"Triaged","handoff":"Start with the parser","blockers":["needs an API key"]}`, &out)
+	callJSON(e, s.Client, "step_complete_kandev", `{"summary":"Triaged","handoff":"Start with the parser","blockers":"needs an API key"}`, &out)
 	if !out.Advanced || out.ToStepID != steps[1].ID || dbStr(e, `SELECT workflow_step_id FROM tasks WHERE id = ?`, s.TaskID) != steps[1].ID {
 		t.Fatalf("step_complete: got %+v, want the task moved to %s", out, steps[1].Name)
 	}
 	if n := dbInt(e, `SELECT COUNT(*) FROM task_artifacts WHERE task_id = ? AND kind = 'step_complete'`, s.TaskID); n != 1 {
 		t.Fatalf("signals: got %d, want 1", n)
+	}
+	if b := dbStr(e, `SELECT json_extract(data, '$.blockers') FROM task_artifacts WHERE task_id = ? AND kind = 'step_complete'`, s.TaskID); b != "needs an API key" {
+		t.Fatalf("recorded blockers: got %q, want the text given", b)
 	}
 	off := false
 	e.dispatch("workflow.step.update", action.StepUpdateIn{ID: steps[1].ID, AutoAdvance: &off}, nil)

@@ -70,7 +70,7 @@ func TestCreateTaskValidation(t *testing.T) {
 	runValidation(t, e, c, []validationCase{
 		{"missing title", "create_task_kandev", `{}`, p + `/ is missing required "title"`},
 		{"title 61 runes", "create_task_kandev", `{"title":"` + long + `"}`, p + "/title: longer than 60 characters (maxLength)"},
-		{"unknown root key", "create_task_kandev", `{"title":"t","promt":"x"}`, p + "unknown field at /; allowed: agent_profile_id, base_branch, blocked_by, executor_profile_id, external_id, local_path, parent_id, prompt, repository_id, repository_url, start_agent, start_when_unblocked, title, workflow_id, workflow_step_id, workspace_id (did you mean \"prompt\"?)"},
+		{"unknown root key", "create_task_kandev", `{"title":"t","promt":"x"}`, p + "unknown field at /; allowed: agent_profile_id, autopilot, base_branch, blocked_by, executor_profile_id, external_id, local_path, parent_id, prompt, repository_id, repository_url, start_agent, start_when_unblocked, title, workflow_id, workflow_step_id, workspace_id, workspace_mode (did you mean \"prompt\"?)"},
 		{"prompt and description", "create_task_kandev", `{"title":"t","prompt":"a","description":"b"}`, p + "provide either prompt or description, not both"},
 		{"blocked_by wrong item type", "create_task_kandev", `{"title":"t","blocked_by":[1]}`, p + "/blocked_by/0: expected string"},
 		{"blocked_by duplicates", "create_task_kandev", `{"title":"t","blocked_by":["a","a"]}`, p + "/blocked_by: items must be unique (uniqueItems)"},

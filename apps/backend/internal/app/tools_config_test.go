@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -151,7 +152,7 @@ func TestConfigWorkflowTools(t *testing.T) {
 	if got := dbInt(e, `SELECT position FROM workflow_steps WHERE id = ?`, st.ID); got != 2 {
 		t.Fatalf("got position %d, want 2", got)
 	}
-	callJSON(e, c, "update_workflow_step_kandev", fmt.Sprintf(`{"workflow_step_id":%q,"wip_limit":3,"events":{"on_exit":[{"type":"archive"}]}}`, st.ID), &st)
+	callJSON(e, c, "update_workflow_step_kandev", fmt.Sprintf(`{"step_id":%q,"wip_limit":3,"events":{"on_exit":[{"type":"archive"}]}}`, st.ID), &st)
 	if got := dbStr(e, `SELECT wip_limit || '|' || allow_manual_move || '|' || events FROM workflow_steps WHERE id = ?`, st.ID); got != `3|0|{"on_exit":[{"type":"archive"}]}` {
 		t.Fatalf("got step %q", got)
 	}
@@ -170,10 +171,10 @@ func TestConfigWorkflowTools(t *testing.T) {
 	var task action.TaskCreateOut
 	f := false
 	e.dispatch("task.create", action.TaskCreateIn{Title: "On Done", WorkflowID: wf, WorkflowStepID: st.ID, StartAgent: &f}, &task)
-	refused(e, c, "delete_workflow_step_kandev", fmt.Sprintf(`{"workflow_step_id":%q}`, st.ID),
+	refused(e, c, "delete_workflow_step_kandev", fmt.Sprintf(`{"step_id":%q}`, st.ID),
 		"CONFLICT: step has 1 tasks (archived included); move or delete them first")
 	var del action.Deleted
-	callJSON(e, c, "delete_workflow_step_kandev", fmt.Sprintf(`{"workflow_step_id":%q}`, ids[1]), &del)
+	callJSON(e, c, "delete_workflow_step_kandev", fmt.Sprintf(`{"step_id":%q}`, ids[1]), &del)
 	if n := dbInt(e, `SELECT COUNT(*) FROM workflow_steps WHERE id = ?`, ids[1]); n != 0 || !del.Deleted {
 		t.Fatalf("step still there (%d rows) or not reported deleted", n)
 	}
@@ -209,37 +210,47 @@ func TestWorkflowExportImportRoundTrip(t *testing.T) {
 	callJSON(e, c, "create_workflow_kandev", roundTripWorkflow, &created)
 
 	export := func(id string) string {
-		r := e.call(c, "export_workflow_kandev", fmt.Sprintf(`{"workflow_id":%q}`, id))
-		if r.IsError || r.StructuredContent == nil {
-			t.Fatalf("export: %s", text(r))
-		}
-		return text(r)
+		var doc action.WorkflowDocument
+		callJSON(e, c, "export_workflow_kandev", fmt.Sprintf(`{"workflow_id":%q}`, id), &doc)
+		return text(e.call(c, "export_workflow_kandev", fmt.Sprintf(`{"workflow_id":%q}`, id)))
 	}
 	doc := export(created.Workflow.ID)
 	var parsed action.WorkflowDocument
 	if err := json.Unmarshal([]byte(doc), &parsed); err != nil {
 		t.Fatal(err)
 	}
-	if parsed.Format != "kandev_workflow" || parsed.Version != 1 || len(parsed.Steps) != 3 || !parsed.Steps[1].IsStartStep {
-		t.Fatalf("got document %s, want format kandev_workflow, version 1, 3 steps with Build as start", doc)
+	if parsed.Type != "kandev_workflow" || parsed.Version != 1 || len(parsed.Workflows) != 1 || len(parsed.Workflows[0].Steps) != 3 ||
+		!parsed.Workflows[0].Steps[1].IsStartStep || parsed.Workflows[0].Steps[2].Position != 2 {
+		t.Fatalf("got document %s, want type kandev_workflow, version 1, one workflow of 3 steps with Build as start", doc)
 	}
 	if strings.Contains(doc, created.Workflow.ID) || strings.Contains(doc, `"id"`) {
 		t.Fatalf("the document carries ids: %s", doc)
 	}
 
+	// The JSON text passes unchanged into another workspace.
+	ws, err := e.b.store.CreateWorkspace(context.Background(), "Second", "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	before := e.counts()
-	var imported action.WorkflowOut
-	callJSON(e, c, "import_workflow_kandev", `{"document":`+doc+`}`, &imported)
-	if imported.Workflow.ID == created.Workflow.ID || len(imported.Steps) != 3 {
-		t.Fatalf("got import %+v, want a new workflow with 3 steps", imported.Workflow)
+	var imported action.WorkflowImportOut
+	callJSON(e, c, "import_workflow_kandev", mustJSON(t, map[string]any{"workspace_id": ws.ID, "document": doc}), &imported)
+	if len(imported.Created) != 1 || len(imported.Workflows) != 1 || len(imported.Workflows[0].Steps) != 3 {
+		t.Fatalf("got import %+v, want a new workflow with 3 steps", imported)
 	}
 	after := e.counts()
 	if after["workflows"] != before["workflows"]+1 || after["workflow_steps"] != before["workflow_steps"]+3 {
 		t.Fatalf("import wrote %d workflows and %d steps, want 1 and 3",
 			after["workflows"]-before["workflows"], after["workflow_steps"]-before["workflow_steps"])
 	}
-	if again := export(imported.Workflow.ID); again != doc {
+	if again := export(imported.Workflows[0].Workflow.ID); again != doc {
 		t.Fatalf("export after import differs:\n got %s\nwant %s", again, doc)
+	}
+	// Into the first workspace again: skipped by name.
+	var skipped action.WorkflowImportOut
+	callJSON(e, c, "import_workflow_kandev", mustJSON(t, map[string]any{"document": doc}), &skipped)
+	if len(skipped.Created) != 0 || len(skipped.Skipped) != 1 || skipped.Skipped[0] != "Pipeline" {
+		t.Fatalf("got %+v, want Pipeline skipped", skipped)
 	}
 }
 
@@ -247,26 +258,24 @@ func TestWorkflowImportHostileDocuments(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c := e.operatorMCP()
-	docOf := func(steps string) string {
-		return `{"document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[` + steps + `]}}`
+	step := func(name string, pos int, extra string) string {
+		return fmt.Sprintf(`{"name":%q,"position":%d,"color":"","events":{}%s}`, name, pos, extra)
 	}
-	// 21 steps with 99,999-character prompts: valid per the schema, 2 MiB
-	// in all (under the 4 MiB transport gate), over the 1 MiB document limit.
-	var big []string
-	for i := range 21 {
-		big = append(big, fmt.Sprintf(`{"name":"S%d","prompt":"%s"}`, i, strings.Repeat("p", 99_999)))
+	docOf := func(steps ...string) string {
+		return mustJSON(t, map[string]any{"document": `{"version":1,"type":"kandev_workflow","workflows":[{"name":"W","steps":[` +
+			strings.Join(steps, ",") + `]}]}`})
 	}
-	refused(e, c, "import_workflow_kandev", docOf(strings.Join(big, ",")),
-		"VALIDATION_ERROR: document: larger than 1048576 bytes")
-	refused(e, c, "import_workflow_kandev", docOf(`{"name":"S","prompt":"`+strings.Repeat("p", 2<<20)+`"}`),
-		"invalid arguments for import_workflow_kandev: /document/steps/0/prompt: longer than 100000 characters (maxLength)")
-	refused(e, c, "import_workflow_kandev", docOf(`{"name":"Same"},{"name":"Other"},{"name":"Same"}`),
-		"VALIDATION_ERROR: document.steps: step names must be unique within a workflow")
-	refused(e, c, "import_workflow_kandev", docOf(`{"name":"A","is_start_step":true},{"name":"B","is_start_step":true}`),
-		"VALIDATION_ERROR: document.steps: at most one step may be the start step")
-	refused(e, c, "import_workflow_kandev", docOf(`{"name":"A","events":{"on_enter":[{"type":"notify"}]}}`),
-		"invalid arguments for import_workflow_kandev: /document/steps/0/events/*/0/type: must be one of: start_agent, auto_start_agent, send_prompt, move_to_next, move_to_next_step, move_to_previous, move_to_previous_step, move_to_step, set_state, stop_agent, archive (const)")
-	refused(e, c, "import_workflow_kandev", `{"workspace_id":"nope","document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[{"name":"A"}]}}`,
+	refused(e, c, "import_workflow_kandev", mustJSON(t, map[string]any{"document": strings.Repeat(" ", 1<<20) + "{}"}),
+		"invalid arguments for import_workflow_kandev: /document: longer than 1048576 characters (maxLength)")
+	refused(e, c, "import_workflow_kandev", docOf(step("Same", 0, ""), step("Other", 1, ""), step("Same", 2, "")),
+		"VALIDATION_ERROR: document.workflows[0].steps: step names must be unique within a workflow")
+	refused(e, c, "import_workflow_kandev", docOf(step("A", 0, `,"is_start_step":true`), step("B", 1, `,"is_start_step":true`)),
+		"VALIDATION_ERROR: document.workflows[0].steps: at most one step may be the start step")
+	refused(e, c, "import_workflow_kandev", docOf(`{"name":"A","position":0,"color":"","events":{"on_enter":[{"type":"notify"}]}}`),
+		"VALIDATION_ERROR: document.workflows[0].steps[0].events.on_enter[0].type: must be one of: "+strings.Join(kanban.AutomationTypeNames(), ", "))
+	refused(e, c, "import_workflow_kandev", mustJSON(t, map[string]any{"document": "a: &a [1,2]\nb: [*a, *a]\nversion: 1\ntype: kandev_workflow\nworkflows: []\n"}),
+		"VALIDATION_ERROR: document: unknown field; allowed: type, version, workflows")
+	refused(e, c, "import_workflow_kandev", mustJSON(t, map[string]any{"workspace_id": "nope", "document": `{"version":1,"type":"kandev_workflow","workflows":[{"name":"W","steps":[{"name":"A","position":0,"color":"","events":{}}]}]}`}),
 		"NOT_FOUND: workspace not found")
 }
 
@@ -304,7 +313,7 @@ func TestConfigAgentTools(t *testing.T) {
 		t.Fatalf("got second page %+v, want the new profile and no cursor", page)
 	}
 
-	callJSON(e, c, "update_agent_profile_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"auto_approve":true,"user_question":false}`, prof.ID), &prof)
+	callJSON(e, c, "update_agent_profile_kandev", fmt.Sprintf(`{"profile_id":%q,"auto_approve":true,"user_question":false}`, prof.ID), &prof)
 	if got := dbStr(e, `SELECT model || '|' || auto_approve || '|' || user_question FROM agent_profiles WHERE id = ?`, prof.ID); got != "o4-mini|1|0" {
 		t.Fatalf("got profile row %q", got)
 	}
@@ -316,13 +325,13 @@ func TestConfigAgentTools(t *testing.T) {
 	if _, err := e.b.store.DB().Exec(`UPDATE task_sessions SET state = 'RUNNING' WHERE id = ?`, sess.Session.ID); err != nil {
 		t.Fatal(err)
 	}
-	refused(e, c, "delete_agent_profile_kandev", fmt.Sprintf(`{"agent_profile_id":%q}`, prof.ID),
+	refused(e, c, "delete_agent_profile_kandev", fmt.Sprintf(`{"profile_id":%q}`, prof.ID),
 		"CONFLICT: the agent profile is used by a running session")
 	if _, err := e.b.store.DB().Exec(`UPDATE task_sessions SET state = 'COMPLETED' WHERE id = ?`, sess.Session.ID); err != nil {
 		t.Fatal(err)
 	}
 	var del action.Deleted
-	callJSON(e, c, "delete_agent_profile_kandev", fmt.Sprintf(`{"agent_profile_id":%q}`, prof.ID), &del)
+	callJSON(e, c, "delete_agent_profile_kandev", fmt.Sprintf(`{"profile_id":%q}`, prof.ID), &del)
 	if n := dbInt(e, `SELECT COUNT(*) FROM agent_profiles WHERE id = ?`, prof.ID); n != 0 {
 		t.Fatal("the profile is still stored")
 	}
@@ -334,12 +343,12 @@ func TestConfigMCPTools(t *testing.T) {
 	c := e.operatorMCP()
 	prof := dbStr(e, `SELECT p.id FROM agent_profiles p JOIN agents a ON a.id = p.agent_id WHERE a.name = 'claude-code'`)
 	var cfg kanban.MCPConfig
-	callJSON(e, c, "get_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q}`, prof), &cfg)
+	callJSON(e, c, "get_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q}`, prof), &cfg)
 	if !cfg.Enabled || len(cfg.Servers) != 0 {
 		t.Fatalf("got default config %+v, want enabled with no servers", cfg)
 	}
 
-	r := e.call(c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":{
+	r := e.call(c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"servers":{
 		"github":{"type":"stdio","command":"gh-mcp","args":["--stdio"],"env":{"GITHUB_TOKEN":"ghp_SECRET1"}},
 		"docs":{"type":"http","url":"https://docs.example/mcp","headers":{"Authorization":"Bearer SECRET2"}}}}`, prof))
 	e.decode(r, &cfg)
@@ -351,7 +360,7 @@ func TestConfigMCPTools(t *testing.T) {
 	if !strings.Contains(stored, "ghp_SECRET1") || !strings.Contains(stored, "Bearer SECRET2") {
 		t.Fatalf("secrets not stored: %s", stored)
 	}
-	r = e.call(c, "get_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q}`, prof))
+	r = e.call(c, "get_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q}`, prof))
 	if r.IsError || strings.Contains(text(r), "SECRET") || !strings.Contains(text(r), action.SecretMask) {
 		t.Fatalf("get returned %s, want masked secrets", text(r))
 	}
@@ -360,7 +369,7 @@ func TestConfigMCPTools(t *testing.T) {
 	var read kanban.MCPConfig
 	e.decode(r, &read)
 	servers, _ := json.Marshal(read.Servers)
-	callJSON(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"enabled":false,"servers":%s}`, prof, servers), &cfg)
+	callJSON(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"enabled":false,"servers":%s}`, prof, servers), &cfg)
 	stored = dbStr(e, `SELECT enabled || '|' || servers FROM agent_profile_mcp_configs WHERE agent_profile_id = ?`, prof)
 	if !strings.HasPrefix(stored, "0|") || !strings.Contains(stored, "ghp_SECRET1") || !strings.Contains(stored, "Bearer SECRET2") {
 		t.Fatalf("got stored %s, want disabled and the secrets kept", stored)
@@ -374,24 +383,24 @@ func TestConfigMCPTools(t *testing.T) {
 		change(&gh)
 		moved := map[string]kanban.MCPServerConfig{"github": gh, "docs": read.Servers["docs"]}
 		b, _ := json.Marshal(moved)
-		refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":%s}`, prof, b),
+		refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"servers":%s}`, prof, b),
 			"VALIDATION_ERROR: servers: a masked secret can only be kept while the server's type, command, args and url stay the same; send the secret again to change them")
 	}
 	docs := read.Servers["docs"]
 	docs.URL = "https://attacker.example/collect"
 	b, _ := json.Marshal(map[string]kanban.MCPServerConfig{"github": read.Servers["github"], "docs": docs})
-	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":%s}`, prof, b),
+	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"servers":%s}`, prof, b),
 		"VALIDATION_ERROR: servers: a masked secret can only be kept while the server's type, command, args and url stay the same; send the secret again to change them")
 
-	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":{"new":{"type":"stdio","command":"x","env":{"KEY":%q}}}}`, prof, action.SecretMask),
+	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"servers":{"new":{"type":"stdio","command":"x","env":{"KEY":%q}}}}`, prof, action.SecretMask),
 		"VALIDATION_ERROR: servers.*.env: a masked value can only keep a stored secret of the same server and key")
-	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":{"x":{"type":"stdio","command":"x","url":"https://a"}}}`, prof),
+	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"servers":{"x":{"type":"stdio","command":"x","url":"https://a"}}}`, prof),
 		"VALIDATION_ERROR: servers.*: a stdio server takes no url or headers")
-	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":{"x":{"type":"http","url":"ftp://a"}}}`, prof),
+	refused(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"servers":{"x":{"type":"http","url":"ftp://a"}}}`, prof),
 		"VALIDATION_ERROR: servers.*.url: must be an http or https URL")
-	refused(e, c, "get_mcp_config_kandev", `{"agent_profile_id":"missing"}`, "NOT_FOUND: agent profile not found")
+	refused(e, c, "get_mcp_config_kandev", `{"profile_id":"missing"}`, "NOT_FOUND: agent profile not found")
 
-	callJSON(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"agent_profile_id":%q,"servers":{}}`, prof), &cfg)
+	callJSON(e, c, "update_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q,"servers":{}}`, prof), &cfg)
 	if got := dbStr(e, `SELECT servers FROM agent_profile_mcp_configs WHERE agent_profile_id = ?`, prof); got != "{}" {
 		t.Fatalf("got servers %s after clearing, want {}", got)
 	}
@@ -415,18 +424,18 @@ func TestConfigExecutorTools(t *testing.T) {
 	if got := dbStr(e, `SELECT mcp_policy || '|' || config || '|' || prepare_script FROM executor_profiles WHERE id = ?`, p.ID); got != `inherit|{"debug":false,"image":"node:22","limits":{"cpu":2,"mem":"4g"},"ports":[3000]}|npm ci` {
 		t.Fatalf("got profile row %q", got)
 	}
-	callJSON(e, c, "update_executor_profile_kandev", fmt.Sprintf(`{"executor_profile_id":%q,"mcp_policy":"restricted","config":{"image":"node:24"},"cleanup_script":"rm -rf tmp"}`, p.ID), &p)
+	callJSON(e, c, "update_executor_profile_kandev", fmt.Sprintf(`{"profile_id":%q,"mcp_policy":"restricted","config":{"image":"node:24"},"cleanup_script":"rm -rf tmp"}`, p.ID), &p)
 	if got := dbStr(e, `SELECT name || '|' || mcp_policy || '|' || config || '|' || prepare_script || '|' || cleanup_script FROM executor_profiles WHERE id = ?`, p.ID); got != `sandboxed|restricted|{"image":"node:24"}|npm ci|rm -rf tmp` {
 		t.Fatalf("got profile row %q", got)
 	}
-	refused(e, c, "update_executor_profile_kandev", `{"executor_profile_id":"missing","name":"x"}`, "NOT_FOUND: executor profile not found")
+	refused(e, c, "update_executor_profile_kandev", `{"profile_id":"missing","name":"x"}`, "NOT_FOUND: executor profile not found")
 	var del action.Deleted
-	callJSON(e, c, "delete_executor_profile_kandev", fmt.Sprintf(`{"executor_profile_id":%q}`, p.ID), &del)
+	callJSON(e, c, "delete_executor_profile_kandev", fmt.Sprintf(`{"profile_id":%q}`, p.ID), &del)
 	if n := dbInt(e, `SELECT COUNT(*) FROM executor_profiles WHERE id = ?`, p.ID); n != 0 {
 		t.Fatal("the profile is still stored")
 	}
 	last := dbStr(e, `SELECT id FROM executor_profiles WHERE executor_id = ?`, local)
-	refused(e, c, "delete_executor_profile_kandev", fmt.Sprintf(`{"executor_profile_id":%q}`, last),
+	refused(e, c, "delete_executor_profile_kandev", fmt.Sprintf(`{"profile_id":%q}`, last),
 		"CONFLICT: cannot delete the last profile of an executor")
 }
 
@@ -451,7 +460,11 @@ func TestRepositoryAndTaskStateTools(t *testing.T) {
 	if s := dbStr(e, `SELECT state FROM tasks WHERE id = ?`, task.ID); s != "BLOCKED" || got.State != kanban.TaskBlocked {
 		t.Fatalf("got state %s, want BLOCKED", s)
 	}
-	refused(e, c, "update_task_state_kandev", `{"task_id":"self","state":"DONE"}`,
+	callJSON(e, c, "update_task_state_kandev", fmt.Sprintf(`{"task_id":%q,"state":"in-progress"}`, task.ID), &got)
+	if s := dbStr(e, `SELECT state FROM tasks WHERE id = ?`, task.ID); s != "IN_PROGRESS" || got.State != kanban.TaskInProgress {
+		t.Fatalf("state alias in-progress: got state %s, want IN_PROGRESS", s)
+	}
+	refused(e, c, "update_task_state_kandev", `{"task_id":"self","state":"FINISHED"}`,
 		"invalid arguments for update_task_state_kandev: /state: must be one of: TODO, IN_PROGRESS, REVIEW, BLOCKED, WAITING_FOR_INPUT, COMPLETED, FAILED, CANCELLED (enum)")
 	refused(e, c, "update_task_state_kandev", `{"task_id":"self","state":"COMPLETED"}`,
 		`VALIDATION_ERROR: task_id: "self" is only available to agent sessions`)

@@ -34,30 +34,30 @@ func TestOfficeDocumentTools(t *testing.T) {
 	o := newOfficeTree(e)
 	c := o.s.Client
 	var d kanban.Document
-	callJSON(e, c, "write_task_document_kandev", `{"key":"spec","title":"Spec","content":"v1"}`, &d)
-	callJSON(e, c, "write_task_document_kandev", `{"task_id":"self","key":"spec","content":"v2"}`, &d)
+	callJSON(e, c, "write_task_document_kandev", `{"document_key":"spec","title":"Spec","content":"v1"}`, &d)
+	callJSON(e, c, "write_task_document_kandev", `{"task_id":"self","document_key":"spec","content":"v2"}`, &d)
 	if d.Revision != 2 || d.Title != "Spec" || d.Type != "markdown" {
 		t.Fatalf("second write: got %+v, want revision 2 keeping title and type", d)
 	}
 	if n := dbInt(e, `SELECT COUNT(*) FROM task_document_revisions WHERE task_id = ? AND key = 'spec'`, o.me.ID); n != 2 {
 		t.Fatalf("revisions: got %d, want 2", n)
 	}
-	callJSON(e, c, "write_task_document_kandev", fmt.Sprintf(`{"task_id":%q,"key":"decisions.log","type":"text","content":"from the child"}`, o.root.ID), &d)
+	callJSON(e, c, "write_task_document_kandev", fmt.Sprintf(`{"task_id":%q,"document_key":"decisions.log","type":"text","content":"from the child"}`, o.root.ID), &d)
 	if got := dbStr(e, `SELECT content FROM task_documents WHERE task_id = ? AND key = 'decisions.log'`, o.root.ID); got != "from the child" {
 		t.Fatalf("write to the parent: got %q", got)
 	}
 	for _, id := range []string{o.kid.ID, o.sib.ID} {
-		refused(e, c, "write_task_document_kandev", fmt.Sprintf(`{"task_id":%q,"key":"x","content":"x"}`, id),
+		refused(e, c, "write_task_document_kandev", fmt.Sprintf(`{"task_id":%q,"document_key":"x","content":"x"}`, id),
 			"FORBIDDEN: a session may only write documents of its own task or the task's ancestors")
 	}
-	refused(e, c, "write_task_document_kandev", fmt.Sprintf(`{"task_id":%q,"key":"x","content":"x"}`, o.foreign.ID),
+	refused(e, c, "write_task_document_kandev", fmt.Sprintf(`{"task_id":%q,"document_key":"x","content":"x"}`, o.foreign.ID),
 		"FORBIDDEN: task is outside this session's workspace")
 
 	var list struct {
 		Items      []kanban.Document `json:"items"`
 		NextCursor string            `json:"next_cursor"`
 	}
-	callJSON(e, c, "write_task_document_kandev", `{"key":"notes","content":"n"}`, &d)
+	callJSON(e, c, "write_task_document_kandev", `{"document_key":"notes","content":"n"}`, &d)
 	callJSON(e, c, "list_task_documents_kandev", `{"limit":1}`, &list)
 	if len(list.Items) != 1 || list.Items[0].Key != "notes" || list.Items[0].Content != "" || list.NextCursor == "" {
 		t.Fatalf("list page 1: got %+v, want notes without content and a cursor", list)
@@ -68,12 +68,12 @@ func TestOfficeDocumentTools(t *testing.T) {
 	if len(list.Items) != 1 || list.Items[0].Key != "spec" || list.NextCursor != "" {
 		t.Fatalf("list page 2: got %+v, want spec and no cursor", list)
 	}
-	callJSON(e, c, "get_task_document_kandev", fmt.Sprintf(`{"task_id":%q,"key":"decisions.log"}`, o.root.ID), &d)
+	callJSON(e, c, "get_task_document_kandev", fmt.Sprintf(`{"task_id":%q,"document_key":"decisions.log"}`, o.root.ID), &d)
 	if d.Content != "from the child" || d.Type != "text" {
 		t.Fatalf("get from the parent: got %+v", d)
 	}
 	callJSON(e, c, "list_task_documents_kandev", fmt.Sprintf(`{"task_id":%q}`, o.kid.ID), &list)
-	refused(e, c, "get_task_document_kandev", `{"key":"missing"}`, "NOT_FOUND: document not found")
+	refused(e, c, "get_task_document_kandev", `{"document_key":"missing"}`, "NOT_FOUND: document not found")
 	refused(e, c, "list_task_documents_kandev", fmt.Sprintf(`{"task_id":%q}`, o.sib.ID),
 		"FORBIDDEN: a session reads documents of its task, the task's ancestors and its descendants only")
 }
@@ -126,7 +126,7 @@ func TestOfficeSharedTools(t *testing.T) {
 	}
 	refused(e, c, "list_related_tasks_kandev", fmt.Sprintf(`{"task_id":%q}`, o.foreign.ID), "FORBIDDEN: task is outside this session's workspace")
 	var rich kanban.Artifact
-	callJSON(e, c, "show_rich_output_kandev", `{"version":1,"title":"Status","blocks":[{"type":"metrics","items":[{"label":"Open tasks","value":3}]}]}`, &rich)
+	callJSON(e, c, "show_rich_output_kandev", `{"version":1,"title":"Status","blocks":[{"type":"metrics","items":[{"label":"Open tasks","value":"3"}]}]}`, &rich)
 	if rich.TaskID != o.me.ID {
 		t.Fatalf("rich output: got task %s, want the bound task", rich.TaskID)
 	}

@@ -106,15 +106,30 @@ func TestUpdateTaskTool(t *testing.T) {
 	e := newEnv(t)
 	s := e.sessionMCP(kanban.ModeTask, "")
 	var got kanban.Task
-	callJSON(e, s.Client, "update_task_kandev", `{"task_id":"self","title":"Renamed","prompt":"New prompt","state":"IN_PROGRESS","launch_prompt":"later"}`, &got)
-	row := dbStr(e, `SELECT title || '|' || description || '|' || state || '|' || launch_prompt FROM tasks WHERE id = ?`, s.TaskID)
-	if row != "Renamed|New prompt|IN_PROGRESS|later" {
-		t.Fatalf("task row: got %q, want the four updated fields", row)
+	callJSON(e, s.Client, "update_task_kandev", `{"task_id":"self","title":"Renamed","description":"New prompt","state":"IN_PROGRESS"}`, &got)
+	row := dbStr(e, `SELECT title || '|' || description || '|' || state FROM tasks WHERE id = ?`, s.TaskID)
+	if row != "Renamed|New prompt|IN_PROGRESS" {
+		t.Fatalf("task row: got %q, want the three updated fields", row)
 	}
-	callJSON(e, s.Client, "update_task_kandev", `{"task_id":"self","state":"REVIEW"}`, &got)
-	if got.Title != "Renamed" || got.State != kanban.TaskReview {
-		t.Fatalf("partial update: got %+v, want only the state changed", got)
+	callJSON(e, s.Client, "update_task_kandev", `{"task_id":"self","state":"review"}`, &got)
+	if got.Title != "Renamed" || got.Description != "New prompt" || got.State != kanban.TaskReview {
+		t.Fatalf("partial update with a state alias: got %+v, want only the state changed, to REVIEW", got)
 	}
+	callJSON(e, s.Client, "update_task_kandev", `{"task_id":"self","prompt":"Legacy prompt"}`, &got)
+	if d := dbStr(e, `SELECT description FROM tasks WHERE id = ?`, s.TaskID); d != "Legacy prompt" || got.Description != d {
+		t.Fatalf("legacy prompt: got description %q (result %q), want it stored as the description", d, got.Description)
+	}
+
+	// deferred_launch_prompt: only a task still waiting on its blockers to
+	// start its agent; once an agent started, refused with nothing changed.
+	var waiting action.TaskCreateOut
+	e.dispatch("task.create", action.TaskCreateIn{Title: "waiting", BlockedBy: []string{e.newTask("blocker").ID}, StartWhenUnblocked: ptr(true)}, &waiting)
+	callJSON(e, s.Client, "update_task_kandev", fmt.Sprintf(`{"task_id":%q,"deferred_launch_prompt":"later"}`, waiting.Task.ID), &got)
+	if lp := dbStr(e, `SELECT launch_prompt FROM tasks WHERE id = ?`, waiting.Task.ID); lp != "later" {
+		t.Fatalf("deferred launch prompt: got %q, want later", lp)
+	}
+	refused(e, s.Client, "update_task_kandev", `{"task_id":"self","title":"Not applied","deferred_launch_prompt":"x"}`,
+		"CONFLICT: deferred_launch_prompt applies only to a task still waiting on its blockers to start its agent; send new context with message_task_kandev instead")
 	refused(e, s.Client, "update_task_kandev", fmt.Sprintf(`{"task_id":%q,"title":"x"}`, foreignTask(e).ID),
 		"FORBIDDEN: task is outside this session's workspace")
 }
@@ -184,7 +199,7 @@ func TestCoordinationTools(t *testing.T) {
 	parent := e.sessionMCP(kanban.ModeTask, "")
 	stranger := e.sessionMCP(kanban.ModeTask, "")
 	kid := subtaskOf(e, parent.TaskID, "kid")
-	refused(e, parent.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"message":"hello"}`, kid.ID),
+	refused(e, parent.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"prompt":"hello"}`, kid.ID),
 		"CONFLICT: the task has no running session; spawn a new session on it first")
 
 	var spawned struct {
@@ -200,7 +215,7 @@ func TestCoordinationTools(t *testing.T) {
 	}
 
 	var sent action.TaskMessageOut
-	callJSON(e, stranger.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"message":"FYI"}`, kid.ID), &sent)
+	callJSON(e, stranger.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"prompt":"FYI"}`, kid.ID), &sent)
 	if sent.SessionID != spawned.Session.ID || sent.DeliveryMode != "queued" {
 		t.Fatalf("queued message: got %+v, want it on the spawned session", sent)
 	}
@@ -208,9 +223,15 @@ func TestCoordinationTools(t *testing.T) {
 	if row != "task:"+stranger.TaskID+"|prompt" {
 		t.Fatalf("stored message: got %q, want a prompt by the sending task", row)
 	}
-	refused(e, stranger.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"message":"stop!","delivery_mode":"interrupt"}`, kid.ID),
+	callJSON(e, stranger.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"session_id":%q,"prompt":"to you"}`, kid.ID, spawned.Session.ID), &sent)
+	if sent.SessionID != spawned.Session.ID {
+		t.Fatalf("message to session_id: got %+v, want it on %s", sent, spawned.Session.ID)
+	}
+	refused(e, stranger.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"session_id":%q,"prompt":"x"}`, kid.ID, stranger.ID),
+		"NOT_FOUND: session_id: no such session on this task")
+	refused(e, stranger.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"prompt":"stop!","delivery_mode":"interrupt"}`, kid.ID),
 		"FORBIDDEN: only the task's direct parent may interrupt it; use delivery_mode queued")
-	callJSON(e, parent.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"message":"change course","delivery_mode":"interrupt"}`, kid.ID), &sent)
+	callJSON(e, parent.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"prompt":"change course","delivery_mode":"interrupt"}`, kid.ID), &sent)
 
 	refused(e, stranger.Client, "stop_task_kandev", fmt.Sprintf(`{"task_id":%q}`, kid.ID), "FORBIDDEN: a session may only stop its direct child tasks")
 	var stopped action.TaskStopOut
@@ -218,11 +239,17 @@ func TestCoordinationTools(t *testing.T) {
 	if len(stopped.StoppedSessionIDs) != 1 || dbStr(e, `SELECT state FROM task_sessions WHERE id = ?`, spawned.Session.ID) != "CANCELLED" {
 		t.Fatalf("stop: got %+v, want the spawned session CANCELLED", stopped)
 	}
-	refused(e, parent.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"message":"anyone?"}`, kid.ID),
+	refused(e, parent.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"prompt":"anyone?"}`, kid.ID),
 		"CONFLICT: the task has no running session; spawn a new session on it first")
+	// Without task_id a session spawns on its own task; name labels it.
+	callJSON(e, parent.Client, "spawn_session_kandev", `{"name":"reviewer","prompt":"review it"}`, &spawned)
+	if spawned.Session.TaskID != parent.TaskID || spawned.Session.Name != "reviewer" ||
+		dbStr(e, `SELECT name FROM task_sessions WHERE id = ?`, spawned.Session.ID) != "reviewer" {
+		t.Fatalf("spawn on the own task: got %+v, want a session named reviewer on %s", spawned.Session, parent.TaskID)
+	}
 	foreign := foreignTask(e)
 	refused(e, parent.Client, "spawn_session_kandev", fmt.Sprintf(`{"task_id":%q}`, foreign.ID), "FORBIDDEN: task is outside this session's workspace")
-	refused(e, parent.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"message":"x"}`, foreign.ID), "FORBIDDEN: task is outside this session's workspace")
+	refused(e, parent.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"prompt":"x"}`, foreign.ID), "FORBIDDEN: task is outside this session's workspace")
 }
 
 func TestDependencyAndRelatedTools(t *testing.T) {

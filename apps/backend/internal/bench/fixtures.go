@@ -29,13 +29,15 @@ var validationFixtures = []validationFixture{
 	},
 	{
 		Case: "show_rich_output, 4 blocks", Tool: "show_rich_output_kandev", Valid: true,
-		Args: `{"version":1,"title":"Benchmark summary","blocks":[
-		  {"type":"file","path":"bench/results.json","language":"json","content":"{\"calls_per_sec\": 2931.4, \"p50_ms\": 0.31}"},
-		  {"type":"chart","chart_type":"bar","title":"Calls per second","labels":["1 client","8 clients","64 clients"],
-		   "series":[{"name":"floor","values":[3300,11000,10800]},{"name":"kandev","values":[2900,9000,8700]}]},
-		  {"type":"metrics","items":[{"label":"p50","value":0.31,"unit":"ms","delta":-0.02},{"label":"p99","value":1.4,"unit":"ms"},
-		   {"label":"errors","value":0}]},
-		  {"type":"file","path":"main.go","language":"go","content":"package main\n\nfunc main() {}\n"}]}`,
+		Args: `{"version":1,"title":"Benchmark summary","description":"Throughput and latency of the gate.","blocks":[
+		  {"type":"file","path":"bench/results.json","title":"Results","caption":"Raw numbers","mime_type":"application/json"},
+		  {"type":"chart","chart_type":"bar","title":"Calls per second","summary":"Kandev stays within 20% of the floor.",
+		   "labels":["1 client","8 clients","64 clients"],
+		   "series":[{"label":"floor (calls/s)","values":[3300,11000,10800]},{"label":"kandev (calls/s)","values":[2900,null,8700]}]},
+		  {"type":"metrics","items":[{"label":"p50","value":"0.31 ms","detail":"-0.02 ms"},{"label":"p99","value":"1.4 ms"},
+		   {"label":"errors","value":"0"}]},
+		  {"type":"chart","chart_type":"line","title":"Latency","summary":"p99 over the run.",
+		   "csv":{"path":"bench/latency.csv","x_column":"second","series":[{"column":"p99_ms","label":"p99 (ms)"}]}}]}`,
 	},
 	{
 		Case: "create_task, rejected (5 problems)", Tool: "create_task_kandev", Valid: false, Problems: 5,

@@ -97,7 +97,7 @@ func (h *harness) settle() {
 	}
 }
 
-// workflow creates a workflow from step specs (action.DocStep JSON) and
+// workflow creates a workflow from step specs (action.StepSpec JSON) and
 // returns its steps in order.
 func (h *harness) workflow(steps string) []kanban.WorkflowStep {
 	h.t.Helper()

@@ -20,13 +20,18 @@ type Workspace struct {
 
 // Workflow is an ordered list of steps in a workspace.
 type Workflow struct {
-	ID          string    `json:"id"`
-	WorkspaceID string    `json:"workspace_id"`
-	Name        string    `json:"name"`
-	Description string    `json:"description"`
-	SortOrder   int       `json:"sort_order"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	ID          string `json:"id"`
+	WorkspaceID string `json:"workspace_id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Prompt is given to the workflow's agents before their step's prompt.
+	Prompt string `json:"prompt,omitempty"`
+	// AgentProfileID is the profile the workflow's automations start
+	// agents with when their step names none.
+	AgentProfileID string    `json:"agent_profile_id,omitempty"`
+	SortOrder      int       `json:"sort_order"`
+	CreatedAt      time.Time `json:"created_at"`
+	UpdatedAt      time.Time `json:"updated_at"`
 }
 
 // StepAction is one automation run on a step event.
@@ -61,6 +66,9 @@ type WorkflowStep struct {
 	// PullFromStepID: when the step has room, the oldest task waiting on
 	// that step (of the same workflow) is pulled in.
 	PullFromStepID string `json:"pull_from_step_id,omitempty"`
+	// AgentProfileID is the profile the step's automations start agents
+	// with (default: the workflow's, else the default profile).
+	AgentProfileID string `json:"agent_profile_id,omitempty"`
 	// PullFromPosition is PullFromStepID in a workflow document's form (the
 	// step's 0-based position), resolved when the steps are written.
 	PullFromPosition *int `json:"-"`

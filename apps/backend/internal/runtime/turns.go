@@ -152,14 +152,18 @@ func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
 	}
 }
 
-// promptBlocks turns pending prompt messages into one turn's content: the
-// current step's prompt first on the session's first turn (recorded in
-// the conversation as the workflow's prompt), then each message (one from
+// promptBlocks turns pending prompt messages into one turn's content: on
+// the session's first turn the workflow's prompt (as "Workflow
+// instructions") and the current step's prompt first (recorded in the
+// conversation as the workflow's prompt), then each message (one from
 // another task says so on a line of its own). last is the newest message
 // the turn delivers.
 func (r *run) promptBlocks(l *launchInfo, prompts []kanban.Message, first bool) (blocks []acp.ContentBlock, last string) {
 	last = prompts[len(prompts)-1].ID
 	if first {
+		if w, err := r.m.store.GetWorkflow(context.Background(), l.task.WorkflowID); err == nil && strings.TrimSpace(w.Prompt) != "" {
+			blocks = append(blocks, acp.TextBlock("## Workflow instructions\n\n"+w.Prompt))
+		}
 		if step, err := r.m.store.GetStep(context.Background(), l.task.WorkflowStepID); err == nil && step.Prompt != "" {
 			blocks = append(blocks, acp.TextBlock(step.Prompt))
 			if m, err := r.m.store.AppendMessage(context.Background(), kanban.Message{SessionID: r.id, Author: "workflow",

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/taskdir"
 )
 
 // Executor types of the built-in executors.
@@ -40,8 +41,16 @@ func ShortID(taskID string) string {
 // prepare returns the working directory of a session of task t on an
 // executor of type execType, creating it when needed. The error text is
 // shown to operators: it names what is missing, never file contents.
+//
+// A subtask shares its parent's directory (workspace_mode inherit_parent,
+// and by default when it has no repository of its own); new_workspace
+// gives it its own.
 func (w *workdirs) prepare(ctx context.Context, t *kanban.Task, execType string) (string, error) {
-	repo, link, err := w.taskRepository(ctx, t.ID)
+	t, err := w.dirs().Owner(ctx, t)
+	if err != nil {
+		return "", err
+	}
+	repo, link, err := w.dirs().Repository(ctx, t.ID, "")
 	if err != nil {
 		return "", err
 	}
@@ -64,29 +73,9 @@ func (w *workdirs) prepare(ctx context.Context, t *kanban.Task, execType string)
 	return w.worktree(ctx, t, repo, link)
 }
 
-// taskRepository returns the task's first repository that has a local
-// path (else its first repository), or nil when it has none.
-func (w *workdirs) taskRepository(ctx context.Context, taskID string) (*kanban.Repository, *kanban.TaskRepository, error) {
-	links, err := w.store.ListTaskRepositories(ctx, taskID)
-	if err != nil {
-		return nil, nil, err
-	}
-	var first *kanban.Repository
-	var firstLink *kanban.TaskRepository
-	for i := range links {
-		r, err := w.store.GetRepository(ctx, links[i].RepositoryID)
-		if err != nil {
-			return nil, nil, err
-		}
-		if r.LocalPath != "" {
-			return r, &links[i], nil
-		}
-		if first == nil {
-			first, firstLink = r, &links[i]
-		}
-	}
-	return first, firstLink, nil
-}
+// dirs is the directory resolution the runtime shares with the actions
+// that read or write a task's workspace.
+func (w *workdirs) dirs() taskdir.Dirs { return taskdir.Dirs{Store: w.store, DataDir: w.dataDir} }
 
 // worktree returns the task's git worktree, creating it on the new branch
 // kandev/<short id> from the base branch when it does not exist yet.

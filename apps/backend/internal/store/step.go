@@ -11,7 +11,7 @@ import (
 
 const stepCols = `id, workflow_id, name, position, color, prompt, is_start_step, allow_manual_move,
 	auto_advance, wip_limit, auto_archive_after_hours, events, created_at, updated_at,
-	auto_advance_requires_signal, pull_from_step_id, cancel_triggers_turn_complete, show_in_command_panel`
+	auto_advance_requires_signal, pull_from_step_id, cancel_triggers_turn_complete, show_in_command_panel, agent_profile_id`
 
 // maxEventsJSON bounds the encoded size of a step's event automations.
 const maxEventsJSON = kanban.MaxPromptLen
@@ -67,11 +67,11 @@ func insertStep(ctx context.Context, tx txn, st *kanban.WorkflowStep) error {
 	}
 	now := kanban.Now()
 	st.ID, st.CreatedAt, st.UpdatedAt = kanban.NewID(), now, now
-	_, err = tx.ExecContext(ctx, `INSERT INTO workflow_steps (`+stepCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.ExecContext(ctx, `INSERT INTO workflow_steps (`+stepCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		st.ID, st.WorkflowID, st.Name, st.Position, st.Color, st.Prompt, boolInt(st.IsStartStep),
 		boolInt(st.AllowManualMove), boolInt(st.AutoAdvance), st.WIPLimit, st.AutoArchiveAfterHours,
 		events, fmtTime(now), fmtTime(now), boolInt(st.AutoAdvanceRequiresSignal), nullString(st.PullFromStepID),
-		boolInt(st.CancelTriggersTurnComplete), boolInt(st.ShowInCommandPanel))
+		boolInt(st.CancelTriggersTurnComplete), boolInt(st.ShowInCommandPanel), nullString(st.AgentProfileID))
 	if isUniqueConstraint(err) {
 		return stepNameConflict()
 	}
@@ -170,11 +170,13 @@ func scanStep(r rowSource) (*kanban.WorkflowStep, error) {
 	var st kanban.WorkflowStep
 	var start, manual, auto, signal, cancelTurn, panel int
 	var events, created, updated string
-	var pull sql.NullString
+	var pull, profile sql.NullString
 	if err := r.Scan(&st.ID, &st.WorkflowID, &st.Name, &st.Position, &st.Color, &st.Prompt, &start, &manual,
-		&auto, &st.WIPLimit, &st.AutoArchiveAfterHours, &events, &created, &updated, &signal, &pull, &cancelTurn, &panel); err != nil {
+		&auto, &st.WIPLimit, &st.AutoArchiveAfterHours, &events, &created, &updated, &signal, &pull, &cancelTurn, &panel,
+		&profile); err != nil {
 		return nil, err
 	}
+	st.AgentProfileID = profile.String
 	st.IsStartStep, st.AllowManualMove, st.AutoAdvance = start != 0, manual != 0, auto != 0
 	st.AutoAdvanceRequiresSignal, st.PullFromStepID = signal != 0, pull.String
 	st.CancelTriggersTurnComplete, st.ShowInCommandPanel = cancelTurn != 0, panel != 0

@@ -59,8 +59,8 @@ var (
 )
 
 // taskJSONFixed bounds the JSON of a task apart from its strings: keys,
-// quotes and punctuation (under 400 bytes), the position (20), the flag
-// (5) and five times (37 each).
+// quotes and punctuation (under 400 bytes), the position (20), the two
+// flags (5 each) and five times (37 each).
 const taskJSONFixed = 640
 
 // taskJSONBound bounds the size of t's JSON encoding from above
@@ -74,7 +74,8 @@ func taskJSONBound(t kanban.Task) int {
 		}
 	}
 	return 6*(len(t.ID)+len(t.WorkspaceID)+len(t.WorkflowID)+len(t.WorkflowStepID)+len(t.ParentID)+len(t.Title)+
-		len(t.Description)+len(t.State)+len(t.ExternalID)+len(t.LaunchPrompt)+len(t.QueuedForStepID)) + taskJSONFixed
+		len(t.Description)+len(t.State)+len(t.ExternalID)+len(t.LaunchPrompt)+len(t.QueuedForStepID)+len(t.WorkspaceMode)) +
+		taskJSONFixed
 }
 
 // taskFilterWhere returns the conditions of a checked filter. The first

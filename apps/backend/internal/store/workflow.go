@@ -2,18 +2,22 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-const workflowCols = `id, workspace_id, name, description, sort_order, created_at, updated_at`
+const workflowCols = `id, workspace_id, name, description, sort_order, created_at, updated_at, prompt, agent_profile_id`
 
 func validateWorkflow(w kanban.Workflow) error {
 	if err := kanban.CheckLine("name", w.Name, true, kanban.MaxNameLen); err != nil {
 		return err
 	}
-	return kanban.CheckText("description", w.Description, false, kanban.MaxDescriptionLen)
+	if err := kanban.CheckText("description", w.Description, false, kanban.MaxDescriptionLen); err != nil {
+		return err
+	}
+	return kanban.CheckText("prompt", w.Prompt, false, kanban.MaxPromptLen)
 }
 
 // CreateWorkflow creates a workflow at the end of its workspace's list
@@ -51,8 +55,9 @@ func insertWorkflow(ctx context.Context, tx txn, w kanban.Workflow) (*kanban.Wor
 	}
 	now := kanban.Now()
 	w.ID, w.CreatedAt, w.UpdatedAt = kanban.NewID(), now, now
-	if _, err := tx.ExecContext(ctx, `INSERT INTO workflows (`+workflowCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		w.ID, w.WorkspaceID, w.Name, w.Description, w.SortOrder, fmtTime(now), fmtTime(now)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO workflows (`+workflowCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		w.ID, w.WorkspaceID, w.Name, w.Description, w.SortOrder, fmtTime(now), fmtTime(now), w.Prompt,
+		nullString(w.AgentProfileID)); err != nil {
 		return nil, fmt.Errorf("create workflow: %w", err)
 	}
 	return &w, nil
@@ -74,9 +79,11 @@ func getWorkflow(ctx context.Context, q queryer, id string) (*kanban.Workflow, e
 func scanWorkflow(r rowSource) (*kanban.Workflow, error) {
 	var w kanban.Workflow
 	var created, updated string
-	if err := r.Scan(&w.ID, &w.WorkspaceID, &w.Name, &w.Description, &w.SortOrder, &created, &updated); err != nil {
+	var profile sql.NullString
+	if err := r.Scan(&w.ID, &w.WorkspaceID, &w.Name, &w.Description, &w.SortOrder, &created, &updated, &w.Prompt, &profile); err != nil {
 		return nil, err
 	}
+	w.AgentProfileID = profile.String
 	w.CreatedAt, w.UpdatedAt = parseTime(created), parseTime(updated)
 	return &w, nil
 }

@@ -19,17 +19,19 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 		Name:   "add_branch_to_task_kandev",
 		Action: "task.repository.add",
 		Title:  "Add branch to task",
-		Description: "Attach a repository to a task with the branch to start from (and optionally the branch to check " +
-			"out). Name the repository by exactly one of repository_id, local_path or repository_url; a path or URL the " +
-			"workspace does not know yet is registered. Adding a repository the task already has updates its branches.",
+		Description: "Attach a repository to a task with the branch to start from (and optionally an existing branch to " +
+			"check out, e.g. a pull request's head). Name the repository by at most one of repository_id, local_path or " +
+			"repository_url — none when the task has exactly one repository; a path or URL the workspace does not know " +
+			"yet is registered. Adding a repository the task already has updates its branches. The next agent session on " +
+			"the task works on it (exec-worktree creates the worktree from base_branch).",
 		Input: Obj("", P{
 			"task_id":         branchTaskRef(),
-			"repository_id":   ID("Repository of the workspace. Give exactly one of repository_id, local_path, repository_url."),
+			"repository_id":   ID("Repository of the workspace. Give at most one of repository_id, local_path, repository_url."),
 			"local_path":      Str("Local checkout path of the repository.").Len(1, maxLocalPath),
 			"repository_url":  Str("Remote URL of the repository.").Len(1, maxRepoURL),
-			"branch":          Str("Base branch the task's work starts from.").Len(1, maxBranchName),
-			"checkout_branch": Str("Branch to create or check out for the work. Default: none.").Len(1, maxBranchName),
-		}, "branch"),
+			"base_branch":     Str("Branch the task's work starts from. Default: the repository's default branch.").Len(1, maxBranchName),
+			"checkout_branch": Str("Existing branch to check out instead of creating one from base_branch. Default: none.").Len(1, maxBranchName),
+		}),
 		Output: out("The task's link to the repository.", P{
 			"task_repository":    taskRepoLinkOut,
 			"repository":         workspaceRepoOut,
@@ -41,22 +43,33 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 		Name:   "add_workspace_sources_kandev",
 		Action: "workspace.source.add",
 		Title:  "Add workspace sources",
-		Description: "Register up to 10 repositories in your workspace by local path and/or remote URL, so tasks can " +
-			"use them. A repository already registered (same local path, else same URL) is returned with created false.",
+		Description: "Attach up to 10 repositories and folders to a task (your own by default, or one of its subtasks), in " +
+			"order. A repository is named by exactly one of repository_id, local_path, remote_url or github_url, with " +
+			"optional branches; a folder by an absolute local_path and an optional display_name. Sources the workspace " +
+			"does not know yet are registered; attaching what the task already has changes nothing, so an exact retry is " +
+			"harmless. Every source is checked before any is attached.",
 		Input: Obj("", P{
-			"sources": Arr("Repositories to register.", Obj("One repository; give local_path, repository_url or both.", P{
-				"local_path":     Str("Local checkout path.").Len(1, maxLocalPath),
-				"repository_url": Str("Remote URL.").Len(1, maxRepoURL),
-				"name":           Str("Display name. Default: the last path segment.").Len(1, maxRepoName),
-				"default_branch": Str(`Default branch. Default "main".`).Len(1, maxBranchName),
-			})).Items(1, maxSourcesCall),
+			"task_id": branchTaskRef(),
+			"sources": Arr("The sources, in order.", Obj("One source: a repository or a folder.", P{
+				"kind":            Enum("repository or folder.", "repository", "folder"),
+				"repository_id":   ID("A repository of the workspace (repository sources)."),
+				"local_path":      Str("Absolute local path: a checkout (repository) or a directory (folder).").Len(1, maxLocalPath),
+				"remote_url":      Str("Remote URL of the repository.").Len(1, maxRepoURL),
+				"github_url":      Str("GitHub URL of the repository (https://github.com/owner/repo).").Len(1, maxRepoURL),
+				"base_branch":     Str("Branch the work starts from. Default: the repository's default branch.").Len(1, maxBranchName),
+				"checkout_branch": Str("Existing branch to check out. Default: none.").Len(1, maxBranchName),
+				"display_name":    Str("Name shown for a folder source. Default: the last path segment.").Len(1, maxRepoName),
+			}, "kind")).Items(1, maxSourcesCall),
 		}, "sources"),
-		Output: out("The repositories, in input order.", P{
-			"items": Arr("One entry per source.", out("A registered repository.", P{
-				"repository": workspaceRepoOut,
-				"created":    Bool("True when this call registered it."),
-			}, "repository", "created")),
-		}, "items"),
+		Output: out("The attached sources, in input order.", P{
+			"task_id": Str("The task they are attached to."),
+			"items": Arr("One entry per source.", out("An attached source.", P{
+				"kind":            Str("repository or folder."),
+				"repository":      workspaceRepoOut,
+				"task_repository": taskRepoLinkOut,
+				"created":         Bool("True when this call registered it in the workspace."),
+			}, "kind", "repository", "task_repository", "created")),
+		}, "task_id", "items"),
 		Hints: IdempotentWrite,
 	},
 	{
@@ -64,11 +77,13 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 		Action: "task.repository.set_base_branch",
 		Title:  "Update repository base branch",
 		Description: "Change the branch a task's work starts from in one of its repositories (its checkout branch is " +
-			"kept). repository_id may be omitted when the task has exactly one repository.",
+			"kept). Name the link by task_repository_id (in Kandev, the linked repository's id, as task_repository." +
+			"repository_id reports it) or repository_id; either may be omitted when the task has exactly one repository.",
 		Input: Obj("", P{
-			"task_id":       branchTaskRef(),
-			"repository_id": ID("Repository of the task to change; required when the task has several."),
-			"base_branch":   Str("The new base branch.").Len(1, maxBranchName),
+			"task_id":            branchTaskRef(),
+			"task_repository_id": ID("The task's repository link to change: its repository_id."),
+			"repository_id":      ID("Repository of the task to change (same as task_repository_id)."),
+			"base_branch":        Str("The new base branch.").Len(1, maxBranchName),
 		}, "base_branch"),
 		Output: taskRepoLinkOut,
 		Hints:  IdempotentWrite,

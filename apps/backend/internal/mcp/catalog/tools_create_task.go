@@ -32,7 +32,14 @@ var createTaskTool = &Tool{
 		"external_id":         Str("Idempotency key, unique per workspace: a retry with the same key returns the same task.").Len(1, 200),
 		"blocked_by": Arr(`Task ids this task depends on ("self" allowed); they must be in the same workspace.`,
 			TaskRef("A blocking task id.")).Items(0, 50).Unique(),
-		"start_when_unblocked": Bool("Start the agent only once every blocking task is completed. Default false.").Default(false),
+		"start_when_unblocked": Bool("Start the agent only once every blocking task is completed (with start_agent, it " +
+			"records that intent instead of starting now). Default: true when blocked_by is non-empty, else false; pass " +
+			"false to create the dependencies with no automatic start."),
+		"autopilot": Bool("Run the task in autopilot: its agent never asks the operator; as a subtask it asks its direct " +
+			"parent (ask_parent_question_kandev) for critical decisions only. Fixed at creation, not inherited. Default false.").Default(false),
+		"workspace_mode": Enum("Where a subtask's agent works: inherit_parent shares the parent task's working directory "+
+			"(worktree or folder; the default for a subtask without a repository of its own); new_workspace gives it its own. "+
+			"inherit_parent needs parent_id.", kanban.WorkspaceInheritParent, kanban.WorkspaceNew),
 	}, "title"),
 	Output: out("The created (or deduplicated) task.", P{
 		"task":         taskOut,

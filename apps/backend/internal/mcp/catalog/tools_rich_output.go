@@ -2,63 +2,86 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-// Bounds of show_rich_output_kandev.
+// Bounds of show_rich_output_kandev (the reference's, and the backend's
+// for what it reads from the workspace).
 const (
-	maxRichBlocks    = 4
-	maxRichFileChars = 64 << 10
-	maxRichLanguage  = 50
-	maxChartLabels   = 50
-	maxChartSeries   = 10
-	maxChartLabel    = 100
-	maxMetricItems   = 20
-	maxMetricUnit    = 20
+	maxRichBlocks     = 4
+	maxRichTitle      = 120
+	maxRichText       = 500
+	maxRichPath       = 1024
+	maxRichRepo       = 255
+	maxRichMime       = 128
+	maxChartLabels    = 100
+	maxChartSeries    = 4
+	maxChartLabel     = 120
+	maxMetricItems    = 6
+	maxMetricValueLen = 200
 )
 
 // num is a number property.
 func num(desc string) S { return S{"type": "number", "description": desc} }
+
+// workspacePath is a path relative to the task's workspace.
+func workspacePath(desc string) S { return Str(desc).Len(1, maxRichPath) }
 
 var _ = declare(&Group{Name: "rich-output", Tools: []*Tool{
 	{
 		Name:   "show_rich_output_kandev",
 		Action: "artifact.create",
 		Title:  "Show rich output",
-		Description: "Show the operator structured output next to your conversation: up to 4 blocks, each a file " +
-			"(code or text with a language), a chart (bar, line or pie) or a set of metrics. Stored on your task and " +
-			"returned.",
+		Description: "Show the operator one compact presentation next to your conversation: up to 4 blocks, each a file " +
+			"preview, a line or bar chart, or a group of metrics. Give semantic data only; Kandev draws axes, legends and " +
+			"layout. File and CSV paths are relative to your task's workspace (its checkout or worktree); Kandev reads them " +
+			"when you call (a file preview keeps its first 64 KiB; a CSV has a header row and at most 100 data rows). A " +
+			"chart has inline labels and series, or csv, not both. Label series with units. Stored on your task and returned.",
 		Input: Obj("", P{
-			"version": S{"type": "integer", "const": 1, "description": "Format version; always 1."},
-			"title":   Str("Heading shown above the blocks.").Len(1, maxArtifactTitle),
-			"blocks": Arr("The blocks, in display order.", OneOf("One block: a file, a chart or metrics, told apart by type.",
-				Obj("A file or snippet.", P{
-					"type":     Const(`Always "file".`, "file"),
-					"path":     Str("File path or name shown as the caption.").Len(1, maxFilePath),
-					"language": Str(`Syntax highlighting language, e.g. "go".`).Len(1, maxRichLanguage),
-					"content":  Str("The text, at most 65536 characters.").Len(0, maxRichFileChars),
-				}, "type", "path", "content"),
-				Obj("A chart.", P{
+			"version":     S{"type": "integer", "const": 1, "description": "Format version; always 1."},
+			"title":       Str("Plain-text title of the presentation.").Len(1, maxRichTitle),
+			"description": Str("Plain-text context for the whole presentation.").Len(0, maxRichText),
+			"blocks": Arr("One to four blocks, in display order.", OneOf("One block: a file, a chart or metrics, told apart by type.",
+				Obj("A preview of a file of the workspace.", P{
+					"type":      Const(`Always "file".`, "file"),
+					"path":      workspacePath("Workspace-relative path of the file."),
+					"repo":      Str("Repository of a multi-repository task (its name or id). Default: the main one.").Len(1, maxRichRepo),
+					"title":     Str("Plain-text title of the file.").Len(1, maxRichTitle),
+					"caption":   Str("Why to look at the file.").Len(1, maxRichText),
+					"mime_type": Str(`Media type, e.g. "text/markdown". Default: from the file name or content.`).Len(1, maxRichMime),
+				}, "type", "path"),
+				Obj("A line or bar chart.", P{
 					"type":       Const(`Always "chart".`, "chart"),
-					"chart_type": Enum("Chart kind.", "bar", "line", "pie"),
-					"title":      Str("Chart title.").Len(1, maxArtifactTitle),
-					"labels": Arr("Category or x-axis labels.", Str("A label.").Len(1, maxChartLabel)).
+					"chart_type": Enum("line for trends and time series; bar for comparing categories.", "line", "bar"),
+					"title":      Str("Plain-text chart title.").Len(1, maxRichTitle),
+					"summary":    Str("What the chart shows, in words, for readers who cannot see it.").Len(1, maxRichText),
+					"labels": Arr("Inline x-axis labels (with series, not csv).", Str("A label.").Len(1, maxChartLabel)).
 						Items(1, maxChartLabels),
-					"series": Arr("Data series; each has one value per label.", Obj("One series.", P{
-						"name":   Str("Series name (legend).").Len(1, maxChartLabel),
-						"values": Arr("One value per label, in label order.", num("A value.")).Items(1, maxChartLabels),
-					}, "name", "values")).Items(1, maxChartSeries),
-				}, "type", "chart_type", "labels", "series"),
-				Obj("Key figures.", P{
+					"series": Arr("Inline series, each with one value per label.", Obj("One series.", P{
+						"label": Str("Legend label; include the unit.").Len(1, maxChartLabel),
+						"values": Arr("One value per label, in label order; null for a gap.",
+							S{"type": []string{"number", "null"}, "description": "A value, or null."}).Items(1, maxChartLabels),
+					}, "label", "values")).Items(1, maxChartSeries),
+					"csv": Obj("Chart data from a CSV file of the workspace instead of labels and series.", P{
+						"path":     workspacePath("Workspace-relative path of a .csv file with a header row."),
+						"repo":     Str("Repository of a multi-repository task (its name or id).").Len(1, maxRichRepo),
+						"x_column": Str("Header of the column of x-axis labels; rows keep file order.").Len(1, maxChartLabel),
+						"series": Arr("Numeric columns to draw.", Obj("One column.", P{
+							"column": Str("Header of a numeric column (empty cells are gaps).").Len(1, maxChartLabel),
+							"label":  Str("Legend label; include the unit. Default: the column header.").Len(1, maxChartLabel),
+						}, "column")).Items(1, maxChartSeries),
+					}, "path", "x_column", "series"),
+				}, "type", "chart_type", "title", "summary"),
+				Obj("A compact group of key figures.", P{
 					"type": Const(`Always "metrics".`, "metrics"),
 					"items": Arr("The metrics.", Obj("One metric.", P{
-						"label": Str("What is measured.").Len(1, maxChartLabel),
-						"value": num("The value."),
-						"unit":  Str(`Unit, e.g. "ms" or "%".`).Len(1, maxMetricUnit),
-						"delta": num("Change since the previous measurement, in the same unit."),
+						"label":  Str("What is measured.").Len(1, maxChartLabel),
+						"value":  Str(`The value as shown, with its unit, e.g. "42 ms".`).Len(1, maxMetricValueLen),
+						"detail": Str("Context, e.g. the change since last time.").Len(1, maxRichText),
 					}, "label", "value")).Items(1, maxMetricItems),
 				}, "type", "items"),
 			)).Items(1, maxRichBlocks),
 		}, "version", "title", "blocks"),
-		Output: artifactOut("The stored rich output.", "The output as given: version, title and blocks."),
-		Hints:  WriteHints,
-		Run:    createArtifact(kanban.ArtifactRichOutput),
+		Output: artifactOut("The stored rich output.", "The output as stored: version, title, description and blocks, "+
+			"with each file block's content (or binary=true), size and truncated, and each CSV chart's labels and series."),
+		Hints: WriteHints,
+		Run:   createArtifact(kanban.ArtifactRichOutput),
 	},
 }})

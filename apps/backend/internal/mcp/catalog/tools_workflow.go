@@ -53,8 +53,9 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		Name:   "export_workflow_kandev",
 		Action: "workflow.export",
 		Title:  "Export workflow",
-		Description: "Export a workflow and its steps' settings as a versioned, portable document " +
-			`({"format":"kandev_workflow","version":1,...}, no ids) to pass to import_workflow_kandev.`,
+		Description: "Export one workflow and its steps as a portable version 1 kandev_workflow document (the reference " +
+			"Kandev's format: no ids or timestamps; steps refer to each other by position; agent profiles by agent and " +
+			"model). The result's JSON text is the document: pass it unchanged as import_workflow_kandev's document.",
 		Input: Obj("", P{
 			"workflow_id": ID("Workflow to export."),
 		}, "workflow_id"),
@@ -66,28 +67,29 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		Name:   "import_workflow_kandev",
 		Action: "workflow.import",
 		Title:  "Import workflow",
-		Description: "Create a new workflow with its steps from a document made by export_workflow_kandev, atomically. " +
-			"The document must match its schema and be at most 1 MiB; a rejected document creates nothing.",
+		Description: "Import the workflows of a kandev_workflow document (YAML or JSON text, at most 1 MiB, as " +
+			"export_workflow_kandev or the reference Kandev writes it) into a workspace. Workflows whose name the " +
+			"workspace already has are skipped. The whole document is checked first (unknown fields, types, step " +
+			"positions and references, automation types); a rejected document creates nothing. Returns the names " +
+			"created and skipped, the created workflows, and warnings for what could not be carried over (an agent " +
+			"profile no local profile matches).",
 		Input: Obj("", P{
-			"workspace_id": ID("Workspace to create the workflow in. Default: your workspace, else the first workspace."),
-			"document":     workflowDocument(`A workflow document: {"format":"kandev_workflow","version":1,"workflow":{...},"steps":[...]}.`),
+			"workspace_id": ID("Workspace to create the workflows in. Default: your workspace, else the first workspace."),
+			"document": Str(`The document's text: {"version":1,"type":"kandev_workflow","workflows":[...]} as JSON, or the same as YAML.`).
+				Len(1, action.MaxWorkflowDocBytes),
 		}, "document"),
-		Output: workflowWithStepsOut,
-		Hints:  WriteHints,
+		Output: out("What the import did.", P{
+			"created": Arr("Names of the workflows created, in document order.", Str("A workflow name.")),
+			"skipped": Arr("Names skipped because the workspace already has a workflow of that name.", Str("A workflow name.")),
+			"workflows": Arr("The created workflows with their steps.", out("A created workflow.", P{
+				"workflow": workflowOut,
+				"steps":    Arr("Its steps in board order.", stepOut),
+			}, "workflow", "steps")),
+			"warnings": Arr("Document fields (by path) Kandev could not honour.", Str("A warning.")),
+		}, "created", "skipped", "workflows", "warnings"),
+		Hints: WriteHints,
 	},
 }, stepConfigTools...)})
-
-// workflowDocument is the schema of the portable workflow document, as
-// import_workflow_kandev takes it and export_workflow_kandev returns it.
-func workflowDocument(desc string) S {
-	return Obj(desc, P{
-		"format": Const(`Document format: "`+action.WorkflowDocFormat+`".`, action.WorkflowDocFormat),
-		"version": S{"type": "integer", "const": action.WorkflowDocVersion,
-			"description": "Document format version: 1."},
-		"workflow": Obj("The workflow's own settings.", workflowFields(P{}), "name"),
-		"steps":    stepSpecs("The steps in board order; names unique, at most one start step (default: the first)."),
-	}, "format", "version", "workflow", "steps")
-}
 
 // workflowFields adds a workflow's own settings, as create_workflow_kandev
 // and the workflow document take them, to p.
@@ -98,14 +100,21 @@ func workflowFields(p P) P {
 }
 
 var (
-	// workflowDocumentOut is light: the document matches import's schema.
-	workflowDocumentOut = out("The workflow document; pass it unchanged as import_workflow_kandev's document.", P{
-		"format":   Str(`Always "` + action.WorkflowDocFormat + `".`),
-		"version":  Int("Document format version."),
-		"workflow": out("The workflow's name and description.", P{"name": Str("Name."), "description": Str("Description.")}, "name"),
-		"steps": Arr("The steps in board order.", S{"type": "object",
-			"description": "One step's settings: the fields of create_workflow_step_kandev without workflow_id."}),
-	}, "format", "version", "workflow", "steps")
+	// workflowDocumentOut is light: import_workflow_kandev checks the
+	// document field by field.
+	workflowDocumentOut = out("The workflow document; its JSON text is import_workflow_kandev's document.", P{
+		"version": Int("Document format version: 1."),
+		"type":    Str(`Always "` + action.WorkflowDocType + `".`),
+		"workflows": Arr("The exported workflow.", out("A workflow.", P{
+			"name": Str("Name."), "description": Str("Description."), "prompt": Str("Prompt given to its agents first."),
+			"agent_profile": S{"type": "object", "description": "Its agents' profile: agent_name, model."},
+			"steps": Arr("The steps in board order.", S{"type": "object",
+				"description": "One step: name, position, color, prompt, events (move_to_step by step_position), " +
+					"is_start_step, show_in_command_panel, allow_manual_move, auto_archive_after_hours, agent_profile, " +
+					"auto_advance_requires_signal, cancel_triggers_turn_complete, wip_limit, pull_from_step_position, " +
+					"auto_advance."}),
+		}, "name", "steps")),
+	}, "version", "type", "workflows")
 	workflowWithStepsOut = out("The created workflow and its steps.", P{
 		"workflow": workflowOut,
 		"steps":    Arr("The workflow's steps in board order.", stepOut),

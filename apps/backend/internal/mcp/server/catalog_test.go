@@ -206,18 +206,22 @@ func auditSchema(t *testing.T, tool, path string, s map[string]any) {
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
-// TestEveryToolInAMode: no declared tool is unreachable, and the table
-// names only declared groups (catalog.New enforces it; this pins it).
+// TestEveryToolInAMode: no declared tool is unreachable — each is served
+// in some mode, by default or with every capability (capability-gated
+// groups such as parent-question) — and the table names only declared
+// groups (catalog.New enforces it; this pins it).
 func TestEveryToolInAMode(t *testing.T) {
 	c := mustCompile(t)
 	seen := map[string]bool{}
 	for _, m := range kanban.AllModes {
-		tools, err := c.cat.Tools(catalog.DefaultProfile(m))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tl := range tools {
-			seen[tl.Name] = true
+		for _, p := range []catalog.Profile{catalog.DefaultProfile(m), {Mode: m, Capabilities: kanban.Capabilities}} {
+			tools, err := c.cat.Tools(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tl := range tools {
+				seen[tl.Name] = true
+			}
 		}
 	}
 	var missing []string

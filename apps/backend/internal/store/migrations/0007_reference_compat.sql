@@ -6,6 +6,11 @@ ALTER TABLE task_sessions ADD COLUMN name TEXT NOT NULL DEFAULT '';
 
 ALTER TABLE workflow_steps ADD COLUMN cancel_triggers_turn_complete INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE workflow_steps ADD COLUMN show_in_command_panel INTEGER NOT NULL DEFAULT 0;
+-- The agent profile a step's (or, by default, its workflow's) automations
+-- start agents with; a workflow's prompt, given to its agents first.
+ALTER TABLE workflow_steps ADD COLUMN agent_profile_id TEXT REFERENCES agent_profiles(id) ON DELETE SET NULL;
+ALTER TABLE workflows ADD COLUMN prompt TEXT NOT NULL DEFAULT '';
+ALTER TABLE workflows ADD COLUMN agent_profile_id TEXT REFERENCES agent_profiles(id) ON DELETE SET NULL;
 
 ALTER TABLE tasks ADD COLUMN autopilot INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE tasks ADD COLUMN workspace_mode TEXT NOT NULL DEFAULT '';

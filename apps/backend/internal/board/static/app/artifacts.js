@@ -68,22 +68,25 @@ export async function richOutputPanel(el, taskId) {
   if (!items.length) return;
   fill(el, h('h2', {}, 'Output'), items.map((a) => {
     const r = a.data || {};
-    return h('section', { class: 'rich' }, h('h3', {}, r.title || 'Output'), (r.blocks || []).map(block));
+    return h('section', { class: 'rich' }, h('h3', {}, r.title || 'Output'), r.description ? h('p', {}, r.description) : null, (r.blocks || []).map(block));
   }));
 }
 
 function block(b) {
   switch (b.type) {
     case 'file':
-      return h('figure', {}, h('figcaption', {}, h('code', {}, b.path), b.language ? h('span', { class: 'muted' }, ` · ${b.language}`) : null),
-        h('pre', {}, h('code', {}, clip(b.content, MAX_FILE_TEXT))));
+      return h('figure', {}, h('figcaption', {}, b.title ? h('strong', {}, `${b.title} `) : null, h('code', {}, b.path),
+        b.repo ? h('span', { class: 'muted' }, ` · ${b.repo}`) : null, b.mime_type ? h('span', { class: 'muted' }, ` · ${b.mime_type}`) : null),
+        b.caption ? h('p', { class: 'muted' }, b.caption) : null,
+        b.binary ? h('p', { class: 'muted' }, `Binary file, ${(b.size || 0).toLocaleString()} bytes: not shown.`)
+          : h('pre', {}, h('code', {}, clip(b.content || '', MAX_FILE_TEXT))),
+        b.truncated ? h('p', { class: 'muted' }, `Showing the start of ${(b.size || 0).toLocaleString()} bytes.`) : null);
     case 'chart':
       return chart(b);
     case 'metrics':
       return h('dl', { class: 'metrics' }, (b.items || []).map((m) => h('div', {},
         h('dt', {}, m.label),
-        h('dd', {}, `${typeof m.value === 'number' ? m.value.toLocaleString() : ''}${m.unit ? ` ${m.unit}` : ''}`,
-          typeof m.delta === 'number' ? h('span', { class: 'muted' }, ` (${m.delta >= 0 ? '▲ +' : '▼ '}${m.delta.toLocaleString()})`) : null))));
+        h('dd', {}, m.value, m.detail ? h('span', { class: 'muted' }, ` (${m.detail})`) : null))));
     default:
       return null;
   }
