@@ -118,6 +118,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("serve: KANDEV_QUESTION_TIMEOUT must be a positive duration such as 30m")
 	}
 	fs.DurationVar(&qwait, "question-timeout", qwait, "longest an agent's question waits for an answer (env KANDEV_QUESTION_TIMEOUT)")
+	pprofAddr := fs.String("pprof", "", "also serve Go's runtime profiles at http://ADDR/debug/pprof/ (loopback only; for make bench)")
 	agents := agentFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -131,7 +132,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Token: os.Getenv("KANDEV_TOKEN"), Logger: log, Out: stdout,
-		Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: app.DefaultRegistryDir()})
+		Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: app.DefaultRegistryDir(), Pprof: *pprofAddr})
 }
 
 // agentFlags adds serve's agent runtime flags.

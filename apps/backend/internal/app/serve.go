@@ -53,6 +53,9 @@ type Config struct {
 	// records where its operator token is, for operator commands started
 	// elsewhere (DefaultRegistryDir; see registry.go).
 	Registry string
+	// Pprof, when set, is a loopback address on which Go's runtime
+	// profiles are served (see pprof.go); empty serves none.
+	Pprof string
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down
@@ -90,6 +93,12 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Logger.Warn("operator commands will not find this backend's token by its address", "err", err)
 	} else {
 		defer unregister()
+	}
+	if cfg.Pprof != "" {
+		if err := b.servePprof(ctx, cfg.Pprof, cfg.Out); err != nil {
+			_ = srv.Close()
+			return err
+		}
 	}
 	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (data dir %s; operator token in %s)\n", mcpsrv.Version, addr, cfg.DataDir, tokenWhere)
 	flowCtx, stopSweeps := context.WithCancel(ctx)

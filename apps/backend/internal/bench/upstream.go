@@ -219,7 +219,7 @@ func proxiedBenchSession(ctx context.Context, cfg Config, be *backendProc) (stri
 	if err != nil {
 		return "", "", err
 	}
-	update := fmt.Sprintf(`{"agent_profile_id":%q,"servers":{"fx":{"type":"stdio","command":%q,"args":["fixture"],"env":{"KANDEV_FIXTURE":"normal"},"proxy":true}}}`, profile, bin)
+	update := fmt.Sprintf(`{"profile_id":%q,"servers":{"fx":{"type":"stdio","command":%q,"args":["fixture"],"env":{"KANDEV_FIXTURE":"normal"},"proxy":true}}}`, profile, bin)
 	if _, err := op.call(ctx, "update_mcp_config_kandev", json.RawMessage(update)); err != nil {
 		return "", "", err
 	}

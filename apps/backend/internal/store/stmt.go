@@ -100,32 +100,37 @@ func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...a
 }
 
 // txn is a write transaction (see Store.tx) that runs its queries through
-// the statement cache.
+// the statement cache. Several callers' work can share it (group commit),
+// so its queries run under the transaction's own context, ctx, and ignore
+// the one they are given: a caller's cancellation would interrupt the
+// statement, and SQLite rolls back the whole transaction of an interrupted
+// write.
 type txn struct {
 	tx    *sql.Tx
 	stmts *stmtCache
+	ctx   context.Context
 }
 
 // ExecContext runs query in the transaction.
-func (t txn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if st := t.stmts.stmt(ctx, query); st != nil {
-		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+func (t txn) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {
+	if st := t.stmts.stmt(t.ctx, query); st != nil {
+		return t.tx.StmtContext(t.ctx, st).ExecContext(t.ctx, args...)
 	}
-	return t.tx.ExecContext(ctx, query, args...)
+	return t.tx.ExecContext(t.ctx, query, args...)
 }
 
 // QueryContext runs query in the transaction.
-func (t txn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if st := t.stmts.stmt(ctx, query); st != nil {
-		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+func (t txn) QueryContext(_ context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := t.stmts.stmt(t.ctx, query); st != nil {
+		return t.tx.StmtContext(t.ctx, st).QueryContext(t.ctx, args...)
 	}
-	return t.tx.QueryContext(ctx, query, args...)
+	return t.tx.QueryContext(t.ctx, query, args...)
 }
 
 // QueryRowContext runs query in the transaction.
-func (t txn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if st := t.stmts.stmt(ctx, query); st != nil {
-		return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+func (t txn) QueryRowContext(_ context.Context, query string, args ...any) *sql.Row {
+	if st := t.stmts.stmt(t.ctx, query); st != nil {
+		return t.tx.StmtContext(t.ctx, st).QueryRowContext(t.ctx, args...)
 	}
-	return t.tx.QueryRowContext(ctx, query, args...)
+	return t.tx.QueryRowContext(t.ctx, query, args...)
 }

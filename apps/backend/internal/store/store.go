@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -22,11 +21,12 @@ type Store struct {
 	db *sql.DB
 	// stmts holds the prepared statements every query runs through.
 	stmts *stmtCache
-	// writeMu serialises this process's write transactions in Go. Left to
-	// SQLite, concurrent BEGIN IMMEDIATE waiters poll in its busy handler
-	// and can starve past busy_timeout (SQLITE_BUSY) under load.
-	writeMu sync.Mutex
-	ckpt    *checkpointer
+	// writes runs this process's write transactions, one batch at a time
+	// (group commit, groupcommit.go). Left to SQLite, concurrent BEGIN
+	// IMMEDIATE waiters poll in its busy handler and can starve past
+	// busy_timeout (SQLITE_BUSY) under load.
+	writes *committer
+	ckpt   *checkpointer
 }
 
 var _ kanban.Store = (*Store)(nil)
@@ -39,7 +39,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	// _pragma values are executed as SQL, so nothing caller-supplied goes here.
 	// WAL checkpoints run in the background (checkpointer), not in commits.
 	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_txlock=immediate"
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
@@ -55,12 +55,15 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Store{db: db, stmts: newStmtCache(db), ckpt: startCheckpointer(db)}, nil
+	stmts, ckpt := newStmtCache(db), startCheckpointer(db)
+	return &Store{db: db, stmts: stmts, ckpt: ckpt, writes: startCommitter(db, stmts, ckpt.committed)}, nil
 }
 
-// Close stops the background checkpoints and closes the prepared statements
-// and the database (which checkpoints what is left of the WAL).
+// Close finishes the writes already queued, stops the background
+// checkpoints and closes the prepared statements and the database (which
+// checkpoints what is left of the WAL). Writes after Close fail.
 func (s *Store) Close() error {
+	s.writes.close()
 	return errors.Join(s.ckpt.close(), s.stmts.close(), s.db.Close())
 }
 
@@ -68,32 +71,15 @@ func (s *Store) Close() error {
 // need to count rows; production code goes through the service methods.
 func (s *Store) DB() *sql.DB { return s.db }
 
-// tx runs fn in a transaction (BEGIN IMMEDIATE through the DSN), committing
-// on success and rolling back on error or panic.
-func (s *Store) tx(ctx context.Context, fn func(tx txn) error) (err error) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			_ = tx.Rollback()
-			panic(p)
-		}
-		if err != nil {
-			_ = tx.Rollback()
-		}
-	}()
-	if err = fn(txn{tx: tx, stmts: s.stmts}); err != nil {
-		return err
-	}
-	if err = tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	s.ckpt.committed()
-	return nil
+// tx runs fn in a write transaction (BEGIN IMMEDIATE through the DSN),
+// possibly shared with other callers' fns (group commit: see
+// groupcommit.go). fn's work commits when it returns nil and is undone
+// when it returns an error or panics, without affecting the others; tx
+// returns nil only once that work is committed. fn must do all its reads
+// and writes through tx: a read on the pool would not see the work of
+// the writers before it in the batch.
+func (s *Store) tx(ctx context.Context, fn func(tx txn) error) error {
+	return s.writes.tx(ctx, fn)
 }
 
 // queryer is what *sql.DB, *sql.Tx, the statement cache (reads on the
