@@ -236,7 +236,7 @@ func (r *run) stderrTail() string {
 	if l == nil {
 		return ""
 	}
-	s := strings.TrimSpace(l.redact.apply(l.stderr.String()))
+	s := strings.TrimSpace(l.redact.String(l.stderr.String()))
 	if len(s) > 2048 {
 		s = s[len(s)-2048:]
 		s = strings.ToValidUTF8(s, "")
