@@ -186,7 +186,7 @@ type launchInfo struct {
 func (r *run) prepare(sess *kanban.Session) (*launchInfo, error) {
 	ctx := context.Background()
 	r.setState(kanban.SessionStarting)
-	l := &launchInfo{stderr: newTailBuffer(8 << 10)}
+	l := &launchInfo{stderr: newTailBuffer(stderrKeep)}
 	r.mu.Lock()
 	r.info = l
 	r.mu.Unlock()

@@ -229,7 +229,10 @@ func (r *run) fail(reason string, proc *process) {
 }
 
 // stderrTail is the end of the agent's stderr, redacted, at most 2 KiB.
-func (r *run) stderrTail() string {
+func (r *run) stderrTail() string { return r.stderrEnd(2048) }
+
+// stderrEnd is the end of the agent's stderr, redacted, at most n bytes.
+func (r *run) stderrEnd(n int) string {
 	r.mu.Lock()
 	l := r.info
 	r.mu.Unlock()
@@ -237,8 +240,8 @@ func (r *run) stderrTail() string {
 		return ""
 	}
 	s := strings.TrimSpace(l.redact.String(l.stderr.String()))
-	if len(s) > 2048 {
-		s = s[len(s)-2048:]
+	if len(s) > n {
+		s = s[len(s)-n:]
 		s = strings.ToValidUTF8(s, "")
 	}
 	return s
