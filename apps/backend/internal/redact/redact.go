@@ -2,8 +2,9 @@
 // read: an agent's stderr, script output, diagnostic bundles. It replaces
 // the values it was told are secret, and, whatever it was told, anything
 // shaped like a credential: bearer and authorization values, values of
-// names that say they are secret (API_KEY=…, token: …), and long runs of
-// hex digits (Kandev's operator and session tokens are 64).
+// names that say they are secret (API_KEY=…, token: …), passwords in URLs
+// (scheme://user:…@host), and long runs of hex digits (Kandev's operator
+// and session tokens are 64).
 //
 // It imports only the standard library.
 package redact
@@ -50,14 +51,19 @@ func EnvSecrets(env []string) []string {
 }
 
 // patterns match credentials by their shape; each keeps its first group
-// (the name) and replaces the rest. Values stop at quotes, backslashes and
-// separators, so redacting JSON or logfmt text keeps it well-formed; a
-// quote right after the name or separator is kept ("token":"…").
-var patterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)(\b(?:proxy-)?authorization"?\s*[:=]\s*"?)(?:(?:bearer|basic|token|digest)\s+)?[^\s"'\\,;&]+`),
-	regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]+`),
-	regexp.MustCompile(`(?i)(\b[A-Za-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|credential|cookie)[A-Za-z0-9_.-]*"?\s*[:=]\s*"?)[^\s"'\\,;&]+`),
-	regexp.MustCompile(`()[0-9A-Fa-f]{48,}`),
+// (the name, or what leads to the value) and replaces the rest by Mark
+// and its tail. Values stop at quotes, backslashes and separators, so
+// redacting JSON or logfmt text keeps it well-formed; a quote right after
+// the name or separator is kept ("token":"…").
+var patterns = []struct {
+	re   *regexp.Regexp
+	tail string
+}{
+	{regexp.MustCompile(`(?i)(\b(?:proxy-)?authorization"?\s*[:=]\s*"?)(?:(?:bearer|basic|token|digest)\s+)?[^\s"'\\,;&]+`), ""},
+	{regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]+`), ""},
+	{regexp.MustCompile(`(?i)(\b[A-Za-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|credential|cookie)[A-Za-z0-9_.-]*"?\s*[:=]\s*"?)[^\s"'\\,;&]+`), ""},
+	{regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://[^\s/@:"'\\]*:)[^\s/@"'\\]+@`), "@"},
+	{regexp.MustCompile(`()[0-9A-Fa-f]{48,}`), ""},
 }
 
 // Redactor replaces known secret values and credential-shaped text.
@@ -86,7 +92,7 @@ func (r *Redactor) String(s string) string {
 		}
 	}
 	for _, p := range patterns {
-		s = p.ReplaceAllString(s, "${1}"+Mark)
+		s = p.re.ReplaceAllString(s, "${1}"+Mark+p.tail)
 	}
 	return s
 }

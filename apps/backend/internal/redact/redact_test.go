@@ -31,6 +31,8 @@ func TestShapes(t *testing.T) {
 		{"session " + hex64 + " done", "session [redacted] done"},
 		{"commit 0123456789abcdef0123456789abcdef01234567", "commit 0123456789abcdef0123456789abcdef01234567"},
 		{"id 8c1f5f0e-3b3c-4d2e-9a51-1f2e3d4c5b6a", "id 8c1f5f0e-3b3c-4d2e-9a51-1f2e3d4c5b6a"},
+		{"dsn postgres://app:pa55w0rd@db:5432/x ok", "dsn postgres://app:[redacted]@db:5432/x ok"},
+		{"see https://example.com/a:b@c", "see https://example.com/a:b@c"},
 		{"plain text stays", "plain text stays"},
 	} {
 		if got := New().String(tc.in); got != tc.want {
