@@ -18,6 +18,9 @@ import (
 // above; the last logring.DefaultRecords records or DefaultBytes bytes):
 // the backend logs to stderr only, and diagnostic bundles include them.
 func withLogRing(log *slog.Logger) (*slog.Logger, *logring.Ring) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	ring := logring.New(logring.DefaultRecords, logring.DefaultBytes)
 	return slog.New(ring.Tee(log.Handler(), slog.LevelInfo)), ring
 }
