@@ -2,11 +2,13 @@ package action
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/redact"
 )
 
 // Bounds of diagnostic bundles.
@@ -82,8 +84,9 @@ type Diagnostics struct {
 	Entries []DiagnosticEntry
 	// Secrets returns the values known to be secret (the operator token,
 	// configured header and environment values): they are redacted
-	// wherever they appear, on top of credential-shaped text.
-	Secrets func(ctx context.Context) []string
+	// wherever they appear, on top of credential-shaped text. When they
+	// cannot be read, no bundle is written.
+	Secrets func(ctx context.Context) ([]string, error)
 }
 
 // DiagnosticBundleIn is the payload of diagnostic_bundle.create.
@@ -169,7 +172,13 @@ func (s *Service) createBundle(ctx context.Context, p Principal, in DiagnosticBu
 		return nil, err
 	}
 	call.Sessions = sessions.Items
-	b := s.collect(ctx, cfg, call, folders)
+	var secrets []string
+	if cfg.Secrets != nil {
+		if secrets, err = cfg.Secrets(ctx); err != nil {
+			return nil, fmt.Errorf("read the secrets to redact: %w", err)
+		}
+	}
+	b := s.collect(ctx, cfg, call, folders, redact.New(secrets...))
 	out, err := b.write(dir, in.Source)
 	if err != nil {
 		return nil, err

@@ -45,15 +45,11 @@ type bundle struct {
 	total   int
 }
 
-// collect builds, redacts and bounds the entries of folders, in order.
+// collect builds, redacts (with red) and bounds the entries of folders,
+// in order.
 // An entry that fails or comes back empty is left out, and the bundle
 // says so; the error's detail goes to the log only.
-func (s *Service) collect(ctx context.Context, cfg Diagnostics, call DiagnosticCall, folders []string) *bundle {
-	var secrets []string
-	if cfg.Secrets != nil {
-		secrets = cfg.Secrets(ctx)
-	}
-	red := redact.New(secrets...)
+func (s *Service) collect(ctx context.Context, cfg Diagnostics, call DiagnosticCall, folders []string, red *redact.Redactor) *bundle {
 	b := &bundle{created: time.Now().UTC(), version: cfg.Version, call: call}
 	entries := append(s.ownEntries(cfg.Version), cfg.Entries...)
 	for _, folder := range folders {

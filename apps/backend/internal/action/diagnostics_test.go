@@ -1,7 +1,11 @@
 package action
 
 import (
+	"archive/zip"
 	"bytes"
+	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,5 +146,65 @@ func TestCreateBundleRefusals(t *testing.T) {
 	}
 	if msg := h.refuse(operator, "diagnostic_bundle.create", map[string]string{"source": "all", "task_id": created.Task.ID}, kanban.CodeUnavailable); !strings.Contains(msg, "retry in") {
 		t.Fatalf("got %q, want a retry hint", msg)
+	}
+}
+
+// TestBundleEntriesAndSecrets: application entries are redacted with the
+// configured secrets; a failing or empty entry is left out and said so;
+// secrets that cannot be read stop the bundle before anything is written.
+func TestBundleEntriesAndSecrets(t *testing.T) {
+	h := newHarness(t)
+	reg, svc := New(Deps{Store: h.st})
+	ws := t.TempDir()
+	f := false
+	created := call[TaskCreateOut](h, operator, "task.create", TaskCreateIn{Title: "Diag", LocalPath: ws, StartAgent: &f})
+	entry := func(name, body string, err error) DiagnosticEntry {
+		return DiagnosticEntry{Name: name, Build: func(context.Context, DiagnosticCall) ([]byte, error) { return []byte(body), err }}
+	}
+	failing := errors.New("store unreachable")
+	svc.SetDiagnostics(Diagnostics{Version: "v-test",
+		Secrets: func(context.Context) ([]string, error) { return nil, failing },
+		Entries: []DiagnosticEntry{entry("backend/app.txt", "value s3cr3t-value and Bearer abc.def", nil)}})
+	in := payload(t, map[string]string{"source": "backend", "task_id": created.Task.ID})
+	if _, err := reg.Dispatch(context.Background(), operator, "diagnostic_bundle.create", in); !errors.Is(err, failing) {
+		t.Fatalf("got %v, want the secrets' error", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".kandev")); !os.IsNotExist(err) {
+		t.Fatalf("a bundle without its secrets wrote into the workspace (stat: %v)", err)
+	}
+
+	svc.SetDiagnostics(Diagnostics{Version: "v-test",
+		Secrets: func(context.Context) ([]string, error) { return []string{"s3cr3t-value"}, nil },
+		Entries: []DiagnosticEntry{entry("backend/app.txt", "value s3cr3t-value and Bearer abc.def", nil),
+			entry("backend/broken.json", "", failing), entry("backend/empty.txt", "", nil), entry("frontend/x.json", "{}", nil)}})
+	res, err := reg.Dispatch(context.Background(), operator, "diagnostic_bundle.create", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.(*DiagnosticBundleOut)
+	zr, err := zip.OpenReader(out.AbsolutePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = zr.Close() }()
+	var names []string
+	var app []byte
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+		if f.Name == "backend/app.txt" {
+			rc, _ := f.Open()
+			app, _ = io.ReadAll(rc)
+			_ = rc.Close()
+		}
+	}
+	if got := strings.Join(names, ","); got != "manifest.json,backend/versions.json,backend/process.json,backend/task.json,backend/app.txt" {
+		t.Fatalf("got entries %s, want the backend ones only, manifest first", got)
+	}
+	if string(app) != "value [redacted] and Bearer [redacted]" {
+		t.Fatalf("got %q, want the secret and the bearer value redacted", app)
+	}
+	if len(out.Omitted) != 2 || !strings.HasPrefix(out.Omitted[0], "backend/broken.json: could not be collected (ref ") ||
+		out.Omitted[1] != "backend/empty.txt: nothing to include" {
+		t.Fatalf("got omitted %q, want the failing entry (with a ref, not its error) and the empty one", out.Omitted)
 	}
 }

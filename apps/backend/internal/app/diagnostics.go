@@ -61,12 +61,15 @@ func (b *backend) setDiagnostics(cfg Config, ring *logring.Ring) {
 // diagnosticSecrets are the values redacted from bundles wherever they
 // appear: the operator token, the secret-named variables of the backend's
 // environment (which agents may inherit) and every configured MCP header
-// and environment value.
-func (b *backend) diagnosticSecrets(ctx context.Context) []string {
+// and environment value (of the first maxSecretProfiles profiles).
+func (b *backend) diagnosticSecrets(ctx context.Context) ([]string, error) {
 	out := append([]string{b.token}, redact.EnvSecrets(os.Environ())...)
-	profiles, _, err := b.mcpProfiles(ctx)
+	profiles, more, err := b.mcpProfiles(ctx, maxSecretProfiles)
 	if err != nil {
-		b.log.Warn("diagnostic bundle: read MCP configurations for redaction", "err", err)
+		return nil, err
+	}
+	if more {
+		b.log.Warn("diagnostic bundle: MCP secrets of profiles beyond the first few thousand are redacted by shape only")
 	}
 	for _, p := range profiles {
 		for _, s := range p.cfg.Servers {
@@ -78,7 +81,7 @@ func (b *backend) diagnosticSecrets(ctx context.Context) []string {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // logEntry is the ring's records, oldest first, after a line saying how

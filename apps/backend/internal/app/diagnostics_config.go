@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -19,7 +19,8 @@ import (
 
 // Bounds of what a bundle's configuration describes.
 const (
-	maxDiagProfiles   = 200  // agent profiles (with their MCP servers)
+	maxDiagProfiles   = 200  // agent profiles described (with their MCP servers)
+	maxSecretProfiles = 5000 // agent profiles whose MCP secrets are redacted
 	maxDiagDirEntries = 1000 // data dir entries listed, and counted per folder
 )
 
@@ -125,9 +126,9 @@ type mcpProfile struct {
 	cfg   *kanban.MCPConfig
 }
 
-// mcpProfiles returns the agent profiles (at most maxDiagProfiles; more
-// says whether there were others) with their MCP configurations.
-func (b *backend) mcpProfiles(ctx context.Context) (out []mcpProfile, more bool, err error) {
+// mcpProfiles returns the agent profiles (at most limit; more says whether
+// there were others) with their MCP configurations.
+func (b *backend) mcpProfiles(ctx context.Context, limit int) (out []mcpProfile, more bool, err error) {
 	agents, err := b.store.ListAgents(ctx, kanban.Page{Limit: 200})
 	if err != nil {
 		return nil, false, err
@@ -138,8 +139,9 @@ func (b *backend) mcpProfiles(ctx context.Context) (out []mcpProfile, more bool,
 		if err != nil {
 			return nil, false, err
 		}
+		more = more || profs.NextCursor != ""
 		for _, p := range profs.Items {
-			if len(out) == maxDiagProfiles {
+			if len(out) == limit {
 				return out, true, nil
 			}
 			c, err := b.store.GetMCPConfig(ctx, p.ID)
@@ -149,7 +151,7 @@ func (b *backend) mcpProfiles(ctx context.Context) (out []mcpProfile, more bool,
 			out = append(out, mcpProfile{agent: a, prof: p, cfg: c})
 		}
 	}
-	return out, agents.NextCursor != "", nil
+	return out, more || agents.NextCursor != "", nil
 }
 
 // agentType is one agent type with its profiles, for a bundle.
@@ -162,7 +164,7 @@ type agentType struct {
 
 // agentTypes describes the agent types, their profiles and MCP servers.
 func (b *backend) agentTypes(ctx context.Context) (map[string]any, error) {
-	profiles, more, err := b.mcpProfiles(ctx)
+	profiles, more, err := b.mcpProfiles(ctx, maxDiagProfiles)
 	if err != nil {
 		return nil, err
 	}
@@ -181,26 +183,12 @@ func (b *backend) agentTypes(ctx context.Context) (map[string]any, error) {
 // mcpServers describes MCP servers by name: how they run, and the names
 // (never the values) of their headers and environment.
 func mcpServers(servers map[string]kanban.MCPServerConfig) []map[string]any {
-	names := make([]string, 0, len(servers))
-	for n := range servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]map[string]any, 0, len(names))
-	for _, n := range names {
+	out := make([]map[string]any, 0, len(servers))
+	for _, n := range slices.Sorted(maps.Keys(servers)) {
 		s := servers[n]
 		out = append(out, map[string]any{"name": n, "type": s.Type, "command": s.Command, "args": safeArgs(s.Args),
-			"url": action.SafeURL(s.URL), "header_names": sortedKeys(s.Headers), "env_names": sortedKeys(s.Env),
-			"proxy": s.Proxy, "timeout_seconds": s.CallTimeout()})
+			"url": action.SafeURL(s.URL), "header_names": slices.Sorted(maps.Keys(s.Headers)),
+			"env_names": slices.Sorted(maps.Keys(s.Env)), "proxy": s.Proxy, "timeout_seconds": s.CallTimeout()})
 	}
-	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
