@@ -38,17 +38,15 @@ type bundle struct {
 	created time.Time
 	version string
 	call    DiagnosticCall
-	names   []string
-	data    [][]byte
-	entries []BundleEntry
+	data    [][]byte      // the entries' content
+	entries []BundleEntry // their names and sizes, in the same order
 	omitted []string
 	total   int
 }
 
 // collect builds, redacts (with red) and bounds the entries of folders,
-// in order.
-// An entry that fails or comes back empty is left out, and the bundle
-// says so; the error's detail goes to the log only.
+// in order. An entry that fails or comes back empty is left out, and the
+// bundle says so; the error's detail goes to the log only.
 func (s *Service) collect(ctx context.Context, cfg Diagnostics, call DiagnosticCall, folders []string, red *redact.Redactor) *bundle {
 	b := &bundle{created: time.Now().UTC(), version: cfg.Version, call: call}
 	entries := append(s.ownEntries(cfg.Version), cfg.Entries...)
@@ -96,7 +94,6 @@ func (b *bundle) add(name string, data []byte) {
 		}
 		truncated = true
 	}
-	b.names = append(b.names, name)
 	b.data = append(b.data, data)
 	b.entries = append(b.entries, BundleEntry{Name: name, Bytes: len(data), Truncated: truncated})
 	b.total += len(data)
@@ -121,16 +118,18 @@ func (b *bundle) zip(source string) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	for i, name := range append([]string{"manifest.json"}, b.names...) {
-		data := man
-		if i > 0 {
-			data = b.data[i-1]
-		}
+	add := func(name string, data []byte) error {
 		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: b.created})
-		if err != nil {
-			return nil, err
+		if err == nil {
+			_, err = w.Write(data)
 		}
-		if _, err := w.Write(data); err != nil {
+		return err
+	}
+	if err := add("manifest.json", man); err != nil {
+		return nil, err
+	}
+	for i, e := range b.entries {
+		if err := add(e.Name, b.data[i]); err != nil {
 			return nil, err
 		}
 	}
