@@ -18,6 +18,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/board"
 	"github.com/kandev/kandev/apps/backend/internal/flow"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/logring"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"
 	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
@@ -160,6 +161,8 @@ type backend struct {
 }
 
 func newBackend(ctx context.Context, cfg Config) (*backend, error) {
+	var ring *logring.Ring
+	cfg.Logger, ring = withLogRing(cfg.Logger)
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
@@ -226,6 +229,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		_ = st.Close()
 		return nil, err
 	}
+	b.setDiagnostics(cfg, ring)
 	return b, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/redact"
 )
 
 // Why a run stops before its agent exits by itself.
@@ -176,7 +177,7 @@ type launchInfo struct {
 	env      []string
 	servers  []profileServer
 	token    string
-	redact   redactor
+	redact   *redact.Redactor
 	stderr   *tailBuffer
 }
 
@@ -185,7 +186,7 @@ type launchInfo struct {
 func (r *run) prepare(sess *kanban.Session) (*launchInfo, error) {
 	ctx := context.Background()
 	r.setState(kanban.SessionStarting)
-	l := &launchInfo{stderr: newTailBuffer(8 << 10)}
+	l := &launchInfo{stderr: newTailBuffer(stderrKeep)}
 	r.mu.Lock()
 	r.info = l
 	r.mu.Unlock()
@@ -251,7 +252,7 @@ func (r *run) script(l *launchInfo, name, script string) error {
 		text += "succeeded"
 	}
 	if out != "" {
-		text += ". Output:\n" + l.redact.apply(out)
+		text += ". Output:\n" + l.redact.String(out)
 	}
 	typ := "status"
 	if err != nil {
@@ -351,7 +352,7 @@ func (r *run) startError(step string, ctx context.Context, err error, l *launchI
 	}
 	var re *acp.RequestError
 	if errors.As(err, &re) {
-		return fmt.Errorf("the agent refused %s: %s", step, kanban.Clip(l.redact.apply(re.Message), 500))
+		return fmt.Errorf("the agent refused %s: %s", step, kanban.Clip(l.redact.String(re.Message), 500))
 	}
 	return fmt.Errorf("the agent failed during %s", step)
 }

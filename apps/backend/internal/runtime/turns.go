@@ -233,16 +233,19 @@ func (r *run) fail(reason string, proc *process) {
 }
 
 // stderrTail is the end of the agent's stderr, redacted, at most 2 KiB.
-func (r *run) stderrTail() string {
+func (r *run) stderrTail() string { return r.stderrEnd(2048) }
+
+// stderrEnd is the end of the agent's stderr, redacted, at most n bytes.
+func (r *run) stderrEnd(n int) string {
 	r.mu.Lock()
 	l := r.info
 	r.mu.Unlock()
 	if l == nil {
 		return ""
 	}
-	s := strings.TrimSpace(l.redact.apply(l.stderr.String()))
-	if len(s) > 2048 {
-		s = s[len(s)-2048:]
+	s := strings.TrimSpace(l.redact.String(l.stderr.String()))
+	if len(s) > n {
+		s = s[len(s)-n:]
 		s = strings.ToValidUTF8(s, "")
 	}
 	return s
