@@ -277,12 +277,21 @@ func (s *Service) moveTask(ctx context.Context, p Principal, in TaskMoveIn) (*ka
 }
 
 // handOff gives a moved task's prompt to its agent: queued to its live
-// session, else kept as the first message of the next session started.
+// session (an older hand-off still kept for a next session is then
+// superseded and cleared), else kept as the first message of the next
+// session started.
 func (s *Service) handOff(ctx context.Context, p Principal, t *kanban.Task, prompt string) error {
-	if _, err := s.SendPrompt(ctx, t.ID, sender(p), prompt); kanban.ErrorCode(err) != kanban.CodeConflict {
+	_, err := s.SendPrompt(ctx, t.ID, sender(p), prompt)
+	if err == nil {
+		if cur, gerr := s.store.GetTask(ctx, t.ID); gerr == nil {
+			s.launched(ctx, cur)
+		}
+		return nil
+	}
+	if kanban.ErrorCode(err) != kanban.CodeConflict {
 		return err
 	}
-	_, err := s.store.UpdateTask(ctx, t.ID, kanban.TaskUpdate{LaunchPrompt: &prompt})
+	_, err = s.store.UpdateTask(ctx, t.ID, kanban.TaskUpdate{LaunchPrompt: &prompt})
 	return err
 }
 
