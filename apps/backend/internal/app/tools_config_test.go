@@ -265,7 +265,7 @@ func TestWorkflowImportHostileDocuments(t *testing.T) {
 	refused(e, c, "import_workflow_kandev", docOf(`{"name":"A","is_start_step":true},{"name":"B","is_start_step":true}`),
 		"VALIDATION_ERROR: document.steps: at most one step may be the start step")
 	refused(e, c, "import_workflow_kandev", docOf(`{"name":"A","events":{"on_enter":[{"type":"notify"}]}}`),
-		"invalid arguments for import_workflow_kandev: /document/steps/0/events/*/0/type: must be one of: start_agent, auto_start_agent, send_prompt, move_to_next, move_to_next_step, move_to_previous, move_to_previous_step, move_to_step, set_state, stop_agent, archive (const)")
+		"invalid arguments for import_workflow_kandev: /document/steps/0/events/*/0/type: must be one of: start_agent, auto_start_agent, send_prompt, move_to_next, move_to_next_step, move_to_previous, move_to_previous_step, move_to_step, set_state, stop_agent, archive, enable_plan_mode, disable_plan_mode, set_session_mode, reset_agent_context (const)")
 	refused(e, c, "import_workflow_kandev", `{"workspace_id":"nope","document":{"format":"kandev_workflow","version":1,"workflow":{"name":"W"},"steps":[{"name":"A"}]}}`,
 		"NOT_FOUND: workspace not found")
 }

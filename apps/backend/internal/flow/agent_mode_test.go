@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -13,7 +14,11 @@ import (
 func modeIs(want kanban.AgentMode) func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
 	return func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
 		want.TaskID = task.ID
-		if got := h.mode(task.ID); got != want {
+		got := h.mode(task.ID)
+		if got.UpdatedAt.IsZero() {
+			h.t.Fatal("the mode was never written")
+		}
+		if got.UpdatedAt = (time.Time{}); got != want {
 			h.t.Fatalf("agent mode %+v, want %+v; records %v", got, want, h.records(task.ID))
 		}
 		if h.notifications(task.ID) == 0 {

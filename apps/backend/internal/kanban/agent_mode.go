@@ -3,6 +3,7 @@ package kanban
 import (
 	"context"
 	"strings"
+	"time"
 )
 
 // AgentMode is how a task's agents work, as step automations set it. The
@@ -19,6 +20,8 @@ type AgentMode struct {
 	// ResetSessionID is a live session whose next turn starts in a fresh
 	// ACP session (reset_agent_context); "" when none is due.
 	ResetSessionID string
+	// UpdatedAt is when it last changed (zero: never set).
+	UpdatedAt time.Time
 }
 
 // AgentModeUpdate changes the fields that are not nil.

@@ -55,11 +55,11 @@ func (a *agent) SetSessionMode(_ context.Context, req acp.SetSessionModeRequest)
 // tells the client with a current_mode_update (@mode ID).
 func (t *turn) mode(arg string) {
 	if t.a.opts.NoModes {
-		t.say("mode: none (this agent offers no session modes)")
+		t.say("mode: none (this agent offers no session modes)\n")
 		return
 	}
 	if arg == "" {
-		t.say("mode: " + string(t.s.currentMode()))
+		t.say("mode: " + string(t.s.currentMode()) + "\n")
 		return
 	}
 	id := acp.SessionModeId(arg)
@@ -69,5 +69,5 @@ func (t *turn) mode(arg string) {
 	}
 	t.s.setMode(id)
 	t.update(acp.SessionUpdate{CurrentModeUpdate: &acp.SessionCurrentModeUpdate{CurrentModeId: id, SessionUpdate: "current_mode_update"}})
-	t.say("mode: " + arg)
+	t.say("mode: " + arg + "\n")
 }

@@ -123,18 +123,18 @@ func TestModes(t *testing.T) {
 		t.Fatal("an unknown mode was accepted")
 	}
 	prompt(t, conn, ns.SessionId, "@mode")
-	if got := c.said(); got != "mode: default" {
+	if got := c.said(); got != "mode: default\n" {
 		t.Fatalf("got %q, want mode: default", got)
 	}
 	if _, err := conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: ns.SessionId, ModeId: modePlan}); err != nil {
 		t.Fatal(err)
 	}
 	prompt(t, conn, ns.SessionId, "@mode\n@session")
-	if got, want := c.said(), "mode: plansession: "+string(ns.SessionId)+", prompt 2"; got != want {
+	if got, want := c.said(), "mode: plan\nsession: "+string(ns.SessionId)+", prompt 2\n"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 	prompt(t, conn, ns.SessionId, "@mode default")
-	if got := c.said(); got != "mode: default" || len(c.modes) != 1 || c.modes[0] != modeDefault {
+	if got := c.said(); got != "mode: default\n" || len(c.modes) != 1 || c.modes[0] != modeDefault {
 		t.Fatalf("self switch: said %q, updates %v", got, c.modes)
 	}
 	other, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
@@ -142,7 +142,7 @@ func TestModes(t *testing.T) {
 		t.Fatalf("second session %+v, %v", other, err)
 	}
 	prompt(t, conn, other.SessionId, "@session")
-	if got, want := c.said(), "session: "+string(other.SessionId)+", prompt 1"; got != want {
+	if got, want := c.said(), "session: "+string(other.SessionId)+", prompt 1\n"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
@@ -172,7 +172,7 @@ func TestPromptDirective(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := c.said(), "prompt: 2 text blocks\n1: <kandev-system>PLAN MODE ACTIVE:\n2: Step prompt"; got != want {
+	if got, want := c.said(), "prompt: 2 text blocks\n1: <kandev-system>PLAN MODE ACTIVE:\n2: Step prompt\n"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }

@@ -64,9 +64,9 @@ func (t *turn) run(d Directive) (stop acp.StopReason, done bool) {
 	case "mode":
 		t.mode(d.Arg)
 	case "session":
-		t.say(fmt.Sprintf("session: %s, prompt %d", t.s.id, t.number))
+		t.say(fmt.Sprintf("session: %s, prompt %d\n", t.s.id, t.number))
 	case "prompt":
-		t.say(describePrompt(t.prompt))
+		t.say(describePrompt(t.prompt) + "\n")
 	default:
 		t.say("mock agent: unknown directive @" + clip(d.Verb, 40) + " (known: " + Directives + ")")
 	}
@@ -156,7 +156,11 @@ func describePrompt(blocks []acp.ContentBlock) string {
 		first, _, _ := strings.Cut(c.Text.Text, "\n")
 		fmt.Fprintf(&b, "\n%d: %s", n, clip(strings.TrimSpace(first), 100))
 	}
-	return fmt.Sprintf("prompt: %d text blocks", n) + b.String()
+	noun := "blocks"
+	if n == 1 {
+		noun = "block"
+	}
+	return fmt.Sprintf("prompt: %d text %s", n, noun) + b.String()
 }
 
 // chunks splits s into about n pieces (a streamed message).

@@ -17,9 +17,12 @@ func (s *Store) AgentMode(ctx context.Context, taskID string) (*kanban.AgentMode
 
 func agentMode(ctx context.Context, q queryer, taskID string) (*kanban.AgentMode, error) {
 	m := kanban.AgentMode{TaskID: taskID}
-	var plan int
-	err := q.QueryRowContext(ctx, `SELECT plan_mode, session_mode, reset_session_id FROM task_agent_modes WHERE task_id = ?`,
-		taskID).Scan(&plan, &m.SessionMode, &m.ResetSessionID)
+	var (
+		plan    int
+		updated string
+	)
+	err := q.QueryRowContext(ctx, `SELECT plan_mode, session_mode, reset_session_id, updated_at FROM task_agent_modes WHERE task_id = ?`,
+		taskID).Scan(&plan, &m.SessionMode, &m.ResetSessionID, &updated)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		var one int
@@ -30,6 +33,9 @@ func agentMode(ctx context.Context, q queryer, taskID string) (*kanban.AgentMode
 		return nil, fmt.Errorf("read agent mode: %w", err)
 	}
 	m.PlanMode = plan != 0
+	if updated != "" {
+		m.UpdatedAt = parseTime(updated)
+	}
 	return &m, nil
 }
 
@@ -42,6 +48,7 @@ func (s *Store) UpdateAgentMode(ctx context.Context, taskID string, u kanban.Age
 			return err
 		}
 		a := before.Apply(u)
+		a.UpdatedAt = kanban.Now()
 		after = &a
 		return saveAgentMode(ctx, tx, a)
 	})
@@ -56,7 +63,7 @@ func saveAgentMode(ctx context.Context, tx txn, m kanban.AgentMode) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO task_agent_modes (task_id, plan_mode, session_mode, reset_session_id, updated_at)
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT (task_id) DO UPDATE SET plan_mode = excluded.plan_mode,
 		session_mode = excluded.session_mode, reset_session_id = excluded.reset_session_id, updated_at = excluded.updated_at`,
-		m.TaskID, plan, m.SessionMode, m.ResetSessionID, fmtTime(kanban.Now())); err != nil {
+		m.TaskID, plan, m.SessionMode, m.ResetSessionID, fmtTime(m.UpdatedAt)); err != nil {
 		return fmt.Errorf("save agent mode: %w", err)
 	}
 	return nil

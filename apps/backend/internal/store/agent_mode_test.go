@@ -57,7 +57,8 @@ func TestAgentMode(t *testing.T) {
 
 	s = newReopened(t, dir)
 	want := kanban.AgentMode{TaskID: task.ID, PlanMode: true, SessionMode: mode}
-	if m, err := s.AgentMode(ctx, task.ID); err != nil || *m != want {
+	if m, err := s.AgentMode(ctx, task.ID); err != nil || m.UpdatedAt.IsZero() || (kanban.AgentMode{TaskID: m.TaskID, PlanMode: m.PlanMode,
+		SessionMode: m.SessionMode, ResetSessionID: m.ResetSessionID}) != want {
 		t.Fatalf("after reopening: got %+v, %v, want %+v", m, err, want)
 	}
 	if err := s.DeleteTask(ctx, task.ID); err != nil {
