@@ -1,7 +1,9 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"fmt"
 	"strings"
 	"testing"
@@ -162,4 +164,41 @@ func (e *env) count(taskID, typ, want string) int {
 		}
 	}
 	return n
+}
+
+// TestMCPAttachedWhileAnotherServerIs: when a session's MCP server goes
+// away while another one of the same session is attached (the old ACP
+// session's server after reset_agent_context), the session stays
+// attached; it is detached when the last one goes.
+func TestMCPAttachedWhileAnotherServerIs(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	first := e.sessionMCP(kanban.ModeTask, "")
+	second, err := StartSessionMCP(context.Background(), MCPConfig{BackendURL: e.url, SessionID: first.ID, Token: first.Token,
+		Logger: slog.New(slog.NewTextHandler(e.logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(second.Close)
+	attached := func(want bool) {
+		t.Helper()
+		deadline := time.Now().Add(agentWait)
+		for {
+			var s kanban.Session
+			e.dispatch("session.get", action.IDIn{ID: first.ID}, &s)
+			if s.MCPAttached == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("mcp_attached %v, want %v", s.MCPAttached, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	attached(true)
+	first.MCP.Close()
+	time.Sleep(300 * time.Millisecond) // room for the backend to see the disconnect
+	attached(true)
+	second.Close()
+	attached(false)
 }
