@@ -104,19 +104,13 @@ var AutomationTypes = []AutomationType{
 	{Name: AutoStopAgent, Desc: "Stop the task's live agent sessions.",
 		Params: []AutomationParam{{Name: "reason", Kind: ParamText, MaxLen: 1000, Desc: "Why, recorded in the conversation."}}},
 	{Name: AutoArchive, Desc: "Archive the task (its agents stop)."},
-	{Name: AutoEnablePlanMode, Desc: "Put the task's agents in plan mode until disable_plan_mode: every prompt they get starts with the " +
-		"plan-mode instructions, and an agent that offers the ACP session mode plan is switched to it. Kept across new " +
-		"sessions and restarts. On on_enter it runs before the step's prompt is delivered."},
-	{Name: AutoDisablePlanMode, Desc: "End the task's plan mode: prompts go without the plan-mode instructions, and the agent's " +
-		"ACP session mode returns to the one set_session_mode chose, else to the one its session started in."},
-	{Name: AutoSetSessionMode, Desc: "Switch the task's agents to an ACP session mode, now and in their later sessions, when " +
-		"the agent offers that mode id; otherwise a status message says it does not. On on_enter it runs before the step's " +
-		"prompt is delivered.",
+	{Name: AutoEnablePlanMode, Desc: "Plan mode for the task's agents until disable_plan_mode: prompts start with the plan-mode " +
+		"instructions; an agent offering ACP session mode plan is switched to it."},
+	{Name: AutoDisablePlanMode, Desc: "End plan mode: prompts go without the instructions; the agent's ACP session mode goes back."},
+	{Name: AutoSetSessionMode, Desc: "Switch the task's agents to this ACP session mode if they offer it (else a status message says so).",
 		Params: []AutomationParam{{Name: "mode", Kind: ParamText, Required: true, MaxLen: MaxSessionModeLen,
-			Desc: "The agent's own ACP session mode id (for example default, plan, acceptEdits)."}}},
-	{Name: AutoResetContext, Desc: "Run the next turn of the task's live agent session in a fresh ACP session (session/new): the " +
-		"agent starts without the previous conversation's context (skipped when no session is live). On on_enter it runs " +
-		"before the step's prompt is delivered."},
+			Desc: "The agent's ACP session mode id (e.g. plan, acceptEdits)."}}},
+	{Name: AutoResetContext, Desc: "Run the live agent's next turn in a fresh ACP session, without the previous context."},
 }
 
 // MaxSessionModeLen bounds an ACP session mode id in set_session_mode.

@@ -112,9 +112,8 @@ func (s *sessionModes) want(m *kanban.AgentMode) (acp.SessionModeId, []string) {
 		}
 		if s.notedMode != m.SessionMode {
 			s.notedMode = m.SessionMode
-			notes = append(notes, "The agent does not offer ACP session mode "+clipMode(m.SessionMode)+" (it offers: "+s.offeredList()+"); it stays in "+string(s.current)+".")
+			notes = append(notes, "The agent does not offer ACP session mode "+clipMode(m.SessionMode)+" (it offers: "+s.offeredList()+").")
 		}
-		return "", notes
 	}
 	if s.forced && !m.PlanMode {
 		return s.base, notes
