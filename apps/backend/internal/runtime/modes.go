@@ -67,13 +67,25 @@ func (s *sessionModes) offers(id acp.SessionModeId) bool {
 	return false
 }
 
+// offeredList names the modes the agent offers (at most maxListedModes).
 func (s *sessionModes) offeredList() string {
-	ids := make([]string, len(s.offered))
+	var ids []string
 	for i, m := range s.offered {
-		ids[i] = string(m.Id)
+		if i == maxListedModes {
+			ids = append(ids, "…")
+			break
+		}
+		ids = append(ids, modeName(m.Id))
 	}
 	return strings.Join(ids, ", ")
 }
+
+// maxListedModes bounds the modes a status message lists.
+const maxListedModes = 20
+
+// modeName is a mode id as the conversation shows it: the agent chose it,
+// so it is bounded.
+func modeName[T ~string](id T) string { return kanban.Clip(string(id), kanban.MaxSessionModeLen) }
 
 // want returns the mode the agent should be in for m ("" to leave it as
 // it is) and the notes to record about m, each once per ACP session.
@@ -92,7 +104,7 @@ func (s *sessionModes) want(m *kanban.AgentMode) (acp.SessionModeId, []string) {
 		}
 		if m.SessionMode != "" && s.notedMode != m.SessionMode {
 			s.notedMode = m.SessionMode
-			notes = append(notes, "The agent offers no ACP session modes, so it cannot switch to session mode "+clipMode(m.SessionMode)+".")
+			notes = append(notes, "The agent offers no ACP session modes, so it cannot switch to session mode "+modeName(m.SessionMode)+".")
 		}
 		return "", notes
 	}
@@ -112,7 +124,7 @@ func (s *sessionModes) want(m *kanban.AgentMode) (acp.SessionModeId, []string) {
 		}
 		if s.notedMode != m.SessionMode {
 			s.notedMode = m.SessionMode
-			notes = append(notes, "The agent does not offer ACP session mode "+clipMode(m.SessionMode)+" (it offers: "+s.offeredList()+").")
+			notes = append(notes, "The agent does not offer ACP session mode "+modeName(m.SessionMode)+" (it offers: "+s.offeredList()+").")
 		}
 	}
 	if s.forced && !m.PlanMode {
@@ -120,8 +132,6 @@ func (s *sessionModes) want(m *kanban.AgentMode) (acp.SessionModeId, []string) {
 	}
 	return "", notes
 }
-
-func clipMode(id string) string { return kanban.Clip(id, kanban.MaxSessionModeLen) }
 
 // reconcile brings the agent in line with the task's agent mode before a
 // turn: a context reset that is due, then the ACP session mode. It
@@ -175,11 +185,11 @@ func (r *run) applyMode(m *kanban.AgentMode) {
 	r.mu.Unlock()
 	if err != nil {
 		if r.stopCtx.Err() == nil {
-			r.rec.note("error", "The agent did not switch to ACP session mode "+string(want)+" (session/set_mode): "+r.acpError(err)+".")
+			r.rec.note("error", "The agent did not switch to ACP session mode "+modeName(want)+" (session/set_mode): "+r.acpError(err)+".")
 		}
 		return
 	}
-	r.rec.note("status", "The agent's ACP session mode is now "+string(want)+" (it was "+string(cur)+").")
+	r.rec.note("status", "The agent's ACP session mode is now "+modeName(want)+" (it was "+modeName(cur)+").")
 }
 
 // agentSwitched records a mode change the agent made by itself.
@@ -191,7 +201,7 @@ func (r *run) agentSwitched(sid acp.SessionId, id acp.SessionModeId) {
 	}
 	r.mu.Unlock()
 	if mine {
-		r.rec.note("status", "The agent switched its ACP session mode to "+kanban.Clip(string(id), kanban.MaxSessionModeLen)+".")
+		r.rec.note("status", "The agent switched its ACP session mode to "+modeName(id)+".")
 	}
 }
 
