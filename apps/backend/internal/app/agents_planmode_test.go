@@ -3,8 +3,8 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
