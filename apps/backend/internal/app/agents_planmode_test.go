@@ -133,7 +133,8 @@ func TestAgentSessionModes(t *testing.T) {
 
 // TestAgentStartsInEntryModes: a task created with its agent on a step
 // whose on_enter enables plan mode starts in plan mode, whichever of the
-// engine and the runtime gets there first.
+// engine and the runtime gets there first; an agent that leaves plan mode
+// by itself is switched back before its next turn.
 func TestAgentStartsInEntryModes(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t)
@@ -143,6 +144,17 @@ func TestAgentStartsInEntryModes(t *testing.T) {
 	e.waitMessage(task.ID, "message", "mode: plan")
 	e.waitMessage(task.ID, "message", "prompt: 2 text blocks\n1: <kandev-system>PLAN MODE ACTIVE:\n2: @mode")
 	e.waitState(sid, kanban.SessionIdle)
+
+	// The agent leaves plan mode by itself: recorded, and undone before
+	// its next turn while the task's plan mode is on.
+	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@mode default"}, nil)
+	e.waitMessage(task.ID, "status", "The agent switched its ACP session mode to default.")
+	e.waitState(sid, kanban.SessionIdle)
+	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@mode\n@say probe done"}, nil)
+	e.waitMessage(task.ID, "message", "probe done")
+	if a, b := e.count(task.ID, "status", "The agent's ACP session mode is now plan (it was default)."), e.count(task.ID, "message", "mode: plan"); a != 2 || b != 2 {
+		t.Fatalf("%d switches to plan and %d replies in plan, want 2 and 2:%s", a, b, dumpConversation(e.conversation(task.ID)))
+	}
 }
 
 // sessionOf returns the id of the task's newest session.

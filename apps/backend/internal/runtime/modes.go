@@ -45,7 +45,10 @@ type sessionModes struct {
 	base    acp.SessionModeId // the mode the session started in
 	// forced: Kandev switched the mode, and returns it to base when
 	// neither plan mode nor a session mode asks for another.
-	forced    bool
+	forced bool
+	// pending is the mode a session/set_mode in flight asks for (an
+	// agent may announce it before it answers).
+	pending   acp.SessionModeId
 	refused   map[acp.SessionModeId]bool // set_mode failed for these
 	notedPlan bool
 	notedMode string
@@ -163,17 +166,22 @@ func (r *run) applyMode(m *kanban.AgentMode) {
 	want, notes := r.modes.want(m)
 	cur, refused := r.modes.current, r.modes.refused[want]
 	conn, sid := r.conn, r.agentSID
+	switching := want != "" && want != cur && !refused
+	if switching {
+		r.modes.pending = want
+	}
 	r.mu.Unlock()
 	for _, n := range notes {
 		r.rec.note("status", n)
 	}
-	if want == "" || want == cur || refused {
+	if !switching {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.stopCtx, r.m.cfg.StartTimeout)
 	defer cancel()
 	_, err := conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: sid, ModeId: want})
 	r.mu.Lock()
+	r.modes.pending = ""
 	if err != nil {
 		if r.modes.refused == nil {
 			r.modes.refused = map[acp.SessionModeId]bool{}
@@ -195,7 +203,7 @@ func (r *run) applyMode(m *kanban.AgentMode) {
 // agentSwitched records a mode change the agent made by itself.
 func (r *run) agentSwitched(sid acp.SessionId, id acp.SessionModeId) {
 	r.mu.Lock()
-	mine := sid == r.agentSID && id != r.modes.current
+	mine := sid == r.agentSID && id != r.modes.current && id != r.modes.pending
 	if mine {
 		r.modes.current = id
 	}
