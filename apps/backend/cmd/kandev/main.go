@@ -169,11 +169,13 @@ func agentCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	fs := flag.NewFlagSet("kandev agent mock", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	noLoad := fs.Bool("no-load", false, "do not offer ACP session/load (to test clients that must cope without it)")
+	var o app.MockAgentOptions
+	fs.BoolVar(&o.NoLoad, "no-load", false, "do not offer ACP session/load (to test clients that must cope without it)")
+	fs.BoolVar(&o.NoModes, "no-modes", false, "offer no ACP session modes (to test clients that must cope without them)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	return app.RunMockAgent(ctx, os.Stdin, os.Stdout, stderr, *noLoad)
+	return app.RunMockAgent(ctx, os.Stdin, os.Stdout, stderr, o)
 }
 
 func mcpCmd(ctx context.Context, args []string, stderr io.Writer) error {

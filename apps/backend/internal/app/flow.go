@@ -10,8 +10,11 @@ import (
 // newFlow builds the workflow engine of a backend and connects it to the
 // action layer (task moves) and the runtime (agent turns).
 func (b *backend) newFlow(cfg Config) {
-	b.flow = flow.New(flow.Config{Store: b.store, Service: b.svc, Logger: cfg.Logger, Clock: cfg.Clock,
-		SweepInterval: cfg.ArchiveSweep})
+	fc := flow.Config{Store: b.store, Service: b.svc, Logger: cfg.Logger, Clock: cfg.Clock, SweepInterval: cfg.ArchiveSweep}
+	if b.agents != nil {
+		fc.Agents = b.agents
+	}
+	b.flow = flow.New(fc)
 	b.svc.SetWorkflow(b.flow)
 }
 

@@ -267,6 +267,7 @@ type Store interface {
 	ConfigService
 	RunService
 	FlowService
+	AgentModeService
 	UpstreamService
 	// Seed creates the default workspace, workflow, agents and executors on
 	// an empty database and does nothing on a seeded one.

@@ -21,6 +21,10 @@ func (r *run) SessionUpdate(_ context.Context, n acp.SessionNotification) error 
 	if r.loading.Load() {
 		return nil
 	}
+	if u := n.Update.CurrentModeUpdate; u != nil {
+		r.agentSwitched(n.SessionId, u.CurrentModeId)
+		return nil
+	}
 	r.rec.update(n.Update)
 	return nil
 }

@@ -190,6 +190,22 @@ func (m *Manager) Deliver(sessionID string, interrupt bool) {
 	}
 }
 
+// ModeChanged tells a task's running agents that its agent mode changed:
+// each applies it before its next turn, an idle one at once.
+func (m *Manager) ModeChanged(taskID string) {
+	m.mu.Lock()
+	var runs []*run
+	for _, r := range m.runs {
+		if r.taskID() == taskID {
+			runs = append(runs, r)
+		}
+	}
+	m.mu.Unlock()
+	for _, r := range runs {
+		r.poke(false)
+	}
+}
+
 // Stopped stops the agents of sessions that were just cancelled.
 func (m *Manager) Stopped(sessionIDs []string) {
 	for _, id := range sessionIDs {

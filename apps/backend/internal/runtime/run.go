@@ -46,10 +46,15 @@ type run struct {
 	autoApprove bool
 	rec         *recorder
 
-	mu         sync.Mutex
-	info       *launchInfo
-	conn       *acp.ClientSideConnection
-	agentSID   acp.SessionId
+	mu       sync.Mutex
+	info     *launchInfo
+	conn     *acp.ClientSideConnection
+	agentSID acp.SessionId
+	modes    sessionModes
+	// servers are the MCP servers the agent's sessions get; canClose:
+	// the agent supports session/close.
+	servers    []acp.McpServer
+	canClose   bool
 	turnActive bool
 	waits      int
 	state      kanban.SessionState
@@ -61,6 +66,16 @@ func newRun(m *Manager, id string, resume bool) *run {
 	r := &run{m: m, id: id, resume: resume, wake: make(chan struct{}, 1), interrupts: make(chan struct{}, 1), state: kanban.SessionQueued}
 	r.stopCtx, r.stopFunc = context.WithCancel(context.Background())
 	return r
+}
+
+// taskID is the run's task ("" before the run read its session).
+func (r *run) taskID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.info == nil || r.info.task == nil {
+		return ""
+	}
+	return r.info.task.ID
 }
 
 // stop asks the run to end for why; the first reason wins.
@@ -194,6 +209,9 @@ func (r *run) prepare(sess *kanban.Session) (*launchInfo, error) {
 	if l.task, err = r.m.store.GetTask(ctx, sess.TaskID); err != nil {
 		return nil, errors.New("the session's task could not be read")
 	}
+	r.mu.Lock()
+	r.info = l
+	r.mu.Unlock()
 	if sess.AgentProfileID == "" {
 		return nil, errors.New("the session has no agent profile")
 	}
@@ -303,17 +321,20 @@ func (r *run) open(l *launchInfo, sess *kanban.Session) error {
 		return r.startError("initialize", ctx, err, l)
 	}
 	servers, skipped := forAgent(l.servers, init.AgentCapabilities.McpCapabilities.Http)
+	r.servers, r.canClose = servers, init.AgentCapabilities.SessionCapabilities.Close != nil
 	for _, name := range skipped {
 		r.rec.note("status", "MCP server "+kanban.Clip(name, 100)+" was not given to the agent: it does not support HTTP MCP servers.")
 	}
 	if r.resume && sess.AgentSessionID != "" && init.AgentCapabilities.LoadSession {
 		r.loading.Store(true)
-		_, err = r.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: acp.SessionId(sess.AgentSessionID), Cwd: l.workdir, McpServers: servers})
+		loaded, err := r.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: acp.SessionId(sess.AgentSessionID), Cwd: l.workdir, McpServers: servers})
 		r.loading.Store(false)
 		if err != nil {
 			return r.startError("session/load", ctx, err, l)
 		}
-		r.setAgentSession(acp.SessionId(sess.AgentSessionID))
+		r.mu.Lock()
+		r.agentSID, r.modes = acp.SessionId(sess.AgentSessionID), newSessionModes(loaded.Modes)
+		r.mu.Unlock()
 		r.rec.note("status", "Resumed the agent's session after a backend restart (ACP session/load); a turn in progress then was interrupted.")
 		return nil
 	}
@@ -324,16 +345,14 @@ func (r *run) open(l *launchInfo, sess *kanban.Session) error {
 	if err != nil {
 		return r.startError("session/new", ctx, err, l)
 	}
-	r.setAgentSession(ns.SessionId)
-	sid := string(ns.SessionId)
-	r.m.update(r.id, kanban.RunUpdate{AgentSessionID: &sid})
+	r.openedSession(ns.SessionId, ns.Modes)
+	// A fresh session needs no context reset, and starts in the modes of
+	// its step's on_enter when no automation has set any yet.
+	if _, err := r.m.store.TakeReset(context.Background(), l.task.ID, r.id); err != nil {
+		r.m.log.Error("take context reset", "session", r.id, "err", err)
+	}
+	r.entryModes(l)
 	return nil
-}
-
-func (r *run) setAgentSession(id acp.SessionId) {
-	r.mu.Lock()
-	r.agentSID = id
-	r.mu.Unlock()
 }
 
 // startError explains why the agent did not start: a timeout, an exit, or

@@ -36,6 +36,9 @@ func (r *run) turns(l *launchInfo, proc *process) {
 			r.m.log.Error("read pending prompts", "session", r.id, "err", err)
 			return
 		}
+		// After reading the prompts: a mode change stored before a prompt
+		// (an on_enter's, before its step prompt) is seen for its turn.
+		plan := r.reconcile(l)
 		if len(prompts) == 0 {
 			r.setState(kanban.SessionIdle)
 			select {
@@ -48,7 +51,7 @@ func (r *run) turns(l *launchInfo, proc *process) {
 				return
 			}
 		}
-		blocks, last := r.promptBlocks(l, prompts, first)
+		blocks, last := r.promptBlocks(l, prompts, first, plan)
 		first = false
 		if err := r.m.store.MarkDelivered(ctx, r.id, last); err != nil {
 			r.m.log.Error("mark prompts delivered", "session", r.id, "err", err)
@@ -152,22 +155,30 @@ func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
 	}
 }
 
-// promptBlocks turns pending prompt messages into one turn's content: on
-// the session's first turn the workflow's prompt (as "Workflow
-// instructions") and the current step's prompt first (recorded in the
-// conversation as the workflow's prompt), then each message (one from
-// another task says so on a line of its own). last is the newest message
-// the turn delivers.
-func (r *run) promptBlocks(l *launchInfo, prompts []kanban.Message, first bool) (blocks []acp.ContentBlock, last string) {
+// promptBlocks turns pending prompt messages into one turn's content: in
+// plan mode the plan-mode instructions first; on the session's first turn
+// the workflow's prompt (as "Workflow instructions") and the current step's
+// prompt (recorded in the conversation as the workflow's prompt) — with a
+// {{task_prompt}} in it replaced by the first message, which it then stands
+// for; then each message (one from another task says so on a line of its
+// own). last is the newest message the turn delivers.
+func (r *run) promptBlocks(l *launchInfo, prompts []kanban.Message, first, plan bool) (blocks []acp.ContentBlock, last string) {
 	last = prompts[len(prompts)-1].ID
+	if plan {
+		blocks = append(blocks, acp.TextBlock(planModeText))
+	}
 	if first {
 		if w, err := r.m.store.GetWorkflow(context.Background(), l.task.WorkflowID); err == nil && strings.TrimSpace(w.Prompt) != "" {
 			blocks = append(blocks, acp.TextBlock("## Workflow instructions\n\n"+w.Prompt))
 		}
 		if step, err := r.m.store.GetStep(context.Background(), l.task.WorkflowStepID); err == nil && step.Prompt != "" {
-			blocks = append(blocks, acp.TextBlock(step.Prompt))
+			text, combined := kanban.StepPromptWith(step.Prompt, prompts[0].Content)
+			if combined {
+				prompts = prompts[1:]
+			}
+			blocks = append(blocks, acp.TextBlock(text))
 			if m, err := r.m.store.AppendMessage(context.Background(), kanban.Message{SessionID: r.id, Author: "workflow",
-				Type: "prompt", Content: step.Prompt}); err == nil {
+				Type: "prompt", Content: text}); err == nil {
 				r.m.publishMessage(m)
 				last = m.ID
 			}
