@@ -5,7 +5,7 @@
 BACKEND := apps/backend
 KANDEV  := $(BACKEND)/bin/kandev
 
-.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz clean
+.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke clean
 
 run: build
 	$(KANDEV) serve
@@ -13,7 +13,7 @@ run: build
 build:
 	$(MAKE) -C $(BACKEND) build
 
-test: vet lint test-go docs-check e2e
+test: vet lint test-go fuzz-smoke docs-check e2e
 
 vet:
 	$(MAKE) -C $(BACKEND) vet
@@ -41,8 +41,12 @@ e2e: build
 bench:
 	$(MAKE) -C $(BACKEND) bench
 
+# Every fuzz target for FUZZTIME each (default 30s): make fuzz FUZZTIME=5m
 fuzz:
 	$(MAKE) -C $(BACKEND) fuzz
+
+fuzz-smoke:
+	$(MAKE) -C $(BACKEND) fuzz-smoke
 
 clean:
 	rm -rf $(BACKEND)/bin
