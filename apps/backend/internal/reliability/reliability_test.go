@@ -1,0 +1,77 @@
+package reliability
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// kandevBinary builds cmd/kandev once per test run.
+func kandevBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kandev-rel-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "kandev")
+		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/kandev").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			binPath = string(out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build kandev: %v: %s", buildErr, binPath)
+	}
+	return binPath
+}
+
+func testEnv(t *testing.T) *Env {
+	return &Env{KandevBin: kandevBinary(t), WorkDir: t.TempDir(), Logf: t.Logf}
+}
+
+// requirePassed fails the test with the scenario's failed checks.
+func requirePassed(t *testing.T, s Scenario) {
+	t.Helper()
+	b, _ := json.MarshalIndent(s, "", "  ")
+	if s.Skipped != "" {
+		t.Skipf("SKIPPED %s: %s", s.Name, s.Skipped)
+	}
+	if !s.Passed {
+		t.Fatalf("scenario %s failed:\n%s", s.Name, b)
+	}
+	t.Logf("%s", b)
+}
+
+func scenarioCtx(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// ciScale picks a scenario's size for the race-instrumented run of
+// `make test` or a plain `go test`.
+func ciScale(race, plain int) int {
+	if raceEnabled {
+		return race
+	}
+	return plain
+}
+
+func TestLoad(t *testing.T) {
+	cfg := LoadConfig{Clients: 64, Calls: ciScale(40, 250)}
+	requirePassed(t, RunLoad(scenarioCtx(t, 3*time.Minute), testEnv(t), cfg))
+}
