@@ -75,3 +75,8 @@ func TestLoad(t *testing.T) {
 	cfg := LoadConfig{Clients: 64, Calls: ciScale(40, 250)}
 	requirePassed(t, RunLoad(scenarioCtx(t, 3*time.Minute), testEnv(t), cfg))
 }
+
+func TestCrash(t *testing.T) {
+	cfg := CrashConfig{Cycles: ciScale(2, 3), AcksPerCycle: ciScale(60, 200), Writers: 12, StartupKills: ciScale(4, 8)}
+	requirePassed(t, RunCrash(scenarioCtx(t, 3*time.Minute), testEnv(t), cfg))
+}

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -28,6 +29,9 @@ type serverSpec struct {
 	name    string   // log file name
 	args    []string // extra flags
 	env     []string
+	// tokenFile makes the server create (or read) the data dir's token
+	// file instead of being given KANDEV_TOKEN.
+	tokenFile bool
 }
 
 // server is a `kandev serve` child. Restarts keep its address, data dir
@@ -53,7 +57,10 @@ func startServer(ctx context.Context, spec serverSpec) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &server{spec: spec, addr: "127.0.0.1:0", token: randomToken(), log: logf}
+	s := &server{spec: spec, addr: "127.0.0.1:0", log: logf}
+	if !spec.tokenFile {
+		s.token = randomToken()
+	}
 	if err := s.start(ctx); err != nil {
 		_ = logf.Close()
 		return nil, err
@@ -71,7 +78,10 @@ func randomToken() string {
 func (s *server) start(ctx context.Context) error {
 	args := append([]string{"serve", "--addr", s.addr, "--data-dir", s.spec.dataDir}, s.spec.args...)
 	cmd := exec.Command(s.spec.bin, args...) //nolint:gosec // the kandev binary under test
-	cmd.Env = append(append(os.Environ(), "KANDEV_TOKEN="+s.token), s.spec.env...)
+	cmd.Env = append(os.Environ(), s.spec.env...)
+	if !s.spec.tokenFile {
+		cmd.Env = append(cmd.Env, "KANDEV_TOKEN="+s.token)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -109,6 +119,13 @@ func (s *server) start(ctx context.Context) error {
 	select {
 	case addr := <-found:
 		s.addr = addr
+		if s.spec.tokenFile {
+			b, err := os.ReadFile(filepath.Join(s.spec.dataDir, "token"))
+			if err != nil {
+				return fmt.Errorf("read the operator token file: %w", err)
+			}
+			s.token = strings.TrimSpace(string(b))
+		}
 		return nil
 	case <-done:
 		return fmt.Errorf("kandev serve exited before serving (see %s): %v", s.log.Name(), s.exitErr())
