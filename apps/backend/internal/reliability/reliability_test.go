@@ -80,3 +80,8 @@ func TestCrash(t *testing.T) {
 	cfg := CrashConfig{Cycles: ciScale(2, 3), AcksPerCycle: ciScale(60, 200), Writers: 12, StartupKills: ciScale(4, 8)}
 	requirePassed(t, RunCrash(scenarioCtx(t, 3*time.Minute), testEnv(t), cfg))
 }
+
+func TestRestart(t *testing.T) {
+	cfg := RestartConfig{Bridges: ciScale(4, 8), Agents: 4, Cycles: 2, Outage: time.Second}
+	requirePassed(t, RunRestart(scenarioCtx(t, 4*time.Minute), testEnv(t), cfg))
+}
