@@ -85,3 +85,7 @@ func TestRestart(t *testing.T) {
 	cfg := RestartConfig{Bridges: ciScale(4, 8), Agents: 4, Cycles: 2, Outage: time.Second}
 	requirePassed(t, RunRestart(scenarioCtx(t, 4*time.Minute), testEnv(t), cfg))
 }
+
+func TestDiskFull(t *testing.T) {
+	requirePassed(t, RunDisk(scenarioCtx(t, 2*time.Minute), testEnv(t), DiskConfig{SizeMiB: 16, Writes: ciScale(20, 50)}))
+}

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-		"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // RestartConfig sizes the restart scenario.

@@ -69,8 +69,13 @@ func (s *Store) Close() error {
 func (s *Store) DB() *sql.DB { return s.db }
 
 // tx runs fn in a transaction (BEGIN IMMEDIATE through the DSN), committing
-// on success and rolling back on error or panic.
-func (s *Store) tx(ctx context.Context, fn func(tx txn) error) (err error) {
+// on success and rolling back on error or panic. A full disk or an I/O
+// error is UNAVAILABLE (see storageError).
+func (s *Store) tx(ctx context.Context, fn func(tx txn) error) error {
+	return storageError(s.runTx(ctx, fn))
+}
+
+func (s *Store) runTx(ctx context.Context, fn func(tx txn) error) (err error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
