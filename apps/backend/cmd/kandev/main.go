@@ -118,8 +118,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fs.DurationVar(&qwait, "question-timeout", qwait, "longest an agent's question waits for an answer (env KANDEV_QUESTION_TIMEOUT)")
 	agents := agentFlags(fs)
+	maxSessions := fs.Int("mcp-max-sessions", mcpsrv.DefaultMaxSessions, "Streamable HTTP sessions /mcp keeps; past it the least recently used is dropped")
+	sessionIdle := fs.Duration("mcp-session-idle", mcpsrv.DefaultSessionIdle, "an /mcp session unused this long is dropped")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *maxSessions <= 0 || *sessionIdle <= 0 {
+		return errors.New("serve: --mcp-max-sessions and --mcp-session-idle must be positive")
 	}
 	if qwait <= 0 {
 		return errors.New("serve: --question-timeout must be positive")
@@ -130,7 +135,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Token: os.Getenv("KANDEV_TOKEN"), Logger: log, Out: stdout,
-		Conformance: *conf, QuestionWait: qwait, Agents: ac})
+		Conformance: *conf, QuestionWait: qwait, Agents: ac,
+		MCPSessions: mcpsrv.SessionLimits{Max: *maxSessions, Idle: *sessionIdle}})
 }
 
 // agentFlags adds serve's agent runtime flags.

@@ -42,6 +42,8 @@ type Config struct {
 	Conformance bool
 	// Agents configures the agent runtime.
 	Agents AgentsConfig
+	// MCPSessions bound the /mcp endpoint's Streamable HTTP sessions.
+	MCPSessions mcpsrv.SessionLimits
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down
@@ -174,6 +176,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		Backend:  inProcess{reg: b.reg, principal: action.Principal{Kind: action.Operator}},
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
 		Logger:   cfg.Logger,
+		Sessions: cfg.MCPSessions,
 	})
 	if err != nil {
 		_ = st.Close()

@@ -89,3 +89,8 @@ func TestRestart(t *testing.T) {
 func TestDiskFull(t *testing.T) {
 	requirePassed(t, RunDisk(scenarioCtx(t, 2*time.Minute), testEnv(t), DiskConfig{SizeMiB: 16, Writes: ciScale(20, 50)}))
 }
+
+func TestClients(t *testing.T) {
+	cfg := ClientsConfig{Sessions: 5000, SessionCap: 200, SlowBodies: 50, IdleConns: ciScale(500, 1000), HalfOpen: 50}
+	requirePassed(t, RunClients(scenarioCtx(t, 4*time.Minute), testEnv(t), cfg))
+}
