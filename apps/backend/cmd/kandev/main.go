@@ -146,7 +146,12 @@ func agentFlags(fs *flag.FlagSet) func() (app.AgentsConfig, error) {
 	maxAgents := fs.Int("max-agents", 4, "agents that run at once; more sessions wait QUEUED (env KANDEV_MAX_AGENTS)")
 	file := fs.String("agents-file", envOr("KANDEV_AGENTS_FILE", ""), "agent launch command overrides (JSON; default DATA_DIR/agents.json; env KANDEV_AGENTS_FILE)")
 	env := fs.String("agent-env", envOr("KANDEV_AGENT_ENV", ""), "comma-separated extra environment variables agents inherit (names, or prefixes ending in *; env KANDEV_AGENT_ENV)")
+	start := fs.Duration("agent-start-timeout", 2*time.Minute, "longest an agent may take to answer ACP initialize and session/new")
+	silence := fs.Duration("agent-silence-timeout", 30*time.Minute, "a session whose agent sends nothing this long during a turn (no question or permission open) fails")
 	return func() (app.AgentsConfig, error) {
+		if *start <= 0 || *silence <= 0 {
+			return app.AgentsConfig{}, errors.New("serve: --agent-start-timeout and --agent-silence-timeout must be positive")
+		}
 		n := *maxAgents
 		if v := os.Getenv("KANDEV_MAX_AGENTS"); v != "" && !flagSet(fs, "max-agents") {
 			if _, err := fmt.Sscan(v, &n); err != nil {
@@ -156,7 +161,8 @@ func agentFlags(fs *flag.FlagSet) func() (app.AgentsConfig, error) {
 		if n < 1 || n > 256 {
 			return app.AgentsConfig{}, errors.New("serve: --max-agents must be between 1 and 256")
 		}
-		return app.AgentsConfig{Launch: *launch, MaxAgents: n, File: *file, EnvAllow: app.AgentEnvAllow(*env)}, nil
+		return app.AgentsConfig{Launch: *launch, MaxAgents: n, File: *file, EnvAllow: app.AgentEnvAllow(*env),
+			StartTimeout: *start, SilenceTimeout: *silence}, nil
 	}
 }
 

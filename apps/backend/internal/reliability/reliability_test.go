@@ -3,6 +3,7 @@ package reliability
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 var (
 	buildOnce sync.Once
 	binPath   string
+	faultPath string
 	buildErr  error
 )
 
@@ -26,15 +28,16 @@ func kandevBinary(t *testing.T) string {
 			buildErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "kandev")
-		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/kandev").CombinedOutput()
-		if err != nil {
-			buildErr = err
-			binPath = string(out)
+		binPath, faultPath = filepath.Join(dir, "kandev"), filepath.Join(dir, "faultagent")
+		for bin, pkg := range map[string]string{binPath: "../../cmd/kandev", faultPath: "./faultagent"} {
+			if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("%w: %s", err, out)
+				return
+			}
 		}
 	})
 	if buildErr != nil {
-		t.Fatalf("build kandev: %v: %s", buildErr, binPath)
+		t.Fatalf("build kandev: %v", buildErr)
 	}
 	return binPath
 }
@@ -93,4 +96,9 @@ func TestDiskFull(t *testing.T) {
 func TestClients(t *testing.T) {
 	cfg := ClientsConfig{Sessions: 5000, SessionCap: 200, SlowBodies: 50, IdleConns: ciScale(500, 1000), HalfOpen: 50}
 	requirePassed(t, RunClients(scenarioCtx(t, 4*time.Minute), testEnv(t), cfg))
+}
+
+func TestAgentFaults(t *testing.T) {
+	env := testEnv(t)
+	requirePassed(t, RunAgentFaults(scenarioCtx(t, 3*time.Minute), env, AgentFaultsConfig{FaultAgent: faultPath, FloodMiB: 64}))
 }

@@ -54,6 +54,10 @@ type run struct {
 	state      kanban.SessionState
 	idleSince  time.Time
 	exited     chan struct{} // closed when the agent process exited
+	// failure, once set, is why the run ends FAILED (watchdog.go).
+	failure string
+	// lastSeen is when the agent last sent an ACP message (unix nanos).
+	lastSeen atomic.Int64
 }
 
 func newRun(m *Manager, id string, resume bool) *run {
@@ -108,6 +112,7 @@ func (r *run) setState(st kanban.SessionState) {
 // inputWait counts a question or permission opening (+1) or closing (-1)
 // and moves the session between RUNNING and WAITING_FOR_INPUT.
 func (r *run) inputWait(delta int) {
+	r.seen() // the silence watchdog counts from the wait's start or end
 	r.mu.Lock()
 	r.waits += delta
 	waiting, active := r.waits > 0, r.turnActive

@@ -46,6 +46,9 @@ func (r *run) turns(l *launchInfo, proc *process) {
 				return
 			case <-proc.done:
 				return
+			case <-r.conn.Done():
+				r.setFailure(errBroken.Error())
+				return
 			}
 		}
 		blocks := r.promptBlocks(l, prompts, first)
@@ -71,6 +74,14 @@ func (r *run) turns(l *launchInfo, proc *process) {
 		r.rec.endTurn()
 		if err != nil {
 			if errors.Is(err, errStopped) || processExited(proc) {
+				return
+			}
+			var silent silentError
+			if errors.As(err, &silent) || errors.Is(err, errBroken) || connBroken(r.conn) {
+				if !errors.As(err, &silent) {
+					err = errBroken
+				}
+				r.setFailure(err.Error())
 				return
 			}
 			msg := "The agent's turn failed."
@@ -108,15 +119,22 @@ func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
 		err  error
 	}
 	done := make(chan result, 1)
+	r.seen()
 	go func() {
 		resp, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sid, Prompt: blocks})
 		done <- result{resp, err}
 	}()
+	watching := make(chan struct{})
+	defer close(watching)
+	abandon := r.watchTurn(conn, watching)
 	var grace <-chan time.Time
 	for {
 		select {
 		case res := <-done:
 			return res.resp, res.err
+		case err := <-abandon:
+			cancel()
+			return acp.PromptResponse{}, err
 		case <-r.stopCtx.Done():
 			_ = conn.Cancel(context.Background(), acp.CancelNotification{SessionId: sid})
 			return acp.PromptResponse{}, errStopped
@@ -172,6 +190,10 @@ func (r *run) finish(l *launchInfo, proc *process) {
 	default:
 		if proc == nil {
 			return
+		}
+		if reason := r.failureReason(); reason != "" {
+			r.fail(reason, proc)
+			break
 		}
 		code := proc.exitCode()
 		if code == 0 {
