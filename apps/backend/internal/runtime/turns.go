@@ -47,7 +47,9 @@ func (r *run) turns(l *launchInfo, proc *process) {
 			case <-proc.done:
 				return
 			case <-r.conn.Done():
-				r.setFailure(errBroken.Error())
+				if !exitsSoon(proc) {
+					r.setFailure(errBroken.Error())
+				}
 				return
 			}
 		}
@@ -77,11 +79,14 @@ func (r *run) turns(l *launchInfo, proc *process) {
 				return
 			}
 			var silent silentError
-			if errors.As(err, &silent) || errors.Is(err, errBroken) || connBroken(r.conn) {
-				if !errors.As(err, &silent) {
-					err = errBroken
-				}
+			if errors.As(err, &silent) {
 				r.setFailure(err.Error())
+				return
+			}
+			if errors.Is(err, errBroken) || connBroken(r.conn) {
+				if !exitsSoon(proc) {
+					r.setFailure(errBroken.Error())
+				}
 				return
 			}
 			msg := "The agent's turn failed."

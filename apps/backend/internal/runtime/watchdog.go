@@ -86,3 +86,17 @@ func connBroken(conn *acp.ClientSideConnection) bool {
 		return false
 	}
 }
+
+// exitsSoon reports whether the agent process exits within a second: a
+// connection that closed because the agent exited is no broken one (the
+// exit code then says how the session ended).
+func exitsSoon(p *process) bool {
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return true
+	case <-t.C:
+		return false
+	}
+}

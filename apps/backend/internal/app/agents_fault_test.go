@@ -1,0 +1,63 @@
+package app
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+var (
+	faultOnce sync.Once
+	faultBin  string
+	faultErr  error
+)
+
+// faultAgent builds the reliability suite's misbehaving ACP agent once.
+func faultAgent(t *testing.T) string {
+	t.Helper()
+	faultOnce.Do(func() {
+		faultBin = filepath.Join(t.TempDir(), "faultagent")
+		if out, err := exec.Command("go", "build", "-o", faultBin, "../reliability/faultagent").CombinedOutput(); err != nil {
+			faultErr = err
+			faultBin = string(out)
+		}
+	})
+	if faultErr != nil {
+		t.Fatalf("build faultagent: %v: %s", faultErr, faultBin)
+	}
+	return faultBin
+}
+
+// TestAgentSilentTurnFails is the regression test for an agent that hangs
+// in a turn: its session stayed RUNNING forever. Now a turn with no ACP
+// message for the silence timeout fails the session with the reason, and
+// the agent is stopped. (The mock agent's @sleep is such a silent turn.)
+func TestAgentSilentTurnFails(t *testing.T) {
+	t.Parallel()
+	e := newAgentEnv(t, func(c *Config) { c.Agents.SilenceTimeout = 500 * time.Millisecond })
+	_, id := e.startMock("Silent", "@sleep 60000", nil)
+	s := e.waitState(id, kanban.SessionFailed)
+	if !strings.Contains(s.Error, "sent no ACP message for 500ms during a turn") {
+		t.Fatalf("got error %q, want the silence reason", s.Error)
+	}
+}
+
+// TestAgentBrokenConnectionFails is the regression test for an agent whose
+// ACP connection breaks mid-turn (here: a 20 MiB line, over the 10 MiB
+// limit): the session went IDLE on a dead connection and every later
+// prompt failed. Now it fails with the reason and the agent is stopped.
+func TestAgentBrokenConnectionFails(t *testing.T) {
+	t.Parallel()
+	bin := faultAgent(t)
+	e := newAgentEnv(t, withAgentCommands(t, map[string]any{"mock-agent": map[string]any{"command": bin}}))
+	_, id := e.startMock("Broken", "@huge-line", nil)
+	s := e.waitState(id, kanban.SessionFailed)
+	if !strings.Contains(s.Error, "ACP connection broke") {
+		t.Fatalf("got error %q, want the broken-connection reason", s.Error)
+	}
+}
