@@ -5,7 +5,7 @@
 BACKEND := apps/backend
 KANDEV  := $(BACKEND)/bin/kandev
 
-.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke clean
+.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean
 
 run: build
 	$(KANDEV) serve
@@ -40,6 +40,12 @@ e2e: build
 # docs/public/performance.md (a few minutes).
 bench:
 	$(MAKE) -C $(BACKEND) bench
+
+# Load, kill -9, restarts, a full disk, misbehaving clients and agents at
+# full scale; writes reliability/results.json and regenerates
+# docs/public/reliability.md (about 10 minutes; make test runs them smaller).
+reliability:
+	$(MAKE) -C $(BACKEND) reliability
 
 # Every fuzz target for FUZZTIME each (default 30s): make fuzz FUZZTIME=5m
 fuzz:
