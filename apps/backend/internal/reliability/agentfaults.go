@@ -81,8 +81,12 @@ func RunAgentFaults(ctx context.Context, env *Env, cfg AgentFaultsConfig) Scenar
 		return sc.fail(err)
 	}
 	t0 := time.Now()
-	for i, f := range faults {
-		checkFault(ctx, sc, o, f, ids[i], t0)
+	for _, stop := range []bool{true, false} { // the ones to stop first, while they run
+		for i, f := range faults {
+			if f.stop == stop {
+				checkFault(ctx, sc, o, f, ids[i], t0)
+			}
+		}
 	}
 	// The flooding agent is alive and idle, as it should be: stop it too.
 	if err := o.call(ctx, "session.stop", action.SessionStopIn{ID: ids[0], Reason: "reliability: done"}, nil); err != nil {

@@ -7,7 +7,7 @@
 //	@huge-line           write one 20 MiB line (over the client's line limit)
 //	@flood-stderr MIB    write MIB MiB to stderr, then exit 3
 //	@hang                never answer the prompt, never write
-//	@ignore-term         ignore SIGTERM, then hang
+//	@ignore-term         ignore SIGTERM and keep sending thoughts, never ending the turn
 //
 // With --hang-initialize it never answers initialize.
 package main
@@ -21,6 +21,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -103,6 +104,13 @@ func (a *agent) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptRe
 		os.Exit(3)
 	case "@ignore-term":
 		signal.Ignore(syscall.SIGTERM)
+		for {
+			// Busy, not silent: a thought every half second, whatever
+			// the client says, until it kills the process.
+			_ = a.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: req.SessionId,
+				Update: acp.UpdateAgentThoughtText("still working")})
+			time.Sleep(500 * time.Millisecond)
+		}
 	}
 	select {}
 }
