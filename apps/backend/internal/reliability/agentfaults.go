@@ -192,7 +192,7 @@ func profileOf(ctx context.Context, o *ops, agentName string) (string, error) {
 		if a.Name == agentName {
 			var profs kanban.List[kanban.AgentProfile]
 			if err := o.call(ctx, "agent.profile.list", action.AgentProfileListIn{AgentID: a.ID}, &profs); err != nil || len(profs.Items) == 0 {
-				return "", fmt.Errorf("agent.profile.list %s: %v", agentName, err)
+				return "", fmt.Errorf("agent.profile.list %s: %w (or no profile)", agentName, err)
 			}
 			return profs.Items[0].ID, nil
 		}

@@ -2,7 +2,6 @@ package reliability
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -140,19 +139,4 @@ func halfOpenWS(ctx context.Context, srv *server) (net.Conn, error) {
 		return nil, err
 	}
 	return ws.NetConn(), nil
-}
-
-// healthy reports whether /healthz answers ok.
-func healthy(ctx context.Context, hc *http.Client, srv *server) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.url()+"/healthz", nil)
-	if err != nil {
-		return false
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return false
-	}
-	defer func() { _ = resp.Body.Close() }()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode == http.StatusOK && bytes.Contains(b, []byte(`"ok"`))
 }

@@ -2,8 +2,8 @@ package reliability
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -55,18 +55,27 @@ func (b *board) step(name string) kanban.WorkflowStep {
 // loadBoard reads the seeded board.
 func loadBoard(ctx context.Context, o *ops) (*board, error) {
 	var wss kanban.List[kanban.Workspace]
-	if err := o.call(ctx, "workspace.list", action.ListIn{}, &wss); err != nil || len(wss.Items) == 0 {
-		return nil, fmt.Errorf("workspace.list: %v", err)
+	if err := o.call(ctx, "workspace.list", action.ListIn{}, &wss); err != nil {
+		return nil, fmt.Errorf("workspace.list: %w", err)
+	}
+	if len(wss.Items) == 0 {
+		return nil, errors.New("workspace.list: no workspace")
 	}
 	b := &board{workspaceID: wss.Items[0].ID}
 	var wfs kanban.List[kanban.Workflow]
-	if err := o.call(ctx, "workflow.list", action.WorkflowListIn{WorkspaceID: b.workspaceID}, &wfs); err != nil || len(wfs.Items) == 0 {
-		return nil, fmt.Errorf("workflow.list: %v", err)
+	if err := o.call(ctx, "workflow.list", action.WorkflowListIn{WorkspaceID: b.workspaceID}, &wfs); err != nil {
+		return nil, fmt.Errorf("workflow.list: %w", err)
+	}
+	if len(wfs.Items) == 0 {
+		return nil, errors.New("workflow.list: no workflow")
 	}
 	b.workflowID = wfs.Items[0].ID
 	var steps kanban.List[kanban.WorkflowStep]
-	if err := o.call(ctx, "workflow.step.list", action.StepListIn{WorkflowID: b.workflowID}, &steps); err != nil || len(steps.Items) == 0 {
-		return nil, fmt.Errorf("workflow.step.list: %v", err)
+	if err := o.call(ctx, "workflow.step.list", action.StepListIn{WorkflowID: b.workflowID}, &steps); err != nil {
+		return nil, fmt.Errorf("workflow.step.list: %w", err)
+	}
+	if len(steps.Items) == 0 {
+		return nil, errors.New("workflow.step.list: no step")
 	}
 	b.steps = steps.Items
 	return b, nil
@@ -140,6 +149,3 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	}
 }
-
-// discard is where bridge logs go when no log file is wanted.
-var discard io.Writer = io.Discard

@@ -184,7 +184,7 @@ func (r *restartRun) attachBridges(ctx context.Context, env *Env, dir string, ho
 // agent processes of the old backend that outlived it (killed by pid).
 func (r *restartRun) restartOnce(ctx context.Context, cfg RestartConfig, cycle int) ([]int, error) {
 	olds := descendants(r.srv.pid())
-	r.cycle.Store(int32(cycle + 1))
+	r.cycle.Add(1)
 	r.down.Store(true)
 	if cycle%2 == 0 {
 		r.srv.stop(20 * time.Second)

@@ -128,7 +128,7 @@ func (s *server) start(ctx context.Context) error {
 		}
 		return nil
 	case <-done:
-		return fmt.Errorf("kandev serve exited before serving (see %s): %v", s.log.Name(), s.exitErr())
+		return errors.Join(fmt.Errorf("kandev serve exited before serving (see %s)", s.log.Name()), s.exitErr())
 	case <-time.After(60 * time.Second):
 		s.kill()
 		return fmt.Errorf("kandev serve printed no banner within 60 s (see %s)", s.log.Name())

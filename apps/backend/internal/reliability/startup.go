@@ -78,12 +78,12 @@ func checkSeeded(ctx context.Context, env *Env, dataDir, logDir string) error {
 	for _, w := range want {
 		n, err := scalar(ctx, db, w.query)
 		if err != nil || n != w.n {
-			errs = append(errs, fmt.Errorf("%s: got %d, want %d (%v)", w.what, n, w.n, err))
+			errs = append(errs, fmt.Errorf("%s: got %d, want %d", w.what, n, w.n), err)
 		}
 	}
 	var res string
 	if err := db.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
-		errs = append(errs, fmt.Errorf("integrity_check: %s %v", res, err))
+		errs = append(errs, fmt.Errorf("integrity_check: %s", res), err)
 	}
 	return errors.Join(errs...)
 }

@@ -29,7 +29,7 @@ func TestHTTPSlowBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = c.Close() }()
-	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", 4<<20)
+	_, _ = fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", 4<<20)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
@@ -50,6 +50,7 @@ func TestHTTPSlowBody(t *testing.T) {
 		t.Fatalf("got %v, want a response within the body timeout", err)
 	}
 	b, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), readErrorMessage) {
 		t.Fatalf("got %d %s, want 400 %q", resp.StatusCode, b, readErrorMessage)
 	}

@@ -104,12 +104,17 @@ func (a *agent) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptRe
 		os.Exit(3)
 	case "@ignore-term":
 		signal.Ignore(syscall.SIGTERM)
+		// Busy, not silent: a thought every half second, whatever the
+		// client says (session/cancel included), until it kills us.
+		tick := time.NewTicker(500 * time.Millisecond)
 		for {
-			// Busy, not silent: a thought every half second, whatever
-			// the client says, until it kills the process.
-			_ = a.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: req.SessionId,
-				Update: acp.UpdateAgentThoughtText("still working")})
-			time.Sleep(500 * time.Millisecond)
+			select {
+			case <-a.conn.Done():
+				os.Exit(0)
+			case <-tick.C:
+				_ = a.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: req.SessionId,
+					Update: acp.UpdateAgentThoughtText("still working")})
+			}
 		}
 	}
 	select {}
