@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -203,16 +204,11 @@ func profileOf(ctx context.Context, o *ops, agentName string) (string, error) {
 // verifyRecorded checks the flooding session's conversation stayed within
 // the recording limit.
 func verifyRecorded(ctx context.Context, sc *scenarioRun, dataDir, sessionID string) {
-	st, err := openStore(ctx, dataDir)
-	if err != nil {
-		sc.checkf("database reopens", false, "%v", err)
-		return
-	}
-	defer func() { _ = st.Close() }()
-	n, err := scalar(ctx, st.DB(), `SELECT COALESCE(SUM(LENGTH(content)), 0) FROM session_messages WHERE session_id = ?`, sessionID)
-	mib := float64(n) / (1 << 20)
-	sc.s.Figures["flood_recorded_mib"] = mib
-	sc.checkf("a flood is recorded up to the limit only", err == nil && mib <= recordLimitMiB,
-		"%.1f MiB of the flooding session's conversation stored (limit %.1f MiB)", mib, recordLimitMiB)
-	sc.check(integrity(ctx, st.DB()))
+	inStore(ctx, sc, dataDir, func(db *sql.DB) {
+		n, err := scalar(ctx, db, `SELECT COALESCE(SUM(LENGTH(content)), 0) FROM session_messages WHERE session_id = ?`, sessionID)
+		mib := float64(n) / (1 << 20)
+		sc.s.Figures["flood_recorded_mib"] = mib
+		sc.checkf("a flood is recorded up to the limit only", err == nil && mib <= recordLimitMiB,
+			"%.1f MiB of the flooding session's conversation stored (limit %.1f MiB)", mib, recordLimitMiB)
+	})
 }

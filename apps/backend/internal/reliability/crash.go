@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -168,37 +169,31 @@ func (cr *crashRun) write(ctx context.Context, o *ops, b *board, rng *rand.Rand)
 
 // verify checks the database after the last restart.
 func (cr *crashRun) verify(ctx context.Context, sc *scenarioRun, dataDir string) {
-	st, err := openStore(ctx, dataDir)
-	if err != nil {
-		sc.checkf("database reopens", false, "%v", err)
-		return
-	}
-	defer func() { _ = st.Close() }()
-	db := st.DB()
-	lost, err := checkAcks(ctx, db, cr.acks)
-	if err != nil {
-		sc.checkf("every acknowledged write present", false, "%v", err)
-		return
-	}
-	lostMsgs := 0
-	for _, id := range cr.messages {
-		if n, err := scalar(ctx, db, `SELECT COUNT(*) FROM session_messages WHERE id = ?`, id); err != nil || n != 1 {
-			lostMsgs++
+	inStore(ctx, sc, dataDir, func(db *sql.DB) {
+		lost, err := checkAcks(ctx, db, cr.acks)
+		if err != nil {
+			sc.checkf("every acknowledged write present", false, "%v", err)
+			return
 		}
-	}
-	sc.s.WritesChecked, sc.s.Lost = len(cr.acks)+len(cr.messages), lost+lostMsgs
-	sc.checkf("every acknowledged write present", lost+lostMsgs == 0, "%d creates and %d messages acknowledged; %d creates and %d messages missing or duplicated",
-		len(cr.acks), len(cr.messages), lost, lostMsgs)
-	noSession, err1 := scalar(ctx, db, `SELECT COUNT(*) FROM tasks t WHERE substr(t.title, 1, 6) = 'crash '
-		AND NOT EXISTS (SELECT 1 FROM task_sessions s WHERE s.task_id = t.id)`)
-	noFirst, err2 := scalar(ctx, db, `SELECT COUNT(*) FROM task_sessions s
-		WHERE NOT EXISTS (SELECT 1 FROM session_messages m WHERE m.session_id = s.id)`)
-	total, err3 := countLike(ctx, db, "crash ")
-	sc.checkf("nothing half-applied", errors.Join(err1, err2, err3) == nil && noSession == 0 && noFirst == 0,
-		"%d storm tasks in the database (%d acknowledged); %d tasks without their session, %d sessions without their first message",
-		total, len(cr.acks), noSession, noFirst)
-	sc.check(positionsDense(ctx, db))
-	sc.check(integrity(ctx, db))
+		lostMsgs := 0
+		for _, id := range cr.messages {
+			if n, err := scalar(ctx, db, `SELECT COUNT(*) FROM session_messages WHERE id = ?`, id); err != nil || n != 1 {
+				lostMsgs++
+			}
+		}
+		sc.s.WritesChecked, sc.s.Lost = len(cr.acks)+len(cr.messages), lost+lostMsgs
+		sc.checkf("every acknowledged write present", lost+lostMsgs == 0, "%d creates and %d messages acknowledged; %d creates and %d messages missing or duplicated",
+			len(cr.acks), len(cr.messages), lost, lostMsgs)
+		noSession, err1 := scalar(ctx, db, `SELECT COUNT(*) FROM tasks t WHERE substr(t.title, 1, 6) = 'crash '
+			AND NOT EXISTS (SELECT 1 FROM task_sessions s WHERE s.task_id = t.id)`)
+		noFirst, err2 := scalar(ctx, db, `SELECT COUNT(*) FROM task_sessions s
+			WHERE NOT EXISTS (SELECT 1 FROM session_messages m WHERE m.session_id = s.id)`)
+		total, err3 := countLike(ctx, db, "crash ")
+		sc.checkf("nothing half-applied", errors.Join(err1, err2, err3) == nil && noSession == 0 && noFirst == 0,
+			"%d storm tasks in the database (%d acknowledged); %d tasks without their session, %d sessions without their first message",
+			total, len(cr.acks), noSession, noFirst)
+		sc.check(positionsDense(ctx, db))
+	})
 }
 
 // startupKills kills fresh servers at random moments of their start-up

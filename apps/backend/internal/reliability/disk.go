@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -117,22 +118,16 @@ func RunDisk(ctx context.Context, env *Env, cfg DiskConfig) Scenario {
 
 // verifyDisk checks the database after the run.
 func verifyDisk(ctx context.Context, sc *scenarioRun, dataDir string, acks []ack) {
-	st, err := openStore(ctx, dataDir)
-	if err != nil {
-		sc.checkf("database reopens", false, "%v", err)
-		return
-	}
-	defer func() { _ = st.Close() }()
-	db := st.DB()
-	lost, err := checkAcks(ctx, db, acks)
-	sc.s.WritesChecked, sc.s.Lost = len(acks), lost
-	sc.checkf("every acknowledged write present", err == nil && lost == 0, "%d acknowledged, %d missing or duplicated", len(acks), lost)
-	noFirst, err := scalar(ctx, db, `SELECT COUNT(*) FROM task_sessions s WHERE NOT EXISTS (SELECT 1 FROM session_messages m WHERE m.session_id = s.id)`)
-	noSession, err2 := scalar(ctx, db, `SELECT COUNT(*) FROM tasks t WHERE substr(t.title, 1, 5) = 'disk '
-		AND NOT EXISTS (SELECT 1 FROM task_sessions s WHERE s.task_id = t.id)`)
-	sc.checkf("nothing half-applied", errors.Join(err, err2) == nil && noFirst == 0 && noSession == 0,
-		"%d tasks without their session, %d sessions without their first message", noSession, noFirst)
-	sc.check(integrity(ctx, db))
+	inStore(ctx, sc, dataDir, func(db *sql.DB) {
+		lost, err := checkAcks(ctx, db, acks)
+		sc.s.WritesChecked, sc.s.Lost = len(acks), lost
+		sc.checkf("every acknowledged write present", err == nil && lost == 0, "%d acknowledged, %d missing or duplicated", len(acks), lost)
+		noFirst, err := scalar(ctx, db, `SELECT COUNT(*) FROM task_sessions s WHERE NOT EXISTS (SELECT 1 FROM session_messages m WHERE m.session_id = s.id)`)
+		noSession, err2 := scalar(ctx, db, `SELECT COUNT(*) FROM tasks t WHERE substr(t.title, 1, 5) = 'disk '
+			AND NOT EXISTS (SELECT 1 FROM task_sessions s WHERE s.task_id = t.id)`)
+		sc.checkf("nothing half-applied", errors.Join(err, err2) == nil && noFirst == 0 && noSession == 0,
+			"%d tasks without their session, %d sessions without their first message", noSession, noFirst)
+	})
 }
 
 // firstStartFull starts kandev serve on a fresh data dir of a full

@@ -19,6 +19,20 @@ func openStore(ctx context.Context, dataDir string) (*store.Store, error) {
 	return st, nil
 }
 
+// inStore opens a stopped server's database, runs check on it, then
+// PRAGMA integrity_check; a database that does not reopen fails the
+// scenario's "database reopens" check.
+func inStore(ctx context.Context, sc *scenarioRun, dataDir string, check func(db *sql.DB)) {
+	st, err := openStore(ctx, dataDir)
+	if err != nil {
+		sc.checkf("database reopens", false, "%v", err)
+		return
+	}
+	defer func() { _ = st.Close() }()
+	check(st.DB())
+	sc.check(integrity(ctx, st.DB()))
+}
+
 // ack is an acknowledged task create.
 type ack struct {
 	id, title string

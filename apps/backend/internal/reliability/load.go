@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -113,30 +114,24 @@ func RunLoad(ctx context.Context, env *Env, cfg LoadConfig) Scenario {
 
 // verify checks the database after the run.
 func (l *loadRun) verify(ctx context.Context, sc *scenarioRun, dataDir string) {
-	st, err := openStore(ctx, dataDir)
-	if err != nil {
-		sc.checkf("database reopens", false, "%v", err)
-		return
-	}
-	defer func() { _ = st.Close() }()
-	db := st.DB()
-	lost, err := checkAcks(ctx, db, l.acks)
-	if err != nil {
-		sc.checkf("every acknowledged create exists exactly once", false, "%v", err)
-		return
-	}
-	sc.s.WritesChecked, sc.s.Lost = len(l.acks), lost
-	sc.checkf("every acknowledged create exists exactly once", lost == 0, "%d acknowledged, %d missing or duplicated", len(l.acks), lost)
-	n, err := countLike(ctx, db, "load ")
-	sc.checkf("no unacknowledged create applied", err == nil && n == len(l.acks), "%d load tasks in the database, %d acknowledged", n, len(l.acks))
-	sc.checkf("a retried create with external_id deduplicates", l.dedupBad == 0, "%d retries returned the first task, %d did not", l.dedup, l.dedupBad)
-	sc.check(positionsDense(ctx, db))
-	sc.check(wipHeld(ctx, db))
-	pending, err := scalar(ctx, db, `SELECT COUNT(*) FROM questions WHERE state = 'pending'`)
-	answered, err2 := scalar(ctx, db, `SELECT COUNT(*) FROM questions WHERE state = 'answered'`)
-	sc.checkf("every question asked was answered once", err == nil && err2 == nil && pending == 0 && answered == l.asked,
-		"%d asked, %d answered, %d pending", l.asked, answered, pending)
-	sc.check(integrity(ctx, db))
+	inStore(ctx, sc, dataDir, func(db *sql.DB) {
+		lost, err := checkAcks(ctx, db, l.acks)
+		if err != nil {
+			sc.checkf("every acknowledged create exists exactly once", false, "%v", err)
+			return
+		}
+		sc.s.WritesChecked, sc.s.Lost = len(l.acks), lost
+		sc.checkf("every acknowledged create exists exactly once", lost == 0, "%d acknowledged, %d missing or duplicated", len(l.acks), lost)
+		n, err := countLike(ctx, db, "load ")
+		sc.checkf("no unacknowledged create applied", err == nil && n == len(l.acks), "%d load tasks in the database, %d acknowledged", n, len(l.acks))
+		sc.checkf("a retried create with external_id deduplicates", l.dedupBad == 0, "%d retries returned the first task, %d did not", l.dedup, l.dedupBad)
+		sc.check(positionsDense(ctx, db))
+		sc.check(wipHeld(ctx, db))
+		pending, err := scalar(ctx, db, `SELECT COUNT(*) FROM questions WHERE state = 'pending'`)
+		answered, err2 := scalar(ctx, db, `SELECT COUNT(*) FROM questions WHERE state = 'answered'`)
+		sc.checkf("every question asked was answered once", err == nil && err2 == nil && pending == 0 && answered == l.asked,
+			"%d asked, %d answered, %d pending", l.asked, answered, pending)
+	})
 }
 
 // worker is one load client.

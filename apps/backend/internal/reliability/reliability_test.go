@@ -75,30 +75,36 @@ func ciScale(race, plain int) int {
 }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	cfg := LoadConfig{Clients: 64, Calls: ciScale(40, 250)}
 	requirePassed(t, RunLoad(scenarioCtx(t, 3*time.Minute), testEnv(t), cfg))
 }
 
 func TestCrash(t *testing.T) {
+	t.Parallel()
 	cfg := CrashConfig{Cycles: ciScale(2, 3), AcksPerCycle: ciScale(60, 200), Writers: 12, StartupKills: ciScale(4, 8)}
 	requirePassed(t, RunCrash(scenarioCtx(t, 3*time.Minute), testEnv(t), cfg))
 }
 
 func TestRestart(t *testing.T) {
+	t.Parallel()
 	cfg := RestartConfig{Bridges: ciScale(4, 8), Agents: 4, Cycles: 2, Outage: time.Second}
 	requirePassed(t, RunRestart(scenarioCtx(t, 4*time.Minute), testEnv(t), cfg))
 }
 
 func TestDiskFull(t *testing.T) {
+	t.Parallel()
 	requirePassed(t, RunDisk(scenarioCtx(t, 2*time.Minute), testEnv(t), DiskConfig{SizeMiB: 16, Writes: ciScale(20, 50)}))
 }
 
 func TestClients(t *testing.T) {
+	t.Parallel()
 	cfg := ClientsConfig{Sessions: 5000, SessionCap: 200, SlowBodies: 50, IdleConns: ciScale(500, 1000), HalfOpen: 50}
 	requirePassed(t, RunClients(scenarioCtx(t, 4*time.Minute), testEnv(t), cfg))
 }
 
 func TestAgentFaults(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	requirePassed(t, RunAgentFaults(scenarioCtx(t, 3*time.Minute), env, AgentFaultsConfig{FaultAgent: faultPath, FloodMiB: 64}))
 }

@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -165,43 +166,37 @@ func (r *restartRun) report(sc *scenarioRun, phases map[string]*tally, leftovers
 
 // verify checks the database after the last stop.
 func (r *restartRun) verify(ctx context.Context, sc *scenarioRun, dataDir string, agentSessions []string) {
-	st, err := openStore(ctx, dataDir)
-	if err != nil {
-		sc.checkf("database reopens", false, "%v", err)
-		return
-	}
-	defer func() { _ = st.Close() }()
-	db := st.DB()
-	lost, err := checkAcks(ctx, db, r.acks)
-	total, err2 := countLike(ctx, db, "rb ")
-	sc.s.WritesChecked, sc.s.Lost = len(r.acks)+len(r.sent), lost
-	sc.checkf("no create applied twice (retries carry external_id)", errors.Join(err, err2) == nil && lost == 0 && total == len(r.acks),
-		"%d logical creates acknowledged, %d in the database, %d missing or duplicated", len(r.acks), total, lost)
-	replayed, missing := 0, 0
-	sent := map[string]bool{}
-	for _, c := range r.sent {
-		sent[c] = true
-	}
-	for _, c := range r.tried {
-		n, err := scalar(ctx, db, `SELECT COUNT(*) FROM session_messages WHERE content = ?`, c)
-		if err != nil || n > 1 {
-			replayed++
+	inStore(ctx, sc, dataDir, func(db *sql.DB) {
+		lost, err := checkAcks(ctx, db, r.acks)
+		total, err2 := countLike(ctx, db, "rb ")
+		sc.s.WritesChecked, sc.s.Lost = len(r.acks)+len(r.sent), lost
+		sc.checkf("no create applied twice (retries carry external_id)", errors.Join(err, err2) == nil && lost == 0 && total == len(r.acks),
+			"%d logical creates acknowledged, %d in the database, %d missing or duplicated", len(r.acks), total, lost)
+		replayed, missing := 0, 0
+		sent := map[string]bool{}
+		for _, c := range r.sent {
+			sent[c] = true
 		}
-		if sent[c] && n != 1 {
-			missing++
+		for _, c := range r.tried {
+			n, err := scalar(ctx, db, `SELECT COUNT(*) FROM session_messages WHERE content = ?`, c)
+			if err != nil || n > 1 {
+				replayed++
+			}
+			if sent[c] && n != 1 {
+				missing++
+			}
 		}
-	}
-	sc.s.Lost += missing
-	sc.checkf("no message replayed, every acknowledged one present", replayed == 0 && missing == 0,
-		"%d messages sent (%d acknowledged): %d stored twice, %d acknowledged but missing", len(r.tried), len(r.sent), replayed, missing)
-	resumed := 0
-	for _, id := range agentSessions {
-		n, _ := scalar(ctx, db, `SELECT COUNT(*) FROM session_messages WHERE session_id = ? AND type = 'status'
-			AND content LIKE 'Resumed the agent''s session after a backend restart%'`, id)
-		if n >= 1 {
-			resumed++
+		sc.s.Lost += missing
+		sc.checkf("no message replayed, every acknowledged one present", replayed == 0 && missing == 0,
+			"%d messages sent (%d acknowledged): %d stored twice, %d acknowledged but missing", len(r.tried), len(r.sent), replayed, missing)
+		resumed := 0
+		for _, id := range agentSessions {
+			n, _ := scalar(ctx, db, `SELECT COUNT(*) FROM session_messages WHERE session_id = ? AND type = 'status'
+				AND content LIKE 'Resumed the agent''s session after a backend restart%'`, id)
+			if n >= 1 {
+				resumed++
+			}
 		}
-	}
-	sc.checkf("the conversation records each resume", resumed == len(agentSessions), "%d of %d agent sessions have the resume status message", resumed, len(agentSessions))
-	sc.check(integrity(ctx, db))
+		sc.checkf("the conversation records each resume", resumed == len(agentSessions), "%d of %d agent sessions have the resume status message", resumed, len(agentSessions))
+	})
 }
