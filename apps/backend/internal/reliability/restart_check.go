@@ -21,7 +21,8 @@ type bridgeWorker struct {
 }
 
 // phase is "before" the first restart, "outage" while the backend is down
-// or this bridge has not had a call succeed since, then "after".
+// or this bridge has not had a call succeed since, then "after". A call
+// that overlaps a restart counts in the outage.
 func (w *bridgeWorker) phase() (string, int32) {
 	cyc := w.r.cycle.Load()
 	switch {
@@ -39,6 +40,9 @@ func (w *bridgeWorker) call(ctx context.Context, tool string, args, out any) (Ou
 	t0 := time.Now()
 	oc, d := classifyMCP(w.m.call(ctx, tool, args, out))
 	lat := time.Since(t0)
+	if w.r.cycle.Load() != cyc || w.r.down.Load() {
+		phase = "outage" // the backend went down while the call was in flight
+	}
 	w.phases[phase].add(lat, oc, d)
 	if phase == "outage" {
 		w.r.mu.Lock()
