@@ -115,6 +115,9 @@ func writeScenario(b *strings.Builder, s Scenario) {
 		}
 		b.WriteString(".\n\n")
 	}
+	for _, n := range s.Notes {
+		b.WriteString(n + "\n\n")
+	}
 }
 
 func writeCalls(b *strings.Builder, s Scenario) {

@@ -21,6 +21,8 @@ type Scenario struct {
 	Checks        []check `json:"checks"`
 	// Figures are scenario-specific measurements (name → value).
 	Figures map[string]float64 `json:"figures,omitempty"`
+	// Notes explain figures of this run.
+	Notes []string `json:"notes,omitempty"`
 	Seconds float64            `json:"seconds"`
 	// Skipped says why the scenario did not run (it then has no checks).
 	Skipped string `json:"skipped,omitempty"`
@@ -59,11 +61,11 @@ func (r *scenarioRun) calls(name string, t *tally, outage bool) Stats {
 	detail := ""
 	for o, d := range st.FirstErrors {
 		if o != OutcomeRefused && (outage || o != OutcomeUnavailable) || (!outage && o == OutcomeUnavailable) {
-			detail += " first " + string(o) + ": " + d + ";"
+			detail += " First " + string(o) + ": " + d + "."
 		}
 	}
 	r.checkf(name+": every call answered, no internal error", bad == 0,
-		"%d calls: %d ok, %d refused as expected, %d unavailable, %d internal, %d timeouts, %d other errors;%s",
+		"%d calls: %d ok, %d refused as expected, %d unavailable, %d internal, %d timeouts, %d other errors.%s",
 		st.Calls, st.OK, st.Refused, st.Unavailable, st.Internal, st.Timeouts, st.Failed, detail)
 	return st
 }
