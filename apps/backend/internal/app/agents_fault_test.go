@@ -1,6 +1,7 @@
 package app
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,13 @@ var (
 func faultAgent(t *testing.T) string {
 	t.Helper()
 	faultOnce.Do(func() {
-		faultBin = filepath.Join(t.TempDir(), "faultagent")
+		// Built once per test process, outliving any one test's TempDir.
+		dir, err := os.MkdirTemp("", "kandev-faultagent-")
+		if err != nil {
+			faultErr = err
+			return
+		}
+		faultBin = filepath.Join(dir, "faultagent")
 		if out, err := exec.Command("go", "build", "-o", faultBin, "../reliability/faultagent").CombinedOutput(); err != nil {
 			faultErr = err
 			faultBin = string(out)

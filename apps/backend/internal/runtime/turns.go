@@ -132,7 +132,7 @@ func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
 	watching := make(chan struct{})
 	defer close(watching)
 	abandon := r.watchTurn(conn, watching)
-	var grace <-chan time.Time
+	var grace, resend <-chan time.Time
 	for {
 		select {
 		case res := <-done:
@@ -148,7 +148,16 @@ func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
 				t := time.NewTimer(interruptGrace)
 				defer t.Stop()
 				grace = t.C
+				// A cancel that reached the agent before the prompt did is
+				// lost (seen under load): repeat it every second until the
+				// turn ends. session/cancel is idempotent, and stdin keeps
+				// every resend ahead of the next turn's prompt.
+				tk := time.NewTicker(time.Second)
+				defer tk.Stop()
+				resend = tk.C
 			}
+		case <-resend:
+			_ = conn.Cancel(context.Background(), acp.CancelNotification{SessionId: sid})
 		case <-grace:
 			cancel()
 			<-done
