@@ -126,13 +126,13 @@ func (l *loadRun) verify(ctx context.Context, sc *scenarioRun, dataDir string) {
 		sc.checkf("no unacknowledged create applied", err == nil && n == len(l.acks), "%d load tasks in the database, %d acknowledged", n, len(l.acks))
 		sc.checkf("a retried create with external_id deduplicates", l.dedupBad == 0, "%d retries returned the first task, %d did not", l.dedup, l.dedupBad)
 		sc.check(positionsDense(ctx, db))
-	if n, err := scalar(ctx, db, `SELECT MAX(c) FROM (SELECT COUNT(*) AS c FROM tasks GROUP BY workflow_step_id)`); err == nil {
-		sc.s.Figures["largest_step_tasks"] = float64(n)
-		sc.s.Notes = append(sc.s.Notes, fmt.Sprintf("Positions within a step are dense (0..n-1), so a move to an explicit position "+
-			"shifts every task after it: with up to %d tasks in a step, such a move rewrites that many rows while holding the "+
-			"database's write lock, and every write queued behind it waits. The bridges' calls include "+
-			"ask_user_question_kandev, whose latency is the wait for the answer.", n))
-	}
+		if n, err := scalar(ctx, db, `SELECT MAX(c) FROM (SELECT COUNT(*) AS c FROM tasks GROUP BY workflow_step_id)`); err == nil {
+			sc.s.Figures["largest_step_tasks"] = float64(n)
+			sc.s.Notes = append(sc.s.Notes, fmt.Sprintf("Positions within a step are dense (0..n-1), so a move to an explicit position "+
+				"shifts every task after it: with up to %d tasks in a step, such a move rewrites that many rows while holding the "+
+				"database's write lock, and every write queued behind it waits. The bridges' calls include "+
+				"ask_user_question_kandev, whose latency is the wait for the answer.", n))
+		}
 		sc.check(wipHeld(ctx, db))
 		pending, err := scalar(ctx, db, `SELECT COUNT(*) FROM questions WHERE state = 'pending'`)
 		answered, err2 := scalar(ctx, db, `SELECT COUNT(*) FROM questions WHERE state = 'answered'`)

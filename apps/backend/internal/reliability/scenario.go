@@ -22,8 +22,8 @@ type Scenario struct {
 	// Figures are scenario-specific measurements (name → value).
 	Figures map[string]float64 `json:"figures,omitempty"`
 	// Notes explain figures of this run.
-	Notes []string `json:"notes,omitempty"`
-	Seconds float64            `json:"seconds"`
+	Notes   []string `json:"notes,omitempty"`
+	Seconds float64  `json:"seconds"`
 	// Skipped says why the scenario did not run (it then has no checks).
 	Skipped string `json:"skipped,omitempty"`
 	Passed  bool   `json:"passed"`
