@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -66,5 +67,26 @@ func TestAgentBrokenConnectionFails(t *testing.T) {
 	s := e.waitState(id, kanban.SessionFailed)
 	if !strings.Contains(s.Error, "ACP connection broke") {
 		t.Fatalf("got error %q, want the broken-connection reason", s.Error)
+	}
+}
+
+// TestAgentInterruptResendsCancel is the regression test for an interrupt
+// whose session/cancel reached the agent before the turn's prompt did (a
+// race seen under load): the agent never saw a cancel for its turn, and the
+// interrupt waited out its 15 s grace. The runtime now repeats
+// session/cancel every second until the turn ends; this agent ends its turn
+// only at the second cancel, as one that lost the first would.
+func TestAgentInterruptResendsCancel(t *testing.T) {
+	t.Parallel()
+	bin := faultAgent(t)
+	e := newAgentEnv(t, withAgentCommands(t, map[string]any{"mock-agent": map[string]any{"command": bin}}))
+	task, sid := e.startMock("Interrupt", "@cancel-twice", nil)
+	e.waitState(sid, kanban.SessionRunning)
+	start := time.Now()
+	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, SessionID: sid, Message: "@cancel-twice", DeliveryMode: "interrupt"}, nil)
+	e.waitMessage(task.ID, "status", "cancelled")
+	// The grace is 15 s; a resent cancel ends the turn about a second in.
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("the interrupted turn ended after %s, want the resent cancel to end it", d)
 	}
 }

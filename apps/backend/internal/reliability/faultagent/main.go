@@ -8,6 +8,8 @@
 //	@flood-stderr MIB    write MIB MiB to stderr, then exit 3
 //	@hang                never answer the prompt, never write
 //	@ignore-term         ignore SIGTERM and keep sending thoughts, never ending the turn
+//	@cancel-twice        end the turn (cancelled) only at the second session/cancel,
+//	                     as an agent that got the first one before the prompt
 //
 // With --hang-initialize it never answers initialize.
 package main
@@ -29,7 +31,7 @@ import (
 func main() {
 	hangInit := flag.Bool("hang-initialize", false, "never answer initialize")
 	flag.Parse()
-	a := &agent{hangInit: *hangInit}
+	a := &agent{hangInit: *hangInit, cancels: make(chan struct{}, 16)}
 	a.conn = acp.NewAgentSideConnection(a, os.Stdout, os.Stdin)
 	<-a.conn.Done()
 }
@@ -37,6 +39,7 @@ func main() {
 type agent struct {
 	hangInit bool
 	conn     *acp.AgentSideConnection
+	cancels  chan struct{} // one per session/cancel
 }
 
 func (a *agent) Initialize(ctx context.Context, _ acp.InitializeRequest) (acp.InitializeResponse, error) {
@@ -102,6 +105,10 @@ func (a *agent) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptRe
 			_, _ = os.Stderr.Write(buf)
 		}
 		os.Exit(3)
+	case "@cancel-twice":
+		<-a.cancels
+		<-a.cancels
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	case "@ignore-term":
 		signal.Ignore(syscall.SIGTERM)
 		// Busy, not silent: a thought every half second, whatever the
@@ -120,7 +127,13 @@ func (a *agent) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptRe
 	select {}
 }
 
-func (a *agent) Cancel(context.Context, acp.CancelNotification) error { return nil }
+func (a *agent) Cancel(context.Context, acp.CancelNotification) error {
+	select {
+	case a.cancels <- struct{}{}:
+	default:
+	}
+	return nil
+}
 
 func (a *agent) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
 	return acp.CloseSessionResponse{}, nil
