@@ -90,3 +90,22 @@ func TestAgentInterruptResendsCancel(t *testing.T) {
 		t.Fatalf("the interrupted turn ended after %s, want the resent cancel to end it", d)
 	}
 }
+
+// TestAgentNonACPOutputFails is the regression test for an agent that
+// floods stdout with lines that are not ACP messages: each one cost the
+// backend an error log line (336,726 lines, 29 MB, in 3 s), until the
+// turn's silence timeout 30 minutes later. Now the session fails after
+// 1000 such lines and at most 20 ACP diagnostics are logged per session.
+func TestAgentNonACPOutputFails(t *testing.T) {
+	t.Parallel()
+	bin := faultAgent(t)
+	e := newAgentEnv(t, withAgentCommands(t, map[string]any{"mock-agent": map[string]any{"command": bin}}))
+	_, id := e.startMock("Garbage", "@flood-stdout", nil)
+	s := e.waitState(id, kanban.SessionFailed)
+	if !strings.Contains(s.Error, "lines on stdout that are not ACP messages") {
+		t.Fatalf("got error %q, want the non-ACP output reason", s.Error)
+	}
+	if n := strings.Count(e.logs.String(), `msg="acp: `); n > 21 {
+		t.Fatalf("got %d ACP log lines for one session, want at most 21", n)
+	}
+}

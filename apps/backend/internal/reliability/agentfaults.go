@@ -66,7 +66,7 @@ func RunAgentFaults(ctx context.Context, env *Env, cfg AgentFaultsConfig) Scenar
 	defer o.close()
 	faults := []agentFault{
 		{name: "floods session updates", prompt: fmt.Sprintf("@flood-updates %d", cfg.FloodMiB), want: kanban.SessionIdle},
-		{name: "floods stdout with non-ACP lines", prompt: "@flood-stdout", want: kanban.SessionFailed, reason: "sent no ACP message"},
+		{name: "floods stdout with non-ACP lines", prompt: "@flood-stdout", want: kanban.SessionFailed, reason: "not ACP messages"},
 		{name: "writes a line over the ACP limit", prompt: "@huge-line", want: kanban.SessionFailed, reason: "ACP connection"},
 		{name: "floods stderr and exits", prompt: fmt.Sprintf("@flood-stderr %d", cfg.FloodMiB), want: kanban.SessionFailed, reason: "exited with code 3"},
 		{name: "hangs in a turn without output", prompt: "@hang", want: kanban.SessionFailed, reason: "sent no ACP message"},
@@ -97,6 +97,7 @@ func RunAgentFaults(ctx context.Context, env *Env, cfg AgentFaultsConfig) Scenar
 	sc.s.Figures["rss_base_mib"], sc.s.Figures["rss_peak_mib"] = base, peak.max()
 	sc.checkf("server memory bounded while agents misbehave", peak.max()-base <= agentRSSMiB,
 		"server RSS %.0f MiB before, %.0f MiB at the peak (bound +%.0f MiB)", base, peak.max(), agentRSSMiB)
+	checkLog(sc, filepath.Join(dir, "serve.log"))
 	left := waitGone(descendants(srv.pid()), 10*time.Second)
 	sc.checkf("no faulty agent process left", len(left) == 0, "%d processes left once every session ended", len(left))
 	o.close()
@@ -211,4 +212,17 @@ func verifyRecorded(ctx context.Context, sc *scenarioRun, dataDir, sessionID str
 		sc.checkf("a flood is recorded up to the limit only", err == nil && mib <= recordLimitMiB,
 			"%.1f MiB of the flooding session's conversation stored (limit %.1f MiB)", mib, recordLimitMiB)
 	})
+}
+
+// maxACPLogLines bounds the ACP diagnostics the backend may log for the
+// scenario's agents (the runtime logs at most 20 per session, plus a note).
+const maxACPLogLines = 7 * 21
+
+// checkLog checks the faulty agents did not flood the backend's log.
+func checkLog(sc *scenarioRun, path string) {
+	b, err := os.ReadFile(path)
+	n := strings.Count(string(b), "msg=\"acp: ")
+	sc.s.Figures["acp_log_lines"] = float64(n)
+	sc.checkf("the backend's log stays bounded", err == nil && n <= maxACPLogLines,
+		"%d ACP diagnostic lines logged for all the faulty agents (bound %d); the log is %.1f MiB", n, maxACPLogLines, float64(len(b))/(1<<20))
 }

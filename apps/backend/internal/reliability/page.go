@@ -75,6 +75,7 @@ func writeLimits(b *strings.Builder) {
 | an agent silent during a turn (no question or permission open) | the session fails after 30 minutes with the reason | ` + "`--agent-silence-timeout`" + ` |
 | an agent that does not answer ACP initialize or session/new | the session fails after 2 minutes | ` + "`--agent-start-timeout`" + ` |
 | an agent whose ACP connection breaks (a line over 10 MiB, a notification flood, closed output) | the session fails with the reason and the agent is stopped | — |
+| an agent that writes stdout lines that are not ACP messages | the session fails after 1000 of them; at most 20 ACP diagnostics per session are logged | — |
 | an agent that ignores SIGTERM | SIGKILL 5 s later | — |
 | an agent's recorded output | 64 KiB per message, 8 MiB per session; stderr keeps its last 8 KiB | — |
 

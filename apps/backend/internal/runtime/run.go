@@ -58,10 +58,14 @@ type run struct {
 	failure string
 	// lastSeen is when the agent last sent an ACP message (unix nanos).
 	lastSeen atomic.Int64
+	// aborted is closed when the run must end as FAILED at once (abort).
+	aborted   chan struct{}
+	abortOnce sync.Once
 }
 
 func newRun(m *Manager, id string, resume bool) *run {
-	r := &run{m: m, id: id, resume: resume, wake: make(chan struct{}, 1), interrupts: make(chan struct{}, 1), state: kanban.SessionQueued}
+	r := &run{m: m, id: id, resume: resume, wake: make(chan struct{}, 1), interrupts: make(chan struct{}, 1), state: kanban.SessionQueued,
+		aborted: make(chan struct{})}
 	r.stopCtx, r.stopFunc = context.WithCancel(context.Background())
 	return r
 }
@@ -287,7 +291,7 @@ func (r *run) launch(l *launchInfo) (*process, error) {
 		return nil, fmt.Errorf("start the agent (%s): %w", filepath.Base(path), errors.Unwrap(err))
 	}
 	conn := acp.NewClientSideConnection(r, stdin, stdout)
-	conn.SetLogger(r.m.acpLog)
+	conn.SetLogger(newRunLog(r.m.acpLog.Handler(), r))
 	r.mu.Lock()
 	r.conn, r.exited = conn, proc.done
 	r.mu.Unlock()

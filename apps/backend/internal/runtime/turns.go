@@ -51,6 +51,8 @@ func (r *run) turns(l *launchInfo, proc *process) {
 					r.setFailure(errBroken.Error())
 				}
 				return
+			case <-r.aborted:
+				return
 			}
 		}
 		blocks := r.promptBlocks(l, prompts, first)
@@ -79,6 +81,9 @@ func (r *run) turns(l *launchInfo, proc *process) {
 				return
 			}
 			var silent silentError
+			if errors.Is(err, errAborted) {
+				return
+			}
 			if errors.As(err, &silent) {
 				r.setFailure(err.Error())
 				return

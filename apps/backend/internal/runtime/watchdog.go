@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -13,6 +14,21 @@ import (
 // notifications faster than they could be handled, or closed its stdout.
 var errBroken = errors.New("the agent's ACP connection broke (a line over 10 MiB, a flood of notifications faster " +
 	"than they could be recorded, or its output closed); Kandev stopped the agent")
+
+// errNonACP ends a run whose agent writes stdout lines that are not ACP
+// messages (each one also costs a log line).
+var errNonACP = errors.New("the agent wrote " + strconv.Itoa(maxNonACPLines) +
+	" lines on stdout that are not ACP messages; Kandev stopped it")
+
+// abort fails the run at once for err (the first reason wins): the turn in
+// progress is abandoned, or the idle wait ends.
+func (r *run) abort(err error) {
+	r.setFailure(err.Error())
+	r.abortOnce.Do(func() { close(r.aborted) })
+}
+
+// errAborted reports a turn abandoned by abort (the reason is recorded).
+var errAborted = errors.New("aborted")
 
 // silentError ends a turn in which the agent sent nothing for too long.
 type silentError struct{ d time.Duration }
@@ -45,6 +61,9 @@ func (r *run) watchTurn(conn *acp.ClientSideConnection, done <-chan struct{}) <-
 				return
 			case <-conn.Done():
 				out <- errBroken
+				return
+			case <-r.aborted:
+				out <- errAborted
 				return
 			case <-tick.C:
 				r.mu.Lock()
