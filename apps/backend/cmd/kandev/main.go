@@ -120,8 +120,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&qwait, "question-timeout", qwait, "longest an agent's question waits for an answer (env KANDEV_QUESTION_TIMEOUT)")
 	pprofAddr := fs.String("pprof", "", "also serve Go's runtime profiles at http://ADDR/debug/pprof/ (loopback only; for make bench)")
 	agents := agentFlags(fs)
+	maxSessions := fs.Int("mcp-max-sessions", mcpsrv.DefaultMaxSessions, "Streamable HTTP sessions /mcp keeps; past it the least recently used is dropped")
+	sessionIdle := fs.Duration("mcp-session-idle", mcpsrv.DefaultSessionIdle, "an /mcp session unused this long is dropped")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *maxSessions <= 0 || *sessionIdle <= 0 {
+		return errors.New("serve: --mcp-max-sessions and --mcp-session-idle must be positive")
 	}
 	if qwait <= 0 {
 		return errors.New("serve: --question-timeout must be positive")
@@ -132,7 +137,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Token: os.Getenv("KANDEV_TOKEN"), Logger: log, Out: stdout,
-		Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: app.DefaultRegistryDir(), Pprof: *pprofAddr})
+		Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: app.DefaultRegistryDir(), Pprof: *pprofAddr,
+		MCPSessions: mcpsrv.SessionLimits{Max: *maxSessions, Idle: *sessionIdle}})
 }
 
 // agentFlags adds serve's agent runtime flags.
@@ -142,7 +148,12 @@ func agentFlags(fs *flag.FlagSet) func() (app.AgentsConfig, error) {
 	maxAgents := fs.Int("max-agents", 4, "agents that run at once; more sessions wait QUEUED (env KANDEV_MAX_AGENTS)")
 	file := fs.String("agents-file", envOr("KANDEV_AGENTS_FILE", ""), "agent launch command overrides (JSON; default DATA_DIR/agents.json; env KANDEV_AGENTS_FILE)")
 	env := fs.String("agent-env", envOr("KANDEV_AGENT_ENV", ""), "comma-separated extra environment variables agents inherit (names, or prefixes ending in *; env KANDEV_AGENT_ENV)")
+	start := fs.Duration("agent-start-timeout", 2*time.Minute, "longest an agent may take to answer ACP initialize and session/new")
+	silence := fs.Duration("agent-silence-timeout", 30*time.Minute, "a session whose agent sends nothing this long during a turn (no question or permission open) fails")
 	return func() (app.AgentsConfig, error) {
+		if *start <= 0 || *silence <= 0 {
+			return app.AgentsConfig{}, errors.New("serve: --agent-start-timeout and --agent-silence-timeout must be positive")
+		}
 		n := *maxAgents
 		if v := os.Getenv("KANDEV_MAX_AGENTS"); v != "" && !flagSet(fs, "max-agents") {
 			if _, err := fmt.Sscan(v, &n); err != nil {
@@ -152,7 +163,8 @@ func agentFlags(fs *flag.FlagSet) func() (app.AgentsConfig, error) {
 		if n < 1 || n > 256 {
 			return app.AgentsConfig{}, errors.New("serve: --max-agents must be between 1 and 256")
 		}
-		return app.AgentsConfig{Launch: *launch, MaxAgents: n, File: *file, EnvAllow: app.AgentEnvAllow(*env)}, nil
+		return app.AgentsConfig{Launch: *launch, MaxAgents: n, File: *file, EnvAllow: app.AgentEnvAllow(*env),
+			StartTimeout: *start, SilenceTimeout: *silence}, nil
 	}
 }
 

@@ -57,6 +57,8 @@ type Config struct {
 	// Pprof, when set, is a loopback address on which Go's runtime
 	// profiles are served (see pprof.go); empty serves none.
 	Pprof string
+	// MCPSessions bound the /mcp endpoint's Streamable HTTP sessions.
+	MCPSessions mcpsrv.SessionLimits
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down
@@ -219,6 +221,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		Backend:  inProcess{reg: b.reg, principal: action.Principal{Kind: action.Operator}},
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
 		Logger:   cfg.Logger,
+		Sessions: cfg.MCPSessions,
 	})
 	if err != nil {
 		_ = st.Close()

@@ -38,6 +38,10 @@ type Config struct {
 	StartTimeout time.Duration
 	// StopGrace is the time between SIGTERM and SIGKILL (default 5s).
 	StopGrace time.Duration
+	// SilenceTimeout fails a session whose agent sends no ACP message for
+	// this long during a turn while no question or permission is open
+	// (default 30m).
+	SilenceTimeout time.Duration
 	// ScriptTimeout bounds each prepare and cleanup script (default 10m).
 	ScriptTimeout time.Duration
 	// OutputLimit bounds the bytes recorded per session (default 8 MiB).
@@ -67,6 +71,7 @@ func (c *Config) defaults() {
 	def(&c.PermissionWait, time.Hour)
 	def(&c.StartTimeout, 2*time.Minute)
 	def(&c.StopGrace, 5*time.Second)
+	def(&c.SilenceTimeout, 30*time.Minute)
 	def(&c.ScriptTimeout, 10*time.Minute)
 	if c.OutputLimit <= 0 {
 		c.OutputLimit = 8 << 20

@@ -60,10 +60,18 @@ type run struct {
 	state      kanban.SessionState
 	idleSince  time.Time
 	exited     chan struct{} // closed when the agent process exited
+	// failure, once set, is why the run ends FAILED (watchdog.go).
+	failure string
+	// lastSeen is when the agent last sent an ACP message (unix nanos).
+	lastSeen atomic.Int64
+	// aborted is closed when the run must end as FAILED at once (abort).
+	aborted   chan struct{}
+	abortOnce sync.Once
 }
 
 func newRun(m *Manager, id string, resume bool) *run {
-	r := &run{m: m, id: id, resume: resume, wake: make(chan struct{}, 1), interrupts: make(chan struct{}, 1), state: kanban.SessionQueued}
+	r := &run{m: m, id: id, resume: resume, wake: make(chan struct{}, 1), interrupts: make(chan struct{}, 1), state: kanban.SessionQueued,
+		aborted: make(chan struct{})}
 	r.stopCtx, r.stopFunc = context.WithCancel(context.Background())
 	return r
 }
@@ -124,6 +132,7 @@ func (r *run) setState(st kanban.SessionState) {
 // inputWait counts a question or permission opening (+1) or closing (-1)
 // and moves the session between RUNNING and WAITING_FOR_INPUT.
 func (r *run) inputWait(delta int) {
+	r.seen() // the silence watchdog counts from the wait's start or end
 	r.mu.Lock()
 	r.waits += delta
 	waiting, active := r.waits > 0, r.turnActive
@@ -301,7 +310,7 @@ func (r *run) launch(l *launchInfo) (*process, error) {
 		return nil, fmt.Errorf("start the agent (%s): %w", filepath.Base(path), errors.Unwrap(err))
 	}
 	conn := acp.NewClientSideConnection(r, stdin, stdout)
-	conn.SetLogger(r.m.acpLog)
+	conn.SetLogger(newRunLog(r.m.acpLog.Handler(), r))
 	r.mu.Lock()
 	r.conn, r.exited = conn, proc.done
 	r.mu.Unlock()

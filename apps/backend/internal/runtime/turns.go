@@ -49,6 +49,13 @@ func (r *run) turns(l *launchInfo, proc *process) {
 				return
 			case <-proc.done:
 				return
+			case <-r.conn.Done():
+				if !exitsSoon(proc) {
+					r.setFailure(errBroken.Error())
+				}
+				return
+			case <-r.aborted:
+				return
 			}
 		}
 		blocks, last := r.promptBlocks(l, prompts, first, plan)
@@ -83,6 +90,20 @@ func (r *run) turns(l *launchInfo, proc *process) {
 		}
 		if err != nil {
 			if errors.Is(err, errStopped) || processExited(proc) {
+				return
+			}
+			var silent silentError
+			if errors.Is(err, errAborted) {
+				return
+			}
+			if errors.As(err, &silent) {
+				r.setFailure(err.Error())
+				return
+			}
+			if errors.Is(err, errBroken) || connBroken(r.conn) {
+				if !exitsSoon(proc) {
+					r.setFailure(errBroken.Error())
+				}
 				return
 			}
 			msg := "The agent's turn failed."
@@ -129,15 +150,22 @@ func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
 		err  error
 	}
 	done := make(chan result, 1)
+	r.seen()
 	go func() {
 		resp, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sid, Prompt: blocks})
 		done <- result{resp, err}
 	}()
-	var grace <-chan time.Time
+	watching := make(chan struct{})
+	defer close(watching)
+	abandon := r.watchTurn(conn, watching)
+	var grace, resend <-chan time.Time
 	for {
 		select {
 		case res := <-done:
 			return res.resp, res.err
+		case err := <-abandon:
+			cancel()
+			return acp.PromptResponse{}, err
 		case <-r.stopCtx.Done():
 			_ = conn.Cancel(context.Background(), acp.CancelNotification{SessionId: sid})
 			return acp.PromptResponse{}, errStopped
@@ -146,7 +174,16 @@ func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
 				t := time.NewTimer(interruptGrace)
 				defer t.Stop()
 				grace = t.C
+				// A cancel that reached the agent before the prompt did is
+				// lost (seen under load): repeat it every second until the
+				// turn ends. session/cancel is idempotent, and stdin keeps
+				// every resend ahead of the next turn's prompt.
+				tk := time.NewTicker(time.Second)
+				defer tk.Stop()
+				resend = tk.C
 			}
+		case <-resend:
+			_ = conn.Cancel(context.Background(), acp.CancelNotification{SessionId: sid})
 		case <-grace:
 			cancel()
 			<-done
@@ -212,6 +249,10 @@ func (r *run) finish(l *launchInfo, proc *process) {
 	default:
 		if proc == nil {
 			return
+		}
+		if reason := r.failureReason(); reason != "" {
+			r.fail(reason, proc)
+			break
 		}
 		code := proc.exitCode()
 		if code == 0 {

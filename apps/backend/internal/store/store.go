@@ -77,9 +77,10 @@ func (s *Store) DB() *sql.DB { return s.db }
 // when it returns an error or panics, without affecting the others; tx
 // returns nil only once that work is committed. fn must do all its reads
 // and writes through tx: a read on the pool would not see the work of
-// the writers before it in the batch.
+// the writers before it in the batch. A full disk or an I/O error is
+// UNAVAILABLE (see storageError).
 func (s *Store) tx(ctx context.Context, fn func(tx txn) error) error {
-	return s.writes.tx(ctx, fn)
+	return storageError(s.writes.tx(ctx, fn))
 }
 
 // queryer is what *sql.DB, *sql.Tx, the statement cache (reads on the
