@@ -5,7 +5,7 @@
 BACKEND := apps/backend
 KANDEV  := $(BACKEND)/bin/kandev
 
-.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz clean browser postgres board-screenshots
+.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres board-screenshots
 
 run: build
 	$(KANDEV) serve
@@ -13,7 +13,7 @@ run: build
 build:
 	$(MAKE) -C $(BACKEND) build
 
-test: vet lint test-go docs-check e2e
+test: vet lint test-go fuzz-smoke docs-check e2e
 
 vet:
 	$(MAKE) -C $(BACKEND) vet
@@ -68,8 +68,18 @@ e2e: build
 bench: browser postgres
 	$(MAKE) -C $(BACKEND) bench
 
+# Load, kill -9, restarts, a full disk, misbehaving clients and agents at
+# full scale; writes reliability/results.json and regenerates
+# docs/public/reliability.md (about 10 minutes; make test runs them smaller).
+reliability:
+	$(MAKE) -C $(BACKEND) reliability
+
+# Every fuzz target for FUZZTIME each (default 30s): make fuzz FUZZTIME=5m
 fuzz:
 	$(MAKE) -C $(BACKEND) fuzz
+
+fuzz-smoke:
+	$(MAKE) -C $(BACKEND) fuzz-smoke
 
 clean:
 	rm -rf $(BACKEND)/bin

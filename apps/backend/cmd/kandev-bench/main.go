@@ -4,7 +4,8 @@
 //
 //	kandev-bench run --kandev bin/kandev --results R --docs D   measure everything
 //	kandev-bench docs --results R --docs D                      re-render the page
-//	kandev-bench floor-server --addr 127.0.0.1:0                the transport floor (a child of run)
+//	kandev-bench floor-server --addr 127.0.0.1:0 [--same-bytes NAME=FILE]...
+//	                                                            the transport floors (a child of run)
 //	kandev-bench fixture                                        the upstream MCP fixture over stdio (a child of run)
 package main
 
@@ -58,10 +59,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs := flag.NewFlagSet("kandev-bench floor-server", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		addr := fs.String("addr", "127.0.0.1:0", "listen address")
+		same := map[string][]byte{}
+		fs.Func("same-bytes", "NAME=FILE: also serve tool NAME answering FILE's JSON as a Kandev tool result (repeatable)", func(v string) error {
+			name, file, ok := strings.Cut(v, "=")
+			if !ok || name == "" {
+				return errors.New("want NAME=FILE")
+			}
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return err
+			}
+			same[name] = b
+			return nil
+		})
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
-		return bench.ServeFloor(ctx, *addr, stdout)
+		return bench.ServeFloor(ctx, *addr, stdout, same)
 	case "fixture":
 		fixture.Main()
 		return nil

@@ -122,6 +122,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("serve: KANDEV_QUESTION_TIMEOUT must be a positive duration such as 30m")
 	}
 	fs.DurationVar(&qwait, "question-timeout", qwait, "longest an agent's question waits for an answer (env KANDEV_QUESTION_TIMEOUT)")
+	pprofAddr := fs.String("pprof", "", "also serve Go's runtime profiles at http://ADDR/debug/pprof/ (loopback only; for make bench)")
 	agents := agentFlags(fs)
 	database := fs.String("database", os.Getenv("KANDEV_DATABASE_URL"),
 		"postgres://… to share a PostgreSQL database with other backends (env KANDEV_DATABASE_URL; default: SQLite in the data dir)")
@@ -130,8 +131,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("serve: KANDEV_LEASE_TTL must be a duration such as 15s")
 	}
 	fs.DurationVar(&ttl, "lease-ttl", ttl, "with --database: how long a backend that stopped renewing its lease keeps its agents' sessions before another takes them over (env KANDEV_LEASE_TTL)")
+	maxSessions := fs.Int("mcp-max-sessions", mcpsrv.DefaultMaxSessions, "Streamable HTTP sessions /mcp keeps; past it the least recently used is dropped")
+	sessionIdle := fs.Duration("mcp-session-idle", mcpsrv.DefaultSessionIdle, "an /mcp session unused this long is dropped")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *maxSessions <= 0 || *sessionIdle <= 0 {
+		return errors.New("serve: --mcp-max-sessions and --mcp-session-idle must be positive")
 	}
 	if ttl < 500*time.Millisecond || ttl > 10*time.Minute {
 		return errors.New("serve: --lease-ttl must be between 500ms and 10m")
@@ -146,6 +152,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
 		Logger: log, Out: stdout, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: app.DefaultRegistryDir(),
+		Pprof: *pprofAddr, MCPSessions: mcpsrv.SessionLimits{Max: *maxSessions, Idle: *sessionIdle},
 		LeaseTTL: ttl, LeaseBeat: ttl / 5})
 }
 
@@ -156,7 +163,12 @@ func agentFlags(fs *flag.FlagSet) func() (app.AgentsConfig, error) {
 	maxAgents := fs.Int("max-agents", 4, "agents that run at once; more sessions wait QUEUED (env KANDEV_MAX_AGENTS)")
 	file := fs.String("agents-file", envOr("KANDEV_AGENTS_FILE", ""), "agent launch command overrides (JSON; default DATA_DIR/agents.json; env KANDEV_AGENTS_FILE)")
 	env := fs.String("agent-env", envOr("KANDEV_AGENT_ENV", ""), "comma-separated extra environment variables agents inherit (names, or prefixes ending in *; env KANDEV_AGENT_ENV)")
+	start := fs.Duration("agent-start-timeout", 2*time.Minute, "longest an agent may take to answer ACP initialize and session/new")
+	silence := fs.Duration("agent-silence-timeout", 30*time.Minute, "a session whose agent sends nothing this long during a turn (no question or permission open) fails")
 	return func() (app.AgentsConfig, error) {
+		if *start <= 0 || *silence <= 0 {
+			return app.AgentsConfig{}, errors.New("serve: --agent-start-timeout and --agent-silence-timeout must be positive")
+		}
 		n := *maxAgents
 		if v := os.Getenv("KANDEV_MAX_AGENTS"); v != "" && !flagSet(fs, "max-agents") {
 			if _, err := fmt.Sscan(v, &n); err != nil {
@@ -166,7 +178,8 @@ func agentFlags(fs *flag.FlagSet) func() (app.AgentsConfig, error) {
 		if n < 1 || n > 256 {
 			return app.AgentsConfig{}, errors.New("serve: --max-agents must be between 1 and 256")
 		}
-		return app.AgentsConfig{Launch: *launch, MaxAgents: n, File: *file, EnvAllow: app.AgentEnvAllow(*env)}, nil
+		return app.AgentsConfig{Launch: *launch, MaxAgents: n, File: *file, EnvAllow: app.AgentEnvAllow(*env),
+			StartTimeout: *start, SilenceTimeout: *silence}, nil
 	}
 }
 
@@ -214,11 +227,13 @@ func agentCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	fs := flag.NewFlagSet("kandev agent mock", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	noLoad := fs.Bool("no-load", false, "do not offer ACP session/load (to test clients that must cope without it)")
+	var o app.MockAgentOptions
+	fs.BoolVar(&o.NoLoad, "no-load", false, "do not offer ACP session/load (to test clients that must cope without it)")
+	fs.BoolVar(&o.NoModes, "no-modes", false, "offer no ACP session modes (to test clients that must cope without them)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	return app.RunMockAgent(ctx, os.Stdin, os.Stdout, stderr, *noLoad)
+	return app.RunMockAgent(ctx, os.Stdin, os.Stdout, stderr, o)
 }
 
 func mcpCmd(ctx context.Context, args []string, stderr io.Writer) error {

@@ -2,7 +2,6 @@ package action
 
 import (
 	"context"
-	"unicode/utf8"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -106,6 +105,8 @@ type RelatedTask struct {
 	WorkflowStepID string           `json:"workflow_step_id"`
 	ParentID       string           `json:"parent_id,omitempty"`
 	Description    *string          `json:"description,omitempty"`
+	// DescriptionTruncated says Description was cut (verbose only).
+	DescriptionTruncated bool `json:"description_truncated,omitempty"`
 }
 
 // RelatedOut is the result of task.related. Each list holds at most limit
@@ -206,11 +207,8 @@ func views(ts []kanban.Task, skip string, view func(*kanban.Task) RelatedTask) [
 func relatedView(t *kanban.Task, verbose bool) RelatedTask {
 	v := RelatedTask{ID: t.ID, Title: t.Title, State: t.State, WorkflowStepID: t.WorkflowStepID, ParentID: t.ParentID}
 	if verbose {
-		d := t.Description
-		if utf8.RuneCountInString(d) > maxRelatedDescription {
-			d = string([]rune(d)[:maxRelatedDescription])
-		}
-		v.Description = &d
+		d, cut := kanban.Preview(t.Description, maxRelatedDescription)
+		v.Description, v.DescriptionTruncated = &d, cut
 	}
 	return v
 }

@@ -51,6 +51,8 @@ type Service struct {
 	// dirs finds a task's workspace directory (rich output files,
 	// diagnostic bundles).
 	dirs taskdir.Dirs
+	// diag configures and rate-limits diagnostic bundles.
+	diag *diagnostics
 }
 
 // New builds the registry with every action registered.
@@ -80,6 +82,7 @@ func New(d Deps) (*Registry, *Service) {
 	s.registerConfig(r)
 	s.registerPermissions(r)
 	s.registerUpstreams(r)
+	s.registerDiagnostics(r)
 	return r, s
 }
 

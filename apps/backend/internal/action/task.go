@@ -14,8 +14,11 @@ type TaskListIn struct {
 	ParentID        string           `json:"parent_id"`
 	State           kanban.TaskState `json:"state"`
 	IncludeArchived bool             `json:"include_archived"`
-	Limit           int              `json:"limit"`
-	Cursor          string           `json:"cursor"`
+	// Verbose lists every field of each task (kanban.TaskDetail) instead of
+	// a summary with a preview of its prompt (kanban.TaskSummary).
+	Verbose bool   `json:"verbose"`
+	Limit   int    `json:"limit"`
+	Cursor  string `json:"cursor"`
 }
 
 // TaskCreateIn is the payload of task.create.
@@ -198,7 +201,9 @@ func (s *Service) mutableTask(ctx context.Context, p Principal, id string) (*kan
 	return s.taskInScope(ctx, p, id)
 }
 
-func (s *Service) listTasks(ctx context.Context, p Principal, in TaskListIn) (*kanban.List[kanban.Task], error) {
+// listTasks answers task.list: a page of *kanban.List[kanban.TaskSummary],
+// or of kanban.TaskDetail when verbose.
+func (s *Service) listTasks(ctx context.Context, p Principal, in TaskListIn) (any, error) {
 	ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
 	if err != nil {
 		return nil, err
@@ -213,7 +218,11 @@ func (s *Service) listTasks(ctx context.Context, p Principal, in TaskListIn) (*k
 			return nil, err
 		}
 	}
-	return s.store.ListTasks(ctx, f, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+	page := kanban.Page{Limit: in.Limit, Cursor: in.Cursor}
+	if in.Verbose {
+		return s.store.ListTaskDetails(ctx, f, page)
+	}
+	return s.store.ListTaskSummaries(ctx, f, page)
 }
 
 // moveTask moves a task to a step (of another workflow of its workspace
@@ -268,12 +277,21 @@ func (s *Service) moveTask(ctx context.Context, p Principal, in TaskMoveIn) (*ka
 }
 
 // handOff gives a moved task's prompt to its agent: queued to its live
-// session, else kept as the first message of the next session started.
+// session (an older hand-off still kept for a next session is then
+// superseded and cleared), else kept as the first message of the next
+// session started.
 func (s *Service) handOff(ctx context.Context, p Principal, t *kanban.Task, prompt string) error {
-	if _, err := s.SendPrompt(ctx, t.ID, sender(p), prompt); kanban.ErrorCode(err) != kanban.CodeConflict {
+	_, err := s.SendPrompt(ctx, t.ID, sender(p), prompt)
+	if err == nil {
+		if cur, gerr := s.store.GetTask(ctx, t.ID); gerr == nil {
+			s.launched(ctx, cur)
+		}
+		return nil
+	}
+	if kanban.ErrorCode(err) != kanban.CodeConflict {
 		return err
 	}
-	_, err := s.store.UpdateTask(ctx, t.ID, kanban.TaskUpdate{LaunchPrompt: &prompt})
+	_, err = s.store.UpdateTask(ctx, t.ID, kanban.TaskUpdate{LaunchPrompt: &prompt})
 	return err
 }
 

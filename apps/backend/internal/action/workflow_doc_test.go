@@ -77,7 +77,7 @@ func TestWorkflowDocumentOwnRoundTrip(t *testing.T) {
 // identically.
 func TestWorkflowDocumentReferenceRoundTrip(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"kanban.json", "two-workflows.yml"} {
+	for _, name := range []string{"kanban.json", "two-workflows.yml", "plan-and-build.yml"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t)

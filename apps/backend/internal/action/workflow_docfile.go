@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -178,6 +179,9 @@ func docStepSpec(field string, d DocStep, index map[int]int) (StepSpec, error) {
 		spec.PullFromStepPosition = &at
 	}
 	for ev, actions := range d.Events {
+		if !slices.Contains(kanban.StepEventKinds, ev) {
+			return spec, kanban.FieldError(field+".events", "keys must be one of: %s", strings.Join(kanban.StepEventKinds, ", "))
+		}
 		out := make([]kanban.StepAction, len(actions))
 		for j, a := range actions {
 			out[j] = a

@@ -31,6 +31,10 @@ type AgentsConfig struct {
 	Executable string
 	// StopGrace is the time between SIGTERM and SIGKILL (default 5s).
 	StopGrace time.Duration
+	// StartTimeout bounds an agent's ACP initialize and session/new
+	// (default 2m); SilenceTimeout fails a session whose agent sends
+	// nothing for that long during a turn (default 30m).
+	StartTimeout, SilenceTimeout time.Duration
 }
 
 // newRuntime builds the agent runtime of a backend, or nil when it
@@ -61,7 +65,8 @@ func newRuntime(cfg Config, st kanban.Store, pub action.Publisher, token string,
 	return runtime.New(runtime.Config{
 		Store: st, Publisher: pub, Logger: cfg.Logger, DataDir: dataDir, Executable: exe, Version: mcpsrv.Version,
 		Commands: cmds, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
-		StopGrace: a.StopGrace, OperatorToken: token, OnTurn: onTurn, BackendID: backendID, LeaseTTL: cfg.LeaseTTL,
+		StopGrace: a.StopGrace, OperatorToken: token, OnTurn: onTurn, StartTimeout: a.StartTimeout, SilenceTimeout: a.SilenceTimeout,
+		BackendID: backendID, LeaseTTL: cfg.LeaseTTL,
 	}), nil
 }
 

@@ -186,9 +186,15 @@ func ControlSession(ctx context.Context, backendURL, token, sub string, c Sessio
 	return "", fmt.Errorf("unknown session subcommand")
 }
 
+// MockAgentOptions are the flags of kandev agent mock.
+type MockAgentOptions struct {
+	NoLoad  bool // offer no session/load
+	NoModes bool // offer no session modes
+}
+
 // RunMockAgent runs the built-in mock ACP agent on stdin/stdout.
-func RunMockAgent(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, noLoad bool) error {
-	return mockagent.Run(ctx, stdin, stdout, mockagent.Options{NoLoad: noLoad, Stderr: stderr, Exit: os.Exit})
+func RunMockAgent(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, o MockAgentOptions) error {
+	return mockagent.Run(ctx, stdin, stdout, mockagent.Options{NoLoad: o.NoLoad, NoModes: o.NoModes, Stderr: stderr, Exit: os.Exit})
 }
 
 // AgentEnvAllow is the default agent environment allow-list plus the

@@ -18,6 +18,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/board"
 	"github.com/kandev/kandev/apps/backend/internal/flow"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/logring"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"
 	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
@@ -61,6 +62,11 @@ type Config struct {
 	// and 15s): the sessions of a backend whose lease lapsed are taken
 	// over by another.
 	LeaseBeat, LeaseTTL time.Duration
+	// Pprof, when set, is a loopback address on which Go's runtime
+	// profiles are served (see pprof.go); empty serves none.
+	Pprof string
+	// MCPSessions bound the /mcp endpoint's Streamable HTTP sessions.
+	MCPSessions mcpsrv.SessionLimits
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down
@@ -98,6 +104,12 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Logger.Warn("operator commands will not find this backend's token by its address", "err", err)
 	} else {
 		defer unregister()
+	}
+	if cfg.Pprof != "" {
+		if err := b.servePprof(ctx, cfg.Pprof, cfg.Out); err != nil {
+			_ = srv.Close()
+			return err
+		}
 	}
 	flowCtx, stopSweeps := context.WithCancel(ctx)
 	defer stopSweeps()
@@ -166,11 +178,16 @@ type backend struct {
 
 	// conformance is the conformance fixture server (nil unless enabled).
 	conformance *conformance.Server
-	// shared is what the backend shares with others on its database.
-	shared *shared
+	// shared is what the backend shares with others on its database;
+	// svcAgents the runtime as the action layer sees it (relayed to the
+	// other backends on a shared database).
+	shared    *shared
+	svcAgents action.Agents
 }
 
 func newBackend(ctx context.Context, cfg Config) (*backend, error) {
+	var ring *logring.Ring
+	cfg.Logger, ring = withLogRing(cfg.Logger)
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
@@ -206,6 +223,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		local = b.agents
 	}
 	deps.Agents = b.shared.agents(local)
+	b.svcAgents = deps.Agents
 	b.reg, b.svc = action.New(deps)
 	b.shared.wire(b.svc)
 	b.newFlow(cfg)
@@ -232,6 +250,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		Backend:  inProcess{reg: b.reg, principal: action.Principal{Kind: action.Operator}},
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
 		Logger:   cfg.Logger,
+		Sessions: cfg.MCPSessions,
 	})
 	if err != nil {
 		_ = st.Close()
@@ -242,6 +261,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		_ = st.Close()
 		return nil, err
 	}
+	b.setDiagnostics(cfg, ring)
 	return b, nil
 }
 

@@ -37,15 +37,7 @@ func operatorToken(dataDir, env string) (string, error) {
 		return "", fmt.Errorf("generate operator token: %w", err)
 	}
 	tok := hex.EncodeToString(raw[:])
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return "", fmt.Errorf("write operator token: %w", err)
-	}
-	if _, err := f.WriteString(tok + "\n"); err != nil {
-		_ = f.Close()
-		return "", fmt.Errorf("write operator token: %w", err)
-	}
-	if err := f.Close(); err != nil {
+	if err := writeNewFile(path, []byte(tok+"\n")); err != nil {
 		return "", fmt.Errorf("write operator token: %w", err)
 	}
 	return tok, nil
@@ -105,4 +97,33 @@ func readTokenFile(path string) (string, error) {
 		return "", fmt.Errorf("operator token file %s is empty", path)
 	}
 	return tok, nil
+}
+
+// writeNewFile creates path (0600) holding data, all or nothing: the data
+// goes to a temporary file in the same directory, is synced, and is then
+// linked into place, which fails if path exists. A crash or a full disk
+// part way leaves no path behind (an empty token file would refuse every
+// later start), only a temporary file that is removed on failure.
+func writeNewFile(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		// The link (or the failure) leaves the temporary name unused.
+		_ = os.Remove(tmp)
+	}()
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Link(tmp, path)
 }

@@ -51,7 +51,7 @@ func TestBoardToolsValidation(t *testing.T) {
 		{"limit wrong type", "list_workspaces_kandev", `{"limit":"10"}`, p + "list_workspaces_kandev: /limit: expected integer"},
 		{"missing required", "list_workflows_kandev", `{}`, p + `list_workflows_kandev: / is missing required "workspace_id"`},
 		{"unknown root key with suggestion", "list_tasks_kandev", `{"workflow_idd":"x"}`,
-			p + `list_tasks_kandev: unknown field at /; allowed: cursor, include_archived, limit, state, workflow_id, workflow_step_id (did you mean "workflow_id"?)`},
+			p + `list_tasks_kandev: unknown field at /; allowed: cursor, include_archived, limit, state, verbose, workflow_id, workflow_step_id (did you mean "workflow_id"?)`},
 		{"enum near-miss", "list_tasks_kandev", `{"state":"todo"}`,
 			p + "list_tasks_kandev: /state: must be one of: TODO, IN_PROGRESS, REVIEW, BLOCKED, WAITING_FOR_INPUT, COMPLETED, FAILED, CANCELLED (enum)"},
 		{"several problems all reported", "list_tasks_kandev", `{"limit":500,"state":"x","include_archived":"yes"}`,

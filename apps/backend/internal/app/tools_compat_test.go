@@ -47,6 +47,9 @@ func TestMoveTaskAcrossWorkflows(t *testing.T) {
 	if n := dbInt(e, `SELECT COUNT(*) FROM session_messages WHERE session_id = ? AND type = 'prompt' AND content = 'Back to you'`, sid); n != 1 {
 		t.Fatalf("hand-off to the live session: got %d prompts, want 1", n)
 	}
+	if lp := dbStr(e, `SELECT launch_prompt FROM tasks WHERE id = ?`, task.ID); lp != "" {
+		t.Fatalf("the older hand-off kept for a next session: got %q, want it superseded by the delivered one", lp)
+	}
 }
 
 // TestStepInsertAndReferenceSettings: create_workflow_step_kandev's

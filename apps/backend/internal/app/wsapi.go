@@ -164,8 +164,20 @@ func topicAllowed(p action.Principal, t string) error {
 func (b *backend) disconnected(c *ws.Conn) {
 	b.boardConns.remove(c)
 	id, ok := b.attached.LoadAndDelete(c)
-	if !ok {
+	if !ok || b.stillAttached(id) {
 		return
 	}
 	b.svc.Detached(context.Background(), id.(string))
+}
+
+// stillAttached reports whether another connection's MCP server is
+// attached as the session (a fresh ACP session's, after
+// reset_agent_context, while the old one's goes away).
+func (b *backend) stillAttached(id any) bool {
+	found := false
+	b.attached.Range(func(_, v any) bool {
+		found = v == id
+		return !found
+	})
+	return found
 }

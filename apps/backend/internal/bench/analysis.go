@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -23,21 +25,14 @@ func writeAnalysis(b *strings.Builder, r *Results) {
 	if p := noiseAnalysis(r); p != "" {
 		paras = append(paras, p)
 	}
-	if missed(r, "1", "mcp-go built-in") {
-		paras = append(paras, "**Validation against mcp-go's built-in.** Both validate with the same library "+
-			"(santhosh-tekuri/jsonschema v6), and on valid arguments the wrapper check adds little to a bare cached "+
-			"`Validate` (see check / bare). mcp-go's option adds, around that same `Validate`, a re-encoding and decoding "+
-			"of the arguments and a SHA-256 of the tool's schema on every call. The ratio is therefore bounded by that "+
-			"overhead; a 4× margin would need validation cheaper than the library's own `Validate`.")
-	}
 	if missed(r, "1", "wrapper check / bare Validate, create_task, rejected") {
 		paras = append(paras, "**Refusals.** The bare `Validate` only returns the library's error tree; the wrapper also "+
 			"turns it into the redacted message the agent reads: each problem resolved to a declared path and keyword, "+
 			"sorted, and \"did you mean\" suggestions for unknown fields by edit distance. That is the cost of reporting "+
 			"every problem well, paid only when an agent makes a mistake.")
 	}
-	if missed(r, "2", "(") {
-		paras = append(paras, roundTripAnalysis(r))
+	if p := roundTripAnalysis(r); p != "" {
+		paras = append(paras, p)
 	}
 	if missed(r, "6", "tools/list bytes") {
 		paras = append(paras, catalogAnalysis(r))
@@ -54,24 +49,67 @@ func writeAnalysis(b *strings.Builder, r *Results) {
 	}
 }
 
+// roundTripAnalysis explains each missed section-2 throughput target from
+// the run's own figures: the CPU a call may cost at the target ratio (the
+// server and the load generator share the machine's cores, so calls/s
+// follow the CPU per call of both), what it costs, and the profile's
+// largest groups.
 func roundTripAnalysis(r *Results) string {
-	floorBytes, listBytes := 0, 0
+	at := map[string]RoundTripPoint{}
 	for _, p := range r.RoundTrip {
-		switch p.Target {
-		case "floor":
-			floorBytes = p.ResponseBytes
-		case "list_tasks":
-			listBytes = p.ResponseBytes
+		if p.Clients == targetsAtClients {
+			at[p.Target] = p
 		}
 	}
-	return fmt.Sprintf("**Round trips against the floor.** The floor's tool does nothing and answers %d bytes. "+
-		"CPU profiles of `kandev serve` under this load put about 40%% of a `list_tasks_kandev` call in mcp-go writing "+
-		"the response: the 50-task page (%d bytes on the wire) is sent twice, as structured content and as text, as the "+
-		"design asks, and mcp-go encodes it into a map and re-scans it while writing. Reading the rows from SQLite "+
-		"(statements are prepared once and reused) takes about 18%%, our one encoding of the result about 6%%. "+
-		"`create_task_kandev` writes the task, its session and the first message in one transaction; about a third of "+
-		"its time is that commit (a dozen pages to the WAL), unavoidable for a durable write. The floor and the servers "+
-		"share the machine's %d cores with the load generator.", floorBytes, listBytes, r.Machine.Cores)
+	var paras []string
+	for _, c := range []struct {
+		key, floor, prefix string
+		ratio              float64
+	}{
+		{"list_tasks_5", "floor", "(b) list_tasks, 5-task page", minListSmallOverNoop},
+		{"list_tasks", sameBytesPrefix + "list_tasks", "(b) list_tasks, 50-task page", minListOverSame},
+		{"create_task", "floor", "(c) create_task", minCreateOverFloor},
+	} {
+		p, f := at[c.key], at[c.floor]
+		if !missed(r, "2", c.prefix) || p.ServerCPUUs == 0 || f.ServerCPUUs == 0 {
+			continue
+		}
+		budget := (f.ServerCPUUs + f.ClientCPUUs) / c.ratio
+		s := fmt.Sprintf("**%s at %d clients.** %s costs %.0f µs of server CPU and %.0f µs of load-generator CPU per call "+
+			"(%.0f calls/s); %s costs %.0f + %.0f µs (%.0f calls/s). At %.1f× its calls/s a call could cost about %.0f µs in all, "+
+			"so Kandev's server side would have to fit in about %.0f µs instead of %.0f.",
+			roundTripLabel(p), targetsAtClients, roundTripLabel(f), f.ServerCPUUs, f.ClientCPUUs, f.CallsPerSec, roundTripLabel(p),
+			p.ServerCPUUs, p.ClientCPUUs, p.CallsPerSec, c.ratio, budget, max(0, budget-p.ClientCPUUs), p.ServerCPUUs)
+		if sp := profileOf(r, c.key); sp != nil {
+			s += " Its profile: " + largestShares(sp, 4) + "."
+		}
+		paras = append(paras, s)
+	}
+	if len(paras) == 0 {
+		return ""
+	}
+	return strings.Join(paras, "\n\n")
+}
+
+// profileOf returns the profile taken under target, or nil.
+func profileOf(r *Results, target string) *ServerProfile {
+	for i := range r.Profiles {
+		if r.Profiles[i].Target == target {
+			return &r.Profiles[i]
+		}
+	}
+	return nil
+}
+
+// largestShares names a profile's n largest groups with their CPU per call.
+func largestShares(p *ServerProfile, n int) string {
+	sh := slices.Clone(p.Shares)
+	slices.SortStableFunc(sh, func(a, b CPUShare) int { return cmp.Compare(b.Share, a.Share) })
+	var parts []string
+	for _, x := range sh[:min(n, len(sh))] {
+		parts = append(parts, fmt.Sprintf("%s %.0f µs (%.0f%%)", x.Name, x.CPUUs, 100*x.Share))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func catalogAnalysis(r *Results) string {

@@ -55,7 +55,11 @@ func TestPageShowsTheData(t *testing.T) {
 		"make bench\nbin/kandev-bench", // commands, verbatim
 		"| create_task, all 16 fields | 5.0 µs, 73 allocs | 4.9 µs, 73 allocs | 1.02× |",
 		"missing: not in the catalog",
-		"| (b) list_tasks, 50 tasks | 0 B | 8 | 8500 | 0.90 ms | 4.00 ms | 0.85× |",
+		"| (b) list_tasks, 50 tasks | 33000 B | 16000 B | 8 | 4250 | 0.90 ms | 4.00 ms | 0.42× | 0.85× | 200 µs | 50 µs | 0 (0) |",
+		"| (a) no-op floor | 0 B | — | 8 | 10000 | 0.70 ms | 3.00 ms | — | — | 60 µs | 40 µs | 0 (0) |",
+		"900 of the 900 creates acknowledged",
+		"| mcp-go handling the request | 125 µs (50%) |",
+		"| **total per call** | **250 µs** (7000 calls) |",
 		"| config | task | 34 | 0.400 ms | 0.900 ms |",
 		"| full Compile() | | all | 15.00 ms |",
 		"1000 tasks/s, p50 5.00 ms",

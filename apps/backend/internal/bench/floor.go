@@ -11,21 +11,33 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
 )
 
-// FloorTool is the floor server's only tool.
+// FloorTool is the floor server's no-op tool.
 const FloorTool = "noop"
 
-// ServeFloor serves the transport floor until ctx ends: a raw mcp-go
-// Streamable HTTP server at /mcp with one no-op tool, mcp-go's defaults,
-// no gate and no validation. It prints "floor serving on http://ADDR/mcp"
-// to out once listening.
-func ServeFloor(ctx context.Context, addr string, out io.Writer) error {
+// ServeFloor serves the transport floors until ctx ends: a raw mcp-go
+// Streamable HTTP server at /mcp, with mcp-go's defaults, no gate and no
+// validation, and these tools: FloorTool, which does nothing and answers
+// "ok" (the no-op floor), and one tool per entry of same, named by its
+// key, which answers that entry's precomputed JSON exactly as Kandev's
+// wrapper serves a tool result (mcpsrv.Result: the bytes as text and as
+// structured content), the same-bytes floor of that call. It prints
+// "floor serving on http://ADDR/mcp" to out once listening.
+func ServeFloor(ctx context.Context, addr string, out io.Writer, same map[string][]byte) error {
 	s := mcpserver.NewMCPServer("floor", "1", mcpserver.WithToolCapabilities(false))
 	s.AddTool(mcp.Tool{Name: FloorTool, Description: "Does nothing.", RawInputSchema: []byte(`{"type":"object"}`)},
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText("ok"), nil
 		})
+	for name, b := range same {
+		s.AddTool(mcp.Tool{Name: name, Description: "Answers a precomputed result.", RawInputSchema: []byte(`{"type":"object"}`)},
+			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcpsrv.Result(b, true), nil
+			})
+	}
 	st := mcpserver.NewStreamableHTTPServer(s, mcpserver.WithEndpointPath("/mcp"))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -46,11 +46,23 @@ type loadRun struct {
 	elapsed       time.Duration
 	lat           []time.Duration // sorted
 	firstErr      error
+	// serverCPU and clientCPU are the CPU time the server process and
+	// this process spent during the run (zero when not measured).
+	serverCPU, clientCPU time.Duration
 }
 
 func (r loadRun) callsPerSec() float64 { return float64(r.calls) / r.elapsed.Seconds() }
-func (r loadRun) p50() float64         { return ms(Percentile(r.lat, 50)) }
-func (r loadRun) p99() float64         { return ms(Percentile(r.lat, 99)) }
+func (r loadRun) serverCPUUs() float64 { return perCallUs(r.serverCPU, r.calls) }
+func (r loadRun) clientCPUUs() float64 { return perCallUs(r.clientCPU, r.calls) }
+
+func perCallUs(d time.Duration, calls int) float64 {
+	if calls == 0 {
+		return 0
+	}
+	return float64(d.Microseconds()) / float64(calls)
+}
+func (r loadRun) p50() float64 { return ms(Percentile(r.lat, 50)) }
+func (r loadRun) p99() float64 { return ms(Percentile(r.lat, 99)) }
 
 // runLoad has n sessions call c back to back for d, each waiting for its
 // answer before the next call (closed loop). Calls in flight at the

@@ -102,12 +102,12 @@ func measureEngines(ctx context.Context, cfg Config, cl *pgtest.Cluster) ([]Engi
 				return nil, err
 			}
 			if c.tool == listSmallCall.tool {
-				if err := prefill(ctx, ep); err != nil {
+				if _, err := prefill(ctx, ep); err != nil {
 					return nil, err
 				}
 			}
 			t := &target{key: c.tool, ep: ep, c: c, runs: map[int][]loadRun{}}
-			if _, err := checkCall(ctx, ep, c); err != nil {
+			if _, _, err := checkCall(ctx, ep, c); err != nil {
 				return nil, err
 			}
 			if _, err := runLoad(ctx, ep, c, min(8, maxN), 300*time.Millisecond); err != nil { // warm-up

@@ -123,6 +123,21 @@ func (p *proc) stop() {
 	_ = p.log.Close()
 }
 
+// kill ends the child with SIGKILL (no shutdown code runs) and waits for
+// it to exit.
+func (p *proc) kill() error {
+	select {
+	case <-p.done:
+		return fmt.Errorf("%s had exited before it was killed; see %s", p.name, p.log.Name())
+	default:
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		return fmt.Errorf("kill %s: %w", p.name, err)
+	}
+	<-p.done
+	return nil
+}
+
 // alive reports an error if the child has exited.
 func (p *proc) alive() error {
 	select {

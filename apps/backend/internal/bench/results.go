@@ -23,18 +23,23 @@ type Results struct {
 	Commands []string `json:"commands"`
 	Method   Method   `json:"method"`
 
-	Validation []ValidationCase  `json:"validation"`
-	RoundTrip  []RoundTripPoint  `json:"round_trip"`
-	Bridge     []BridgePoint     `json:"bridge"`
-	ModeSwitch []ModeSwitch      `json:"mode_switch"`
-	Compile    LatencyStat       `json:"compile"`
-	Store      StoreScale        `json:"store"`
-	Catalog    []CatalogMode     `json:"catalog"`
-	Board      *BoardResult      `json:"board,omitempty"`
-	Agents     *AgentRun         `json:"agents,omitempty"`
-	Flow       *FlowRun          `json:"flow,omitempty"`
-	Upstream   *UpstreamBench    `json:"upstream,omitempty"`
-	Postgres   *PostgresRun      `json:"postgres,omitempty"`
+	Validation []ValidationCase `json:"validation"`
+	RoundTrip  []RoundTripPoint `json:"round_trip"`
+	Bridge     []BridgePoint    `json:"bridge"`
+	ModeSwitch []ModeSwitch     `json:"mode_switch"`
+	Compile    LatencyStat      `json:"compile"`
+	Store      StoreScale       `json:"store"`
+	Catalog    []CatalogMode    `json:"catalog"`
+	Board      *BoardResult     `json:"board,omitempty"`
+	Agents     *AgentRun        `json:"agents,omitempty"`
+	Flow       *FlowRun         `json:"flow,omitempty"`
+	Upstream   *UpstreamBench   `json:"upstream,omitempty"`
+	Postgres   *PostgresRun     `json:"postgres,omitempty"`
+	// Profiles are CPU profiles of `kandev serve` under section 2's loads.
+	Profiles []ServerProfile `json:"profiles,omitempty"`
+	// Durability checks section 2's creates against the database after
+	// the backend was killed.
+	Durability *Durability       `json:"durability,omitempty"`
 	Targets    []Target          `json:"targets"`
 	Notes      []string          `json:"notes,omitempty"`
 	Extra      map[string]string `json:"extra,omitempty"`
@@ -102,16 +107,56 @@ type ValidationCase struct {
 
 // RoundTripPoint is one load point of section 2.
 type RoundTripPoint struct {
-	Target string `json:"target"` // floor | list_tasks | list_tasks_5 | create_task
+	// Target is floor (the no-op floor), list_tasks, list_tasks_5,
+	// create_task, or same:<one of those> (its same-bytes floor).
+	Target string `json:"target"`
 	Tool   string `json:"tool"`
 	Args   string `json:"args"`
-	// ResponseBytes is the size of one response body.
+	// ResponseBytes is the size of one response body; PageBytes the size
+	// of its structured content (the JSON the agent reads, once).
 	ResponseBytes int `json:"response_bytes"`
+	PageBytes     int `json:"page_bytes,omitempty"`
 	Clients       int `json:"clients"`
 	LoadStat
-	// OverFloor is this point's calls/s over the floor's at the same client
-	// count, paired per repetition (0 for the floor itself).
+	// OverFloor is this point's calls/s over the no-op floor's at the same
+	// client count, paired per repetition (0 for the floors).
 	OverFloor float64 `json:"over_floor,omitempty"`
+	// OverSameBytes is the same over this call's same-bytes floor.
+	OverSameBytes float64 `json:"over_same_bytes,omitempty"`
+	// ServerCPUUs and ClientCPUUs are the CPU time per call of the server
+	// process and of the load generator (medians over repetitions; 0 where
+	// process CPU times cannot be read).
+	ServerCPUUs float64 `json:"server_cpu_us_per_call,omitempty"`
+	ClientCPUUs float64 `json:"client_cpu_us_per_call,omitempty"`
+}
+
+// ServerProfile is a CPU profile of `kandev serve` under one load point of
+// section 2, its samples grouped by what they were doing.
+type ServerProfile struct {
+	Target  string  `json:"target"`
+	Clients int     `json:"clients"`
+	Seconds float64 `json:"seconds"`
+	Calls   int     `json:"calls"`
+	Errors  int     `json:"errors"`
+	// CPUUs is the sampled CPU time per call; Shares split it.
+	CPUUs  float64    `json:"cpu_us_per_call"`
+	Shares []CPUShare `json:"shares"`
+}
+
+// CPUShare is one group of a profile's samples.
+type CPUShare struct {
+	Name  string  `json:"name"`
+	Share float64 `json:"share"`  // of the profile's CPU time
+	CPUUs float64 `json:"cpu_us"` // per call
+}
+
+// Durability is the check that every acknowledged create survived: after
+// section 2 the backend is killed with SIGKILL and its database counted.
+type Durability struct {
+	// Acknowledged creates: calls answered without an error.
+	Acknowledged int `json:"acknowledged"`
+	// Found is how many of the tasks the bench made are in the database.
+	Found int `json:"found"`
 }
 
 // LoadStat is the outcome of a load point: medians over repetitions.

@@ -4,7 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -17,80 +22,146 @@ var (
 	listSmallCall = call{tool: "list_tasks_kandev", args: json.RawMessage(`{"limit":5}`)}
 	createCall    = call{tool: "create_task_kandev", args: json.RawMessage(
 		`{"title":"Benchmark task","prompt":"Created by kandev-bench to measure create_task_kandev."}`)}
+	// prefillCall creates the listed tasks, each with a 2 KB prompt.
+	prefillCall = call{tool: "create_task_kandev", args: json.RawMessage(
+		`{"title":"Benchmark task with a long prompt","prompt":"` + strings.Repeat("Investigate, fix and test. ", 80)[:prefillPromptLen] + `"}`)}
 )
 
-// prefillTasks is how many tasks the round-trip board gets before any
-// measurement, so list_tasks_kandev always returns a full default page.
-const prefillTasks = 50
+const (
+	// prefillTasks is how many tasks the round-trip board gets before any
+	// measurement, so list_tasks_kandev always returns a full default page.
+	prefillTasks = 50
+	// prefillPromptLen is the prompt length of those tasks (the issue's
+	// "2 KB prompts").
+	prefillPromptLen = 2000
+	// sameBytesPrefix names a call's same-bytes floor (target and tool).
+	sameBytesPrefix = "same_"
+)
+
+var pprofBanner = regexp.MustCompile(`profiles on (http://\S+/debug/pprof/)`)
 
 // target is one (endpoint, call) series measured at several client counts.
 type target struct {
 	key  string
 	ep   *endpoint
 	c    call
-	runs map[int][]loadRun // by client count
-	// respBytes is the size of one response body.
-	respBytes int
+	proc *proc // the server process, for its CPU time (nil: not measured)
+	runs map[int][]loadRun
+	// respBytes is the size of one response body, pageBytes of its
+	// structured content.
+	respBytes, pageBytes int
+	// creates counts the successful calls of a create target.
+	creates bool
 }
 
-// MeasureRoundTrips runs sections 2 and 3 against three child processes:
-// the floor server, `kandev serve` and `kandev mcp --listen` attached to a
-// session of that backend. Every repetition measures every point in the
-// same order, so ratios can be paired per repetition.
-func MeasureRoundTrips(ctx context.Context, cfg Config) ([]RoundTripPoint, []BridgePoint, error) {
-	floorP, floorURL, err := startFloor(ctx, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer floorP.stop()
+// roundTrips is what sections 2 and 3 measured.
+type roundTrips struct {
+	points     []RoundTripPoint
+	bridge     []BridgePoint
+	profiles   []ServerProfile
+	durability *Durability
+}
+
+// MeasureRoundTrips runs sections 2 and 3 against child processes: the
+// floor server (no-op and same-bytes floors), `kandev serve` and `kandev
+// mcp --listen` attached to a session of that backend. Every repetition
+// measures every point in the same order, so ratios can be paired per
+// repetition. Then it profiles the backend under the Kandev calls, kills
+// it and checks that every acknowledged create is in its database.
+func MeasureRoundTrips(ctx context.Context, cfg Config) (*roundTrips, error) {
 	dataDir, err := mkdir(cfg, "roundtrip-data")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	be, err := startBackend(ctx, cfg, "serve-roundtrip", dataDir)
+	be, err := startBackendWith(ctx, cfg, "serve-roundtrip", dataDir, "--launch-agents=false", "--pprof", "127.0.0.1:0")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer be.stop()
+	pprofBase, err := bannerInLog(be.proc, pprofBanner)
+	if err != nil {
+		return nil, err
+	}
 	bridgeP, bridgeURL, err := startBridge(ctx, cfg, be)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer bridgeP.stop()
-
 	maxN := slices.Max(cfg.Clients)
 	hc := newHTTPClient(3 * maxN)
-	floor, err := newEndpoint(ctx, "floor", floorURL, "", hc, maxN)
-	if err != nil {
-		return nil, nil, err
-	}
 	direct, err := newEndpoint(ctx, "kandev /mcp", be.base+"/mcp", be.token, hc, maxN)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	bridge, err := newEndpoint(ctx, "kandev mcp --listen", bridgeURL, "", hc, slices.Max(cfg.BridgeClients))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if err := prefill(ctx, direct); err != nil {
-		return nil, nil, err
+	acked, err := prefill(ctx, direct)
+	if err != nil {
+		return nil, err
 	}
-	targets := []*target{
-		{key: "floor", ep: floor, c: floorCall}, {key: "list_tasks", ep: direct, c: listCall},
-		{key: "list_tasks_5", ep: direct, c: listSmallCall}, {key: "create_task", ep: direct, c: createCall},
-		{key: "bridge list_tasks", ep: bridge, c: listCall}, {key: "bridge create_task", ep: bridge, c: createCall},
+	kandev := []*target{
+		{key: "list_tasks", ep: direct, c: listCall, proc: be.proc}, {key: "list_tasks_5", ep: direct, c: listSmallCall, proc: be.proc},
+		{key: "create_task", ep: direct, c: createCall, proc: be.proc, creates: true},
 	}
+	floorP, floors, err := startFloors(ctx, cfg, hc, maxN, kandev)
+	if err != nil {
+		return nil, err
+	}
+	defer floorP.stop()
+	acked++ // startFloors made one create_task_kandev call
+	bridged := []*target{{key: "bridge list_tasks", ep: bridge, c: listCall}, {key: "bridge create_task", ep: bridge, c: createCall, creates: true}}
+	targets := append(append(floors, kandev...), bridged...)
 	for _, t := range targets {
 		t.runs = map[int][]loadRun{}
-		n, err := checkCall(ctx, t.ep, t.c)
-		if err != nil {
-			return nil, nil, err
+		if t.respBytes, t.pageBytes, err = checkCall(ctx, t.ep, t.c); err != nil {
+			return nil, err
 		}
-		t.respBytes = n
-		if _, err := runLoad(ctx, t.ep, t.c, min(8, len(t.ep.sessions)), 300*time.Millisecond); err != nil { // warm-up
-			return nil, nil, err
+		warm, err := runLoad(ctx, t.ep, t.c, min(8, len(t.ep.sessions)), 300*time.Millisecond)
+		if err != nil {
+			return nil, err
+		}
+		acked += t.acked(warm) + boolInt(t.creates)
+	}
+	procs := []*proc{floorP, be.proc, bridgeP}
+	if acked, err = measureReps(ctx, cfg, targets, bridge, procs, acked); err != nil {
+		return nil, err
+	}
+	out := &roundTrips{points: roundTripPoints(cfg, floors, kandev), bridge: bridgePoints(cfg, kandev[0:3:3], bridged)}
+	if out.profiles, err = profileKandev(ctx, cfg, pprofBase, kandev); err != nil {
+		return nil, err
+	}
+	for _, sp := range out.profiles {
+		if sp.Target == "create_task" {
+			acked += sp.Calls - sp.Errors
 		}
 	}
+	if out.durability, err = checkDurability(ctx, be, dataDir, acked); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// acked is how many calls of r acknowledged a create.
+func (t *target) acked(r loadRun) int {
+	if !t.creates {
+		return 0
+	}
+	return r.calls - r.errors
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// measureReps runs every repetition of every point, recording the server
+// and load generator CPU time of each run, and returns acked plus the
+// creates acknowledged meanwhile.
+func measureReps(ctx context.Context, cfg Config, targets []*target, bridge *endpoint, procs []*proc, acked int) (int, error) {
 	point := time.Duration(cfg.Point * float64(time.Second))
 	for rep := range cfg.Reps {
 		for _, n := range cfg.Clients {
@@ -99,31 +170,111 @@ func MeasureRoundTrips(ctx context.Context, cfg Config) ([]RoundTripPoint, []Bri
 				if t.ep == bridge && !slices.Contains(cfg.BridgeClients, n) {
 					continue
 				}
-				r, err := runLoad(ctx, t.ep, t.c, n, point)
+				r, err := runMeasured(ctx, t, n, point)
 				if err != nil {
-					return nil, nil, err
+					return acked, err
 				}
+				acked += t.acked(r)
 				t.runs[n] = append(t.runs[n], r)
 			}
-			for _, p := range []*proc{floorP, be.proc, bridgeP} {
+			for _, p := range procs {
 				if err := p.alive(); err != nil {
-					return nil, nil, err
+					return acked, err
 				}
 			}
 		}
 	}
-	return roundTripPoints(cfg, targets[:4]), bridgePoints(cfg, []*target{targets[1], targets[3]}, targets[4:]), nil
+	return acked, nil
 }
 
-func roundTripPoints(cfg Config, ts []*target) []RoundTripPoint {
-	floor := ts[0]
+// runMeasured is runLoad with the CPU time the server and this process
+// spent on it (left zero where it cannot be read).
+func runMeasured(ctx context.Context, t *target, n int, d time.Duration) (loadRun, error) {
+	var srv0, self0 time.Duration
+	var cpuErr error
+	if t.proc != nil {
+		srv0, cpuErr = procCPU(t.proc.cmd.Process.Pid)
+	}
+	self0, selfErr := selfCPU()
+	r, err := runLoad(ctx, t.ep, t.c, n, d)
+	if err != nil {
+		return r, err
+	}
+	if t.proc != nil && cpuErr == nil {
+		if srv1, err := procCPU(t.proc.cmd.Process.Pid); err == nil {
+			r.serverCPU = srv1 - srv0
+		}
+	}
+	if self1, err := selfCPU(); err == nil && selfErr == nil {
+		r.clientCPU = self1 - self0
+	}
+	return r, nil
+}
+
+// startFloors writes the structured content of one answer of each Kandev
+// call to a file and starts the floor server with a same-bytes tool per
+// call; it returns the floor targets, the no-op floor first.
+func startFloors(ctx context.Context, cfg Config, hc *http.Client, n int, kandev []*target) (*proc, []*target, error) {
+	args := []string{"floor-server", "--addr", "127.0.0.1:0"}
+	for _, t := range kandev {
+		body, err := t.ep.sessions[0].call(ctx, t.c.tool, t.c.args)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", t.key, err)
+		}
+		sc, err := structured(body)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", t.key, err)
+		}
+		file := filepath.Join(cfg.WorkDir, sameBytesPrefix+t.key+".json")
+		if err := os.WriteFile(file, sc, 0o600); err != nil {
+			return nil, nil, err
+		}
+		args = append(args, "--same-bytes", sameBytesPrefix+t.key+"="+file)
+	}
+	p, url, err := startProc(ctx, procSpec{name: "floor", bin: cfg.BenchBin, dir: cfg.WorkDir, logDir: cfg.WorkDir, args: args, banner: floorBanner})
+	if err != nil {
+		return nil, nil, err
+	}
+	ep, err := newEndpoint(ctx, "floor", url, "", hc, n)
+	if err != nil {
+		p.stop()
+		return nil, nil, err
+	}
+	floors := []*target{{key: "floor", ep: ep, c: floorCall, proc: p}}
+	for _, t := range kandev {
+		floors = append(floors, &target{key: sameBytesPrefix + t.key, ep: ep, c: call{tool: sameBytesPrefix + t.key, args: t.c.args}, proc: p})
+	}
+	return p, floors, nil
+}
+
+// bannerInLog finds re's first group in the log of p (lines printed before
+// its serving banner are there once startProc returned).
+func bannerInLog(p *proc, re *regexp.Regexp) (string, error) {
+	b, err := os.ReadFile(p.log.Name())
+	if err != nil {
+		return "", err
+	}
+	m := re.FindSubmatch(b)
+	if m == nil {
+		return "", fmt.Errorf("%s printed no %q; see %s", p.name, re, p.log.Name())
+	}
+	return string(m[1]), nil
+}
+
+func roundTripPoints(cfg Config, floors, kandev []*target) []RoundTripPoint {
+	byKey := map[string]*target{}
+	for _, t := range floors {
+		byKey[t.key] = t
+	}
 	var out []RoundTripPoint
-	for _, t := range ts {
+	for _, t := range append(append([]*target(nil), floors...), kandev...) {
 		for _, n := range cfg.Clients {
-			p := RoundTripPoint{Target: t.key, Tool: t.c.tool, Args: string(t.c.args), ResponseBytes: t.respBytes,
-				Clients: n, LoadStat: loadStat(t.runs[n])}
-			if t != floor {
-				p.OverFloor = PairedRatios(runsField(t.runs[n], loadRun.callsPerSec), runsField(floor.runs[n], loadRun.callsPerSec))
+			p := RoundTripPoint{Target: t.key, Tool: t.c.tool, Args: string(t.c.args), ResponseBytes: t.respBytes, PageBytes: t.pageBytes,
+				Clients: n, LoadStat: loadStat(t.runs[n]),
+				ServerCPUUs: Median(runsField(t.runs[n], loadRun.serverCPUUs)), ClientCPUUs: Median(runsField(t.runs[n], loadRun.clientCPUUs))}
+			if same, ok := byKey[sameBytesPrefix+t.key]; ok {
+				p.OverFloor = PairedRatios(runsField(t.runs[n], loadRun.callsPerSec), runsField(byKey["floor"].runs[n], loadRun.callsPerSec))
+				p.OverSameBytes = PairedRatios(runsField(t.runs[n], loadRun.callsPerSec), runsField(same.runs[n], loadRun.callsPerSec))
 			}
 			out = append(out, p)
 		}
@@ -133,8 +284,8 @@ func roundTripPoints(cfg Config, ts []*target) []RoundTripPoint {
 
 func bridgePoints(cfg Config, direct, bridged []*target) []BridgePoint {
 	var out []BridgePoint
-	for i, d := range direct {
-		b := bridged[i]
+	for _, b := range bridged {
+		d := direct[slices.IndexFunc(direct, func(t *target) bool { return "bridge "+t.key == b.key })]
 		for _, n := range cfg.BridgeClients {
 			out = append(out, BridgePoint{
 				Tool: d.c.tool, Clients: n, Direct: loadStat(d.runs[n]), Bridge: loadStat(b.runs[n]),
@@ -146,32 +297,53 @@ func bridgePoints(cfg Config, direct, bridged []*target) []BridgePoint {
 	return out
 }
 
-// prefill creates prefillTasks tasks through the tool.
-func prefill(ctx context.Context, e *endpoint) error {
+// profileKandev profiles the backend under each Kandev call at the
+// targets' client count, for at least 2 s each.
+func profileKandev(ctx context.Context, cfg Config, pprofBase string, kandev []*target) ([]ServerProfile, error) {
+	n := targetsAtClients
+	if !slices.Contains(cfg.Clients, n) {
+		n = slices.Max(cfg.Clients)
+	}
+	d := max(2*time.Second, time.Duration(cfg.Point*float64(time.Second)).Round(time.Second))
+	var out []ServerProfile
+	for _, t := range kandev {
+		cfg.Logf("round trip: profiling kandev serve under %s, %d clients", t.key, n)
+		sp, err := profileLoad(ctx, pprofBase, t.ep, t.key, t.c, n, d)
+		if err != nil {
+			return nil, fmt.Errorf("profile %s: %w", t.key, err)
+		}
+		out = append(out, sp)
+	}
+	return out, nil
+}
+
+// prefill creates prefillTasks tasks with 2 KB prompts through the tool
+// and returns how many creates it made.
+func prefill(ctx context.Context, e *endpoint) (int, error) {
 	for range prefillTasks {
-		if _, err := e.sessions[0].call(ctx, createCall.tool, createCall.args); err != nil {
-			return fmt.Errorf("prefill: %w", err)
+		if _, err := e.sessions[0].call(ctx, prefillCall.tool, prefillCall.args); err != nil {
+			return 0, fmt.Errorf("prefill: %w", err)
 		}
 	}
-	return nil
+	return prefillTasks, nil
 }
 
 // checkCall makes one call and checks its answer (structured content for
 // Kandev tools, a full page for list_tasks_kandev); it returns the size of
-// the response body.
-func checkCall(ctx context.Context, e *endpoint, c call) (int, error) {
+// the response body and of its structured content.
+func checkCall(ctx context.Context, e *endpoint, c call) (int, int, error) {
 	body, err := e.sessions[0].call(ctx, c.tool, c.args)
 	if err != nil {
-		return 0, fmt.Errorf("%s %s: %w", e.name, c.tool, err)
+		return 0, 0, fmt.Errorf("%s %s: %w", e.name, c.tool, err)
 	}
 	if c.tool == FloorTool {
-		return len(body), nil
+		return len(body), 0, nil
 	}
 	sc, err := structured(body)
 	if err != nil {
-		return 0, fmt.Errorf("%s %s: %w", e.name, c.tool, err)
+		return 0, 0, fmt.Errorf("%s %s: %w", e.name, c.tool, err)
 	}
-	if c.tool == listCall.tool {
+	if c.tool == listCall.tool || c.tool == sameBytesPrefix+"list_tasks" || c.tool == sameBytesPrefix+"list_tasks_5" {
 		var l struct {
 			Items []json.RawMessage `json:"items"`
 		}
@@ -180,11 +352,11 @@ func checkCall(ctx context.Context, e *endpoint, c call) (int, error) {
 			want = 5
 		}
 		if err := json.Unmarshal(sc, &l); err != nil {
-			return 0, fmt.Errorf("%s %s: %w", e.name, c.tool, err)
+			return 0, 0, fmt.Errorf("%s %s: %w", e.name, c.tool, err)
 		}
 		if len(l.Items) != want {
-			return 0, fmt.Errorf("%s %s: got %d items, want a full page of %d", e.name, c.tool, len(l.Items), want)
+			return 0, 0, fmt.Errorf("%s %s: got %d items, want a full page of %d", e.name, c.tool, len(l.Items), want)
 		}
 	}
-	return len(body), nil
+	return len(body), len(sc), nil
 }

@@ -56,9 +56,11 @@ func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
 		}
 	}
 	if want("roundtrip") {
-		if r.RoundTrip, r.Bridge, err = MeasureRoundTrips(ctx, cfg); err != nil {
+		rt, err := MeasureRoundTrips(ctx, cfg)
+		if err != nil {
 			return nil, fmt.Errorf("round trip: %w", err)
 		}
+		r.RoundTrip, r.Bridge, r.Profiles, r.Durability = rt.points, rt.bridge, rt.profiles, rt.durability
 	}
 	if want("store") {
 		if r.Store, err = MeasureStore(ctx, cfg); err != nil {

@@ -76,14 +76,6 @@ func startBackendToken(ctx context.Context, cfg Config, name, dataDir, tok strin
 	return &backendProc{proc: p, base: base, token: tok}, nil
 }
 
-// startFloor runs this program's floor-server subcommand.
-func startFloor(ctx context.Context, cfg Config) (*proc, string, error) {
-	return startProc(ctx, procSpec{
-		name: "floor", bin: cfg.BenchBin, dir: cfg.WorkDir, logDir: cfg.WorkDir,
-		args: []string{"floor-server", "--addr", "127.0.0.1:0"}, banner: floorBanner,
-	})
-}
-
 // startBridge creates a session on b and runs `kandev mcp --listen` for it.
 func startBridge(ctx context.Context, cfg Config, b *backendProc) (*proc, string, error) {
 	out, err := runCmd(ctx, cfg.WorkDir, []string{"KANDEV_TOKEN=" + b.token}, cfg.KandevBin,

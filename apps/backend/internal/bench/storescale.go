@@ -27,7 +27,7 @@ type listShape struct {
 
 // MeasureStore runs section 5: it seeds a workflow with cfg.StoreTasks
 // tasks in one transaction, times first and deep pages in process
-// (Store.ListTasks) and through list_tasks_kandev on a `kandev serve` of
+// (Store.ListTaskSummaries) and through list_tasks_kandev on a `kandev serve` of
 // that database, then the sustained create_task_kandev rate with
 // cfg.StoreWriters writers.
 func MeasureStore(ctx context.Context, cfg Config) (StoreScale, error) {
@@ -150,7 +150,8 @@ func seedTasks(ctx context.Context, st *store.Store, b bigBoard, n int) (err err
 	return tx.Commit()
 }
 
-// timeStoreLists times each shape through Store.ListTasks.
+// timeStoreLists times each shape through Store.ListTaskSummaries, the
+// listing list_tasks_kandev makes.
 func timeStoreLists(ctx context.Context, cfg Config, st *store.Store, shapes []listShape) ([]LatencyStat, error) {
 	cursors := make([]string, len(shapes))
 	for i, sh := range shapes {
@@ -168,7 +169,7 @@ func timeStoreLists(ctx context.Context, cfg Config, st *store.Store, shapes []l
 		cursors[i] = p.Cursor
 	}
 	return timeLists(cfg, "store", shapes, func(i int) error {
-		l, err := st.ListTasks(ctx, shapes[i].filter, kanban.Page{Cursor: cursors[i]})
+		l, err := st.ListTaskSummaries(ctx, shapes[i].filter, kanban.Page{Cursor: cursors[i]})
 		if err == nil && len(l.Items) != kanban.DefaultLimit {
 			err = fmt.Errorf("got %d items, want %d", len(l.Items), kanban.DefaultLimit)
 		}

@@ -14,7 +14,12 @@ const (
 	sigStopped    = "agents.stopped"
 	sigWaiting    = "agents.waiting"
 	sigPermission = "agents.permission_resolved"
+	sigMode       = "agents.mode_changed"
 )
+
+// modeChanger is the runtime's side of the workflow engine's mode changes
+// (flow.Agents).
+type modeChanger interface{ ModeChanged(taskID string) }
 
 // Relay is the action.Agents of a backend that shares its database: what
 // the action layer tells the runtime goes to this backend's runtime (when
@@ -74,6 +79,16 @@ func NewRelay(local action.Agents, bus *Bus) *Relay {
 		}
 		return err
 	})
+	if mc, ok := local.(modeChanger); ok {
+		on(sigMode, func(p json.RawMessage) error {
+			var taskID string
+			err := json.Unmarshal(p, &taskID)
+			if err == nil {
+				mc.ModeChanged(taskID)
+			}
+			return err
+		})
+	}
 	on(sigPermission, func(p json.RawMessage) error {
 		var id string
 		err := json.Unmarshal(p, &id)
@@ -128,6 +143,15 @@ func (r *Relay) PermissionResolved(id string) {
 		r.local.PermissionResolved(id)
 	}
 	r.bus.Signal(sigPermission, id)
+}
+
+// ModeChanged tells the runtime running the task's agent, wherever it
+// runs, that the workflow changed the task's plan or session mode.
+func (r *Relay) ModeChanged(taskID string) {
+	if mc, ok := r.local.(modeChanger); ok {
+		mc.ModeChanged(taskID)
+	}
+	r.bus.Signal(sigMode, taskID)
 }
 
 // ReleaseTask frees what this backend's runtime holds for the task (its

@@ -12,6 +12,11 @@ import (
 // signalled is set for on_turn_complete: whether the agent called
 // step_complete_kandev in the turn (moves wait for it when the step says so).
 func (e *Engine) run(taskID, stepID, event string, chain int, signalled *bool) {
+	e.runWhere(taskID, stepID, event, chain, signalled, nil)
+}
+
+// runWhere is run for the automations keep selects (all when nil).
+func (e *Engine) runWhere(taskID, stepID, event string, chain int, signalled *bool, keep func(kanban.StepAction) bool) {
 	ctx := context.Background()
 	t, err := e.store.GetTask(ctx, taskID)
 	if err != nil || t.ArchivedAt != nil {
@@ -25,6 +30,9 @@ func (e *Engine) run(taskID, stepID, event string, chain int, signalled *bool) {
 		return
 	}
 	for _, a := range step.Events[event] {
+		if keep != nil && !keep(a) {
+			continue
+		}
 		if t, err = e.store.GetTask(ctx, taskID); err != nil || t.ArchivedAt != nil {
 			return
 		}
@@ -79,6 +87,10 @@ func (e *Engine) exec(ctx context.Context, t *kanban.Task, step *kanban.Workflow
 			return failure(err), true
 		}
 		return "archived", false
+	case kanban.AutoEnablePlanMode, kanban.AutoDisablePlanMode, kanban.AutoSetSessionMode:
+		return e.execMode(ctx, t, a)
+	case kanban.AutoResetContext:
+		return e.execReset(ctx, t)
 	}
 	return e.execMove(ctx, t, step, a, chain, signalled)
 }

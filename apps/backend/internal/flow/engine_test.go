@@ -50,6 +50,7 @@ func TestEveryAutomationOnEveryEvent(t *testing.T) {
 		automation string
 		live       bool // the task has a live session first
 		check      check
+		setup      func(h *harness, task *kanban.Task)
 	}{
 		{`{"type":"start_agent","config":{"prompt":"First words"}}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
 			ss := h.sessions(task.ID)
@@ -57,38 +58,49 @@ func TestEveryAutomationOnEveryEvent(t *testing.T) {
 			if len(ss) != 1 || len(l.Items) == 0 || l.Items[0].Content != "First words" {
 				h.t.Fatalf("sessions %d, first message %+v", len(ss), l.Items)
 			}
-		}},
+		}, nil},
 		{`{"type":"auto_start_agent"}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
 			if n := len(h.sessions(task.ID)); n != 1 {
 				h.t.Fatalf("%d sessions", n)
 			}
-		}},
+		}, nil},
 		{`{"type":"send_prompt","config":{"prompt":"Nudge from the workflow"}}`, true, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
 			l, _ := h.st.PendingPrompts(context.Background(), h.sessions(task.ID)[0].ID, 10)
 			if len(l) != 1 || l[0].Content != "Nudge from the workflow" || l[0].Author != "workflow" {
 				h.t.Fatalf("prompts %+v", l)
 			}
-		}},
-		{`{"type":"move_to_next"}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID })},
-		{`{"type":"move_to_next_step"}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID })},
-		{`{"type":"move_to_previous"}`, false, onStep(func(a, _, _ kanban.WorkflowStep) string { return a.ID })},
-		{`{"type":"move_to_previous_step"}`, false, onStep(func(a, _, _ kanban.WorkflowStep) string { return a.ID })},
-		{`{"type":"move_to_step","config":{"step_position":2}}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID })},
+		}, nil},
+		{`{"type":"move_to_next"}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID }), nil},
+		{`{"type":"move_to_next_step"}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID }), nil},
+		{`{"type":"move_to_previous"}`, false, onStep(func(a, _, _ kanban.WorkflowStep) string { return a.ID }), nil},
+		{`{"type":"move_to_previous_step"}`, false, onStep(func(a, _, _ kanban.WorkflowStep) string { return a.ID }), nil},
+		{`{"type":"move_to_step","config":{"step_position":2}}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID }), nil},
 		{`{"type":"set_state","config":{"state":"BLOCKED"}}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
 			if st := h.get(task.ID).State; st != kanban.TaskBlocked {
 				h.t.Fatalf("state %s", st)
 			}
-		}},
+		}, nil},
 		{`{"type":"stop_agent","config":{"reason":"enough"}}`, true, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
 			if st := h.sessions(task.ID)[0].State; st != kanban.SessionCancelled {
 				h.t.Fatalf("session %s", st)
 			}
-		}},
+		}, nil},
 		{`{"type":"archive"}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
 			if h.get(task.ID).ArchivedAt == nil {
 				h.t.Fatal("not archived")
 			}
+		}, nil},
+		{`{"type":"enable_plan_mode"}`, false, modeIs(kanban.AgentMode{PlanMode: true}), nil},
+		{`{"type":"disable_plan_mode"}`, false, modeIs(kanban.AgentMode{}), func(h *harness, task *kanban.Task) {
+			on := true
+			if _, _, err := h.st.UpdateAgentMode(context.Background(), task.ID, kanban.AgentModeUpdate{PlanMode: &on}); err != nil {
+				h.t.Fatal(err)
+			}
 		}},
+		{`{"type":"set_session_mode","config":{"mode":"acceptEdits"}}`, false, modeIs(kanban.AgentMode{SessionMode: "acceptEdits"}), nil},
+		{`{"type":"reset_agent_context"}`, false, func(h *harness, task *kanban.Task, a, s, n kanban.WorkflowStep, ev string) {
+			modeIs(kanban.AgentMode{ResetSessionID: h.sessions(task.ID)[0].ID})(h, task, a, s, n, ev)
+		}, func(h *harness, task *kanban.Task) { h.managedSession(task.ID, kanban.SessionIdle) }},
 	}
 	if len(cases) != len(kanban.AutomationTypes) {
 		t.Fatalf("%d cases for %d automation types", len(cases), len(kanban.AutomationTypes))
@@ -108,6 +120,9 @@ func TestEveryAutomationOnEveryEvent(t *testing.T) {
 				task := h.task("T", start)
 				if tc.live {
 					h.must("session.create", action.SessionCreateIn{TaskID: task.ID}, nil)
+				}
+				if tc.setup != nil {
+					tc.setup(h, task)
 				}
 				h.trigger(event, task, a, s)
 				tc.check(h, task, a, s, n, event)

@@ -57,19 +57,34 @@ func (e *Engine) Turn(ev kanban.TurnEvent) {
 	})
 }
 
-// enter delivers the step's prompt to the task's running agent (a new one
-// gets it before the task's prompt from the runtime) and runs on_enter.
+// enter runs on_enter: first the automations that set up the agent (its
+// mode, its context), then delivers the step's prompt to the task's
+// running agent (a new one gets it before the task's prompt from the
+// runtime), then the other automations.
 func (e *Engine) enter(taskID, stepID string, chain int, created bool) {
 	ctx := context.Background()
+	e.runWhere(taskID, stepID, kanban.EventEnter, chain, nil, kanban.StepAction.SetsUpAgent)
 	if step, err := e.store.GetStep(ctx, stepID); err == nil && step.Prompt != "" && !created {
-		if sess, err := e.svc.LiveSession(ctx, taskID); err == nil && sess.Managed &&
-			sess.State != kanban.SessionQueued && sess.State != kanban.SessionStarting {
-			if _, err := e.svc.SendPrompt(ctx, taskID, "workflow", step.Prompt); err == nil {
-				e.svc.Record(ctx, taskID, "status", fmt.Sprintf("Entered %s: its prompt is queued as the agent's next turn.", step.Name))
-			}
-		}
+		e.stepPrompt(ctx, taskID, step)
 	}
-	e.run(taskID, stepID, kanban.EventEnter, chain, nil)
+	e.runWhere(taskID, stepID, kanban.EventEnter, chain, nil, func(a kanban.StepAction) bool { return !a.SetsUpAgent() })
+}
+
+// stepPrompt queues a step's prompt to the task's running agent; a
+// {{task_prompt}} in it is replaced by the task's prompt.
+func (e *Engine) stepPrompt(ctx context.Context, taskID string, step *kanban.WorkflowStep) {
+	sess, err := e.svc.LiveSession(ctx, taskID)
+	if err != nil || !sess.Managed || sess.State == kanban.SessionQueued || sess.State == kanban.SessionStarting {
+		return
+	}
+	t, err := e.store.GetTask(ctx, taskID)
+	if err != nil {
+		return
+	}
+	text, _ := kanban.StepPromptWith(step.Prompt, t.Prompt())
+	if _, err := e.svc.SendPrompt(ctx, taskID, "workflow", text); err == nil {
+		e.svc.Record(ctx, taskID, "status", fmt.Sprintf("Entered %s: its prompt is queued as the agent's next turn.", step.Name))
+	}
 }
 
 // turnEnded runs on_turn_complete and auto-advances the task.

@@ -25,6 +25,45 @@ type harness struct {
 	ws  string
 	now time.Time
 	mu  sync.Mutex
+	// notified counts the engine's ModeChanged calls by task.
+	notified map[string]int
+}
+
+// ModeChanged records what the engine tells the runtime.
+func (h *harness) ModeChanged(taskID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.notified[taskID]++
+}
+
+func (h *harness) notifications(taskID string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.notified[taskID]
+}
+
+// mode returns a task's stored agent mode.
+func (h *harness) mode(taskID string) kanban.AgentMode {
+	h.t.Helper()
+	m, err := h.st.AgentMode(context.Background(), taskID)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return *m
+}
+
+// managedSession gives a task a session the runtime would run, in state st.
+func (h *harness) managedSession(taskID string, st kanban.SessionState) *kanban.Session {
+	h.t.Helper()
+	ctx := context.Background()
+	sess, _, err := h.st.CreateSession(ctx, kanban.SessionCreate{TaskID: taskID, Managed: true})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if sess, _, err = h.st.UpdateRun(ctx, sess.ID, kanban.RunUpdate{State: st}); err != nil {
+		h.t.Fatal(err)
+	}
+	return sess
 }
 
 var operator = action.Principal{Kind: action.Operator}
@@ -40,9 +79,9 @@ func newHarness(t *testing.T, dir string) *harness {
 	if err := st.Seed(ctx); err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, st: st, now: time.Now()}
+	h := &harness{t: t, st: st, now: time.Now(), notified: map[string]int{}}
 	h.reg, h.svc = action.New(action.Deps{Store: st})
-	h.eng = New(Config{Store: st, Service: h.svc, Clock: h.clock})
+	h.eng = New(Config{Store: st, Service: h.svc, Clock: h.clock, Agents: h})
 	h.svc.SetWorkflow(h.eng)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -63,6 +63,11 @@ const (
 	AutoSetState       = "set_state"
 	AutoStopAgent      = "stop_agent"
 	AutoArchive        = "archive"
+	// The agent's mode and context (the reference product's types).
+	AutoEnablePlanMode  = "enable_plan_mode"
+	AutoDisablePlanMode = "disable_plan_mode"
+	AutoSetSessionMode  = "set_session_mode"
+	AutoResetContext    = "reset_agent_context"
 )
 
 // IDPattern is the form of an entity id in every payload.
@@ -99,7 +104,17 @@ var AutomationTypes = []AutomationType{
 	{Name: AutoStopAgent, Desc: "Stop the task's live agent sessions.",
 		Params: []AutomationParam{{Name: "reason", Kind: ParamText, MaxLen: 1000, Desc: "Why, recorded in the conversation."}}},
 	{Name: AutoArchive, Desc: "Archive the task (its agents stop)."},
+	{Name: AutoEnablePlanMode, Desc: "Plan mode for the task's agents until disable_plan_mode: prompts start with the plan-mode " +
+		"instructions; an agent offering ACP session mode plan is switched to it."},
+	{Name: AutoDisablePlanMode, Desc: "End plan mode: prompts go without the instructions; the agent's ACP session mode goes back."},
+	{Name: AutoSetSessionMode, Desc: "Switch the task's agents to this ACP session mode if they offer it (else a status message says so).",
+		Params: []AutomationParam{{Name: "mode", Kind: ParamText, Required: true, MaxLen: MaxSessionModeLen,
+			Desc: "The agent's ACP session mode id (e.g. plan, acceptEdits)."}}},
+	{Name: AutoResetContext, Desc: "Run the live agent's next turn in a fresh ACP session, without the previous context."},
 }
+
+// MaxSessionModeLen bounds an ACP session mode id in set_session_mode.
+const MaxSessionModeLen = 100
 
 // AutomationTypeNames lists the automation types.
 func AutomationTypeNames() []string {

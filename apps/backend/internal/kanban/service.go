@@ -74,6 +74,12 @@ type TaskService interface {
 	CreateTaskWithSession(ctx context.Context, in TaskCreate, sc SessionCreate) (t *Task, sess *Session, deduplicated bool, err error)
 	GetTask(ctx context.Context, id string) (*Task, error)
 	ListTasks(ctx context.Context, f TaskFilter, p Page) (*List[Task], error)
+	// ListTaskSummaries and ListTaskDetails list the tasks ListTasks does,
+	// in the same order and with the same cursors, as task.list shows them:
+	// summaries (a preview of the prompt) or, verbose, every field; both
+	// with their counts.
+	ListTaskSummaries(ctx context.Context, f TaskFilter, p Page) (*List[TaskSummary], error)
+	ListTaskDetails(ctx context.Context, f TaskFilter, p Page) (*List[TaskDetail], error)
 	UpdateTask(ctx context.Context, id string, u TaskUpdate) (*Task, error)
 	// MoveTask moves a task to stepID (same workflow) at 0-based position
 	// (clamped to the end; -1 means last). Refuses (CONFLICT) when the target
@@ -261,6 +267,7 @@ type Store interface {
 	ConfigService
 	RunService
 	FlowService
+	AgentModeService
 	UpstreamService
 	// Seed creates the default workspace, workflow, agents and executors on
 	// an empty database and does nothing on a seeded one.

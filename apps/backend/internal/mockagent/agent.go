@@ -22,6 +22,9 @@ type Options struct {
 	// NoLoad makes the agent not advertise session/load (to exercise a
 	// client's fallback when an agent cannot resume).
 	NoLoad bool
+	// NoModes makes the agent advertise no ACP session modes (to exercise
+	// a client's fallback for agents without them).
+	NoModes bool
 	// Stderr receives diagnostics and the stderr of MCP servers it runs.
 	Stderr io.Writer
 	// Exit ends the process for @exit (os.Exit in the binary).
@@ -64,8 +67,9 @@ func (a *agent) Initialize(context.Context, acp.InitializeRequest) (acp.Initiali
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		AgentInfo:       &acp.Implementation{Name: "kandev-mock-agent", Version: "1"},
 		AgentCapabilities: acp.AgentCapabilities{
-			LoadSession:     !a.opts.NoLoad,
-			McpCapabilities: acp.McpCapabilities{Http: true},
+			LoadSession:         !a.opts.NoLoad,
+			McpCapabilities:     acp.McpCapabilities{Http: true},
+			SessionCapabilities: acp.SessionCapabilities{Close: &acp.SessionCloseCapabilities{}},
 		},
 		AuthMethods: []acp.AuthMethod{},
 	}, nil
@@ -79,8 +83,8 @@ func (a *agent) NewSession(_ context.Context, req acp.NewSessionRequest) (acp.Ne
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	id := acp.SessionId("mock-" + hex.EncodeToString(b[:]))
-	a.addSession(id, req.McpServers)
-	return acp.NewSessionResponse{SessionId: id}, nil
+	s := a.addSession(id, req.McpServers)
+	return acp.NewSessionResponse{SessionId: id, Modes: a.modeState(s)}, nil
 }
 
 // LoadSession resumes a session by id: the mock agent keeps no history, so
@@ -89,17 +93,22 @@ func (a *agent) LoadSession(_ context.Context, req acp.LoadSessionRequest) (acp.
 	if a.opts.NoLoad {
 		return acp.LoadSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionLoad)
 	}
-	a.addSession(req.SessionId, req.McpServers)
-	return acp.LoadSessionResponse{}, nil
+	s := a.addSession(req.SessionId, req.McpServers)
+	return acp.LoadSessionResponse{Modes: a.modeState(s)}, nil
 }
 
-func (a *agent) addSession(id acp.SessionId, servers []acp.McpServer) {
+// addSession opens a session (again, for a load: it keeps its mode).
+func (a *agent) addSession(id acp.SessionId, servers []acp.McpServer) *session {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	s := &session{id: id, mode: modeDefault}
 	if old := a.sessions[id]; old != nil {
 		old.tools.close()
+		s.mode = old.currentMode()
 	}
-	a.sessions[id] = &session{id: id, tools: newToolbox(servers, a.opts.Stderr)}
+	s.tools = newToolbox(servers, a.opts.Stderr)
+	a.sessions[id] = s
+	return s
 }
 
 func (a *agent) session(id acp.SessionId) (*session, error) {
@@ -126,7 +135,7 @@ func (a *agent) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptRe
 	if err != nil {
 		return acp.PromptResponse{}, err
 	}
-	t := &turn{a: a, s: s, ctx: ctx}
+	t := &turn{a: a, s: s, ctx: ctx, prompt: req.Prompt, number: s.prompted()}
 	for _, d := range Parse(req.Prompt) {
 		if stop, done := t.run(d); done {
 			return acp.PromptResponse{StopReason: stop}, nil
@@ -160,13 +169,33 @@ func (a *agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOpti
 	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
 }
 
-func (a *agent) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
-	return acp.SetSessionModeResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetMode)
-}
-
 type session struct {
 	id    acp.SessionId
 	tools *toolbox
+
+	mu      sync.Mutex
+	mode    acp.SessionModeId
+	prompts int // prompts this session received
+}
+
+func (s *session) currentMode() acp.SessionModeId {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
+}
+
+func (s *session) setMode(m acp.SessionModeId) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mode = m
+}
+
+// prompted counts a prompt and returns its number in the session.
+func (s *session) prompted() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prompts++
+	return s.prompts
 }
 
 func (s *session) String() string { return fmt.Sprint(s.id) }

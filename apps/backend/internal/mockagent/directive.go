@@ -8,7 +8,7 @@ import (
 
 // Directive is one "@" line of a prompt: its verb and the rest of the line.
 type Directive struct {
-	Verb string // say, think, tool, permission, plan, sleep, exit, end (or an unknown word)
+	Verb string // one of Directives (or an unknown word)
 	Arg  string
 }
 
@@ -24,7 +24,13 @@ type Directive struct {
 //	@sleep MS              wait MS milliseconds (≤ 60000; cancellable)
 //	@exit CODE             exit the process with CODE
 //	@end                   end the turn here
-const Directives = "say think tool permission plan sleep exit end"
+//	@mode                  say the session's ACP mode ("mode: plan")
+//	@mode ID               switch to mode ID by itself (default or plan) and
+//	                       tell the client (current_mode_update)
+//	@session               say the ACP session id and the prompt's number in it
+//	@prompt                say the prompt's text blocks: how many, and the
+//	                       first line of each
+const Directives = "say think tool permission plan sleep exit end mode session prompt"
 
 // Parse returns the directives of a prompt's text blocks.
 func Parse(blocks []acp.ContentBlock) []Directive {

@@ -16,10 +16,12 @@ const maxSleep = 60 * time.Second
 
 // turn runs the directives of one prompt.
 type turn struct {
-	a     *agent
-	s     *session
-	ctx   context.Context
-	calls int
+	a      *agent
+	s      *session
+	ctx    context.Context
+	prompt []acp.ContentBlock
+	number int // the prompt's number in its session, from 1
+	calls  int
 }
 
 // run performs one directive; done ends the turn with stop.
@@ -59,6 +61,12 @@ func (t *turn) run(d Directive) (stop acp.StopReason, done bool) {
 		t.a.opts.Exit(code)
 	case "end":
 		return acp.StopReasonEndTurn, true
+	case "mode":
+		t.mode(d.Arg)
+	case "session":
+		t.say(fmt.Sprintf("session: %s, prompt %d\n", t.s.id, t.number))
+	case "prompt":
+		t.say(describePrompt(t.prompt) + "\n")
 	default:
 		t.say("mock agent: unknown directive @" + clip(d.Verb, 40) + " (known: " + Directives + ")")
 	}
@@ -133,6 +141,26 @@ func (t *turn) permission(title string) bool {
 		t.say("Permission not granted: " + title)
 	}
 	return allowed
+}
+
+// describePrompt says how many text blocks a prompt has and the first
+// line of each (at most 100 bytes).
+func describePrompt(blocks []acp.ContentBlock) string {
+	var b strings.Builder
+	n := 0
+	for _, c := range blocks {
+		if c.Text == nil {
+			continue
+		}
+		n++
+		first, _, _ := strings.Cut(c.Text.Text, "\n")
+		fmt.Fprintf(&b, "\n%d: %s", n, clip(strings.TrimSpace(first), 100))
+	}
+	noun := "blocks"
+	if n == 1 {
+		noun = "block"
+	}
+	return fmt.Sprintf("prompt: %d text %s", n, noun) + b.String()
 }
 
 // chunks splits s into about n pieces (a streamed message).

@@ -18,7 +18,12 @@ var _ acp.Client = (*run)(nil)
 // SessionUpdate records an update of the agent's session. Updates the
 // agent replays while a session is loaded are history already recorded.
 func (r *run) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
+	r.seen()
 	if r.loading.Load() {
+		return nil
+	}
+	if u := n.Update.CurrentModeUpdate; u != nil {
+		r.agentSwitched(n.SessionId, u.CurrentModeId)
 		return nil
 	}
 	r.rec.update(n.Update)
@@ -30,6 +35,7 @@ func (r *run) SessionUpdate(_ context.Context, n acp.SessionNotification) error 
 // (bounded) for an operator, and is answered cancelled when nobody
 // answers in time or the session stops.
 func (r *run) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	r.seen()
 	cancelled := acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}
 	title := "Permission requested"
 	if req.ToolCall.Title != nil && *req.ToolCall.Title != "" {

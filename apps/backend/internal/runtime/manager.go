@@ -38,6 +38,10 @@ type Config struct {
 	StartTimeout time.Duration
 	// StopGrace is the time between SIGTERM and SIGKILL (default 5s).
 	StopGrace time.Duration
+	// SilenceTimeout fails a session whose agent sends no ACP message for
+	// this long during a turn while no question or permission is open
+	// (default 30m).
+	SilenceTimeout time.Duration
 	// ScriptTimeout bounds each prepare and cleanup script (default 10m).
 	ScriptTimeout time.Duration
 	// OutputLimit bounds the bytes recorded per session (default 8 MiB).
@@ -74,6 +78,7 @@ func (c *Config) defaults() {
 	def(&c.PermissionWait, time.Hour)
 	def(&c.StartTimeout, 2*time.Minute)
 	def(&c.StopGrace, 5*time.Second)
+	def(&c.SilenceTimeout, 30*time.Minute)
 	def(&c.ScriptTimeout, 10*time.Minute)
 	if c.OutputLimit <= 0 {
 		c.OutputLimit = 8 << 20
@@ -215,6 +220,22 @@ func (m *Manager) lookup(id string) *run {
 func (m *Manager) Deliver(sessionID string, interrupt bool) {
 	if r := m.lookup(sessionID); r != nil {
 		r.poke(interrupt)
+	}
+}
+
+// ModeChanged tells a task's running agents that its agent mode changed:
+// each applies it before its next turn, an idle one at once.
+func (m *Manager) ModeChanged(taskID string) {
+	m.mu.Lock()
+	var runs []*run
+	for _, r := range m.runs {
+		if r.taskID() == taskID {
+			runs = append(runs, r)
+		}
+	}
+	m.mu.Unlock()
+	for _, r := range runs {
+		r.poke(false)
 	}
 }
 

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"io"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/redact"
 )
 
 // tailBuffer keeps the last max bytes written to it (an agent's stderr),
@@ -42,39 +43,11 @@ func (t *tailBuffer) String() string {
 	return string(t.buf)
 }
 
-// redactor replaces known secret values (the session token, credential
-// variables handed to the agent) in text shown to operators.
-type redactor []string
-
-// secretEnvHints mark environment variables whose values are secrets.
-var secretEnvHints = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH"}
-
-// newRedactor collects the secret values of env (KEY=VALUE) plus extra.
-func newRedactor(env []string, extra ...string) redactor {
-	var r redactor
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		up := strings.ToUpper(k)
-		for _, h := range secretEnvHints {
-			if strings.Contains(up, h) && len(v) >= 6 {
-				r = append(r, v)
-				break
-			}
-		}
-	}
-	for _, v := range extra {
-		if v != "" {
-			r = append(r, v)
-		}
-	}
-	return r
-}
-
-func (r redactor) apply(s string) string {
-	for _, v := range r {
-		s = strings.ReplaceAll(s, v, "[redacted]")
-	}
-	return s
+// newRedactor redacts the secret values of env (KEY=VALUE, by name) plus
+// extra (the session token, the operator token) from text shown to
+// operators, as well as anything shaped like a credential.
+func newRedactor(env []string, extra ...string) *redact.Redactor {
+	return redact.New(append(redact.EnvSecrets(env), extra...)...)
 }
 
 // process is a started agent (or script) process in its own process

@@ -14,6 +14,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/redact"
 )
 
 // Why a run stops before its agent exits by itself.
@@ -45,21 +46,44 @@ type run struct {
 	autoApprove bool
 	rec         *recorder
 
-	mu         sync.Mutex
-	info       *launchInfo
-	conn       *acp.ClientSideConnection
-	agentSID   acp.SessionId
+	mu       sync.Mutex
+	info     *launchInfo
+	conn     *acp.ClientSideConnection
+	agentSID acp.SessionId
+	modes    sessionModes
+	// servers are the MCP servers the agent's sessions get; canClose:
+	// the agent supports session/close.
+	servers    []acp.McpServer
+	canClose   bool
 	turnActive bool
 	waits      int
 	state      kanban.SessionState
 	idleSince  time.Time
 	exited     chan struct{} // closed when the agent process exited
+	// failure, once set, is why the run ends FAILED (watchdog.go).
+	failure string
+	// lastSeen is when the agent last sent an ACP message (unix nanos).
+	lastSeen atomic.Int64
+	// aborted is closed when the run must end as FAILED at once (abort).
+	aborted   chan struct{}
+	abortOnce sync.Once
 }
 
 func newRun(m *Manager, id string, resume bool) *run {
-	r := &run{m: m, id: id, resume: resume, wake: make(chan struct{}, 1), interrupts: make(chan struct{}, 1), state: kanban.SessionQueued}
+	r := &run{m: m, id: id, resume: resume, wake: make(chan struct{}, 1), interrupts: make(chan struct{}, 1), state: kanban.SessionQueued,
+		aborted: make(chan struct{})}
 	r.stopCtx, r.stopFunc = context.WithCancel(context.Background())
 	return r
+}
+
+// taskID is the run's task ("" before the run read its session).
+func (r *run) taskID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.info == nil || r.info.task == nil {
+		return ""
+	}
+	return r.info.task.ID
 }
 
 // stop asks the run to end for why; the first reason wins.
@@ -108,6 +132,7 @@ func (r *run) setState(st kanban.SessionState) {
 // inputWait counts a question or permission opening (+1) or closing (-1)
 // and moves the session between RUNNING and WAITING_FOR_INPUT.
 func (r *run) inputWait(delta int) {
+	r.seen() // the silence watchdog counts from the wait's start or end
 	r.mu.Lock()
 	r.waits += delta
 	waiting, active := r.waits > 0, r.turnActive
@@ -176,7 +201,7 @@ type launchInfo struct {
 	env      []string
 	servers  []profileServer
 	token    string
-	redact   redactor
+	redact   *redact.Redactor
 	stderr   *tailBuffer
 }
 
@@ -185,7 +210,7 @@ type launchInfo struct {
 func (r *run) prepare(sess *kanban.Session) (*launchInfo, error) {
 	ctx := context.Background()
 	r.setState(kanban.SessionStarting)
-	l := &launchInfo{stderr: newTailBuffer(8 << 10)}
+	l := &launchInfo{stderr: newTailBuffer(stderrKeep)}
 	r.mu.Lock()
 	r.info = l
 	r.mu.Unlock()
@@ -193,6 +218,9 @@ func (r *run) prepare(sess *kanban.Session) (*launchInfo, error) {
 	if l.task, err = r.m.store.GetTask(ctx, sess.TaskID); err != nil {
 		return nil, errors.New("the session's task could not be read")
 	}
+	r.mu.Lock()
+	r.info = l
+	r.mu.Unlock()
 	if sess.AgentProfileID == "" {
 		return nil, errors.New("the session has no agent profile")
 	}
@@ -251,7 +279,7 @@ func (r *run) script(l *launchInfo, name, script string) error {
 		text += "succeeded"
 	}
 	if out != "" {
-		text += ". Output:\n" + l.redact.apply(out)
+		text += ". Output:\n" + l.redact.String(out)
 	}
 	typ := "status"
 	if err != nil {
@@ -282,7 +310,7 @@ func (r *run) launch(l *launchInfo) (*process, error) {
 		return nil, fmt.Errorf("start the agent (%s): %w", filepath.Base(path), errors.Unwrap(err))
 	}
 	conn := acp.NewClientSideConnection(r, stdin, stdout)
-	conn.SetLogger(r.m.acpLog)
+	conn.SetLogger(newRunLog(r.m.acpLog.Handler(), r))
 	r.mu.Lock()
 	r.conn, r.exited = conn, proc.done
 	r.mu.Unlock()
@@ -302,17 +330,20 @@ func (r *run) open(l *launchInfo, sess *kanban.Session) error {
 		return r.startError("initialize", ctx, err, l)
 	}
 	servers, skipped := forAgent(l.servers, init.AgentCapabilities.McpCapabilities.Http)
+	r.servers, r.canClose = servers, init.AgentCapabilities.SessionCapabilities.Close != nil
 	for _, name := range skipped {
 		r.rec.note("status", "MCP server "+kanban.Clip(name, 100)+" was not given to the agent: it does not support HTTP MCP servers.")
 	}
 	if r.resume && sess.AgentSessionID != "" && init.AgentCapabilities.LoadSession {
 		r.loading.Store(true)
-		_, err = r.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: acp.SessionId(sess.AgentSessionID), Cwd: l.workdir, McpServers: servers})
+		loaded, err := r.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: acp.SessionId(sess.AgentSessionID), Cwd: l.workdir, McpServers: servers})
 		r.loading.Store(false)
 		if err != nil {
 			return r.startError("session/load", ctx, err, l)
 		}
-		r.setAgentSession(acp.SessionId(sess.AgentSessionID))
+		r.mu.Lock()
+		r.agentSID, r.modes = acp.SessionId(sess.AgentSessionID), newSessionModes(loaded.Modes)
+		r.mu.Unlock()
 		r.rec.note("status", "Resumed the agent's session after the backend that ran it stopped or restarted (ACP session/load); a turn in progress then was interrupted.")
 		return nil
 	}
@@ -323,16 +354,14 @@ func (r *run) open(l *launchInfo, sess *kanban.Session) error {
 	if err != nil {
 		return r.startError("session/new", ctx, err, l)
 	}
-	r.setAgentSession(ns.SessionId)
-	sid := string(ns.SessionId)
-	r.m.update(r.id, kanban.RunUpdate{AgentSessionID: &sid})
+	r.openedSession(ns.SessionId, ns.Modes)
+	// A fresh session needs no context reset, and starts in the modes of
+	// its step's on_enter when no automation has set any yet.
+	if _, err := r.m.store.TakeReset(context.Background(), l.task.ID, r.id); err != nil {
+		r.m.log.Error("take context reset", "session", r.id, "err", err)
+	}
+	r.entryModes(l)
 	return nil
-}
-
-func (r *run) setAgentSession(id acp.SessionId) {
-	r.mu.Lock()
-	r.agentSID = id
-	r.mu.Unlock()
 }
 
 // startError explains why the agent did not start: a timeout, an exit, or
@@ -351,7 +380,7 @@ func (r *run) startError(step string, ctx context.Context, err error, l *launchI
 	}
 	var re *acp.RequestError
 	if errors.As(err, &re) {
-		return fmt.Errorf("the agent refused %s: %s", step, kanban.Clip(l.redact.apply(re.Message), 500))
+		return fmt.Errorf("the agent refused %s: %s", step, kanban.Clip(l.redact.String(re.Message), 500))
 	}
 	return fmt.Errorf("the agent failed during %s", step)
 }

@@ -62,7 +62,7 @@ func TestTailBufferAndRedactor(t *testing.T) {
 		t.Fatalf("tail %q", got)
 	}
 	r := newRedactor([]string{"OPENAI_API_KEY=sk-secret-123", "PATH=/usr/bin", "SHORT_TOKEN=abc"}, "session-token-xyz")
-	got := r.apply("key sk-secret-123 tok session-token-xyz path /usr/bin abc")
+	got := r.String("key sk-secret-123 tok session-token-xyz path /usr/bin abc")
 	if strings.Contains(got, "sk-secret-123") || strings.Contains(got, "session-token-xyz") || !strings.Contains(got, "/usr/bin") {
 		t.Fatalf("redacted %q", got)
 	}

@@ -36,6 +36,9 @@ func (r *run) turns(l *launchInfo, proc *process) {
 			r.m.log.Error("read pending prompts", "session", r.id, "err", err)
 			return
 		}
+		// After reading the prompts: a mode change stored before a prompt
+		// (an on_enter's, before its step prompt) is seen for its turn.
+		plan := r.reconcile(l)
 		if len(prompts) == 0 {
 			r.setState(kanban.SessionIdle)
 			select {
@@ -46,9 +49,16 @@ func (r *run) turns(l *launchInfo, proc *process) {
 				return
 			case <-proc.done:
 				return
+			case <-r.conn.Done():
+				if !exitsSoon(proc) {
+					r.setFailure(errBroken.Error())
+				}
+				return
+			case <-r.aborted:
+				return
 			}
 		}
-		blocks, last := r.promptBlocks(l, prompts, first)
+		blocks, last := r.promptBlocks(l, prompts, first, plan)
 		first = false
 		if err := r.m.store.MarkDelivered(ctx, r.id, last); err != nil {
 			r.m.log.Error("mark prompts delivered", "session", r.id, "err", err)
@@ -80,6 +90,20 @@ func (r *run) turns(l *launchInfo, proc *process) {
 		}
 		if err != nil {
 			if errors.Is(err, errStopped) || processExited(proc) {
+				return
+			}
+			var silent silentError
+			if errors.Is(err, errAborted) {
+				return
+			}
+			if errors.As(err, &silent) {
+				r.setFailure(err.Error())
+				return
+			}
+			if errors.Is(err, errBroken) || connBroken(r.conn) {
+				if !exitsSoon(proc) {
+					r.setFailure(errBroken.Error())
+				}
 				return
 			}
 			msg := "The agent's turn failed."
@@ -126,15 +150,22 @@ func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
 		err  error
 	}
 	done := make(chan result, 1)
+	r.seen()
 	go func() {
 		resp, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sid, Prompt: blocks})
 		done <- result{resp, err}
 	}()
-	var grace <-chan time.Time
+	watching := make(chan struct{})
+	defer close(watching)
+	abandon := r.watchTurn(conn, watching)
+	var grace, resend <-chan time.Time
 	for {
 		select {
 		case res := <-done:
 			return res.resp, res.err
+		case err := <-abandon:
+			cancel()
+			return acp.PromptResponse{}, err
 		case <-r.stopCtx.Done():
 			_ = conn.Cancel(context.Background(), acp.CancelNotification{SessionId: sid})
 			return acp.PromptResponse{}, errStopped
@@ -143,7 +174,16 @@ func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
 				t := time.NewTimer(interruptGrace)
 				defer t.Stop()
 				grace = t.C
+				// A cancel that reached the agent before the prompt did is
+				// lost (seen under load): repeat it every second until the
+				// turn ends. session/cancel is idempotent, and stdin keeps
+				// every resend ahead of the next turn's prompt.
+				tk := time.NewTicker(time.Second)
+				defer tk.Stop()
+				resend = tk.C
 			}
+		case <-resend:
+			_ = conn.Cancel(context.Background(), acp.CancelNotification{SessionId: sid})
 		case <-grace:
 			cancel()
 			<-done
@@ -152,22 +192,30 @@ func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
 	}
 }
 
-// promptBlocks turns pending prompt messages into one turn's content: on
-// the session's first turn the workflow's prompt (as "Workflow
-// instructions") and the current step's prompt first (recorded in the
-// conversation as the workflow's prompt), then each message (one from
-// another task says so on a line of its own). last is the newest message
-// the turn delivers.
-func (r *run) promptBlocks(l *launchInfo, prompts []kanban.Message, first bool) (blocks []acp.ContentBlock, last string) {
+// promptBlocks turns pending prompt messages into one turn's content: in
+// plan mode the plan-mode instructions first; on the session's first turn
+// the workflow's prompt (as "Workflow instructions") and the current step's
+// prompt (recorded in the conversation as the workflow's prompt) — with a
+// {{task_prompt}} in it replaced by the first message, which it then stands
+// for; then each message (one from another task says so on a line of its
+// own). last is the newest message the turn delivers.
+func (r *run) promptBlocks(l *launchInfo, prompts []kanban.Message, first, plan bool) (blocks []acp.ContentBlock, last string) {
 	last = prompts[len(prompts)-1].ID
+	if plan {
+		blocks = append(blocks, acp.TextBlock(planModeText))
+	}
 	if first {
 		if w, err := r.m.store.GetWorkflow(context.Background(), l.task.WorkflowID); err == nil && strings.TrimSpace(w.Prompt) != "" {
 			blocks = append(blocks, acp.TextBlock("## Workflow instructions\n\n"+w.Prompt))
 		}
 		if step, err := r.m.store.GetStep(context.Background(), l.task.WorkflowStepID); err == nil && step.Prompt != "" {
-			blocks = append(blocks, acp.TextBlock(step.Prompt))
+			text, combined := kanban.StepPromptWith(step.Prompt, prompts[0].Content)
+			if combined {
+				prompts = prompts[1:]
+			}
+			blocks = append(blocks, acp.TextBlock(text))
 			if m, err := r.m.store.AppendMessage(context.Background(), kanban.Message{SessionID: r.id, Author: "workflow",
-				Type: "prompt", Content: step.Prompt}); err == nil {
+				Type: "prompt", Content: text}); err == nil {
 				r.m.publishMessage(m)
 				last = m.ID
 			}
@@ -202,6 +250,10 @@ func (r *run) finish(l *launchInfo, proc *process) {
 		if proc == nil {
 			return
 		}
+		if reason := r.failureReason(); reason != "" {
+			r.fail(reason, proc)
+			break
+		}
 		code := proc.exitCode()
 		if code == 0 {
 			r.rec.note("status", "The agent exited.")
@@ -233,16 +285,19 @@ func (r *run) fail(reason string, proc *process) {
 }
 
 // stderrTail is the end of the agent's stderr, redacted, at most 2 KiB.
-func (r *run) stderrTail() string {
+func (r *run) stderrTail() string { return r.stderrEnd(2048) }
+
+// stderrEnd is the end of the agent's stderr, redacted, at most n bytes.
+func (r *run) stderrEnd(n int) string {
 	r.mu.Lock()
 	l := r.info
 	r.mu.Unlock()
 	if l == nil {
 		return ""
 	}
-	s := strings.TrimSpace(l.redact.apply(l.stderr.String()))
-	if len(s) > 2048 {
-		s = s[len(s)-2048:]
+	s := strings.TrimSpace(l.redact.String(l.stderr.String()))
+	if len(s) > n {
+		s = s[len(s)-n:]
 		s = strings.ToValidUTF8(s, "")
 	}
 	return s

@@ -70,6 +70,7 @@ func seedEveryEntity(t *testing.T, s *Store) string {
 	must3(s.ResolvePermission(ctx, p.ID, "allow", "operator"))(t)
 	must(s.ReplaceUpstreams(ctx, sess.ID, []kanban.UpstreamServer{{Name: "fs", Type: "stdio", State: "ready", ToolsServed: 1,
 		ToolsRefused: 1, Refused: []kanban.RefusedTool{{Tool: "huge", Limit: "visits", Reason: "schema too large"}}}}))(t)
+	must3(s.UpdateAgentMode(ctx, parent.ID, kanban.AgentModeUpdate{PlanMode: new(true), SessionMode: new("plan")}))(t)
 	if err := s.SaveWorktree(ctx, kanban.Worktree{TaskID: parent.ID, RepositoryID: repo.ID, Path: "/wt", Branch: "kandev/x"}); err != nil {
 		t.Fatal(err)
 	}

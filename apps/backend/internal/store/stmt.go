@@ -131,61 +131,67 @@ func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...a
 }
 
 // txn is a write transaction (see Store.tx) that runs its queries through
-// the statement cache. It notes the first error a statement returns: on
-// PostgreSQL a failed statement aborts the transaction, so a serialization
-// failure may only show up later as "transaction aborted" if a caller
-// handled the first error.
+// txn is a write transaction (see Store.tx) that runs its queries through
+// the statement cache. On SQLite several callers' work can share it (group
+// commit), so its queries run under the transaction's own context, ctx,
+// and ignore the one they are given: a caller's cancellation would
+// interrupt the statement, and SQLite rolls back the whole transaction of
+// an interrupted write. On PostgreSQL (one caller per transaction) it
+// notes the first error a statement returns: a failed statement aborts
+// the transaction, so a serialization failure may only show up later as
+// "transaction aborted" if a caller handled the first error.
 type txn struct {
 	tx    *sql.Tx
 	stmts *stmtCache
-	state *txState
+	ctx   context.Context
+	state *txState // PostgreSQL only
 }
 
 type txState struct{ first error }
 
 func (t txn) note(err error) {
-	if err != nil && t.state.first == nil {
+	if err != nil && t.state != nil && t.state.first == nil {
 		t.state.first = err
 	}
 }
 
 // ExecContext runs query in the transaction.
-func (t txn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+func (t txn) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {
 	var (
 		res sql.Result
 		err error
 	)
-	if st := t.stmts.stmt(ctx, query); st != nil {
-		res, err = t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	if st := t.stmts.stmt(t.ctx, query); st != nil {
+		res, err = t.tx.StmtContext(t.ctx, st).ExecContext(t.ctx, args...)
 	} else {
-		res, err = t.tx.ExecContext(ctx, t.stmts.text(query), args...)
+		res, err = t.tx.ExecContext(t.ctx, t.stmts.text(query), args...)
 	}
 	t.note(err)
 	return res, err
 }
 
 // QueryContext runs query in the transaction.
-func (t txn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+func (t txn) QueryContext(_ context.Context, query string, args ...any) (*sql.Rows, error) {
 	var (
 		rows *sql.Rows
 		err  error
 	)
-	if st := t.stmts.stmt(ctx, query); st != nil {
-		rows, err = t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	if st := t.stmts.stmt(t.ctx, query); st != nil {
+		rows, err = t.tx.StmtContext(t.ctx, st).QueryContext(t.ctx, args...)
 	} else {
-		rows, err = t.tx.QueryContext(ctx, t.stmts.text(query), args...)
+		rows, err = t.tx.QueryContext(t.ctx, t.stmts.text(query), args...)
 	}
 	t.note(err)
 	return rows, err
 }
 
 // QueryRowContext runs query in the transaction.
-func (t txn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+func (t txn) QueryRowContext(_ context.Context, query string, args ...any) *sql.Row {
 	var row *sql.Row
-	if st := t.stmts.stmt(ctx, query); st != nil {
-		row = t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	if st := t.stmts.stmt(t.ctx, query); st != nil {
+		row = t.tx.StmtContext(t.ctx, st).QueryRowContext(t.ctx, args...)
 	} else {
-		row = t.tx.QueryRowContext(ctx, t.stmts.text(query), args...)
+		row = t.tx.QueryRowContext(t.ctx, t.stmts.text(query), args...)
 	}
 	if err := row.Err(); !errors.Is(err, sql.ErrNoRows) {
 		t.note(err)

@@ -27,15 +27,18 @@ type Store struct {
 	eng Engine
 	// stmts holds the prepared statements every query runs through.
 	stmts *stmtCache
-	// writeMu serialises this process's write transactions in Go. Left to
-	// SQLite, concurrent BEGIN IMMEDIATE waiters poll in its busy handler
-	// and can starve past busy_timeout (SQLITE_BUSY) under load. On
-	// PostgreSQL it keeps one backend's writers from failing each other's
-	// SERIALIZABLE transactions: only writers on other backends conflict
-	// (and run again, pgTx).
+	// writes runs this process's write transactions on SQLite, one batch
+	// at a time (group commit, groupcommit.go). Left to SQLite, concurrent
+	// BEGIN IMMEDIATE waiters poll in its busy handler and can starve past
+	// busy_timeout (SQLITE_BUSY) under load.
+	writes *committer
+	ckpt   *checkpointer
+	// writeMu serialises this process's write transactions on PostgreSQL:
+	// it keeps one backend's writers from failing each other's
+	// SERIALIZABLE transactions, so only writers on other backends
+	// conflict (and run again, pgTx).
 	writeMu sync.Mutex
-	ckpt    *checkpointer // SQLite only
-	pg      *pgParts      // PostgreSQL only
+	pg      *pgParts // PostgreSQL only
 	// migrated names the migrations opening applied.
 	migrated []string
 }
@@ -62,7 +65,7 @@ func OpenSQLiteFile(ctx context.Context, path string) (*Store, error) {
 	// _pragma values are executed as SQL, so nothing caller-supplied goes here.
 	// WAL checkpoints run in the background (checkpointer), not in commits.
 	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_txlock=immediate"
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
@@ -79,13 +82,19 @@ func OpenSQLiteFile(ctx context.Context, path string) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Store{db: db, eng: SQLite, stmts: newStmtCache(db, SQLite), ckpt: startCheckpointer(db), migrated: applied}, nil
+	stmts, ckpt := newStmtCache(db, SQLite), startCheckpointer(db)
+	return &Store{db: db, eng: SQLite, stmts: stmts, ckpt: ckpt, writes: startCommitter(db, stmts, ckpt.committed),
+		migrated: applied}, nil
 }
 
-// Close stops the background work, closes the prepared statements and the
-// database (on SQLite, closing checkpoints what is left of the WAL).
+// Close finishes the writes already queued, stops the background work and
+// closes the prepared statements and the database (on SQLite, closing
+// checkpoints what is left of the WAL). Writes after Close fail.
 func (s *Store) Close() error {
 	var errs []error
+	if s.writes != nil {
+		s.writes.close()
+	}
 	if s.ckpt != nil {
 		errs = append(errs, s.ckpt.close())
 	}
@@ -99,29 +108,31 @@ func (s *Store) Close() error {
 // need to count rows; production code goes through the service methods.
 func (s *Store) DB() *sql.DB { return s.db }
 
-// tx runs fn in a write transaction, committing on success and rolling
-// back on error or panic. Writers of one process run one at a time
-// (writeMu). On SQLite the transaction is BEGIN IMMEDIATE (through the
-// DSN). On PostgreSQL it is SERIALIZABLE, run again from the start when
-// the server reports a serialization failure against another backend's
-// writer (pgTx). Either way every transaction behaves as if it ran alone,
-// so fn may read, check and then write. fn must not have effects outside
-// the transaction other than setting its results, since it may run more
-// than once.
+// tx runs fn in a write transaction. fn's work commits when it returns
+// nil and is undone when it returns an error or panics; tx returns nil
+// only once that work is committed. fn must do all its reads and writes
+// through tx. Every transaction behaves as if it ran alone, so fn may
+// read, check and then write:
+//
+// On SQLite the transaction is BEGIN IMMEDIATE (through the DSN), possibly
+// shared with other callers' fns that run before and after it (group
+// commit: see groupcommit.go); a full disk or an I/O error is UNAVAILABLE
+// (see storageError). On PostgreSQL writers of one process run one at a
+// time (writeMu), each in its own SERIALIZABLE transaction, run again from
+// the start when the server reports a serialization failure against
+// another backend's writer (pgTx): fn must not have effects outside the
+// transaction other than setting its results, since it may run more than
+// once.
 func (s *Store) tx(ctx context.Context, fn func(tx txn) error) error {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
 	if s.eng == Postgres {
+		s.writeMu.Lock()
+		defer s.writeMu.Unlock()
 		return s.pgTx(ctx, fn)
 	}
-	if err := s.runTx(ctx, nil, fn); err != nil {
-		return err
-	}
-	s.ckpt.committed()
-	return nil
+	return storageError(s.writes.tx(ctx, fn))
 }
 
-// runTx runs fn in one transaction with opts.
+// runTx runs fn in one PostgreSQL transaction with opts.
 func (s *Store) runTx(ctx context.Context, opts *sql.TxOptions, fn func(tx txn) error) (err error) {
 	tx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
@@ -136,7 +147,7 @@ func (s *Store) runTx(ctx context.Context, opts *sql.TxOptions, fn func(tx txn) 
 			_ = tx.Rollback()
 		}
 	}()
-	t := txn{tx: tx, stmts: s.stmts, state: &txState{}}
+	t := txn{tx: tx, stmts: s.stmts, ctx: ctx, state: &txState{}}
 	if err = fn(t); err != nil {
 		if isRetryable(t.state.first) && !isRetryable(err) {
 			// fn handled a statement's serialization failure and went on

@@ -25,13 +25,22 @@ const (
 
 func scanTask(r rowSource) (*kanban.Task, error) {
 	var t kanban.Task
+	if err := scanTaskInto(r, &t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// scanTaskInto scans the taskCols of a row into t, then the row's further
+// columns into extra.
+func scanTaskInto(r rowSource, t *kanban.Task, extra ...any) error {
 	var parent, ext, archived, queuedFor, queuedAt sql.NullString
 	var start, autopilot int
 	var created, updated, entered string
-	if err := r.Scan(&t.ID, &t.WorkspaceID, &t.WorkflowID, &t.WorkflowStepID, &parent, &t.Title,
+	if err := r.Scan(append([]any{&t.ID, &t.WorkspaceID, &t.WorkflowID, &t.WorkflowStepID, &parent, &t.Title,
 		&t.Description, &t.State, &t.Position, &ext, &start, &t.LaunchPrompt,
-		&archived, &created, &updated, &queuedFor, &queuedAt, &entered, &autopilot, &t.WorkspaceMode); err != nil {
-		return nil, err
+		&archived, &created, &updated, &queuedFor, &queuedAt, &entered, &autopilot, &t.WorkspaceMode}, extra...)...); err != nil {
+		return err
 	}
 	t.Autopilot = autopilot != 0
 	t.QueuedForStepID, t.QueuedAt = queuedFor.String, parseTimePtr(queuedAt)
@@ -41,7 +50,7 @@ func scanTask(r rowSource) (*kanban.Task, error) {
 	t.ParentID, t.ExternalID, t.StartWhenUnblocked = parent.String, ext.String, start != 0
 	t.ArchivedAt = parseTimePtr(archived)
 	t.CreatedAt, t.UpdatedAt = parseTime(created), parseTime(updated)
-	return &t, nil
+	return nil
 }
 
 func getTask(ctx context.Context, q queryer, id string) (*kanban.Task, error) {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -130,3 +131,35 @@ func explain(t *testing.T, s *Store, query string, args []any) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// benchmarkCreateTasks creates tasks with their sessions (what
+// create_task_kandev writes) from 8 goroutines, with batches of at most
+// limit writers per commit.
+func benchmarkCreateTasks(b *testing.B, limit int) {
+	s := newTestStore(b)
+	s.writes.limit = limit
+	bd := newBoard(b, s, "Bench")
+	ctx := context.Background()
+	in := kanban.TaskCreate{WorkspaceID: bd.ws.ID, Title: "Benchmark task", Description: strings.Repeat("p", 200)}
+	b.ReportAllocs()
+	b.SetParallelism(max(1, 8/runtime.GOMAXPROCS(0)))
+	batches, writes := s.writes.batches.Load(), s.writes.writes.Load()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, _, _, err := s.CreateTaskWithSession(ctx, in, kanban.SessionCreate{}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	if n := s.writes.batches.Load() - batches; n > 0 {
+		b.ReportMetric(float64(s.writes.writes.Load()-writes)/float64(n), "writes/commit")
+	}
+}
+
+// BenchmarkCreateTasksGroupCommit is 8 concurrent writers with group commit.
+func BenchmarkCreateTasksGroupCommit(b *testing.B) { benchmarkCreateTasks(b, maxBatch) }
+
+// BenchmarkCreateTasksOneCommitEach is the same with one commit per write,
+// the baseline of group commit.
+func BenchmarkCreateTasksOneCommitEach(b *testing.B) { benchmarkCreateTasks(b, 1) }

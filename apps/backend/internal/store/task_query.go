@@ -16,30 +16,37 @@ import (
 // idx_tasks_workflow_created, idx_tasks_parent, idx_tasks_workspace_created),
 // so deep pages cost the same as the first.
 func (s *Store) ListTasks(ctx context.Context, f kanban.TaskFilter, p kanban.Page) (*kanban.List[kanban.Task], error) {
-	p, err := p.Normalize()
+	p, where, args, err := s.taskQuery(ctx, f, p)
 	if err != nil {
 		return nil, err
 	}
+	return taskListing(f).page(ctx, s.stmts, p, where, args...)
+}
+
+// taskQuery checks a task listing's filter and page and returns the
+// normalized page and the filter's conditions.
+func (s *Store) taskQuery(ctx context.Context, f kanban.TaskFilter, p kanban.Page) (kanban.Page, string, []any, error) {
+	p, err := p.Normalize()
+	if err != nil {
+		return p, "", nil, err
+	}
 	if f.WorkspaceID == "" {
-		return nil, kanban.FieldError("workspace_id", "is required")
+		return p, "", nil, kanban.FieldError("workspace_id", "is required")
 	}
 	if f.State != "" && !f.State.Valid() {
-		return nil, kanban.FieldError("state", "must be one of %v", kanban.TaskStates)
+		return p, "", nil, kanban.FieldError("state", "must be one of %v", kanban.TaskStates)
 	}
 	if err := checkTaskFilterScope(ctx, s.stmts, f); err != nil {
-		return nil, err
+		return p, "", nil, err
 	}
 	where, args := taskFilterWhere(f)
-	return taskListing(f).page(ctx, s.stmts, p, where, args...)
+	return p, where, args, nil
 }
 
 // taskListing is the order of f's tasks: board order on a step, else
 // creation order.
 func taskListing(f kanban.TaskFilter) listing[kanban.Task] {
-	if f.WorkflowStepID != "" {
-		return tasksByPosition
-	}
-	return tasksByCreation
+	return inOrder(f, tasksByPosition, tasksByCreation)
 }
 
 var (

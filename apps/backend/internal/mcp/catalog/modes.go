@@ -55,6 +55,7 @@ var table = []struct {
 	{"rich-output", []kanban.Mode{task, office}, ""},
 	{"branch-sources", []kanban.Mode{task}, ""},
 	{"step-completion", []kanban.Mode{task}, ""},
+	{"diagnostics", []kanban.Mode{task}, ""},
 	{"task-title", []kanban.Mode{taskTitlePending}, ""},
 	{"office-documents", []kanban.Mode{office}, ""},
 	{"office-decisions", []kanban.Mode{office}, ""},

@@ -41,14 +41,17 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 		Action: "task.list",
 		Title:  "List tasks",
 		Description: "List tasks of your workspace. With workflow_step_id, tasks come in board order (position); " +
-			"otherwise in creation order. Archived tasks are excluded unless include_archived is true.",
+			"otherwise in creation order. Archived tasks are excluded unless include_archived is true. Each item is a " +
+			"summary: ids, title, state, position, counts and the first 100 characters of its prompt (description_truncated " +
+			"when cut); verbose gives every field and the whole prompt.",
 		Input: Obj("", PageProps(P{
 			"workflow_id":      ID("Only tasks of this workflow."),
 			"workflow_step_id": ID("Only tasks on this step, in board order."),
 			"state":            Enum("Only tasks in this state.", taskStates...),
 			"include_archived": Bool("Include archived tasks. Default false.").Default(false),
+			"verbose":          Bool("Every field of each task, with its whole prompt, instead of a summary. Default false.").Default(false),
 		})),
-		Output: listOf(taskOut),
+		Output: listOf(taskItemOut),
 		Hints:  ReadHints,
 	},
 	{
@@ -81,3 +84,17 @@ var taskStates = func() []string {
 	}
 	return out
 }()
+
+// taskItemOut is a list_tasks_kandev item: a summary, or with verbose the
+// full task (taskOut's fields) with the same counts.
+var taskItemOut = out("A task: a summary, or with verbose every field of the task.", P{
+	"id": Str("Task id."), "workflow_step_id": Str("Current step."), "parent_id": Str("Parent task, if any."),
+	"title": Str("Title."), "state": Str("Task state."), "position": Int("0-based position within the step."),
+	"description":           Str("The task's prompt: its first 100 characters unless verbose; absent when empty."),
+	"description_truncated": Bool("The prompt was cut (summaries only); absent when it was not."),
+	"archived_at":           Str("When archived (RFC 3339); absent when active."),
+	"queued_for_step_id":    Str("The full step the task waits to enter (admission queue); absent when not waiting."),
+	"queued_at":             Str("Since when it waits (RFC 3339)."),
+	"subtasks":              Int("Subtasks that are not archived; absent when none."),
+	"open_blockers":         Int("Tasks this task depends on that are not COMPLETED; absent when none."),
+}, "id", "workflow_step_id", "title", "state", "position")

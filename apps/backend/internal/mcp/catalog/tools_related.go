@@ -36,5 +36,6 @@ var _ = declare(&Group{Name: "related", Tools: []*Tool{
 var relatedTaskOut = out("A related task.", P{
 	"id": Str("Task id."), "title": Str("Title."), "state": Str("Task state."),
 	"workflow_step_id": Str("Current step."), "parent_id": Str("Parent task, if any."),
-	"description": Str("The task's prompt (verbose only, cut at 2000 characters)."),
+	"description":           Str("The task's prompt (verbose only, cut at 2000 characters)."),
+	"description_truncated": Bool("The prompt was cut (verbose only); absent when it was not."),
 }, "id", "title", "state", "workflow_step_id")

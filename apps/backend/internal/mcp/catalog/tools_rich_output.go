@@ -18,9 +18,6 @@ const (
 	maxMetricValueLen = 200
 )
 
-// num is a number property.
-func num(desc string) S { return S{"type": "number", "description": desc} }
-
 // workspacePath is a path relative to the task's workspace.
 func workspacePath(desc string) S { return Str(desc).Len(1, maxRichPath) }
 

@@ -6,10 +6,23 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"time"
 )
 
 // readErrorMessage is the text sent when a POST body cannot be read.
 const readErrorMessage = "parse error: could not read request body"
+
+// BodyTimeout bounds how long a POST body may take to arrive once its
+// headers are in: a client that trickles its body is answered and
+// disconnected then, instead of holding a goroutine and its buffer.
+const BodyTimeout = 30 * time.Second
+
+// bodyTimeout is BodyTimeout, shortened by tests.
+var bodyTimeout = BodyTimeout
+
+// initialBodyBuffer caps the buffer allocated up front from a request's
+// Content-Length; it grows as bytes actually arrive.
+const initialBodyBuffer = 64 << 10
 
 // HTTP wraps next (mcp-go's Streamable HTTP or SSE message handler) with the
 // gate. Only POST bodies are checked; other methods pass through untouched.
@@ -27,7 +40,12 @@ func HTTP(next http.Handler) http.Handler {
 			writeError(w, newError(failTooLarge, nil, false))
 			return
 		}
+		// Not every ResponseWriter supports deadlines (tests' recorders);
+		// those bodies are bounded by size only, as before.
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Now().Add(bodyTimeout))
 		body, err := readBody(w, r)
+		_ = rc.SetReadDeadline(time.Time{})
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
@@ -59,7 +77,7 @@ func HTTP(next http.Handler) http.Handler {
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	size := 512
 	if r.ContentLength > 0 {
-		size = int(r.ContentLength) + 1 // +1: see EOF without growing
+		size = int(min(r.ContentLength, initialBodyBuffer)) + 1 // +1: see EOF without growing
 	}
 	buf := make([]byte, 0, size)
 	body := http.MaxBytesReader(w, r.Body, MaxMessageBytes)

@@ -26,6 +26,9 @@ type Config struct {
 	Logger   *slog.Logger
 	// Instructions are sent in the initialize result.
 	Instructions string
+	// Sessions bound the Streamable HTTP sessions of HTTP endpoints
+	// (defaults: DefaultMaxSessions, DefaultSessionIdle).
+	Sessions SessionLimits
 }
 
 // Server is one MCP server whose tool set follows a profile.
@@ -33,6 +36,7 @@ type Server struct {
 	mcp      *mcpserver.MCPServer
 	compiled *Compiled
 	log      *slog.Logger
+	sessions SessionLimits
 
 	mu      sync.Mutex
 	profile catalog.Profile
@@ -51,7 +55,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{compiled: cfg.Compiled, log: cfg.Logger}
+	s := &Server{compiled: cfg.Compiled, log: cfg.Logger, sessions: cfg.Sessions.withDefaults()}
 	// Transports run preflight before mcp-go parses anything (JSON-RPC
 	// -32602); this hook covers in-process callers too (mcp-go answers a
 	// hook error with -32600), so no path echoes an unknown tool's name.

@@ -19,7 +19,11 @@ type HTTPHandlers struct {
 	// SSE serves the legacy HTTP+SSE stream and Message its POST endpoint.
 	SSE, Message http.Handler
 	shutdown     []func(context.Context) error
+	sessions     *sessionTable
 }
+
+// Sessions is the number of Streamable HTTP sessions the endpoint keeps.
+func (h *HTTPHandlers) Sessions() int { return h.sessions.len() }
 
 // Shutdown closes open streams.
 func (h *HTTPHandlers) Shutdown(ctx context.Context) {
@@ -31,12 +35,21 @@ func (h *HTTPHandlers) Shutdown(ctx context.Context) {
 // HTTP builds the Streamable HTTP transport at path (with an event store so
 // the last notification before a result is not lost) and, when ssePath is
 // not empty, the legacy SSE transport at ssePath + messagePath.
+//
+// Its sessions are bounded by the server's SessionLimits: clients that
+// never close theirs cost at most Max sessions, none kept past Idle.
 func (s *Server) HTTP(path, ssePath, messagePath string) *HTTPHandlers {
+	table := newSessionTable(s.sessions.Max)
 	st := mcpserver.NewStreamableHTTPServer(s.mcp,
 		mcpserver.WithEndpointPath(path),
 		mcpserver.WithEventStore(mcpserver.NewInMemoryEventStore()),
+		mcpserver.WithSessionIdManager(table),
+		mcpserver.WithSessionIdleTTL(s.sessions.Idle),
 	)
-	h := &HTTPHandlers{Streamable: gate.HTTP(s.preflightHTTP(st))}
+	table.mu.Lock()
+	table.drop = dropper(st, path)
+	table.mu.Unlock()
+	h := &HTTPHandlers{Streamable: gate.HTTP(s.preflightHTTP(st)), sessions: table}
 	h.shutdown = append(h.shutdown, st.Shutdown)
 	if ssePath != "" {
 		sse := mcpserver.NewSSEServer(s.mcp,

@@ -144,15 +144,25 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// result renders a handler's value: JSON text always, plus structured
-// content when the tool declares an output schema.
+// result renders a handler's value: encoded once (see marshalResult),
+// served by Result.
 func result(t *catalog.Tool, v any, log *slog.Logger) *mcp.CallToolResult {
 	b, err := marshalResult(v)
 	if err != nil {
 		return internalError(log, t.Name, err)
 	}
+	return Result(b, t.Output != nil)
+}
+
+// Result is a tool's answer as the wrapper serves it, from the JSON b of
+// the handler's value: b as the text content and, for a tool with an
+// output schema (structured), the same bytes as the structured content.
+// Nothing is encoded again here. make bench's same-bytes floor serves its
+// precomputed answers through this function too, so that floor and tool
+// hand mcp-go identical results.
+func Result(b []byte, structured bool) *mcp.CallToolResult {
 	r := mcp.NewToolResultText(string(b))
-	if t.Output != nil {
+	if structured {
 		r.StructuredContent = json.RawMessage(b)
 	}
 	return r

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -220,5 +221,42 @@ func TestMarshalResult(t *testing.T) {
 				t.Fatalf("got %s, %v, want %s", b, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestResultSameBytes pins the result path: the handler's JSON is encoded
+// once, the structured content is those very bytes (not a copy, not a
+// re-encoding), the text content is the same JSON, and a tool without an
+// output schema gets the text only.
+func TestResultSameBytes(t *testing.T) {
+	b, err := marshalResult(catalog.Reply(`{"items":[{"id":"t1","title":"<a & b>"}],"next_cursor":"c"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Result(b, true)
+	raw, ok := r.StructuredContent.(json.RawMessage)
+	if !ok || len(raw) != len(b) || &raw[0] != &b[0] {
+		t.Fatalf("structured content %T is not the encoded bytes themselves", r.StructuredContent)
+	}
+	wire, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Content           []struct{ Type, Text string } `json:"content"`
+		StructuredContent json.RawMessage               `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(wire, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Content) != 1 || got.Content[0].Type != "text" || got.Content[0].Text != string(b) {
+		t.Fatalf("text content: got %+v, want the JSON %s", got.Content, b)
+	}
+	var a, c any
+	if json.Unmarshal(got.StructuredContent, &a) != nil || json.Unmarshal(b, &c) != nil || !reflect.DeepEqual(a, c) {
+		t.Fatalf("structured content on the wire: got %s, want %s", got.StructuredContent, b)
+	}
+	if plain := Result(b, false); plain.StructuredContent != nil {
+		t.Error("a tool without an output schema got structured content")
 	}
 }

@@ -1,0 +1,90 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// TestDiagnosticBundleRedaction puts a canary secret everywhere a secret
+// can live (the operator token, a session token, an agent environment
+// variable passed with --agent-env, an MCP server's URL, headers, args and
+// environment, log lines with a bearer header, the task's prompt, the
+// agent's stderr), has a real agent call get_diagnostic_bundle_kandev
+// through its own kandev mcp, and checks that the unzipped bundle holds
+// none of them while still saying where each one was.
+// Not parallel: it sets an environment variable the agent inherits.
+func TestDiagnosticBundleRedaction(t *testing.T) {
+	canaries := map[string]string{}
+	canary := func(kind string) string {
+		c := kind + "-canary-" + kanban.NewID()[:8]
+		canaries[kind] = c
+		return c
+	}
+	opToken, envSecret, agentBearer := canary("operator"), canary("agentenv"), canary("agentbearer")
+	t.Setenv("DIAG_CANARY_SECRET", envSecret)
+	bin := kandevBinary(t)
+	script := `echo "agent stderr: env $DIAG_CANARY_SECRET; Authorization: Bearer ` + agentBearer + `" >&2; exec "$0" agent mock`
+	e := newAgentEnv(t, withAgentCommands(t, map[string]any{"mock-agent": map[string]any{"command": "sh", "args": []string{"-c", script, bin}}}),
+		func(c *Config) { c.Token, c.Agents.EnvAllow = opToken, AgentEnvAllow("DIAG_CANARY_SECRET") })
+
+	prof := e.profileOf("mock-agent")
+	off := false
+	e.dispatch("mcp_config.update", action.MCPConfigUpdateIn{AgentProfileID: prof.ID, Enabled: &off, Servers: map[string]kanban.MCPServerConfig{
+		"remote": {Type: "http", URL: "https://user:" + canary("urluser") + "@mcp.example.com/mcp?key=" + canary("urlquery"),
+			Headers: map[string]string{"X-Api-Key": canary("header"), "X-Team": canary("plainheader")}},
+		"local": {Type: "stdio", Command: "/usr/bin/env", Args: []string{"--token", canary("arg"), "--dsn", "postgres://app:" + canary("argurl") + "@db:5432/x", "--mode=plain"},
+			Env: map[string]string{"UPSTREAM_SETTING": canary("mcpenv")}},
+	}}, nil)
+	other := e.newTask("Other")
+	var hand action.SessionCreateOut
+	e.dispatch("session.create", action.SessionCreateIn{TaskID: other.ID}, &hand)
+	canaries["session token"] = hand.Token
+	e.b.log.Info("connected with " + hand.Token)
+	e.b.log.Info("operator uses " + opToken)
+	e.b.log.Info("upstream request", "header", "Authorization: Bearer "+canary("logbearer"))
+
+	ws := t.TempDir()
+	prompt := "Prompt canary: " + canary("prompt") + "\n@tool get_diagnostic_bundle_kandev {\"source\":\"all\"}\n@say done"
+	var created action.TaskCreateOut
+	e.dispatch("task.create", map[string]any{"title": "Diagnose " + canary("title"), "description": prompt,
+		"agent_profile_id": prof.ID, "local_path": ws}, &created)
+	tc := e.waitMessage(created.Task.ID, "tool_call", "get_diagnostic_bundle_kandev")
+	for !strings.Contains(tc.Content, `"status":"completed"`) && !strings.Contains(tc.Content, `"status":"failed"`) {
+		tc = e.waitMessage(created.Task.ID, "tool_call", `"status":"`)
+	}
+	var call struct{ Status, Output string }
+	var out action.DiagnosticBundleOut
+	if err := json.Unmarshal([]byte(tc.Content), &call); err != nil || call.Status != "completed" || json.Unmarshal([]byte(call.Output), &out) != nil {
+		t.Fatalf("got tool call %s (%v), want a completed bundle", tc.Content, err)
+	}
+	files, _ := readBundle(t, out.AbsolutePath)
+	var all bytes.Buffer
+	for name, b := range files {
+		all.WriteString(name + "\n")
+		all.Write(b)
+	}
+	all.WriteString(tc.Content)
+	for kind, c := range canaries {
+		if strings.Contains(all.String(), c) {
+			t.Errorf("the bundle (or the tool's result) holds the %s canary", kind)
+		}
+	}
+	for name, want := range map[string][]string{
+		"backend/agent-stderr.txt": {"agent stderr: env [redacted]; Authorization: [redacted]", "== agent stderr of session " + created.SessionID},
+		"backend/log.txt":          {"connected with [redacted]", "operator uses [redacted]", `Authorization: [redacted]`},
+		"backend/config.json": {`"DIAG_CANARY_SECRET"`, `"X-Api-Key"`, `"UPSTREAM_SETTING"`, `"https://mcp.example.com/mcp"`,
+			`"--token",`, `"postgres://app:[redacted]@db:5432/x"`, `"--mode=plain"`},
+		"backend/task.json": {created.SessionID},
+	} {
+		for _, w := range want {
+			if !strings.Contains(string(files[name]), w) {
+				t.Errorf("%s: does not contain %q; got:\n%s", name, w, files[name])
+			}
+		}
+	}
+}

@@ -1,0 +1,24 @@
+package catalog
+
+import "github.com/kandev/kandev/apps/backend/internal/action"
+
+var _ = declare(&Group{Name: "diagnostics", Tools: []*Tool{
+	{
+		Name:   "get_diagnostic_bundle_kandev",
+		Action: "diagnostic_bundle.create",
+		Title:  "Get diagnostic bundle",
+		Description: "Collect a bounded, redacted diagnostic ZIP for the current task session and materialize it inside this " +
+			"execution workspace (under .kandev/diagnostics/; the newest 10 are kept). Request backend first for backend/runtime " +
+			"issues, frontend for browser issues, or all only when correlation requires both. One bundle per session per 10 s.",
+		Input: Obj("", P{
+			"source": Enum("Diagnostic source to collect: backend, frontend, or all", action.BundleSources()...),
+		}, "source"),
+		Output: out("The bundle written.", P{
+			"path":          Str("Workspace-relative path of the zip."),
+			"absolute_path": Str("Absolute path of the zip."),
+			"bytes":         Int("Zip size."),
+			"entries":       Arr("Files in the zip.", out("A file.", P{"name": Str("Name."), "bytes": Int("Size.")}, "name")),
+		}, "path", "absolute_path", "bytes", "entries"),
+		Hints: Hints{Destructive: true},
+	},
+}})

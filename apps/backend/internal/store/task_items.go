@@ -1,0 +1,117 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// The items of task.list: the tasks ListTasks lists, in the same orders
+// and with the same cursors (each listing keeps ListTasks' cursor tag), as
+// summaries or full tasks, both with their counts.
+
+// taskCountCols are the counts of kanban.TaskCounts for the row t: live
+// subtasks (idx_tasks_parent) and blockers not yet completed (the
+// dependencies' primary key, then each blocker by id).
+const taskCountCols = `(SELECT COUNT(*) FROM tasks c WHERE c.parent_id = t.id AND c.archived_at IS NULL),
+	(SELECT COUNT(*) FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on_task_id
+	 WHERE d.task_id = t.id AND b.state <> 'COMPLETED')`
+
+// taskSummaryCols read a summary: one character more of the description
+// than a preview shows, so that a cut can be told from a fit without
+// reading (or copying) the rest of it.
+var taskSummaryCols = `t.id, t.workflow_step_id, t.parent_id, t.title, t.state, t.position,
+	substr(t.description, 1, ` + strconv.Itoa(kanban.PreviewLen+1) + `), t.archived_at, t.queued_for_step_id, t.queued_at,
+	t.created_at, ` + taskCountCols
+
+// summaryRow is a summary with its creation-order key.
+type summaryRow struct {
+	kanban.TaskSummary
+	created string
+}
+
+func scanSummary(r rowSource) (*summaryRow, error) {
+	var row summaryRow
+	t := &row.TaskSummary
+	var parent, archived, queuedFor, queuedAt sql.NullString
+	if err := r.Scan(&t.ID, &t.WorkflowStepID, &parent, &t.Title, &t.State, &t.Position, &t.Description,
+		&archived, &queuedFor, &queuedAt, &row.created, &t.Subtasks, &t.OpenBlockers); err != nil {
+		return nil, err
+	}
+	t.ParentID, t.ArchivedAt = parent.String, parseTimePtr(archived)
+	t.QueuedForStepID, t.QueuedAt = queuedFor.String, parseTimePtr(queuedAt)
+	t.Description, t.DescriptionTruncated = kanban.Preview(t.Description, kanban.PreviewLen)
+	return &row, nil
+}
+
+func scanDetail(r rowSource) (*kanban.TaskDetail, error) {
+	var d kanban.TaskDetail
+	if err := scanTaskInto(r, &d.Task, &d.Subtasks, &d.OpenBlockers); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// summaryJSONBound bounds a summary's JSON size from above, as
+// taskJSONBound does for a task: keys and punctuation (under 250 bytes),
+// the position and counts (60), two times (37 each).
+func summaryJSONBound(r summaryRow) int {
+	t := r.TaskSummary
+	return 6*(len(t.ID)+len(t.WorkflowStepID)+len(t.ParentID)+len(t.Title)+len(t.State)+len(t.Description)+len(t.QueuedForStepID)) + 400
+}
+
+// detailJSONBound is taskJSONBound plus the counts.
+func detailJSONBound(d kanban.TaskDetail) int { return taskJSONBound(d.Task) + 60 }
+
+var (
+	summariesByPosition = listing[summaryRow]{what: tasksByPosition.what, selectFrom: `SELECT ` + taskSummaryCols + ` FROM tasks t`,
+		scan: scanSummary, cols: tasksByPosition.cols, key: func(r summaryRow) []any { return []any{r.Position, r.ID} },
+		bound: summaryJSONBound}
+	summariesByCreation = listing[summaryRow]{what: tasksByCreation.what, selectFrom: `SELECT ` + taskSummaryCols + ` FROM tasks t`,
+		scan: scanSummary, cols: tasksByCreation.cols, key: func(r summaryRow) []any { return []any{r.created, r.ID} },
+		bound: summaryJSONBound}
+	detailsByPosition = listing[kanban.TaskDetail]{what: tasksByPosition.what, selectFrom: `SELECT ` + taskColsT + `, ` + taskCountCols + ` FROM tasks t`,
+		scan: scanDetail, cols: tasksByPosition.cols, key: func(d kanban.TaskDetail) []any { return tasksByPosition.key(d.Task) },
+		bound: detailJSONBound}
+	detailsByCreation = listing[kanban.TaskDetail]{what: tasksByCreation.what, selectFrom: `SELECT ` + taskColsT + `, ` + taskCountCols + ` FROM tasks t`,
+		scan: scanDetail, cols: tasksByCreation.cols, key: func(d kanban.TaskDetail) []any { return tasksByCreation.key(d.Task) },
+		bound: detailJSONBound}
+)
+
+// ListTaskSummaries lists tasks as ListTasks does, as summaries with their
+// counts.
+func (s *Store) ListTaskSummaries(ctx context.Context, f kanban.TaskFilter, p kanban.Page) (*kanban.List[kanban.TaskSummary], error) {
+	p, where, args, err := s.taskQuery(ctx, f, p)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := inOrder(f, summariesByPosition, summariesByCreation).page(ctx, s.stmts, p, where, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := &kanban.List[kanban.TaskSummary]{Items: make([]kanban.TaskSummary, len(rows.Items)), NextCursor: rows.NextCursor}
+	for i, r := range rows.Items {
+		out.Items[i] = r.TaskSummary
+	}
+	return out, nil
+}
+
+// ListTaskDetails lists tasks as ListTasks does, with their counts.
+func (s *Store) ListTaskDetails(ctx context.Context, f kanban.TaskFilter, p kanban.Page) (*kanban.List[kanban.TaskDetail], error) {
+	p, where, args, err := s.taskQuery(ctx, f, p)
+	if err != nil {
+		return nil, err
+	}
+	return inOrder(f, detailsByPosition, detailsByCreation).page(ctx, s.stmts, p, where, args...)
+}
+
+// inOrder picks f's order, as taskListing does: board order on a step,
+// else creation order.
+func inOrder[T any](f kanban.TaskFilter, byPosition, byCreation listing[T]) listing[T] {
+	if f.WorkflowStepID != "" {
+		return byPosition
+	}
+	return byCreation
+}
