@@ -344,7 +344,7 @@ func (r *run) open(l *launchInfo, sess *kanban.Session) error {
 		r.mu.Lock()
 		r.agentSID, r.modes = acp.SessionId(sess.AgentSessionID), newSessionModes(loaded.Modes)
 		r.mu.Unlock()
-		r.rec.note("status", "Resumed the agent's session after the backend that ran it stopped or restarted (ACP session/load); a turn in progress then was interrupted.")
+		r.rec.note("status", "Resumed the agent's session after a backend restart (ACP session/load); a turn in progress then was interrupted.")
 		return nil
 	}
 	if r.resume && sess.AgentSessionID != "" {
