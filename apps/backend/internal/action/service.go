@@ -125,14 +125,7 @@ func (s *Service) workspaceFor(ctx context.Context, p Principal, id string) (str
 		}
 		return id, nil
 	}
-	l, err := s.store.ListWorkspaces(ctx, kanban.Page{Limit: 1})
-	if err != nil {
-		return "", err
-	}
-	if len(l.Items) == 0 {
-		return "", kanban.NotFound("workspace")
-	}
-	return l.Items[0].ID, nil
+	return s.store.DefaultWorkspaceID(ctx)
 }
 
 // resolveTaskID turns "self" into the bound task for sessions.

@@ -16,6 +16,9 @@ type WorkspaceService interface {
 	CreateWorkspace(ctx context.Context, name, description string) (*Workspace, error)
 	GetWorkspace(ctx context.Context, id string) (*Workspace, error)
 	ListWorkspaces(ctx context.Context, p Page) (*List[Workspace], error)
+	// DefaultWorkspaceID returns the id of the first workspace
+	// ListWorkspaces lists (CodeNotFound when there is none).
+	DefaultWorkspaceID(ctx context.Context) (string, error)
 	UpdateWorkspace(ctx context.Context, id string, name, description *string) (*Workspace, error)
 }
 

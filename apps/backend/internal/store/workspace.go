@@ -67,6 +67,17 @@ func (s *Store) ListWorkspaces(ctx context.Context, p kanban.Page) (*kanban.List
 	return workspaceListing.page(ctx, s.stmts, p, "")
 }
 
+// DefaultWorkspaceID returns the id of the first workspace in
+// ListWorkspaces' order: the workspace a call without workspace_id means.
+func (s *Store) DefaultWorkspaceID(ctx context.Context) (string, error) {
+	var id string
+	err := s.stmts.QueryRowContext(ctx, `SELECT id FROM workspaces ORDER BY created_at, id LIMIT 1`).Scan(&id)
+	if err != nil {
+		return "", notFound(err, "workspace")
+	}
+	return id, nil
+}
+
 var workspaceListing = listing[kanban.Workspace]{what: "list workspaces",
 	selectFrom: `SELECT ` + workspaceCols + ` FROM workspaces`, scan: scanWorkspace, cols: []string{"created_at", "id"},
 	key: func(w kanban.Workspace) []any { return []any{fmtTime(w.CreatedAt), w.ID} }}

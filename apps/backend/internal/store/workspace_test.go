@@ -289,3 +289,32 @@ func TestOpenAppliesALaterMergedLowerMigration(t *testing.T) {
 		t.Fatalf("migration 5 not applied again: %d indexes, %v", n, err)
 	}
 }
+
+func TestDefaultWorkspaceID(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testDefaultWorkspaceID)
+}
+
+// testDefaultWorkspaceID: the default workspace is the first one
+// ListWorkspaces lists, and an empty store has none.
+func testDefaultWorkspaceID(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newTestStore(t)
+	if _, err := s.DefaultWorkspaceID(ctx); kanban.ErrorCode(err) != kanban.CodeNotFound {
+		t.Fatalf("empty store: got %v, want NOT_FOUND", err)
+	}
+	for _, name := range []string{"First", "Second", "Third"} {
+		if _, err := s.CreateWorkspace(ctx, name, ""); err != nil {
+			t.Fatalf("create %s: %v", name, err)
+		}
+	}
+	l, err := s.ListWorkspaces(ctx, kanban.Page{Limit: 1})
+	if err != nil || len(l.Items) != 1 {
+		t.Fatalf("list: %v, %v", l, err)
+	}
+	got, err := s.DefaultWorkspaceID(ctx)
+	if err != nil || got != l.Items[0].ID {
+		t.Fatalf("got %q, %v, want %q (the first listed)", got, err, l.Items[0].ID)
+	}
+}
