@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -18,6 +19,12 @@ func (e *Engine) run(taskID, stepID, event string, chain int, signalled *bool) {
 // runWhere is run for the automations keep selects (all when nil).
 func (e *Engine) runWhere(taskID, stepID, event string, chain int, signalled *bool, keep func(kanban.StepAction) bool) {
 	ctx := context.Background()
+	if stepID != "" {
+		// A step without automations for event needs no further read.
+		if step, err := e.store.GetStep(ctx, stepID); err == nil && !slices.ContainsFunc(step.Events[event], keepAll(keep)) {
+			return
+		}
+	}
 	t, err := e.store.GetTask(ctx, taskID)
 	if err != nil || t.ArchivedAt != nil {
 		return // deleted or archived meanwhile: nothing more runs for it
@@ -43,6 +50,14 @@ func (e *Engine) runWhere(taskID, stepID, event string, chain int, signalled *bo
 		}
 		e.svc.Record(ctx, t.ID, typ, fmt.Sprintf("%s of %s, %s: %s", event, step.Name, a.Type, outcome))
 	}
+}
+
+// keepAll is keep, or a selector of every automation when keep is nil.
+func keepAll(keep func(kanban.StepAction) bool) func(kanban.StepAction) bool {
+	if keep == nil {
+		return func(kanban.StepAction) bool { return true }
+	}
+	return keep
 }
 
 // exec performs one automation and says what happened; failed marks an

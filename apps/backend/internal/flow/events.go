@@ -63,6 +63,13 @@ func (e *Engine) Turn(ev kanban.TurnEvent) {
 // runtime), then the other automations.
 func (e *Engine) enter(taskID, stepID string, chain int, created bool) {
 	ctx := context.Background()
+	if stepID != "" {
+		// Most steps have no on_enter automation and no prompt to deliver:
+		// one read of the step tells, and nothing else is read then.
+		if step, err := e.store.GetStep(ctx, stepID); err == nil && len(step.Events[kanban.EventEnter]) == 0 && (step.Prompt == "" || created) {
+			return
+		}
+	}
 	e.runWhere(taskID, stepID, kanban.EventEnter, chain, nil, kanban.StepAction.SetsUpAgent)
 	if step, err := e.store.GetStep(ctx, stepID); err == nil && step.Prompt != "" && !created {
 		e.stepPrompt(ctx, taskID, step)

@@ -59,14 +59,11 @@ func (s *Store) AppendTaskMessage(ctx context.Context, taskID string, m kanban.M
 // appendMessage appends a checked message whose SessionID and TaskID are
 // those of an existing session, with the task's next seq.
 func appendMessage(ctx context.Context, tx txn, m kanban.Message) (*kanban.Message, error) {
-	var seq int64
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE task_id = ?`,
-		m.TaskID).Scan(&seq); err != nil {
-		return nil, fmt.Errorf("append message: %w", err)
-	}
 	m.ID, m.CreatedAt = kanban.NewID(), kanban.Now()
+	// The task's next seq is computed in the insert.
 	if _, err := tx.ExecContext(ctx, `INSERT INTO session_messages (`+messageColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, m.ID, seq, nullString(m.SessionID), m.TaskID, m.Author, m.Type,
+		VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE task_id = ?), ?, ?, ?, ?, ?, ?, ?)`,
+		m.ID, m.TaskID, nullString(m.SessionID), m.TaskID, m.Author, m.Type,
 		m.Content, m.Turn, fmtTime(m.CreatedAt)); err != nil {
 		return nil, fmt.Errorf("append message: %w", err)
 	}

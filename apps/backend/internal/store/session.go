@@ -53,7 +53,7 @@ func (s *Store) CreateSession(ctx context.Context, in kanban.SessionCreate) (*ka
 	var out *kanban.Session
 	err := s.tx(ctx, func(tx txn) error {
 		var err error
-		out, err = createSession(ctx, tx, in, hash)
+		out, err = createSession(ctx, tx, in, hash, nil)
 		return err
 	})
 	if err != nil {
@@ -80,11 +80,14 @@ func checkSessionCreate(in *kanban.SessionCreate) error {
 }
 
 // createSession writes a checked session whose token hashes to hash, and
-// its first message.
-func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash string) (*kanban.Session, error) {
-	t, err := getTask(ctx, tx, in.TaskID)
-	if err != nil {
-		return nil, err
+// its first message. t is the session's task when the caller has it as
+// tx holds it (nil: it is read).
+func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash string, t *kanban.Task) (*kanban.Session, error) {
+	if t == nil {
+		var err error
+		if t, err = getTask(ctx, tx, in.TaskID); err != nil {
+			return nil, err
+		}
 	}
 	wsID := t.WorkspaceID
 	agent, err := resolveAgentProfile(ctx, tx, in.AgentProfileID)
@@ -108,11 +111,14 @@ func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash st
 	if in.Managed {
 		state = kanban.SessionQueued
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO task_sessions (id, task_id, workspace_id,
+	// RETURNING reads the row back as getSession would, in the same statement.
+	sess, err := scanSession(tx.QueryRowContext(ctx, `INSERT INTO task_sessions (id, task_id, workspace_id,
 		agent_profile_id, executor_profile_id, state, mcp_mode, capabilities, token_hash,
-		mcp_attached, managed, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
+		mcp_attached, managed, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+		RETURNING `+sessionColumns,
 		id, in.TaskID, wsID, nullString(agentID), nullString(execID), string(state),
-		string(in.Mode), string(capsJSON), hash, boolInt(in.Managed), in.Name, now, now); err != nil {
+		string(in.Mode), string(capsJSON), hash, boolInt(in.Managed), in.Name, now, now))
+	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
 	if m := in.FirstMessage; m != nil {
@@ -122,7 +128,7 @@ func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash st
 			return nil, err
 		}
 	}
-	return getSession(ctx, tx, id)
+	return sess, nil
 }
 
 // checkCapabilities accepts nil (profile defaults) or a list of distinct

@@ -155,7 +155,7 @@ func (s *Store) createTask(ctx context.Context, in kanban.TaskCreate, sc *kanban
 			return err
 		}
 		sc.TaskID = out.ID
-		sess, err = createSession(ctx, tx, *sc, hash)
+		sess, err = createSession(ctx, tx, *sc, hash, out)
 		return err
 	})
 	if err != nil && in.ExternalID != "" && isUniqueConstraint(err) {
@@ -206,15 +206,15 @@ func insertTask(ctx context.Context, tx txn, in kanban.TaskCreate) (*kanban.Task
 		WorkflowStepID: in.WorkflowStepID, ParentID: in.ParentID, Title: in.Title, Description: in.Description,
 		State: in.State, ExternalID: in.ExternalID, StartWhenUnblocked: in.StartWhenUnblocked,
 		Autopilot: in.Autopilot, WorkspaceMode: in.WorkspaceMode, CreatedAt: now, UpdatedAt: now}
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE workflow_step_id = ?`,
-		t.WorkflowStepID).Scan(&t.Position); err != nil {
-		return nil, fmt.Errorf("create task: position: %w", err)
-	}
 	t.StepEnteredAt = now
-	_, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?)`,
+	// The task goes last on its step: the position is computed in the
+	// insert and returned by it.
+	err := tx.QueryRowContext(ctx, `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?,
+		(SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE workflow_step_id = ?),
+		?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?) RETURNING position`,
 		t.ID, t.WorkspaceID, t.WorkflowID, t.WorkflowStepID, nullString(t.ParentID), t.Title, t.Description,
-		string(t.State), t.Position, nullString(t.ExternalID), boolInt(t.StartWhenUnblocked), t.LaunchPrompt,
-		nil, fmtTime(now), fmtTime(now), fmtTime(now), boolInt(t.Autopilot), t.WorkspaceMode)
+		string(t.State), t.WorkflowStepID, nullString(t.ExternalID), boolInt(t.StartWhenUnblocked), t.LaunchPrompt,
+		nil, fmtTime(now), fmtTime(now), fmtTime(now), boolInt(t.Autopilot), t.WorkspaceMode).Scan(&t.Position)
 	if err != nil {
 		return nil, fmt.Errorf("create task: %w", err)
 	}
@@ -263,14 +263,7 @@ func resolvePlacement(ctx context.Context, tx txn, in *kanban.TaskCreate) error 
 		in.WorkflowID = st.WorkflowID
 	}
 	if in.WorkflowID == "" {
-		err := tx.QueryRowContext(ctx, `SELECT id FROM workflows WHERE workspace_id = ? ORDER BY sort_order, id LIMIT 1`,
-			in.WorkspaceID).Scan(&in.WorkflowID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return kanban.Errorf(kanban.CodeNotFound, "workspace has no workflow")
-		}
-		if err != nil {
-			return fmt.Errorf("resolve workflow: %w", err)
-		}
+		return defaultPlacement(ctx, tx, in)
 	}
 	wf, err := getWorkflow(ctx, tx, in.WorkflowID)
 	if err != nil {
@@ -290,6 +283,26 @@ func resolvePlacement(ctx context.Context, tx txn, in *kanban.TaskCreate) error 
 	if err != nil {
 		return fmt.Errorf("resolve step: %w", err)
 	}
+	return nil
+}
+
+// defaultPlacement fills in.WorkflowID and in.WorkflowStepID with the
+// workspace's first workflow and that workflow's start step, read in one
+// statement (the workflow is the workspace's by construction).
+func defaultPlacement(ctx context.Context, tx txn, in *kanban.TaskCreate) error {
+	var step sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT w.id, (SELECT s.id FROM workflow_steps s WHERE s.workflow_id = w.id
+		ORDER BY s.is_start_step DESC, s.position, s.id LIMIT 1)
+		FROM workflows w WHERE w.workspace_id = ? ORDER BY w.sort_order, w.id LIMIT 1`, in.WorkspaceID).Scan(&in.WorkflowID, &step)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return kanban.Errorf(kanban.CodeNotFound, "workspace has no workflow")
+	case err != nil:
+		return fmt.Errorf("resolve workflow: %w", err)
+	case !step.Valid:
+		return kanban.Errorf(kanban.CodeNotFound, "workflow has no steps")
+	}
+	in.WorkflowStepID = step.String
 	return nil
 }
 
