@@ -124,15 +124,25 @@ func (v *Validator) Validate(args any) (err error) {
 	if verr == nil {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(verr, &ve) {
+	ve, ok := verr.(*jsonschema.ValidationError)
+	if !ok && !errors.As(verr, &ve) {
 		return &Problems{Tool: v.tool, List: []Problem{{Path: "/", Text: "/: value could not be validated"}}}
 	}
-	c := collector{tree: v.tree, args: args, list: make([]Problem, 0, min(leaves(ve), 32))}
+	// The Problems and the first problems share one allocation.
+	out := &problemsBuf{}
+	c := collector{tree: v.tree, args: args, list: out.first[:0]}
 	c.walk(ve)
 	list := c.problems()
 	if len(list) == 0 {
-		list = []Problem{{Path: "/", Text: "/: does not match the schema"}}
+		list = append(list, Problem{Path: "/", Text: "/: does not match the schema"})
 	}
-	return &Problems{Tool: v.tool, List: list}
+	out.Problems = Problems{Tool: v.tool, List: list, sorted: list}
+	return &out.Problems
+}
+
+// problemsBuf is a Problems with room for the problems of a typical
+// refusal, so that Validate allocates once for both.
+type problemsBuf struct {
+	Problems
+	first [8]Problem
 }

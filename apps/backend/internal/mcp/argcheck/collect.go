@@ -25,22 +25,6 @@ type collector struct {
 	located map[string]located // by instance location (two segments or more), length-prefixed segments
 }
 
-// leaves estimates the number of problems under e: one per leaf error, one
-// per missing required name.
-func leaves(e *jsonschema.ValidationError) int {
-	if len(e.Causes) == 0 {
-		if k, ok := e.ErrorKind.(*kind.Required); ok {
-			return max(len(k.Missing), 1)
-		}
-		return 1
-	}
-	n := 0
-	for _, cause := range e.Causes {
-		n += leaves(cause)
-	}
-	return n
-}
-
 // walk records the leaf problems under e.
 func (c *collector) walk(e *jsonschema.ValidationError) {
 	switch k := e.ErrorKind.(type) {

@@ -31,6 +31,16 @@ type Problem struct {
 type Problems struct {
 	Tool string
 	List []Problem
+	// sorted is List as Validate returned it, already sorted and
+	// deduplicated; a List replaced or resliced since is normalised again
+	// when rendered (one changed in place must be kept sorted by whoever
+	// changes it).
+	sorted []Problem
+}
+
+// isSorted reports whether List is still the sorted list Validate made.
+func (p *Problems) isSorted() bool {
+	return len(p.List) > 0 && len(p.sorted) == len(p.List) && &p.sorted[0] == &p.List[0]
 }
 
 // Error renders "invalid arguments for <tool>: " followed by the first few
@@ -48,7 +58,7 @@ func (p *Problems) Error() string {
 
 func (p *Problems) render() string {
 	list := p.List
-	if !normalized(list) {
+	if !p.isSorted() && !normalized(list) {
 		list = normalize(list)
 	}
 	const head = "invalid arguments for "

@@ -19,7 +19,8 @@ const ellipsis = "..."
 
 // Needed reports whether s holds anything Excerpt would escape.
 func Needed(s string) bool {
-	for i := 0; i < len(s); {
+	i := printableASCIIPrefix(s)
+	for i < len(s) {
 		c := s[i]
 		if c >= 0x20 && c < 0x7f {
 			i++
@@ -32,6 +33,30 @@ func Needed(s string) bool {
 		i += size
 	}
 	return false
+}
+
+// Bytes of a word, for printableASCIIPrefix.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// printableASCIIPrefix returns the length of the longest prefix of s, in
+// whole 8-byte words, whose bytes are all printable ASCII (0x20-0x7e): the
+// bytes Needed passes over without decoding.
+func printableASCIIPrefix(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// A byte of 0x80 or more, one below 0x20 (exact once the high
+		// bits are clear), or one equal to 0x7f (zero after the xor).
+		x := w ^ (0x7f * ones)
+		if w&highs != 0 || (w-0x20*ones)&^w&highs != 0 || (x-ones)&^x&highs != 0 {
+			break
+		}
+	}
+	return i
 }
 
 // Excerpt returns s with every non-printable character escaped (\x1b,

@@ -3,6 +3,7 @@ package escape
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -57,4 +58,36 @@ func FuzzExcerpt(f *testing.F) {
 			t.Fatalf("Excerpt(%q, %d) = %q", s, max, got)
 		}
 	})
+}
+
+// neededByRune is Needed without the word-at-a-time prefix.
+func neededByRune(s string) bool {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size <= 1 || !unicode.IsPrint(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+// TestNeededEveryByteEveryPosition puts each byte value at each position
+// of printable text (across word boundaries) and compares Needed with the
+// rune-by-rune definition.
+func TestNeededEveryByteEveryPosition(t *testing.T) {
+	base := strings.Repeat("abcdefgh ~!", 3) // 33 printable bytes
+	for c := range 256 {
+		for pos := range len(base) {
+			s := base[:pos] + string([]byte{byte(c)}) + base[pos+1:]
+			if got, want := Needed(s), neededByRune(s); got != want {
+				t.Fatalf("byte %#x at %d: got %v, want %v", c, pos, got, want)
+			}
+		}
+	}
+	for _, s := range []string{"", "a", "plain text of some length", "tab\there", "ok é ok", "bidi \u202e!", "zero\x00width", "del\x7f"} {
+		if got, want := Needed(s), neededByRune(s); got != want {
+			t.Errorf("%q: got %v, want %v", s, got, want)
+		}
+	}
 }
