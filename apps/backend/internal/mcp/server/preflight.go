@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -49,6 +50,21 @@ func (s *Server) preflight(msg []byte) *gate.RPCError {
 		return nil
 	}
 	return &gate.RPCError{Code: -32601, Message: "method not found: this server offers initialize, ping, tools/list, tools/call, logging/setLevel", ID: safeID(m.ID), HTTPStatus: 200}
+}
+
+// preflightedKey marks a context whose messages a transport preflighted
+// before mcp-go saw them, so the hook does not decode them a second time.
+type preflightedKey struct{}
+
+// withPreflighted returns ctx marked as preflighted. Only a transport that
+// runs preflight on every message it hands mcp-go under ctx may mark it.
+func withPreflighted(ctx context.Context) context.Context {
+	return context.WithValue(ctx, preflightedKey{}, true)
+}
+
+func preflighted(ctx context.Context) bool {
+	v, _ := ctx.Value(preflightedKey{}).(bool)
+	return v
 }
 
 // logLevels are the MCP logging levels (RFC 5424 names).

@@ -60,9 +60,9 @@ func New(cfg Config) (*Server, error) {
 	// -32602); this hook covers in-process callers too (mcp-go answers a
 	// hook error with -32600), so no path echoes an unknown tool's name.
 	hooks := &mcpserver.Hooks{}
-	hooks.AddOnRequestInitialization(func(_ context.Context, _ any, msg any) error {
+	hooks.AddOnRequestInitialization(func(ctx context.Context, _ any, msg any) error {
 		raw, ok := msg.(json.RawMessage)
-		if !ok {
+		if !ok || preflighted(ctx) {
 			return nil
 		}
 		if e := s.preflight(raw); e != nil {

@@ -83,6 +83,9 @@ func (s *Server) preflightHTTP(next http.Handler) http.Handler {
 			_, _ = w.Write(e.Response())
 			return
 		}
+		// The gate admits one JSON object per POST (no batch): the message
+		// preflight passed is the only one mcp-go handles under r.
+		r = r.WithContext(withPreflighted(r.Context()))
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r)
 	})
@@ -95,7 +98,8 @@ func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 	in := gate.Stdio(stdin, out)
 	pr, pw := io.Pipe()
 	go s.filterStdio(in, pw, out)
-	return mcpserver.NewStdioServer(s.mcp).Listen(ctx, pr, out)
+	// filterStdio preflights every line mcp-go reads from pr.
+	return mcpserver.NewStdioServer(s.mcp).Listen(withPreflighted(ctx), pr, out)
 }
 
 // filterStdio applies preflight to each gated line.
