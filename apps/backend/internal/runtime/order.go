@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"sync"
 	"time"
@@ -66,7 +67,7 @@ func (o *updateOrder) reader(stdout io.Reader, exited <-chan struct{}) io.Reader
 					return
 				}
 			}
-			if err == bufio.ErrBufferFull {
+			if errors.Is(err, bufio.ErrBufferFull) {
 				// A line longer than the buffer: not classified (no
 				// update the barrier would wait for), passed on whole.
 				continue
