@@ -13,7 +13,7 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		Name:        "update_agent_kandev",
 		Action:      "agent.update",
 		Title:       "Update agent",
-		Description: "Change an agent type's MCP support: whether it can use MCP tools and where its MCP config file lives. Find ids with list_agents_kandev.",
+		Description: "Change an agent type's MCP support and MCP config file path.",
 		Input: Obj("", P{
 			"agent_id":        ID("Agent to change."),
 			"supports_mcp":    Bool("Whether the agent can use MCP tools."),
@@ -27,7 +27,7 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		Name:        "list_agent_profiles_kandev",
 		Action:      "agent.profile.list",
 		Title:       "List agent profiles",
-		Description: "List agent profiles (named model and approval settings of an agent), oldest first. Use an id as agent_profile_id.",
+		Description: "List agent profiles (named model and approval settings of an agent), oldest first.",
 		Input: Obj("", PageProps(P{
 			"agent_id": ID("Only profiles of this agent."),
 		})),
@@ -35,17 +35,16 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		Hints:  ReadHints,
 	},
 	{
-		Name:   "create_agent_profile_kandev",
-		Action: "agent.profile.create",
-		Title:  "Create agent profile",
-		Description: "Add a named profile to an agent. An agent's first profile becomes its default. " +
-			"Names are unique per agent.",
+		Name:        "create_agent_profile_kandev",
+		Action:      "agent.profile.create",
+		Title:       "Create agent profile",
+		Description: "Add a named profile to an agent; its first profile is its default.",
 		Input: Obj("", P{
 			"agent_id":      ID("Agent the profile configures."),
-			"name":          Str("Profile name, unique within the agent.").Len(1, kanban.MaxNameLen),
-			"model":         Str("Model the agent runs with; empty uses the agent's default.").Len(0, maxModelLen),
-			"auto_approve":  Bool("Approve the agent's tool permission requests automatically. Default false.").Default(false),
-			"user_question": Bool("Sessions may ask the operator questions (ask_user_question_kandev). Default true.").Default(true),
+			"name":          Str("Name, unique per agent.").Len(1, kanban.MaxNameLen),
+			"model":         Str("Model; empty uses the agent's default.").Len(0, maxModelLen),
+			"auto_approve":  Bool("Approve its permission requests automatically.").Default(false),
+			"user_question": Bool("Sessions may ask the operator questions.").Default(true),
 		}, "agent_id", "name"),
 		Output: agentProfileOut,
 		Hints:  WriteHints,
@@ -59,8 +58,8 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 			"profile_id":    ID("Agent profile to change."),
 			"name":          Str("New name, unique within the agent.").Len(1, kanban.MaxNameLen),
 			"model":         Str("Model; empty uses the agent's default.").Len(0, maxModelLen),
-			"auto_approve":  Bool("Approve the agent's tool permission requests automatically."),
-			"user_question": Bool("Sessions may ask the operator questions (ask_user_question_kandev)."),
+			"auto_approve":  Bool("Approve its permission requests automatically."),
+			"user_question": Bool("Sessions may ask the operator questions."),
 		}, "profile_id"),
 		Output: agentProfileOut,
 		Hints:  IdempotentWrite,
@@ -70,8 +69,8 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		Name:   "delete_agent_profile_kandev",
 		Action: "agent.profile.delete",
 		Title:  "Delete agent profile",
-		Description: "Permanently delete an agent profile and its MCP config. Refused while a running session uses it " +
-			"or when it is the agent's last profile; deleting the default promotes the oldest remaining profile.",
+		Description: "Permanently delete an agent profile and its MCP config; refused while a running session uses it or " +
+			"if it is the agent's last.",
 		Input: Obj("", P{
 			"profile_id": ID("Agent profile to delete."),
 		}, "profile_id"),

@@ -40,16 +40,15 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 		Name:   "list_tasks_kandev",
 		Action: "task.list",
 		Title:  "List tasks",
-		Description: "List tasks of your workspace. With workflow_step_id, tasks come in board order (position); " +
-			"otherwise in creation order. Archived tasks are excluded unless include_archived is true. Each item is a " +
-			"summary: ids, title, state, position, counts and the first 100 characters of its prompt (description_truncated " +
-			"when cut); verbose gives every field and the whole prompt.",
+		Description: "List tasks of your workspace: in board order with workflow_step_id, else in creation order; archived " +
+			"ones only with include_archived. Items are summaries with the first 100 characters of the prompt " +
+			"(description_truncated when cut); verbose gives every field and the whole prompt.",
 		Input: Obj("", PageProps(P{
 			"workflow_id":      ID("Only tasks of this workflow."),
 			"workflow_step_id": ID("Only tasks on this step, in board order."),
 			"state":            Enum("Only tasks in this state.", taskStates...),
-			"include_archived": Bool("Include archived tasks. Default false.").Default(false),
-			"verbose":          Bool("Every field of each task, with its whole prompt, instead of a summary. Default false.").Default(false),
+			"include_archived": Bool("Include archived tasks.").Default(false),
+			"verbose":          Bool("Every field and the whole prompt instead of a summary.").Default(false),
 		})),
 		Output: listOf(taskItemOut),
 		Hints:  ReadHints,

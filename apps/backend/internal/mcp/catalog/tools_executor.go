@@ -13,7 +13,7 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Name:        "list_executors_kandev",
 		Action:      "executor.list",
 		Title:       "List executors",
-		Description: "List executors (ways of running agents, e.g. a local process or a git worktree) by name. Their profiles are listed by list_executor_profiles_kandev.",
+		Description: "List executors (ways of running agents, e.g. a local process or a git worktree) by name.",
 		Input:       Obj("", PageProps(P{})),
 		Output:      listOf(executorOut),
 		Hints:       ReadHints,
@@ -22,12 +22,12 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Name:   "create_executor_profile_kandev",
 		Action: "executor.profile.create",
 		Title:  "Create executor profile",
-		Description: "Add a named profile to an executor: its MCP policy, settings and prepare/cleanup scripts. " +
-			"An executor's first profile becomes its default. Names are unique per executor.",
+		Description: "Add a named profile to an executor (MCP policy, settings, prepare/cleanup scripts); its first " +
+			"profile is its default.",
 		Input: Obj("", withExecutorFields(P{
-			"executor_id": ID("Executor the profile configures (see list_executors_kandev)."),
-			"name":        Str("Profile name, unique within the executor.").Len(1, kanban.MaxNameLen),
-			"mcp_policy":  Enum("How sessions run by this profile treat MCP servers. Default inherit.", kanban.MCPPolicies...).Default(kanban.MCPPolicies[0]),
+			"executor_id": ID("Executor the profile configures."),
+			"name":        Str("Name, unique per executor.").Len(1, kanban.MaxNameLen),
+			"mcp_policy":  Enum("How its sessions treat MCP servers.", kanban.MCPPolicies...).Default(kanban.MCPPolicies[0]),
 		}), "executor_id", "name"),
 		Output: executorProfileConfigOut,
 		Hints:  WriteHints,
@@ -36,11 +36,11 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Name:        "update_executor_profile_kandev",
 		Action:      "executor.profile.update",
 		Title:       "Update executor profile",
-		Description: "Change an executor profile; only the fields you give change (config, when given, replaces the stored config).",
+		Description: "Change an executor profile; only the fields you give change.",
 		Input: Obj("", withExecutorFields(P{
 			"profile_id": ID("Executor profile to change."),
-			"name":       Str("New name, unique within the executor.").Len(1, kanban.MaxNameLen),
-			"mcp_policy": Enum("How sessions run by this profile treat MCP servers.", kanban.MCPPolicies...),
+			"name":       Str("New name, unique per executor.").Len(1, kanban.MaxNameLen),
+			"mcp_policy": Enum("How its sessions treat MCP servers.", kanban.MCPPolicies...),
 		}), "profile_id"),
 		Output: executorProfileConfigOut,
 		Hints:  IdempotentWrite,
@@ -50,8 +50,8 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Name:   "delete_executor_profile_kandev",
 		Action: "executor.profile.delete",
 		Title:  "Delete executor profile",
-		Description: "Permanently delete an executor profile. Refused while a running session uses it or when it is the " +
-			"executor's last profile; deleting the default promotes the oldest remaining profile.",
+		Description: "Permanently delete an executor profile; refused while a running session uses it or if it is the " +
+			"executor's last.",
 		Input: Obj("", P{
 			"profile_id": ID("Executor profile to delete."),
 		}, "profile_id"),
@@ -63,10 +63,10 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 
 // withExecutorFields adds the settings shared by create and update.
 func withExecutorFields(p P) P {
-	p["config"] = openConfig("Executor settings by name (open: values are any JSON; at most 64 KiB in all). "+
-		"On update, replaces the stored config.", kanban.MaxExecutorConfigKeys)
-	p["prepare_script"] = Str("Shell script run before the agent starts; empty for none.").Len(0, maxScriptLen)
-	p["cleanup_script"] = Str("Shell script run after the session ends; empty for none.").Len(0, maxScriptLen)
+	p["config"] = openConfig("Executor settings by name, any JSON values (64 KiB in all); replaces the stored ones.",
+		kanban.MaxExecutorConfigKeys)
+	p["prepare_script"] = Str("Shell script run before the agent; empty for none.").Len(0, maxScriptLen)
+	p["cleanup_script"] = Str("Shell script run after the session; empty for none.").Len(0, maxScriptLen)
 	return p
 }
 
