@@ -124,8 +124,8 @@ func (v *Validator) Validate(args any) (err error) {
 	if verr == nil {
 		return nil
 	}
-	ve, ok := verr.(*jsonschema.ValidationError)
-	if !ok && !errors.As(verr, &ve) {
+	var ve *jsonschema.ValidationError
+	if !errors.As(verr, &ve) {
 		return &Problems{Tool: v.tool, List: []Problem{{Path: "/", Text: "/: value could not be validated"}}}
 	}
 	// The Problems and the first problems share one allocation.
