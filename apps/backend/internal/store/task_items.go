@@ -83,11 +83,7 @@ var (
 // ListTaskSummaries lists tasks as ListTasks does, as summaries with their
 // counts.
 func (s *Store) ListTaskSummaries(ctx context.Context, f kanban.TaskFilter, p kanban.Page) (*kanban.List[kanban.TaskSummary], error) {
-	p, where, args, err := s.taskQuery(ctx, f, p)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := inOrder(f, summariesByPosition, summariesByCreation).page(ctx, s.stmts, p, where, args...)
+	rows, err := taskPage(ctx, s, f, p, inOrder(f, summariesByPosition, summariesByCreation))
 	if err != nil {
 		return nil, err
 	}
@@ -100,11 +96,7 @@ func (s *Store) ListTaskSummaries(ctx context.Context, f kanban.TaskFilter, p ka
 
 // ListTaskDetails lists tasks as ListTasks does, with their counts.
 func (s *Store) ListTaskDetails(ctx context.Context, f kanban.TaskFilter, p kanban.Page) (*kanban.List[kanban.TaskDetail], error) {
-	p, where, args, err := s.taskQuery(ctx, f, p)
-	if err != nil {
-		return nil, err
-	}
-	return inOrder(f, detailsByPosition, detailsByCreation).page(ctx, s.stmts, p, where, args...)
+	return taskPage(ctx, s, f, p, inOrder(f, detailsByPosition, detailsByCreation))
 }
 
 // inOrder picks f's order, as taskListing does: board order on a step,

@@ -182,3 +182,59 @@ func pageIDs[T any](l *kanban.List[T], err error) func(id func(T) string) ([]str
 		return out, l.NextCursor, nil
 	}
 }
+
+func TestTaskListingsWorkspaceScope(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, testTaskListingsWorkspaceScope)
+}
+
+// testTaskListingsWorkspaceScope: whether the workspace is checked before
+// the page or only after an empty one, every listing answers a missing
+// workspace with NOT_FOUND (even with a bad cursor), an empty workspace
+// with an empty page, and a board with its tasks.
+func testTaskListingsWorkspaceScope(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newTestStore(t)
+	b := newBoard(t, s, "W")
+	empty := newBoard(t, s, "Empty")
+	mustTask(t, s, b, "", "one")
+	lists := map[string]func(kanban.TaskFilter, kanban.Page) (int, error){
+		"ListTasks": func(f kanban.TaskFilter, p kanban.Page) (int, error) {
+			l, err := s.ListTasks(ctx, f, p)
+			return lenOf(l), err
+		},
+		"ListTaskSummaries": func(f kanban.TaskFilter, p kanban.Page) (int, error) {
+			l, err := s.ListTaskSummaries(ctx, f, p)
+			return lenOf(l), err
+		},
+		"ListTaskDetails": func(f kanban.TaskFilter, p kanban.Page) (int, error) {
+			l, err := s.ListTaskDetails(ctx, f, p)
+			return lenOf(l), err
+		},
+	}
+	for name, list := range lists {
+		for _, p := range []kanban.Page{{}, {Cursor: "not-a-cursor"}} {
+			_, err := list(kanban.TaskFilter{WorkspaceID: "missing"}, p)
+			if kanban.ErrorCode(err) != kanban.CodeNotFound {
+				t.Errorf("%s, missing workspace, cursor %q: got %v, want NOT_FOUND", name, p.Cursor, err)
+			}
+		}
+		if n, err := list(kanban.TaskFilter{WorkspaceID: empty.ws.ID}, kanban.Page{}); err != nil || n != 0 {
+			t.Errorf("%s, empty workspace: got %d tasks, %v; want an empty page", name, n, err)
+		}
+		if n, err := list(kanban.TaskFilter{WorkspaceID: b.ws.ID}, kanban.Page{}); err != nil || n != 1 {
+			t.Errorf("%s, board: got %d tasks, %v; want 1", name, n, err)
+		}
+		if _, err := list(kanban.TaskFilter{WorkspaceID: b.ws.ID}, kanban.Page{Cursor: "not-a-cursor"}); kanban.ErrorCode(err) != kanban.CodeValidation {
+			t.Errorf("%s, board, bad cursor: got %v, want VALIDATION_ERROR", name, err)
+		}
+	}
+}
+
+func lenOf[T any](l *kanban.List[T]) int {
+	if l == nil {
+		return -1
+	}
+	return len(l.Items)
+}

@@ -16,31 +16,40 @@ import (
 // idx_tasks_workflow_created, idx_tasks_parent, idx_tasks_workspace_created),
 // so deep pages cost the same as the first.
 func (s *Store) ListTasks(ctx context.Context, f kanban.TaskFilter, p kanban.Page) (*kanban.List[kanban.Task], error) {
-	p, where, args, err := s.taskQuery(ctx, f, p)
+	return taskPage(ctx, s, f, p, taskListing(f))
+}
+
+// taskPage checks a task listing's filter and page and returns page p of
+// l's rows matching f. A filter that names nothing but the workspace has
+// the workspace checked only when its page comes back empty or fails: a
+// task row proves its workspace exists (tasks.workspace_id references
+// workspaces), so a page with tasks costs one statement, and the answers
+// (NOT_FOUND for a missing workspace first) are those of checking first.
+func taskPage[T any](ctx context.Context, s *Store, f kanban.TaskFilter, p kanban.Page, l listing[T]) (*kanban.List[T], error) {
+	p, err := p.Normalize()
 	if err != nil {
 		return nil, err
 	}
-	return taskListing(f).page(ctx, s.stmts, p, where, args...)
-}
-
-// taskQuery checks a task listing's filter and page and returns the
-// normalized page and the filter's conditions.
-func (s *Store) taskQuery(ctx context.Context, f kanban.TaskFilter, p kanban.Page) (kanban.Page, string, []any, error) {
-	p, err := p.Normalize()
-	if err != nil {
-		return p, "", nil, err
-	}
 	if f.WorkspaceID == "" {
-		return p, "", nil, kanban.FieldError("workspace_id", "is required")
+		return nil, kanban.FieldError("workspace_id", "is required")
 	}
 	if f.State != "" && !f.State.Valid() {
-		return p, "", nil, kanban.FieldError("state", "must be one of %v", kanban.TaskStates)
+		return nil, kanban.FieldError("state", "must be one of %v", kanban.TaskStates)
 	}
-	if err := checkTaskFilterScope(ctx, s.stmts, f); err != nil {
-		return p, "", nil, err
+	onlyWorkspace := f.WorkflowStepID == "" && f.WorkflowID == "" && f.ParentID == ""
+	if !onlyWorkspace {
+		if err := checkTaskFilterScope(ctx, s.stmts, f); err != nil {
+			return nil, err
+		}
 	}
 	where, args := taskFilterWhere(f)
-	return p, where, args, nil
+	out, err := l.page(ctx, s.stmts, p, where, args...)
+	if onlyWorkspace && (err != nil || len(out.Items) == 0) {
+		if werr := requireRow(ctx, s.stmts, "workspaces", "workspace", f.WorkspaceID); werr != nil {
+			return nil, werr
+		}
+	}
+	return out, err
 }
 
 // taskListing is the order of f's tasks: board order on a step, else
