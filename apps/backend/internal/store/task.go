@@ -173,8 +173,12 @@ func (s *Store) createTask(ctx context.Context, in kanban.TaskCreate, sc *kanban
 // createTaskIn creates a checked task in tx, or returns the task with its
 // external id, deduplicated.
 func createTaskIn(ctx context.Context, tx txn, in kanban.TaskCreate) (*kanban.Task, bool, error) {
-	if err := requireRow(ctx, tx, "workspaces", "workspace", in.WorkspaceID); err != nil {
-		return nil, false, err
+	// A task placed by default has its workspace checked by the placement
+	// (defaultPlacement, the first statement of insertTask).
+	if in.ExternalID != "" || in.WorkflowID != "" || in.WorkflowStepID != "" {
+		if err := requireRow(ctx, tx, "workspaces", "workspace", in.WorkspaceID); err != nil {
+			return nil, false, err
+		}
 	}
 	if in.ExternalID != "" {
 		t, err := taskByExternalID(ctx, tx, in.WorkspaceID, in.ExternalID)
@@ -286,23 +290,28 @@ func resolvePlacement(ctx context.Context, tx txn, in *kanban.TaskCreate) error 
 	return nil
 }
 
-// defaultPlacement fills in.WorkflowID and in.WorkflowStepID with the
-// workspace's first workflow and that workflow's start step, read in one
-// statement (the workflow is the workspace's by construction).
+// defaultPlacement checks that in's workspace exists and fills
+// in.WorkflowID and in.WorkflowStepID with its first workflow and that
+// workflow's start step, all read in one statement (the workflow is the
+// workspace's by construction).
 func defaultPlacement(ctx context.Context, tx txn, in *kanban.TaskCreate) error {
-	var step sql.NullString
+	var wf, step sql.NullString
 	err := tx.QueryRowContext(ctx, `SELECT w.id, (SELECT s.id FROM workflow_steps s WHERE s.workflow_id = w.id
 		ORDER BY s.is_start_step DESC, s.position, s.id LIMIT 1)
-		FROM workflows w WHERE w.workspace_id = ? ORDER BY w.sort_order, w.id LIMIT 1`, in.WorkspaceID).Scan(&in.WorkflowID, &step)
+		FROM workspaces ws LEFT JOIN workflows w ON w.id = (SELECT f.id FROM workflows f WHERE f.workspace_id = ws.id
+		ORDER BY f.sort_order, f.id LIMIT 1)
+		WHERE ws.id = ?`, in.WorkspaceID).Scan(&wf, &step)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return kanban.Errorf(kanban.CodeNotFound, "workspace has no workflow")
+		return kanban.NotFound("workspace")
 	case err != nil:
 		return fmt.Errorf("resolve workflow: %w", err)
+	case !wf.Valid:
+		return kanban.Errorf(kanban.CodeNotFound, "workspace has no workflow")
 	case !step.Valid:
 		return kanban.Errorf(kanban.CodeNotFound, "workflow has no steps")
 	}
-	in.WorkflowStepID = step.String
+	in.WorkflowID, in.WorkflowStepID = wf.String, step.String
 	return nil
 }
 
