@@ -144,12 +144,22 @@ func (s *Server) activeSet(p catalog.Profile, upstream []mcpserver.ServerTool) (
 }
 
 // visible is the mcp-go tool filter: the current set only, at list time
-// and at call time.
+// and at call time. At call time mcp-go passes the one tool called: when
+// every tool given is visible, tools itself is the answer and nothing is
+// allocated (mcp-go only reads it).
 func (s *Server) visible(_ context.Context, tools []mcp.Tool) []mcp.Tool {
 	s.activeM.RLock()
 	defer s.activeM.RUnlock()
-	out := make([]mcp.Tool, 0, len(s.active))
-	for _, t := range tools {
+	i := 0
+	for i < len(tools) && s.active[tools[i].Name] {
+		i++
+	}
+	if i == len(tools) {
+		return tools
+	}
+	out := make([]mcp.Tool, i, len(tools))
+	copy(out, tools[:i])
+	for _, t := range tools[i+1:] {
 		if s.active[t.Name] {
 			out = append(out, t)
 		}
