@@ -99,9 +99,9 @@ type BaseBranchIn struct {
 
 func (s *Service) registerBranches(r *Registry) {
 	all := AllowOperator | AllowSession
-	Register(r, "task.repository.add", all, s.addTaskBranch)
-	Register(r, "workspace.source.add", all, s.addSources)
-	Register(r, "task.repository.set_base_branch", all, s.setBaseBranch)
+	Register(r, kanban.ActionTaskRepositoryAdd, all, s.addTaskBranch)
+	Register(r, kanban.ActionWorkspaceSourceAdd, all, s.addSources)
+	Register(r, kanban.ActionTaskRepositorySetBaseBranch, all, s.setBaseBranch)
 }
 
 // addTaskBranch links a repository to a task with a base branch (and an

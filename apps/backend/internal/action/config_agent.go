@@ -63,33 +63,33 @@ type MCPConfigUpdateIn struct {
 
 func (s *Service) registerAgentConfig(r *Registry) {
 	cfg := AllowOperator | AllowConfigSession
-	Register(r, "agent.list", AllowOperator|AllowSession, func(ctx context.Context, _ Principal, in ListIn) (*kanban.List[kanban.Agent], error) {
+	Register(r, kanban.ActionAgentList, AllowOperator|AllowSession, func(ctx context.Context, _ Principal, in ListIn) (*kanban.List[kanban.Agent], error) {
 		return s.store.ListAgents(ctx, in.page())
 	})
-	Register(r, "agent.update", cfg, func(ctx context.Context, _ Principal, in AgentUpdateIn) (*kanban.Agent, error) {
+	Register(r, kanban.ActionAgentUpdate, cfg, func(ctx context.Context, _ Principal, in AgentUpdateIn) (*kanban.Agent, error) {
 		if in.ID == "" {
 			return nil, kanban.FieldError("id", "is required")
 		}
 		return s.store.UpdateAgent(ctx, in.ID, in.SupportsMCP, in.MCPConfigPath)
 	})
-	Register(r, "agent.profile.list", cfg, func(ctx context.Context, _ Principal, in AgentProfileListIn) (*kanban.List[kanban.AgentProfile], error) {
+	Register(r, kanban.ActionAgentProfileList, cfg, func(ctx context.Context, _ Principal, in AgentProfileListIn) (*kanban.List[kanban.AgentProfile], error) {
 		return s.store.ListAgentProfiles(ctx, in.AgentID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "agent.profile.create", cfg, func(ctx context.Context, _ Principal, in AgentProfileCreateIn) (*kanban.AgentProfile, error) {
+	Register(r, kanban.ActionAgentProfileCreate, cfg, func(ctx context.Context, _ Principal, in AgentProfileCreateIn) (*kanban.AgentProfile, error) {
 		if in.AgentID == "" {
 			return nil, kanban.FieldError("agent_id", "is required")
 		}
 		return s.store.CreateAgentProfile(ctx, kanban.AgentProfile{AgentID: in.AgentID, Name: in.Name, Model: in.Model,
 			AutoApprove: in.AutoApprove, UserQuestion: in.UserQuestion == nil || *in.UserQuestion})
 	})
-	Register(r, "agent.profile.update", cfg, func(ctx context.Context, _ Principal, in AgentProfileUpdateIn) (*kanban.AgentProfile, error) {
+	Register(r, kanban.ActionAgentProfileUpdate, cfg, func(ctx context.Context, _ Principal, in AgentProfileUpdateIn) (*kanban.AgentProfile, error) {
 		if in.ID == "" {
 			return nil, kanban.FieldError("id", "is required")
 		}
 		return s.store.UpdateAgentProfile(ctx, in.ID, kanban.AgentProfileUpdate{Name: in.Name, Model: in.Model,
 			AutoApprove: in.AutoApprove, UserQuestion: in.UserQuestion})
 	})
-	Register(r, "agent.profile.delete", cfg, func(ctx context.Context, _ Principal, in IDIn) (*Deleted, error) {
+	Register(r, kanban.ActionAgentProfileDelete, cfg, func(ctx context.Context, _ Principal, in IDIn) (*Deleted, error) {
 		if in.ID == "" {
 			return nil, kanban.FieldError("id", "is required")
 		}
@@ -98,7 +98,7 @@ func (s *Service) registerAgentConfig(r *Registry) {
 		}
 		return &Deleted{ID: in.ID, Deleted: true}, nil
 	})
-	Register(r, "mcp_config.get", cfg, func(ctx context.Context, _ Principal, in MCPConfigGetIn) (*kanban.MCPConfig, error) {
+	Register(r, kanban.ActionMCPConfigGet, cfg, func(ctx context.Context, _ Principal, in MCPConfigGetIn) (*kanban.MCPConfig, error) {
 		if in.AgentProfileID == "" {
 			return nil, kanban.FieldError("agent_profile_id", "is required")
 		}
@@ -108,7 +108,7 @@ func (s *Service) registerAgentConfig(r *Registry) {
 		}
 		return maskMCPConfig(c), nil
 	})
-	Register(r, "mcp_config.update", cfg, s.updateMCPConfig)
+	Register(r, kanban.ActionMCPConfigUpdate, cfg, s.updateMCPConfig)
 }
 
 func (s *Service) updateMCPConfig(ctx context.Context, _ Principal, in MCPConfigUpdateIn) (*kanban.MCPConfig, error) {

@@ -41,27 +41,27 @@ type ExecutorProfileUpdateIn struct {
 func (s *Service) registerExecutorConfig(r *Registry) {
 	cfg := AllowOperator | AllowConfigSession
 	read := AllowOperator | AllowSession
-	Register(r, "executor.list", read, func(ctx context.Context, _ Principal, in ListIn) (*kanban.List[kanban.Executor], error) {
+	Register(r, kanban.ActionExecutorList, read, func(ctx context.Context, _ Principal, in ListIn) (*kanban.List[kanban.Executor], error) {
 		return s.store.ListExecutors(ctx, in.page())
 	})
-	Register(r, "executor.profile.list", read, func(ctx context.Context, _ Principal, in ExecutorProfileListIn) (*kanban.List[kanban.ExecutorProfile], error) {
+	Register(r, kanban.ActionExecutorProfileList, read, func(ctx context.Context, _ Principal, in ExecutorProfileListIn) (*kanban.List[kanban.ExecutorProfile], error) {
 		return s.store.ListExecutorProfiles(ctx, in.ExecutorID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "executor.profile.create", cfg, func(ctx context.Context, _ Principal, in ExecutorProfileCreateIn) (*kanban.ExecutorProfile, error) {
+	Register(r, kanban.ActionExecutorProfileCreate, cfg, func(ctx context.Context, _ Principal, in ExecutorProfileCreateIn) (*kanban.ExecutorProfile, error) {
 		if in.ExecutorID == "" {
 			return nil, kanban.FieldError("executor_id", "is required")
 		}
 		return s.store.CreateExecutorProfile(ctx, kanban.ExecutorProfile{ExecutorID: in.ExecutorID, Name: in.Name,
 			MCPPolicy: in.MCPPolicy, Config: in.Config, PrepareScript: in.PrepareScript, CleanupScript: in.CleanupScript})
 	})
-	Register(r, "executor.profile.update", cfg, func(ctx context.Context, _ Principal, in ExecutorProfileUpdateIn) (*kanban.ExecutorProfile, error) {
+	Register(r, kanban.ActionExecutorProfileUpdate, cfg, func(ctx context.Context, _ Principal, in ExecutorProfileUpdateIn) (*kanban.ExecutorProfile, error) {
 		if in.ID == "" {
 			return nil, kanban.FieldError("id", "is required")
 		}
 		return s.store.UpdateExecutorProfile(ctx, in.ID, kanban.ExecutorProfileUpdate{Name: in.Name, MCPPolicy: in.MCPPolicy,
 			Config: in.Config, PrepareScript: in.PrepareScript, CleanupScript: in.CleanupScript})
 	})
-	Register(r, "executor.profile.delete", cfg, func(ctx context.Context, _ Principal, in IDIn) (*Deleted, error) {
+	Register(r, kanban.ActionExecutorProfileDelete, cfg, func(ctx context.Context, _ Principal, in IDIn) (*Deleted, error) {
 		if in.ID == "" {
 			return nil, kanban.FieldError("id", "is required")
 		}

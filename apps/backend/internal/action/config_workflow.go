@@ -67,8 +67,8 @@ func (s *Service) registerConfig(r *Registry) {
 
 func (s *Service) registerWorkflowConfig(r *Registry) {
 	cfg := AllowOperator | AllowConfigSession
-	Register(r, "workflow.create", cfg, s.createWorkflow)
-	Register(r, "workflow.update", cfg, func(ctx context.Context, p Principal, in WorkflowUpdateIn) (*kanban.Workflow, error) {
+	Register(r, kanban.ActionWorkflowCreate, cfg, s.createWorkflow)
+	Register(r, kanban.ActionWorkflowUpdate, cfg, func(ctx context.Context, p Principal, in WorkflowUpdateIn) (*kanban.Workflow, error) {
 		w, err := s.workflowByID(ctx, p, in.ID)
 		if err != nil {
 			return nil, err
@@ -80,7 +80,7 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "workflow.updated", out)
 		return out, nil
 	})
-	Register(r, "workflow.delete", cfg, func(ctx context.Context, p Principal, in WorkflowDeleteIn) (*Deleted, error) {
+	Register(r, kanban.ActionWorkflowDelete, cfg, func(ctx context.Context, p Principal, in WorkflowDeleteIn) (*Deleted, error) {
 		w, err := s.workflowByID(ctx, p, in.ID)
 		if err != nil {
 			return nil, err
@@ -91,7 +91,7 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.deleted", map[string]string{"id": w.ID, "workspace_id": w.WorkspaceID})
 		return &Deleted{ID: w.ID, Deleted: true}, nil
 	})
-	Register(r, "workflow.export", cfg, func(ctx context.Context, p Principal, in IDIn) (*WorkflowDocument, error) {
+	Register(r, kanban.ActionWorkflowExport, cfg, func(ctx context.Context, p Principal, in IDIn) (*WorkflowDocument, error) {
 		w, err := s.workflowByID(ctx, p, in.ID)
 		if err != nil {
 			return nil, err
@@ -102,7 +102,7 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 		}
 		return exportWorkflow(w, steps, s.portableProfile(ctx)), nil
 	})
-	Register(r, "workflow.import", cfg, s.importDocument)
+	Register(r, kanban.ActionWorkflowImport, cfg, s.importDocument)
 }
 
 // importDocument creates the document's workflows that the workspace does
@@ -284,8 +284,8 @@ type StepReorderIn struct {
 
 func (s *Service) registerStepConfig(r *Registry) {
 	cfg := AllowOperator | AllowConfigSession
-	Register(r, "workflow.step.create", cfg, s.createStep)
-	Register(r, "workflow.step.update", cfg, func(ctx context.Context, p Principal, in StepUpdateIn) (*kanban.WorkflowStep, error) {
+	Register(r, kanban.ActionWorkflowStepCreate, cfg, s.createStep)
+	Register(r, kanban.ActionWorkflowStepUpdate, cfg, func(ctx context.Context, p Principal, in StepUpdateIn) (*kanban.WorkflowStep, error) {
 		if err := checkStepUpdate(in); err != nil {
 			return nil, err
 		}
@@ -305,7 +305,7 @@ func (s *Service) registerStepConfig(r *Registry) {
 		s.flow.Freed(out.ID) // a raised wip_limit or a new pull_from_step_id may admit tasks
 		return out, nil
 	})
-	Register(r, "workflow.step.delete", cfg, func(ctx context.Context, p Principal, in IDIn) (*Deleted, error) {
+	Register(r, kanban.ActionWorkflowStepDelete, cfg, func(ctx context.Context, p Principal, in IDIn) (*Deleted, error) {
 		st, w, err := s.stepInScope(ctx, p, "id", in.ID)
 		if err != nil {
 			return nil, err
@@ -316,7 +316,7 @@ func (s *Service) registerStepConfig(r *Registry) {
 		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.step_deleted", map[string]string{"id": st.ID, "workflow_id": st.WorkflowID})
 		return &Deleted{ID: st.ID, Deleted: true}, nil
 	})
-	Register(r, "workflow.step.reorder", cfg, func(ctx context.Context, p Principal, in StepReorderIn) (*kanban.List[kanban.WorkflowStep], error) {
+	Register(r, kanban.ActionWorkflowStepReorder, cfg, func(ctx context.Context, p Principal, in StepReorderIn) (*kanban.List[kanban.WorkflowStep], error) {
 		if len(in.StepIDs) == 0 {
 			return nil, kanban.FieldError("step_ids", "is required")
 		}

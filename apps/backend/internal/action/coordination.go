@@ -78,13 +78,13 @@ type SessionSpawnOut struct {
 // step completion, the pending title and branch sources.
 func (s *Service) registerTaskSurface(r *Registry) {
 	all := AllowOperator | AllowSession
-	Register(r, "task.message", all, s.messageTask)
-	Register(r, "task.stop", all, s.stopTask)
-	Register(r, "session.spawn", all, s.spawnSession)
-	Register(r, "task.related", all, s.related)
-	Register(r, "step.complete", AllowSession, s.completeStep)
-	Register(r, "step.decide", all, s.decideStep)
-	Register(r, "task.set_title", AllowSession, s.setTitle)
+	Register(r, kanban.ActionTaskMessage, all, s.messageTask)
+	Register(r, kanban.ActionTaskStop, all, s.stopTask)
+	Register(r, kanban.ActionSessionSpawn, all, s.spawnSession)
+	Register(r, kanban.ActionTaskRelated, all, s.related)
+	Register(r, kanban.ActionStepComplete, AllowSession, s.completeStep)
+	Register(r, kanban.ActionStepDecide, all, s.decideStep)
+	Register(r, kanban.ActionTaskSetTitle, AllowSession, s.setTitle)
 	s.registerBranches(r)
 }
 

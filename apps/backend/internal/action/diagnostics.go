@@ -136,7 +136,7 @@ func (s *Service) SetDiagnostics(d Diagnostics) {
 
 func (s *Service) registerDiagnostics(r *Registry) {
 	s.diag = &diagnostics{last: map[string]time.Time{}}
-	Register(r, "diagnostic_bundle.create", AllowOperator|AllowSession, s.createBundle)
+	Register(r, kanban.ActionDiagnosticBundleCreate, AllowOperator|AllowSession, s.createBundle)
 }
 
 // createBundle checks the call, then collects, redacts and writes a bundle

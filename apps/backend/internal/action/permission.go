@@ -36,8 +36,8 @@ type PermissionResolveOut struct {
 }
 
 func (s *Service) registerPermissions(r *Registry) {
-	Register(r, "permission.list", AllowOperator, s.listPermissions)
-	Register(r, "permission.resolve", AllowOperator, s.resolvePermission)
+	Register(r, kanban.ActionPermissionList, AllowOperator, s.listPermissions)
+	Register(r, kanban.ActionPermissionResolve, AllowOperator, s.resolvePermission)
 }
 
 func (s *Service) listPermissions(ctx context.Context, _ Principal, in PermissionListIn) (*kanban.List[kanban.Permission], error) {

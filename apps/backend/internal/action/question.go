@@ -89,9 +89,9 @@ type QuestionListIn struct {
 }
 
 func (s *Service) registerQuestions(r *Registry) {
-	a := Register(r, "question.ask", AllowSession, s.ask)
+	a := Register(r, kanban.ActionQuestionAsk, AllowSession, s.ask)
 	a.Blocking = true
-	Register(r, "question.answer", AllowOperator, func(ctx context.Context, _ Principal, in QuestionAnswerIn) (*QuestionAnswerOut, error) {
+	Register(r, kanban.ActionQuestionAnswer, AllowOperator, func(ctx context.Context, _ Principal, in QuestionAnswerIn) (*QuestionAnswerOut, error) {
 		if in.PendingID == "" {
 			return nil, kanban.FieldError("pending_id", "is required")
 		}
@@ -106,7 +106,7 @@ func (s *Service) registerQuestions(r *Registry) {
 		}
 		return &QuestionAnswerOut{Question: q, Claimed: claimed}, nil
 	})
-	Register(r, "question.get", AllowOperator|AllowSession, func(ctx context.Context, p Principal, in IDIn) (*kanban.Question, error) {
+	Register(r, kanban.ActionQuestionGet, AllowOperator|AllowSession, func(ctx context.Context, p Principal, in IDIn) (*kanban.Question, error) {
 		q, err := s.store.GetQuestion(ctx, in.ID)
 		if err != nil {
 			return nil, err
@@ -116,14 +116,14 @@ func (s *Service) registerQuestions(r *Registry) {
 		}
 		return q, nil
 	})
-	Register(r, "question.list", AllowOperator, func(ctx context.Context, _ Principal, in QuestionListIn) (*kanban.List[kanban.Question], error) {
+	Register(r, kanban.ActionQuestionList, AllowOperator, func(ctx context.Context, _ Principal, in QuestionListIn) (*kanban.List[kanban.Question], error) {
 		if in.Kind == "" {
 			in.Kind = kanban.QuestionForUser
 		}
 		return s.store.ListQuestions(ctx, kanban.QuestionFilter{WorkspaceID: in.WorkspaceID, TaskID: in.TaskID, Kind: in.Kind,
 			State: in.State, CreatedSince: in.CreatedSince}, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "question.ask_parent", AllowSession, s.askParent)
+	Register(r, kanban.ActionQuestionAskParent, AllowSession, s.askParent)
 }
 
 // ask stores the question, then waits (bounded) for the first answer.

@@ -4,45 +4,48 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"reflect"
+	"slices"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // Action is one registered action.
 type Action struct {
-	Name  string
+	Name  kanban.Action
 	Allow Allow
 	// Blocking actions may wait for a person (question.ask); clients give
 	// them a longer timeout.
 	Blocking bool
-	run      func(ctx context.Context, p Principal, raw json.RawMessage) (any, error)
+	// Payload is the Go type the payload decodes into.
+	Payload reflect.Type
+	run     func(ctx context.Context, p Principal, raw json.RawMessage) (any, error)
 }
 
 // Registry maps action names to actions.
 type Registry struct {
-	actions map[string]*Action
+	actions map[kanban.Action]*Action
 	// sessionOf loads a session: its current mode and capabilities decide
 	// what it may call (mode switches take effect on the next call).
 	sessionOf func(ctx context.Context, sessionID string) (*kanban.Session, error)
 	// modeActions, when set, narrows a session to the actions of its
 	// mode's tools (see Deps.ModeActions).
-	modeActions func(mode kanban.Mode, caps []string) map[string]bool
+	modeActions func(mode kanban.Mode, caps []string) map[kanban.Action]bool
 }
 
 // NewRegistry returns an empty registry. sessionOf resolves a session's
 // current mode (mode switches take effect on the next call).
 func NewRegistry(sessionOf func(ctx context.Context, sessionID string) (*kanban.Session, error)) *Registry {
-	return &Registry{actions: map[string]*Action{}, sessionOf: sessionOf}
+	return &Registry{actions: map[kanban.Action]*Action{}, sessionOf: sessionOf}
 }
 
 // Register adds an action whose payload decodes strictly into In. It panics
 // on a duplicate name: names are written once, at start-up.
-func Register[In, Out any](r *Registry, name string, allow Allow, h func(ctx context.Context, p Principal, in In) (Out, error)) *Action {
+func Register[In, Out any](r *Registry, name kanban.Action, allow Allow, h func(ctx context.Context, p Principal, in In) (Out, error)) *Action {
 	if _, dup := r.actions[name]; dup {
 		panic(fmt.Sprintf("action %s registered twice", name))
 	}
-	a := &Action{Name: name, Allow: allow, run: func(ctx context.Context, p Principal, raw json.RawMessage) (any, error) {
+	a := &Action{Name: name, Allow: allow, Payload: reflect.TypeFor[In](), run: func(ctx context.Context, p Principal, raw json.RawMessage) (any, error) {
 		var in In
 		if err := DecodeStrict(raw, &in); err != nil {
 			return nil, err
@@ -54,25 +57,25 @@ func Register[In, Out any](r *Registry, name string, allow Allow, h func(ctx con
 }
 
 // Lookup returns the named action.
-func (r *Registry) Lookup(name string) (*Action, bool) {
+func (r *Registry) Lookup(name kanban.Action) (*Action, bool) {
 	a, ok := r.actions[name]
 	return a, ok
 }
 
 // Names lists every action name, sorted.
-func (r *Registry) Names() []string {
-	names := make([]string, 0, len(r.actions))
+func (r *Registry) Names() []kanban.Action {
+	names := make([]kanban.Action, 0, len(r.actions))
 	for n := range r.actions {
 		names = append(names, n)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return names
 }
 
 // Dispatch authorizes p for the named action, decodes the payload strictly
 // and runs the handler. Errors are *kanban.Error for anything the caller
 // can act on.
-func (r *Registry) Dispatch(ctx context.Context, p Principal, name string, raw json.RawMessage) (any, error) {
+func (r *Registry) Dispatch(ctx context.Context, p Principal, name kanban.Action, raw json.RawMessage) (any, error) {
 	return r.dispatch(ctx, p, nil, name, raw)
 }
 
@@ -80,14 +83,14 @@ func (r *Registry) Dispatch(ctx context.Context, p Principal, name string, raw j
 // caller has just loaded (sess.ID == p.SessionID, e.g. to re-check its
 // token): sess's mode and capabilities authorize the call, and the
 // session is not loaded a second time.
-func (r *Registry) DispatchSession(ctx context.Context, p Principal, sess *kanban.Session, name string, raw json.RawMessage) (any, error) {
+func (r *Registry) DispatchSession(ctx context.Context, p Principal, sess *kanban.Session, name kanban.Action, raw json.RawMessage) (any, error) {
 	if sess == nil || p.Kind != Session || sess.ID != p.SessionID {
 		return nil, kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
 	}
 	return r.dispatch(ctx, p, sess, name, raw)
 }
 
-func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Session, name string, raw json.RawMessage) (any, error) {
+func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Session, name kanban.Action, raw json.RawMessage) (any, error) {
 	a, ok := r.actions[name]
 	if !ok {
 		return nil, kanban.Errorf(kanban.CodeUnknownAction, "unknown action")

@@ -31,14 +31,14 @@ type RepositoryUpdateIn struct {
 
 func (s *Service) registerRepositories(r *Registry) {
 	cfg := AllowOperator | AllowConfigSession
-	Register(r, "repository.list", AllowOperator|AllowSession, func(ctx context.Context, p Principal, in RepositoryListIn) (*kanban.List[kanban.Repository], error) {
+	Register(r, kanban.ActionRepositoryList, AllowOperator|AllowSession, func(ctx context.Context, p Principal, in RepositoryListIn) (*kanban.List[kanban.Repository], error) {
 		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.ListRepositories(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "repository.create", cfg, func(ctx context.Context, p Principal, in RepositoryCreateIn) (*kanban.Repository, error) {
+	Register(r, kanban.ActionRepositoryCreate, cfg, func(ctx context.Context, p Principal, in RepositoryCreateIn) (*kanban.Repository, error) {
 		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
 		if err != nil {
 			return nil, err
@@ -51,7 +51,7 @@ func (s *Service) registerRepositories(r *Registry) {
 		s.pub.Publish(WorkspaceTopic(ws), "repository.created", out)
 		return out, nil
 	})
-	Register(r, "repository.update", cfg, func(ctx context.Context, p Principal, in RepositoryUpdateIn) (*kanban.Repository, error) {
+	Register(r, kanban.ActionRepositoryUpdate, cfg, func(ctx context.Context, p Principal, in RepositoryUpdateIn) (*kanban.Repository, error) {
 		if in.DefaultBranch == "" {
 			return nil, kanban.FieldError("default_branch", "is required")
 		}

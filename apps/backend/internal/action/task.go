@@ -116,12 +116,12 @@ func (s *Service) completing(ctx context.Context) func(*kanban.Task, error) (*ka
 
 func (s *Service) registerTasks(r *Registry) {
 	all := AllowOperator | AllowSession
-	Register(r, "task.list", all, s.listTasks)
-	Register(r, "task.get", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
+	Register(r, kanban.ActionTaskList, all, s.listTasks)
+	Register(r, kanban.ActionTaskGet, all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
 		return s.taskInScope(ctx, p, in.ID)
 	})
-	Register(r, "task.create", all, s.createTask)
-	Register(r, "task.update", all, func(ctx context.Context, p Principal, in TaskUpdateIn) (*kanban.Task, error) {
+	Register(r, kanban.ActionTaskCreate, all, s.createTask)
+	Register(r, kanban.ActionTaskUpdate, all, func(ctx context.Context, p Principal, in TaskUpdateIn) (*kanban.Task, error) {
 		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
 			if in.LaunchPrompt != nil {
 				if err := s.awaitingStart(ctx, id); err != nil {
@@ -132,13 +132,13 @@ func (s *Service) registerTasks(r *Registry) {
 				State: in.State, LaunchPrompt: in.LaunchPrompt}))
 		})
 	})
-	Register(r, "task.set_state", AllowOperator|AllowConfigSession, func(ctx context.Context, p Principal, in TaskStateIn) (*kanban.Task, error) {
+	Register(r, kanban.ActionTaskSetState, AllowOperator|AllowConfigSession, func(ctx context.Context, p Principal, in TaskStateIn) (*kanban.Task, error) {
 		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
 			return s.completing(ctx)(s.store.UpdateTask(ctx, id, kanban.TaskUpdate{State: &in.State}))
 		})
 	})
-	Register(r, "task.move", all, s.moveTask)
-	Register(r, "task.archive", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
+	Register(r, kanban.ActionTaskMove, all, s.moveTask)
+	Register(r, kanban.ActionTaskArchive, all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
 		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
 			t, err := s.store.ArchiveTask(ctx, id)
 			if err != nil {
@@ -148,7 +148,7 @@ func (s *Service) registerTasks(r *Registry) {
 			return t, s.releaseTask(ctx, t.ID, "Stopped: the task was archived")
 		})
 	})
-	Register(r, "task.delete", all, func(ctx context.Context, p Principal, in IDIn) (*Deleted, error) {
+	Register(r, kanban.ActionTaskDelete, all, func(ctx context.Context, p Principal, in IDIn) (*Deleted, error) {
 		t, err := s.mutableTask(ctx, p, in.ID)
 		if err != nil {
 			return nil, err

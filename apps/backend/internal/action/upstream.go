@@ -62,15 +62,15 @@ type UpstreamsChanged struct {
 }
 
 func (s *Service) registerUpstreams(r *Registry) {
-	Register(r, "upstream.config", AllowSession, s.upstreamConfig)
-	Register(r, "upstream.report", AllowSession, s.upstreamReport)
-	Register(r, "upstream.list", AllowOperator, func(ctx context.Context, _ Principal, in UpstreamListIn) (*kanban.List[kanban.UpstreamServer], error) {
+	Register(r, kanban.ActionUpstreamConfig, AllowSession, s.upstreamConfig)
+	Register(r, kanban.ActionUpstreamReport, AllowSession, s.upstreamReport)
+	Register(r, kanban.ActionUpstreamList, AllowOperator, func(ctx context.Context, _ Principal, in UpstreamListIn) (*kanban.List[kanban.UpstreamServer], error) {
 		if in.SessionID == "" {
 			return nil, kanban.FieldError("session_id", "is required")
 		}
 		return s.store.ListUpstreams(ctx, in.SessionID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "upstream.refused", AllowOperator, func(ctx context.Context, _ Principal, in UpstreamRefusedIn) (*kanban.List[kanban.RefusedTool], error) {
+	Register(r, kanban.ActionUpstreamRefused, AllowOperator, func(ctx context.Context, _ Principal, in UpstreamRefusedIn) (*kanban.List[kanban.RefusedTool], error) {
 		if in.SessionID == "" {
 			return nil, kanban.FieldError("session_id", "is required")
 		}

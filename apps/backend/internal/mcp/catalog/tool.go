@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // Suffix ends every tool name.
@@ -27,7 +29,7 @@ var (
 // type *json.RawMessage receives the answer as valid JSON (it was decoded
 // from the wire or encoded in process).
 type Backend interface {
-	Call(ctx context.Context, action string, payload any, out any) error
+	Call(ctx context.Context, action kanban.Action, payload any, out any) error
 }
 
 // Reply is an action's answer exactly as Backend.Call returned it: valid
@@ -49,7 +51,7 @@ type Call struct {
 	// them; it is a no-op otherwise.
 	Progress func(progress, total float64, message string)
 	// Action is the tool's backend action.
-	Action string
+	Action kanban.Action
 }
 
 // Forward runs the tool's action with payload and returns its answer.
@@ -76,7 +78,7 @@ type Tool struct {
 	// other (the server refuses it), and the backend lets a session call
 	// only the actions of its mode's tools: a mode is enforced on every
 	// transport, not just in tools/list.
-	Action string
+	Action kanban.Action
 	// Aliases and ValueAliases are the legacy argument names and enum
 	// values the tool accepts, unadvertised (see Normalize): the one
 	// declared-alias mechanism, applied by the wrapper before validation.

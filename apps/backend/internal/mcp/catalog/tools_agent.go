@@ -11,7 +11,7 @@ const (
 var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 	{
 		Name:        "update_agent_kandev",
-		Action:      "agent.update",
+		Action:      kanban.ActionAgentUpdate,
 		Title:       "Update agent",
 		Description: "Change an agent type's MCP support: whether it can use MCP tools and where its MCP config file lives. Find ids with list_agents_kandev.",
 		Input: Obj("", P{
@@ -25,7 +25,7 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 	},
 	{
 		Name:        "list_agent_profiles_kandev",
-		Action:      "agent.profile.list",
+		Action:      kanban.ActionAgentProfileList,
 		Title:       "List agent profiles",
 		Description: "List agent profiles (named model and approval settings of an agent), oldest first. Use an id as agent_profile_id.",
 		Input: Obj("", PageProps(P{
@@ -36,7 +36,7 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 	},
 	{
 		Name:   "create_agent_profile_kandev",
-		Action: "agent.profile.create",
+		Action: kanban.ActionAgentProfileCreate,
 		Title:  "Create agent profile",
 		Description: "Add a named profile to an agent. An agent's first profile becomes its default. " +
 			"Names are unique per agent.",
@@ -52,7 +52,7 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 	},
 	{
 		Name:        "update_agent_profile_kandev",
-		Action:      "agent.profile.update",
+		Action:      kanban.ActionAgentProfileUpdate,
 		Title:       "Update agent profile",
 		Description: "Change an agent profile; only the fields you give change.",
 		Input: Obj("", P{
@@ -68,7 +68,7 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 	},
 	{
 		Name:   "delete_agent_profile_kandev",
-		Action: "agent.profile.delete",
+		Action: kanban.ActionAgentProfileDelete,
 		Title:  "Delete agent profile",
 		Description: "Permanently delete an agent profile and its MCP config. Refused while a running session uses it " +
 			"or when it is the agent's last profile; deleting the default promotes the oldest remaining profile.",

@@ -8,7 +8,7 @@ const maxStopReason = 1000
 var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 	{
 		Name:   "message_task_kandev",
-		Action: "task.message",
+		Action: kanban.ActionTaskMessage,
 		Title:  "Message another task",
 		Description: "Send a prompt to another task's agent: it is appended to that task's newest live session's " +
 			"conversation, or session_id's (author task:<your task id>), and delivered as the agent's next turn. " +
@@ -36,7 +36,7 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 	},
 	{
 		Name:   "stop_task_kandev",
-		Action: "task.stop",
+		Action: kanban.ActionTaskStop,
 		Title:  "Stop subtask",
 		Description: "Stop the agents of one of your direct subtasks: every session of it that has not ended becomes " +
 			"CANCELLED and gets a status message with your reason. Stopping a task whose sessions have all ended succeeds " +
@@ -53,7 +53,7 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 	},
 	{
 		Name:   "spawn_session_kandev",
-		Action: "session.spawn",
+		Action: kanban.ActionSessionSpawn,
 		Title:  "Spawn session",
 		Description: "Start another agent session on an existing task of your workspace (your own by default), e.g. a " +
 			"reviewer next to the implementer, or a retry. Its first message is prompt — the only context the new agent " +

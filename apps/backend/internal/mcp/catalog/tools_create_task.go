@@ -10,7 +10,7 @@ var _ = declare(&Group{Name: "create-task", Tools: []*Tool{createTaskTool}})
 
 var createTaskTool = &Tool{
 	Name:   "create_task_kandev",
-	Action: "task.create",
+	Action: kanban.ActionTaskCreate,
 	Title:  "Create task",
 	Description: "Create a task on a workflow step and, unless start_agent is false, start an agent session on it with prompt as " +
 		"its instructions. Defaults: your task's workspace and workflow (or the workspace's first workflow), at its start step. " +

@@ -11,7 +11,7 @@ const (
 var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 	{
 		Name:        "list_executors_kandev",
-		Action:      "executor.list",
+		Action:      kanban.ActionExecutorList,
 		Title:       "List executors",
 		Description: "List executors (ways of running agents, e.g. a local process or a git worktree) by name. Their profiles are listed by list_executor_profiles_kandev.",
 		Input:       Obj("", PageProps(P{})),
@@ -20,7 +20,7 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 	},
 	{
 		Name:   "create_executor_profile_kandev",
-		Action: "executor.profile.create",
+		Action: kanban.ActionExecutorProfileCreate,
 		Title:  "Create executor profile",
 		Description: "Add a named profile to an executor: its MCP policy, settings and prepare/cleanup scripts. " +
 			"An executor's first profile becomes its default. Names are unique per executor.",
@@ -34,7 +34,7 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 	},
 	{
 		Name:        "update_executor_profile_kandev",
-		Action:      "executor.profile.update",
+		Action:      kanban.ActionExecutorProfileUpdate,
 		Title:       "Update executor profile",
 		Description: "Change an executor profile; only the fields you give change (config, when given, replaces the stored config).",
 		Input: Obj("", withExecutorFields(P{
@@ -48,7 +48,7 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 	},
 	{
 		Name:   "delete_executor_profile_kandev",
-		Action: "executor.profile.delete",
+		Action: kanban.ActionExecutorProfileDelete,
 		Title:  "Delete executor profile",
 		Description: "Permanently delete an executor profile. Refused while a running session uses it or when it is the " +
 			"executor's last profile; deleting the default promotes the oldest remaining profile.",

@@ -20,7 +20,7 @@ const (
 var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 	{
 		Name:   "get_mcp_config_kandev",
-		Action: "mcp_config.get",
+		Action: kanban.ActionMCPConfigGet,
 		Title:  "Get MCP config",
 		Description: "Read an agent profile's MCP configuration: whether MCP is enabled and the MCP servers its agent connects to. " +
 			"env and headers values are secrets and always read back masked as \"" + action.SecretMask + "\".",
@@ -33,7 +33,7 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 	},
 	{
 		Name:   "update_mcp_config_kandev",
-		Action: "mcp_config.update",
+		Action: kanban.ActionMCPConfigUpdate,
 		Title:  "Update MCP config",
 		Description: "Enable or disable MCP for an agent profile and/or replace its MCP servers. servers, when given, replaces " +
 			"all servers ({} removes them); an env or header value of \"" + action.SecretMask + "\" keeps that stored secret, " +

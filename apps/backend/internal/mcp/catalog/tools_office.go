@@ -16,7 +16,7 @@ func docTaskRef(reach string) S {
 var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 	{
 		Name:   "list_task_documents_kandev",
-		Action: "document.list",
+		Action: kanban.ActionDocumentList,
 		Title:  "List task documents",
 		Description: "List the documents kept on a task (key, type, title, revision; no content), ordered by key. Use " +
 			"get_task_document_kandev to read one.",
@@ -28,7 +28,7 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 	},
 	{
 		Name:        "get_task_document_kandev",
-		Action:      "document.get",
+		Action:      kanban.ActionDocumentGet,
 		Title:       "Get task document",
 		Description: "Read one document of a task, with its content and current revision. NOT_FOUND when the key does not exist.",
 		Input: Obj("", P{
@@ -41,7 +41,7 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 	},
 	{
 		Name:   "write_task_document_kandev",
-		Action: "document.write",
+		Action: kanban.ActionDocumentWrite,
 		Title:  "Write task document",
 		Description: "Create a task document under a key, or store a new revision of it (earlier revisions are kept). " +
 			"You may write to your own task or one of its ancestors only. Omitted type and title keep the current ones " +
@@ -62,7 +62,7 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 var _ = declare(&Group{Name: "office-decisions", Tools: []*Tool{
 	{
 		Name:   "record_step_decision_kandev",
-		Action: "step.decide",
+		Action: kanban.ActionStepDecide,
 		Title:  "Record step decision",
 		Description: "Approve or reject the work of a task's current workflow step, with your reason. A later decision " +
 			"on the same task supersedes earlier ones (the result names the one it replaced).",

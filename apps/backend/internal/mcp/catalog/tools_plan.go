@@ -24,7 +24,7 @@ func planInput(titleDesc, contentDesc string) S {
 var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 	{
 		Name:   "create_task_plan_kandev",
-		Action: "plan.create",
+		Action: kanban.ActionPlanCreate,
 		Title:  "Create task plan",
 		Description: "Write a task's plan (markdown) for the first time, at revision 1. Fails with CONFLICT when the task " +
 			"already has a plan: use update_task_plan_kandev then.",
@@ -34,7 +34,7 @@ var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 	},
 	{
 		Name:        "get_task_plan_kandev",
-		Action:      "plan.get",
+		Action:      kanban.ActionPlanGet,
 		Title:       "Get task plan",
 		Description: "Read a task's current plan and its revision number. NOT_FOUND when the task has no plan.",
 		Input:       Obj("", P{"task_id": planTaskRef()}),
@@ -43,7 +43,7 @@ var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 	},
 	{
 		Name:   "update_task_plan_kandev",
-		Action: "plan.update",
+		Action: kanban.ActionPlanUpdate,
 		Title:  "Update task plan",
 		Description: "Replace a task's plan with new content as its next revision; earlier revisions are kept. Omit " +
 			"title to keep the current one.",
@@ -53,7 +53,7 @@ var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 	},
 	{
 		Name:        "delete_task_plan_kandev",
-		Action:      "plan.delete",
+		Action:      kanban.ActionPlanDelete,
 		Title:       "Delete task plan",
 		Description: "Delete a task's plan with all its revisions. This cannot be undone.",
 		Input:       Obj("", P{"task_id": planTaskRef()}),

@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
+
 // Bounds of list_related_tasks_kandev (as the action enforces).
 const (
 	relatedDefaultLimit = 20
@@ -9,7 +11,7 @@ const (
 var _ = declare(&Group{Name: "related", Tools: []*Tool{
 	{
 		Name:   "list_related_tasks_kandev",
-		Action: "task.related",
+		Action: kanban.ActionTaskRelated,
 		Title:  "List related tasks",
 		Description: "Show a task's neighbourhood: its parent, children, siblings (the parent's other children), the " +
 			"tasks blocking it and the tasks it blocks. Archived children and siblings are left out. Each list holds at " +

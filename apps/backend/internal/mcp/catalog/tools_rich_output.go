@@ -24,7 +24,7 @@ func workspacePath(desc string) S { return Str(desc).Len(1, maxRichPath) }
 var _ = declare(&Group{Name: "rich-output", Tools: []*Tool{
 	{
 		Name:   "show_rich_output_kandev",
-		Action: "artifact.create",
+		Action: kanban.ActionArtifactCreate,
 		Title:  "Show rich output",
 		Description: "Show the operator one compact presentation next to your conversation: up to 4 blocks, each a file " +
 			"preview, a line or bar chart, or a group of metrics. Give semantic data only; Kandev draws axes, legends and " +

@@ -125,7 +125,7 @@ var stepOutList = out("The workflow's steps in their new board order.", P{
 var stepConfigTools = []*Tool{
 	{
 		Name:   "create_workflow_step_kandev",
-		Action: "workflow.step.create",
+		Action: kanban.ActionWorkflowStepCreate,
 		Title:  "Create workflow step",
 		Description: "Add a step (board column) to a workflow, last or at position. The workflow's first step becomes its start step. " +
 			"Use update_workflow_step_kandev to change a step and reorder_workflow_steps_kandev to move it.",
@@ -138,7 +138,7 @@ var stepConfigTools = []*Tool{
 	},
 	{
 		Name:        "update_workflow_step_kandev",
-		Action:      "workflow.step.update",
+		Action:      kanban.ActionWorkflowStepUpdate,
 		Title:       "Update workflow step",
 		Description: "Change a workflow step's settings; only the fields you give change (events, when given, replaces all automations).",
 		Input: Obj("", withStepFields(P{
@@ -150,7 +150,7 @@ var stepConfigTools = []*Tool{
 	},
 	{
 		Name:        "delete_workflow_step_kandev",
-		Action:      "workflow.step.delete",
+		Action:      kanban.ActionWorkflowStepDelete,
 		Title:       "Delete workflow step",
 		Description: "Permanently delete a workflow step. Refused while any task (archived included) is on it; move them first.",
 		Input: Obj("", P{
@@ -162,7 +162,7 @@ var stepConfigTools = []*Tool{
 	},
 	{
 		Name:        "reorder_workflow_steps_kandev",
-		Action:      "workflow.step.reorder",
+		Action:      kanban.ActionWorkflowStepReorder,
 		Title:       "Reorder workflow steps",
 		Description: "Set the board order of a workflow's steps. step_ids must list every step of the workflow exactly once.",
 		Input: Obj("", P{

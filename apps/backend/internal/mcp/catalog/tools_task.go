@@ -8,7 +8,7 @@ const maxTaskPosition = 1_000_000
 var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 	{
 		Name:   "move_task_kandev",
-		Action: "task.move",
+		Action: kanban.ActionTaskMove,
 		Title:  "Move task",
 		Description: "Move a task to another step (column) of its workflow — or of another workflow of its workspace, " +
 			"naming it in workflow_id — or reorder it within its step. Fails with CONFLICT when the target step's " +
@@ -29,7 +29,7 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 	},
 	{
 		Name:   "delete_task_kandev",
-		Action: "task.delete",
+		Action: kanban.ActionTaskDelete,
 		Title:  "Delete task",
 		Description: "Permanently delete a task with its sessions, conversation, plan, documents and artifacts; its " +
 			"subtasks are kept and detached. This cannot be undone: prefer archive_task_kandev to hide finished work. " +
@@ -43,7 +43,7 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 	},
 	{
 		Name:   "archive_task_kandev",
-		Action: "task.archive",
+		Action: kanban.ActionTaskArchive,
 		Title:  "Archive task",
 		Description: "Archive a task: it leaves the board (list_tasks_kandev hides it unless include_archived) but keeps " +
 			"its history. Archiving an archived task succeeds and keeps the first archived_at.",
@@ -59,7 +59,7 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 var _ = declare(&Group{Name: "task-update", Tools: []*Tool{
 	{
 		Name:   "update_task_kandev",
-		Action: "task.update",
+		Action: kanban.ActionTaskUpdate,
 		Title:  "Update task",
 		Description: "Change a task's title, description (its prompt), state or deferred launch prompt. Only the " +
 			"fields you pass change. Use move_task_kandev to change its step.",

@@ -8,7 +8,7 @@ import (
 var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 	{
 		Name:   "create_workflow_kandev",
-		Action: "workflow.create",
+		Action: kanban.ActionWorkflowCreate,
 		Title:  "Create workflow",
 		Description: "Create a workflow (kanban board) in a workspace, optionally with its steps in the same atomic call. " +
 			"To copy a workflow, use export_workflow_kandev and import_workflow_kandev instead.",
@@ -22,7 +22,7 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 	},
 	{
 		Name:        "update_workflow_kandev",
-		Action:      "workflow.update",
+		Action:      kanban.ActionWorkflowUpdate,
 		Title:       "Update workflow",
 		Description: "Rename a workflow or change its description; only the fields you give change.",
 		Input: Obj("", P{
@@ -36,7 +36,7 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 	},
 	{
 		Name:   "delete_workflow_kandev",
-		Action: "workflow.delete",
+		Action: kanban.ActionWorkflowDelete,
 		Title:  "Delete workflow",
 		Description: "Permanently delete a workflow and its steps. Refused while tasks (archived included) are on it, " +
 			"unless cascade is true, which also deletes those tasks and their sessions, plans and documents.",
@@ -51,7 +51,7 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 	},
 	{
 		Name:   "export_workflow_kandev",
-		Action: "workflow.export",
+		Action: kanban.ActionWorkflowExport,
 		Title:  "Export workflow",
 		Description: "Export one workflow and its steps as a portable version 1 kandev_workflow document (the reference " +
 			"Kandev's format: no ids or timestamps; steps refer to each other by position; agent profiles by agent and " +
@@ -65,7 +65,7 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 	},
 	{
 		Name:   "import_workflow_kandev",
-		Action: "workflow.import",
+		Action: kanban.ActionWorkflowImport,
 		Title:  "Import workflow",
 		Description: "Import the workflows of a kandev_workflow document (YAML or JSON text, at most 1 MiB, as " +
 			"export_workflow_kandev or the reference Kandev writes it) into a workspace. Workflows whose name the " +
