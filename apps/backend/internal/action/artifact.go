@@ -11,66 +11,66 @@ import (
 // TaskRefIn is the payload of actions on one task's plan ("self" allowed
 // for sessions).
 type TaskRefIn struct {
-	TaskID string `json:"task_id"`
+	TaskID string `json:"task_id,omitzero"`
 }
 
 // TaskPageIn is the payload of lists scoped to one task.
 type TaskPageIn struct {
-	TaskID string `json:"task_id"`
-	Limit  int    `json:"limit"`
-	Cursor string `json:"cursor"`
+	TaskID string `json:"task_id,omitzero"`
+	Limit  int    `json:"limit,omitzero"`
+	Cursor string `json:"cursor,omitzero"`
 }
 
 // PlanCreateIn is the payload of plan.create.
 type PlanCreateIn struct {
-	TaskID  string `json:"task_id"`
-	Title   string `json:"title"`
-	Content string `json:"content"`
+	TaskID  string `json:"task_id,omitzero"`
+	Title   string `json:"title,omitzero"`
+	Content string `json:"content,omitzero"`
 }
 
 // PlanUpdateIn is the payload of plan.update: a new revision; Title nil
 // keeps the current title.
 type PlanUpdateIn struct {
-	TaskID  string  `json:"task_id"`
-	Title   *string `json:"title"`
-	Content string  `json:"content"`
+	TaskID  string  `json:"task_id,omitzero"`
+	Title   *string `json:"title,omitzero"`
+	Content string  `json:"content,omitzero"`
 }
 
 // DocumentGetIn is the payload of document.get.
 type DocumentGetIn struct {
-	TaskID string `json:"task_id"`
-	Key    string `json:"key"`
+	TaskID string `json:"task_id,omitzero"`
+	Key    string `json:"document_key,omitzero"`
 }
 
 // DocumentWriteIn is the payload of document.write: creates the document
 // or stores its next revision.
 type DocumentWriteIn struct {
-	TaskID  string `json:"task_id"`
-	Key     string `json:"key"`
-	Type    string `json:"type"`
-	Title   string `json:"title"`
-	Content string `json:"content"`
+	TaskID  string `json:"task_id,omitzero"`
+	Key     string `json:"document_key,omitzero"`
+	Type    string `json:"type,omitzero"`
+	Title   string `json:"title,omitzero"`
+	Content string `json:"content,omitzero"`
 }
 
 // ArtifactCreateIn is the payload of artifact.create; Data is a JSON object.
 type ArtifactCreateIn struct {
-	TaskID string          `json:"task_id"`
-	Kind   string          `json:"kind"`
-	Data   json.RawMessage `json:"data"`
+	TaskID string          `json:"task_id,omitzero"`
+	Kind   string          `json:"kind,omitzero"`
+	Data   json.RawMessage `json:"data,omitzero"`
 }
 
 // ArtifactKindIn is the payload of artifact.latest and artifact.delete.
 type ArtifactKindIn struct {
-	TaskID string `json:"task_id"`
-	Kind   string `json:"kind"`
+	TaskID string `json:"task_id,omitzero"`
+	Kind   string `json:"kind,omitzero"`
 }
 
 // ArtifactListIn is the payload of artifact.list; an empty Kind lists every kind.
 type ArtifactListIn struct {
-	TaskID string `json:"task_id"`
-	Kind   string `json:"kind"`
-	Limit  int    `json:"limit"`
-	Cursor string `json:"cursor"`
+	TaskID string `json:"task_id,omitzero"`
+	Kind   string `json:"kind,omitzero"`
+	Limit  int    `json:"limit,omitzero"`
+	Cursor string `json:"cursor,omitzero"`
 }
 
 // ArtifactDeleteOut is the result of artifact.delete.

@@ -8,42 +8,57 @@ import (
 
 // IDIn is the payload of actions that take one id.
 type IDIn struct {
-	ID string `json:"id"`
+	ID string `json:"id,omitzero"`
+}
+
+// WorkflowRefIn names one workflow (its tool's workflow_id).
+type WorkflowRefIn struct {
+	WorkflowID string `json:"workflow_id,omitzero"`
+}
+
+// StepRefIn names one workflow step (its tool's step_id).
+type StepRefIn struct {
+	StepID string `json:"step_id,omitzero"`
+}
+
+// ProfileRefIn names one agent or executor profile (its tool's profile_id).
+type ProfileRefIn struct {
+	ProfileID string `json:"profile_id,omitzero"`
 }
 
 // ListIn is the payload of unfiltered lists.
 type ListIn struct {
-	Limit  int    `json:"limit"`
-	Cursor string `json:"cursor"`
+	Limit  int    `json:"limit,omitzero"`
+	Cursor string `json:"cursor,omitzero"`
 }
 
 func (l ListIn) page() kanban.Page { return kanban.Page{Limit: l.Limit, Cursor: l.Cursor} }
 
 // WorkspaceCreateIn is the payload of workspace.create.
 type WorkspaceCreateIn struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
+	Name        string `json:"name,omitzero"`
+	Description string `json:"description,omitzero"`
 }
 
 // WorkspaceUpdateIn is the payload of workspace.update.
 type WorkspaceUpdateIn struct {
-	ID          string  `json:"id"`
-	Name        *string `json:"name"`
-	Description *string `json:"description"`
+	ID          string  `json:"id,omitzero"`
+	Name        *string `json:"name,omitzero"`
+	Description *string `json:"description,omitzero"`
 }
 
 // WorkflowListIn is the payload of workflow.list.
 type WorkflowListIn struct {
-	WorkspaceID string `json:"workspace_id"`
-	Limit       int    `json:"limit"`
-	Cursor      string `json:"cursor"`
+	WorkspaceID string `json:"workspace_id,omitzero"`
+	Limit       int    `json:"limit,omitzero"`
+	Cursor      string `json:"cursor,omitzero"`
 }
 
 // StepListIn is the payload of workflow.step.list.
 type StepListIn struct {
-	WorkflowID string `json:"workflow_id"`
-	Limit      int    `json:"limit"`
-	Cursor     string `json:"cursor"`
+	WorkflowID string `json:"workflow_id,omitzero"`
+	Limit      int    `json:"limit,omitzero"`
+	Cursor     string `json:"cursor,omitzero"`
 }
 
 func (s *Service) registerBoard(r *Registry) {

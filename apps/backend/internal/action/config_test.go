@@ -10,22 +10,22 @@ func TestWorkflowUpdateDelete(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	name := "Renamed"
-	got := call[kanban.Workflow](h, operator, kanban.ActionWorkflowUpdate, WorkflowUpdateIn{ID: h.wf, Name: &name})
+	got := call[kanban.Workflow](h, operator, kanban.ActionWorkflowUpdate, WorkflowUpdateIn{WorkflowID: h.wf, Name: &name})
 	if got.Name != name {
 		t.Errorf("workflow.update: got name %q, want %q", got.Name, name)
 	}
-	h.refuse(operator, kanban.ActionWorkflowUpdate, map[string]any{"id": h.wf, "name": ""}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionWorkflowUpdate, map[string]any{"workflow_id": h.wf, "name": ""}, kanban.CodeValidation)
 	h.refuse(operator, kanban.ActionWorkflowUpdate, map[string]any{"name": "x"}, kanban.CodeValidation)
 	h.task("on the board")
-	h.refuse(operator, kanban.ActionWorkflowDelete, WorkflowDeleteIn{ID: h.wf}, kanban.CodeConflict)
-	call[Deleted](h, operator, kanban.ActionWorkflowDelete, WorkflowDeleteIn{ID: h.wf, Cascade: true})
+	h.refuse(operator, kanban.ActionWorkflowDelete, WorkflowDeleteIn{WorkflowID: h.wf}, kanban.CodeConflict)
+	call[Deleted](h, operator, kanban.ActionWorkflowDelete, WorkflowDeleteIn{WorkflowID: h.wf, Cascade: true})
 	if n := h.count("tasks"); n != 0 {
 		t.Errorf("tasks after cascade delete: got %d, want 0", n)
 	}
 	if !h.pub.has(WorkspaceTopic(h.ws), "workflow.deleted") {
 		t.Errorf("workflow.deleted: not published")
 	}
-	h.refuse(operator, kanban.ActionWorkflowExport, IDIn{ID: h.wf}, kanban.CodeNotFound)
+	h.refuse(operator, kanban.ActionWorkflowExport, WorkflowRefIn{WorkflowID: h.wf}, kanban.CodeNotFound)
 }
 
 func TestWorkflowSteps(t *testing.T) {
@@ -40,10 +40,10 @@ func TestWorkflowSteps(t *testing.T) {
 	h.refuse(operator, kanban.ActionWorkflowStepCreate, map[string]any{"name": "x"}, kanban.CodeValidation)
 	h.refuse(operator, kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": h.wf, "name": "E",
 		"events": map[string]any{"on_enter": []any{map[string]any{"type": "t", "extra": 1}}}}, kanban.CodeValidation)
-	h.refuse(operator, kanban.ActionWorkflowStepUpdate, map[string]any{"id": st.ID, "events": map[string]any{"whenever": []any{}}}, kanban.CodeValidation)
-	h.refuse(operator, kanban.ActionWorkflowStepUpdate, map[string]any{"id": st.ID, "wip_limit": -1}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": st.ID, "events": map[string]any{"whenever": []any{}}}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": st.ID, "wip_limit": -1}, kanban.CodeValidation)
 
-	up := call[kanban.WorkflowStep](h, operator, kanban.ActionWorkflowStepUpdate, map[string]any{"id": st.ID, "color": "#abcdef",
+	up := call[kanban.WorkflowStep](h, operator, kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": st.ID, "color": "#abcdef",
 		"events": map[string]any{"on_enter": []any{map[string]any{"type": "auto_start_agent"}}}})
 	if up.Color != "#abcdef" || up.Name != "QA" || len(up.Events["on_enter"]) != 1 {
 		t.Errorf("workflow.step.update: got %+v, want color and events set, name kept", up)
@@ -59,8 +59,8 @@ func TestWorkflowSteps(t *testing.T) {
 		t.Errorf("workflow.step.reorder: got first %s at %d, want %s at 0", re.Items[0].ID, re.Items[0].Position, st.ID)
 	}
 	task := h.task("busy")
-	h.refuse(operator, kanban.ActionWorkflowStepDelete, IDIn{ID: task.WorkflowStepID}, kanban.CodeConflict)
-	call[Deleted](h, operator, kanban.ActionWorkflowStepDelete, IDIn{ID: st.ID})
+	h.refuse(operator, kanban.ActionWorkflowStepDelete, StepRefIn{StepID: task.WorkflowStepID}, kanban.CodeConflict)
+	call[Deleted](h, operator, kanban.ActionWorkflowStepDelete, StepRefIn{StepID: st.ID})
 	h.refuse(operator, kanban.ActionWorkflowStepGet, IDIn{ID: st.ID}, kanban.CodeNotFound)
 	for _, ev := range []string{"workflow.step_created", "workflow.step_updated", "workflow.steps_reordered", "workflow.step_deleted"} {
 		if !h.pub.has(WorkspaceTopic(h.ws), ev) {
@@ -90,7 +90,7 @@ func TestAgentsAndProfiles(t *testing.T) {
 	a, def := h.firstAgent()
 	path := "/etc/agent/mcp.json"
 	off := false
-	up := call[kanban.Agent](h, operator, kanban.ActionAgentUpdate, AgentUpdateIn{ID: a.ID, SupportsMCP: &off, MCPConfigPath: &path})
+	up := call[kanban.Agent](h, operator, kanban.ActionAgentUpdate, AgentUpdateIn{AgentID: a.ID, SupportsMCP: &off, MCPConfigPath: &path})
 	if up.SupportsMCP || up.MCPConfigPath != path {
 		t.Errorf("agent.update: got %+v, want supports_mcp off and the path", up)
 	}
@@ -102,16 +102,16 @@ func TestAgentsAndProfiles(t *testing.T) {
 	h.refuse(operator, kanban.ActionAgentProfileCreate, map[string]any{"name": "x"}, kanban.CodeValidation)
 	h.refuse(operator, kanban.ActionAgentProfileCreate, map[string]any{"agent_id": "nope", "name": "x"}, kanban.CodeNotFound)
 	model := "large"
-	p = call[kanban.AgentProfile](h, operator, kanban.ActionAgentProfileUpdate, AgentProfileUpdateIn{ID: p.ID, Model: &model})
+	p = call[kanban.AgentProfile](h, operator, kanban.ActionAgentProfileUpdate, AgentProfileUpdateIn{ProfileID: p.ID, Model: &model})
 	if p.Model != "large" || p.Name != "fast" {
 		t.Errorf("agent.profile.update: got %+v, want model changed, name kept", p)
 	}
-	call[Deleted](h, operator, kanban.ActionAgentProfileDelete, IDIn{ID: p.ID})
-	h.refuse(operator, kanban.ActionAgentProfileDelete, IDIn{ID: def.ID}, kanban.CodeConflict) // last profile
+	call[Deleted](h, operator, kanban.ActionAgentProfileDelete, ProfileRefIn{ProfileID: p.ID})
+	h.refuse(operator, kanban.ActionAgentProfileDelete, ProfileRefIn{ProfileID: def.ID}, kanban.CodeConflict) // last profile
 	sess := h.session(h.task("t"), kanban.ModeTask)
 	call[kanban.List[kanban.Agent]](h, sess, kanban.ActionAgentList, ListIn{})
 	h.refuse(sess, kanban.ActionAgentProfileList, AgentProfileListIn{}, kanban.CodeForbidden)
-	h.refuse(sess, kanban.ActionAgentUpdate, AgentUpdateIn{ID: a.ID, SupportsMCP: &off}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionAgentUpdate, AgentUpdateIn{AgentID: a.ID, SupportsMCP: &off}, kanban.CodeForbidden)
 }
 
 func TestMCPConfigSecretsAreWriteOnly(t *testing.T) {
@@ -122,7 +122,7 @@ func TestMCPConfigSecretsAreWriteOnly(t *testing.T) {
 		"github": map[string]any{"type": "stdio", "command": "gh-mcp", "env": map[string]any{"TOKEN": "s3cret-token", "MODE": "ro"}},
 		"docs":   map[string]any{"type": "http", "url": "https://docs.example/mcp", "headers": map[string]any{"Authorization": "Bearer abc"}},
 	}
-	out := call[kanban.MCPConfig](h, operator, kanban.ActionMCPConfigUpdate, map[string]any{"agent_profile_id": prof.ID, "servers": servers})
+	out := call[kanban.MCPConfig](h, operator, kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": prof.ID, "servers": servers})
 	read := call[kanban.MCPConfig](h, operator, kanban.ActionMCPConfigGet, MCPConfigGetIn{AgentProfileID: prof.ID})
 	for _, c := range []kanban.MCPConfig{out, read} {
 		if c.Servers["github"].Env["TOKEN"] != SecretMask || c.Servers["github"].Env["MODE"] != SecretMask ||
@@ -145,9 +145,9 @@ func TestMCPConfigSecretsAreWriteOnly(t *testing.T) {
 		t.Errorf("stored after round trip: got %+v, want secrets kept, MODE changed, disabled", stored)
 	}
 	unknown := map[string]any{"github": map[string]any{"type": "stdio", "command": "x", "env": map[string]any{"NEW": SecretMask}}}
-	h.refuse(operator, kanban.ActionMCPConfigUpdate, map[string]any{"agent_profile_id": prof.ID, "servers": unknown}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": prof.ID, "servers": unknown}, kanban.CodeValidation)
 	bad := map[string]any{"x": map[string]any{"type": "ftp"}}
-	h.refuse(operator, kanban.ActionMCPConfigUpdate, map[string]any{"agent_profile_id": prof.ID, "servers": bad}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": prof.ID, "servers": bad}, kanban.CodeValidation)
 	h.refuse(operator, kanban.ActionMCPConfigUpdate, map[string]any{"servers": map[string]any{}}, kanban.CodeValidation)
 	h.refuse(operator, kanban.ActionMCPConfigGet, MCPConfigGetIn{AgentProfileID: "nope"}, kanban.CodeNotFound)
 }
@@ -169,7 +169,7 @@ func TestExecutorProfiles(t *testing.T) {
 	h.refuse(operator, kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": ex, "name": "x", "mcp_policy": "sometimes"}, kanban.CodeValidation)
 	h.refuse(operator, kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": ex, "name": "x", "config": []any{}}, kanban.CodeValidation)
 	h.refuse(sess, kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": ex, "name": "x"}, kanban.CodeForbidden)
-	up := call[kanban.ExecutorProfile](h, operator, kanban.ActionExecutorProfileUpdate, map[string]any{"id": p.ID, "mcp_policy": "disabled"})
+	up := call[kanban.ExecutorProfile](h, operator, kanban.ActionExecutorProfileUpdate, map[string]any{"profile_id": p.ID, "mcp_policy": "disabled"})
 	if up.MCPPolicy != "disabled" || string(up.Config["cpus"]) != "2" {
 		t.Errorf("executor.profile.update: got %+v, want policy changed, config kept", up)
 	}
@@ -177,8 +177,8 @@ func TestExecutorProfiles(t *testing.T) {
 	if len(profs.Items) != 2 {
 		t.Errorf("executor.profile.list: got %d, want 2", len(profs.Items))
 	}
-	call[Deleted](h, operator, kanban.ActionExecutorProfileDelete, IDIn{ID: p.ID})
-	h.refuse(operator, kanban.ActionExecutorProfileDelete, IDIn{ID: p.ID}, kanban.CodeNotFound)
+	call[Deleted](h, operator, kanban.ActionExecutorProfileDelete, ProfileRefIn{ProfileID: p.ID})
+	h.refuse(operator, kanban.ActionExecutorProfileDelete, ProfileRefIn{ProfileID: p.ID}, kanban.CodeNotFound)
 }
 
 func TestRepositories(t *testing.T) {

@@ -18,8 +18,9 @@ type Action struct {
 	// them a longer timeout.
 	Blocking bool
 	// Payload is the Go type the payload decodes into.
-	Payload reflect.Type
-	run     func(ctx context.Context, p Principal, raw json.RawMessage) (any, error)
+	Payload  reflect.Type
+	contract Contract
+	run      func(ctx context.Context, p Principal, raw json.RawMessage, checked bool) (any, error)
 }
 
 // Registry maps action names to actions.
@@ -39,21 +40,68 @@ func NewRegistry(sessionOf func(ctx context.Context, sessionID string) (*kanban.
 	return &Registry{actions: map[kanban.Action]*Action{}, sessionOf: sessionOf}
 }
 
-// Register adds an action whose payload decodes strictly into In. It panics
-// on a duplicate name: names are written once, at start-up.
+// Contract checks a payload against its action's declared contract — the
+// compiled input schema of the tool whose arguments the payload is — and
+// returns the payload to decode. Its errors are *kanban.Error with the
+// tool's own refusal text, so every transport refuses alike.
+type Contract func(raw json.RawMessage) (json.RawMessage, error)
+
+// Register adds an action whose payload decodes into In: checked by the
+// action's Contract once one is set (see SetContract), strictly by
+// DecodeStrict otherwise. It panics on a duplicate name: names are
+// written once, at start-up.
 func Register[In, Out any](r *Registry, name kanban.Action, allow Allow, h func(ctx context.Context, p Principal, in In) (Out, error)) *Action {
 	if _, dup := r.actions[name]; dup {
 		panic(fmt.Sprintf("action %s registered twice", name))
 	}
-	a := &Action{Name: name, Allow: allow, Payload: reflect.TypeFor[In](), run: func(ctx context.Context, p Principal, raw json.RawMessage) (any, error) {
+	a := &Action{Name: name, Allow: allow, Payload: reflect.TypeFor[In]()}
+	a.run = func(ctx context.Context, p Principal, raw json.RawMessage, checked bool) (any, error) {
 		var in In
-		if err := DecodeStrict(raw, &in); err != nil {
+		if err := a.decode(raw, checked, &in); err != nil {
 			return nil, err
 		}
 		return h(ctx, p, in)
-	}}
+	}
 	r.actions[name] = a
 	return a
+}
+
+// SetContract makes c the payload check of the named action. It panics on
+// an unregistered name (contracts are set at start-up).
+func (r *Registry) SetContract(name kanban.Action, c Contract) {
+	a, ok := r.actions[name]
+	if !ok {
+		panic(fmt.Sprintf("contract for unregistered action %s", name))
+	}
+	a.contract = c
+}
+
+// HasContract reports whether the named action's payload is checked by a
+// Contract (rather than DecodeStrict).
+func (r *Registry) HasContract(name kanban.Action) bool {
+	a, ok := r.actions[name]
+	return ok && a.contract != nil
+}
+
+// Fields lists the payload's JSON field names, sorted.
+func (a *Action) Fields() []string { return fieldNames(a.Payload) }
+
+// decode fills v from raw: through the contract (skipped when the caller
+// already ran it: checked) then a plain decode, or strictly without one.
+func (a *Action) decode(raw json.RawMessage, checked bool, v any) error {
+	if a.contract == nil {
+		return DecodeStrict(raw, v)
+	}
+	if !checked {
+		var err error
+		if raw, err = a.contract(raw); err != nil {
+			return err
+		}
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return kanban.Errorf(kanban.CodeBadRequest, "payload does not match the action's shape")
+	}
+	return nil
 }
 
 // Lookup returns the named action.
@@ -76,7 +124,15 @@ func (r *Registry) Names() []kanban.Action {
 // and runs the handler. Errors are *kanban.Error for anything the caller
 // can act on.
 func (r *Registry) Dispatch(ctx context.Context, p Principal, name kanban.Action, raw json.RawMessage) (any, error) {
-	return r.dispatch(ctx, p, nil, name, raw)
+	return r.dispatch(ctx, p, nil, name, raw, false)
+}
+
+// DispatchChecked is Dispatch for a payload its caller has already
+// checked against the action's Contract (the MCP wrapper, in process, ran
+// the same compiled check): the contract does not run a second time.
+// Actions without a contract decode strictly as ever.
+func (r *Registry) DispatchChecked(ctx context.Context, p Principal, name kanban.Action, raw json.RawMessage) (any, error) {
+	return r.dispatch(ctx, p, nil, name, raw, true)
 }
 
 // DispatchSession is Dispatch for a session principal whose session the
@@ -87,10 +143,10 @@ func (r *Registry) DispatchSession(ctx context.Context, p Principal, sess *kanba
 	if sess == nil || p.Kind != Session || sess.ID != p.SessionID {
 		return nil, kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
 	}
-	return r.dispatch(ctx, p, sess, name, raw)
+	return r.dispatch(ctx, p, sess, name, raw, false)
 }
 
-func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Session, name kanban.Action, raw json.RawMessage) (any, error) {
+func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Session, name kanban.Action, raw json.RawMessage, checked bool) (any, error) {
 	a, ok := r.actions[name]
 	if !ok {
 		return nil, kanban.Errorf(kanban.CodeUnknownAction, "unknown action")
@@ -98,7 +154,7 @@ func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Sessi
 	if err := r.authorize(ctx, a, p, sess); err != nil {
 		return nil, err
 	}
-	return a.run(ctx, p, raw)
+	return a.run(ctx, p, raw, checked)
 }
 
 // authorize checks that p may run a; a session principal's session is

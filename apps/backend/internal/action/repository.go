@@ -9,24 +9,24 @@ import (
 // RepositoryListIn is the payload of repository.list; an empty WorkspaceID
 // means the session's workspace, or the first workspace for the operator.
 type RepositoryListIn struct {
-	WorkspaceID string `json:"workspace_id"`
-	Limit       int    `json:"limit"`
-	Cursor      string `json:"cursor"`
+	WorkspaceID string `json:"workspace_id,omitzero"`
+	Limit       int    `json:"limit,omitzero"`
+	Cursor      string `json:"cursor,omitzero"`
 }
 
 // RepositoryCreateIn is the payload of repository.create.
 type RepositoryCreateIn struct {
-	WorkspaceID   string `json:"workspace_id"`
-	Name          string `json:"name"`
-	LocalPath     string `json:"local_path"`
-	RemoteURL     string `json:"remote_url"`
-	DefaultBranch string `json:"default_branch"`
+	WorkspaceID   string `json:"workspace_id,omitzero"`
+	Name          string `json:"name,omitzero"`
+	LocalPath     string `json:"local_path,omitzero"`
+	RemoteURL     string `json:"remote_url,omitzero"`
+	DefaultBranch string `json:"default_branch,omitzero"`
 }
 
 // RepositoryUpdateIn is the payload of repository.update.
 type RepositoryUpdateIn struct {
-	ID            string `json:"id"`
-	DefaultBranch string `json:"default_branch"`
+	ID            string `json:"id,omitzero"`
+	DefaultBranch string `json:"default_branch,omitzero"`
 }
 
 func (s *Service) registerRepositories(r *Registry) {

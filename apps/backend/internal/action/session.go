@@ -8,11 +8,11 @@ import (
 
 // SessionCreateIn is the payload of session.create.
 type SessionCreateIn struct {
-	TaskID            string      `json:"task_id"`
-	AgentProfileID    string      `json:"agent_profile_id"`
-	ExecutorProfileID string      `json:"executor_profile_id"`
-	Mode              kanban.Mode `json:"mode"`
-	Capabilities      []string    `json:"capabilities"`
+	TaskID            string      `json:"task_id,omitzero"`
+	AgentProfileID    string      `json:"agent_profile_id,omitzero"`
+	ExecutorProfileID string      `json:"executor_profile_id,omitzero"`
+	Mode              kanban.Mode `json:"mode,omitzero"`
+	Capabilities      []string    `json:"capabilities,omitzero"`
 }
 
 // SessionCreateOut is the result of session.create: the token is shown once.
@@ -25,22 +25,22 @@ type SessionCreateOut struct {
 // with WorkspaceID instead every session of a workspace (the board's agent
 // badges), newest first.
 type SessionListIn struct {
-	TaskID      string `json:"task_id"`
-	WorkspaceID string `json:"workspace_id"`
-	Limit       int    `json:"limit"`
-	Cursor      string `json:"cursor"`
+	TaskID      string `json:"task_id,omitzero"`
+	WorkspaceID string `json:"workspace_id,omitzero"`
+	Limit       int    `json:"limit,omitzero"`
+	Cursor      string `json:"cursor,omitzero"`
 }
 
 // SetModeIn is the payload of session.set_mode.
 type SetModeIn struct {
-	ID   string      `json:"id"`
-	Mode kanban.Mode `json:"mode"`
+	ID   string      `json:"id,omitzero"`
+	Mode kanban.Mode `json:"mode,omitzero"`
 }
 
 // SessionStopIn is the payload of session.stop.
 type SessionStopIn struct {
-	ID     string `json:"id"`
-	Reason string `json:"reason"`
+	ID     string `json:"id,omitzero"`
+	Reason string `json:"reason,omitzero"`
 }
 
 // TokenOut is the result of session.token.
@@ -69,13 +69,13 @@ func ProfileOf(s *kanban.Session) *Profile {
 
 // MessageListIn is the payload of message.list (a task's conversation).
 type MessageListIn struct {
-	TaskID       string   `json:"task_id"`
-	SessionID    string   `json:"session_id"`
-	MessageTypes []string `json:"message_types"`
-	Sort         string   `json:"sort"`
-	Before       string   `json:"before"`
-	After        string   `json:"after"`
-	Limit        int      `json:"limit"`
+	TaskID       string   `json:"task_id,omitzero"`
+	SessionID    string   `json:"session_id,omitzero"`
+	MessageTypes []string `json:"message_types,omitzero"`
+	Sort         string   `json:"sort,omitzero"`
+	Before       string   `json:"before,omitzero"`
+	After        string   `json:"after,omitzero"`
+	Limit        int      `json:"limit,omitzero"`
 }
 
 // NoIn is the payload of actions without parameters.

@@ -53,10 +53,10 @@ func TestSessionConfinedToWorkspace(t *testing.T) {
 		in     any
 	}{
 		{kanban.ActionTaskGet, IDIn{ID: other.ID}},
-		{kanban.ActionTaskUpdate, map[string]any{"id": other.ID, "title": "stolen"}},
-		{kanban.ActionTaskMove, map[string]any{"id": other.ID, "workflow_step_id": h.steps[1].ID}},
-		{kanban.ActionTaskArchive, IDIn{ID: other.ID}},
-		{kanban.ActionTaskDelete, IDIn{ID: other.ID}},
+		{kanban.ActionTaskUpdate, map[string]any{"task_id": other.ID, "title": "stolen"}},
+		{kanban.ActionTaskMove, map[string]any{"task_id": other.ID, "workflow_step_id": h.steps[1].ID}},
+		{kanban.ActionTaskArchive, TaskRefIn{TaskID: other.ID}},
+		{kanban.ActionTaskDelete, TaskRefIn{TaskID: other.ID}},
 		{kanban.ActionTaskList, map[string]any{"workspace_id": ws.ID}},
 		{kanban.ActionTaskCreate, map[string]any{"title": "x", "workspace_id": ws.ID}},
 		{kanban.ActionTaskCreate, map[string]any{"title": "x", "parent_id": other.ID}},
@@ -66,7 +66,7 @@ func TestSessionConfinedToWorkspace(t *testing.T) {
 		{kanban.ActionSessionList, map[string]any{"task_id": other.ID}},
 		{kanban.ActionMessageList, map[string]any{"task_id": other.ID}},
 		{kanban.ActionPlanCreate, map[string]any{"task_id": other.ID, "content": "x"}},
-		{kanban.ActionDocumentWrite, map[string]any{"task_id": other.ID, "key": "notes", "content": "x"}},
+		{kanban.ActionDocumentWrite, map[string]any{"task_id": other.ID, "document_key": "notes", "content": "x"}},
 		{kanban.ActionArtifactCreate, map[string]any{"task_id": other.ID, "kind": kanban.ArtifactWalkthrough, "data": map[string]any{}}},
 		{kanban.ActionRepositoryList, map[string]any{"workspace_id": ws.ID}},
 	}
@@ -87,7 +87,7 @@ func TestSessionRefusedOperatorActionsUnlessConfigMode(t *testing.T) {
 	sess := h.session(task, kanban.ModeTask)
 	create := map[string]any{"name": "By agent"}
 	h.refuse(sess, kanban.ActionWorkflowCreate, create, kanban.CodeForbidden)
-	h.refuse(sess, kanban.ActionTaskSetState, TaskStateIn{ID: task.ID, State: kanban.TaskReview}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionTaskSetState, TaskStateIn{TaskID: task.ID, State: kanban.TaskReview}, kanban.CodeForbidden)
 	h.refuse(sess, kanban.ActionSessionSetMode, SetModeIn{ID: sess.SessionID, Mode: kanban.ModeConfig}, kanban.CodeForbidden)
 	h.refuse(sess, kanban.ActionWorkspaceCreate, WorkspaceCreateIn{Name: "x"}, kanban.CodeForbidden)
 	// Session-only actions are refused to the operator.
@@ -99,7 +99,7 @@ func TestSessionRefusedOperatorActionsUnlessConfigMode(t *testing.T) {
 	if out.Workflow.WorkspaceID != h.ws {
 		t.Errorf("workflow created by config session: got workspace %s, want %s", out.Workflow.WorkspaceID, h.ws)
 	}
-	call[kanban.Task](h, sess, kanban.ActionTaskSetState, TaskStateIn{ID: task.ID, State: kanban.TaskReview})
+	call[kanban.Task](h, sess, kanban.ActionTaskSetState, TaskStateIn{TaskID: task.ID, State: kanban.TaskReview})
 	// Config mode does not grant operator-only actions.
 	h.refuse(sess, kanban.ActionSessionSetMode, SetModeIn{ID: sess.SessionID, Mode: kanban.ModeTask}, kanban.CodeForbidden)
 	h.refuse(sess, kanban.ActionWorkspaceCreate, WorkspaceCreateIn{Name: "x"}, kanban.CodeForbidden)
@@ -206,7 +206,7 @@ func TestQuestionAskTimesOut(t *testing.T) {
 func TestTaskCreateExternalIDDedupe(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	in := map[string]any{"title": "Import issue 42", "description": "fix it", "external_id": "gh-42"}
+	in := map[string]any{"title": "Import issue 42", "prompt": "fix it", "external_id": "gh-42"}
 	first := call[TaskCreateOut](h, operator, kanban.ActionTaskCreate, in)
 	if first.Deduplicated || first.SessionID == "" {
 		t.Fatalf("first create: got deduplicated=%v session=%q, want new task with a session", first.Deduplicated, first.SessionID)
@@ -222,7 +222,7 @@ func TestTaskCreateExternalIDDedupe(t *testing.T) {
 func TestTaskCreateStartsAgentWithPrompt(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	out := call[TaskCreateOut](h, operator, kanban.ActionTaskCreate, map[string]any{"title": "Add login", "description": "Implement OAuth login"})
+	out := call[TaskCreateOut](h, operator, kanban.ActionTaskCreate, map[string]any{"title": "Add login", "prompt": "Implement OAuth login"})
 	if out.SessionID == "" {
 		t.Fatalf("task.create: got no session, want one (start_agent defaults to true)")
 	}
@@ -248,23 +248,23 @@ func TestTaskLifecycle(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	task := h.task("move me")
-	moved := call[kanban.Task](h, operator, kanban.ActionTaskMove, TaskMoveIn{ID: task.ID, WorkflowStepID: h.steps[1].ID})
+	moved := call[kanban.Task](h, operator, kanban.ActionTaskMove, TaskMoveIn{TaskID: task.ID, WorkflowStepID: h.steps[1].ID})
 	if moved.WorkflowStepID != h.steps[1].ID {
 		t.Errorf("task.move: got step %s, want %s", moved.WorkflowStepID, h.steps[1].ID)
 	}
 	if !h.pub.has(WorkspaceTopic(h.ws), "task.moved") {
 		t.Errorf("task.moved: not published")
 	}
-	h.refuse(operator, kanban.ActionTaskMove, map[string]any{"id": task.ID}, kanban.CodeValidation)
-	h.refuse(operator, kanban.ActionTaskSetState, TaskStateIn{ID: task.ID, State: "DONEISH"}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionTaskMove, map[string]any{"task_id": task.ID}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionTaskSetState, TaskStateIn{TaskID: task.ID, State: "DONEISH"}, kanban.CodeValidation)
 	sess := h.session(task, kanban.ModeTask)
-	h.refuse(sess, kanban.ActionTaskDelete, IDIn{ID: "self"}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionTaskDelete, TaskRefIn{TaskID: "self"}, kanban.CodeForbidden)
 	h.refuse(operator, kanban.ActionTaskGet, IDIn{ID: "self"}, kanban.CodeValidation)
-	a1 := call[kanban.Task](h, operator, kanban.ActionTaskArchive, IDIn{ID: task.ID})
-	a2 := call[kanban.Task](h, operator, kanban.ActionTaskArchive, IDIn{ID: task.ID})
+	a1 := call[kanban.Task](h, operator, kanban.ActionTaskArchive, TaskRefIn{TaskID: task.ID})
+	a2 := call[kanban.Task](h, operator, kanban.ActionTaskArchive, TaskRefIn{TaskID: task.ID})
 	if a1.ArchivedAt == nil || a2.ArchivedAt == nil || !a1.ArchivedAt.Equal(*a2.ArchivedAt) {
 		t.Errorf("task.archive twice: got %v then %v, want the same archived time", a1.ArchivedAt, a2.ArchivedAt)
 	}
-	call[Deleted](h, operator, kanban.ActionTaskDelete, IDIn{ID: task.ID})
+	call[Deleted](h, operator, kanban.ActionTaskDelete, TaskRefIn{TaskID: task.ID})
 	h.refuse(operator, kanban.ActionTaskGet, IDIn{ID: task.ID}, kanban.CodeNotFound)
 }

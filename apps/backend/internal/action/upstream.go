@@ -17,7 +17,7 @@ type UpstreamConfigOut struct {
 // UpstreamReportIn is the payload of upstream.report: the state of every
 // proxied server of the session, replacing the previous report.
 type UpstreamReportIn struct {
-	Servers []UpstreamReport `json:"servers"`
+	Servers []UpstreamReport `json:"servers,omitzero"`
 }
 
 // UpstreamReport is one server of an upstream.report.
@@ -40,18 +40,18 @@ type UpstreamRefusedOne struct {
 
 // UpstreamListIn is the payload of upstream.list.
 type UpstreamListIn struct {
-	SessionID string `json:"session_id"`
-	Limit     int    `json:"limit"`
-	Cursor    string `json:"cursor"`
+	SessionID string `json:"session_id,omitzero"`
+	Limit     int    `json:"limit,omitzero"`
+	Cursor    string `json:"cursor,omitzero"`
 }
 
 // UpstreamRefusedIn is the payload of upstream.refused; Server "" lists
 // every server's refused tools.
 type UpstreamRefusedIn struct {
-	SessionID string `json:"session_id"`
-	Server    string `json:"server"`
-	Limit     int    `json:"limit"`
-	Cursor    string `json:"cursor"`
+	SessionID string `json:"session_id,omitzero"`
+	Server    string `json:"server,omitzero"`
+	Limit     int    `json:"limit,omitzero"`
+	Cursor    string `json:"cursor,omitzero"`
 }
 
 // UpstreamsChanged is the payload of the session.upstreams_changed

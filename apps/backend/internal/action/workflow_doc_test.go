@@ -35,7 +35,7 @@ func importDoc(h *harness, ws, text string) WorkflowImportOut {
 // exportDoc exports a workflow and returns the document's JSON text.
 func exportDoc(h *harness, id string) string {
 	h.t.Helper()
-	raw, err := h.do(operator, kanban.ActionWorkflowExport, IDIn{ID: id})
+	raw, err := h.do(operator, kanban.ActionWorkflowExport, WorkflowRefIn{WorkflowID: id})
 	if err != nil {
 		h.t.Fatalf("export: %v", err)
 	}

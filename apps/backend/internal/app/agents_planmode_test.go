@@ -43,10 +43,10 @@ func TestAgentPlanMode(t *testing.T) {
 	steps := planWorkflow(e1, e1.profileOf("mock-agent").ID)
 	var created action.TaskCreateOut
 	f := false
-	e1.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "Login page", Description: "Add a login page.\n@say task prompt seen",
+	e1.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "Login page", Prompt: "Add a login page.\n@say task prompt seen",
 		WorkflowID: steps[0].WorkflowID, WorkflowStepID: steps[0].ID, StartAgent: &f}, &created)
 	task := created.Task
-	e1.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{ID: task.ID, WorkflowStepID: steps[1].ID}, nil)
+	e1.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: task.ID, WorkflowStepID: steps[1].ID}, nil)
 
 	e1.waitMessage(task.ID, "status", "enable_plan_mode: plan mode on")
 	e1.waitMessage(task.ID, "status", "The agent's ACP session mode is now plan (it was default).")
@@ -69,12 +69,12 @@ func TestAgentPlanMode(t *testing.T) {
 	e2.waitState(sid, kanban.SessionIdle)
 
 	moved := time.Now()
-	e2.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{ID: task.ID, WorkflowStepID: steps[2].ID}, nil)
+	e2.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: task.ID, WorkflowStepID: steps[2].ID}, nil)
 	back := e2.waitMessage(task.ID, "status", "The agent's ACP session mode is now default (it was plan).")
 	t.Logf("from the move to the recorded mode switch: %v", back.CreatedAt.Sub(moved))
 	e2.waitState(sid, kanban.SessionIdle)
 
-	e2.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{ID: task.ID, WorkflowStepID: steps[3].ID}, nil)
+	e2.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: task.ID, WorkflowStepID: steps[3].ID}, nil)
 	e2.waitMessage(task.ID, "status", "reset_agent_context: the agent runs in a fresh session")
 	e2.waitMessage(task.ID, "message", "prompt: 1 text block\n1: Build it.")
 	if n := e2.count(task.ID, "message", "mode: default"); n != 1 {
@@ -103,9 +103,9 @@ func TestAgentSessionModes(t *testing.T) {
 	task, sid := e.startMock("Modes", "@mode", map[string]any{"workflow_id": wf.Workflow.ID, "workflow_step_id": wf.Steps[0].ID, "agent_profile_id": mock})
 	e.waitMessage(task.ID, "message", "mode: default")
 	e.waitState(sid, kanban.SessionIdle)
-	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{ID: task.ID, WorkflowStepID: wf.Steps[1].ID}, nil)
+	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: task.ID, WorkflowStepID: wf.Steps[1].ID}, nil)
 	e.waitMessage(task.ID, "status", "The agent's ACP session mode is now plan (it was default).")
-	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{ID: task.ID, WorkflowStepID: wf.Steps[2].ID}, nil)
+	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: task.ID, WorkflowStepID: wf.Steps[2].ID}, nil)
 	e.waitMessage(task.ID, "status", "The agent does not offer ACP session mode yolo (it offers: default, plan).")
 	e.waitMessage(task.ID, "status", "The agent's ACP session mode is now default (it was plan).")
 	e.waitState(sid, kanban.SessionIdle)
@@ -123,9 +123,9 @@ func TestAgentSessionModes(t *testing.T) {
 	noModes.dispatch(kanban.ActionWorkflowCreate, json.RawMessage(`{"name":"No modes","steps":`+steps+`}`), &wf)
 	var created action.TaskCreateOut
 	f := false
-	noModes.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "Plan only", Description: "@say go",
+	noModes.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "Plan only", Prompt: "@say go",
 		WorkflowID: wf.Workflow.ID, WorkflowStepID: wf.Steps[0].ID, StartAgent: &f}, &created)
-	noModes.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{ID: created.Task.ID, WorkflowStepID: wf.Steps[1].ID}, nil)
+	noModes.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: created.Task.ID, WorkflowStepID: wf.Steps[1].ID}, nil)
 	noModes.waitMessage(created.Task.ID, "status", "Plan mode is on. The agent offers no ACP session modes")
 	noModes.waitMessage(created.Task.ID, "message", "mode: none")
 	noModes.waitMessage(created.Task.ID, "message", "prompt: 3 text blocks\n1: <kandev-system>PLAN MODE ACTIVE:\n2: Plan.\n3: @say go")

@@ -76,7 +76,7 @@ func TestAgentWorktree(t *testing.T) {
 	if out := gitOut(t, s.Workdir, "rev-parse", "--abbrev-ref", "HEAD"); out != "kandev/"+short {
 		t.Fatalf("worktree branch %q", out)
 	}
-	e.dispatch(kanban.ActionTaskArchive, action.IDIn{ID: task.ID}, nil)
+	e.dispatch(kanban.ActionTaskArchive, action.TaskRefIn{TaskID: task.ID}, nil)
 	if _, err := os.Stat(s.Workdir); !os.IsNotExist(err) {
 		t.Fatalf("worktree still there: %v", err)
 	}
@@ -113,8 +113,11 @@ func TestAgentWorkspaceMode(t *testing.T) {
 	parent, psid := e.startMock("Parent", "@say parent", map[string]any{"local_path": repo, "executor_profile_id": worktree})
 	pdir := e.waitState(psid, kanban.SessionIdle).Workdir
 	for _, mode := range []string{"", kanban.WorkspaceInheritParent} {
-		_, sid := e.startMock("Child "+mode, "@say child", map[string]any{"parent_id": parent.ID, "workspace_mode": mode,
-			"executor_profile_id": worktree})
+		in := map[string]any{"parent_id": parent.ID, "executor_profile_id": worktree}
+		if mode != "" { // omitted: the default
+			in["workspace_mode"] = mode
+		}
+		_, sid := e.startMock("Child "+mode, "@say child", in)
 		if got := e.waitState(sid, kanban.SessionIdle).Workdir; got != pdir {
 			t.Fatalf("mode %q: workdir %q, want the parent's %q", mode, got, pdir)
 		}

@@ -213,9 +213,9 @@ func TestBoardAgentStatusAndQueue(t *testing.T) {
 	e := newAgentEnv(t)
 	steps := seededSteps(e)
 	busy := e.newTask("Occupying In Progress")
-	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{ID: busy.ID, WorkflowStepID: steps["In Progress"].ID}, nil)
+	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: busy.ID, WorkflowStepID: steps["In Progress"].ID}, nil)
 	limit := 1
-	e.dispatch(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{ID: steps["In Progress"].ID, WIPLimit: &limit}, nil)
+	e.dispatch(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{StepID: steps["In Progress"].ID, WIPLimit: &limit}, nil)
 	b := newTab(t, e)
 	b.signIn()
 	queued, _ := e.startMock("Queue me", `@tool step_complete_kandev {"summary":"Ready for work"}`, nil)
@@ -238,7 +238,7 @@ func TestBoardAgentStatusAndQueue(t *testing.T) {
 	if got := b.str(`document.querySelector('.msg.author-workflow .who strong').textContent`); got != "Workflow" {
 		t.Fatalf("workflow record author: got %q", got)
 	}
-	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{ID: busy.ID, WorkflowStepID: steps["Done"].ID}, nil)
+	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: busy.ID, WorkflowStepID: steps["Done"].ID}, nil)
 	b.until("the admission record", `[...document.querySelectorAll('.msg.author-workflow')].some((m) => m.textContent.includes('Admitted to In Progress from its admission queue'))`)
 	b.until("the queue badge gone", `!document.getElementById('task-queued')`)
 	if got := stepOf(e, queued.ID); got != steps["In Progress"].ID {
@@ -276,7 +276,7 @@ func TestBoardNewcomer(t *testing.T) {
 	b.click("#new-task")
 	b.until("the dialog", `document.querySelector('#create-task [name=title]')`)
 	b.set("#create-task [name=title]", "Try the mock agent")
-	b.set("#create-task [name=description]", newcomerPrompt)
+	b.set("#create-task [name=prompt]", newcomerPrompt)
 	mock := e.profileOf("mock-agent").ID
 	var label string
 	b.js(fmt.Sprintf(`(() => { const s = document.querySelector('#create-task [name=agent_profile_id]'); s.value = %q; return s.selectedOptions[0].textContent; })()`, mock), &label)

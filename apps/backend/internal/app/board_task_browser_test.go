@@ -23,7 +23,7 @@ func TestBoardCreateTaskForm(t *testing.T) {
 	b.until("the dialog", `document.querySelector('#create-task [name=title]')`)
 	b.click("#create-task button.primary")
 	b.until("the title error", `!document.querySelector('#create-task [data-field=title] .field-error').hidden`)
-	if got := b.str(`document.querySelector('#create-task [data-field=title] .field-error').textContent`); got != "title: is required" {
+	if got := b.str(`document.querySelector('#create-task [data-field=title] .field-error').textContent`); got != "invalid arguments for create_task_kandev: /title: shorter than 1 characters (minLength)" {
 		t.Fatalf("empty title: got %q", got)
 	}
 	b.set("#create-task [name=title]", strings.Repeat("x", 61))
@@ -39,7 +39,7 @@ func TestBoardCreateTaskForm(t *testing.T) {
 		t.Fatalf("refused forms wrote %s tasks", n)
 	}
 	b.set("#create-task [name=title]", "Write the release notes")
-	b.set("#create-task [name=description]", "Summarise **what changed**.")
+	b.set("#create-task [name=prompt]", "Summarise **what changed**.")
 	b.click("#create-task [name=start_agent]")
 	b.click("#create-task button.primary")
 	b.until("the dialog closed", `!document.getElementById('create-task')`)
@@ -130,7 +130,7 @@ func TestBoardRendersInert(t *testing.T) {
 	e := newEnv(t)
 	hostile := `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">`
 	var out action.TaskCreateOut
-	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "<script>window.__pwned=3</script>", Description: hostile + " [click](javascript:window.__pwned=4)"}, &out)
+	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "<script>window.__pwned=3</script>", Prompt: hostile + " [click](javascript:window.__pwned=4)"}, &out)
 	_, err := e.b.store.AppendMessage(context.Background(), kanban.Message{SessionID: out.SessionID, TaskID: out.Task.ID, Author: "agent", Type: "message",
 		Content: "Done. " + hostile + "\n\n[open](javascript:window.__pwned=5) and [docs](https://example.com/docs) <a href=\"javascript:window.__pwned=6\">x</a>"})
 	if err != nil {

@@ -104,7 +104,7 @@ func TestBackendsShareOneBoard(t *testing.T) {
 	a, b := twoBackends(t)
 	ws, steps := a.board()
 	const wip = 4
-	a.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"id": steps[1].ID, "wip_limit": wip}, nil)
+	a.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": steps[1].ID, "wip_limit": wip}, nil)
 	heardOnA, heardOnB := a.subscribe(action.WorkspaceTopic(ws)), b.subscribe(action.WorkspaceTopic(ws))
 	const writers, each = 2, 25
 	var (
@@ -122,7 +122,7 @@ func TestBackendsShareOneBoard(t *testing.T) {
 				if last != "" {
 					pos := i % 3
 					err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionTaskMove,
-						action.TaskMoveIn{ID: last, WorkflowStepID: steps[i%3].ID, Position: &pos}, nil)
+						action.TaskMoveIn{TaskID: last, WorkflowStepID: steps[i%3].ID, Position: &pos}, nil)
 					if kanban.ErrorCode(err) == kanban.CodeConflict {
 						refused.Add(1)
 					} else if err != nil {
@@ -274,7 +274,7 @@ func TestAutoArchiveRunsOnceAcrossBackends(t *testing.T) {
 	a, b := twoBackends(t, later)
 	ws, steps := a.board()
 	review := steps[2]
-	a.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"id": review.ID, "auto_archive_after_hours": 1}, nil)
+	a.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": review.ID, "auto_archive_after_hours": 1}, nil)
 	no := false
 	var ids []string
 	for i := range 30 {

@@ -145,6 +145,14 @@ func (e *env) newTask(title string) *kanban.Task {
 	return out.Task
 }
 
+// workspaceID returns the seeded default workspace's id.
+func (e *env) workspaceID() string {
+	e.t.Helper()
+	var wss kanban.List[kanban.Workspace]
+	e.dispatch(kanban.ActionWorkspaceList, action.ListIn{}, &wss)
+	return wss.Items[0].ID
+}
+
 // sessionMCP creates a task (unless taskID is set) and a session in mode,
 // starts the session's MCP server through the WebSocket API and connects
 // an in-process MCP client to it.
@@ -177,8 +185,22 @@ func (e *env) dispatch(name kanban.Action, payload, out any) {
 	}
 }
 
+// tryDispatch runs an action as p the way a WebSocket request runs it:
+// the payload's contract (its tool's compiled check) applies.
 func (e *env) tryDispatch(p action.Principal, name kanban.Action, payload, out any) error {
-	return inProcess{reg: e.b.reg, principal: p}.Call(context.Background(), name, payload, out)
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	res, err := e.b.reg.Dispatch(context.Background(), p, name, raw)
+	if err != nil || out == nil {
+		return err
+	}
+	rb, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(rb, out)
 }
 
 // mcpCaller is an initialized MCP client.

@@ -83,7 +83,7 @@ func TestReviewRotatedTokenStopsOpenConnection(t *testing.T) {
 		t.Fatalf("precondition: %v", err)
 	}
 	e.dispatch(kanban.ActionSessionToken, action.IDIn{ID: created.Session.ID}, nil)
-	err := old.Call(ctx, kanban.ActionTaskDelete, map[string]any{"id": victim.ID}, nil)
+	err := old.Call(ctx, kanban.ActionTaskDelete, map[string]any{"task_id": victim.ID}, nil)
 	if err == nil {
 		t.Fatal("a connection authenticated with a rotated (revoked) session token still deleted a task")
 	}
@@ -103,11 +103,11 @@ func TestReviewDeletedSessionCannotAct(t *testing.T) {
 	if err := zombie.Call(ctx, kanban.ActionSessionProfile, action.NoIn{}, nil); err != nil {
 		t.Fatalf("precondition: %v", err)
 	}
-	e.dispatch(kanban.ActionTaskDelete, action.IDIn{ID: mine.ID}, nil)
+	e.dispatch(kanban.ActionTaskDelete, action.TaskRefIn{TaskID: mine.ID}, nil)
 	if _, err := e.b.store.GetSession(ctx, created.Session.ID); err == nil {
 		t.Fatal("precondition: the session should be gone with its task")
 	}
-	err := zombie.Call(ctx, kanban.ActionTaskUpdate, map[string]any{"id": victim.ID, "title": "zombie was here"}, nil)
+	err := zombie.Call(ctx, kanban.ActionTaskUpdate, map[string]any{"task_id": victim.ID, "title": "zombie was here"}, nil)
 	if err == nil {
 		t.Fatal("a deleted session's open connection still updated another task")
 	}
@@ -152,7 +152,7 @@ func TestReviewOfficeSessionCannotUseTaskLifecycleOverWS(t *testing.T) {
 	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: mine.ID, Mode: kanban.ModeOffice}, &created)
 	c := e.wsClient(created.Token, nil)
 	before := e.fingerprint()
-	err := c.Call(context.Background(), kanban.ActionTaskDelete, map[string]any{"id": victim.ID}, nil)
+	err := c.Call(context.Background(), kanban.ActionTaskDelete, map[string]any{"task_id": victim.ID}, nil)
 	if err == nil || e.fingerprint() != before {
 		t.Fatal("an office-mode session deleted a task over the WebSocket API, beyond its mode's tools")
 	}
@@ -366,7 +366,7 @@ func TestSettingBoundsHoldOnEveryTransport(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	var wfs kanban.List[kanban.Workflow]
-	e.dispatch(kanban.ActionWorkflowList, map[string]any{}, &wfs)
+	e.dispatch(kanban.ActionWorkflowList, map[string]any{"workspace_id": e.workspaceID()}, &wfs)
 	var exs kanban.List[kanban.Executor]
 	e.dispatch(kanban.ActionExecutorList, map[string]any{}, &exs)
 	many := map[string]any{}
@@ -375,7 +375,7 @@ func TestSettingBoundsHoldOnEveryTransport(t *testing.T) {
 	}
 	tooManyActions := make([]any, kanban.MaxStepActions+1)
 	for i := range tooManyActions {
-		tooManyActions[i] = map[string]any{"type": "notify"}
+		tooManyActions[i] = map[string]any{"type": "archive"}
 	}
 	wf := wfs.Items[0].ID
 	cases := []struct {
@@ -384,12 +384,12 @@ func TestSettingBoundsHoldOnEveryTransport(t *testing.T) {
 		payload map[string]any
 		want    string
 	}{
-		{"wip over", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "wip_limit": kanban.MaxWIPLimit + 1}, "wip_limit: must be between 0 (no limit) and 10000"},
-		{"archive over", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "auto_archive_after_hours": kanban.MaxAutoArchiveHours + 1}, "auto_archive_after_hours: must be between 0 (never) and 87600"},
-		{"too many automations", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": tooManyActions}}, "events: at most 20 automations per event"},
-		{"unknown automation type", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": []any{map[string]any{"type": "CANARY-x"}}}}, "events.on_enter[0].type: must be one of: start_agent,"},
-		{"bad automation setting key", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": []any{map[string]any{"type": "archive", "config": map[string]any{"sk-live CANARY!": 1}}}}}, "events.on_enter[0].config: archive takes no other settings than none"},
-		{"too many executor settings", kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": exs.Items[0].ID, "name": "p", "config": many}, "config: at most 100 settings"},
+		{"wip over", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "wip_limit": kanban.MaxWIPLimit + 1}, "invalid arguments for create_workflow_step_kandev: /wip_limit: must be <= 10000 (maximum)"},
+		{"archive over", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "auto_archive_after_hours": kanban.MaxAutoArchiveHours + 1}, "invalid arguments for create_workflow_step_kandev: /auto_archive_after_hours: must be <= 87600 (maximum)"},
+		{"too many automations", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": tooManyActions}}, "invalid arguments for create_workflow_step_kandev: /events/*: more than 20 items (maxItems)"},
+		{"unknown automation type", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": []any{map[string]any{"type": "CANARY-x"}}}}, "invalid arguments for create_workflow_step_kandev: /events/*/0/type: must be one of: start_agent,"},
+		{"bad automation setting key", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": []any{map[string]any{"type": "archive", "config": map[string]any{"sk-live CANARY!": 1}}}}}, "invalid arguments for create_workflow_step_kandev: unknown field at /events/*/0/config; no fields allowed"},
+		{"too many executor settings", kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": exs.Items[0].ID, "name": "p", "config": many}, "invalid arguments for create_executor_profile_kandev: /config: more than 100 properties (maxProperties)"},
 	}
 	for _, tc := range cases {
 		before := e.fingerprint()

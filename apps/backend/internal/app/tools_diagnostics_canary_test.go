@@ -51,7 +51,7 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 	ws := t.TempDir()
 	prompt := "Prompt canary: " + canary("prompt") + "\n@tool get_diagnostic_bundle_kandev {\"source\":\"all\"}\n@say done"
 	var created action.TaskCreateOut
-	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Diagnose " + canary("title"), "description": prompt,
+	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Diagnose " + canary("title"), "prompt": prompt,
 		"agent_profile_id": prof.ID, "local_path": ws}, &created)
 	tc := e.waitMessage(created.Task.ID, "tool_call", "get_diagnostic_bundle_kandev")
 	for !strings.Contains(tc.Content, `"status":"completed"`) && !strings.Contains(tc.Content, `"status":"failed"`) {

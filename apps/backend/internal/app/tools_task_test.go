@@ -64,9 +64,9 @@ func TestTaskLifecycleTools(t *testing.T) {
 		t.Fatalf("move: got step %s position %d, want %s at 0", got, moved.Position, steps[1].ID)
 	}
 	limit := 1
-	e.dispatch(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{ID: steps[2].ID, WIPLimit: &limit}, nil)
+	e.dispatch(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{StepID: steps[2].ID, WIPLimit: &limit}, nil)
 	occupant := e.newTask("occupant")
-	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{ID: occupant.ID, WorkflowStepID: steps[2].ID}, nil)
+	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: occupant.ID, WorkflowStepID: steps[2].ID}, nil)
 	refused(e, s.Client, "move_task_kandev", fmt.Sprintf(`{"task_id":"self","workflow_step_id":%q}`, steps[2].ID),
 		"CONFLICT: step wip_limit reached (1 tasks)")
 

@@ -60,7 +60,7 @@ func TestWebSocketBoardFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	var moved kanban.Task
-	if err := c.Call(ctx, kanban.ActionTaskMove, map[string]any{"id": created.Task.ID, "workflow_step_id": steps.Items[1].ID, "position": 0}, &moved); err != nil {
+	if err := c.Call(ctx, kanban.ActionTaskMove, map[string]any{"task_id": created.Task.ID, "workflow_step_id": steps.Items[1].ID, "position": 0}, &moved); err != nil {
 		t.Fatal(err)
 	}
 	if moved.WorkflowStepID != steps.Items[1].ID || moved.Position != 0 {
@@ -104,14 +104,14 @@ func TestWebSocketRejections(t *testing.T) {
 		msgHas  string
 	}{
 		{"unknown action", op, "task.explode", map[string]any{}, kanban.CodeUnknownAction, "unknown action"},
-		{"unknown field", op, kanban.ActionTaskCreate, map[string]any{"title": "x", "sk-live-CANARY": 1}, kanban.CodeValidation, "payload: unknown field; allowed:"},
-		{"case-mismatched field", op, kanban.ActionTaskCreate, map[string]any{"Title": "x"}, kanban.CodeValidation, "payload: unknown field"},
-		{"wrong type", op, kanban.ActionTaskCreate, map[string]any{"title": 5}, kanban.CodeValidation, "payload.title: expected string"},
+		{"unknown field", op, kanban.ActionTaskCreate, map[string]any{"title": "x", "sk-live-CANARY": 1}, kanban.CodeValidation, "invalid arguments for create_task_kandev: unknown field at /; allowed:"},
+		{"case-mismatched field", op, kanban.ActionTaskCreate, map[string]any{"Title": "x"}, kanban.CodeValidation, `unknown field at /; allowed:`},
+		{"wrong type", op, kanban.ActionTaskCreate, map[string]any{"title": 5}, kanban.CodeValidation, "invalid arguments for create_task_kandev: /title: expected string"},
 		{"title too long", op, kanban.ActionTaskCreate, map[string]any{"title": strings.Repeat("x", 61), "start_agent": false}, kanban.CodeValidation, "title: longer than 60 characters"},
-		{"bad state", op, kanban.ActionTaskSetState, map[string]any{"id": task.ID, "state": "sk-live-CANARY"}, kanban.CodeValidation, "state"},
+		{"bad state", op, kanban.ActionTaskSetState, map[string]any{"task_id": task.ID, "state": "sk-live-CANARY"}, kanban.CodeValidation, "state"},
 		{"session calls operator action", sess, kanban.ActionWorkspaceCreate, map[string]any{"name": "x"}, kanban.CodeForbidden, "not available to this session"},
 		{"session sets its mode", sess, kanban.ActionSessionSetMode, map[string]any{"id": created.Session.ID, "mode": "config"}, kanban.CodeForbidden, "not available to this session"},
-		{"cross-workspace task", sess, kanban.ActionTaskUpdate, map[string]any{"id": foreign.Task.ID, "title": "hijack"}, kanban.CodeForbidden, "outside this session's workspace"},
+		{"cross-workspace task", sess, kanban.ActionTaskUpdate, map[string]any{"task_id": foreign.Task.ID, "title": "hijack"}, kanban.CodeForbidden, "outside this session's workspace"},
 		{"cross-workspace subscribe", sess, kanban.ActionSubscribe, map[string]any{"topics": []string{action.WorkspaceTopic(other.ID)}}, kanban.CodeForbidden, "only subscribe"},
 		{"operator asks a question", op, kanban.ActionQuestionAsk, map[string]any{}, kanban.CodeForbidden, "only available to agent sessions"},
 		{"self-dependency", sess, kanban.ActionTaskDependencyAdd, map[string]any{"depends_on_task_id": "self"}, kanban.CodeValidation, "cannot depend on itself"},

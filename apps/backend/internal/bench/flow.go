@@ -106,7 +106,7 @@ func measureEventToAction(ctx context.Context, cfg Config) (LatencyStat, error) 
 			return LatencyStat{}, err
 		}
 		start := time.Now()
-		if err := c.Call(ctx, kanban.ActionTaskMove, action.TaskMoveIn{ID: created.Task.ID, WorkflowStepID: wf.Steps[1].ID}, nil); err != nil {
+		if err := c.Call(ctx, kanban.ActionTaskMove, action.TaskMoveIn{TaskID: created.Task.ID, WorkflowStepID: wf.Steps[1].ID}, nil); err != nil {
 			return LatencyStat{}, err
 		}
 		select {

@@ -42,7 +42,7 @@ func TestOnEnterSetsUpAgentFirst(t *testing.T) {
 	var out struct{ Task *kanban.Task }
 	f := false
 	h.must(kanban.ActionTaskCreate, map[string]any{"workspace_id": h.ws, "workflow_id": steps[0].WorkflowID, "workflow_step_id": steps[0].ID,
-		"title": "T", "description": "Fix the login bug", "start_agent": &f}, &out)
+		"title": "T", "prompt": "Fix the login bug", "start_agent": &f}, &out)
 	h.settle()
 	sess := h.managedSession(out.Task.ID, kanban.SessionIdle)
 	h.trigger(kanban.EventEnter, out.Task, steps[0], steps[1])

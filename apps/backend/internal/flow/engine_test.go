@@ -251,7 +251,7 @@ func TestPullFromStep(t *testing.T) {
 	time.Sleep(time.Millisecond)
 	young := h.task("young", ready)
 	pull := ready.ID
-	h.must(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{ID: doing.ID, PullFromStepID: &pull}, nil)
+	h.must(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{StepID: doing.ID, PullFromStepID: &pull}, nil)
 	h.settle()
 	if h.get(old.ID).WorkflowStepID != doing.ID || h.get(young.ID).WorkflowStepID != ready.ID {
 		t.Fatal("the oldest ready task was not pulled into Doing")

@@ -165,7 +165,7 @@ func (h *harness) get(id string) *kanban.Task {
 }
 
 func (h *harness) move(taskID, stepID string) error {
-	return h.do(kanban.ActionTaskMove, action.TaskMoveIn{ID: taskID, WorkflowStepID: stepID}, nil)
+	return h.do(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: taskID, WorkflowStepID: stepID}, nil)
 }
 
 // records returns the workflow's messages in a task's conversation.

@@ -39,7 +39,7 @@ func mockProfile(ctx context.Context, o *ops) (string, error) {
 func agentTask(ctx context.Context, o *ops, b *board, profileID, parentID, title, prompt string) (*action.TaskCreateOut, error) {
 	var out action.TaskCreateOut
 	err := o.call(ctx, kanban.ActionTaskCreate, action.TaskCreateIn{WorkspaceID: b.workspaceID, ParentID: parentID, Title: title,
-		Description: prompt, AgentProfileID: profileID}, &out)
+		Prompt: prompt, AgentProfileID: profileID}, &out)
 	if err == nil && out.SessionID == "" {
 		err = fmt.Errorf("task.create started no session")
 	}

@@ -153,7 +153,7 @@ func (cr *crashRun) write(ctx context.Context, o *ops, b *board, rng *rand.Rand)
 	}
 	title := "crash " + kanban.NewID()
 	var out action.TaskCreateOut
-	err := o.call(ctx, kanban.ActionTaskCreate, action.TaskCreateIn{WorkspaceID: b.workspaceID, Title: title, Description: "prompt of " + title, ExternalID: title}, &out)
+	err := o.call(ctx, kanban.ActionTaskCreate, action.TaskCreateIn{WorkspaceID: b.workspaceID, Title: title, Prompt: "prompt of " + title, ExternalID: title}, &out)
 	if err == nil {
 		if out.SessionID == "" {
 			return OutcomeFailed, "task.create with start_agent returned no session"

@@ -62,7 +62,7 @@ func RunDisk(ctx context.Context, env *Env, cfg DiskConfig) Scenario {
 		t0 := time.Now()
 		var out action.TaskCreateOut
 		err := o.call(ctx, kanban.ActionTaskCreate, action.TaskCreateIn{WorkspaceID: b.workspaceID, Title: title,
-			Description: strings.Repeat("x", 4<<10)}, &out)
+			Prompt: strings.Repeat("x", 4<<10)}, &out)
 		oc, d := classifyErr(err)
 		tl.add(time.Since(t0), oc, d)
 		if oc == OutcomeOK {

@@ -83,7 +83,7 @@ func loadBoard(ctx context.Context, o *ops) (*board, error) {
 
 // setWIP sets a step's wip_limit.
 func setWIP(ctx context.Context, o *ops, stepID string, limit int) error {
-	return o.call(ctx, kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{ID: stepID, WIPLimit: &limit}, nil)
+	return o.call(ctx, kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{StepID: stepID, WIPLimit: &limit}, nil)
 }
 
 // handSession creates a task and a hand-made session on it (no agent is

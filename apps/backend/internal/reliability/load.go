@@ -283,7 +283,7 @@ func (w *worker) move(ctx context.Context, l *loadRun, rng *rand.Rand) (Outcome,
 	step := l.board.steps[rng.IntN(len(l.board.steps))].ID
 	pos := rng.IntN(4)
 	if w.kind == "websocket" {
-		return w.classify(w.ws.call(ctx, kanban.ActionTaskMove, action.TaskMoveIn{ID: id, WorkflowStepID: step, Position: &pos}, nil), kanban.CodeConflict)
+		return w.classify(w.ws.call(ctx, kanban.ActionTaskMove, action.TaskMoveIn{TaskID: id, WorkflowStepID: step, Position: &pos}, nil), kanban.CodeConflict)
 	}
 	return w.classify(w.mcp.call(ctx, "move_task_kandev", map[string]any{"task_id": id, "workflow_step_id": step, "position": pos}, nil), kanban.CodeConflict)
 }
@@ -293,7 +293,7 @@ func (w *worker) update(ctx context.Context, _ *loadRun, rng *rand.Rand, n int) 
 	prompt := fmt.Sprintf("updated by call %d", n)
 	switch w.kind {
 	case "websocket":
-		return w.classify(w.ws.call(ctx, kanban.ActionTaskUpdate, action.TaskUpdateIn{ID: id, Description: &prompt}, nil))
+		return w.classify(w.ws.call(ctx, kanban.ActionTaskUpdate, action.TaskUpdateIn{TaskID: id, Description: &prompt}, nil))
 	case "mcp":
 		states := []string{"TODO", "IN_PROGRESS", "REVIEW", "BLOCKED"}
 		return w.classify(w.mcp.call(ctx, "update_task_state_kandev", map[string]any{"task_id": id, "state": states[rng.IntN(len(states))]}, nil))

@@ -23,7 +23,8 @@ var declared []*Group
 func declare(g *Group) *Group {
 	for _, t := range g.Tools {
 		if t.Run == nil {
-			t.Run = forward // here, at init, so that New never writes shared state
+			// here, at init, so that New never writes shared state
+			t.Run, t.forwards = forward, true
 		}
 	}
 	declared = append(declared, g)

@@ -21,7 +21,6 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		}, "agent_id"),
 		Output: agentConfigOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("agent_id"),
 	},
 	{
 		Name:        "list_agent_profiles_kandev",
@@ -64,7 +63,6 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		}, "profile_id"),
 		Output: agentProfileOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("profile_id"),
 	},
 	{
 		Name:   "delete_agent_profile_kandev",
@@ -77,7 +75,6 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		}, "profile_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("profile_id"),
 	},
 }})
 

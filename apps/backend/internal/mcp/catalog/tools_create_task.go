@@ -1,10 +1,6 @@
 package catalog
 
-import (
-	"context"
-
-	"github.com/kandev/kandev/apps/backend/internal/kanban"
-)
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
 var _ = declare(&Group{Name: "create-task", Tools: []*Tool{createTaskTool}})
 
@@ -49,16 +45,4 @@ var createTaskTool = &Tool{
 	Hints: WriteHints,
 	// The reference product's legacy name of prompt.
 	Aliases: []Alias{{From: "description", To: "prompt"}},
-	Run: func(ctx context.Context, c Call) (any, error) {
-		var in map[string]any
-		if err := c.Decode(&in); err != nil {
-			return nil, err
-		}
-		// The action stores the prompt as the task's description.
-		if p, ok := in["prompt"]; ok {
-			delete(in, "prompt")
-			in["description"] = p
-		}
-		return c.Forward(ctx, in)
-	},
 }

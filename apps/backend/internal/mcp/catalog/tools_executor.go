@@ -44,7 +44,6 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		}), "profile_id"),
 		Output: executorProfileConfigOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("profile_id"),
 	},
 	{
 		Name:   "delete_executor_profile_kandev",
@@ -57,7 +56,6 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		}, "profile_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("profile_id"),
 	},
 }})
 

@@ -29,7 +29,6 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 		}, "profile_id"),
 		Output: mcpConfigOut,
 		Hints:  ReadHints,
-		Run:    forwardRenamed(map[string]string{"profile_id": "agent_profile_id"}),
 	},
 	{
 		Name:   "update_mcp_config_kandev",
@@ -45,7 +44,6 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 		}, "profile_id"),
 		Output: mcpConfigOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardRenamed(map[string]string{"profile_id": "agent_profile_id"}),
 	},
 }})
 

@@ -37,7 +37,6 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 		}, "document_key"),
 		Output: documentOut,
 		Hints:  ReadHints,
-		Run:    forwardRenamed(map[string]string{"document_key": "key"}),
 	},
 	{
 		Name:   "write_task_document_kandev",
@@ -55,7 +54,6 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 		}, "document_key", "content"),
 		Output: documentOut,
 		Hints:  WriteHints,
-		Run:    forwardRenamed(map[string]string{"document_key": "key"}),
 	},
 }})
 

@@ -146,7 +146,6 @@ var stepConfigTools = []*Tool{
 		}), "step_id"),
 		Output: stepOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("step_id"),
 	},
 	{
 		Name:        "delete_workflow_step_kandev",
@@ -158,7 +157,6 @@ var stepConfigTools = []*Tool{
 		}, "step_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("step_id"),
 	},
 	{
 		Name:        "reorder_workflow_steps_kandev",

@@ -25,7 +25,6 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 		}, "task_id", "workflow_step_id"),
 		Output: taskOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("task_id"),
 	},
 	{
 		Name:   "delete_task_kandev",
@@ -39,7 +38,6 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 		}, "task_id"),
 		Output: deletedOut("The deleted task.", "Id of the deleted task.", "Always true: the task is gone."),
 		Hints:  DestructiveHints,
-		Run:    forwardID("task_id"),
 	},
 	{
 		Name:   "archive_task_kandev",
@@ -52,7 +50,6 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 		}, "task_id"),
 		Output: taskOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("task_id"),
 	},
 }})
 
@@ -76,6 +73,5 @@ var _ = declare(&Group{Name: "task-update", Tools: []*Tool{
 		Hints:        IdempotentWrite,
 		Aliases:      []Alias{{From: "prompt", To: "description"}},
 		ValueAliases: stateAliases,
-		Run:          forwardRenamed(map[string]string{"task_id": "id", "deferred_launch_prompt": "launch_prompt"}),
 	},
 }})

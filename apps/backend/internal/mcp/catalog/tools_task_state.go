@@ -16,6 +16,5 @@ var _ = declare(&Group{Name: "task-state", Tools: []*Tool{
 		Output:       taskOut,
 		Hints:        IdempotentWrite,
 		ValueAliases: stateAliases,
-		Run:          forwardID("task_id"),
 	},
 }})

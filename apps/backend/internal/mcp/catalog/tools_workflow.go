@@ -32,7 +32,6 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		}, "workflow_id"),
 		Output: workflowOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("workflow_id"),
 	},
 	{
 		Name:   "delete_workflow_kandev",
@@ -47,7 +46,6 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		}, "workflow_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("workflow_id"),
 	},
 	{
 		Name:   "export_workflow_kandev",
@@ -61,7 +59,6 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		}, "workflow_id"),
 		Output: workflowDocumentOut,
 		Hints:  ReadHints,
-		Run:    forwardID("workflow_id"),
 	},
 	{
 		Name:   "import_workflow_kandev",
