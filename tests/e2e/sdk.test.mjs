@@ -1,8 +1,10 @@
 // The official TypeScript MCP SDK as the client of a real kandev backend:
 // the external /mcp endpoint over Streamable HTTP and a session's
-// `kandev mcp` over stdio. The SDK validates every structuredContent
-// against the tool's outputSchema (a mismatch throws), so each successful
-// call of a tool with an output schema is also a schema check.
+// `kandev mcp` over stdio. Every tool result carries structuredContent
+// (the same JSON as its text); where a tool advertises an outputSchema
+// (ask_user_question_kandev) the SDK validates against it (a mismatch
+// throws). The other tools' result contracts are checked by the Go suite
+// (internal/app callJSON), as they are not advertised to save context.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -72,8 +74,7 @@ async function checkStructuredResults(client, calls) {
   for (const [name, args] of calls) {
     const tool = tools.find((t) => t.name === name);
     assert.ok(tool, `${name} is not listed`);
-    assert.ok(tool.outputSchema, `${name} has no outputSchema`);
-    // callTool throws if structuredContent does not match the output schema.
+    // callTool throws if structuredContent does not match an advertised output schema.
     const r = await callTool(client, name, args);
     assert.ok(!r.isError, `${name}: ${text(r)}`);
     assert.equal(typeof r.structuredContent, 'object', `${name}: no structuredContent`);

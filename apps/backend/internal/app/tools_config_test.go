@@ -6,14 +6,19 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
+	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
 )
 
 // dbStr returns one string column of one row.
@@ -72,45 +77,76 @@ func callJSON(e *env, c *client.Client, tool, args string, v any) {
 }
 
 // checkOutputSchema validates structured content against the tool's
-// advertised output schema, as strict clients (the TypeScript SDK) do.
+// result contract, as strict clients (the TypeScript SDK) do where it is
+// advertised.
 func checkOutputSchema(e *env, c *client.Client, tool string, structured []byte) {
 	e.t.Helper()
 	checkOutput(e, tool, outputSchema(e, c, tool), structured)
 }
 
-// outputSchema compiles the output schema tools/list advertises for tool.
+// outputSchema compiles the tool's result contract (mcpsrv.ResultSchema).
+// The tool must be listed; where tools/list advertises an output schema it
+// must be that contract.
 func outputSchema(e *env, c *client.Client, tool string) *jsonschema.Schema {
 	e.t.Helper()
 	res, err := c.ListTools(e.t.Context(), mcpListReq())
 	if err != nil {
 		e.t.Fatalf("tools/list: %v", err)
 	}
-	for _, tl := range res.Tools {
-		if tl.Name != tool {
-			continue
-		}
-		// The client keeps type, properties, required and
-		// additionalProperties: everything validation needs.
-		raw, err := json.Marshal(tl.OutputSchema)
-		if err != nil || tl.OutputSchema.Type == "" {
-			e.t.Fatalf("%s: no output schema", tool)
-		}
-		schema, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if err != nil {
-			e.t.Fatalf("%s: output schema: %v", tool, err)
-		}
-		comp := jsonschema.NewCompiler()
-		if err := comp.AddResource("mem:///out.json", schema); err != nil {
-			e.t.Fatal(err)
-		}
-		sch, err := comp.Compile("mem:///out.json")
-		if err != nil {
-			e.t.Fatalf("%s: compile output schema: %v", tool, err)
-		}
-		return sch
+	idx := slices.IndexFunc(res.Tools, func(tl mcp.Tool) bool { return tl.Name == tool })
+	if idx < 0 {
+		e.t.Fatalf("%s: not listed", tool)
 	}
-	e.t.Fatalf("%s: not listed", tool)
-	return nil
+	def, ok := e.catalogTool(tool)
+	if !ok || def.Output == nil {
+		e.t.Fatalf("%s: no result contract", tool)
+	}
+	raw, err := mcpsrv.ResultSchema(def)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	// The client keeps type, properties, required and additionalProperties
+	// of an advertised output schema: compare that much.
+	var contract mcp.ToolOutputSchema
+	if err := json.Unmarshal(raw, &contract); err != nil {
+		e.t.Fatal(err)
+	}
+	listed, _ := json.Marshal(res.Tools[idx].OutputSchema)
+	want, _ := json.Marshal(contract)
+	if !def.ShowOutput {
+		want, _ = json.Marshal(mcp.ToolOutputSchema{})
+	}
+	if string(listed) != string(want) {
+		e.t.Fatalf("%s: the advertised output schema is not the result contract (or is advertised without ShowOutput)", tool)
+	}
+	schema, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		e.t.Fatalf("%s: output schema: %v", tool, err)
+	}
+	comp := jsonschema.NewCompiler()
+	if err := comp.AddResource("mem:///out.json", schema); err != nil {
+		e.t.Fatal(err)
+	}
+	sch, err := comp.Compile("mem:///out.json")
+	if err != nil {
+		e.t.Fatalf("%s: compile output schema: %v", tool, err)
+	}
+	return sch
+}
+
+var testCatalog = sync.OnceValues(catalog.New)
+
+// catalogTool is the catalog's declaration of tool.
+func (e *env) catalogTool(tool string) (*catalog.Tool, bool) {
+	cat, err := testCatalog()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	i := slices.IndexFunc(cat.All(), func(t *catalog.Tool) bool { return t.Name == tool })
+	if i < 0 {
+		return nil, false
+	}
+	return cat.All()[i], true
 }
 
 // checkOutput validates structured content against a compiled schema.

@@ -112,17 +112,35 @@ func largestShares(p *ServerProfile, n int) string {
 	return strings.Join(parts, ", ")
 }
 
+// catalogAnalysis explains each mode over its tools/list budget: its
+// largest tools, and what the others cost per tool against the
+// reference's average.
 func catalogAnalysis(r *Results) string {
 	var parts []string
 	for _, c := range r.Catalog {
-		if c.Mode == "task" || c.Mode == "external" {
-			parts = append(parts, fmt.Sprintf("%s mode: %d tools, %d B, of which %d B input schemas and %d B output schemas",
-				c.Mode, c.Tools, c.Bytes, c.InputBytes, c.OutputBytes))
+		limit, ok := modeBudgets[c.Mode]
+		if !ok || c.Bytes <= limit {
+			continue
 		}
+		p := fmt.Sprintf("%s mode: %d tools, %d B against %d B, of which %d B input schemas and %d B output schemas",
+			c.Mode, c.Tools, c.Bytes, limit, c.InputBytes, c.OutputBytes)
+		if len(c.Largest) > 0 && c.Tools > len(c.Largest) {
+			var big []string
+			rest := c.Bytes
+			for _, t := range c.Largest {
+				big = append(big, fmt.Sprintf("%s %d B", t.Name, t.Bytes))
+				rest -= t.Bytes
+			}
+			p += fmt.Sprintf("; its largest tools are %s, and the other %d average %d B each against the reference's "+
+				"%d B per tool", strings.Join(big, ", "), c.Tools-len(c.Largest), rest/(c.Tools-len(c.Largest)), limit/c.Tools)
+		}
+		parts = append(parts, p)
 	}
-	return "**tools/list size.** " + strings.Join(parts, "; ") + ". Every tool carries an output schema and every " +
-		"property a description, as the design asks, and the external endpoint also serves the configuration groups " +
-		"(workflows, agents, MCP configuration, executors)."
+	return "**tools/list size.** " + strings.Join(parts, "; ") + ". Every property keeps a description and every " +
+		"bound, enum, pattern and closed object stays in the schema, as the design asks; output schemas are advertised " +
+		"only where an agent reads the result by its structure. The step tools carry the engine's closed automation " +
+		"schema (one branch per automation type with its typed config) where the reference advertises `events` as an " +
+		"open object."
 }
 
 // noiseAnalysis explains a missed check / bare target on valid arguments

@@ -12,7 +12,7 @@ func TestAnalysisOnlyForMissedTargets(t *testing.T) {
 		"**(b) list_tasks, 5 tasks at 8 clients.** (a) no-op floor costs 60 µs of server CPU and 40 µs of load-generator CPU per call",
 		"At 0.5× its calls/s a call could cost about 200 µs in all, so Kandev's server side would have to fit in about 160 µs instead of 250.",
 		"Its profile: mcp-go handling the request 125 µs (50%), SQLite (modernc.org/sqlite, database/sql) 75 µs (30%)",
-		"**tools/list size.**", "task mode: 33 tools, 40000 B"} {
+		"**tools/list size.**", "office mode: 11 tools, 18000 B against 14800 B"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}

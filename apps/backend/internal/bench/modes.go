@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -84,6 +85,7 @@ func MeasureCatalog(c *mcpsrv.Compiled) ([]CatalogMode, error) {
 		cm := CatalogMode{Mode: string(m), Tools: len(tools), Bytes: len(b)}
 		for _, raw := range tools {
 			var t struct {
+				Name         string          `json:"name"`
 				InputSchema  json.RawMessage `json:"inputSchema"`
 				OutputSchema json.RawMessage `json:"outputSchema"`
 			}
@@ -96,10 +98,13 @@ func MeasureCatalog(c *mcpsrv.Compiled) ([]CatalogMode, error) {
 			}
 			cm.InputBytes += len(t.InputSchema)
 			cm.OutputBytes += len(t.OutputSchema)
+			cm.Largest = append(cm.Largest, ToolSize{Name: t.Name, Bytes: len(raw)})
 			open, undescribed := auditSchema(in)
 			cm.Open += open
 			cm.Undescribed += undescribed
 		}
+		slices.SortStableFunc(cm.Largest, func(a, b ToolSize) int { return cmp.Compare(b.Bytes, a.Bytes) })
+		cm.Largest = cm.Largest[:min(3, len(cm.Largest))]
 		out = append(out, cm)
 	}
 	return out, nil

@@ -226,6 +226,14 @@ type CatalogMode struct {
 	// closed nor explicit records, and properties without a description.
 	Open        int `json:"open_objects"`
 	Undescribed int `json:"undescribed_properties"`
+	// Largest are the mode's largest tools, largest first.
+	Largest []ToolSize `json:"largest,omitempty"`
+}
+
+// ToolSize is one tool's bytes in tools/list.
+type ToolSize struct {
+	Name  string `json:"name"`
+	Bytes int    `json:"bytes"`
 }
 
 // Target is one figure compared with the issue's target.

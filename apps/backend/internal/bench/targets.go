@@ -43,6 +43,12 @@ const (
 	maxCrossBackendMs    = 20
 )
 
+// modeBudgets are the tools/list byte budgets per mode (the reference's).
+var modeBudgets = map[string]int{
+	"task": refTaskModeBytes, "external": refExternalModeBytes,
+	"config": refConfigModeBytes, "office": refOfficeModeBytes,
+}
+
 func atMost(section, name string, v, limit float64, unit string) Target {
 	return Target{Section: section, Name: name, Value: v, Op: "<=", Limit: limit, Unit: unit, Met: v <= limit}
 }
@@ -87,19 +93,11 @@ func Evaluate(r *Results) []Target {
 		}
 	}
 	for _, c := range r.Catalog {
-		var t Target
-		switch c.Mode {
-		case "task":
-			t = atMost("6", "tools/list bytes, task mode", float64(c.Bytes), refTaskModeBytes, "B")
-		case "external":
-			t = atMost("6", "tools/list bytes, external mode", float64(c.Bytes), refExternalModeBytes, "B")
-		case "config":
-			t = atMost("6", "tools/list bytes, config mode", float64(c.Bytes), refConfigModeBytes, "B")
-		case "office":
-			t = atMost("6", "tools/list bytes, office mode", float64(c.Bytes), refOfficeModeBytes, "B")
-		default:
+		limit, ok := modeBudgets[c.Mode]
+		if !ok {
 			continue
 		}
+		t := atMost("6", "tools/list bytes, "+c.Mode+" mode", float64(c.Bytes), float64(limit), "B")
 		if c.Open > 0 || c.Undescribed > 0 {
 			t.Met = false
 			t.Note = fmt.Sprintf("%d open objects, %d undescribed properties", c.Open, c.Undescribed)

@@ -81,36 +81,35 @@ const MaxAutomationTextLen = 10_000
 // AutomationTypes is the closed set of automation types, in the order the
 // schema lists them.
 var AutomationTypes = []AutomationType{
-	{Name: AutoStartAgent, Desc: "Start an agent session on the task unless one is live (agent_profile_id and executor_profile_id default to the defaults; prompt replaces the task's prompt as its first message).",
+	{Name: AutoStartAgent, Desc: "Start an agent session on the task unless one is live.",
 		Params: []AutomationParam{
-			{Name: "agent_profile_id", Kind: ParamID, Desc: "Agent profile to run."},
-			{Name: "executor_profile_id", Kind: ParamID, Desc: "Executor profile to run on."},
-			{Name: "prompt", Kind: ParamText, MaxLen: MaxPromptLen, Desc: "First message instead of the task's prompt."},
+			{Name: "agent_profile_id", Kind: ParamID, Desc: "Agent profile; default: the default."},
+			{Name: "executor_profile_id", Kind: ParamID, Desc: "Executor profile; default: the default."},
+			{Name: "prompt", Kind: ParamText, MaxLen: MaxPromptLen, Desc: "First message; default the task's prompt."},
 		}},
-	{Name: AutoAutoStartAgent, Desc: "Start an agent session on the task with the default profiles unless one is live (the reference product's name)."},
-	{Name: AutoSendPrompt, Desc: "Queue a prompt to the task's live agent session as its next turn.",
+	{Name: AutoAutoStartAgent, Desc: "start_agent with the default profiles."},
+	{Name: AutoSendPrompt, Desc: "Queue a prompt as the live agent's next turn.",
 		Params: []AutomationParam{{Name: "prompt", Kind: ParamText, Required: true, MaxLen: MaxAutomationTextLen, Desc: "The prompt."}}},
-	{Name: AutoMoveNext, Desc: "Move the task to the next step by position (waits in the admission queue when that step is full)."},
+	{Name: AutoMoveNext, Desc: "To the next step (queued while full)."},
 	{Name: AutoMoveNextStep, Desc: "Same as move_to_next."},
-	{Name: AutoMovePrevious, Desc: "Move the task to the previous step by position (waits in the admission queue when that step is full)."},
+	{Name: AutoMovePrevious, Desc: "To the previous step."},
 	{Name: AutoMovePrevStep, Desc: "Same as move_to_previous."},
-	{Name: AutoMoveToStep, Desc: "Move the task to a step of its workflow (waits in the admission queue when it is full).",
+	{Name: AutoMoveToStep, Desc: "Move the task to a step (queued while full).",
 		Params: []AutomationParam{
 			{Name: "step_id", Kind: ParamID, Desc: "The target step."},
-			{Name: "step_position", Kind: ParamIndex, Desc: "The target step's 0-based position, in a workflow document or when creating a workflow's steps (stored as step_id)."},
+			{Name: "step_position", Kind: ParamIndex, Desc: "0-based position, where steps have no ids yet."},
 		}, OneOf: []string{"step_id", "step_position"}},
 	{Name: AutoSetState, Desc: "Set the task's state.",
 		Params: []AutomationParam{{Name: "state", Kind: ParamState, Required: true, Desc: "The new state."}}},
 	{Name: AutoStopAgent, Desc: "Stop the task's live agent sessions.",
 		Params: []AutomationParam{{Name: "reason", Kind: ParamText, MaxLen: 1000, Desc: "Why, recorded in the conversation."}}},
-	{Name: AutoArchive, Desc: "Archive the task (its agents stop)."},
-	{Name: AutoEnablePlanMode, Desc: "Plan mode for the task's agents until disable_plan_mode: prompts start with the plan-mode " +
-		"instructions; an agent offering ACP session mode plan is switched to it."},
-	{Name: AutoDisablePlanMode, Desc: "End plan mode: prompts go without the instructions; the agent's ACP session mode goes back."},
-	{Name: AutoSetSessionMode, Desc: "Switch the task's agents to this ACP session mode if they offer it (else a status message says so).",
+	{Name: AutoArchive, Desc: "Archive the task."},
+	{Name: AutoEnablePlanMode, Desc: "Plan mode (instructions, ACP mode plan) until disable_plan_mode."},
+	{Name: AutoDisablePlanMode, Desc: "End plan mode."},
+	{Name: AutoSetSessionMode, Desc: "Switch its agents to an ACP session mode.",
 		Params: []AutomationParam{{Name: "mode", Kind: ParamText, Required: true, MaxLen: MaxSessionModeLen,
-			Desc: "The agent's ACP session mode id (e.g. plan, acceptEdits)."}}},
-	{Name: AutoResetContext, Desc: "Run the live agent's next turn in a fresh ACP session, without the previous context."},
+			Desc: "ACP session mode id, e.g. plan."}}},
+	{Name: AutoResetContext, Desc: "Next turn in a fresh ACP session."},
 }
 
 // MaxSessionModeLen bounds an ACP session mode id in set_session_mode.

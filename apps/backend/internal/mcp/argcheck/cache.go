@@ -134,7 +134,8 @@ func (l *schemaLoc) missing(path, name string) string {
 type discInfo struct {
 	branches int
 	prop     string   // "type" or "kind", "" when the branches have no discriminator
-	consts   []string // its const in each branch
+	consts   []string // its values (a const, or an enum's strings), branch after branch
+	branchOf []int    // the branch of each of consts
 	list     string   // the distinct consts joined with ", "
 }
 
@@ -188,8 +189,8 @@ func (t *tree) disc(l *schemaLoc, kw string) *discInfo {
 	}
 	m, _ := l.node.(map[string]any)
 	branches, _ := m[kw].([]any)
-	prop, consts := t.discriminator(branches)
-	d := &discInfo{branches: len(branches), prop: prop, consts: consts}
+	prop, consts, branchOf := t.discriminator(branches)
+	d := &discInfo{branches: len(branches), prop: prop, consts: consts, branchOf: branchOf}
 	if prop != "" {
 		d.list = strings.Join(dedupe(consts), ", ")
 	}

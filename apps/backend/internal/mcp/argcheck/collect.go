@@ -288,7 +288,7 @@ func (c *collector) alternatives(e *jsonschema.ValidationError, kw string) {
 	}
 	for i, cv := range consts {
 		if s, ok := val.(string); ok && s == cv {
-			c.walk(e.Causes[i])
+			c.walk(e.Causes[d.branchOf[i]])
 			return
 		}
 	}
@@ -297,34 +297,52 @@ func (c *collector) alternatives(e *jsonschema.ValidationError, kw string) {
 }
 
 // discriminator finds a property ("type", then "kind") that every branch
-// declares with a string const, and returns the consts in branch order.
-func (t *tree) discriminator(branches []any) (string, []string) {
+// declares with a string const or an enum of strings, and returns those
+// values in branch order with the branch of each.
+func (t *tree) discriminator(branches []any) (string, []string, []int) {
 	if len(branches) < 2 {
-		return "", nil
+		return "", nil, nil
 	}
 	for _, prop := range []string{"type", "kind"} {
-		consts := make([]string, 0, len(branches))
-		for _, b := range branches {
-			if cv, ok := t.constOf(b, prop); ok {
-				consts = append(consts, cv)
+		var values []string
+		var branchOf []int
+		found := 0
+		for i, b := range branches {
+			if vs := t.valuesOf(b, prop); len(vs) > 0 {
+				found++
+				values = append(values, vs...)
+				for range vs {
+					branchOf = append(branchOf, i)
+				}
 			}
 		}
-		if len(consts) == len(branches) {
-			return prop, consts
+		if found == len(branches) {
+			return prop, values, branchOf
 		}
 	}
-	return "", nil
+	return "", nil, nil
 }
 
-func (t *tree) constOf(branch any, prop string) (string, bool) {
+// valuesOf returns the string values a branch allows for prop: its const,
+// or the strings of its enum.
+func (t *tree) valuesOf(branch any, prop string) []string {
 	for _, n := range t.expand([]any{branch}) {
 		props, _ := n.(map[string]any)["properties"].(map[string]any)
 		p, _ := props[prop].(map[string]any)
 		if cv, ok := p["const"].(string); ok {
-			return cv, true
+			return []string{cv}
+		}
+		if enum, ok := p["enum"].([]any); ok {
+			var out []string
+			for _, v := range enum {
+				if s, ok := v.(string); ok {
+					out = append(out, s)
+				}
+			}
+			return out
 		}
 	}
-	return "", false
+	return nil
 }
 
 // falseSchema handles a `false` subschema. Under unevaluatedProperties it is

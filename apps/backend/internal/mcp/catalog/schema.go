@@ -118,7 +118,7 @@ func SelfTaskRef(desc string) S { return TaskRef(desc).Default("self") }
 
 // PageProps are the pagination properties every list tool takes.
 func PageProps(p P) P {
-	p["limit"] = Int("Page size: 1–200, default 50.").Range(1, 200)
-	p["cursor"] = Str("Opaque cursor from the previous page's next_cursor; omit for the first page.").Len(1, 512)
+	p["limit"] = Int("Page size, default 50.").Range(1, kanban.MaxLimit)
+	p["cursor"] = Str("The previous page's next_cursor; omit for the first page.").Len(1, 512)
 	return p
 }

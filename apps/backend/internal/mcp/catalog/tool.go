@@ -74,8 +74,16 @@ type Tool struct {
 	Title       string
 	Description string
 	Input       S // nil: no parameters
-	Output      S // nil: unstructured (text) result
-	Hints       Hints
+	// Output is the result's shape: served as structured content (with
+	// the same JSON as text), documented in the tool reference and checked
+	// by the tests. nil: unstructured (text) result.
+	Output S
+	// ShowOutput advertises Output in tools/list, for a tool whose result
+	// an agent must read by its structure. Every agent pays for tools/list
+	// in context, and the per-mode byte budget wins over complete output
+	// schemas (DESIGN §7), so the others are left to the reference.
+	ShowOutput bool
+	Hints      Hints
 	// Action is the one backend action the tool adapts. Run may call no
 	// other (the server refuses it), and the backend lets a session call
 	// only the actions of its mode's tools: a mode is enforced on every

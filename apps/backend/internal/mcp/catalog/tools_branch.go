@@ -13,7 +13,7 @@ const (
 
 // branchTaskRef is the task_id of the branch tools.
 func branchTaskRef() S {
-	return SelfTaskRef(`Task to change: your own task (default "self") or one of its subtasks.`)
+	return SelfTaskRef(`Task to change: yours ("self", default) or a subtask.`)
 }
 
 var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
@@ -21,18 +21,17 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 		Name:   "add_branch_to_task_kandev",
 		Action: kanban.ActionTaskRepositoryAdd,
 		Title:  "Add branch to task",
-		Description: "Attach a repository to a task with the branch to start from (and optionally an existing branch to " +
-			"check out, e.g. a pull request's head). Name the repository by at most one of repository_id, local_path or " +
-			"repository_url — none when the task has exactly one repository; a path or URL the workspace does not know " +
-			"yet is registered. Adding a repository the task already has updates its branches. The next agent session on " +
-			"the task works on it (exec-worktree creates the worktree from base_branch).",
+		Description: "Attach a repository to a task with the branch to start from (or an existing branch to check out, e.g. " +
+			"a pull request's head), named by at most one of repository_id, local_path or repository_url (none when the " +
+			"task has one repository); unknown paths and URLs are registered. Re-adding updates its branches. The next " +
+			"agent session works on it.",
 		Input: Obj("", P{
 			"task_id":         branchTaskRef(),
-			"repository_id":   ID("Repository of the workspace. Give at most one of repository_id, local_path, repository_url."),
+			"repository_id":   ID("Repository of the workspace."),
 			"local_path":      Str("Local checkout path of the repository.").Len(1, maxLocalPath),
 			"repository_url":  Str("Remote URL of the repository.").Len(1, maxRepoURL),
-			"base_branch":     Str("Branch the task's work starts from. Default: the repository's default branch.").Len(1, maxBranchName),
-			"checkout_branch": Str("Existing branch to check out instead of creating one from base_branch. Default: none.").Len(1, maxBranchName),
+			"base_branch":     Str("Branch to start from; default the repository's.").Len(1, maxBranchName),
+			"checkout_branch": Str("Existing branch to check out instead.").Len(1, maxBranchName),
 		}),
 		Output: out("The task's link to the repository.", P{
 			"task_repository":    taskRepoLinkOut,
@@ -45,22 +44,20 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 		Name:   "add_workspace_sources_kandev",
 		Action: kanban.ActionWorkspaceSourceAdd,
 		Title:  "Add workspace sources",
-		Description: "Attach up to 10 repositories and folders to a task (your own by default, or one of its subtasks), in " +
-			"order. A repository is named by exactly one of repository_id, local_path, remote_url or github_url, with " +
-			"optional branches; a folder by an absolute local_path and an optional display_name. Sources the workspace " +
-			"does not know yet are registered; attaching what the task already has changes nothing, so an exact retry is " +
-			"harmless. Every source is checked before any is attached.",
+		Description: "Attach repositories and folders to a task, in order, all checked before any is attached. A " +
+			"repository is named by one of repository_id, local_path, remote_url or github_url; a folder by an absolute " +
+			"local_path. Unknown sources are registered; re-attaching changes nothing.",
 		Input: Obj("", P{
 			"task_id": branchTaskRef(),
 			"sources": Arr("The sources, in order.", Obj("One source: a repository or a folder.", P{
 				"kind":            Enum("repository or folder.", "repository", "folder"),
-				"repository_id":   ID("A repository of the workspace (repository sources)."),
-				"local_path":      Str("Absolute local path: a checkout (repository) or a directory (folder).").Len(1, maxLocalPath),
+				"repository_id":   ID("A repository of the workspace."),
+				"local_path":      Str("Absolute path: a checkout or a folder.").Len(1, maxLocalPath),
 				"remote_url":      Str("Remote URL of the repository.").Len(1, maxRepoURL),
-				"github_url":      Str("GitHub URL of the repository (https://github.com/owner/repo).").Len(1, maxRepoURL),
-				"base_branch":     Str("Branch the work starts from. Default: the repository's default branch.").Len(1, maxBranchName),
-				"checkout_branch": Str("Existing branch to check out. Default: none.").Len(1, maxBranchName),
-				"display_name":    Str("Name shown for a folder source. Default: the last path segment.").Len(1, maxRepoName),
+				"github_url":      Str("https://github.com/owner/repo URL.").Len(1, maxRepoURL),
+				"base_branch":     Str("Branch to start from; default the repository's.").Len(1, maxBranchName),
+				"checkout_branch": Str("Existing branch to check out.").Len(1, maxBranchName),
+				"display_name":    Str("Folder name shown; default its last path segment.").Len(1, maxRepoName),
 			}, "kind")).Items(1, maxSourcesCall),
 		}, "sources"),
 		Output: out("The attached sources, in input order.", P{

@@ -11,18 +11,17 @@ var _ = declare(&Group{Name: "conversation", Tools: []*Tool{
 		Name:   "get_task_conversation_kandev",
 		Action: kanban.ActionMessageList,
 		Title:  "Get task conversation",
-		Description: "Read a task's conversation (prompts, agent messages, tool calls, questions, status) across its " +
-			"sessions, or one session's with session_id. Page with limit and the before/after cursors: pass next_cursor as " +
-			"after to continue an ascending listing, as before to continue a descending one.",
+		Description: "Read a task's conversation (prompts, agent messages, tool calls, questions, status), or one " +
+			"session's. Continue with next_cursor as after (asc) or before (desc).",
 		Input: Obj("", P{
-			"task_id":    TaskRef(`Task whose conversation to read; "self" is your own task (sessions only).`),
+			"task_id":    TaskRef(`Task to read; "self" is yours.`),
 			"session_id": ID("Only messages of this session of the task."),
 			"message_types": Arr("Only messages of these types.", Enum("A message type.", kanban.MessageTypes...)).
 				Items(1, len(kanban.MessageTypes)).Unique(),
-			"sort":   Enum("Order by time: asc (oldest first, default) or desc (newest first).", "asc", "desc").Default("asc"),
-			"before": Str("Cursor: only messages before this one (a next_cursor from a descending page).").Len(1, 512),
-			"after":  Str("Cursor: only messages after this one (a next_cursor from an ascending page).").Len(1, 512),
-			"limit":  Int("Page size: 1–200, default 50.").Range(1, kanban.MaxLimit).Default(kanban.DefaultLimit),
+			"sort":   Enum("Time order.", "asc", "desc").Default("asc"),
+			"before": Str("Only messages before this cursor.").Len(1, 512),
+			"after":  Str("Only messages after this cursor.").Len(1, 512),
+			"limit":  Int("Page size.").Range(1, kanban.MaxLimit).Default(kanban.DefaultLimit),
 		}, "task_id"),
 		Output: listOf(messageOut),
 		Hints:  ReadHints,
@@ -34,7 +33,7 @@ var _ = declare(&Group{Name: "conversation", Tools: []*Tool{
 		Description: "List a task's agent sessions, newest first, with their state, MCP mode and agent profile. Use a " +
 			"session id to filter get_task_conversation_kandev.",
 		Input: Obj("", PageProps(P{
-			"task_id": TaskRef(`Task whose sessions to list; "self" is your own task (sessions only).`),
+			"task_id": TaskRef(`Task whose sessions to list; "self" is yours.`),
 		}), "task_id"),
 		Output: listOf(sessionOut),
 		Hints:  ReadHints,

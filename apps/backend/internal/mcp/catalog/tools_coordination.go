@@ -10,21 +10,16 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 		Name:   "message_task_kandev",
 		Action: kanban.ActionTaskMessage,
 		Title:  "Message another task",
-		Description: "Send a prompt to another task's agent: it is appended to that task's newest live session's " +
-			"conversation, or session_id's (author task:<your task id>), and delivered as the agent's next turn. " +
-			"delivery_mode interrupt instead cancels the agent's current turn and delivers at once; only the task's direct " +
-			"parent may interrupt. Fails with CONFLICT when the task has no live session (use spawn_session_kandev). To " +
-			"answer a question an autopilot subtask asked you (ask_parent_question_kandev), pass its question id as " +
-			"reply_to_question_id: the answer is recorded and delivered to the asking session once; a repeated reply " +
-			"delivers nothing and returns already_answered=true.",
+		Description: "Send a prompt to another task's agent (its newest live session, or session_id's), delivered as its " +
+			"next turn, or at once with delivery_mode interrupt (direct parent only). CONFLICT when it has no live session " +
+			"(use spawn_session_kandev). To answer a question an autopilot subtask asked you, pass its id as " +
+			"reply_to_question_id: delivered once (a repeat returns already_answered=true).",
 		Input: Obj("", P{
-			"task_id":    ID("Task to message (not your own)."),
-			"prompt":     Str("The message to deliver to the task's agent.").Len(1, kanban.MaxPromptLen),
-			"session_id": ID("A live session of the task to deliver to. Default: its newest live session."),
-			"delivery_mode": Enum("queued: delivered at the next turn (default); interrupt: interrupt the current turn "+
-				"(direct parent only).", "queued", "interrupt").Default("queued"),
-			"reply_to_question_id": ID("A question your direct subtask task_id asked you with ask_parent_question_kandev; " +
-				"prompt is your answer."),
+			"task_id":              ID("Task to message (not your own)."),
+			"prompt":               Str("The message for the task's agent.").Len(1, kanban.MaxPromptLen),
+			"session_id":           ID("A live session of the task; default its newest."),
+			"delivery_mode":        Enum("queued: at the next turn; interrupt: cancel the current turn and deliver now.", "queued", "interrupt").Default("queued"),
+			"reply_to_question_id": ID("A question subtask task_id asked you; prompt is your answer."),
 		}, "task_id", "prompt"),
 		Output: out("The delivered message.", P{
 			"message":          messageOut,
@@ -55,15 +50,14 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 		Name:   "spawn_session_kandev",
 		Action: kanban.ActionSessionSpawn,
 		Title:  "Spawn session",
-		Description: "Start another agent session on an existing task of your workspace (your own by default), e.g. a " +
-			"reviewer next to the implementer, or a retry. Its first message is prompt — the only context the new agent " +
-			"gets — else the task's own prompt. Returns the session and the agent profile it runs with.",
+		Description: "Start another agent session on a task of your workspace, e.g. a reviewer or a retry. Its first " +
+			"message is prompt (the only context it gets), else the task's prompt.",
 		Input: Obj("", P{
-			"task_id":             SelfTaskRef(`Task to start a session on; "self" (default) is your own task.`),
+			"task_id":             SelfTaskRef(`Task to start a session on; default "self".`),
 			"name":                Str(`Session name shown to people, e.g. "reviewer".`).Len(1, kanban.MaxNameLen),
-			"agent_profile_id":    ID("Agent profile to run. Default: the default profile."),
-			"executor_profile_id": ID("Executor profile to run on. Default: the default profile."),
-			"prompt":              Str("First message for the new session. Default: the task's prompt.").Len(1, kanban.MaxPromptLen),
+			"agent_profile_id":    ID("Agent profile; default the default one."),
+			"executor_profile_id": ID("Executor profile; default the default one."),
+			"prompt":              Str("First message; default the task's prompt.").Len(1, kanban.MaxPromptLen),
 		}),
 		Output: out("The new session.", P{
 			"session": sessionOut,

@@ -57,7 +57,7 @@ var _ = declare(&Group{Name: "external-questions", Tools: []*Tool{
 					"multi-select).", Str("An offered option's option_id.").Len(1, maxQuestionIDLen)).Items(1, maxQuestionOptions).Unique(),
 				"custom_text": Str("A free-text answer instead of selected options.").Len(1, maxAnswerCustomLen),
 			}, "question_id")).Items(1, maxQuestionItems),
-			"rejected":      Bool("Reject the whole bundle instead of answering it (the agent is told). Default false.").Default(false),
+			"rejected":      Bool("Reject the whole bundle instead of answering it (the agent is told).").Default(false),
 			"reject_reason": Str("Why, shown to the agent; only with rejected=true.").Len(0, maxAnswerReasonLen),
 		}, "pending_id"),
 		Output: out("The outcome.", P{

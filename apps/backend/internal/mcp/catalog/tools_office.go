@@ -10,18 +10,17 @@ const (
 
 // docTaskRef is the task_id of the document tools.
 func docTaskRef(reach string) S {
-	return SelfTaskRef(`Task the document belongs to: your own task (default "self")` + reach)
+	return SelfTaskRef(`Task of the document: yours ("self", default)` + reach)
 }
 
 var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 	{
-		Name:   "list_task_documents_kandev",
-		Action: kanban.ActionDocumentList,
-		Title:  "List task documents",
-		Description: "List the documents kept on a task (key, type, title, revision; no content), ordered by key. Use " +
-			"get_task_document_kandev to read one.",
+		Name:        "list_task_documents_kandev",
+		Action:      kanban.ActionDocumentList,
+		Title:       "List task documents",
+		Description: "List a task's documents by key (no content; get_task_document_kandev reads one).",
 		Input: Obj("", PageProps(P{
-			"task_id": docTaskRef(", one of its ancestors or one of its descendants."),
+			"task_id": docTaskRef(", an ancestor or a descendant."),
 		})),
 		Output: listOf(documentOut),
 		Hints:  ReadHints,
@@ -30,9 +29,9 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 		Name:        "get_task_document_kandev",
 		Action:      kanban.ActionDocumentGet,
 		Title:       "Get task document",
-		Description: "Read one document of a task, with its content and current revision. NOT_FOUND when the key does not exist.",
+		Description: "Read a task document with its content and revision; NOT_FOUND if the key does not exist.",
 		Input: Obj("", P{
-			"task_id":      docTaskRef(", one of its ancestors or one of its descendants."),
+			"task_id":      docTaskRef(", an ancestor or a descendant."),
 			"document_key": Str("The document's key.").Pattern(documentKeyPattern),
 		}, "document_key"),
 		Output: documentOut,
@@ -42,13 +41,12 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 		Name:   "write_task_document_kandev",
 		Action: kanban.ActionDocumentWrite,
 		Title:  "Write task document",
-		Description: "Create a task document under a key, or store a new revision of it (earlier revisions are kept). " +
-			"You may write to your own task or one of its ancestors only. Omitted type and title keep the current ones " +
-			"(a new document defaults to markdown).",
+		Description: "Create a task document under a key, or store its next revision (earlier ones are kept). Omitted type and " +
+			"title keep the current ones.",
 		Input: Obj("", P{
-			"task_id":      docTaskRef(" or one of its ancestors."),
-			"document_key": Str(`Document key: lowercase letters, digits, ".", "_" and "-", starting with a letter or digit, at most 64 characters.`).Pattern(documentKeyPattern),
-			"type":         Enum("Content type. Default: markdown for a new document, else unchanged.", kanban.DocumentTypes...),
+			"task_id":      docTaskRef(" or an ancestor."),
+			"document_key": Str("Document key.").Pattern(documentKeyPattern),
+			"type":         Enum("Content type; a new document defaults to markdown.", kanban.DocumentTypes...),
 			"title":        Str("Document title.").Len(1, maxPlanTitle),
 			"content":      Str("The whole document content.").Len(0, kanban.MaxContentLen),
 		}, "document_key", "content"),
@@ -62,11 +60,11 @@ var _ = declare(&Group{Name: "office-decisions", Tools: []*Tool{
 		Name:   "record_step_decision_kandev",
 		Action: kanban.ActionStepDecide,
 		Title:  "Record step decision",
-		Description: "Approve or reject the work of a task's current workflow step, with your reason. A later decision " +
-			"on the same task supersedes earlier ones (the result names the one it replaced).",
+		Description: "Approve or reject the work of a task's current step, with your reason; a later decision supersedes " +
+			"earlier ones.",
 		Input: Obj("", P{
-			"task_id":  SelfTaskRef(`Task decided on: your own task (default "self") or one of its subtasks.`),
-			"decision": Enum("approved or rejected.", "approved", "rejected"),
+			"task_id":  SelfTaskRef(`Task decided on: yours ("self", default) or a subtask.`),
+			"decision": Enum("The decision.", "approved", "rejected"),
 			"reason":   Str("Why, in a few sentences.").Len(1, maxDecisionReason),
 		}, "decision", "reason"),
 		Output: out("The recorded decision.", P{

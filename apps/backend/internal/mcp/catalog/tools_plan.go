@@ -7,8 +7,7 @@ const maxPlanTitle = 200
 
 // planTaskRef is the task_id of the plan tools: the bound task's tree only.
 func planTaskRef() S {
-	return SelfTaskRef(`Task whose plan it is: your own task (default "self"), one of its ancestors or one of its ` +
-		`descendants; other tasks are FORBIDDEN.`)
+	return SelfTaskRef(`Task of the plan: yours ("self", default), an ancestor or a descendant.`)
 }
 
 // planInput is the input of the plan writes: the task, a title and the
@@ -23,39 +22,37 @@ func planInput(titleDesc, contentDesc string) S {
 
 var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 	{
-		Name:   "create_task_plan_kandev",
-		Action: kanban.ActionPlanCreate,
-		Title:  "Create task plan",
-		Description: "Write a task's plan (markdown) for the first time, at revision 1. Fails with CONFLICT when the task " +
-			"already has a plan: use update_task_plan_kandev then.",
-		Input:  planInput("Plan title, at most 200 characters.", "The plan, in markdown."),
-		Output: planOut,
-		Hints:  WriteHints,
+		Name:        "create_task_plan_kandev",
+		Action:      kanban.ActionPlanCreate,
+		Title:       "Create task plan",
+		Description: "Write a task's first plan (markdown), revision 1. CONFLICT if it has one: use update_task_plan_kandev.",
+		Input:       planInput("Plan title.", "The plan, in markdown."),
+		Output:      planOut,
+		Hints:       WriteHints,
 	},
 	{
 		Name:        "get_task_plan_kandev",
 		Action:      kanban.ActionPlanGet,
 		Title:       "Get task plan",
-		Description: "Read a task's current plan and its revision number. NOT_FOUND when the task has no plan.",
+		Description: "Read a task's current plan and revision; NOT_FOUND if it has none.",
 		Input:       Obj("", P{"task_id": planTaskRef()}),
 		Output:      planOut,
 		Hints:       ReadHints,
 	},
 	{
-		Name:   "update_task_plan_kandev",
-		Action: kanban.ActionPlanUpdate,
-		Title:  "Update task plan",
-		Description: "Replace a task's plan with new content as its next revision; earlier revisions are kept. Omit " +
-			"title to keep the current one.",
-		Input:  planInput("New plan title, at most 200 characters; omit to keep it.", "The whole new plan, in markdown."),
-		Output: planOut,
-		Hints:  WriteHints,
+		Name:        "update_task_plan_kandev",
+		Action:      kanban.ActionPlanUpdate,
+		Title:       "Update task plan",
+		Description: "Replace a task's plan as its next revision (earlier ones are kept).",
+		Input:       planInput("New title; omit to keep it.", "The whole new plan, in markdown."),
+		Output:      planOut,
+		Hints:       WriteHints,
 	},
 	{
 		Name:        "delete_task_plan_kandev",
 		Action:      kanban.ActionPlanDelete,
 		Title:       "Delete task plan",
-		Description: "Delete a task's plan with all its revisions. This cannot be undone.",
+		Description: "Delete a task's plan and all its revisions, for good.",
 		Input:       Obj("", P{"task_id": planTaskRef()}),
 		Output:      deletedOut("The task whose plan was deleted.", "The task id.", "Always true: the plan is gone."),
 		Hints:       DestructiveHints,

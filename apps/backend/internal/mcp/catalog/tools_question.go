@@ -59,24 +59,21 @@ const askGrace = 30 * time.Second
 // options and shared context.
 func askInput(asked string, extra P) S {
 	props := P{
-		"questions": Arr("The questions, shown together (1–4).", Obj("One question.", P{
-			"id": Str("Your id for the question, the key of its answer. Default: q1..q4 by position.").
+		"questions": Arr("The questions, shown together.", Obj("One question.", P{
+			"id": Str("Key of its answer; default q1..q4 by position.").
 				Pattern(idPattern),
-			"title":  Str("Short label (at most 12 characters) shown above the prompt, e.g. \"Database\".").Len(1, askMaxTitle),
+			"title":  Str("Short label above the prompt, e.g. \"Database\".").Len(1, askMaxTitle),
 			"prompt": Str("The question text shown to "+asked+".").Len(1, askMaxQuestionText),
-			"multi_select": Bool("Allow choosing several options. Default false (exactly one).").
+			"multi_select": Bool("Allow several options (default: exactly one).").
 				Default(false),
-			"options": Arr("2–6 concrete choices, in display order; labels must be distinct.", Obj("One option.", P{
-				"option_id": Str("Id answers name the option by. Default: q<n>_opt<m> (question and option position, " +
-					"from 1).").Pattern(idPattern),
-				"label":       Str("Short text (1–5 words) shown as the option.").Len(1, askMaxLabel),
+			"options": Arr("Concrete choices in display order, distinct labels.", Obj("One option.", P{
+				"option_id":   Str("Id answers name it by; default q<n>_opt<m> (1-based positions).").Pattern(idPattern),
+				"label":       Str("1–5 words shown as the option.").Len(1, askMaxLabel),
 				"description": Str("What choosing it means.").Len(1, askMaxOptionDesc),
 			}, "label", "description")).Items(askMinOptions, askMaxOptions),
 		}, "prompt", "options")).Items(1, askMaxQuestions),
-		"context": Str("Shared background shown with the questions, kept verbatim. Use context_paragraphs for "+
-			"several paragraphs.").Len(1, askMaxContext),
-		"context_paragraphs": Arr("Shared background as separate paragraphs; when non-empty it replaces context, "+
-			"joined with blank lines.", Str("One paragraph.").Len(0, askMaxParagraph)).Items(0, askMaxParagraphs),
+		"context":            Str("Shared background shown with the questions, verbatim.").Len(1, askMaxContext),
+		"context_paragraphs": Arr("Shared background as paragraphs; replaces context when non-empty.", Str("One paragraph.").Len(0, askMaxParagraph)).Items(0, askMaxParagraphs),
 	}
 	for k, v := range extra {
 		props[k] = v
@@ -89,14 +86,12 @@ var _ = declare(&Group{Name: "user-question", Tools: []*Tool{
 		Name:   "ask_user_question_kandev",
 		Action: kanban.ActionQuestionAsk,
 		Title:  "Ask the user a question",
-		Description: "Ask the operator 1–4 related multiple-choice questions and wait for the answers. Use it only when " +
-			"you cannot proceed without a decision a person must make, and bundle related questions in one call. The call " +
-			"blocks until the operator answers or rejects (sending progress notifications every 20 s when you pass a " +
-			"progress token), or until timeout_seconds pass: then status is pending and the question stays answerable. " +
-			"Answers name options by option_id; the operator may give a custom text instead.",
+		Description: "Ask the operator 1–4 related multiple-choice questions and wait for the answers. Use it only for a " +
+			"decision a person must make, bundling related questions. Blocks until answered or rejected (progress every " +
+			"20 s with a progress token) or timeout_seconds: then status is pending and it stays answerable. Answers " +
+			"name options by option_id, or carry the operator's custom text.",
 		Input: askInput("the operator", P{
-			"timeout_seconds": Int("How long to wait for the answer, in seconds: 1–3600, default 600. The server may "+
-				"cap it lower.").Range(1, askMaxTimeout).Default(askDefaultTimeout),
+			"timeout_seconds": Int("Seconds to wait for the answer; the server may cap it.").Range(1, askMaxTimeout).Default(askDefaultTimeout),
 		}),
 		Output: out("The outcome of the question.", P{
 			"pending_id": Str("Id of the stored question bundle."),
@@ -111,8 +106,9 @@ var _ = declare(&Group{Name: "user-question", Tools: []*Tool{
 			"reject_reason": Str("The operator's reason for rejecting, if given."),
 			"message":       Str("What happened, in words."),
 		}, "pending_id", "status", "rejected", "answers", "message"),
-		Hints: Hints{OpenWorld: true},
-		Run:   askUser,
+		ShowOutput: true,
+		Hints:      Hints{OpenWorld: true},
+		Run:        askUser,
 	},
 }})
 

@@ -13,13 +13,12 @@ var _ = declare(&Group{Name: "related", Tools: []*Tool{
 		Name:   "list_related_tasks_kandev",
 		Action: kanban.ActionTaskRelated,
 		Title:  "List related tasks",
-		Description: "Show a task's neighbourhood: its parent, children, siblings (the parent's other children), the " +
-			"tasks blocking it and the tasks it blocks. Archived children and siblings are left out. Each list holds at " +
-			"most limit tasks; truncated names the lists that had more (raise limit, up to 100, to see them).",
+		Description: "Show a task's parent, children, siblings, blockers and the tasks it blocks (archived children and " +
+			"siblings left out). Each list holds at most limit tasks; truncated names the lists that had more.",
 		Input: Obj("", P{
 			"task_id": SelfTaskRef(`Task to look around; default "self" (sessions only).`),
-			"verbose": Bool("Include each task's description (cut at 2000 characters). Default false.").Default(false),
-			"limit": Int("Maximum tasks per list: 1–100, default 20.").
+			"verbose": Bool("Include descriptions (cut at 2000 characters).").Default(false),
+			"limit": Int("Maximum tasks per list.").
 				Range(1, relatedMaxLimit).Default(relatedDefaultLimit),
 		}),
 		Output: out("The task and its related tasks.", P{

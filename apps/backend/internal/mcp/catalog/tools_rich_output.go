@@ -26,11 +26,10 @@ var _ = declare(&Group{Name: "rich-output", Tools: []*Tool{
 		Name:   "show_rich_output_kandev",
 		Action: kanban.ActionArtifactCreate,
 		Title:  "Show rich output",
-		Description: "Show the operator one compact presentation next to your conversation: up to 4 blocks, each a file " +
-			"preview, a line or bar chart, or a group of metrics. Give semantic data only; Kandev draws axes, legends and " +
-			"layout. File and CSV paths are relative to your task's workspace (its checkout or worktree); Kandev reads them " +
-			"when you call (a file preview keeps its first 64 KiB; a CSV has a header row and at most 100 data rows). A " +
-			"chart has inline labels and series, or csv, not both. Label series with units. Stored on your task and returned.",
+		Description: "Show the operator a compact presentation next to your conversation: blocks of file previews, line or " +
+			"bar charts, or metrics. Give semantic data; Kandev draws it. Paths are relative to your task's workspace and " +
+			"read when you call (a preview keeps 64 KiB; a CSV a header row and 100 data rows). A chart has labels and " +
+			"series, or csv. Stored on your task.",
 		Input: Obj("", P{
 			"version":     S{"type": "integer", "const": 1, "description": "Format version; always 1."},
 			"title":       Str("Plain-text title of the presentation.").Len(1, maxRichTitle),
@@ -39,16 +38,16 @@ var _ = declare(&Group{Name: "rich-output", Tools: []*Tool{
 				Obj("A preview of a file of the workspace.", P{
 					"type":      Const(`Always "file".`, "file"),
 					"path":      workspacePath("Workspace-relative path of the file."),
-					"repo":      Str("Repository of a multi-repository task (its name or id). Default: the main one.").Len(1, maxRichRepo),
+					"repo":      Str("Repository name or id, when the task has several.").Len(1, maxRichRepo),
 					"title":     Str("Plain-text title of the file.").Len(1, maxRichTitle),
 					"caption":   Str("Why to look at the file.").Len(1, maxRichText),
-					"mime_type": Str(`Media type, e.g. "text/markdown". Default: from the file name or content.`).Len(1, maxRichMime),
+					"mime_type": Str(`Media type, e.g. "text/markdown"; default guessed.`).Len(1, maxRichMime),
 				}, "type", "path"),
 				Obj("A line or bar chart.", P{
 					"type":       Const(`Always "chart".`, "chart"),
 					"chart_type": Enum("line for trends and time series; bar for comparing categories.", "line", "bar"),
 					"title":      Str("Plain-text chart title.").Len(1, maxRichTitle),
-					"summary":    Str("What the chart shows, in words, for readers who cannot see it.").Len(1, maxRichText),
+					"summary":    Str("What the chart shows, in words.").Len(1, maxRichText),
 					"labels": Arr("Inline x-axis labels (with series, not csv).", Str("A label.").Len(1, maxChartLabel)).
 						Items(1, maxChartLabels),
 					"series": Arr("Inline series, each with one value per label.", Obj("One series.", P{
@@ -58,11 +57,11 @@ var _ = declare(&Group{Name: "rich-output", Tools: []*Tool{
 					}, "label", "values")).Items(1, maxChartSeries),
 					"csv": Obj("Chart data from a CSV file of the workspace instead of labels and series.", P{
 						"path":     workspacePath("Workspace-relative path of a .csv file with a header row."),
-						"repo":     Str("Repository of a multi-repository task (its name or id).").Len(1, maxRichRepo),
+						"repo":     Str("Repository name or id, when the task has several.").Len(1, maxRichRepo),
 						"x_column": Str("Header of the column of x-axis labels; rows keep file order.").Len(1, maxChartLabel),
 						"series": Arr("Numeric columns to draw.", Obj("One column.", P{
 							"column": Str("Header of a numeric column (empty cells are gaps).").Len(1, maxChartLabel),
-							"label":  Str("Legend label; include the unit. Default: the column header.").Len(1, maxChartLabel),
+							"label":  Str("Legend label with unit; default the header.").Len(1, maxChartLabel),
 						}, "column")).Items(1, maxChartSeries),
 					}, "path", "x_column", "series"),
 				}, "type", "chart_type", "title", "summary"),

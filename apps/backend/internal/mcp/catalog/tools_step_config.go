@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"maps"
+	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -11,28 +12,22 @@ import (
 // the import/export document. Each call returns fresh schemas.
 func stepFields() P {
 	return P{
-		"name":   Str("Step (board column) name, unique within the workflow.").Len(1, kanban.MaxNameLen),
+		"name":   Str("Step (column) name, unique in the workflow.").Len(1, kanban.MaxNameLen),
 		"color":  Str(`Display colour, e.g. "#3b82f6".`).Len(0, kanban.MaxNameLen),
-		"prompt": Str("Instructions for agents working on tasks in this step.").Len(0, kanban.MaxPromptLen),
-		"is_start_step": Bool("New tasks land on this step by default. Setting it takes the flag from the " +
-			"workflow's other steps; it cannot be cleared on the start step (mark another step instead)."),
-		"allow_manual_move": Bool("Tasks may be moved onto this step by hand. Default true.").Default(true),
-		"auto_advance": Bool("Move a task to the next step when its agent finishes the step: at step_complete_kandev, or " +
-			"at the end of its turn (see auto_advance_requires_signal). Default false.").Default(false),
-		"wip_limit": Int("Maximum tasks on the step; 0 (default) means no limit.").Range(0, kanban.MaxWIPLimit),
-		"auto_archive_after_hours": Int("Archive tasks that stay on the step this many hours; 0 (default) never.").
+		"prompt": Str("Instructions for agents on this step.").Len(0, kanban.MaxPromptLen),
+		"is_start_step": Bool("New tasks land here; setting it moves the flag from another step (clear it by " +
+			"marking another)."),
+		"allow_manual_move": Bool("Tasks may be moved here by hand.").Default(true),
+		"auto_advance":      Bool("Move a task on when its agent finishes: at step_complete_kandev or its turn's end.").Default(false),
+		"wip_limit":         Int("Maximum tasks on the step; 0 is none.").Range(0, kanban.MaxWIPLimit),
+		"auto_archive_after_hours": Int("Archive tasks after this many hours here; 0 never.").
 			Range(0, kanban.MaxAutoArchiveHours),
-		"auto_advance_requires_signal": Bool("Turn-end transitions (auto_advance, on_turn_complete moves) happen only after " +
-			"the agent called step_complete_kandev in that turn. Default false.").Default(false),
-		"pull_from_step_id": Str("When this step has room, pull in the task that has waited longest on that step (of the " +
-			"same workflow). Empty string clears it.").Pattern(`^[A-Za-z0-9_-]{0,64}$`),
-		"cancel_triggers_turn_complete": Bool("An interrupted or stopped agent turn still runs on_turn_complete and " +
-			"auto-advance. Default false.").Default(false),
-		"show_in_command_panel": Bool("Display hint kept for the reference product's command panel; Kandev stores and " +
-			"returns it. Default false.").Default(false),
-		"pull_from_step_position": Int("pull_from_step_id given as that step's 0-based position, where steps have no "+
-			"ids yet (create_workflow_kandev's steps, workflow documents).").Range(0, kanban.MaxWorkflowSteps-1),
-		"events": stepEvents(),
+		"auto_advance_requires_signal":  Bool("Turn-end moves need step_complete_kandev in that turn.").Default(false),
+		"pull_from_step_id":             Str("When this step has room, pull the longest-waiting task of that step; \"\" clears it.").Pattern(`^[A-Za-z0-9_-]{0,64}$`),
+		"cancel_triggers_turn_complete": Bool("A cancelled turn still runs on_turn_complete and auto-advance.").Default(false),
+		"show_in_command_panel":         Bool("Display hint of the reference's command panel, stored only.").Default(false),
+		"pull_from_step_position":       Int("pull_from_step_id as a 0-based position, where steps have no ids yet.").Range(0, kanban.MaxWorkflowSteps-1),
+		"events":                        stepEvents(),
 	}
 }
 
@@ -46,19 +41,24 @@ func stepSpecs(desc string) S {
 // event kinds (kanban.StepEventKinds), values lists of automations.
 func stepEvents() S {
 	return S{"type": "object",
-		"description": "Automations by event, each list run in order by the workflow engine: on_enter/on_exit (a task " +
-			"arrives on/leaves the step), on_turn_start/on_turn_complete (an agent turn on a task on the step " +
-			"starts/ends). On update, replaces all stored automations ({} clears them).",
+		"description": "Automations run in order on on_enter/on_exit (a task arrives/leaves) and " +
+			"on_turn_start/on_turn_complete (an agent turn starts/ends); replaces all stored ones.",
 		"propertyNames":        S{"enum": kanban.StepEventKinds},
-		"additionalProperties": Arr("Automations run on this event, in order.", stepAction()).Items(0, kanban.MaxStepActions),
+		"additionalProperties": Arr("In order.", stepAction()).Items(0, kanban.MaxStepActions),
 	}
 }
 
-// stepAction is one automation: one branch per type of the engine's
-// closed set (kanban.AutomationTypes), each with its closed config.
+// stepAction is one automation: a branch per type of the engine's closed
+// set (kanban.AutomationTypes) with its closed config, and one branch for
+// all the types that take no settings (their type an enum).
 func stepAction() S {
-	branches := make([]S, len(kanban.AutomationTypes))
-	for i, t := range kanban.AutomationTypes {
+	var branches []S
+	var bare, bareDesc []string
+	for _, t := range kanban.AutomationTypes {
+		if len(t.Params) == 0 {
+			bare, bareDesc = append(bare, t.Name), append(bareDesc, t.Name+": "+t.Desc)
+			continue
+		}
 		props, required := P{}, []string{}
 		for _, p := range t.Params {
 			props[p.Name] = automationParam(p)
@@ -66,23 +66,21 @@ func stepAction() S {
 				required = append(required, p.Name)
 			}
 		}
-		branch := P{"type": Const(t.Desc, t.Name)}
-		if len(props) > 0 {
-			cfg := Obj("Settings of "+t.Name+".", props, required...)
-			if len(t.OneOf) > 0 {
-				cfg["minProperties"], cfg["maxProperties"] = 1, 1
-			}
-			branch["config"] = cfg
-		} else {
-			branch["config"] = Obj("No settings.", P{})
+		cfg := Obj("Settings.", props, required...)
+		if len(t.OneOf) > 0 {
+			cfg["minProperties"], cfg["maxProperties"] = 1, 1
 		}
 		reqs := []string{"type"}
 		if len(required) > 0 || len(t.OneOf) > 0 {
 			reqs = append(reqs, "config")
 		}
-		branches[i] = Obj("", branch, reqs...)
+		branches = append(branches, Obj("", P{"type": Const(t.Desc, t.Name), "config": cfg}, reqs...))
 	}
-	return OneOf("One automation: its type and that type's settings.", branches...)
+	branches = append(branches, Obj("", P{
+		"type":   Enum(strings.Join(bareDesc, " "), bare...),
+		"config": Obj("No settings.", P{}),
+	}, "type"))
+	return OneOf("One automation: type and its config.", branches...)
 }
 
 // automationParam is the schema of one automation setting.
@@ -124,14 +122,13 @@ var stepOutList = out("The workflow's steps in their new board order.", P{
 // stepConfigTools are the step tools of the config-workflows group.
 var stepConfigTools = []*Tool{
 	{
-		Name:   "create_workflow_step_kandev",
-		Action: kanban.ActionWorkflowStepCreate,
-		Title:  "Create workflow step",
-		Description: "Add a step (board column) to a workflow, last or at position. The workflow's first step becomes its start step. " +
-			"Use update_workflow_step_kandev to change a step and reorder_workflow_steps_kandev to move it.",
+		Name:        "create_workflow_step_kandev",
+		Action:      kanban.ActionWorkflowStepCreate,
+		Title:       "Create workflow step",
+		Description: "Add a step (board column) to a workflow, last or at position; a workflow's first step is its start step.",
 		Input: Obj("", withStepFields(P{
 			"workflow_id": ID("Workflow to add the step to."),
-			"position":    Int("0-based position of the new step; later steps shift right. Default: last.").Range(0, kanban.MaxWorkflowSteps-1),
+			"position":    Int("0-based position; default last.").Range(0, kanban.MaxWorkflowSteps-1),
 		}), "workflow_id", "name"),
 		Output: stepOut,
 		Hints:  WriteHints,
@@ -140,7 +137,7 @@ var stepConfigTools = []*Tool{
 		Name:        "update_workflow_step_kandev",
 		Action:      kanban.ActionWorkflowStepUpdate,
 		Title:       "Update workflow step",
-		Description: "Change a workflow step's settings; only the fields you give change (events, when given, replaces all automations).",
+		Description: "Change a workflow step's settings; only the fields you give change.",
 		Input: Obj("", withStepFields(P{
 			"step_id": ID("Step to change."),
 		}), "step_id"),

@@ -10,16 +10,14 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 		Name:   "move_task_kandev",
 		Action: kanban.ActionTaskMove,
 		Title:  "Move task",
-		Description: "Move a task to another step (column) of its workflow — or of another workflow of its workspace, " +
-			"naming it in workflow_id — or reorder it within its step. Fails with CONFLICT when the target step's " +
-			"wip_limit is already reached. Use list_workflow_steps_kandev to find step ids. prompt hands context to the " +
-			"agent at the new step: queued as the task's running agent's next turn, else the first message of the next " +
-			"agent started on it.",
+		Description: "Move a task to another step (column) of its workflow, or of another workflow of its workspace " +
+			"named in workflow_id, or reorder it in its step. CONFLICT when the step's wip_limit is reached. prompt is " +
+			"queued as its running agent's next turn, else the first message of its next agent.",
 		Input: Obj("", P{
-			"task_id":          TaskRef(`Task to move; "self" is your own task (sessions only).`),
-			"workflow_id":      ID("Workflow of the target step. Default: the task's own; another workflow of its workspace moves the task there."),
-			"workflow_step_id": ID("Target step; must belong to workflow_id (default: the task's workflow)."),
-			"position": Int("0-based position within the target step; omitted or past the end means last.").
+			"task_id":          TaskRef(`Task to move; "self" is yours.`),
+			"workflow_id":      ID("Workflow of the target step; default the task's."),
+			"workflow_step_id": ID("Target step, of workflow_id."),
+			"position": Int("0-based position in the step; default last.").
 				Range(0, maxTaskPosition),
 			"prompt": Str("Hand-off message for the agent at the new step.").Len(1, kanban.MaxPromptLen),
 		}, "task_id", "workflow_step_id"),
@@ -46,7 +44,7 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 		Description: "Archive a task: it leaves the board (list_tasks_kandev hides it unless include_archived) but keeps " +
 			"its history. Archiving an archived task succeeds and keeps the first archived_at.",
 		Input: Obj("", P{
-			"task_id": TaskRef(`Task to archive; "self" is your own task (sessions only).`),
+			"task_id": TaskRef(`Task to archive; "self" is yours.`),
 		}, "task_id"),
 		Output: taskOut,
 		Hints:  IdempotentWrite,
@@ -58,16 +56,15 @@ var _ = declare(&Group{Name: "task-update", Tools: []*Tool{
 		Name:   "update_task_kandev",
 		Action: kanban.ActionTaskUpdate,
 		Title:  "Update task",
-		Description: "Change a task's title, description (its prompt), state or deferred launch prompt. Only the " +
-			"fields you pass change. Use move_task_kandev to change its step.",
+		Description: "Change a task's title, description (its prompt), state or deferred launch prompt; only what you " +
+			"pass changes.",
 		Input: Obj("", P{
-			"task_id":     TaskRef(`Task to update; "self" is your own task.`),
-			"title":       Str("New title, at most 60 characters.").Len(1, kanban.MaxTitleLen),
-			"description": Str("New description: the prompt agents working on the task get.").Len(0, kanban.MaxPromptLen),
-			"state":       Enum("New lifecycle state (lowercase and aliases such as done or in_progress are accepted).", taskStates...),
-			"deferred_launch_prompt": Str("Replace the prompt a task waiting on its blockers (created with blocked_by and "+
-				"start_when_unblocked) will launch its agent with; refused (CONFLICT, and nothing else changes) once its "+
-				"agent started: send new context with message_task_kandev instead.").Len(1, kanban.MaxPromptLen),
+			"task_id":     TaskRef(`Task to update; "self" is yours.`),
+			"title":       Str("New title.").Len(1, kanban.MaxTitleLen),
+			"description": Str("New description: the prompt its agents get.").Len(0, kanban.MaxPromptLen),
+			"state":       Enum("New state (lowercase and aliases such as done are accepted).", taskStates...),
+			"deferred_launch_prompt": Str("New prompt for the agent a task waiting on its blockers will start; CONFLICT once "+
+				"it started (use message_task_kandev).").Len(1, kanban.MaxPromptLen),
 		}, "task_id"),
 		Output:       taskOut,
 		Hints:        IdempotentWrite,

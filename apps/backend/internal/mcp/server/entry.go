@@ -67,9 +67,9 @@ func newEntry(t *catalog.Tool) (*entry, error) {
 			OpenWorldHint:   mcp.ToBoolPtr(t.Hints.OpenWorld),
 		},
 	}
-	if t.Output != nil {
-		if wire.RawOutputSchema, err = json.Marshal(wireOutput(t.Output, true)); err != nil {
-			return nil, fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+	if t.Output != nil && t.ShowOutput {
+		if wire.RawOutputSchema, err = ResultSchema(t); err != nil {
+			return nil, err
 		}
 	}
 	e := &entry{name: t.Name, def: t, wire: wire, validator: v}
@@ -95,6 +95,17 @@ func (c *Compiled) Tools(p catalog.Profile) ([]mcp.Tool, error) {
 
 // Catalog returns the underlying catalog.
 func (c *Compiled) Catalog() *catalog.Catalog { return c.cat }
+
+// ResultSchema is the JSON of the tool's result contract as a client
+// would validate it (wireOutput of its Output): what tools/list advertises
+// for a tool with ShowOutput, and what tests check every result against.
+func ResultSchema(t *catalog.Tool) ([]byte, error) {
+	b, err := json.Marshal(wireOutput(t.Output, true))
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+	}
+	return b, nil
+}
 
 // wireOutput is the output schema as served: shape, types and required
 // fields; property descriptions are left to the generated reference,
