@@ -59,6 +59,8 @@ var specificConfigCases = []argCase{
 		"invalid arguments for update_workflow_step_kandev: unknown field at /events/*/0; allowed: config, type"},
 	{"unknown automation type", "update_workflow_step_kandev", kanban.ModeExternal, `{"step_id":"s","events":{"on_enter":[{"type":"notify"}]}}`,
 		"invalid arguments for update_workflow_step_kandev: /events/*/0/type: must be one of: start_agent, send_prompt, move_to_step, set_state, stop_agent, set_session_mode, auto_start_agent, move_to_next, move_to_next_step, move_to_previous, move_to_previous_step, archive, enable_plan_mode, disable_plan_mode, reset_agent_context (const)"},
+	{"settings for a settings-less automation", "update_workflow_step_kandev", kanban.ModeExternal, `{"step_id":"s","events":{"on_enter":[{"type":"move_to_next","config":{"step_id":"x"}}]}}`,
+		"invalid arguments for update_workflow_step_kandev: unknown field at /events/*/0/config; no fields allowed"},
 	{"unknown automation setting", "update_workflow_step_kandev", kanban.ModeExternal, `{"step_id":"s","events":{"on_enter":[{"type":"send_prompt","config":{"prompt":"p","channel":"x"}}]}}`,
 		"invalid arguments for update_workflow_step_kandev: unknown field at /events/*/0/config; allowed: prompt"},
 	{"missing automation setting", "update_workflow_step_kandev", kanban.ModeExternal, `{"step_id":"s","events":{"on_enter":[{"type":"move_to_step","config":{}}]}}`,

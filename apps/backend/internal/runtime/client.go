@@ -19,6 +19,9 @@ var _ acp.Client = (*run)(nil)
 // agent replays while a session is loaded are history already recorded.
 func (r *run) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
 	r.seen()
+	if o := r.order.Load(); o != nil {
+		defer o.processedOne()
+	}
 	if r.loading.Load() {
 		return nil
 	}
@@ -36,6 +39,9 @@ func (r *run) SessionUpdate(_ context.Context, n acp.SessionNotification) error 
 // answers in time or the session stops.
 func (r *run) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	r.seen()
+	if o := r.order.Load(); o != nil {
+		o.waitBefore(ctx, string(req.ToolCall.ToolCallId))
+	}
 	cancelled := acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}
 	title := "Permission requested"
 	if req.ToolCall.Title != nil && *req.ToolCall.Title != "" {

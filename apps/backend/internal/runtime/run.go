@@ -67,6 +67,9 @@ type run struct {
 	// aborted is closed when the run must end as FAILED at once (abort).
 	aborted   chan struct{}
 	abortOnce sync.Once
+	// order keeps permission requests behind the updates the agent wrote
+	// before them (order.go); one per launched process.
+	order atomic.Pointer[updateOrder]
 }
 
 func newRun(m *Manager, id string, resume bool) *run {
@@ -309,7 +312,9 @@ func (r *run) launch(l *launchInfo) (*process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the agent (%s): %w", filepath.Base(path), errors.Unwrap(err))
 	}
-	conn := acp.NewClientSideConnection(r, stdin, stdout)
+	order := newUpdateOrder()
+	r.order.Store(order)
+	conn := acp.NewClientSideConnection(r, stdin, order.reader(stdout, proc.done))
 	conn.SetLogger(newRunLog(r.m.acpLog.Handler(), r))
 	r.mu.Lock()
 	r.conn, r.exited = conn, proc.done

@@ -13,7 +13,7 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		Name:        "update_agent_kandev",
 		Action:      kanban.ActionAgentUpdate,
 		Title:       "Update agent",
-		Description: "Change an agent type's MCP support: whether it can use MCP tools and where its MCP config file lives. Find ids with list_agents_kandev.",
+		Description: "Change an agent type's MCP support and MCP config file path.",
 		Input: Obj("", P{
 			"agent_id":        ID("Agent to change."),
 			"supports_mcp":    Bool("Whether the agent can use MCP tools."),
@@ -26,7 +26,7 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		Name:        "list_agent_profiles_kandev",
 		Action:      kanban.ActionAgentProfileList,
 		Title:       "List agent profiles",
-		Description: "List agent profiles (named model and approval settings of an agent), oldest first. Use an id as agent_profile_id.",
+		Description: "List agent profiles (named model and approval settings of an agent), oldest first.",
 		Input: Obj("", PageProps(P{
 			"agent_id": ID("Only profiles of this agent."),
 		})),
@@ -68,8 +68,8 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		Name:   "delete_agent_profile_kandev",
 		Action: kanban.ActionAgentProfileDelete,
 		Title:  "Delete agent profile",
-		Description: "Permanently delete an agent profile and its MCP config. Refused while a running session uses it " +
-			"or when it is the agent's last profile; deleting the default promotes the oldest remaining profile.",
+		Description: "Permanently delete an agent profile and its MCP config; refused while a running session uses it or " +
+			"if it is the agent's last.",
 		Input: Obj("", P{
 			"profile_id": ID("Agent profile to delete."),
 		}, "profile_id"),

@@ -13,7 +13,7 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Name:        "list_executors_kandev",
 		Action:      kanban.ActionExecutorList,
 		Title:       "List executors",
-		Description: "List executors (ways of running agents, e.g. a local process or a git worktree) by name. Their profiles are listed by list_executor_profiles_kandev.",
+		Description: "List executors (ways of running agents, e.g. a local process or a git worktree) by name.",
 		Input:       Obj("", PageProps(P{})),
 		Output:      listOf(executorOut),
 		Hints:       ReadHints,
@@ -25,7 +25,7 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Description: "Add a named profile to an executor: its MCP policy, settings and prepare/cleanup scripts. " +
 			"An executor's first profile becomes its default. Names are unique per executor.",
 		Input: Obj("", withExecutorFields(P{
-			"executor_id": ID("Executor the profile configures (see list_executors_kandev)."),
+			"executor_id": ID("Executor the profile configures."),
 			"name":        Str("Profile name, unique within the executor.").Len(1, kanban.MaxNameLen),
 			"mcp_policy":  Enum("How sessions run by this profile treat MCP servers. Default inherit.", kanban.MCPPolicies...).Default(kanban.MCPPolicies[0]),
 		}), "executor_id", "name"),
@@ -36,7 +36,7 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Name:        "update_executor_profile_kandev",
 		Action:      kanban.ActionExecutorProfileUpdate,
 		Title:       "Update executor profile",
-		Description: "Change an executor profile; only the fields you give change (config, when given, replaces the stored config).",
+		Description: "Change an executor profile; only the fields you give change.",
 		Input: Obj("", withExecutorFields(P{
 			"profile_id": ID("Executor profile to change."),
 			"name":       Str("New name, unique within the executor.").Len(1, kanban.MaxNameLen),
@@ -49,8 +49,8 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Name:   "delete_executor_profile_kandev",
 		Action: kanban.ActionExecutorProfileDelete,
 		Title:  "Delete executor profile",
-		Description: "Permanently delete an executor profile. Refused while a running session uses it or when it is the " +
-			"executor's last profile; deleting the default promotes the oldest remaining profile.",
+		Description: "Permanently delete an executor profile; refused while a running session uses it or if it is the " +
+			"executor's last.",
 		Input: Obj("", P{
 			"profile_id": ID("Executor profile to delete."),
 		}, "profile_id"),

@@ -34,12 +34,11 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 		Name:   "update_mcp_config_kandev",
 		Action: kanban.ActionMCPConfigUpdate,
 		Title:  "Update MCP config",
-		Description: "Enable or disable MCP for an agent profile and/or replace its MCP servers. servers, when given, replaces " +
-			"all servers ({} removes them); an env or header value of \"" + action.SecretMask + "\" keeps that stored secret, " +
-			"so a config read with get_mcp_config_kandev can be edited and written back.",
+		Description: "Enable or disable MCP for an agent profile and/or replace all its MCP servers; an env or header " +
+			"value of \"" + action.SecretMask + "\" keeps that stored secret.",
 		Input: Obj("", P{
-			"profile_id": ID("Agent profile whose MCP config to change."),
-			"enabled":    Bool("Whether the profile's agent gets MCP servers at all."),
+			"profile_id": ID("Agent profile to change."),
+			"enabled":    Bool("Whether its agent gets MCP servers."),
 			"servers":    mcpServers(),
 		}, "profile_id"),
 		Output: mcpConfigOut,
@@ -49,7 +48,7 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 
 // mcpServers is the explicit record of MCP servers by name.
 func mcpServers() S {
-	r := Record("MCP servers by name (letters, digits, _ . -; at most 32). Replaces every stored server.",
+	r := Record("MCP servers by name; replaces the stored ones.",
 		mcpServerNameRe, mcpServer())
 	r["maxProperties"] = maxMCPServers
 	return r
@@ -57,17 +56,16 @@ func mcpServers() S {
 
 // mcpServer is one server's closed config.
 func mcpServer() S {
-	return Obj("One MCP server. stdio servers take command, args and env; http servers take url and headers.", P{
+	return Obj("One MCP server.", P{
 		"type":    Enum("How the agent reaches the server.", "stdio", "http"),
-		"command": Str("stdio: executable to launch (required for stdio).").Len(1, maxPathLen),
+		"command": Str("stdio: executable (required).").Len(1, maxPathLen),
 		"args":    Arr("stdio: command-line arguments.", Str("One argument.").Len(0, maxPathLen)).Items(0, maxServerArgs),
-		"env":     secretRecord("stdio: environment variables by name. Write-only: read back masked.", envNameRe),
-		"url":     Str("http: the server's http(s) URL (required for http).").Len(1, maxPathLen),
-		"headers": secretRecord("http: request headers by name. Write-only: read back masked.", headerNameRe),
-		"proxy": Bool("true: the session's Kandev MCP server connects to this server and serves its tools as <server>__<tool>, " +
-			"validating every call before it leaves Kandev; false or absent: the agent connects to it directly."),
-		"timeout_seconds": Int("Proxied servers only: how long one tool call may take before it is cancelled upstream, in seconds "+
-			"(default 60).").Range(1, kanban.MaxUpstreamTimeout),
+		"env":     secretRecord("stdio: environment, read back masked.", envNameRe),
+		"url":     Str("http: its URL (required).").Len(1, maxPathLen),
+		"headers": secretRecord("http: headers, read back masked.", headerNameRe),
+		"proxy": Bool("Serve its tools as <server>__<tool> through the session's Kandev MCP server, validated " +
+			"there; else the agent connects directly."),
+		"timeout_seconds": Int("Proxied: seconds a call may take (default 60).").Range(1, kanban.MaxUpstreamTimeout),
 	}, "type")
 }
 

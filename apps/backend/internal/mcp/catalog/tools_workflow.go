@@ -7,15 +7,13 @@ import (
 
 var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 	{
-		Name:   "create_workflow_kandev",
-		Action: kanban.ActionWorkflowCreate,
-		Title:  "Create workflow",
-		Description: "Create a workflow (kanban board) in a workspace, optionally with its steps in the same atomic call. " +
-			"To copy a workflow, use export_workflow_kandev and import_workflow_kandev instead.",
+		Name:        "create_workflow_kandev",
+		Action:      kanban.ActionWorkflowCreate,
+		Title:       "Create workflow",
+		Description: "Create a workflow (kanban board) in a workspace, optionally with its steps, atomically.",
 		Input: Obj("", workflowFields(P{
-			"workspace_id": ID("Workspace for the workflow. Default: your workspace, else the first workspace."),
-			"steps": stepSpecs("Steps to create, in board order; names unique. The flagged start step, else the " +
-				"first, is the start step."),
+			"workspace_id": ID("Workspace; default yours, else the first."),
+			"steps":        stepSpecs("Steps in board order; the flagged start step, else the first, is the start step."),
 		}), "name"),
 		Output: workflowWithStepsOut,
 		Hints:  WriteHints,
@@ -37,12 +35,11 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		Name:   "delete_workflow_kandev",
 		Action: kanban.ActionWorkflowDelete,
 		Title:  "Delete workflow",
-		Description: "Permanently delete a workflow and its steps. Refused while tasks (archived included) are on it, " +
-			"unless cascade is true, which also deletes those tasks and their sessions, plans and documents.",
+		Description: "Permanently delete a workflow and its steps; refused while tasks (archived included) are on it, " +
+			"unless cascade.",
 		Input: Obj("", P{
 			"workflow_id": ID("Workflow to delete."),
-			"cascade": Bool("Also delete every task on the workflow. Default false: the delete is refused " +
-				"(CONFLICT) while the workflow has tasks.").Default(false),
+			"cascade":     Bool("Also delete its tasks; else CONFLICT while it has any.").Default(false),
 		}, "workflow_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
@@ -51,9 +48,8 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		Name:   "export_workflow_kandev",
 		Action: kanban.ActionWorkflowExport,
 		Title:  "Export workflow",
-		Description: "Export one workflow and its steps as a portable version 1 kandev_workflow document (the reference " +
-			"Kandev's format: no ids or timestamps; steps refer to each other by position; agent profiles by agent and " +
-			"model). The result's JSON text is the document: pass it unchanged as import_workflow_kandev's document.",
+		Description: "Export a workflow as a portable kandev_workflow document (the reference Kandev's format); its JSON " +
+			"text is import_workflow_kandev's document.",
 		Input: Obj("", P{
 			"workflow_id": ID("Workflow to export."),
 		}, "workflow_id"),
@@ -64,15 +60,12 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		Name:   "import_workflow_kandev",
 		Action: kanban.ActionWorkflowImport,
 		Title:  "Import workflow",
-		Description: "Import the workflows of a kandev_workflow document (YAML or JSON text, at most 1 MiB, as " +
-			"export_workflow_kandev or the reference Kandev writes it) into a workspace. Workflows whose name the " +
-			"workspace already has are skipped. The whole document is checked first (unknown fields, types, step " +
-			"positions and references, automation types); a rejected document creates nothing. Returns the names " +
-			"created and skipped, the created workflows, and warnings for what could not be carried over (an agent " +
-			"profile no local profile matches).",
+		Description: "Import the workflows of a kandev_workflow document (YAML or JSON, as export_workflow_kandev or the " +
+			"reference Kandev writes it) into a workspace, skipping names it has. The whole document is checked first; a " +
+			"rejected one creates nothing. Warnings name what could not be carried over.",
 		Input: Obj("", P{
-			"workspace_id": ID("Workspace to create the workflows in. Default: your workspace, else the first workspace."),
-			"document": Str(`The document's text: {"version":1,"type":"kandev_workflow","workflows":[...]} as JSON, or the same as YAML.`).
+			"workspace_id": ID("Workspace; default yours, else the first."),
+			"document": Str(`The document: {"version":1,"type":"kandev_workflow","workflows":[...]} as JSON or YAML.`).
 				Len(1, action.MaxWorkflowDocBytes),
 		}, "document"),
 		Output: out("What the import did.", P{
