@@ -324,7 +324,7 @@ func modeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	var out kanban.Session
-	if err := app.Operator(ctx, backend, tok, "session.set_mode", action.SetModeIn{ID: *session, Mode: kanban.Mode(*mode)}, &out); err != nil {
+	if err := app.Operator(ctx, backend, tok, kanban.ActionSessionSetMode, action.SetModeIn{ID: *session, Mode: kanban.Mode(*mode)}, &out); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(stdout, "session %s mode %s\n", out.ID, out.MCPMode)
@@ -369,7 +369,7 @@ func sessionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return app.SessionUpstreams(ctx, backend, tok, *session, stdout)
 	}
 	var out action.TokenOut
-	if err := app.Operator(ctx, backend, tok, "session.token", action.IDIn{ID: *session}, &out); err != nil {
+	if err := app.Operator(ctx, backend, tok, kanban.ActionSessionToken, action.IDIn{ID: *session}, &out); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintln(stdout, out.Token)

@@ -11,66 +11,66 @@ import (
 // TaskRefIn is the payload of actions on one task's plan ("self" allowed
 // for sessions).
 type TaskRefIn struct {
-	TaskID string `json:"task_id"`
+	TaskID string `json:"task_id,omitzero"`
 }
 
 // TaskPageIn is the payload of lists scoped to one task.
 type TaskPageIn struct {
-	TaskID string `json:"task_id"`
-	Limit  int    `json:"limit"`
-	Cursor string `json:"cursor"`
+	TaskID string `json:"task_id,omitzero"`
+	Limit  int    `json:"limit,omitzero"`
+	Cursor string `json:"cursor,omitzero"`
 }
 
 // PlanCreateIn is the payload of plan.create.
 type PlanCreateIn struct {
-	TaskID  string `json:"task_id"`
-	Title   string `json:"title"`
-	Content string `json:"content"`
+	TaskID  string `json:"task_id,omitzero"`
+	Title   string `json:"title,omitzero"`
+	Content string `json:"content,omitzero"`
 }
 
 // PlanUpdateIn is the payload of plan.update: a new revision; Title nil
 // keeps the current title.
 type PlanUpdateIn struct {
-	TaskID  string  `json:"task_id"`
-	Title   *string `json:"title"`
-	Content string  `json:"content"`
+	TaskID  string  `json:"task_id,omitzero"`
+	Title   *string `json:"title,omitzero"`
+	Content string  `json:"content,omitzero"`
 }
 
 // DocumentGetIn is the payload of document.get.
 type DocumentGetIn struct {
-	TaskID string `json:"task_id"`
-	Key    string `json:"key"`
+	TaskID string `json:"task_id,omitzero"`
+	Key    string `json:"document_key,omitzero"`
 }
 
 // DocumentWriteIn is the payload of document.write: creates the document
 // or stores its next revision.
 type DocumentWriteIn struct {
-	TaskID  string `json:"task_id"`
-	Key     string `json:"key"`
-	Type    string `json:"type"`
-	Title   string `json:"title"`
-	Content string `json:"content"`
+	TaskID  string `json:"task_id,omitzero"`
+	Key     string `json:"document_key,omitzero"`
+	Type    string `json:"type,omitzero"`
+	Title   string `json:"title,omitzero"`
+	Content string `json:"content,omitzero"`
 }
 
 // ArtifactCreateIn is the payload of artifact.create; Data is a JSON object.
 type ArtifactCreateIn struct {
-	TaskID string          `json:"task_id"`
-	Kind   string          `json:"kind"`
-	Data   json.RawMessage `json:"data"`
+	TaskID string          `json:"task_id,omitzero"`
+	Kind   string          `json:"kind,omitzero"`
+	Data   json.RawMessage `json:"data,omitzero"`
 }
 
 // ArtifactKindIn is the payload of artifact.latest and artifact.delete.
 type ArtifactKindIn struct {
-	TaskID string `json:"task_id"`
-	Kind   string `json:"kind"`
+	TaskID string `json:"task_id,omitzero"`
+	Kind   string `json:"kind,omitzero"`
 }
 
 // ArtifactListIn is the payload of artifact.list; an empty Kind lists every kind.
 type ArtifactListIn struct {
-	TaskID string `json:"task_id"`
-	Kind   string `json:"kind"`
-	Limit  int    `json:"limit"`
-	Cursor string `json:"cursor"`
+	TaskID string `json:"task_id,omitzero"`
+	Kind   string `json:"kind,omitzero"`
+	Limit  int    `json:"limit,omitzero"`
+	Cursor string `json:"cursor,omitzero"`
 }
 
 // ArtifactDeleteOut is the result of artifact.delete.
@@ -88,7 +88,7 @@ func (s *Service) registerArtifacts(r *Registry) {
 
 func (s *Service) registerPlans(r *Registry) {
 	all := AllowOperator | AllowSession
-	Register(r, "plan.create", all, func(ctx context.Context, p Principal, in PlanCreateIn) (*kanban.Plan, error) {
+	Register(r, kanban.ActionPlanCreate, all, func(ctx context.Context, p Principal, in PlanCreateIn) (*kanban.Plan, error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
@@ -96,14 +96,14 @@ func (s *Service) registerPlans(r *Registry) {
 		out, err := s.store.CreatePlan(ctx, kanban.Plan{TaskID: t.ID, Title: in.Title, Content: in.Content, CreatedBy: authorOf(p)})
 		return s.publishPlan(t, out, err)
 	})
-	Register(r, "plan.get", all, func(ctx context.Context, p Principal, in TaskRefIn) (*kanban.Plan, error) {
+	Register(r, kanban.ActionPlanGet, all, func(ctx context.Context, p Principal, in TaskRefIn) (*kanban.Plan, error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.GetPlan(ctx, t.ID)
 	})
-	Register(r, "plan.update", all, func(ctx context.Context, p Principal, in PlanUpdateIn) (*kanban.Plan, error) {
+	Register(r, kanban.ActionPlanUpdate, all, func(ctx context.Context, p Principal, in PlanUpdateIn) (*kanban.Plan, error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
@@ -111,7 +111,7 @@ func (s *Service) registerPlans(r *Registry) {
 		out, err := s.store.UpdatePlan(ctx, t.ID, in.Title, in.Content, authorOf(p))
 		return s.publishPlan(t, out, err)
 	})
-	Register(r, "plan.delete", all, func(ctx context.Context, p Principal, in TaskRefIn) (*Deleted, error) {
+	Register(r, kanban.ActionPlanDelete, all, func(ctx context.Context, p Principal, in TaskRefIn) (*Deleted, error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
@@ -122,7 +122,7 @@ func (s *Service) registerPlans(r *Registry) {
 		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "plan.deleted", map[string]string{"task_id": t.ID})
 		return &Deleted{ID: t.ID, Deleted: true}, nil
 	})
-	Register(r, "plan.revisions", all, func(ctx context.Context, p Principal, in TaskPageIn) (*kanban.List[kanban.Plan], error) {
+	Register(r, kanban.ActionPlanRevisions, all, func(ctx context.Context, p Principal, in TaskPageIn) (*kanban.List[kanban.Plan], error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
@@ -142,14 +142,14 @@ func (s *Service) publishPlan(t *kanban.Task, pl *kanban.Plan, err error) (*kanb
 
 func (s *Service) registerDocuments(r *Registry) {
 	all := AllowOperator | AllowSession
-	Register(r, "document.list", all, func(ctx context.Context, p Principal, in TaskPageIn) (*kanban.List[kanban.Document], error) {
+	Register(r, kanban.ActionDocumentList, all, func(ctx context.Context, p Principal, in TaskPageIn) (*kanban.List[kanban.Document], error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, docReadReach, docReadForbidden)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.ListDocuments(ctx, t.ID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "document.get", all, func(ctx context.Context, p Principal, in DocumentGetIn) (*kanban.Document, error) {
+	Register(r, kanban.ActionDocumentGet, all, func(ctx context.Context, p Principal, in DocumentGetIn) (*kanban.Document, error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, docReadReach, docReadForbidden)
 		if err != nil {
 			return nil, err
@@ -159,7 +159,7 @@ func (s *Service) registerDocuments(r *Registry) {
 		}
 		return s.store.GetDocument(ctx, t.ID, in.Key)
 	})
-	Register(r, "document.write", all, func(ctx context.Context, p Principal, in DocumentWriteIn) (*kanban.Document, error) {
+	Register(r, kanban.ActionDocumentWrite, all, func(ctx context.Context, p Principal, in DocumentWriteIn) (*kanban.Document, error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, docWriteReach, docWriteForbidden)
 		if err != nil {
 			return nil, err
@@ -175,7 +175,7 @@ func (s *Service) registerDocuments(r *Registry) {
 
 func (s *Service) registerSessionArtifacts(r *Registry) {
 	all := AllowOperator | AllowSession
-	Register(r, "artifact.create", all, func(ctx context.Context, p Principal, in ArtifactCreateIn) (*kanban.Artifact, error) {
+	Register(r, kanban.ActionArtifactCreate, all, func(ctx context.Context, p Principal, in ArtifactCreateIn) (*kanban.Artifact, error) {
 		if d := bytes.TrimSpace(in.Data); len(d) == 0 || d[0] != '{' {
 			return nil, kanban.FieldError("data", "is required and must be a JSON object")
 		}
@@ -202,21 +202,21 @@ func (s *Service) registerSessionArtifacts(r *Registry) {
 		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "artifact.created", out)
 		return out, nil
 	})
-	Register(r, "artifact.latest", all, func(ctx context.Context, p Principal, in ArtifactKindIn) (*kanban.Artifact, error) {
+	Register(r, kanban.ActionArtifactLatest, all, func(ctx context.Context, p Principal, in ArtifactKindIn) (*kanban.Artifact, error) {
 		t, err := s.taskFor(ctx, p, in.TaskID)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.LatestArtifact(ctx, t.ID, in.Kind)
 	})
-	Register(r, "artifact.list", all, func(ctx context.Context, p Principal, in ArtifactListIn) (*kanban.List[kanban.Artifact], error) {
+	Register(r, kanban.ActionArtifactList, all, func(ctx context.Context, p Principal, in ArtifactListIn) (*kanban.List[kanban.Artifact], error) {
 		t, err := s.taskFor(ctx, p, in.TaskID)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.ListArtifacts(ctx, t.ID, in.Kind, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "artifact.delete", all, func(ctx context.Context, p Principal, in ArtifactKindIn) (*ArtifactDeleteOut, error) {
+	Register(r, kanban.ActionArtifactDelete, all, func(ctx context.Context, p Principal, in ArtifactKindIn) (*ArtifactDeleteOut, error) {
 		t, err := s.taskFor(ctx, p, in.TaskID)
 		if err != nil {
 			return nil, err

@@ -8,47 +8,62 @@ import (
 
 // IDIn is the payload of actions that take one id.
 type IDIn struct {
-	ID string `json:"id"`
+	ID string `json:"id,omitzero"`
+}
+
+// WorkflowRefIn names one workflow (its tool's workflow_id).
+type WorkflowRefIn struct {
+	WorkflowID string `json:"workflow_id,omitzero"`
+}
+
+// StepRefIn names one workflow step (its tool's step_id).
+type StepRefIn struct {
+	StepID string `json:"step_id,omitzero"`
+}
+
+// ProfileRefIn names one agent or executor profile (its tool's profile_id).
+type ProfileRefIn struct {
+	ProfileID string `json:"profile_id,omitzero"`
 }
 
 // ListIn is the payload of unfiltered lists.
 type ListIn struct {
-	Limit  int    `json:"limit"`
-	Cursor string `json:"cursor"`
+	Limit  int    `json:"limit,omitzero"`
+	Cursor string `json:"cursor,omitzero"`
 }
 
 func (l ListIn) page() kanban.Page { return kanban.Page{Limit: l.Limit, Cursor: l.Cursor} }
 
 // WorkspaceCreateIn is the payload of workspace.create.
 type WorkspaceCreateIn struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
+	Name        string `json:"name,omitzero"`
+	Description string `json:"description,omitzero"`
 }
 
 // WorkspaceUpdateIn is the payload of workspace.update.
 type WorkspaceUpdateIn struct {
-	ID          string  `json:"id"`
-	Name        *string `json:"name"`
-	Description *string `json:"description"`
+	ID          string  `json:"id,omitzero"`
+	Name        *string `json:"name,omitzero"`
+	Description *string `json:"description,omitzero"`
 }
 
 // WorkflowListIn is the payload of workflow.list.
 type WorkflowListIn struct {
-	WorkspaceID string `json:"workspace_id"`
-	Limit       int    `json:"limit"`
-	Cursor      string `json:"cursor"`
+	WorkspaceID string `json:"workspace_id,omitzero"`
+	Limit       int    `json:"limit,omitzero"`
+	Cursor      string `json:"cursor,omitzero"`
 }
 
 // StepListIn is the payload of workflow.step.list.
 type StepListIn struct {
-	WorkflowID string `json:"workflow_id"`
-	Limit      int    `json:"limit"`
-	Cursor     string `json:"cursor"`
+	WorkflowID string `json:"workflow_id,omitzero"`
+	Limit      int    `json:"limit,omitzero"`
+	Cursor     string `json:"cursor,omitzero"`
 }
 
 func (s *Service) registerBoard(r *Registry) {
 	all := AllowOperator | AllowSession
-	Register(r, "workspace.list", all, func(ctx context.Context, p Principal, in ListIn) (*kanban.List[kanban.Workspace], error) {
+	Register(r, kanban.ActionWorkspaceList, all, func(ctx context.Context, p Principal, in ListIn) (*kanban.List[kanban.Workspace], error) {
 		if p.Kind == Session {
 			w, err := s.store.GetWorkspace(ctx, p.WorkspaceID)
 			if err != nil {
@@ -58,36 +73,36 @@ func (s *Service) registerBoard(r *Registry) {
 		}
 		return s.store.ListWorkspaces(ctx, in.page())
 	})
-	Register(r, "workspace.get", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Workspace, error) {
+	Register(r, kanban.ActionWorkspaceGet, all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Workspace, error) {
 		id, err := s.workspaceFor(ctx, p, in.ID)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.GetWorkspace(ctx, id)
 	})
-	Register(r, "workspace.create", AllowOperator, func(ctx context.Context, _ Principal, in WorkspaceCreateIn) (*kanban.Workspace, error) {
+	Register(r, kanban.ActionWorkspaceCreate, AllowOperator, func(ctx context.Context, _ Principal, in WorkspaceCreateIn) (*kanban.Workspace, error) {
 		return s.store.CreateWorkspace(ctx, in.Name, in.Description)
 	})
-	Register(r, "workspace.update", AllowOperator, func(ctx context.Context, _ Principal, in WorkspaceUpdateIn) (*kanban.Workspace, error) {
+	Register(r, kanban.ActionWorkspaceUpdate, AllowOperator, func(ctx context.Context, _ Principal, in WorkspaceUpdateIn) (*kanban.Workspace, error) {
 		return s.store.UpdateWorkspace(ctx, in.ID, in.Name, in.Description)
 	})
-	Register(r, "workflow.list", all, func(ctx context.Context, p Principal, in WorkflowListIn) (*kanban.List[kanban.Workflow], error) {
+	Register(r, kanban.ActionWorkflowList, all, func(ctx context.Context, p Principal, in WorkflowListIn) (*kanban.List[kanban.Workflow], error) {
 		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.ListWorkflows(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "workflow.get", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Workflow, error) {
+	Register(r, kanban.ActionWorkflowGet, all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Workflow, error) {
 		return s.workflowInScope(ctx, p, in.ID)
 	})
-	Register(r, "workflow.step.list", all, func(ctx context.Context, p Principal, in StepListIn) (*kanban.List[kanban.WorkflowStep], error) {
+	Register(r, kanban.ActionWorkflowStepList, all, func(ctx context.Context, p Principal, in StepListIn) (*kanban.List[kanban.WorkflowStep], error) {
 		if _, err := s.workflowInScope(ctx, p, in.WorkflowID); err != nil {
 			return nil, err
 		}
 		return s.store.ListSteps(ctx, in.WorkflowID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "workflow.step.get", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.WorkflowStep, error) {
+	Register(r, kanban.ActionWorkflowStepGet, all, func(ctx context.Context, p Principal, in IDIn) (*kanban.WorkflowStep, error) {
 		st, _, err := s.stepInScope(ctx, p, "step_id", in.ID)
 		return st, err
 	})

@@ -27,13 +27,13 @@ const branchForbidden = "a session may only change the repositories of its own t
 // (by at most one locator; none when the task has exactly one) to a task
 // with a base branch.
 type TaskBranchIn struct {
-	TaskID        string `json:"task_id"`
-	RepositoryID  string `json:"repository_id"`
-	LocalPath     string `json:"local_path"`
-	RepositoryURL string `json:"repository_url"`
+	TaskID        string `json:"task_id,omitzero"`
+	RepositoryID  string `json:"repository_id,omitzero"`
+	LocalPath     string `json:"local_path,omitzero"`
+	RepositoryURL string `json:"repository_url,omitzero"`
 	// BaseBranch defaults to the repository's default branch.
-	BaseBranch     string `json:"base_branch"`
-	CheckoutBranch string `json:"checkout_branch"`
+	BaseBranch     string `json:"base_branch,omitzero"`
+	CheckoutBranch string `json:"checkout_branch,omitzero"`
 }
 
 // TaskBranchOut is the result of task.repository.add.
@@ -54,21 +54,21 @@ const (
 // repository_id, local_path, remote_url or github_url, with branches) or a
 // plain folder (local_path, display_name).
 type SourceIn struct {
-	Kind           string `json:"kind"`
-	RepositoryID   string `json:"repository_id"`
-	LocalPath      string `json:"local_path"`
-	RemoteURL      string `json:"remote_url"`
-	GitHubURL      string `json:"github_url"`
-	BaseBranch     string `json:"base_branch"`
-	CheckoutBranch string `json:"checkout_branch"`
-	DisplayName    string `json:"display_name"`
+	Kind           string `json:"kind,omitzero"`
+	RepositoryID   string `json:"repository_id,omitzero"`
+	LocalPath      string `json:"local_path,omitzero"`
+	RemoteURL      string `json:"remote_url,omitzero"`
+	GitHubURL      string `json:"github_url,omitzero"`
+	BaseBranch     string `json:"base_branch,omitzero"`
+	CheckoutBranch string `json:"checkout_branch,omitzero"`
+	DisplayName    string `json:"display_name,omitzero"`
 }
 
 // SourcesAddIn is the payload of workspace.source.add.
 type SourcesAddIn struct {
 	// TaskID is the task to attach to ("self" for a session, its default).
-	TaskID  string     `json:"task_id"`
-	Sources []SourceIn `json:"sources"`
+	TaskID  string     `json:"task_id,omitzero"`
+	Sources []SourceIn `json:"sources,omitzero"`
 }
 
 // SourceOut is one attached source.
@@ -91,17 +91,17 @@ type SourcesAddOut struct {
 // links each repository once, so a link's id (task_repository_id) is its
 // repository's id.
 type BaseBranchIn struct {
-	TaskID           string `json:"task_id"`
-	TaskRepositoryID string `json:"task_repository_id"`
-	RepositoryID     string `json:"repository_id"`
-	BaseBranch       string `json:"base_branch"`
+	TaskID           string `json:"task_id,omitzero"`
+	TaskRepositoryID string `json:"task_repository_id,omitzero"`
+	RepositoryID     string `json:"repository_id,omitzero"`
+	BaseBranch       string `json:"base_branch,omitzero"`
 }
 
 func (s *Service) registerBranches(r *Registry) {
 	all := AllowOperator | AllowSession
-	Register(r, "task.repository.add", all, s.addTaskBranch)
-	Register(r, "workspace.source.add", all, s.addSources)
-	Register(r, "task.repository.set_base_branch", all, s.setBaseBranch)
+	Register(r, kanban.ActionTaskRepositoryAdd, all, s.addTaskBranch)
+	Register(r, kanban.ActionWorkspaceSourceAdd, all, s.addSources)
+	Register(r, kanban.ActionTaskRepositorySetBaseBranch, all, s.setBaseBranch)
 }
 
 // addTaskBranch links a repository to a task with a base branch (and an

@@ -24,27 +24,27 @@ func TestAddBranchToTask(t *testing.T) {
 		{"no locator and no repository", TaskBranchIn{BaseBranch: "main"}, "provide one of repository_id, local_path, repository_url (the task does not have exactly one repository)"},
 		{"long branch", TaskBranchIn{LocalPath: "/src/a", BaseBranch: strings.Repeat("b", maxBranchLen+1)}, "base_branch: longer than 255 characters"},
 	} {
-		if got := h.refuse(sess, "task.repository.add", tc.in, kanban.CodeValidation); got != tc.want {
+		if got := h.refuse(sess, kanban.ActionTaskRepositoryAdd, tc.in, kanban.CodeValidation); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	h.refuse(sess, "task.repository.add", TaskBranchIn{TaskID: sib.ID, LocalPath: "/src/a", BaseBranch: "main"}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{TaskID: sib.ID, LocalPath: "/src/a", BaseBranch: "main"}, kanban.CodeForbidden)
 
-	out := call[TaskBranchOut](h, sess, "task.repository.add", TaskBranchIn{LocalPath: "/src/a", BaseBranch: "develop", CheckoutBranch: "feat/x"})
+	out := call[TaskBranchOut](h, sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{LocalPath: "/src/a", BaseBranch: "develop", CheckoutBranch: "feat/x"})
 	if !out.RepositoryCreated || out.Repository.LocalPath != "/src/a" || out.TaskRepository.TaskID != me.ID ||
 		out.TaskRepository.BaseBranch != "develop" || out.TaskRepository.CheckoutBranch != "feat/x" {
 		t.Fatalf("task.repository.add: got %+v, want a new repository linked to the task", out)
 	}
-	again := call[TaskBranchOut](h, sess, "task.repository.add", TaskBranchIn{TaskID: kid.ID, RepositoryID: out.Repository.ID})
+	again := call[TaskBranchOut](h, sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{TaskID: kid.ID, RepositoryID: out.Repository.ID})
 	if again.RepositoryCreated || again.TaskRepository.TaskID != kid.ID || again.TaskRepository.BaseBranch != "main" {
 		t.Errorf("task.repository.add by id on a subtask: got %+v, want the same repository linked to the kid from its default branch", again)
 	}
 	// Without a locator, the task's only repository.
-	only := call[TaskBranchOut](h, sess, "task.repository.add", TaskBranchIn{CheckoutBranch: "feat/y"})
+	only := call[TaskBranchOut](h, sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{CheckoutBranch: "feat/y"})
 	if only.Repository.ID != out.Repository.ID || only.TaskRepository.BaseBranch != "main" || only.TaskRepository.CheckoutBranch != "feat/y" {
 		t.Errorf("task.repository.add without a locator: got %+v, want the task's only repository updated", only)
 	}
-	call[TaskBranchOut](h, sess, "task.repository.add", TaskBranchIn{BaseBranch: "develop", CheckoutBranch: "feat/x"})
+	call[TaskBranchOut](h, sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{BaseBranch: "develop", CheckoutBranch: "feat/x"})
 	if n := h.count("repositories"); n != 1 {
 		t.Errorf("repositories: got %d, want 1", n)
 	}
@@ -53,22 +53,22 @@ func TestAddBranchToTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.refuse(sess, "task.repository.add", TaskBranchIn{RepositoryID: repo.ID, BaseBranch: "main"}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{RepositoryID: repo.ID, BaseBranch: "main"}, kanban.CodeForbidden)
 
 	// Changing the base branch keeps the checkout branch.
-	set := call[kanban.TaskRepository](h, sess, "task.repository.set_base_branch", BaseBranchIn{BaseBranch: "release"})
+	set := call[kanban.TaskRepository](h, sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{BaseBranch: "release"})
 	if set.BaseBranch != "release" || set.CheckoutBranch != "feat/x" || set.RepositoryID != out.Repository.ID {
 		t.Errorf("set_base_branch: got %+v, want release keeping feat/x", set)
 	}
-	h.refuse(sess, "task.repository.set_base_branch", BaseBranchIn{RepositoryID: repo.ID, BaseBranch: "x"}, kanban.CodeNotFound)
-	h.refuse(sess, "task.repository.set_base_branch", BaseBranchIn{TaskID: sib.ID, BaseBranch: "x"}, kanban.CodeForbidden)
-	byLink := call[kanban.TaskRepository](h, sess, "task.repository.set_base_branch", BaseBranchIn{TaskRepositoryID: out.Repository.ID, BaseBranch: "rc"})
+	h.refuse(sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{RepositoryID: repo.ID, BaseBranch: "x"}, kanban.CodeNotFound)
+	h.refuse(sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{TaskID: sib.ID, BaseBranch: "x"}, kanban.CodeForbidden)
+	byLink := call[kanban.TaskRepository](h, sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{TaskRepositoryID: out.Repository.ID, BaseBranch: "rc"})
 	if byLink.BaseBranch != "rc" {
 		t.Errorf("set_base_branch by task_repository_id: got %+v", byLink)
 	}
-	h.refuse(sess, "task.repository.set_base_branch", BaseBranchIn{TaskRepositoryID: out.Repository.ID, RepositoryID: repo.ID, BaseBranch: "x"}, kanban.CodeValidation)
-	call[TaskBranchOut](h, sess, "task.repository.add", TaskBranchIn{RepositoryURL: "https://example.com/b.git", BaseBranch: "main"})
-	if msg := h.refuse(sess, "task.repository.set_base_branch", BaseBranchIn{BaseBranch: "x"}, kanban.CodeValidation); !strings.Contains(msg, "several") {
+	h.refuse(sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{TaskRepositoryID: out.Repository.ID, RepositoryID: repo.ID, BaseBranch: "x"}, kanban.CodeValidation)
+	call[TaskBranchOut](h, sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{RepositoryURL: "https://example.com/b.git", BaseBranch: "main"})
+	if msg := h.refuse(sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{BaseBranch: "x"}, kanban.CodeValidation); !strings.Contains(msg, "several") {
 		t.Errorf("set_base_branch without repository_id on two repositories: got %q", msg)
 	}
 }
@@ -96,7 +96,7 @@ func TestAddWorkspaceSources(t *testing.T) {
 		{"unknown repository", SourcesAddIn{Sources: []SourceIn{repo(SourceIn{RepositoryID: kanban.NewID()})}}, kanban.CodeNotFound},
 		{"sibling task", SourcesAddIn{TaskID: h.task("sibling").ID, Sources: []SourceIn{repo(SourceIn{LocalPath: "/a"})}}, kanban.CodeForbidden},
 	} {
-		h.refuse(sess, "workspace.source.add", tc.in, tc.code)
+		h.refuse(sess, kanban.ActionWorkspaceSourceAdd, tc.in, tc.code)
 		if n := h.count("repositories"); n != 0 {
 			t.Fatalf("%s: a refused call registered %d repositories", tc.name, n)
 		}
@@ -104,7 +104,7 @@ func TestAddWorkspaceSources(t *testing.T) {
 
 	in := SourcesAddIn{Sources: []SourceIn{repo(SourceIn{LocalPath: "/src/api", BaseBranch: "trunk"}),
 		repo(SourceIn{GitHubURL: "https://github.com/acme/web", CheckoutBranch: "pr-7"}), {Kind: SourceFolder, LocalPath: "/srv/docs", DisplayName: "Docs"}}}
-	out := call[SourcesAddOut](h, sess, "workspace.source.add", in)
+	out := call[SourcesAddOut](h, sess, kanban.ActionWorkspaceSourceAdd, in)
 	if out.TaskID != me.ID || len(out.Items) != 3 || !out.Items[0].Created || out.Items[0].TaskRepository.BaseBranch != "trunk" ||
 		out.Items[1].Repository.RemoteURL != "https://github.com/acme/web" || out.Items[1].TaskRepository.CheckoutBranch != "pr-7" ||
 		out.Items[2].Kind != SourceFolder || out.Items[2].Repository.Name != "Docs" {
@@ -114,11 +114,11 @@ func TestAddWorkspaceSources(t *testing.T) {
 	if err != nil || len(links) != 3 {
 		t.Fatalf("task links: got %d, %v, want 3", len(links), err)
 	}
-	again := call[SourcesAddOut](h, sess, "workspace.source.add", in)
+	again := call[SourcesAddOut](h, sess, kanban.ActionWorkspaceSourceAdd, in)
 	if again.Items[0].Created || again.Items[0].Repository.ID != out.Items[0].Repository.ID || h.count("repositories") != 3 {
 		t.Errorf("an exact retry: got %+v, want the same sources, created false", again)
 	}
-	byID := call[SourcesAddOut](h, sess, "workspace.source.add", SourcesAddIn{TaskID: h.child(me, "kid").ID,
+	byID := call[SourcesAddOut](h, sess, kanban.ActionWorkspaceSourceAdd, SourcesAddIn{TaskID: h.child(me, "kid").ID,
 		Sources: []SourceIn{repo(SourceIn{RepositoryID: out.Items[0].Repository.ID})}})
 	if byID.Items[0].Created || byID.Items[0].TaskRepository.BaseBranch != "main" {
 		t.Errorf("by repository_id on a subtask: got %+v, want linked from the default branch", byID)

@@ -15,90 +15,90 @@ const SecretMask = "********"
 
 // AgentUpdateIn is the payload of agent.update.
 type AgentUpdateIn struct {
-	ID            string  `json:"id"`
-	SupportsMCP   *bool   `json:"supports_mcp"`
-	MCPConfigPath *string `json:"mcp_config_path"`
+	AgentID       string  `json:"agent_id,omitzero"`
+	SupportsMCP   *bool   `json:"supports_mcp,omitzero"`
+	MCPConfigPath *string `json:"mcp_config_path,omitzero"`
 }
 
 // AgentProfileListIn is the payload of agent.profile.list; an empty
 // AgentID lists every agent's profiles.
 type AgentProfileListIn struct {
-	AgentID string `json:"agent_id"`
-	Limit   int    `json:"limit"`
-	Cursor  string `json:"cursor"`
+	AgentID string `json:"agent_id,omitzero"`
+	Limit   int    `json:"limit,omitzero"`
+	Cursor  string `json:"cursor,omitzero"`
 }
 
 // AgentProfileCreateIn is the payload of agent.profile.create.
 // UserQuestion defaults to true.
 type AgentProfileCreateIn struct {
-	AgentID      string `json:"agent_id"`
-	Name         string `json:"name"`
-	Model        string `json:"model"`
-	AutoApprove  bool   `json:"auto_approve"`
-	UserQuestion *bool  `json:"user_question"`
+	AgentID      string `json:"agent_id,omitzero"`
+	Name         string `json:"name,omitzero"`
+	Model        string `json:"model,omitzero"`
+	AutoApprove  bool   `json:"auto_approve,omitzero"`
+	UserQuestion *bool  `json:"user_question,omitzero"`
 }
 
 // AgentProfileUpdateIn is the payload of agent.profile.update: set fields change.
 type AgentProfileUpdateIn struct {
-	ID           string  `json:"id"`
-	Name         *string `json:"name"`
-	Model        *string `json:"model"`
-	AutoApprove  *bool   `json:"auto_approve"`
-	UserQuestion *bool   `json:"user_question"`
+	ProfileID    string  `json:"profile_id,omitzero"`
+	Name         *string `json:"name,omitzero"`
+	Model        *string `json:"model,omitzero"`
+	AutoApprove  *bool   `json:"auto_approve,omitzero"`
+	UserQuestion *bool   `json:"user_question,omitzero"`
 }
 
 // MCPConfigGetIn is the payload of mcp_config.get.
 type MCPConfigGetIn struct {
-	AgentProfileID string `json:"agent_profile_id"`
+	AgentProfileID string `json:"profile_id,omitzero"`
 }
 
 // MCPConfigUpdateIn is the payload of mcp_config.update. Servers nil keeps
 // the stored servers; otherwise it replaces them, and an env or header
 // value equal to SecretMask keeps that key's stored value.
 type MCPConfigUpdateIn struct {
-	AgentProfileID string                            `json:"agent_profile_id"`
-	Enabled        *bool                             `json:"enabled"`
-	Servers        map[string]kanban.MCPServerConfig `json:"servers"`
+	AgentProfileID string                            `json:"profile_id,omitzero"`
+	Enabled        *bool                             `json:"enabled,omitzero"`
+	Servers        map[string]kanban.MCPServerConfig `json:"servers,omitzero"`
 }
 
 func (s *Service) registerAgentConfig(r *Registry) {
 	cfg := AllowOperator | AllowConfigSession
-	Register(r, "agent.list", AllowOperator|AllowSession, func(ctx context.Context, _ Principal, in ListIn) (*kanban.List[kanban.Agent], error) {
+	Register(r, kanban.ActionAgentList, AllowOperator|AllowSession, func(ctx context.Context, _ Principal, in ListIn) (*kanban.List[kanban.Agent], error) {
 		return s.store.ListAgents(ctx, in.page())
 	})
-	Register(r, "agent.update", cfg, func(ctx context.Context, _ Principal, in AgentUpdateIn) (*kanban.Agent, error) {
-		if in.ID == "" {
-			return nil, kanban.FieldError("id", "is required")
+	Register(r, kanban.ActionAgentUpdate, cfg, func(ctx context.Context, _ Principal, in AgentUpdateIn) (*kanban.Agent, error) {
+		if in.AgentID == "" {
+			return nil, kanban.FieldError("agent_id", "is required")
 		}
-		return s.store.UpdateAgent(ctx, in.ID, in.SupportsMCP, in.MCPConfigPath)
+		return s.store.UpdateAgent(ctx, in.AgentID, in.SupportsMCP, in.MCPConfigPath)
 	})
-	Register(r, "agent.profile.list", cfg, func(ctx context.Context, _ Principal, in AgentProfileListIn) (*kanban.List[kanban.AgentProfile], error) {
+	Register(r, kanban.ActionAgentProfileList, cfg, func(ctx context.Context, _ Principal, in AgentProfileListIn) (*kanban.List[kanban.AgentProfile], error) {
 		return s.store.ListAgentProfiles(ctx, in.AgentID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "agent.profile.create", cfg, func(ctx context.Context, _ Principal, in AgentProfileCreateIn) (*kanban.AgentProfile, error) {
+	Register(r, kanban.ActionAgentProfileCreate, cfg, func(ctx context.Context, _ Principal, in AgentProfileCreateIn) (*kanban.AgentProfile, error) {
 		if in.AgentID == "" {
 			return nil, kanban.FieldError("agent_id", "is required")
 		}
 		return s.store.CreateAgentProfile(ctx, kanban.AgentProfile{AgentID: in.AgentID, Name: in.Name, Model: in.Model,
 			AutoApprove: in.AutoApprove, UserQuestion: in.UserQuestion == nil || *in.UserQuestion})
 	})
-	Register(r, "agent.profile.update", cfg, func(ctx context.Context, _ Principal, in AgentProfileUpdateIn) (*kanban.AgentProfile, error) {
-		if in.ID == "" {
-			return nil, kanban.FieldError("id", "is required")
+	Register(r, kanban.ActionAgentProfileUpdate, cfg, func(ctx context.Context, _ Principal, in AgentProfileUpdateIn) (*kanban.AgentProfile, error) {
+		if in.ProfileID == "" {
+			return nil, kanban.FieldError("profile_id", "is required")
 		}
-		return s.store.UpdateAgentProfile(ctx, in.ID, kanban.AgentProfileUpdate{Name: in.Name, Model: in.Model,
+		return s.store.UpdateAgentProfile(ctx, in.ProfileID, kanban.AgentProfileUpdate{Name: in.Name, Model: in.Model,
 			AutoApprove: in.AutoApprove, UserQuestion: in.UserQuestion})
 	})
-	Register(r, "agent.profile.delete", cfg, func(ctx context.Context, _ Principal, in IDIn) (*Deleted, error) {
-		if in.ID == "" {
-			return nil, kanban.FieldError("id", "is required")
+	Register(r, kanban.ActionAgentProfileDelete, cfg, func(ctx context.Context, _ Principal, in ProfileRefIn) (*Deleted, error) {
+		if in.ProfileID == "" {
+			return nil, kanban.FieldError("profile_id", "is required")
 		}
-		if err := s.store.DeleteAgentProfile(ctx, in.ID); err != nil {
+		if err := s.store.DeleteAgentProfile(ctx, in.ProfileID); err != nil {
 			return nil, err
 		}
-		return &Deleted{ID: in.ID, Deleted: true}, nil
+		return &Deleted{ID: in.ProfileID, Deleted: true}, nil
 	})
-	Register(r, "mcp_config.get", cfg, func(ctx context.Context, _ Principal, in MCPConfigGetIn) (*kanban.MCPConfig, error) {
+	Register(r, kanban.ActionMCPConfigGet, cfg, func(ctx context.Context, _ Principal, in MCPConfigGetIn) (*kanban.MCPConfig, error) {
 		if in.AgentProfileID == "" {
 			return nil, kanban.FieldError("agent_profile_id", "is required")
 		}
@@ -108,7 +108,7 @@ func (s *Service) registerAgentConfig(r *Registry) {
 		}
 		return maskMCPConfig(c), nil
 	})
-	Register(r, "mcp_config.update", cfg, s.updateMCPConfig)
+	Register(r, kanban.ActionMCPConfigUpdate, cfg, s.updateMCPConfig)
 }
 
 func (s *Service) updateMCPConfig(ctx context.Context, _ Principal, in MCPConfigUpdateIn) (*kanban.MCPConfig, error) {

@@ -10,64 +10,64 @@ import (
 // ExecutorProfileListIn is the payload of executor.profile.list; an empty
 // ExecutorID lists every executor's profiles.
 type ExecutorProfileListIn struct {
-	ExecutorID string `json:"executor_id"`
-	Limit      int    `json:"limit"`
-	Cursor     string `json:"cursor"`
+	ExecutorID string `json:"executor_id,omitzero"`
+	Limit      int    `json:"limit,omitzero"`
+	Cursor     string `json:"cursor,omitzero"`
 }
 
 // ExecutorProfileCreateIn is the payload of executor.profile.create.
 // MCPPolicy (one of kanban.MCPPolicies) defaults to "inherit"; Config is an
 // open object.
 type ExecutorProfileCreateIn struct {
-	ExecutorID    string                     `json:"executor_id"`
-	Name          string                     `json:"name"`
-	MCPPolicy     string                     `json:"mcp_policy"`
-	Config        map[string]json.RawMessage `json:"config"`
-	PrepareScript string                     `json:"prepare_script"`
-	CleanupScript string                     `json:"cleanup_script"`
+	ExecutorID    string                     `json:"executor_id,omitzero"`
+	Name          string                     `json:"name,omitzero"`
+	MCPPolicy     string                     `json:"mcp_policy,omitzero"`
+	Config        map[string]json.RawMessage `json:"config,omitzero"`
+	PrepareScript string                     `json:"prepare_script,omitzero"`
+	CleanupScript string                     `json:"cleanup_script,omitzero"`
 }
 
 // ExecutorProfileUpdateIn is the payload of executor.profile.update: set
 // fields change; Config, when given, replaces the stored config.
 type ExecutorProfileUpdateIn struct {
-	ID            string                     `json:"id"`
-	Name          *string                    `json:"name"`
-	MCPPolicy     *string                    `json:"mcp_policy"`
-	Config        map[string]json.RawMessage `json:"config"`
-	PrepareScript *string                    `json:"prepare_script"`
-	CleanupScript *string                    `json:"cleanup_script"`
+	ProfileID     string                     `json:"profile_id,omitzero"`
+	Name          *string                    `json:"name,omitzero"`
+	MCPPolicy     *string                    `json:"mcp_policy,omitzero"`
+	Config        map[string]json.RawMessage `json:"config,omitzero"`
+	PrepareScript *string                    `json:"prepare_script,omitzero"`
+	CleanupScript *string                    `json:"cleanup_script,omitzero"`
 }
 
 func (s *Service) registerExecutorConfig(r *Registry) {
 	cfg := AllowOperator | AllowConfigSession
 	read := AllowOperator | AllowSession
-	Register(r, "executor.list", read, func(ctx context.Context, _ Principal, in ListIn) (*kanban.List[kanban.Executor], error) {
+	Register(r, kanban.ActionExecutorList, read, func(ctx context.Context, _ Principal, in ListIn) (*kanban.List[kanban.Executor], error) {
 		return s.store.ListExecutors(ctx, in.page())
 	})
-	Register(r, "executor.profile.list", read, func(ctx context.Context, _ Principal, in ExecutorProfileListIn) (*kanban.List[kanban.ExecutorProfile], error) {
+	Register(r, kanban.ActionExecutorProfileList, read, func(ctx context.Context, _ Principal, in ExecutorProfileListIn) (*kanban.List[kanban.ExecutorProfile], error) {
 		return s.store.ListExecutorProfiles(ctx, in.ExecutorID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "executor.profile.create", cfg, func(ctx context.Context, _ Principal, in ExecutorProfileCreateIn) (*kanban.ExecutorProfile, error) {
+	Register(r, kanban.ActionExecutorProfileCreate, cfg, func(ctx context.Context, _ Principal, in ExecutorProfileCreateIn) (*kanban.ExecutorProfile, error) {
 		if in.ExecutorID == "" {
 			return nil, kanban.FieldError("executor_id", "is required")
 		}
 		return s.store.CreateExecutorProfile(ctx, kanban.ExecutorProfile{ExecutorID: in.ExecutorID, Name: in.Name,
 			MCPPolicy: in.MCPPolicy, Config: in.Config, PrepareScript: in.PrepareScript, CleanupScript: in.CleanupScript})
 	})
-	Register(r, "executor.profile.update", cfg, func(ctx context.Context, _ Principal, in ExecutorProfileUpdateIn) (*kanban.ExecutorProfile, error) {
-		if in.ID == "" {
-			return nil, kanban.FieldError("id", "is required")
+	Register(r, kanban.ActionExecutorProfileUpdate, cfg, func(ctx context.Context, _ Principal, in ExecutorProfileUpdateIn) (*kanban.ExecutorProfile, error) {
+		if in.ProfileID == "" {
+			return nil, kanban.FieldError("profile_id", "is required")
 		}
-		return s.store.UpdateExecutorProfile(ctx, in.ID, kanban.ExecutorProfileUpdate{Name: in.Name, MCPPolicy: in.MCPPolicy,
+		return s.store.UpdateExecutorProfile(ctx, in.ProfileID, kanban.ExecutorProfileUpdate{Name: in.Name, MCPPolicy: in.MCPPolicy,
 			Config: in.Config, PrepareScript: in.PrepareScript, CleanupScript: in.CleanupScript})
 	})
-	Register(r, "executor.profile.delete", cfg, func(ctx context.Context, _ Principal, in IDIn) (*Deleted, error) {
-		if in.ID == "" {
-			return nil, kanban.FieldError("id", "is required")
+	Register(r, kanban.ActionExecutorProfileDelete, cfg, func(ctx context.Context, _ Principal, in ProfileRefIn) (*Deleted, error) {
+		if in.ProfileID == "" {
+			return nil, kanban.FieldError("profile_id", "is required")
 		}
-		if err := s.store.DeleteExecutorProfile(ctx, in.ID); err != nil {
+		if err := s.store.DeleteExecutorProfile(ctx, in.ProfileID); err != nil {
 			return nil, err
 		}
-		return &Deleted{ID: in.ID, Deleted: true}, nil
+		return &Deleted{ID: in.ProfileID, Deleted: true}, nil
 	})
 }

@@ -10,40 +10,40 @@ func TestWorkflowUpdateDelete(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	name := "Renamed"
-	got := call[kanban.Workflow](h, operator, "workflow.update", WorkflowUpdateIn{ID: h.wf, Name: &name})
+	got := call[kanban.Workflow](h, operator, kanban.ActionWorkflowUpdate, WorkflowUpdateIn{WorkflowID: h.wf, Name: &name})
 	if got.Name != name {
 		t.Errorf("workflow.update: got name %q, want %q", got.Name, name)
 	}
-	h.refuse(operator, "workflow.update", map[string]any{"id": h.wf, "name": ""}, kanban.CodeValidation)
-	h.refuse(operator, "workflow.update", map[string]any{"name": "x"}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionWorkflowUpdate, map[string]any{"workflow_id": h.wf, "name": ""}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionWorkflowUpdate, map[string]any{"name": "x"}, kanban.CodeValidation)
 	h.task("on the board")
-	h.refuse(operator, "workflow.delete", WorkflowDeleteIn{ID: h.wf}, kanban.CodeConflict)
-	call[Deleted](h, operator, "workflow.delete", WorkflowDeleteIn{ID: h.wf, Cascade: true})
+	h.refuse(operator, kanban.ActionWorkflowDelete, WorkflowDeleteIn{WorkflowID: h.wf}, kanban.CodeConflict)
+	call[Deleted](h, operator, kanban.ActionWorkflowDelete, WorkflowDeleteIn{WorkflowID: h.wf, Cascade: true})
 	if n := h.count("tasks"); n != 0 {
 		t.Errorf("tasks after cascade delete: got %d, want 0", n)
 	}
 	if !h.pub.has(WorkspaceTopic(h.ws), "workflow.deleted") {
 		t.Errorf("workflow.deleted: not published")
 	}
-	h.refuse(operator, "workflow.export", IDIn{ID: h.wf}, kanban.CodeNotFound)
+	h.refuse(operator, kanban.ActionWorkflowExport, WorkflowRefIn{WorkflowID: h.wf}, kanban.CodeNotFound)
 }
 
 func TestWorkflowSteps(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	st := call[kanban.WorkflowStep](h, operator, "workflow.step.create", map[string]any{"workflow_id": h.wf, "name": "QA", "wip_limit": 3})
+	st := call[kanban.WorkflowStep](h, operator, kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": h.wf, "name": "QA", "wip_limit": 3})
 	if !st.AllowManualMove || st.Position != len(h.steps) || st.WIPLimit != 3 {
 		t.Errorf("workflow.step.create: got %+v, want manual moves allowed, last position, wip 3", st)
 	}
-	h.refuse(operator, "workflow.step.create", map[string]any{"workflow_id": h.wf, "name": "QA"}, kanban.CodeConflict)
-	h.refuse(operator, "workflow.step.create", map[string]any{"workflow_id": h.wf}, kanban.CodeValidation)
-	h.refuse(operator, "workflow.step.create", map[string]any{"name": "x"}, kanban.CodeValidation)
-	h.refuse(operator, "workflow.step.create", map[string]any{"workflow_id": h.wf, "name": "E",
+	h.refuse(operator, kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": h.wf, "name": "QA"}, kanban.CodeConflict)
+	h.refuse(operator, kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": h.wf}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionWorkflowStepCreate, map[string]any{"name": "x"}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": h.wf, "name": "E",
 		"events": map[string]any{"on_enter": []any{map[string]any{"type": "t", "extra": 1}}}}, kanban.CodeValidation)
-	h.refuse(operator, "workflow.step.update", map[string]any{"id": st.ID, "events": map[string]any{"whenever": []any{}}}, kanban.CodeValidation)
-	h.refuse(operator, "workflow.step.update", map[string]any{"id": st.ID, "wip_limit": -1}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": st.ID, "events": map[string]any{"whenever": []any{}}}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": st.ID, "wip_limit": -1}, kanban.CodeValidation)
 
-	up := call[kanban.WorkflowStep](h, operator, "workflow.step.update", map[string]any{"id": st.ID, "color": "#abcdef",
+	up := call[kanban.WorkflowStep](h, operator, kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": st.ID, "color": "#abcdef",
 		"events": map[string]any{"on_enter": []any{map[string]any{"type": "auto_start_agent"}}}})
 	if up.Color != "#abcdef" || up.Name != "QA" || len(up.Events["on_enter"]) != 1 {
 		t.Errorf("workflow.step.update: got %+v, want color and events set, name kept", up)
@@ -52,16 +52,16 @@ func TestWorkflowSteps(t *testing.T) {
 	for _, s := range h.steps {
 		ids = append(ids, s.ID)
 	}
-	h.refuse(operator, "workflow.step.reorder", StepReorderIn{WorkflowID: h.wf, StepIDs: ids[:2]}, kanban.CodeValidation)
-	h.refuse(operator, "workflow.step.reorder", StepReorderIn{WorkflowID: h.wf, StepIDs: append(ids[1:], ids[1])}, kanban.CodeValidation)
-	re := call[kanban.List[kanban.WorkflowStep]](h, operator, "workflow.step.reorder", StepReorderIn{WorkflowID: h.wf, StepIDs: ids})
+	h.refuse(operator, kanban.ActionWorkflowStepReorder, StepReorderIn{WorkflowID: h.wf, StepIDs: ids[:2]}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionWorkflowStepReorder, StepReorderIn{WorkflowID: h.wf, StepIDs: append(ids[1:], ids[1])}, kanban.CodeValidation)
+	re := call[kanban.List[kanban.WorkflowStep]](h, operator, kanban.ActionWorkflowStepReorder, StepReorderIn{WorkflowID: h.wf, StepIDs: ids})
 	if re.Items[0].ID != st.ID || re.Items[0].Position != 0 {
 		t.Errorf("workflow.step.reorder: got first %s at %d, want %s at 0", re.Items[0].ID, re.Items[0].Position, st.ID)
 	}
 	task := h.task("busy")
-	h.refuse(operator, "workflow.step.delete", IDIn{ID: task.WorkflowStepID}, kanban.CodeConflict)
-	call[Deleted](h, operator, "workflow.step.delete", IDIn{ID: st.ID})
-	h.refuse(operator, "workflow.step.get", IDIn{ID: st.ID}, kanban.CodeNotFound)
+	h.refuse(operator, kanban.ActionWorkflowStepDelete, StepRefIn{StepID: task.WorkflowStepID}, kanban.CodeConflict)
+	call[Deleted](h, operator, kanban.ActionWorkflowStepDelete, StepRefIn{StepID: st.ID})
+	h.refuse(operator, kanban.ActionWorkflowStepGet, IDIn{ID: st.ID}, kanban.CodeNotFound)
 	for _, ev := range []string{"workflow.step_created", "workflow.step_updated", "workflow.steps_reordered", "workflow.step_deleted"} {
 		if !h.pub.has(WorkspaceTopic(h.ws), ev) {
 			t.Errorf("%s: not published", ev)
@@ -72,12 +72,12 @@ func TestWorkflowSteps(t *testing.T) {
 // firstAgent returns the first listed agent and its default profile.
 func (h *harness) firstAgent() (kanban.Agent, kanban.AgentProfile) {
 	h.t.Helper()
-	agents := call[kanban.List[kanban.Agent]](h, operator, "agent.list", ListIn{})
+	agents := call[kanban.List[kanban.Agent]](h, operator, kanban.ActionAgentList, ListIn{})
 	if len(agents.Items) != 5 {
 		h.t.Fatalf("agent.list: got %d agents, want the 5 built-in ones", len(agents.Items))
 	}
 	a := agents.Items[0]
-	profs := call[kanban.List[kanban.AgentProfile]](h, operator, "agent.profile.list", AgentProfileListIn{AgentID: a.ID})
+	profs := call[kanban.List[kanban.AgentProfile]](h, operator, kanban.ActionAgentProfileList, AgentProfileListIn{AgentID: a.ID})
 	if len(profs.Items) != 1 {
 		h.t.Fatalf("agent.profile.list: got %d profiles, want 1", len(profs.Items))
 	}
@@ -90,28 +90,28 @@ func TestAgentsAndProfiles(t *testing.T) {
 	a, def := h.firstAgent()
 	path := "/etc/agent/mcp.json"
 	off := false
-	up := call[kanban.Agent](h, operator, "agent.update", AgentUpdateIn{ID: a.ID, SupportsMCP: &off, MCPConfigPath: &path})
+	up := call[kanban.Agent](h, operator, kanban.ActionAgentUpdate, AgentUpdateIn{AgentID: a.ID, SupportsMCP: &off, MCPConfigPath: &path})
 	if up.SupportsMCP || up.MCPConfigPath != path {
 		t.Errorf("agent.update: got %+v, want supports_mcp off and the path", up)
 	}
-	p := call[kanban.AgentProfile](h, operator, "agent.profile.create", map[string]any{"agent_id": a.ID, "name": "fast", "model": "small"})
+	p := call[kanban.AgentProfile](h, operator, kanban.ActionAgentProfileCreate, map[string]any{"agent_id": a.ID, "name": "fast", "model": "small"})
 	if !p.UserQuestion || p.AutoApprove || p.IsDefault {
 		t.Errorf("agent.profile.create: got %+v, want user_question on by default, not default profile", p)
 	}
-	h.refuse(operator, "agent.profile.create", map[string]any{"agent_id": a.ID, "name": "fast"}, kanban.CodeConflict)
-	h.refuse(operator, "agent.profile.create", map[string]any{"name": "x"}, kanban.CodeValidation)
-	h.refuse(operator, "agent.profile.create", map[string]any{"agent_id": "nope", "name": "x"}, kanban.CodeNotFound)
+	h.refuse(operator, kanban.ActionAgentProfileCreate, map[string]any{"agent_id": a.ID, "name": "fast"}, kanban.CodeConflict)
+	h.refuse(operator, kanban.ActionAgentProfileCreate, map[string]any{"name": "x"}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionAgentProfileCreate, map[string]any{"agent_id": "nope", "name": "x"}, kanban.CodeNotFound)
 	model := "large"
-	p = call[kanban.AgentProfile](h, operator, "agent.profile.update", AgentProfileUpdateIn{ID: p.ID, Model: &model})
+	p = call[kanban.AgentProfile](h, operator, kanban.ActionAgentProfileUpdate, AgentProfileUpdateIn{ProfileID: p.ID, Model: &model})
 	if p.Model != "large" || p.Name != "fast" {
 		t.Errorf("agent.profile.update: got %+v, want model changed, name kept", p)
 	}
-	call[Deleted](h, operator, "agent.profile.delete", IDIn{ID: p.ID})
-	h.refuse(operator, "agent.profile.delete", IDIn{ID: def.ID}, kanban.CodeConflict) // last profile
+	call[Deleted](h, operator, kanban.ActionAgentProfileDelete, ProfileRefIn{ProfileID: p.ID})
+	h.refuse(operator, kanban.ActionAgentProfileDelete, ProfileRefIn{ProfileID: def.ID}, kanban.CodeConflict) // last profile
 	sess := h.session(h.task("t"), kanban.ModeTask)
-	call[kanban.List[kanban.Agent]](h, sess, "agent.list", ListIn{})
-	h.refuse(sess, "agent.profile.list", AgentProfileListIn{}, kanban.CodeForbidden)
-	h.refuse(sess, "agent.update", AgentUpdateIn{ID: a.ID, SupportsMCP: &off}, kanban.CodeForbidden)
+	call[kanban.List[kanban.Agent]](h, sess, kanban.ActionAgentList, ListIn{})
+	h.refuse(sess, kanban.ActionAgentProfileList, AgentProfileListIn{}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionAgentUpdate, AgentUpdateIn{AgentID: a.ID, SupportsMCP: &off}, kanban.CodeForbidden)
 }
 
 func TestMCPConfigSecretsAreWriteOnly(t *testing.T) {
@@ -122,8 +122,8 @@ func TestMCPConfigSecretsAreWriteOnly(t *testing.T) {
 		"github": map[string]any{"type": "stdio", "command": "gh-mcp", "env": map[string]any{"TOKEN": "s3cret-token", "MODE": "ro"}},
 		"docs":   map[string]any{"type": "http", "url": "https://docs.example/mcp", "headers": map[string]any{"Authorization": "Bearer abc"}},
 	}
-	out := call[kanban.MCPConfig](h, operator, "mcp_config.update", map[string]any{"agent_profile_id": prof.ID, "servers": servers})
-	read := call[kanban.MCPConfig](h, operator, "mcp_config.get", MCPConfigGetIn{AgentProfileID: prof.ID})
+	out := call[kanban.MCPConfig](h, operator, kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": prof.ID, "servers": servers})
+	read := call[kanban.MCPConfig](h, operator, kanban.ActionMCPConfigGet, MCPConfigGetIn{AgentProfileID: prof.ID})
 	for _, c := range []kanban.MCPConfig{out, read} {
 		if c.Servers["github"].Env["TOKEN"] != SecretMask || c.Servers["github"].Env["MODE"] != SecretMask ||
 			c.Servers["docs"].Headers["Authorization"] != SecretMask || c.Servers["github"].Command != "gh-mcp" {
@@ -135,7 +135,7 @@ func TestMCPConfigSecretsAreWriteOnly(t *testing.T) {
 	srv.Env["MODE"] = "rw"
 	read.Servers["github"] = srv
 	on := false
-	call[kanban.MCPConfig](h, operator, "mcp_config.update", MCPConfigUpdateIn{AgentProfileID: prof.ID, Enabled: &on, Servers: read.Servers})
+	call[kanban.MCPConfig](h, operator, kanban.ActionMCPConfigUpdate, MCPConfigUpdateIn{AgentProfileID: prof.ID, Enabled: &on, Servers: read.Servers})
 	stored, err := h.st.GetMCPConfig(t.Context(), prof.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -145,64 +145,64 @@ func TestMCPConfigSecretsAreWriteOnly(t *testing.T) {
 		t.Errorf("stored after round trip: got %+v, want secrets kept, MODE changed, disabled", stored)
 	}
 	unknown := map[string]any{"github": map[string]any{"type": "stdio", "command": "x", "env": map[string]any{"NEW": SecretMask}}}
-	h.refuse(operator, "mcp_config.update", map[string]any{"agent_profile_id": prof.ID, "servers": unknown}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": prof.ID, "servers": unknown}, kanban.CodeValidation)
 	bad := map[string]any{"x": map[string]any{"type": "ftp"}}
-	h.refuse(operator, "mcp_config.update", map[string]any{"agent_profile_id": prof.ID, "servers": bad}, kanban.CodeValidation)
-	h.refuse(operator, "mcp_config.update", map[string]any{"servers": map[string]any{}}, kanban.CodeValidation)
-	h.refuse(operator, "mcp_config.get", MCPConfigGetIn{AgentProfileID: "nope"}, kanban.CodeNotFound)
+	h.refuse(operator, kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": prof.ID, "servers": bad}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionMCPConfigUpdate, map[string]any{"servers": map[string]any{}}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionMCPConfigGet, MCPConfigGetIn{AgentProfileID: "nope"}, kanban.CodeNotFound)
 }
 
 func TestExecutorProfiles(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	sess := h.session(h.task("t"), kanban.ModeTask)
-	execs := call[kanban.List[kanban.Executor]](h, sess, "executor.list", ListIn{})
+	execs := call[kanban.List[kanban.Executor]](h, sess, kanban.ActionExecutorList, ListIn{})
 	if len(execs.Items) != 2 {
 		t.Fatalf("executor.list: got %d, want 2", len(execs.Items))
 	}
 	ex := execs.Items[0].ID
-	p := call[kanban.ExecutorProfile](h, operator, "executor.profile.create", map[string]any{"executor_id": ex, "name": "ci",
+	p := call[kanban.ExecutorProfile](h, operator, kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": ex, "name": "ci",
 		"config": map[string]any{"image": "golang:1.26", "cpus": 2}, "prepare_script": "make deps"})
 	if p.MCPPolicy != "inherit" || string(p.Config["cpus"]) != "2" || p.PrepareScript != "make deps" {
 		t.Errorf("executor.profile.create: got %+v, want mcp_policy inherit and the config", p)
 	}
-	h.refuse(operator, "executor.profile.create", map[string]any{"executor_id": ex, "name": "x", "mcp_policy": "sometimes"}, kanban.CodeValidation)
-	h.refuse(operator, "executor.profile.create", map[string]any{"executor_id": ex, "name": "x", "config": []any{}}, kanban.CodeValidation)
-	h.refuse(sess, "executor.profile.create", map[string]any{"executor_id": ex, "name": "x"}, kanban.CodeForbidden)
-	up := call[kanban.ExecutorProfile](h, operator, "executor.profile.update", map[string]any{"id": p.ID, "mcp_policy": "disabled"})
+	h.refuse(operator, kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": ex, "name": "x", "mcp_policy": "sometimes"}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": ex, "name": "x", "config": []any{}}, kanban.CodeValidation)
+	h.refuse(sess, kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": ex, "name": "x"}, kanban.CodeForbidden)
+	up := call[kanban.ExecutorProfile](h, operator, kanban.ActionExecutorProfileUpdate, map[string]any{"profile_id": p.ID, "mcp_policy": "disabled"})
 	if up.MCPPolicy != "disabled" || string(up.Config["cpus"]) != "2" {
 		t.Errorf("executor.profile.update: got %+v, want policy changed, config kept", up)
 	}
-	profs := call[kanban.List[kanban.ExecutorProfile]](h, sess, "executor.profile.list", ExecutorProfileListIn{ExecutorID: ex})
+	profs := call[kanban.List[kanban.ExecutorProfile]](h, sess, kanban.ActionExecutorProfileList, ExecutorProfileListIn{ExecutorID: ex})
 	if len(profs.Items) != 2 {
 		t.Errorf("executor.profile.list: got %d, want 2", len(profs.Items))
 	}
-	call[Deleted](h, operator, "executor.profile.delete", IDIn{ID: p.ID})
-	h.refuse(operator, "executor.profile.delete", IDIn{ID: p.ID}, kanban.CodeNotFound)
+	call[Deleted](h, operator, kanban.ActionExecutorProfileDelete, ProfileRefIn{ProfileID: p.ID})
+	h.refuse(operator, kanban.ActionExecutorProfileDelete, ProfileRefIn{ProfileID: p.ID}, kanban.CodeNotFound)
 }
 
 func TestRepositories(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	repo := call[kanban.Repository](h, operator, "repository.create", RepositoryCreateIn{LocalPath: "/src/kandev"})
+	repo := call[kanban.Repository](h, operator, kanban.ActionRepositoryCreate, RepositoryCreateIn{LocalPath: "/src/kandev"})
 	if repo.WorkspaceID != h.ws || repo.Name != "kandev" || repo.DefaultBranch != "main" {
 		t.Errorf("repository.create: got %+v, want the default workspace, derived name and branch", repo)
 	}
-	h.refuse(operator, "repository.create", RepositoryCreateIn{Name: "nothing"}, kanban.CodeValidation)
-	h.refuse(operator, "repository.update", RepositoryUpdateIn{ID: repo.ID}, kanban.CodeValidation)
-	up := call[kanban.Repository](h, operator, "repository.update", RepositoryUpdateIn{ID: repo.ID, DefaultBranch: "develop"})
+	h.refuse(operator, kanban.ActionRepositoryCreate, RepositoryCreateIn{Name: "nothing"}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionRepositoryUpdate, RepositoryUpdateIn{ID: repo.ID}, kanban.CodeValidation)
+	up := call[kanban.Repository](h, operator, kanban.ActionRepositoryUpdate, RepositoryUpdateIn{ID: repo.ID, DefaultBranch: "develop"})
 	if up.DefaultBranch != "develop" {
 		t.Errorf("repository.update: got %q, want develop", up.DefaultBranch)
 	}
 	ws, _, other := h.otherBoard()
-	theirs := call[kanban.Repository](h, operator, "repository.create", RepositoryCreateIn{WorkspaceID: ws.ID, RemoteURL: "https://x.example/r.git"})
+	theirs := call[kanban.Repository](h, operator, kanban.ActionRepositoryCreate, RepositoryCreateIn{WorkspaceID: ws.ID, RemoteURL: "https://x.example/r.git"})
 	sess := h.session(h.task("t"), kanban.ModeTask)
-	l := call[kanban.List[kanban.Repository]](h, sess, "repository.list", RepositoryListIn{})
+	l := call[kanban.List[kanban.Repository]](h, sess, kanban.ActionRepositoryList, RepositoryListIn{})
 	if len(l.Items) != 1 || l.Items[0].ID != repo.ID {
 		t.Errorf("repository.list as session: got %+v, want only its workspace's repository", l.Items)
 	}
-	h.refuse(sess, "repository.create", RepositoryCreateIn{LocalPath: "/x"}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionRepositoryCreate, RepositoryCreateIn{LocalPath: "/x"}, kanban.CodeForbidden)
 	cfg := h.session(other, kanban.ModeConfig)
-	h.refuse(cfg, "repository.update", RepositoryUpdateIn{ID: repo.ID, DefaultBranch: "x"}, kanban.CodeForbidden)
-	call[kanban.Repository](h, cfg, "repository.update", RepositoryUpdateIn{ID: theirs.ID, DefaultBranch: "trunk"})
+	h.refuse(cfg, kanban.ActionRepositoryUpdate, RepositoryUpdateIn{ID: repo.ID, DefaultBranch: "x"}, kanban.CodeForbidden)
+	call[kanban.Repository](h, cfg, kanban.ActionRepositoryUpdate, RepositoryUpdateIn{ID: theirs.ID, DefaultBranch: "trunk"})
 }

@@ -10,10 +10,10 @@ import (
 // WorkflowCreateIn is the payload of workflow.create. With Steps the
 // workflow and its steps are created in one transaction.
 type WorkflowCreateIn struct {
-	WorkspaceID string     `json:"workspace_id"`
-	Name        string     `json:"name"`
-	Description string     `json:"description"`
-	Steps       []StepSpec `json:"steps"`
+	WorkspaceID string     `json:"workspace_id,omitzero"`
+	Name        string     `json:"name,omitzero"`
+	Description string     `json:"description,omitzero"`
+	Steps       []StepSpec `json:"steps,omitzero"`
 }
 
 // WorkflowOut is the result of workflow.create and workflow.import.
@@ -24,23 +24,23 @@ type WorkflowOut struct {
 
 // WorkflowUpdateIn is the payload of workflow.update.
 type WorkflowUpdateIn struct {
-	ID          string  `json:"id"`
-	Name        *string `json:"name"`
-	Description *string `json:"description"`
+	WorkflowID  string  `json:"workflow_id,omitzero"`
+	Name        *string `json:"name,omitzero"`
+	Description *string `json:"description,omitzero"`
 }
 
 // WorkflowDeleteIn is the payload of workflow.delete. Without Cascade the
 // delete is refused while tasks exist on the workflow.
 type WorkflowDeleteIn struct {
-	ID      string `json:"id"`
-	Cascade bool   `json:"cascade"`
+	WorkflowID string `json:"workflow_id,omitzero"`
+	Cascade    bool   `json:"cascade,omitzero"`
 }
 
 // WorkflowImportIn is the payload of workflow.import: a document's text,
 // YAML or JSON, whose size and shape are checked before it is decoded.
 type WorkflowImportIn struct {
-	WorkspaceID string `json:"workspace_id"`
-	Document    string `json:"document"`
+	WorkspaceID string `json:"workspace_id,omitzero"`
+	Document    string `json:"document,omitzero"`
 }
 
 // WorkflowImportOut is the result of workflow.import: the names created
@@ -67,9 +67,9 @@ func (s *Service) registerConfig(r *Registry) {
 
 func (s *Service) registerWorkflowConfig(r *Registry) {
 	cfg := AllowOperator | AllowConfigSession
-	Register(r, "workflow.create", cfg, s.createWorkflow)
-	Register(r, "workflow.update", cfg, func(ctx context.Context, p Principal, in WorkflowUpdateIn) (*kanban.Workflow, error) {
-		w, err := s.workflowByID(ctx, p, in.ID)
+	Register(r, kanban.ActionWorkflowCreate, cfg, s.createWorkflow)
+	Register(r, kanban.ActionWorkflowUpdate, cfg, func(ctx context.Context, p Principal, in WorkflowUpdateIn) (*kanban.Workflow, error) {
+		w, err := s.workflowByID(ctx, p, in.WorkflowID)
 		if err != nil {
 			return nil, err
 		}
@@ -80,8 +80,8 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "workflow.updated", out)
 		return out, nil
 	})
-	Register(r, "workflow.delete", cfg, func(ctx context.Context, p Principal, in WorkflowDeleteIn) (*Deleted, error) {
-		w, err := s.workflowByID(ctx, p, in.ID)
+	Register(r, kanban.ActionWorkflowDelete, cfg, func(ctx context.Context, p Principal, in WorkflowDeleteIn) (*Deleted, error) {
+		w, err := s.workflowByID(ctx, p, in.WorkflowID)
 		if err != nil {
 			return nil, err
 		}
@@ -91,8 +91,8 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.deleted", map[string]string{"id": w.ID, "workspace_id": w.WorkspaceID})
 		return &Deleted{ID: w.ID, Deleted: true}, nil
 	})
-	Register(r, "workflow.export", cfg, func(ctx context.Context, p Principal, in IDIn) (*WorkflowDocument, error) {
-		w, err := s.workflowByID(ctx, p, in.ID)
+	Register(r, kanban.ActionWorkflowExport, cfg, func(ctx context.Context, p Principal, in WorkflowRefIn) (*WorkflowDocument, error) {
+		w, err := s.workflowByID(ctx, p, in.WorkflowID)
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +102,7 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 		}
 		return exportWorkflow(w, steps, s.portableProfile(ctx)), nil
 	})
-	Register(r, "workflow.import", cfg, s.importDocument)
+	Register(r, kanban.ActionWorkflowImport, cfg, s.importDocument)
 }
 
 // importDocument creates the document's workflows that the workspace does
@@ -221,10 +221,11 @@ func (s *Service) importWorkflow(ctx context.Context, w kanban.Workflow, steps [
 	return &WorkflowOut{Workflow: out, Steps: outSteps}, nil
 }
 
-// workflowByID is workflowInScope for payloads whose id field is "id".
+// workflowByID is workflowInScope for payloads whose id field is
+// "workflow_id".
 func (s *Service) workflowByID(ctx context.Context, p Principal, id string) (*kanban.Workflow, error) {
 	if id == "" {
-		return nil, kanban.FieldError("id", "is required")
+		return nil, kanban.FieldError("workflow_id", "is required")
 	}
 	return s.workflowInScope(ctx, p, id)
 }
@@ -249,48 +250,54 @@ func (s *Service) allSteps(ctx context.Context, workflowID string) ([]kanban.Wor
 // StepCreateIn is the payload of workflow.step.create: a workflow and the
 // step's settings (AllowManualMove defaults to true).
 type StepCreateIn struct {
-	WorkflowID string `json:"workflow_id"`
+	WorkflowID string `json:"workflow_id,omitzero"`
 	// Position is where the step goes (0-based; later steps shift right);
 	// omitted or past the end: last.
-	Position *int `json:"position"`
+	Position *int `json:"position,omitzero"`
 	StepSpec
 }
 
 // StepUpdateIn is the payload of workflow.step.update: set fields change.
 type StepUpdateIn struct {
-	ID                    string  `json:"id"`
-	Name                  *string `json:"name"`
-	Color                 *string `json:"color"`
-	Prompt                *string `json:"prompt"`
-	IsStartStep           *bool   `json:"is_start_step"`
-	AllowManualMove       *bool   `json:"allow_manual_move"`
-	AutoAdvance           *bool   `json:"auto_advance"`
-	WIPLimit              *int    `json:"wip_limit"`
-	AutoArchiveAfterHours *int    `json:"auto_archive_after_hours"`
+	StepID                string  `json:"step_id,omitzero"`
+	Name                  *string `json:"name,omitzero"`
+	Color                 *string `json:"color,omitzero"`
+	Prompt                *string `json:"prompt,omitzero"`
+	IsStartStep           *bool   `json:"is_start_step,omitzero"`
+	AllowManualMove       *bool   `json:"allow_manual_move,omitzero"`
+	AutoAdvance           *bool   `json:"auto_advance,omitzero"`
+	WIPLimit              *int    `json:"wip_limit,omitzero"`
+	AutoArchiveAfterHours *int    `json:"auto_archive_after_hours,omitzero"`
 	// AutoAdvanceRequiresSignal and PullFromStepID ("" clears it).
-	AutoAdvanceRequiresSignal  *bool                          `json:"auto_advance_requires_signal"`
-	CancelTriggersTurnComplete *bool                          `json:"cancel_triggers_turn_complete"`
-	ShowInCommandPanel         *bool                          `json:"show_in_command_panel"`
-	PullFromStepID             *string                        `json:"pull_from_step_id"`
-	Events                     map[string][]kanban.StepAction `json:"events"`
+	AutoAdvanceRequiresSignal  *bool   `json:"auto_advance_requires_signal,omitzero"`
+	CancelTriggersTurnComplete *bool   `json:"cancel_triggers_turn_complete,omitzero"`
+	ShowInCommandPanel         *bool   `json:"show_in_command_panel,omitzero"`
+	PullFromStepID             *string `json:"pull_from_step_id,omitzero"`
+	// PullFromStepPosition names the pull_from_step_id step by its
+	// 0-based position in the workflow.
+	PullFromStepPosition *int                           `json:"pull_from_step_position,omitzero"`
+	Events               map[string][]kanban.StepAction `json:"events,omitzero"`
 }
 
 // StepReorderIn is the payload of workflow.step.reorder: StepIDs lists
 // every step of the workflow exactly once, in the new order.
 type StepReorderIn struct {
-	WorkflowID string   `json:"workflow_id"`
-	StepIDs    []string `json:"step_ids"`
+	WorkflowID string   `json:"workflow_id,omitzero"`
+	StepIDs    []string `json:"step_ids,omitzero"`
 }
 
 func (s *Service) registerStepConfig(r *Registry) {
 	cfg := AllowOperator | AllowConfigSession
-	Register(r, "workflow.step.create", cfg, s.createStep)
-	Register(r, "workflow.step.update", cfg, func(ctx context.Context, p Principal, in StepUpdateIn) (*kanban.WorkflowStep, error) {
+	Register(r, kanban.ActionWorkflowStepCreate, cfg, s.createStep)
+	Register(r, kanban.ActionWorkflowStepUpdate, cfg, func(ctx context.Context, p Principal, in StepUpdateIn) (*kanban.WorkflowStep, error) {
 		if err := checkStepUpdate(in); err != nil {
 			return nil, err
 		}
-		st, w, err := s.stepInScope(ctx, p, "id", in.ID)
+		st, w, err := s.stepInScope(ctx, p, "step_id", in.StepID)
 		if err != nil {
+			return nil, err
+		}
+		if in.PullFromStepID, err = s.pullFromStep(ctx, w.ID, in); err != nil {
 			return nil, err
 		}
 		out, err := s.store.UpdateStep(ctx, st.ID, kanban.StepUpdate{Name: in.Name, Color: in.Color, Prompt: in.Prompt,
@@ -305,8 +312,8 @@ func (s *Service) registerStepConfig(r *Registry) {
 		s.flow.Freed(out.ID) // a raised wip_limit or a new pull_from_step_id may admit tasks
 		return out, nil
 	})
-	Register(r, "workflow.step.delete", cfg, func(ctx context.Context, p Principal, in IDIn) (*Deleted, error) {
-		st, w, err := s.stepInScope(ctx, p, "id", in.ID)
+	Register(r, kanban.ActionWorkflowStepDelete, cfg, func(ctx context.Context, p Principal, in StepRefIn) (*Deleted, error) {
+		st, w, err := s.stepInScope(ctx, p, "step_id", in.StepID)
 		if err != nil {
 			return nil, err
 		}
@@ -316,7 +323,7 @@ func (s *Service) registerStepConfig(r *Registry) {
 		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.step_deleted", map[string]string{"id": st.ID, "workflow_id": st.WorkflowID})
 		return &Deleted{ID: st.ID, Deleted: true}, nil
 	})
-	Register(r, "workflow.step.reorder", cfg, func(ctx context.Context, p Principal, in StepReorderIn) (*kanban.List[kanban.WorkflowStep], error) {
+	Register(r, kanban.ActionWorkflowStepReorder, cfg, func(ctx context.Context, p Principal, in StepReorderIn) (*kanban.List[kanban.WorkflowStep], error) {
 		if len(in.StepIDs) == 0 {
 			return nil, kanban.FieldError("step_ids", "is required")
 		}
@@ -355,10 +362,32 @@ func (s *Service) createStep(ctx context.Context, p Principal, in StepCreateIn) 
 	return out, nil
 }
 
+// pullFromStep returns the update's pull_from_step_id, given directly or
+// as pull_from_step_position: the id of the workflow's step at that
+// position.
+func (s *Service) pullFromStep(ctx context.Context, workflowID string, in StepUpdateIn) (*string, error) {
+	if in.PullFromStepPosition == nil {
+		return in.PullFromStepID, nil
+	}
+	if in.PullFromStepID != nil {
+		return nil, kanban.FieldError("pull_from_step_position", "give pull_from_step_id or pull_from_step_position, not both")
+	}
+	steps, err := s.allSteps(ctx, workflowID)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range steps {
+		if st.Position == *in.PullFromStepPosition {
+			return &st.ID, nil
+		}
+	}
+	return nil, kanban.FieldError("pull_from_step_position", "must be the position of a step of the workflow")
+}
+
 // checkStepUpdate validates the set fields of a step update.
 func checkStepUpdate(in StepUpdateIn) error {
-	if in.ID == "" {
-		return kanban.FieldError("id", "is required")
+	if in.StepID == "" {
+		return kanban.FieldError("step_id", "is required")
 	}
 	if in.Name != nil {
 		if err := kanban.CheckLine("name", *in.Name, true, kanban.MaxNameLen); err != nil {

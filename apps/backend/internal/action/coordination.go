@@ -17,16 +17,16 @@ const maxStopReasonLen = 1000
 
 // TaskMessageIn is the payload of task.message.
 type TaskMessageIn struct {
-	TaskID string `json:"task_id"`
+	TaskID string `json:"task_id,omitzero"`
 	// SessionID picks one live session of the task (default: its newest).
-	SessionID string `json:"session_id"`
-	Prompt    string `json:"prompt"`
+	SessionID string `json:"session_id,omitzero"`
+	Prompt    string `json:"prompt,omitzero"`
 	// DeliveryMode is queued (default: delivered at the session's next
 	// turn) or interrupt (only the target's direct parent or the operator).
-	DeliveryMode string `json:"delivery_mode"`
+	DeliveryMode string `json:"delivery_mode,omitzero"`
 	// ReplyToQuestionID answers a question the target (an autopilot
 	// subtask) asked its parent: recorded once, delivered once.
-	ReplyToQuestionID string `json:"reply_to_question_id"`
+	ReplyToQuestionID string `json:"reply_to_question_id,omitzero"`
 }
 
 // TaskMessageOut is the result of task.message.
@@ -42,8 +42,8 @@ type TaskMessageOut struct {
 
 // TaskStopIn is the payload of task.stop.
 type TaskStopIn struct {
-	TaskID string `json:"task_id"`
-	Reason string `json:"reason"`
+	TaskID string `json:"task_id,omitzero"`
+	Reason string `json:"reason,omitzero"`
 }
 
 // TaskStopOut is the result of task.stop: the sessions it cancelled (none
@@ -56,13 +56,13 @@ type TaskStopOut struct {
 // SessionSpawnIn is the payload of session.spawn.
 type SessionSpawnIn struct {
 	// TaskID is the task ("self" for a session; default self).
-	TaskID string `json:"task_id"`
+	TaskID string `json:"task_id,omitzero"`
 	// Name labels the session (e.g. "reviewer").
-	Name              string `json:"name"`
-	AgentProfileID    string `json:"agent_profile_id"`
-	ExecutorProfileID string `json:"executor_profile_id"`
+	Name              string `json:"name,omitzero"`
+	AgentProfileID    string `json:"agent_profile_id,omitzero"`
+	ExecutorProfileID string `json:"executor_profile_id,omitzero"`
 	// Prompt is the new session's first message; empty: the task's prompt.
-	Prompt string `json:"prompt"`
+	Prompt string `json:"prompt,omitzero"`
 }
 
 // SessionSpawnOut is the result of session.spawn.
@@ -78,13 +78,13 @@ type SessionSpawnOut struct {
 // step completion, the pending title and branch sources.
 func (s *Service) registerTaskSurface(r *Registry) {
 	all := AllowOperator | AllowSession
-	Register(r, "task.message", all, s.messageTask)
-	Register(r, "task.stop", all, s.stopTask)
-	Register(r, "session.spawn", all, s.spawnSession)
-	Register(r, "task.related", all, s.related)
-	Register(r, "step.complete", AllowSession, s.completeStep)
-	Register(r, "step.decide", all, s.decideStep)
-	Register(r, "task.set_title", AllowSession, s.setTitle)
+	Register(r, kanban.ActionTaskMessage, all, s.messageTask)
+	Register(r, kanban.ActionTaskStop, all, s.stopTask)
+	Register(r, kanban.ActionSessionSpawn, all, s.spawnSession)
+	Register(r, kanban.ActionTaskRelated, all, s.related)
+	Register(r, kanban.ActionStepComplete, AllowSession, s.completeStep)
+	Register(r, kanban.ActionStepDecide, all, s.decideStep)
+	Register(r, kanban.ActionTaskSetTitle, AllowSession, s.setTitle)
 	s.registerBranches(r)
 }
 

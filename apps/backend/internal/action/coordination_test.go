@@ -18,7 +18,7 @@ func TestTaskMessage(t *testing.T) {
 	stranger := h.session(other, kanban.ModeTask)
 
 	// No running session on the target yet: nothing to deliver to.
-	if msg := h.refuse(ps, "task.message", TaskMessageIn{TaskID: kid.ID, Prompt: "hi"}, kanban.CodeConflict); !strings.Contains(msg, "no running session") {
+	if msg := h.refuse(ps, kanban.ActionTaskMessage, TaskMessageIn{TaskID: kid.ID, Prompt: "hi"}, kanban.CodeConflict); !strings.Contains(msg, "no running session") {
 		t.Errorf("message without session: got %q, want the no-running-session rule", msg)
 	}
 	ks := h.session(kid, kanban.ModeTask)
@@ -34,22 +34,22 @@ func TestTaskMessage(t *testing.T) {
 		{"bad delivery mode", ps, TaskMessageIn{TaskID: kid.ID, Prompt: "x", DeliveryMode: "later"}, kanban.CodeValidation},
 		{"missing task", ps, TaskMessageIn{Prompt: "x"}, kanban.CodeValidation},
 	} {
-		if msg := h.refuse(tc.p, "task.message", tc.in, tc.code); msg == "" {
+		if msg := h.refuse(tc.p, kanban.ActionTaskMessage, tc.in, tc.code); msg == "" {
 			t.Errorf("%s: got an empty message, want a reason", tc.name)
 		}
 	}
-	queued := call[TaskMessageOut](h, stranger, "task.message", TaskMessageIn{TaskID: kid.ID, Prompt: "FYI"})
+	queued := call[TaskMessageOut](h, stranger, kanban.ActionTaskMessage, TaskMessageIn{TaskID: kid.ID, Prompt: "FYI"})
 	if queued.SessionID != ks.SessionID || queued.DeliveryMode != DeliveryQueued || queued.Message.Author != "task:"+other.ID || queued.Message.Type != "prompt" {
 		t.Errorf("queued message: got %+v, want a prompt by task:%s on the kid's session", queued, other.ID)
 	}
-	intr := call[TaskMessageOut](h, ps, "task.message", TaskMessageIn{TaskID: kid.ID, Prompt: "change course", DeliveryMode: DeliveryInterrupt})
+	intr := call[TaskMessageOut](h, ps, kanban.ActionTaskMessage, TaskMessageIn{TaskID: kid.ID, Prompt: "change course", DeliveryMode: DeliveryInterrupt})
 	if intr.DeliveryMode != DeliveryInterrupt {
 		t.Errorf("interrupt by parent: got %+v, want delivery interrupt", intr)
 	}
 	if !h.pub.has(SessionTopic(ks.SessionID), "session.message") {
 		t.Errorf("session.message: not published to the target session")
 	}
-	msgs := call[kanban.List[kanban.Message]](h, operator, "message.list", MessageListIn{TaskID: kid.ID, MessageTypes: []string{"prompt"}})
+	msgs := call[kanban.List[kanban.Message]](h, operator, kanban.ActionMessageList, MessageListIn{TaskID: kid.ID, MessageTypes: []string{"prompt"}})
 	if len(msgs.Items) != 2 || msgs.Items[1].Content != "change course" {
 		t.Errorf("kid's prompts: got %+v, want the two delivered messages", msgs.Items)
 	}
@@ -67,11 +67,11 @@ func TestTaskStop(t *testing.T) {
 	if _, err := h.st.SetSessionState(context.Background(), k2.SessionID, kanban.SessionCompleted); err != nil {
 		t.Fatal(err)
 	}
-	h.refuse(ps, "task.stop", TaskStopIn{TaskID: grandkid.ID}, kanban.CodeForbidden)
-	h.refuse(k1, "task.stop", TaskStopIn{TaskID: "self"}, kanban.CodeForbidden)
-	h.refuse(ps, "task.stop", TaskStopIn{TaskID: kid.ID, Reason: strings.Repeat("r", maxStopReasonLen+1)}, kanban.CodeValidation)
+	h.refuse(ps, kanban.ActionTaskStop, TaskStopIn{TaskID: grandkid.ID}, kanban.CodeForbidden)
+	h.refuse(k1, kanban.ActionTaskStop, TaskStopIn{TaskID: "self"}, kanban.CodeForbidden)
+	h.refuse(ps, kanban.ActionTaskStop, TaskStopIn{TaskID: kid.ID, Reason: strings.Repeat("r", maxStopReasonLen+1)}, kanban.CodeValidation)
 
-	out := call[TaskStopOut](h, ps, "task.stop", TaskStopIn{TaskID: kid.ID, Reason: "plan changed"})
+	out := call[TaskStopOut](h, ps, kanban.ActionTaskStop, TaskStopIn{TaskID: kid.ID, Reason: "plan changed"})
 	if len(out.StoppedSessionIDs) != 1 || out.StoppedSessionIDs[0] != k1.SessionID {
 		t.Errorf("task.stop: got %+v, want only the live session %s", out, k1.SessionID)
 	}
@@ -81,11 +81,11 @@ func TestTaskStop(t *testing.T) {
 	if got := h.sessionState(k2.SessionID); got != kanban.SessionCompleted {
 		t.Errorf("ended session state: got %s, want COMPLETED (untouched)", got)
 	}
-	status := call[kanban.List[kanban.Message]](h, operator, "message.list", MessageListIn{TaskID: kid.ID, MessageTypes: []string{"status"}})
+	status := call[kanban.List[kanban.Message]](h, operator, kanban.ActionMessageList, MessageListIn{TaskID: kid.ID, MessageTypes: []string{"status"}})
 	if len(status.Items) != 1 || status.Items[0].Content != "Stopped by task:"+parent.ID+": plan changed" {
 		t.Errorf("status messages: got %+v, want one naming the parent and the reason", status.Items)
 	}
-	again := call[TaskStopOut](h, ps, "task.stop", TaskStopIn{TaskID: kid.ID})
+	again := call[TaskStopOut](h, ps, kanban.ActionTaskStop, TaskStopIn{TaskID: kid.ID})
 	if len(again.StoppedSessionIDs) != 0 {
 		t.Errorf("second task.stop: got %+v, want nothing stopped", again)
 	}
@@ -97,20 +97,20 @@ func TestSessionSpawn(t *testing.T) {
 	task := h.task("retry me")
 	sess := h.session(task, kanban.ModeTask)
 	_, _, elsewhere := h.otherBoard()
-	h.refuse(sess, "session.spawn", SessionSpawnIn{TaskID: elsewhere.ID}, kanban.CodeForbidden)
-	h.refuse(sess, "session.spawn", SessionSpawnIn{TaskID: "self", AgentProfileID: "missing"}, kanban.CodeNotFound)
-	h.refuse(sess, "session.spawn", SessionSpawnIn{TaskID: "self", Prompt: strings.Repeat("p", kanban.MaxPromptLen+1)}, kanban.CodeValidation)
+	h.refuse(sess, kanban.ActionSessionSpawn, SessionSpawnIn{TaskID: elsewhere.ID}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionSessionSpawn, SessionSpawnIn{TaskID: "self", AgentProfileID: "missing"}, kanban.CodeNotFound)
+	h.refuse(sess, kanban.ActionSessionSpawn, SessionSpawnIn{TaskID: "self", Prompt: strings.Repeat("p", kanban.MaxPromptLen+1)}, kanban.CodeValidation)
 
-	out := call[SessionSpawnOut](h, sess, "session.spawn", SessionSpawnIn{TaskID: "self", Prompt: "try again"})
+	out := call[SessionSpawnOut](h, sess, kanban.ActionSessionSpawn, SessionSpawnIn{TaskID: "self", Prompt: "try again"})
 	if out.Session == nil || out.Session.TaskID != task.ID || out.AgentProfile == nil || out.AgentProfile.ID != out.Session.AgentProfileID {
 		t.Fatalf("session.spawn: got %+v, want a new session with its effective agent profile", out)
 	}
-	msgs := call[kanban.List[kanban.Message]](h, operator, "message.list", MessageListIn{TaskID: task.ID, SessionID: out.Session.ID})
+	msgs := call[kanban.List[kanban.Message]](h, operator, kanban.ActionMessageList, MessageListIn{TaskID: task.ID, SessionID: out.Session.ID})
 	if len(msgs.Items) != 1 || msgs.Items[0].Content != "try again" || msgs.Items[0].Author != "task:"+task.ID {
 		t.Errorf("spawned session's conversation: got %+v, want the given prompt", msgs.Items)
 	}
-	def := call[SessionSpawnOut](h, operator, "session.spawn", SessionSpawnIn{TaskID: task.ID})
-	msgs = call[kanban.List[kanban.Message]](h, operator, "message.list", MessageListIn{TaskID: task.ID, SessionID: def.Session.ID})
+	def := call[SessionSpawnOut](h, operator, kanban.ActionSessionSpawn, SessionSpawnIn{TaskID: task.ID})
+	msgs = call[kanban.List[kanban.Message]](h, operator, kanban.ActionMessageList, MessageListIn{TaskID: task.ID, SessionID: def.Session.ID})
 	if len(msgs.Items) != 1 || msgs.Items[0].Content != "retry me" {
 		t.Errorf("spawn without prompt: got %+v, want the task's own prompt (its title here)", msgs.Items)
 	}
@@ -133,7 +133,7 @@ func TestTaskRelated(t *testing.T) {
 		t.Fatal(err)
 	}
 	sess := h.session(me, kanban.ModeOffice)
-	out := call[RelatedOut](h, sess, "task.related", RelatedIn{})
+	out := call[RelatedOut](h, sess, kanban.ActionTaskRelated, RelatedIn{})
 	ids := func(l []RelatedTask) []string {
 		var s []string
 		for _, x := range l {
@@ -159,16 +159,16 @@ func TestTaskRelated(t *testing.T) {
 	if len(out.Truncated) != 0 {
 		t.Errorf("truncated: got %v, want none", out.Truncated)
 	}
-	capped := call[RelatedOut](h, sess, "task.related", RelatedIn{TaskID: "self", Limit: 1, Verbose: true})
+	capped := call[RelatedOut](h, sess, kanban.ActionTaskRelated, RelatedIn{TaskID: "self", Limit: 1, Verbose: true})
 	if len(capped.Siblings) != 1 || len(capped.Truncated) != 1 || capped.Truncated[0] != "siblings" {
 		t.Errorf("limit 1: got siblings %v truncated %v, want one sibling and siblings truncated", ids(capped.Siblings), capped.Truncated)
 	}
 	if capped.Task.Description == nil {
 		t.Errorf("verbose: got no description, want one")
 	}
-	h.refuse(sess, "task.related", RelatedIn{Limit: maxRelatedLimit + 1}, kanban.CodeValidation)
+	h.refuse(sess, kanban.ActionTaskRelated, RelatedIn{Limit: maxRelatedLimit + 1}, kanban.CodeValidation)
 	_, _, elsewhere := h.otherBoard()
-	h.refuse(sess, "task.related", RelatedIn{TaskID: elsewhere.ID}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionTaskRelated, RelatedIn{TaskID: elsewhere.ID}, kanban.CodeForbidden)
 }
 
 func TestPlanAndDocumentTreeReach(t *testing.T) {
@@ -180,23 +180,23 @@ func TestPlanAndDocumentTreeReach(t *testing.T) {
 	kid := h.child(me, "kid")
 	sess := h.session(me, kanban.ModeOffice)
 	for _, id := range []string{"", "self", root.ID, kid.ID} {
-		h.refuse(sess, "plan.get", TaskRefIn{TaskID: id}, kanban.CodeNotFound) // reachable, no plan yet
+		h.refuse(sess, kanban.ActionPlanGet, TaskRefIn{TaskID: id}, kanban.CodeNotFound) // reachable, no plan yet
 	}
 	for _, id := range []string{sib.ID, h.task("stranger").ID} {
-		if msg := h.refuse(sess, "plan.create", PlanCreateIn{TaskID: id, Content: "x"}, kanban.CodeForbidden); !strings.Contains(msg, "ancestors") {
+		if msg := h.refuse(sess, kanban.ActionPlanCreate, PlanCreateIn{TaskID: id, Content: "x"}, kanban.CodeForbidden); !strings.Contains(msg, "ancestors") {
 			t.Errorf("plan outside the tree: got %q, want the tree rule", msg)
 		}
 	}
-	call[kanban.Plan](h, sess, "plan.create", PlanCreateIn{TaskID: kid.ID, Content: "kid plan"})
-	call[kanban.Plan](h, operator, "plan.create", PlanCreateIn{TaskID: sib.ID, Content: "operator reaches anything"})
+	call[kanban.Plan](h, sess, kanban.ActionPlanCreate, PlanCreateIn{TaskID: kid.ID, Content: "kid plan"})
+	call[kanban.Plan](h, operator, kanban.ActionPlanCreate, PlanCreateIn{TaskID: sib.ID, Content: "operator reaches anything"})
 
-	call[kanban.Document](h, sess, "document.write", DocumentWriteIn{TaskID: root.ID, Key: "notes", Content: "up"})
-	call[kanban.Document](h, sess, "document.write", DocumentWriteIn{Key: "mine", Content: "self by default"})
-	h.refuse(sess, "document.write", DocumentWriteIn{TaskID: kid.ID, Key: "down", Content: "x"}, kanban.CodeForbidden)
-	h.refuse(sess, "document.write", DocumentWriteIn{TaskID: sib.ID, Key: "side", Content: "x"}, kanban.CodeForbidden)
-	call[kanban.List[kanban.Document]](h, sess, "document.list", TaskPageIn{TaskID: kid.ID})
-	h.refuse(sess, "document.list", TaskPageIn{TaskID: sib.ID}, kanban.CodeForbidden)
-	if got := call[kanban.Document](h, sess, "document.get", DocumentGetIn{TaskID: root.ID, Key: "notes"}); got.Content != "up" {
+	call[kanban.Document](h, sess, kanban.ActionDocumentWrite, DocumentWriteIn{TaskID: root.ID, Key: "notes", Content: "up"})
+	call[kanban.Document](h, sess, kanban.ActionDocumentWrite, DocumentWriteIn{Key: "mine", Content: "self by default"})
+	h.refuse(sess, kanban.ActionDocumentWrite, DocumentWriteIn{TaskID: kid.ID, Key: "down", Content: "x"}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionDocumentWrite, DocumentWriteIn{TaskID: sib.ID, Key: "side", Content: "x"}, kanban.CodeForbidden)
+	call[kanban.List[kanban.Document]](h, sess, kanban.ActionDocumentList, TaskPageIn{TaskID: kid.ID})
+	h.refuse(sess, kanban.ActionDocumentList, TaskPageIn{TaskID: sib.ID}, kanban.CodeForbidden)
+	if got := call[kanban.Document](h, sess, kanban.ActionDocumentGet, DocumentGetIn{TaskID: root.ID, Key: "notes"}); got.Content != "up" {
 		t.Errorf("document.get on the parent: got %q, want up", got.Content)
 	}
 }

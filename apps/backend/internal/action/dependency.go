@@ -8,7 +8,7 @@ import (
 
 func (s *Service) registerDependencies(r *Registry) {
 	all := AllowOperator | AllowSession
-	Register(r, "task.dependency.add", all, func(ctx context.Context, p Principal, in DependencyIn) (*kanban.TaskDependency, error) {
+	Register(r, kanban.ActionTaskDependencyAdd, all, func(ctx context.Context, p Principal, in DependencyIn) (*kanban.TaskDependency, error) {
 		a, b, err := s.dependencyPair(ctx, p, in)
 		if err != nil {
 			return nil, err
@@ -20,7 +20,7 @@ func (s *Service) registerDependencies(r *Registry) {
 		s.pub.Publish(WorkspaceTopic(p.WorkspaceID), "task.dependency_added", d)
 		return d, nil
 	})
-	Register(r, "task.dependency.remove", all, func(ctx context.Context, p Principal, in DependencyIn) (*Deleted, error) {
+	Register(r, kanban.ActionTaskDependencyRemove, all, func(ctx context.Context, p Principal, in DependencyIn) (*Deleted, error) {
 		a, b, err := s.dependencyPair(ctx, p, in)
 		if err != nil {
 			return nil, err
@@ -30,7 +30,7 @@ func (s *Service) registerDependencies(r *Registry) {
 		}
 		return &Deleted{ID: a, Deleted: true}, nil
 	})
-	Register(r, "task.dependency.list", all, func(ctx context.Context, p Principal, in TaskListRelIn) (*kanban.List[kanban.Task], error) {
+	Register(r, kanban.ActionTaskDependencyList, all, func(ctx context.Context, p Principal, in TaskListRelIn) (*kanban.List[kanban.Task], error) {
 		t, err := s.taskInScope(ctx, p, in.TaskID)
 		if err != nil {
 			return nil, err

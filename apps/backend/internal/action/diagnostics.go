@@ -92,7 +92,7 @@ type Diagnostics struct {
 // DiagnosticBundleIn is the payload of diagnostic_bundle.create.
 type DiagnosticBundleIn struct {
 	// Source is backend, frontend or all.
-	Source string `json:"source"`
+	Source string `json:"source,omitzero"`
 	// TaskID is the task whose workspace receives the bundle: required for
 	// the operator; a session may only name its own task (default).
 	TaskID string `json:"task_id,omitempty"`
@@ -136,7 +136,7 @@ func (s *Service) SetDiagnostics(d Diagnostics) {
 
 func (s *Service) registerDiagnostics(r *Registry) {
 	s.diag = &diagnostics{last: map[string]time.Time{}}
-	Register(r, "diagnostic_bundle.create", AllowOperator|AllowSession, s.createBundle)
+	Register(r, kanban.ActionDiagnosticBundleCreate, AllowOperator|AllowSession, s.createBundle)
 }
 
 // createBundle checks the call, then collects, redacts and writes a bundle

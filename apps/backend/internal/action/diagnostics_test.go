@@ -114,9 +114,9 @@ func TestCreateBundleRefusals(t *testing.T) {
 	h := newHarness(t)
 	ws := t.TempDir()
 	f := false
-	created := call[TaskCreateOut](h, operator, "task.create", TaskCreateIn{Title: "Diag", LocalPath: ws, StartAgent: &f})
-	bare := call[TaskCreateOut](h, operator, "task.create", TaskCreateIn{Title: "No dir", StartAgent: &f})
-	sess := call[SessionCreateOut](h, operator, "session.create", SessionCreateIn{TaskID: bare.Task.ID})
+	created := call[TaskCreateOut](h, operator, kanban.ActionTaskCreate, TaskCreateIn{Title: "Diag", LocalPath: ws, StartAgent: &f})
+	bare := call[TaskCreateOut](h, operator, kanban.ActionTaskCreate, TaskCreateIn{Title: "No dir", StartAgent: &f})
+	sess := call[SessionCreateOut](h, operator, kanban.ActionSessionCreate, SessionCreateIn{TaskID: bare.Task.ID})
 	self := Principal{Kind: Session, SessionID: sess.Session.ID, TaskID: bare.Task.ID, WorkspaceID: h.ws}
 	for _, tc := range []struct {
 		p    Principal
@@ -132,7 +132,7 @@ func TestCreateBundleRefusals(t *testing.T) {
 		{self, `{"source":"backend"}`, kanban.CodeNotFound, "the task's workspace directory does not exist on this machine yet"},
 		{operator, `{"source":"all","task_id":"` + created.Task.ID + `","extra":1}`, kanban.CodeValidation, ""},
 	} {
-		msg := h.refuse(tc.p, "diagnostic_bundle.create", tc.in, tc.code)
+		msg := h.refuse(tc.p, kanban.ActionDiagnosticBundleCreate, tc.in, tc.code)
 		if tc.msg != "" && msg != tc.msg {
 			t.Errorf("%s: got %q, want %q", tc.in, msg, tc.msg)
 		}
@@ -140,11 +140,11 @@ func TestCreateBundleRefusals(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, ".kandev")); !os.IsNotExist(err) {
 		t.Fatalf("refusals wrote into the workspace (stat: %v)", err)
 	}
-	out := call[DiagnosticBundleOut](h, operator, "diagnostic_bundle.create", map[string]string{"source": "frontend", "task_id": created.Task.ID})
+	out := call[DiagnosticBundleOut](h, operator, kanban.ActionDiagnosticBundleCreate, map[string]string{"source": "frontend", "task_id": created.Task.ID})
 	if out.Source != "frontend" || len(out.Entries) != 1 || out.Entries[0].Name != "manifest.json" {
 		t.Fatalf("got %+v, want a frontend bundle with only its manifest (no frontend entries configured)", out)
 	}
-	if msg := h.refuse(operator, "diagnostic_bundle.create", map[string]string{"source": "all", "task_id": created.Task.ID}, kanban.CodeUnavailable); !strings.Contains(msg, "retry in") {
+	if msg := h.refuse(operator, kanban.ActionDiagnosticBundleCreate, map[string]string{"source": "all", "task_id": created.Task.ID}, kanban.CodeUnavailable); !strings.Contains(msg, "retry in") {
 		t.Fatalf("got %q, want a retry hint", msg)
 	}
 }
@@ -157,7 +157,7 @@ func TestBundleEntriesAndSecrets(t *testing.T) {
 	reg, svc := New(Deps{Store: h.st})
 	ws := t.TempDir()
 	f := false
-	created := call[TaskCreateOut](h, operator, "task.create", TaskCreateIn{Title: "Diag", LocalPath: ws, StartAgent: &f})
+	created := call[TaskCreateOut](h, operator, kanban.ActionTaskCreate, TaskCreateIn{Title: "Diag", LocalPath: ws, StartAgent: &f})
 	entry := func(name, body string, err error) DiagnosticEntry {
 		return DiagnosticEntry{Name: name, Build: func(context.Context, DiagnosticCall) ([]byte, error) { return []byte(body), err }}
 	}
@@ -166,7 +166,7 @@ func TestBundleEntriesAndSecrets(t *testing.T) {
 		Secrets: func(context.Context) ([]string, error) { return nil, failing },
 		Entries: []DiagnosticEntry{entry("backend/app.txt", "value s3cr3t-value and Bearer abc.def", nil)}})
 	in := payload(t, map[string]string{"source": "backend", "task_id": created.Task.ID})
-	if _, err := reg.Dispatch(context.Background(), operator, "diagnostic_bundle.create", in); !errors.Is(err, failing) {
+	if _, err := reg.Dispatch(context.Background(), operator, kanban.ActionDiagnosticBundleCreate, in); !errors.Is(err, failing) {
 		t.Fatalf("got %v, want the secrets' error", err)
 	}
 	if _, err := os.Stat(filepath.Join(ws, ".kandev")); !os.IsNotExist(err) {
@@ -177,7 +177,7 @@ func TestBundleEntriesAndSecrets(t *testing.T) {
 		Secrets: func(context.Context) ([]string, error) { return []string{"s3cr3t-value"}, nil },
 		Entries: []DiagnosticEntry{entry("backend/app.txt", "value s3cr3t-value and Bearer abc.def", nil),
 			entry("backend/broken.json", "", failing), entry("backend/empty.txt", "", nil), entry("frontend/x.json", "{}", nil)}})
-	res, err := reg.Dispatch(context.Background(), operator, "diagnostic_bundle.create", in)
+	res, err := reg.Dispatch(context.Background(), operator, kanban.ActionDiagnosticBundleCreate, in)
 	if err != nil {
 		t.Fatal(err)
 	}

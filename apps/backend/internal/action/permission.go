@@ -8,23 +8,23 @@ import (
 
 // PermissionListIn is the payload of permission.list.
 type PermissionListIn struct {
-	WorkspaceID string `json:"workspace_id"`
-	TaskID      string `json:"task_id"`
-	SessionID   string `json:"session_id"`
+	WorkspaceID string `json:"workspace_id,omitzero"`
+	TaskID      string `json:"task_id,omitzero"`
+	SessionID   string `json:"session_id,omitzero"`
 	// Status filters by state; default pending ("all" lists every state).
-	Status string `json:"status"`
-	Limit  int    `json:"limit"`
-	Cursor string `json:"cursor"`
+	Status string `json:"status,omitzero"`
+	Limit  int    `json:"limit,omitzero"`
+	Cursor string `json:"cursor,omitzero"`
 }
 
 // PermissionResolveIn is the payload of permission.resolve: the ids a
 // listing returned, unchanged, and one of the offered options.
 type PermissionResolveIn struct {
-	TaskID    string `json:"task_id"`
-	SessionID string `json:"session_id"`
-	RequestID string `json:"request_id"`
-	PendingID string `json:"pending_id"`
-	OptionID  string `json:"option_id"`
+	TaskID    string `json:"task_id,omitzero"`
+	SessionID string `json:"session_id,omitzero"`
+	RequestID string `json:"request_id,omitzero"`
+	PendingID string `json:"pending_id,omitzero"`
+	OptionID  string `json:"option_id,omitzero"`
 }
 
 // PermissionResolveOut is the result of permission.resolve: the stored
@@ -36,8 +36,8 @@ type PermissionResolveOut struct {
 }
 
 func (s *Service) registerPermissions(r *Registry) {
-	Register(r, "permission.list", AllowOperator, s.listPermissions)
-	Register(r, "permission.resolve", AllowOperator, s.resolvePermission)
+	Register(r, kanban.ActionPermissionList, AllowOperator, s.listPermissions)
+	Register(r, kanban.ActionPermissionResolve, AllowOperator, s.resolvePermission)
 }
 
 func (s *Service) listPermissions(ctx context.Context, _ Principal, in PermissionListIn) (*kanban.List[kanban.Permission], error) {

@@ -24,13 +24,13 @@ const (
 
 // QuestionAskIn is the payload of question.ask and question.ask_parent.
 type QuestionAskIn struct {
-	Questions []kanban.QuestionItem `json:"questions"`
+	Questions []kanban.QuestionItem `json:"questions,omitzero"`
 	// Context is shared background; ContextParagraphs, when non-empty,
 	// replaces it, joined with blank lines.
-	Context           string   `json:"context"`
-	ContextParagraphs []string `json:"context_paragraphs"`
+	Context           string   `json:"context,omitzero"`
+	ContextParagraphs []string `json:"context_paragraphs,omitzero"`
 	// WaitSeconds bounds the wait (0: the server's maximum; question.ask).
-	WaitSeconds int `json:"wait_seconds"`
+	WaitSeconds int `json:"wait_seconds,omitzero"`
 }
 
 // context returns the bundle's shared context.
@@ -63,10 +63,10 @@ type QuestionAskOut struct {
 
 // QuestionAnswerIn is the payload of question.answer.
 type QuestionAnswerIn struct {
-	PendingID    string          `json:"pending_id"`
-	Answers      []kanban.Answer `json:"answers"`
-	Rejected     bool            `json:"rejected"`
-	RejectReason string          `json:"reject_reason"`
+	PendingID    string          `json:"pending_id,omitzero"`
+	Answers      []kanban.Answer `json:"answers,omitzero"`
+	Rejected     bool            `json:"rejected,omitzero"`
+	RejectReason string          `json:"reject_reason,omitzero"`
 }
 
 // QuestionAnswerOut is the result of question.answer.
@@ -78,20 +78,20 @@ type QuestionAnswerOut struct {
 
 // QuestionListIn is the payload of question.list.
 type QuestionListIn struct {
-	WorkspaceID string `json:"workspace_id"`
-	TaskID      string `json:"task_id"`
+	WorkspaceID string `json:"workspace_id,omitzero"`
+	TaskID      string `json:"task_id,omitzero"`
 	// Kind is user (default: questions for operators) or parent.
-	Kind         string `json:"kind"`
-	State        string `json:"state"`
-	CreatedSince string `json:"created_since"`
-	Limit        int    `json:"limit"`
-	Cursor       string `json:"cursor"`
+	Kind         string `json:"kind,omitzero"`
+	State        string `json:"state,omitzero"`
+	CreatedSince string `json:"created_since,omitzero"`
+	Limit        int    `json:"limit,omitzero"`
+	Cursor       string `json:"cursor,omitzero"`
 }
 
 func (s *Service) registerQuestions(r *Registry) {
-	a := Register(r, "question.ask", AllowSession, s.ask)
+	a := Register(r, kanban.ActionQuestionAsk, AllowSession, s.ask)
 	a.Blocking = true
-	Register(r, "question.answer", AllowOperator, func(ctx context.Context, _ Principal, in QuestionAnswerIn) (*QuestionAnswerOut, error) {
+	Register(r, kanban.ActionQuestionAnswer, AllowOperator, func(ctx context.Context, _ Principal, in QuestionAnswerIn) (*QuestionAnswerOut, error) {
 		if in.PendingID == "" {
 			return nil, kanban.FieldError("pending_id", "is required")
 		}
@@ -106,7 +106,7 @@ func (s *Service) registerQuestions(r *Registry) {
 		}
 		return &QuestionAnswerOut{Question: q, Claimed: claimed}, nil
 	})
-	Register(r, "question.get", AllowOperator|AllowSession, func(ctx context.Context, p Principal, in IDIn) (*kanban.Question, error) {
+	Register(r, kanban.ActionQuestionGet, AllowOperator|AllowSession, func(ctx context.Context, p Principal, in IDIn) (*kanban.Question, error) {
 		q, err := s.store.GetQuestion(ctx, in.ID)
 		if err != nil {
 			return nil, err
@@ -116,14 +116,14 @@ func (s *Service) registerQuestions(r *Registry) {
 		}
 		return q, nil
 	})
-	Register(r, "question.list", AllowOperator, func(ctx context.Context, _ Principal, in QuestionListIn) (*kanban.List[kanban.Question], error) {
+	Register(r, kanban.ActionQuestionList, AllowOperator, func(ctx context.Context, _ Principal, in QuestionListIn) (*kanban.List[kanban.Question], error) {
 		if in.Kind == "" {
 			in.Kind = kanban.QuestionForUser
 		}
 		return s.store.ListQuestions(ctx, kanban.QuestionFilter{WorkspaceID: in.WorkspaceID, TaskID: in.TaskID, Kind: in.Kind,
 			State: in.State, CreatedSince: in.CreatedSince}, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "question.ask_parent", AllowSession, s.askParent)
+	Register(r, kanban.ActionQuestionAskParent, AllowSession, s.askParent)
 }
 
 // ask stores the question, then waits (bounded) for the first answer.

@@ -4,90 +4,149 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"reflect"
+	"slices"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // Action is one registered action.
 type Action struct {
-	Name  string
+	Name  kanban.Action
 	Allow Allow
 	// Blocking actions may wait for a person (question.ask); clients give
 	// them a longer timeout.
 	Blocking bool
-	run      func(ctx context.Context, p Principal, raw json.RawMessage) (any, error)
+	// Payload is the Go type the payload decodes into.
+	Payload  reflect.Type
+	contract Contract
+	run      func(ctx context.Context, p Principal, raw json.RawMessage, checked bool) (any, error)
 }
 
 // Registry maps action names to actions.
 type Registry struct {
-	actions map[string]*Action
+	actions map[kanban.Action]*Action
 	// sessionOf loads a session: its current mode and capabilities decide
 	// what it may call (mode switches take effect on the next call).
 	sessionOf func(ctx context.Context, sessionID string) (*kanban.Session, error)
 	// modeActions, when set, narrows a session to the actions of its
 	// mode's tools (see Deps.ModeActions).
-	modeActions func(mode kanban.Mode, caps []string) map[string]bool
+	modeActions func(mode kanban.Mode, caps []string) map[kanban.Action]bool
 }
 
 // NewRegistry returns an empty registry. sessionOf resolves a session's
 // current mode (mode switches take effect on the next call).
 func NewRegistry(sessionOf func(ctx context.Context, sessionID string) (*kanban.Session, error)) *Registry {
-	return &Registry{actions: map[string]*Action{}, sessionOf: sessionOf}
+	return &Registry{actions: map[kanban.Action]*Action{}, sessionOf: sessionOf}
 }
 
-// Register adds an action whose payload decodes strictly into In. It panics
-// on a duplicate name: names are written once, at start-up.
-func Register[In, Out any](r *Registry, name string, allow Allow, h func(ctx context.Context, p Principal, in In) (Out, error)) *Action {
+// Contract checks a payload against its action's declared contract — the
+// compiled input schema of the tool whose arguments the payload is — and
+// returns the payload to decode. Its errors are *kanban.Error with the
+// tool's own refusal text, so every transport refuses alike.
+type Contract func(raw json.RawMessage) (json.RawMessage, error)
+
+// Register adds an action whose payload decodes into In: checked by the
+// action's Contract once one is set (see SetContract), strictly by
+// DecodeStrict otherwise. It panics on a duplicate name: names are
+// written once, at start-up.
+func Register[In, Out any](r *Registry, name kanban.Action, allow Allow, h func(ctx context.Context, p Principal, in In) (Out, error)) *Action {
 	if _, dup := r.actions[name]; dup {
 		panic(fmt.Sprintf("action %s registered twice", name))
 	}
-	a := &Action{Name: name, Allow: allow, run: func(ctx context.Context, p Principal, raw json.RawMessage) (any, error) {
+	a := &Action{Name: name, Allow: allow, Payload: reflect.TypeFor[In]()}
+	a.run = func(ctx context.Context, p Principal, raw json.RawMessage, checked bool) (any, error) {
 		var in In
-		if err := DecodeStrict(raw, &in); err != nil {
+		if err := a.decode(raw, checked, &in); err != nil {
 			return nil, err
 		}
 		return h(ctx, p, in)
-	}}
+	}
 	r.actions[name] = a
 	return a
 }
 
+// SetContract makes c the payload check of the named action. It panics on
+// an unregistered name (contracts are set at start-up).
+func (r *Registry) SetContract(name kanban.Action, c Contract) {
+	a, ok := r.actions[name]
+	if !ok {
+		panic(fmt.Sprintf("contract for unregistered action %s", name))
+	}
+	a.contract = c
+}
+
+// HasContract reports whether the named action's payload is checked by a
+// Contract (rather than DecodeStrict).
+func (r *Registry) HasContract(name kanban.Action) bool {
+	a, ok := r.actions[name]
+	return ok && a.contract != nil
+}
+
+// Fields lists the payload's JSON field names, sorted.
+func (a *Action) Fields() []string { return fieldNames(a.Payload) }
+
+// decode fills v from raw: through the contract (skipped when the caller
+// already ran it: checked) then a plain decode, or strictly without one.
+func (a *Action) decode(raw json.RawMessage, checked bool, v any) error {
+	if a.contract == nil {
+		return DecodeStrict(raw, v)
+	}
+	if !checked {
+		var err error
+		if raw, err = a.contract(raw); err != nil {
+			return err
+		}
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return kanban.Errorf(kanban.CodeBadRequest, "payload does not match the action's shape")
+	}
+	return nil
+}
+
 // Lookup returns the named action.
-func (r *Registry) Lookup(name string) (*Action, bool) {
+func (r *Registry) Lookup(name kanban.Action) (*Action, bool) {
 	a, ok := r.actions[name]
 	return a, ok
 }
 
 // Names lists every action name, sorted.
-func (r *Registry) Names() []string {
-	names := make([]string, 0, len(r.actions))
+func (r *Registry) Names() []kanban.Action {
+	names := make([]kanban.Action, 0, len(r.actions))
 	for n := range r.actions {
 		names = append(names, n)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return names
 }
 
 // Dispatch authorizes p for the named action, decodes the payload strictly
 // and runs the handler. Errors are *kanban.Error for anything the caller
 // can act on.
-func (r *Registry) Dispatch(ctx context.Context, p Principal, name string, raw json.RawMessage) (any, error) {
-	return r.dispatch(ctx, p, nil, name, raw)
+func (r *Registry) Dispatch(ctx context.Context, p Principal, name kanban.Action, raw json.RawMessage) (any, error) {
+	return r.dispatch(ctx, p, nil, name, raw, false)
+}
+
+// DispatchChecked is Dispatch for a payload its caller has already
+// checked against the action's Contract (the MCP wrapper, in process, ran
+// the same compiled check): the contract does not run a second time.
+// Actions without a contract decode strictly as ever.
+func (r *Registry) DispatchChecked(ctx context.Context, p Principal, name kanban.Action, raw json.RawMessage) (any, error) {
+	return r.dispatch(ctx, p, nil, name, raw, true)
 }
 
 // DispatchSession is Dispatch for a session principal whose session the
 // caller has just loaded (sess.ID == p.SessionID, e.g. to re-check its
 // token): sess's mode and capabilities authorize the call, and the
 // session is not loaded a second time.
-func (r *Registry) DispatchSession(ctx context.Context, p Principal, sess *kanban.Session, name string, raw json.RawMessage) (any, error) {
+func (r *Registry) DispatchSession(ctx context.Context, p Principal, sess *kanban.Session, name kanban.Action, raw json.RawMessage) (any, error) {
 	if sess == nil || p.Kind != Session || sess.ID != p.SessionID {
 		return nil, kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
 	}
-	return r.dispatch(ctx, p, sess, name, raw)
+	return r.dispatch(ctx, p, sess, name, raw, false)
 }
 
-func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Session, name string, raw json.RawMessage) (any, error) {
+func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Session, name kanban.Action, raw json.RawMessage, checked bool) (any, error) {
 	a, ok := r.actions[name]
 	if !ok {
 		return nil, kanban.Errorf(kanban.CodeUnknownAction, "unknown action")
@@ -95,7 +154,7 @@ func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Sessi
 	if err := r.authorize(ctx, a, p, sess); err != nil {
 		return nil, err
 	}
-	return a.run(ctx, p, raw)
+	return a.run(ctx, p, raw, checked)
 }
 
 // authorize checks that p may run a; a session principal's session is

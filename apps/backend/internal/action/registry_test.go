@@ -18,7 +18,7 @@ func TestDispatchSessionUsesTheGivenSession(t *testing.T) {
 	if err != nil {
 		t.Fatalf("get session: %v", err)
 	}
-	const configOnly = "agent.profile.list"
+	const configOnly = kanban.ActionAgentProfileList
 	empty := json.RawMessage(`{}`)
 	if _, err := h.reg.DispatchSession(ctx, p, stored, configOnly, empty); kanban.ErrorCode(err) != kanban.CodeForbidden {
 		t.Fatalf("task-mode session: got %v, want FORBIDDEN", err)
@@ -31,7 +31,7 @@ func TestDispatchSessionUsesTheGivenSession(t *testing.T) {
 	other := *stored
 	other.ID = kanban.NewID()
 	for name, sess := range map[string]*kanban.Session{"another session": &other, "no session": nil} {
-		if _, err := h.reg.DispatchSession(ctx, p, sess, "task.get", json.RawMessage(`{"id":"self"}`)); kanban.ErrorCode(err) != kanban.CodeUnauthorized {
+		if _, err := h.reg.DispatchSession(ctx, p, sess, kanban.ActionTaskGet, json.RawMessage(`{"id":"self"}`)); kanban.ErrorCode(err) != kanban.CodeUnauthorized {
 			t.Errorf("%s: got %v, want UNAUTHORIZED", name, err)
 		}
 	}

@@ -90,11 +90,11 @@ const (
 
 // RelatedIn is the payload of task.related.
 type RelatedIn struct {
-	TaskID string `json:"task_id"`
+	TaskID string `json:"task_id,omitzero"`
 	// Verbose adds each task's description (cut at 2000 characters).
-	Verbose bool `json:"verbose"`
+	Verbose bool `json:"verbose,omitzero"`
 	// Limit caps each list (default 20, at most 100).
-	Limit int `json:"limit"`
+	Limit int `json:"limit,omitzero"`
 }
 
 // RelatedTask is one task in a task.related result.

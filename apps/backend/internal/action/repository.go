@@ -9,36 +9,36 @@ import (
 // RepositoryListIn is the payload of repository.list; an empty WorkspaceID
 // means the session's workspace, or the first workspace for the operator.
 type RepositoryListIn struct {
-	WorkspaceID string `json:"workspace_id"`
-	Limit       int    `json:"limit"`
-	Cursor      string `json:"cursor"`
+	WorkspaceID string `json:"workspace_id,omitzero"`
+	Limit       int    `json:"limit,omitzero"`
+	Cursor      string `json:"cursor,omitzero"`
 }
 
 // RepositoryCreateIn is the payload of repository.create.
 type RepositoryCreateIn struct {
-	WorkspaceID   string `json:"workspace_id"`
-	Name          string `json:"name"`
-	LocalPath     string `json:"local_path"`
-	RemoteURL     string `json:"remote_url"`
-	DefaultBranch string `json:"default_branch"`
+	WorkspaceID   string `json:"workspace_id,omitzero"`
+	Name          string `json:"name,omitzero"`
+	LocalPath     string `json:"local_path,omitzero"`
+	RemoteURL     string `json:"remote_url,omitzero"`
+	DefaultBranch string `json:"default_branch,omitzero"`
 }
 
 // RepositoryUpdateIn is the payload of repository.update.
 type RepositoryUpdateIn struct {
-	ID            string `json:"id"`
-	DefaultBranch string `json:"default_branch"`
+	ID            string `json:"id,omitzero"`
+	DefaultBranch string `json:"default_branch,omitzero"`
 }
 
 func (s *Service) registerRepositories(r *Registry) {
 	cfg := AllowOperator | AllowConfigSession
-	Register(r, "repository.list", AllowOperator|AllowSession, func(ctx context.Context, p Principal, in RepositoryListIn) (*kanban.List[kanban.Repository], error) {
+	Register(r, kanban.ActionRepositoryList, AllowOperator|AllowSession, func(ctx context.Context, p Principal, in RepositoryListIn) (*kanban.List[kanban.Repository], error) {
 		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.ListRepositories(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "repository.create", cfg, func(ctx context.Context, p Principal, in RepositoryCreateIn) (*kanban.Repository, error) {
+	Register(r, kanban.ActionRepositoryCreate, cfg, func(ctx context.Context, p Principal, in RepositoryCreateIn) (*kanban.Repository, error) {
 		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
 		if err != nil {
 			return nil, err
@@ -51,7 +51,7 @@ func (s *Service) registerRepositories(r *Registry) {
 		s.pub.Publish(WorkspaceTopic(ws), "repository.created", out)
 		return out, nil
 	})
-	Register(r, "repository.update", cfg, func(ctx context.Context, p Principal, in RepositoryUpdateIn) (*kanban.Repository, error) {
+	Register(r, kanban.ActionRepositoryUpdate, cfg, func(ctx context.Context, p Principal, in RepositoryUpdateIn) (*kanban.Repository, error) {
 		if in.DefaultBranch == "" {
 			return nil, kanban.FieldError("default_branch", "is required")
 		}

@@ -27,7 +27,7 @@ type Deps struct {
 	// caps may call (the actions of that mode's MCP tools): a session
 	// token then cannot do over any transport what its mode's tools
 	// cannot. Nil leaves sessions limited by each action's Allow only.
-	ModeActions func(mode kanban.Mode, caps []string) map[string]bool
+	ModeActions func(mode kanban.Mode, caps []string) map[kanban.Action]bool
 	// Agents runs the agents of the sessions that tasks start (the
 	// runtime). Nil: this backend launches no agent, and sessions wait
 	// for agents an operator connects by hand.

@@ -8,11 +8,11 @@ import (
 
 // SessionCreateIn is the payload of session.create.
 type SessionCreateIn struct {
-	TaskID            string      `json:"task_id"`
-	AgentProfileID    string      `json:"agent_profile_id"`
-	ExecutorProfileID string      `json:"executor_profile_id"`
-	Mode              kanban.Mode `json:"mode"`
-	Capabilities      []string    `json:"capabilities"`
+	TaskID            string      `json:"task_id,omitzero"`
+	AgentProfileID    string      `json:"agent_profile_id,omitzero"`
+	ExecutorProfileID string      `json:"executor_profile_id,omitzero"`
+	Mode              kanban.Mode `json:"mode,omitzero"`
+	Capabilities      []string    `json:"capabilities,omitzero"`
 }
 
 // SessionCreateOut is the result of session.create: the token is shown once.
@@ -25,22 +25,22 @@ type SessionCreateOut struct {
 // with WorkspaceID instead every session of a workspace (the board's agent
 // badges), newest first.
 type SessionListIn struct {
-	TaskID      string `json:"task_id"`
-	WorkspaceID string `json:"workspace_id"`
-	Limit       int    `json:"limit"`
-	Cursor      string `json:"cursor"`
+	TaskID      string `json:"task_id,omitzero"`
+	WorkspaceID string `json:"workspace_id,omitzero"`
+	Limit       int    `json:"limit,omitzero"`
+	Cursor      string `json:"cursor,omitzero"`
 }
 
 // SetModeIn is the payload of session.set_mode.
 type SetModeIn struct {
-	ID   string      `json:"id"`
-	Mode kanban.Mode `json:"mode"`
+	ID   string      `json:"id,omitzero"`
+	Mode kanban.Mode `json:"mode,omitzero"`
 }
 
 // SessionStopIn is the payload of session.stop.
 type SessionStopIn struct {
-	ID     string `json:"id"`
-	Reason string `json:"reason"`
+	ID     string `json:"id,omitzero"`
+	Reason string `json:"reason,omitzero"`
 }
 
 // TokenOut is the result of session.token.
@@ -69,13 +69,13 @@ func ProfileOf(s *kanban.Session) *Profile {
 
 // MessageListIn is the payload of message.list (a task's conversation).
 type MessageListIn struct {
-	TaskID       string   `json:"task_id"`
-	SessionID    string   `json:"session_id"`
-	MessageTypes []string `json:"message_types"`
-	Sort         string   `json:"sort"`
-	Before       string   `json:"before"`
-	After        string   `json:"after"`
-	Limit        int      `json:"limit"`
+	TaskID       string   `json:"task_id,omitzero"`
+	SessionID    string   `json:"session_id,omitzero"`
+	MessageTypes []string `json:"message_types,omitzero"`
+	Sort         string   `json:"sort,omitzero"`
+	Before       string   `json:"before,omitzero"`
+	After        string   `json:"after,omitzero"`
+	Limit        int      `json:"limit,omitzero"`
 }
 
 // NoIn is the payload of actions without parameters.
@@ -83,7 +83,7 @@ type NoIn struct{}
 
 func (s *Service) registerSessions(r *Registry) {
 	all := AllowOperator | AllowSession
-	Register(r, "session.create", AllowOperator, func(ctx context.Context, _ Principal, in SessionCreateIn) (*SessionCreateOut, error) {
+	Register(r, kanban.ActionSessionCreate, AllowOperator, func(ctx context.Context, _ Principal, in SessionCreateIn) (*SessionCreateOut, error) {
 		if in.TaskID == "" {
 			return nil, kanban.FieldError("task_id", "is required")
 		}
@@ -95,10 +95,10 @@ func (s *Service) registerSessions(r *Registry) {
 		s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.created", sess)
 		return &SessionCreateOut{Session: sess, Token: tok}, nil
 	})
-	Register(r, "session.get", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Session, error) {
+	Register(r, kanban.ActionSessionGet, all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Session, error) {
 		return s.sessionInScope(ctx, p, in.ID)
 	})
-	Register(r, "session.list", all, func(ctx context.Context, p Principal, in SessionListIn) (*kanban.List[kanban.Session], error) {
+	Register(r, kanban.ActionSessionList, all, func(ctx context.Context, p Principal, in SessionListIn) (*kanban.List[kanban.Session], error) {
 		if in.WorkspaceID != "" {
 			if in.TaskID != "" {
 				return nil, kanban.FieldError("workspace_id", "give task_id or workspace_id, not both")
@@ -115,10 +115,10 @@ func (s *Service) registerSessions(r *Registry) {
 		}
 		return s.store.ListSessions(ctx, t.ID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "session.set_mode", AllowOperator, func(ctx context.Context, _ Principal, in SetModeIn) (*kanban.Session, error) {
+	Register(r, kanban.ActionSessionSetMode, AllowOperator, func(ctx context.Context, _ Principal, in SetModeIn) (*kanban.Session, error) {
 		return s.SetMode(ctx, in.ID, in.Mode)
 	})
-	Register(r, "session.stop", AllowOperator, func(ctx context.Context, p Principal, in SessionStopIn) (*kanban.Session, error) {
+	Register(r, kanban.ActionSessionStop, AllowOperator, func(ctx context.Context, p Principal, in SessionStopIn) (*kanban.Session, error) {
 		if in.ID == "" {
 			return nil, kanban.FieldError("id", "is required")
 		}
@@ -138,14 +138,14 @@ func (s *Service) registerSessions(r *Registry) {
 		}
 		return s.store.GetSession(ctx, in.ID)
 	})
-	Register(r, "session.token", AllowOperator, func(ctx context.Context, _ Principal, in IDIn) (*TokenOut, error) {
+	Register(r, kanban.ActionSessionToken, AllowOperator, func(ctx context.Context, _ Principal, in IDIn) (*TokenOut, error) {
 		tok, err := s.store.RotateSessionToken(ctx, in.ID)
 		if err != nil {
 			return nil, err
 		}
 		return &TokenOut{SessionID: in.ID, Token: tok}, nil
 	})
-	Register(r, "session.attach", AllowSession, func(ctx context.Context, p Principal, _ NoIn) (*Profile, error) {
+	Register(r, kanban.ActionSessionAttach, AllowSession, func(ctx context.Context, p Principal, _ NoIn) (*Profile, error) {
 		sess, err := s.store.SetSessionAttached(ctx, p.SessionID, true)
 		if err != nil {
 			return nil, err
@@ -153,14 +153,14 @@ func (s *Service) registerSessions(r *Registry) {
 		s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.updated", sess)
 		return ProfileOf(sess), nil
 	})
-	Register(r, "session.profile", AllowSession, func(ctx context.Context, p Principal, _ NoIn) (*Profile, error) {
+	Register(r, kanban.ActionSessionProfile, AllowSession, func(ctx context.Context, p Principal, _ NoIn) (*Profile, error) {
 		sess, err := s.store.GetSession(ctx, p.SessionID)
 		if err != nil {
 			return nil, err
 		}
 		return ProfileOf(sess), nil
 	})
-	Register(r, "message.list", all, s.listMessages)
+	Register(r, kanban.ActionMessageList, all, s.listMessages)
 }
 
 // SetMode persists a session's mode and notifies its subscribers (its

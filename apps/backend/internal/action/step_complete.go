@@ -18,9 +18,9 @@ const (
 
 // StepCompleteIn is the payload of step.complete.
 type StepCompleteIn struct {
-	Summary  string `json:"summary"`
-	Handoff  string `json:"handoff"`
-	Blockers string `json:"blockers"`
+	Summary  string `json:"summary,omitzero"`
+	Handoff  string `json:"handoff,omitzero"`
+	Blockers string `json:"blockers,omitzero"`
 }
 
 // stepCompleteData is what a step_complete artifact records.
@@ -154,9 +154,9 @@ const (
 
 // StepDecideIn is the payload of step.decide.
 type StepDecideIn struct {
-	TaskID   string `json:"task_id"`
-	Decision string `json:"decision"`
-	Reason   string `json:"reason"`
+	TaskID   string `json:"task_id,omitzero"`
+	Decision string `json:"decision,omitzero"`
+	Reason   string `json:"reason,omitzero"`
 }
 
 // stepDecisionData is what a step_decision artifact records.

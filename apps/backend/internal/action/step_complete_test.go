@@ -14,11 +14,11 @@ func TestStepCompleteAdvances(t *testing.T) {
 	h := newHarness(t)
 	task := h.task("work") // on Backlog, which auto-advances
 	sess := h.session(task, kanban.ModeTask)
-	h.refuse(operator, "step.complete", StepCompleteIn{Summary: "x"}, kanban.CodeForbidden)
-	h.refuse(sess, "step.complete", StepCompleteIn{}, kanban.CodeValidation)
-	h.refuse(sess, "step.complete", StepCompleteIn{Summary: "x", Blockers: strings.Repeat("b", maxBlockersLen+1)}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionStepComplete, StepCompleteIn{Summary: "x"}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionStepComplete, StepCompleteIn{}, kanban.CodeValidation)
+	h.refuse(sess, kanban.ActionStepComplete, StepCompleteIn{Summary: "x", Blockers: strings.Repeat("b", maxBlockersLen+1)}, kanban.CodeValidation)
 
-	out := call[StepCompleteOut](h, sess, "step.complete", StepCompleteIn{Summary: "triaged", Handoff: "start with the parser", Blockers: "needs a key"})
+	out := call[StepCompleteOut](h, sess, kanban.ActionStepComplete, StepCompleteIn{Summary: "triaged", Handoff: "start with the parser", Blockers: "needs a key"})
 	if !out.Advanced || out.FromStepID != h.steps[0].ID || out.ToStepID != h.steps[1].ID || out.Task.WorkflowStepID != h.steps[1].ID {
 		t.Fatalf("step.complete on Backlog: got %+v, want a move to In Progress", out)
 	}
@@ -39,7 +39,7 @@ func TestStepCompleteAdvances(t *testing.T) {
 	if _, err := h.st.MoveTask(context.Background(), occupant.ID, h.steps[2].ID, -1); err != nil {
 		t.Fatal(err)
 	}
-	full := call[StepCompleteOut](h, sess, "step.complete", StepCompleteIn{Summary: "built"})
+	full := call[StepCompleteOut](h, sess, kanban.ActionStepComplete, StepCompleteIn{Summary: "built"})
 	if full.Advanced || full.Task.WorkflowStepID != h.steps[1].ID || !strings.Contains(full.Outcome, "wip_limit") {
 		t.Errorf("step.complete into a full step: got %+v, want no move and a wip_limit outcome", full)
 	}
@@ -56,7 +56,7 @@ func TestStepCompleteWithoutAutoAdvance(t *testing.T) {
 		t.Fatal(err)
 	}
 	sess := h.session(task, kanban.ModeTask)
-	out := call[StepCompleteOut](h, sess, "step.complete", StepCompleteIn{Summary: "shipped"})
+	out := call[StepCompleteOut](h, sess, kanban.ActionStepComplete, StepCompleteIn{Summary: "shipped"})
 	if out.Advanced || out.ToStepID != "" || !strings.Contains(out.Outcome, "does not auto-advance") {
 		t.Errorf("step.complete on Done: got %+v, want recorded without a move", out)
 	}
@@ -64,7 +64,7 @@ func TestStepCompleteWithoutAutoAdvance(t *testing.T) {
 	if _, err := h.st.UpdateStep(context.Background(), h.steps[3].ID, kanban.StepUpdate{AutoAdvance: &auto}); err != nil {
 		t.Fatal(err)
 	}
-	last := call[StepCompleteOut](h, sess, "step.complete", StepCompleteIn{Summary: "shipped again"})
+	last := call[StepCompleteOut](h, sess, kanban.ActionStepComplete, StepCompleteIn{Summary: "shipped again"})
 	if last.Advanced || !strings.Contains(last.Outcome, "last step") {
 		t.Errorf("step.complete on the last step: got %+v, want no move (last step)", last)
 	}
@@ -76,22 +76,22 @@ func TestStepDecide(t *testing.T) {
 	me := h.task("office")
 	kid := h.child(me, "kid")
 	sess := h.session(me, kanban.ModeOffice)
-	h.refuse(sess, "step.decide", StepDecideIn{Decision: "maybe", Reason: "r"}, kanban.CodeValidation)
-	h.refuse(sess, "step.decide", StepDecideIn{Decision: DecisionApproved}, kanban.CodeValidation)
-	h.refuse(sess, "step.decide", StepDecideIn{TaskID: h.task("stranger").ID, Decision: DecisionApproved, Reason: "r"}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionStepDecide, StepDecideIn{Decision: "maybe", Reason: "r"}, kanban.CodeValidation)
+	h.refuse(sess, kanban.ActionStepDecide, StepDecideIn{Decision: DecisionApproved}, kanban.CodeValidation)
+	h.refuse(sess, kanban.ActionStepDecide, StepDecideIn{TaskID: h.task("stranger").ID, Decision: DecisionApproved, Reason: "r"}, kanban.CodeForbidden)
 
-	first := call[StepDecideOut](h, sess, "step.decide", StepDecideIn{Decision: DecisionRejected, Reason: "tests missing"})
+	first := call[StepDecideOut](h, sess, kanban.ActionStepDecide, StepDecideIn{Decision: DecisionRejected, Reason: "tests missing"})
 	if first.Supersedes != "" || first.Artifact.TaskID != me.ID || first.Artifact.SessionID != sess.SessionID {
 		t.Errorf("first decision: got %+v, want one on the bound task superseding nothing", first)
 	}
-	second := call[StepDecideOut](h, sess, "step.decide", StepDecideIn{TaskID: "self", Decision: DecisionApproved, Reason: "tests added"})
+	second := call[StepDecideOut](h, sess, kanban.ActionStepDecide, StepDecideIn{TaskID: "self", Decision: DecisionApproved, Reason: "tests added"})
 	if second.Supersedes != first.Artifact.ID {
 		t.Errorf("second decision: supersedes %q, want %q", second.Supersedes, first.Artifact.ID)
 	}
-	latest := call[kanban.Artifact](h, operator, "artifact.latest", ArtifactKindIn{TaskID: me.ID, Kind: kanban.ArtifactDecision})
+	latest := call[kanban.Artifact](h, operator, kanban.ActionArtifactLatest, ArtifactKindIn{TaskID: me.ID, Kind: kanban.ArtifactDecision})
 	var d stepDecisionData
 	if err := json.Unmarshal(latest.Data, &d); err != nil || d.Decision != DecisionApproved || d.StepID != me.WorkflowStepID {
 		t.Errorf("latest decision: got %s (%v), want the approval on the task's step", latest.Data, err)
 	}
-	call[StepDecideOut](h, sess, "step.decide", StepDecideIn{TaskID: kid.ID, Decision: DecisionApproved, Reason: "subtask ok"})
+	call[StepDecideOut](h, sess, kanban.ActionStepDecide, StepDecideIn{TaskID: kid.ID, Decision: DecisionApproved, Reason: "subtask ok"})
 }

@@ -8,41 +8,41 @@ import (
 
 // TaskListIn is the payload of task.list.
 type TaskListIn struct {
-	WorkspaceID     string           `json:"workspace_id"`
-	WorkflowID      string           `json:"workflow_id"`
-	WorkflowStepID  string           `json:"workflow_step_id"`
-	ParentID        string           `json:"parent_id"`
-	State           kanban.TaskState `json:"state"`
-	IncludeArchived bool             `json:"include_archived"`
+	WorkspaceID     string           `json:"workspace_id,omitzero"`
+	WorkflowID      string           `json:"workflow_id,omitzero"`
+	WorkflowStepID  string           `json:"workflow_step_id,omitzero"`
+	ParentID        string           `json:"parent_id,omitzero"`
+	State           kanban.TaskState `json:"state,omitzero"`
+	IncludeArchived bool             `json:"include_archived,omitzero"`
 	// Verbose lists every field of each task (kanban.TaskDetail) instead of
 	// a summary with a preview of its prompt (kanban.TaskSummary).
-	Verbose bool   `json:"verbose"`
-	Limit   int    `json:"limit"`
-	Cursor  string `json:"cursor"`
+	Verbose bool   `json:"verbose,omitzero"`
+	Limit   int    `json:"limit,omitzero"`
+	Cursor  string `json:"cursor,omitzero"`
 }
 
 // TaskCreateIn is the payload of task.create.
 type TaskCreateIn struct {
-	WorkspaceID       string   `json:"workspace_id"`
-	WorkflowID        string   `json:"workflow_id"`
-	WorkflowStepID    string   `json:"workflow_step_id"`
-	ParentID          string   `json:"parent_id"`
-	Title             string   `json:"title"`
-	Description       string   `json:"description"`
-	AgentProfileID    string   `json:"agent_profile_id"`
-	ExecutorProfileID string   `json:"executor_profile_id"`
-	StartAgent        *bool    `json:"start_agent"`
-	RepositoryID      string   `json:"repository_id"`
-	LocalPath         string   `json:"local_path"`
-	RepositoryURL     string   `json:"repository_url"`
-	BaseBranch        string   `json:"base_branch"`
-	ExternalID        string   `json:"external_id"`
-	BlockedBy         []string `json:"blocked_by"`
+	WorkspaceID       string   `json:"workspace_id,omitzero"`
+	WorkflowID        string   `json:"workflow_id,omitzero"`
+	WorkflowStepID    string   `json:"workflow_step_id,omitzero"`
+	ParentID          string   `json:"parent_id,omitzero"`
+	Title             string   `json:"title,omitzero"`
+	Prompt            string   `json:"prompt,omitzero"`
+	AgentProfileID    string   `json:"agent_profile_id,omitzero"`
+	ExecutorProfileID string   `json:"executor_profile_id,omitzero"`
+	StartAgent        *bool    `json:"start_agent,omitzero"`
+	RepositoryID      string   `json:"repository_id,omitzero"`
+	LocalPath         string   `json:"local_path,omitzero"`
+	RepositoryURL     string   `json:"repository_url,omitzero"`
+	BaseBranch        string   `json:"base_branch,omitzero"`
+	ExternalID        string   `json:"external_id,omitzero"`
+	BlockedBy         []string `json:"blocked_by,omitzero"`
 	// StartWhenUnblocked defaults to true when BlockedBy is non-empty.
-	StartWhenUnblocked *bool `json:"start_when_unblocked"`
+	StartWhenUnblocked *bool `json:"start_when_unblocked,omitzero"`
 	// Autopilot and WorkspaceMode: see kanban.Task.
-	Autopilot     bool   `json:"autopilot"`
-	WorkspaceMode string `json:"workspace_mode"`
+	Autopilot     bool   `json:"autopilot,omitzero"`
+	WorkspaceMode string `json:"workspace_mode,omitzero"`
 }
 
 // TaskCreateOut is the result of task.create.
@@ -55,43 +55,43 @@ type TaskCreateOut struct {
 
 // TaskUpdateIn is the payload of task.update.
 type TaskUpdateIn struct {
-	ID           string            `json:"id"`
-	Title        *string           `json:"title"`
-	Description  *string           `json:"description"`
-	State        *kanban.TaskState `json:"state"`
-	LaunchPrompt *string           `json:"launch_prompt"`
+	TaskID       string            `json:"task_id,omitzero"`
+	Title        *string           `json:"title,omitzero"`
+	Description  *string           `json:"description,omitzero"`
+	State        *kanban.TaskState `json:"state,omitzero"`
+	LaunchPrompt *string           `json:"deferred_launch_prompt,omitzero"`
 }
 
 // TaskMoveIn is the payload of task.move. WorkflowID, when set, names the
 // target step's workflow, which may be another one of the task's
 // workspace; Prompt is a hand-off message for the agent at the new step.
 type TaskMoveIn struct {
-	ID             string `json:"id"`
-	WorkflowID     string `json:"workflow_id"`
-	WorkflowStepID string `json:"workflow_step_id"`
-	Position       *int   `json:"position"`
-	Prompt         string `json:"prompt"`
+	TaskID         string `json:"task_id,omitzero"`
+	WorkflowID     string `json:"workflow_id,omitzero"`
+	WorkflowStepID string `json:"workflow_step_id,omitzero"`
+	Position       *int   `json:"position,omitzero"`
+	Prompt         string `json:"prompt,omitzero"`
 }
 
 // TaskStateIn is the payload of task.set_state.
 type TaskStateIn struct {
-	ID    string           `json:"id"`
-	State kanban.TaskState `json:"state"`
+	TaskID string           `json:"task_id,omitzero"`
+	State  kanban.TaskState `json:"state,omitzero"`
 }
 
 // DependencyIn is the payload of task.dependency.add/remove.
 type DependencyIn struct {
-	TaskID          string `json:"task_id"`
-	DependsOnTaskID string `json:"depends_on_task_id"`
+	TaskID          string `json:"task_id,omitzero"`
+	DependsOnTaskID string `json:"depends_on_task_id,omitzero"`
 }
 
 // TaskListRelIn is the payload of task.dependency.list.
 type TaskListRelIn struct {
-	TaskID string `json:"task_id"`
+	TaskID string `json:"task_id,omitzero"`
 	// Direction is "blockers" (tasks this one depends on) or "blocked".
-	Direction string `json:"direction"`
-	Limit     int    `json:"limit"`
-	Cursor    string `json:"cursor"`
+	Direction string `json:"direction,omitzero"`
+	Limit     int    `json:"limit,omitzero"`
+	Cursor    string `json:"cursor,omitzero"`
 }
 
 // Deleted is the result of delete actions.
@@ -116,13 +116,13 @@ func (s *Service) completing(ctx context.Context) func(*kanban.Task, error) (*ka
 
 func (s *Service) registerTasks(r *Registry) {
 	all := AllowOperator | AllowSession
-	Register(r, "task.list", all, s.listTasks)
-	Register(r, "task.get", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
+	Register(r, kanban.ActionTaskList, all, s.listTasks)
+	Register(r, kanban.ActionTaskGet, all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
 		return s.taskInScope(ctx, p, in.ID)
 	})
-	Register(r, "task.create", all, s.createTask)
-	Register(r, "task.update", all, func(ctx context.Context, p Principal, in TaskUpdateIn) (*kanban.Task, error) {
-		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
+	Register(r, kanban.ActionTaskCreate, all, s.createTask)
+	Register(r, kanban.ActionTaskUpdate, all, func(ctx context.Context, p Principal, in TaskUpdateIn) (*kanban.Task, error) {
+		return s.changeTask(ctx, p, in.TaskID, "task.updated", func(id string) (*kanban.Task, error) {
 			if in.LaunchPrompt != nil {
 				if err := s.awaitingStart(ctx, id); err != nil {
 					return nil, err
@@ -132,14 +132,14 @@ func (s *Service) registerTasks(r *Registry) {
 				State: in.State, LaunchPrompt: in.LaunchPrompt}))
 		})
 	})
-	Register(r, "task.set_state", AllowOperator|AllowConfigSession, func(ctx context.Context, p Principal, in TaskStateIn) (*kanban.Task, error) {
-		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
+	Register(r, kanban.ActionTaskSetState, AllowOperator|AllowConfigSession, func(ctx context.Context, p Principal, in TaskStateIn) (*kanban.Task, error) {
+		return s.changeTask(ctx, p, in.TaskID, "task.updated", func(id string) (*kanban.Task, error) {
 			return s.completing(ctx)(s.store.UpdateTask(ctx, id, kanban.TaskUpdate{State: &in.State}))
 		})
 	})
-	Register(r, "task.move", all, s.moveTask)
-	Register(r, "task.archive", all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
-		return s.changeTask(ctx, p, in.ID, "task.updated", func(id string) (*kanban.Task, error) {
+	Register(r, kanban.ActionTaskMove, all, s.moveTask)
+	Register(r, kanban.ActionTaskArchive, all, func(ctx context.Context, p Principal, in TaskRefIn) (*kanban.Task, error) {
+		return s.changeTask(ctx, p, in.TaskID, "task.updated", func(id string) (*kanban.Task, error) {
 			t, err := s.store.ArchiveTask(ctx, id)
 			if err != nil {
 				return nil, err
@@ -148,8 +148,8 @@ func (s *Service) registerTasks(r *Registry) {
 			return t, s.releaseTask(ctx, t.ID, "Stopped: the task was archived")
 		})
 	})
-	Register(r, "task.delete", all, func(ctx context.Context, p Principal, in IDIn) (*Deleted, error) {
-		t, err := s.mutableTask(ctx, p, in.ID)
+	Register(r, kanban.ActionTaskDelete, all, func(ctx context.Context, p Principal, in TaskRefIn) (*Deleted, error) {
+		t, err := s.mutableTask(ctx, p, in.TaskID)
 		if err != nil {
 			return nil, err
 		}
@@ -196,7 +196,7 @@ func (s *Service) changeTask(ctx context.Context, p Principal, id, event string,
 // mutableTask resolves "self" and checks the principal may change the task.
 func (s *Service) mutableTask(ctx context.Context, p Principal, id string) (*kanban.Task, error) {
 	if id == "" {
-		return nil, kanban.FieldError("id", "is required")
+		return nil, kanban.FieldError("task_id", "is required")
 	}
 	return s.taskInScope(ctx, p, id)
 }
@@ -244,7 +244,7 @@ func (s *Service) moveTask(ctx context.Context, p Principal, in TaskMoveIn) (*ka
 		return nil, err
 	}
 	var from string
-	moved, err := s.changeTask(ctx, p, in.ID, "task.moved", func(id string) (*kanban.Task, error) {
+	moved, err := s.changeTask(ctx, p, in.TaskID, "task.moved", func(id string) (*kanban.Task, error) {
 		before, err := s.store.GetTask(ctx, id)
 		if err != nil {
 			return nil, err

@@ -75,7 +75,7 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 func (s *Service) taskCreateOf(ctx context.Context, p Principal, in TaskCreateIn) (kanban.TaskCreate, error) {
 	c := kanban.TaskCreate{
 		WorkflowID: in.WorkflowID, WorkflowStepID: in.WorkflowStepID, Title: in.Title,
-		Description: in.Description, ExternalID: in.ExternalID, BlockedBy: in.BlockedBy,
+		Description: in.Prompt, ExternalID: in.ExternalID, BlockedBy: in.BlockedBy,
 		StartWhenUnblocked:  len(in.BlockedBy) > 0,
 		StartAgentProfileID: in.AgentProfileID, StartExecutorProfileID: in.ExecutorProfileID,
 		Autopilot: in.Autopilot, WorkspaceMode: in.WorkspaceMode,

@@ -27,7 +27,7 @@ func TestStrictPayloadDecoding(t *testing.T) {
 		{"trailing data", `{"title":"a"} {}`, kanban.CodeBadRequest, "not valid JSON"},
 	}
 	for _, c := range cases {
-		msg := h.refuse(operator, "task.create", c.payload, c.code)
+		msg := h.refuse(operator, kanban.ActionTaskCreate, c.payload, c.code)
 		if !strings.Contains(msg, c.msg) {
 			t.Errorf("%s: got message %q, want it to contain %q", c.name, msg, c.msg)
 		}
@@ -49,32 +49,32 @@ func TestSessionConfinedToWorkspace(t *testing.T) {
 	sess := h.session(mine, kanban.ModeTask)
 	ws, wf, other := h.otherBoard()
 	cases := []struct {
-		action string
+		action kanban.Action
 		in     any
 	}{
-		{"task.get", IDIn{ID: other.ID}},
-		{"task.update", map[string]any{"id": other.ID, "title": "stolen"}},
-		{"task.move", map[string]any{"id": other.ID, "workflow_step_id": h.steps[1].ID}},
-		{"task.archive", IDIn{ID: other.ID}},
-		{"task.delete", IDIn{ID: other.ID}},
-		{"task.list", map[string]any{"workspace_id": ws.ID}},
-		{"task.create", map[string]any{"title": "x", "workspace_id": ws.ID}},
-		{"task.create", map[string]any{"title": "x", "parent_id": other.ID}},
-		{"task.dependency.add", map[string]any{"depends_on_task_id": other.ID}},
-		{"workflow.get", IDIn{ID: wf.ID}},
-		{"workflow.step.list", map[string]any{"workflow_id": wf.ID}},
-		{"session.list", map[string]any{"task_id": other.ID}},
-		{"message.list", map[string]any{"task_id": other.ID}},
-		{"plan.create", map[string]any{"task_id": other.ID, "content": "x"}},
-		{"document.write", map[string]any{"task_id": other.ID, "key": "notes", "content": "x"}},
-		{"artifact.create", map[string]any{"task_id": other.ID, "kind": kanban.ArtifactWalkthrough, "data": map[string]any{}}},
-		{"repository.list", map[string]any{"workspace_id": ws.ID}},
+		{kanban.ActionTaskGet, IDIn{ID: other.ID}},
+		{kanban.ActionTaskUpdate, map[string]any{"task_id": other.ID, "title": "stolen"}},
+		{kanban.ActionTaskMove, map[string]any{"task_id": other.ID, "workflow_step_id": h.steps[1].ID}},
+		{kanban.ActionTaskArchive, TaskRefIn{TaskID: other.ID}},
+		{kanban.ActionTaskDelete, TaskRefIn{TaskID: other.ID}},
+		{kanban.ActionTaskList, map[string]any{"workspace_id": ws.ID}},
+		{kanban.ActionTaskCreate, map[string]any{"title": "x", "workspace_id": ws.ID}},
+		{kanban.ActionTaskCreate, map[string]any{"title": "x", "parent_id": other.ID}},
+		{kanban.ActionTaskDependencyAdd, map[string]any{"depends_on_task_id": other.ID}},
+		{kanban.ActionWorkflowGet, IDIn{ID: wf.ID}},
+		{kanban.ActionWorkflowStepList, map[string]any{"workflow_id": wf.ID}},
+		{kanban.ActionSessionList, map[string]any{"task_id": other.ID}},
+		{kanban.ActionMessageList, map[string]any{"task_id": other.ID}},
+		{kanban.ActionPlanCreate, map[string]any{"task_id": other.ID, "content": "x"}},
+		{kanban.ActionDocumentWrite, map[string]any{"task_id": other.ID, "document_key": "notes", "content": "x"}},
+		{kanban.ActionArtifactCreate, map[string]any{"task_id": other.ID, "kind": kanban.ArtifactWalkthrough, "data": map[string]any{}}},
+		{kanban.ActionRepositoryList, map[string]any{"workspace_id": ws.ID}},
 	}
 	for _, c := range cases {
 		h.refuse(sess, c.action, c.in, kanban.CodeForbidden)
 	}
 	// Its own task stays reachable.
-	got := call[kanban.Task](h, sess, "task.get", IDIn{ID: "self"})
+	got := call[kanban.Task](h, sess, kanban.ActionTaskGet, IDIn{ID: "self"})
 	if got.ID != mine.ID {
 		t.Errorf("task.get self: got %s, want %s", got.ID, mine.ID)
 	}
@@ -86,26 +86,26 @@ func TestSessionRefusedOperatorActionsUnlessConfigMode(t *testing.T) {
 	task := h.task("t")
 	sess := h.session(task, kanban.ModeTask)
 	create := map[string]any{"name": "By agent"}
-	h.refuse(sess, "workflow.create", create, kanban.CodeForbidden)
-	h.refuse(sess, "task.set_state", TaskStateIn{ID: task.ID, State: kanban.TaskReview}, kanban.CodeForbidden)
-	h.refuse(sess, "session.set_mode", SetModeIn{ID: sess.SessionID, Mode: kanban.ModeConfig}, kanban.CodeForbidden)
-	h.refuse(sess, "workspace.create", WorkspaceCreateIn{Name: "x"}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionWorkflowCreate, create, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionTaskSetState, TaskStateIn{TaskID: task.ID, State: kanban.TaskReview}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionSessionSetMode, SetModeIn{ID: sess.SessionID, Mode: kanban.ModeConfig}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionWorkspaceCreate, WorkspaceCreateIn{Name: "x"}, kanban.CodeForbidden)
 	// Session-only actions are refused to the operator.
-	h.refuse(operator, "question.ask", map[string]any{"questions": []any{}}, kanban.CodeForbidden)
-	h.refuse(operator, "session.attach", `{}`, kanban.CodeForbidden)
+	h.refuse(operator, kanban.ActionQuestionAsk, map[string]any{"questions": []any{}}, kanban.CodeForbidden)
+	h.refuse(operator, kanban.ActionSessionAttach, `{}`, kanban.CodeForbidden)
 
-	call[kanban.Session](h, operator, "session.set_mode", SetModeIn{ID: sess.SessionID, Mode: kanban.ModeConfig})
-	out := call[WorkflowOut](h, sess, "workflow.create", create)
+	call[kanban.Session](h, operator, kanban.ActionSessionSetMode, SetModeIn{ID: sess.SessionID, Mode: kanban.ModeConfig})
+	out := call[WorkflowOut](h, sess, kanban.ActionWorkflowCreate, create)
 	if out.Workflow.WorkspaceID != h.ws {
 		t.Errorf("workflow created by config session: got workspace %s, want %s", out.Workflow.WorkspaceID, h.ws)
 	}
-	call[kanban.Task](h, sess, "task.set_state", TaskStateIn{ID: task.ID, State: kanban.TaskReview})
+	call[kanban.Task](h, sess, kanban.ActionTaskSetState, TaskStateIn{TaskID: task.ID, State: kanban.TaskReview})
 	// Config mode does not grant operator-only actions.
-	h.refuse(sess, "session.set_mode", SetModeIn{ID: sess.SessionID, Mode: kanban.ModeTask}, kanban.CodeForbidden)
-	h.refuse(sess, "workspace.create", WorkspaceCreateIn{Name: "x"}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionSessionSetMode, SetModeIn{ID: sess.SessionID, Mode: kanban.ModeTask}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionWorkspaceCreate, WorkspaceCreateIn{Name: "x"}, kanban.CodeForbidden)
 	// Nor another workspace.
 	ws, _, _ := h.otherBoard()
-	h.refuse(sess, "workflow.create", map[string]any{"name": "x", "workspace_id": ws.ID}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionWorkflowCreate, map[string]any{"name": "x", "workspace_id": ws.ID}, kanban.CodeForbidden)
 }
 
 // questionPayload is a valid one-question bundle.
@@ -121,7 +121,7 @@ func (h *harness) pendingQuestion() kanban.Question {
 	h.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		l := call[kanban.List[kanban.Question]](h, operator, "question.list", map[string]any{"state": kanban.QuestionPending})
+		l := call[kanban.List[kanban.Question]](h, operator, kanban.ActionQuestionList, map[string]any{"state": kanban.QuestionPending})
 		if len(l.Items) > 0 {
 			return l.Items[0]
 		}
@@ -142,7 +142,7 @@ func TestQuestionAskBlocksUntilAnswered(t *testing.T) {
 	done := make(chan result, 1)
 	in := payload(t, questionPayload(0))
 	go func() {
-		raw, err := h.reg.Dispatch(context.Background(), sess, "question.ask", in)
+		raw, err := h.reg.Dispatch(context.Background(), sess, kanban.ActionQuestionAsk, in)
 		if err != nil {
 			done <- result{err: err}
 			return
@@ -156,7 +156,7 @@ func TestQuestionAskBlocksUntilAnswered(t *testing.T) {
 	default:
 	}
 	first := []kanban.Answer{{QuestionID: "q1", SelectedOptions: []string{"q1_opt1"}}}
-	ans := call[QuestionAnswerOut](h, operator, "question.answer", QuestionAnswerIn{PendingID: q.ID, Answers: first})
+	ans := call[QuestionAnswerOut](h, operator, kanban.ActionQuestionAnswer, QuestionAnswerIn{PendingID: q.ID, Answers: first})
 	if !ans.Claimed {
 		t.Errorf("first answer: got claimed=false, want true")
 	}
@@ -175,7 +175,7 @@ func TestQuestionAskBlocksUntilAnswered(t *testing.T) {
 		t.Fatal("question.ask still blocked 10s after the answer")
 	}
 	second := []kanban.Answer{{QuestionID: "q1", SelectedOptions: []string{"q1_opt2"}}}
-	ans = call[QuestionAnswerOut](h, operator, "question.answer", QuestionAnswerIn{PendingID: q.ID, Answers: second})
+	ans = call[QuestionAnswerOut](h, operator, kanban.ActionQuestionAnswer, QuestionAnswerIn{PendingID: q.ID, Answers: second})
 	if ans.Claimed {
 		t.Errorf("second answer: got claimed=true, want false")
 	}
@@ -191,28 +191,28 @@ func TestQuestionAskTimesOut(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	sess := h.session(h.task("t"), kanban.ModeTask)
-	out := call[QuestionAskOut](h, sess, "question.ask", questionPayload(1))
+	out := call[QuestionAskOut](h, sess, kanban.ActionQuestionAsk, questionPayload(1))
 	if out.Answered || out.Question.State != kanban.QuestionPending {
 		t.Fatalf("question.ask after timeout: got answered=%v state=%s, want unanswered pending", out.Answered, out.Question.State)
 	}
-	ans := call[QuestionAnswerOut](h, operator, "question.answer",
+	ans := call[QuestionAnswerOut](h, operator, kanban.ActionQuestionAnswer,
 		QuestionAnswerIn{PendingID: out.Question.ID, Answers: []kanban.Answer{{QuestionID: "q1", CustomText: "either"}}})
 	if !ans.Claimed {
 		t.Errorf("answer after the wait ended: got claimed=false, want true (the question stays answerable)")
 	}
-	h.refuse(sess, "question.ask", map[string]any{"wait_seconds": -1, "questions": questionPayload(0)["questions"]}, kanban.CodeValidation)
+	h.refuse(sess, kanban.ActionQuestionAsk, map[string]any{"wait_seconds": -1, "questions": questionPayload(0)["questions"]}, kanban.CodeValidation)
 }
 
 func TestTaskCreateExternalIDDedupe(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	in := map[string]any{"title": "Import issue 42", "description": "fix it", "external_id": "gh-42"}
-	first := call[TaskCreateOut](h, operator, "task.create", in)
+	in := map[string]any{"title": "Import issue 42", "prompt": "fix it", "external_id": "gh-42"}
+	first := call[TaskCreateOut](h, operator, kanban.ActionTaskCreate, in)
 	if first.Deduplicated || first.SessionID == "" {
 		t.Fatalf("first create: got deduplicated=%v session=%q, want new task with a session", first.Deduplicated, first.SessionID)
 	}
 	before := h.snapshot()
-	second := call[TaskCreateOut](h, operator, "task.create", in)
+	second := call[TaskCreateOut](h, operator, kanban.ActionTaskCreate, in)
 	if !second.Deduplicated || second.Task.ID != first.Task.ID || second.SessionID != first.SessionID {
 		t.Errorf("retry: got %+v, want deduplicated task %s with session %s", second, first.Task.ID, first.SessionID)
 	}
@@ -222,11 +222,11 @@ func TestTaskCreateExternalIDDedupe(t *testing.T) {
 func TestTaskCreateStartsAgentWithPrompt(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	out := call[TaskCreateOut](h, operator, "task.create", map[string]any{"title": "Add login", "description": "Implement OAuth login"})
+	out := call[TaskCreateOut](h, operator, kanban.ActionTaskCreate, map[string]any{"title": "Add login", "prompt": "Implement OAuth login"})
 	if out.SessionID == "" {
 		t.Fatalf("task.create: got no session, want one (start_agent defaults to true)")
 	}
-	msgs := call[kanban.List[kanban.Message]](h, operator, "message.list", map[string]any{"task_id": out.Task.ID})
+	msgs := call[kanban.List[kanban.Message]](h, operator, kanban.ActionMessageList, map[string]any{"task_id": out.Task.ID})
 	if len(msgs.Items) == 0 || msgs.Items[0].Content != "Implement OAuth login" || msgs.Items[0].Type != "prompt" {
 		t.Fatalf("first message: got %+v, want the prompt", msgs.Items)
 	}
@@ -236,35 +236,35 @@ func TestTaskCreateStartsAgentWithPrompt(t *testing.T) {
 	if !h.pub.has(WorkspaceTopic(h.ws), "task.created") || !h.pub.has(WorkspaceTopic(h.ws), "session.created") {
 		t.Errorf("task.create: task.created and session.created not both published")
 	}
-	quiet := call[TaskCreateOut](h, operator, "task.create", map[string]any{"title": "No agent", "start_agent": false})
+	quiet := call[TaskCreateOut](h, operator, kanban.ActionTaskCreate, map[string]any{"title": "No agent", "start_agent": false})
 	if quiet.SessionID != "" {
 		t.Errorf("start_agent=false: got session %s, want none", quiet.SessionID)
 	}
-	h.refuse(operator, "task.create", map[string]any{"title": "x", "agent_profile_id": "missing"}, kanban.CodeNotFound)
-	h.refuse(operator, "task.create", map[string]any{"title": strings.Repeat("t", 61)}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionTaskCreate, map[string]any{"title": "x", "agent_profile_id": "missing"}, kanban.CodeNotFound)
+	h.refuse(operator, kanban.ActionTaskCreate, map[string]any{"title": strings.Repeat("t", 61)}, kanban.CodeValidation)
 }
 
 func TestTaskLifecycle(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	task := h.task("move me")
-	moved := call[kanban.Task](h, operator, "task.move", TaskMoveIn{ID: task.ID, WorkflowStepID: h.steps[1].ID})
+	moved := call[kanban.Task](h, operator, kanban.ActionTaskMove, TaskMoveIn{TaskID: task.ID, WorkflowStepID: h.steps[1].ID})
 	if moved.WorkflowStepID != h.steps[1].ID {
 		t.Errorf("task.move: got step %s, want %s", moved.WorkflowStepID, h.steps[1].ID)
 	}
 	if !h.pub.has(WorkspaceTopic(h.ws), "task.moved") {
 		t.Errorf("task.moved: not published")
 	}
-	h.refuse(operator, "task.move", map[string]any{"id": task.ID}, kanban.CodeValidation)
-	h.refuse(operator, "task.set_state", TaskStateIn{ID: task.ID, State: "DONEISH"}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionTaskMove, map[string]any{"task_id": task.ID}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionTaskSetState, TaskStateIn{TaskID: task.ID, State: "DONEISH"}, kanban.CodeValidation)
 	sess := h.session(task, kanban.ModeTask)
-	h.refuse(sess, "task.delete", IDIn{ID: "self"}, kanban.CodeForbidden)
-	h.refuse(operator, "task.get", IDIn{ID: "self"}, kanban.CodeValidation)
-	a1 := call[kanban.Task](h, operator, "task.archive", IDIn{ID: task.ID})
-	a2 := call[kanban.Task](h, operator, "task.archive", IDIn{ID: task.ID})
+	h.refuse(sess, kanban.ActionTaskDelete, TaskRefIn{TaskID: "self"}, kanban.CodeForbidden)
+	h.refuse(operator, kanban.ActionTaskGet, IDIn{ID: "self"}, kanban.CodeValidation)
+	a1 := call[kanban.Task](h, operator, kanban.ActionTaskArchive, TaskRefIn{TaskID: task.ID})
+	a2 := call[kanban.Task](h, operator, kanban.ActionTaskArchive, TaskRefIn{TaskID: task.ID})
 	if a1.ArchivedAt == nil || a2.ArchivedAt == nil || !a1.ArchivedAt.Equal(*a2.ArchivedAt) {
 		t.Errorf("task.archive twice: got %v then %v, want the same archived time", a1.ArchivedAt, a2.ArchivedAt)
 	}
-	call[Deleted](h, operator, "task.delete", IDIn{ID: task.ID})
-	h.refuse(operator, "task.get", IDIn{ID: task.ID}, kanban.CodeNotFound)
+	call[Deleted](h, operator, kanban.ActionTaskDelete, TaskRefIn{TaskID: task.ID})
+	h.refuse(operator, kanban.ActionTaskGet, IDIn{ID: task.ID}, kanban.CodeNotFound)
 }

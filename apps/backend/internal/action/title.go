@@ -8,7 +8,7 @@ import (
 
 // SetTitleIn is the payload of task.set_title.
 type SetTitleIn struct {
-	Title string `json:"title"`
+	Title string `json:"title,omitzero"`
 }
 
 // SetTitleOut is the result of task.set_title.

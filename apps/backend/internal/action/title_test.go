@@ -12,18 +12,18 @@ func TestSetTitleSwitchesMode(t *testing.T) {
 	h := newHarness(t)
 	task := h.task("Untitled")
 	pending := h.session(task, kanban.ModeTaskTitlePending)
-	h.refuse(pending, "task.set_title", SetTitleIn{Title: strings.Repeat("t", kanban.MaxTitleLen+1)}, kanban.CodeValidation)
-	h.refuse(pending, "task.set_title", SetTitleIn{}, kanban.CodeValidation)
-	h.refuse(operator, "task.set_title", SetTitleIn{Title: "x"}, kanban.CodeForbidden)
+	h.refuse(pending, kanban.ActionTaskSetTitle, SetTitleIn{Title: strings.Repeat("t", kanban.MaxTitleLen+1)}, kanban.CodeValidation)
+	h.refuse(pending, kanban.ActionTaskSetTitle, SetTitleIn{}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionTaskSetTitle, SetTitleIn{Title: "x"}, kanban.CodeForbidden)
 
-	out := call[SetTitleOut](h, pending, "task.set_title", SetTitleIn{Title: "Fix the parser"})
+	out := call[SetTitleOut](h, pending, kanban.ActionTaskSetTitle, SetTitleIn{Title: "Fix the parser"})
 	if out.Task.Title != "Fix the parser" || out.Mode != kanban.ModeTask {
 		t.Errorf("task.set_title: got %+v, want the new title and mode task", out)
 	}
 	if !h.pub.has(SessionTopic(pending.SessionID), "session.mode_changed") {
 		t.Errorf("session.mode_changed: not published to the session")
 	}
-	if msg := h.refuse(pending, "task.set_title", SetTitleIn{Title: "Again"}, kanban.CodeForbidden); !strings.Contains(msg, "task-title-pending") {
+	if msg := h.refuse(pending, kanban.ActionTaskSetTitle, SetTitleIn{Title: "Again"}, kanban.CodeForbidden); !strings.Contains(msg, "task-title-pending") {
 		t.Errorf("second task.set_title: got %q, want the pending-mode rule", msg)
 	}
 }

@@ -17,7 +17,7 @@ type UpstreamConfigOut struct {
 // UpstreamReportIn is the payload of upstream.report: the state of every
 // proxied server of the session, replacing the previous report.
 type UpstreamReportIn struct {
-	Servers []UpstreamReport `json:"servers"`
+	Servers []UpstreamReport `json:"servers,omitzero"`
 }
 
 // UpstreamReport is one server of an upstream.report.
@@ -40,18 +40,18 @@ type UpstreamRefusedOne struct {
 
 // UpstreamListIn is the payload of upstream.list.
 type UpstreamListIn struct {
-	SessionID string `json:"session_id"`
-	Limit     int    `json:"limit"`
-	Cursor    string `json:"cursor"`
+	SessionID string `json:"session_id,omitzero"`
+	Limit     int    `json:"limit,omitzero"`
+	Cursor    string `json:"cursor,omitzero"`
 }
 
 // UpstreamRefusedIn is the payload of upstream.refused; Server "" lists
 // every server's refused tools.
 type UpstreamRefusedIn struct {
-	SessionID string `json:"session_id"`
-	Server    string `json:"server"`
-	Limit     int    `json:"limit"`
-	Cursor    string `json:"cursor"`
+	SessionID string `json:"session_id,omitzero"`
+	Server    string `json:"server,omitzero"`
+	Limit     int    `json:"limit,omitzero"`
+	Cursor    string `json:"cursor,omitzero"`
 }
 
 // UpstreamsChanged is the payload of the session.upstreams_changed
@@ -62,15 +62,15 @@ type UpstreamsChanged struct {
 }
 
 func (s *Service) registerUpstreams(r *Registry) {
-	Register(r, "upstream.config", AllowSession, s.upstreamConfig)
-	Register(r, "upstream.report", AllowSession, s.upstreamReport)
-	Register(r, "upstream.list", AllowOperator, func(ctx context.Context, _ Principal, in UpstreamListIn) (*kanban.List[kanban.UpstreamServer], error) {
+	Register(r, kanban.ActionUpstreamConfig, AllowSession, s.upstreamConfig)
+	Register(r, kanban.ActionUpstreamReport, AllowSession, s.upstreamReport)
+	Register(r, kanban.ActionUpstreamList, AllowOperator, func(ctx context.Context, _ Principal, in UpstreamListIn) (*kanban.List[kanban.UpstreamServer], error) {
 		if in.SessionID == "" {
 			return nil, kanban.FieldError("session_id", "is required")
 		}
 		return s.store.ListUpstreams(ctx, in.SessionID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, "upstream.refused", AllowOperator, func(ctx context.Context, _ Principal, in UpstreamRefusedIn) (*kanban.List[kanban.RefusedTool], error) {
+	Register(r, kanban.ActionUpstreamRefused, AllowOperator, func(ctx context.Context, _ Principal, in UpstreamRefusedIn) (*kanban.List[kanban.RefusedTool], error) {
 		if in.SessionID == "" {
 			return nil, kanban.FieldError("session_id", "is required")
 		}

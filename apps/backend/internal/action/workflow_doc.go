@@ -10,23 +10,23 @@ import (
 // workflow.step.create take them. AllowManualMove defaults to true when
 // omitted; PullFromStepPosition names a step by its 0-based position.
 type StepSpec struct {
-	Name                  string `json:"name"`
-	Color                 string `json:"color"`
-	Prompt                string `json:"prompt"`
-	IsStartStep           bool   `json:"is_start_step"`
-	AllowManualMove       *bool  `json:"allow_manual_move"`
-	AutoAdvance           bool   `json:"auto_advance"`
-	WIPLimit              int    `json:"wip_limit"`
-	AutoArchiveAfterHours int    `json:"auto_archive_after_hours"`
+	Name                  string `json:"name,omitzero"`
+	Color                 string `json:"color,omitzero"`
+	Prompt                string `json:"prompt,omitzero"`
+	IsStartStep           bool   `json:"is_start_step,omitzero"`
+	AllowManualMove       *bool  `json:"allow_manual_move,omitzero"`
+	AutoAdvance           bool   `json:"auto_advance,omitzero"`
+	WIPLimit              int    `json:"wip_limit,omitzero"`
+	AutoArchiveAfterHours int    `json:"auto_archive_after_hours,omitzero"`
 	// AutoAdvanceRequiresSignal gates turn-end transitions on step_complete.
-	AutoAdvanceRequiresSignal  bool `json:"auto_advance_requires_signal"`
-	CancelTriggersTurnComplete bool `json:"cancel_triggers_turn_complete"`
-	ShowInCommandPanel         bool `json:"show_in_command_panel"`
+	AutoAdvanceRequiresSignal  bool `json:"auto_advance_requires_signal,omitzero"`
+	CancelTriggersTurnComplete bool `json:"cancel_triggers_turn_complete,omitzero"`
+	ShowInCommandPanel         bool `json:"show_in_command_panel,omitzero"`
 	// PullFromStepID names the step to pull waiting tasks from; in a
 	// document (whose steps have no ids yet) it is PullFromStepPosition.
 	PullFromStepID       string                         `json:"pull_from_step_id,omitempty"`
 	PullFromStepPosition *int                           `json:"pull_from_step_position,omitempty"`
-	Events               map[string][]kanban.StepAction `json:"events"`
+	Events               map[string][]kanban.StepAction `json:"events,omitzero"`
 }
 
 // toStep converts a spec into a step of no workflow yet.

@@ -29,13 +29,13 @@ func richSteps() []map[string]any {
 // importDoc imports document text into workspace ws.
 func importDoc(h *harness, ws, text string) WorkflowImportOut {
 	h.t.Helper()
-	return call[WorkflowImportOut](h, operator, "workflow.import", WorkflowImportIn{WorkspaceID: ws, Document: text})
+	return call[WorkflowImportOut](h, operator, kanban.ActionWorkflowImport, WorkflowImportIn{WorkspaceID: ws, Document: text})
 }
 
 // exportDoc exports a workflow and returns the document's JSON text.
 func exportDoc(h *harness, id string) string {
 	h.t.Helper()
-	raw, err := h.do(operator, "workflow.export", IDIn{ID: id})
+	raw, err := h.do(operator, kanban.ActionWorkflowExport, WorkflowRefIn{WorkflowID: id})
 	if err != nil {
 		h.t.Fatalf("export: %v", err)
 	}
@@ -48,7 +48,7 @@ func exportDoc(h *harness, id string) string {
 func TestWorkflowDocumentOwnRoundTrip(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	created := call[WorkflowOut](h, operator, "workflow.create", map[string]any{"name": "Release", "description": "ship it", "steps": richSteps()})
+	created := call[WorkflowOut](h, operator, kanban.ActionWorkflowCreate, map[string]any{"name": "Release", "description": "ship it", "steps": richSteps()})
 	first := exportDoc(h, created.Workflow.ID)
 	other, _, _ := h.otherBoard()
 	got := importDoc(h, other.ID, first)
@@ -204,7 +204,7 @@ func TestWorkflowImportRejectsHostileDocuments(t *testing.T) {
 	}
 	before := h.count("workflows")
 	for _, c := range cases {
-		msg := h.refuse(operator, "workflow.import", WorkflowImportIn{Document: c.doc}, kanban.CodeValidation)
+		msg := h.refuse(operator, kanban.ActionWorkflowImport, WorkflowImportIn{Document: c.doc}, kanban.CodeValidation)
 		if !strings.HasPrefix(msg, c.field) {
 			t.Errorf("%s: got message %q, want it to start with %q", c.name, msg, c.field)
 		}

@@ -83,7 +83,7 @@ func TestAgentInterruptResendsCancel(t *testing.T) {
 	task, sid := e.startMock("Interrupt", "@cancel-twice", nil)
 	e.waitState(sid, kanban.SessionRunning)
 	start := time.Now()
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, SessionID: sid, Prompt: "@cancel-twice", DeliveryMode: "interrupt"}, nil)
+	e.dispatch(kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: task.ID, SessionID: sid, Prompt: "@cancel-twice", DeliveryMode: "interrupt"}, nil)
 	e.waitMessage(task.ID, "status", "cancelled")
 	// The grace is 15 s; a resent cancel ends the turn about a second in.
 	if d := time.Since(start); d > 10*time.Second {

@@ -85,9 +85,9 @@ func TestAgentPermissionRejectedAndAutoApproved(t *testing.T) {
 	task, sid := e.startMock("Reject task", "@permission Delete prod\n@say Should not happen.", nil)
 	e.waitState(sid, kanban.SessionWaitingForInput)
 	var pending kanban.List[kanban.Permission]
-	e.dispatch("permission.list", action.PermissionListIn{TaskID: task.ID}, &pending)
+	e.dispatch(kanban.ActionPermissionList, action.PermissionListIn{TaskID: task.ID}, &pending)
 	p := pending.Items[0]
-	e.dispatch("permission.resolve", action.PermissionResolveIn{TaskID: task.ID, SessionID: sid, RequestID: p.ID,
+	e.dispatch(kanban.ActionPermissionResolve, action.PermissionResolveIn{TaskID: task.ID, SessionID: sid, RequestID: p.ID,
 		PendingID: p.PendingID, OptionID: "reject"}, nil)
 	e.waitMessage(task.ID, "message", "Permission not granted: Delete prod")
 	e.waitState(sid, kanban.SessionIdle)
@@ -97,11 +97,11 @@ func TestAgentPermissionRejectedAndAutoApproved(t *testing.T) {
 
 	mock := e.profileOf("mock-agent")
 	var prof kanban.AgentProfile
-	e.dispatch("agent.profile.create", map[string]any{"agent_id": mock.AgentID, "name": "auto", "auto_approve": true}, &prof)
+	e.dispatch(kanban.ActionAgentProfileCreate, map[string]any{"agent_id": mock.AgentID, "name": "auto", "auto_approve": true}, &prof)
 	task2, sid2 := e.startMock("Auto task", "@permission Run the tests\n@say Tests ran.", map[string]any{"agent_profile_id": prof.ID})
 	e.waitMessage(task2.ID, "message", "Tests ran.")
 	e.waitMessage(task2.ID, "permission", "Auto-approved")
-	e.dispatch("permission.list", action.PermissionListIn{TaskID: task2.ID, Status: "all"}, &pending)
+	e.dispatch(kanban.ActionPermissionList, action.PermissionListIn{TaskID: task2.ID, Status: "all"}, &pending)
 	if len(pending.Items) != 0 {
 		t.Fatalf("auto-approve stored requests %+v", pending.Items)
 	}
@@ -117,7 +117,7 @@ func TestAgentPermissionExpires(t *testing.T) {
 	e.waitMessage(task.ID, "message", "Permission not granted: Wait forever")
 	e.waitState(sid, kanban.SessionIdle)
 	var all kanban.List[kanban.Permission]
-	e.dispatch("permission.list", action.PermissionListIn{TaskID: task.ID, Status: "all"}, &all)
+	e.dispatch(kanban.ActionPermissionList, action.PermissionListIn{TaskID: task.ID, Status: "all"}, &all)
 	if len(all.Items) != 1 || all.Items[0].State != kanban.PermissionExpired {
 		t.Fatalf("permissions %+v", all.Items)
 	}
@@ -148,7 +148,7 @@ func TestAgentStop(t *testing.T) {
 	})
 	start := time.Now()
 	var out action.TaskStopOut
-	e.dispatch("task.stop", action.TaskStopIn{TaskID: task.ID, Reason: "no longer needed"}, &out)
+	e.dispatch(kanban.ActionTaskStop, action.TaskStopIn{TaskID: task.ID, Reason: "no longer needed"}, &out)
 	if len(out.StoppedSessionIDs) != 1 || out.StoppedSessionIDs[0] != sid {
 		t.Fatalf("stopped %v", out.StoppedSessionIDs)
 	}
@@ -171,7 +171,7 @@ func TestAgentQueuedMessageAndInterrupt(t *testing.T) {
 	e := newAgentEnv(t)
 	task, sid := e.startMock("Messages task", "@sleep 800\n@say first turn done", nil)
 	e.waitState(sid, kanban.SessionRunning)
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@say second turn"}, nil)
+	e.dispatch(kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: task.ID, Prompt: "@say second turn"}, nil)
 	first := e.waitMessage(task.ID, "message", "first turn done")
 	second := e.waitMessage(task.ID, "message", "second turn")
 	if first.Turn != 1 || second.Turn != 2 {
@@ -179,10 +179,10 @@ func TestAgentQueuedMessageAndInterrupt(t *testing.T) {
 	}
 	e.waitState(sid, kanban.SessionIdle)
 
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@sleep 60000\n@say never"}, nil)
+	e.dispatch(kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: task.ID, Prompt: "@sleep 60000\n@say never"}, nil)
 	e.waitState(sid, kanban.SessionRunning)
 	start := time.Now()
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, SessionID: sid, Prompt: "@say interrupted you", DeliveryMode: "interrupt"}, nil)
+	e.dispatch(kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: task.ID, SessionID: sid, Prompt: "@say interrupted you", DeliveryMode: "interrupt"}, nil)
 	e.waitMessage(task.ID, "message", "interrupted you")
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("interrupt took %s", d)
@@ -226,7 +226,7 @@ func TestAgentEnvironmentAndPrepareFailure(t *testing.T) {
 	t.Setenv("UNLISTED_SECRET", "canary-unlisted-4711")
 	e := newAgentEnv(t)
 	var ex kanban.List[kanban.Executor]
-	e.dispatch("executor.list", action.ListIn{}, &ex)
+	e.dispatch(kanban.ActionExecutorList, action.ListIn{}, &ex)
 	var local string
 	for _, x := range ex.Items {
 		if x.Name == "exec-local" {
@@ -234,7 +234,7 @@ func TestAgentEnvironmentAndPrepareFailure(t *testing.T) {
 		}
 	}
 	var prof kanban.ExecutorProfile
-	e.dispatch("executor.profile.create", map[string]any{"executor_id": local, "name": "failing",
+	e.dispatch(kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": local, "name": "failing",
 		"prepare_script": "env | sort\necho preparing\nexit 7"}, &prof)
 	task, sid := e.startMock("Prepare task", "@say never", map[string]any{"executor_profile_id": prof.ID})
 	s := e.waitState(sid, kanban.SessionFailed)

@@ -44,13 +44,13 @@ func withAgentCommands(t *testing.T, cmds map[string]any) func(*Config) {
 func (e *env) profileOf(agentName string) *kanban.AgentProfile {
 	e.t.Helper()
 	var agents kanban.List[kanban.Agent]
-	e.dispatch("agent.list", action.ListIn{Limit: 50}, &agents)
+	e.dispatch(kanban.ActionAgentList, action.ListIn{Limit: 50}, &agents)
 	for _, a := range agents.Items {
 		if a.Name != agentName {
 			continue
 		}
 		var profs kanban.List[kanban.AgentProfile]
-		e.dispatch("agent.profile.list", map[string]any{"agent_id": a.ID}, &profs)
+		e.dispatch(kanban.ActionAgentProfileList, map[string]any{"agent_id": a.ID}, &profs)
 		for i := range profs.Items {
 			if profs.Items[i].IsDefault {
 				return &profs.Items[i]
@@ -70,7 +70,7 @@ func (e *env) startMock(title, prompt string, extra map[string]any) (*kanban.Tas
 		in[k] = v
 	}
 	var out action.TaskCreateOut
-	e.dispatch("task.create", in, &out)
+	e.dispatch(kanban.ActionTaskCreate, in, &out)
 	if out.SessionID == "" {
 		e.t.Fatal("task.create started no session")
 	}
@@ -83,7 +83,7 @@ func (e *env) waitSession(id string, what string, ok func(*kanban.Session) bool)
 	deadline := time.Now().Add(agentWait)
 	var s kanban.Session
 	for time.Now().Before(deadline) {
-		e.dispatch("session.get", action.IDIn{ID: id}, &s)
+		e.dispatch(kanban.ActionSessionGet, action.IDIn{ID: id}, &s)
 		if ok(&s) {
 			return &s
 		}
@@ -105,7 +105,7 @@ func (e *env) conversation(taskID string) []kanban.Message {
 	in := action.MessageListIn{TaskID: taskID, Limit: 200}
 	for {
 		var l kanban.List[kanban.Message]
-		e.dispatch("message.list", in, &l)
+		e.dispatch(kanban.ActionMessageList, in, &l)
 		out = append(out, l.Items...)
 		if l.NextCursor == "" {
 			return out
@@ -141,7 +141,7 @@ func dumpConversation(msgs []kanban.Message) string {
 func (e *env) task(id string) *kanban.Task {
 	e.t.Helper()
 	var t kanban.Task
-	e.dispatch("task.get", action.IDIn{ID: id}, &t)
+	e.dispatch(kanban.ActionTaskGet, action.IDIn{ID: id}, &t)
 	return &t
 }
 

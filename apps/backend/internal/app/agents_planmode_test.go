@@ -25,7 +25,7 @@ func planWorkflow(e *env, mockProfile string) []kanban.WorkflowStep {
 		{"name":"Review"},
 		{"name":"Build","prompt":"Build it.\n@mode\n@session\n@prompt","events":{"on_enter":[{"type":"reset_agent_context"}]}}]`, mockProfile)
 	var wf action.WorkflowOut
-	e.dispatch("workflow.create", json.RawMessage(`{"name":"Plan and build","steps":`+steps+`}`), &wf)
+	e.dispatch(kanban.ActionWorkflowCreate, json.RawMessage(`{"name":"Plan and build","steps":`+steps+`}`), &wf)
 	return wf.Steps
 }
 
@@ -43,10 +43,10 @@ func TestAgentPlanMode(t *testing.T) {
 	steps := planWorkflow(e1, e1.profileOf("mock-agent").ID)
 	var created action.TaskCreateOut
 	f := false
-	e1.dispatch("task.create", action.TaskCreateIn{Title: "Login page", Description: "Add a login page.\n@say task prompt seen",
+	e1.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "Login page", Prompt: "Add a login page.\n@say task prompt seen",
 		WorkflowID: steps[0].WorkflowID, WorkflowStepID: steps[0].ID, StartAgent: &f}, &created)
 	task := created.Task
-	e1.dispatch("task.move", action.TaskMoveIn{ID: task.ID, WorkflowStepID: steps[1].ID}, nil)
+	e1.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: task.ID, WorkflowStepID: steps[1].ID}, nil)
 
 	e1.waitMessage(task.ID, "status", "enable_plan_mode: plan mode on")
 	e1.waitMessage(task.ID, "status", "The agent's ACP session mode is now plan (it was default).")
@@ -61,7 +61,7 @@ func TestAgentPlanMode(t *testing.T) {
 	e2 := newAgentEnv(t, inDir)
 	e2.waitMessage(task.ID, "status", "Resumed the agent's session")
 	e2.waitState(sid, kanban.SessionIdle)
-	e2.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "After the restart.\n@mode\n@prompt"}, nil)
+	e2.dispatch(kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: task.ID, Prompt: "After the restart.\n@mode\n@prompt"}, nil)
 	e2.waitMessage(task.ID, "message", "prompt: 2 text blocks\n1: <kandev-system>PLAN MODE ACTIVE:\n2: After the restart.")
 	if n := e2.count(task.ID, "message", "mode: plan"); n != 2 {
 		t.Fatalf("%d replies say mode: plan after the restart, want 2:%s", n, dumpConversation(e2.conversation(task.ID)))
@@ -69,12 +69,12 @@ func TestAgentPlanMode(t *testing.T) {
 	e2.waitState(sid, kanban.SessionIdle)
 
 	moved := time.Now()
-	e2.dispatch("task.move", action.TaskMoveIn{ID: task.ID, WorkflowStepID: steps[2].ID}, nil)
+	e2.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: task.ID, WorkflowStepID: steps[2].ID}, nil)
 	back := e2.waitMessage(task.ID, "status", "The agent's ACP session mode is now default (it was plan).")
 	t.Logf("from the move to the recorded mode switch: %v", back.CreatedAt.Sub(moved))
 	e2.waitState(sid, kanban.SessionIdle)
 
-	e2.dispatch("task.move", action.TaskMoveIn{ID: task.ID, WorkflowStepID: steps[3].ID}, nil)
+	e2.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: task.ID, WorkflowStepID: steps[3].ID}, nil)
 	e2.waitMessage(task.ID, "status", "reset_agent_context: the agent runs in a fresh session")
 	e2.waitMessage(task.ID, "message", "prompt: 1 text block\n1: Build it.")
 	if n := e2.count(task.ID, "message", "mode: default"); n != 1 {
@@ -99,18 +99,18 @@ func TestAgentSessionModes(t *testing.T) {
 		{"name":"Careful","events":{"on_enter":[{"type":"set_session_mode","config":{"mode":"plan"}}]}},
 		{"name":"Wild","events":{"on_enter":[{"type":"set_session_mode","config":{"mode":"yolo"}}]}}]`
 	var wf action.WorkflowOut
-	e.dispatch("workflow.create", json.RawMessage(`{"name":"Modes","steps":`+steps+`}`), &wf)
+	e.dispatch(kanban.ActionWorkflowCreate, json.RawMessage(`{"name":"Modes","steps":`+steps+`}`), &wf)
 	task, sid := e.startMock("Modes", "@mode", map[string]any{"workflow_id": wf.Workflow.ID, "workflow_step_id": wf.Steps[0].ID, "agent_profile_id": mock})
 	e.waitMessage(task.ID, "message", "mode: default")
 	e.waitState(sid, kanban.SessionIdle)
-	e.dispatch("task.move", action.TaskMoveIn{ID: task.ID, WorkflowStepID: wf.Steps[1].ID}, nil)
+	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: task.ID, WorkflowStepID: wf.Steps[1].ID}, nil)
 	e.waitMessage(task.ID, "status", "The agent's ACP session mode is now plan (it was default).")
-	e.dispatch("task.move", action.TaskMoveIn{ID: task.ID, WorkflowStepID: wf.Steps[2].ID}, nil)
+	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: task.ID, WorkflowStepID: wf.Steps[2].ID}, nil)
 	e.waitMessage(task.ID, "status", "The agent does not offer ACP session mode yolo (it offers: default, plan).")
 	e.waitMessage(task.ID, "status", "The agent's ACP session mode is now default (it was plan).")
 	e.waitState(sid, kanban.SessionIdle)
 	e.waitMessage(task.ID, "status", "set_session_mode: the task's agents switch to ACP session mode yolo")
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@mode\n@say probe done"}, nil)
+	e.dispatch(kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: task.ID, Prompt: "@mode\n@say probe done"}, nil)
 	e.waitMessage(task.ID, "message", "probe done")
 	if n := e.count(task.ID, "message", "mode: default"); n != 2 {
 		t.Fatalf("%d replies say mode: default, want 2:%s", n, dumpConversation(e.conversation(task.ID)))
@@ -120,12 +120,12 @@ func TestAgentSessionModes(t *testing.T) {
 	noModes := newAgentEnv(t, withAgentCommands(t, map[string]any{"mock-agent": map[string]any{"command": bin, "args": []string{"agent", "mock", "--no-modes"}}}))
 	steps = fmt.Sprintf(`[{"name":"Backlog"},{"name":"Plan","prompt":"Plan.\n@mode\n@prompt","events":{
 		"on_enter":[{"type":"enable_plan_mode"},{"type":"start_agent","config":{"agent_profile_id":%q}}]}}]`, noModes.profileOf("mock-agent").ID)
-	noModes.dispatch("workflow.create", json.RawMessage(`{"name":"No modes","steps":`+steps+`}`), &wf)
+	noModes.dispatch(kanban.ActionWorkflowCreate, json.RawMessage(`{"name":"No modes","steps":`+steps+`}`), &wf)
 	var created action.TaskCreateOut
 	f := false
-	noModes.dispatch("task.create", action.TaskCreateIn{Title: "Plan only", Description: "@say go",
+	noModes.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "Plan only", Prompt: "@say go",
 		WorkflowID: wf.Workflow.ID, WorkflowStepID: wf.Steps[0].ID, StartAgent: &f}, &created)
-	noModes.dispatch("task.move", action.TaskMoveIn{ID: created.Task.ID, WorkflowStepID: wf.Steps[1].ID}, nil)
+	noModes.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: created.Task.ID, WorkflowStepID: wf.Steps[1].ID}, nil)
 	noModes.waitMessage(created.Task.ID, "status", "Plan mode is on. The agent offers no ACP session modes")
 	noModes.waitMessage(created.Task.ID, "message", "mode: none")
 	noModes.waitMessage(created.Task.ID, "message", "prompt: 3 text blocks\n1: <kandev-system>PLAN MODE ACTIVE:\n2: Plan.\n3: @say go")
@@ -139,7 +139,7 @@ func TestAgentStartsInEntryModes(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t)
 	var wf action.WorkflowOut
-	e.dispatch("workflow.create", json.RawMessage(`{"name":"Planned","steps":[{"name":"Plan","events":{"on_enter":[{"type":"enable_plan_mode"}]}}]}`), &wf)
+	e.dispatch(kanban.ActionWorkflowCreate, json.RawMessage(`{"name":"Planned","steps":[{"name":"Plan","events":{"on_enter":[{"type":"enable_plan_mode"}]}}]}`), &wf)
 	task, sid := e.startMock("Planned", "@mode\n@prompt", map[string]any{"workflow_id": wf.Workflow.ID, "workflow_step_id": wf.Steps[0].ID})
 	e.waitMessage(task.ID, "message", "mode: plan")
 	e.waitMessage(task.ID, "message", "prompt: 2 text blocks\n1: <kandev-system>PLAN MODE ACTIVE:\n2: @mode")
@@ -147,10 +147,10 @@ func TestAgentStartsInEntryModes(t *testing.T) {
 
 	// The agent leaves plan mode by itself: recorded, and undone before
 	// its next turn while the task's plan mode is on.
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@mode default"}, nil)
+	e.dispatch(kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: task.ID, Prompt: "@mode default"}, nil)
 	e.waitMessage(task.ID, "status", "The agent switched its ACP session mode to default.")
 	e.waitState(sid, kanban.SessionIdle)
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@mode\n@say probe done"}, nil)
+	e.dispatch(kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: task.ID, Prompt: "@mode\n@say probe done"}, nil)
 	e.waitMessage(task.ID, "message", "probe done")
 	if a, b := e.count(task.ID, "status", "The agent's ACP session mode is now plan (it was default)."), e.count(task.ID, "message", "mode: plan"); a != 2 || b != 2 {
 		t.Fatalf("%d switches to plan and %d replies in plan, want 2 and 2:%s", a, b, dumpConversation(e.conversation(task.ID)))
@@ -161,7 +161,7 @@ func TestAgentStartsInEntryModes(t *testing.T) {
 func (e *env) sessionOf(taskID string) string {
 	e.t.Helper()
 	var l kanban.List[kanban.Session]
-	e.dispatch("session.list", map[string]any{"task_id": taskID}, &l)
+	e.dispatch(kanban.ActionSessionList, map[string]any{"task_id": taskID}, &l)
 	if len(l.Items) == 0 {
 		e.t.Fatal("the task has no session")
 	}
@@ -198,7 +198,7 @@ func TestMCPAttachedWhileAnotherServerIs(t *testing.T) {
 		deadline := time.Now().Add(agentWait)
 		for {
 			var s kanban.Session
-			e.dispatch("session.get", action.IDIn{ID: first.ID}, &s)
+			e.dispatch(kanban.ActionSessionGet, action.IDIn{ID: first.ID}, &s)
 			if s.MCPAttached == want {
 				return
 			}

@@ -30,7 +30,7 @@ func TestAgentResumeAfterRestart(t *testing.T) {
 	if s.AgentSessionID == "" {
 		t.Fatal("no agent session id")
 	}
-	e2.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@say after the restart"}, nil)
+	e2.dispatch(kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: task.ID, Prompt: "@say after the restart"}, nil)
 	e2.waitMessage(task.ID, "message", "after the restart")
 }
 
@@ -76,7 +76,7 @@ func TestAgentWorktree(t *testing.T) {
 	if out := gitOut(t, s.Workdir, "rev-parse", "--abbrev-ref", "HEAD"); out != "kandev/"+short {
 		t.Fatalf("worktree branch %q", out)
 	}
-	e.dispatch("task.archive", action.IDIn{ID: task.ID}, nil)
+	e.dispatch(kanban.ActionTaskArchive, action.TaskRefIn{TaskID: task.ID}, nil)
 	if _, err := os.Stat(s.Workdir); !os.IsNotExist(err) {
 		t.Fatalf("worktree still there: %v", err)
 	}
@@ -113,8 +113,11 @@ func TestAgentWorkspaceMode(t *testing.T) {
 	parent, psid := e.startMock("Parent", "@say parent", map[string]any{"local_path": repo, "executor_profile_id": worktree})
 	pdir := e.waitState(psid, kanban.SessionIdle).Workdir
 	for _, mode := range []string{"", kanban.WorkspaceInheritParent} {
-		_, sid := e.startMock("Child "+mode, "@say child", map[string]any{"parent_id": parent.ID, "workspace_mode": mode,
-			"executor_profile_id": worktree})
+		in := map[string]any{"parent_id": parent.ID, "executor_profile_id": worktree}
+		if mode != "" { // omitted: the default
+			in["workspace_mode"] = mode
+		}
+		_, sid := e.startMock("Child "+mode, "@say child", in)
 		if got := e.waitState(sid, kanban.SessionIdle).Workdir; got != pdir {
 			t.Fatalf("mode %q: workdir %q, want the parent's %q", mode, got, pdir)
 		}
@@ -125,7 +128,7 @@ func TestAgentWorkspaceMode(t *testing.T) {
 		t.Fatalf("new_workspace: workdir %q, want %q", got, want)
 	}
 	before := e.fingerprint()
-	err := e.tryDispatch(action.Principal{Kind: action.Operator}, "task.create",
+	err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionTaskCreate,
 		map[string]any{"title": "Orphan", "workspace_mode": kanban.WorkspaceInheritParent}, nil)
 	if kanban.ErrorCode(err) != kanban.CodeValidation || e.fingerprint() != before {
 		t.Fatalf("inherit_parent without a parent: got %v, want VALIDATION_ERROR and no change", err)
@@ -137,9 +140,9 @@ func TestAgentWorkspaceMode(t *testing.T) {
 func (e *env) executorProfileNamed(name string) string {
 	e.t.Helper()
 	var profs kanban.List[kanban.ExecutorProfile]
-	e.dispatch("executor.profile.list", action.ExecutorProfileListIn{}, &profs)
+	e.dispatch(kanban.ActionExecutorProfileList, action.ExecutorProfileListIn{}, &profs)
 	var ex kanban.List[kanban.Executor]
-	e.dispatch("executor.list", action.ListIn{}, &ex)
+	e.dispatch(kanban.ActionExecutorList, action.ListIn{}, &ex)
 	for _, p := range profs.Items {
 		for _, x := range ex.Items {
 			if x.ID == p.ExecutorID && x.Name == name {

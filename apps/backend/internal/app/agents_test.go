@@ -61,13 +61,13 @@ func TestAgentLoop(t *testing.T) {
 		t.Fatalf("tool call record %s (err %v)", tc.Content, err)
 	}
 	var subs kanban.List[kanban.Task]
-	e.dispatch("task.list", action.TaskListIn{ParentID: created.Task.ID}, &subs)
+	e.dispatch(kanban.ActionTaskList, action.TaskListIn{ParentID: created.Task.ID}, &subs)
 	if len(subs.Items) != 1 || subs.Items[0].Title != "Subtask from mock" {
 		t.Fatalf("subtasks %+v", subs.Items)
 	}
 	e.waitMessage(created.Task.ID, "tool_call", "step_complete_kandev")
 	var signals kanban.List[kanban.Artifact]
-	e.dispatch("artifact.list", action.ArtifactListIn{TaskID: created.Task.ID, Kind: kanban.ArtifactStepComplete}, &signals)
+	e.dispatch(kanban.ActionArtifactList, action.ArtifactListIn{TaskID: created.Task.ID, Kind: kanban.ArtifactStepComplete}, &signals)
 	if len(signals.Items) != 1 || signals.Items[0].SessionID != created.SessionID {
 		t.Fatalf("step completion signals %+v", signals.Items)
 	}

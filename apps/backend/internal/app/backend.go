@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // inProcess is a catalog.Backend that dispatches actions in this process
@@ -16,13 +17,15 @@ type inProcess struct {
 }
 
 // Call marshals payload, dispatches the action and unmarshals its result
-// into out, exactly as a WebSocket round trip would.
-func (b inProcess) Call(ctx context.Context, name string, payload any, out any) error {
+// into out, exactly as a WebSocket round trip would — except that the
+// payload's contract is not checked again: the MCP wrapper in front of
+// this backend just ran the same compiled check on it.
+func (b inProcess) Call(ctx context.Context, name kanban.Action, payload any, out any) error {
 	raw, err := json.Marshal(payload)
 	if err != nil {
 		return fmt.Errorf("marshal %s payload: %w", name, err)
 	}
-	res, err := b.reg.Dispatch(ctx, b.principal, name, raw)
+	res, err := b.reg.DispatchChecked(ctx, b.principal, name, raw)
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func TestStdioSessionEndToEnd(t *testing.T) {
 	bin := kandevBinary(t)
 	task := e.newTask("Stdio task")
 	var created action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: task.ID}, &created)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: task.ID}, &created)
 	c, err := client.NewStdioMCPClient(bin, []string{"KANDEV_SESSION_TOKEN=" + created.Token}, "mcp", "--backend", e.url, "--session", created.Session.ID)
 	if err != nil {
 		t.Fatalf("start kandev mcp: %v", err)
@@ -73,7 +73,7 @@ func TestStdioSessionEndToEnd(t *testing.T) {
 	e.initialize(c)
 	waitFor(t, func() bool {
 		var s kanban.Session
-		e.dispatch("session.get", action.IDIn{ID: created.Session.ID}, &s)
+		e.dispatch(kanban.ActionSessionGet, action.IDIn{ID: created.Session.ID}, &s)
 		return s.MCPAttached && s.State == kanban.SessionRunning
 	})
 	names := toolNames(t, c)
@@ -107,7 +107,7 @@ func TestStdioSessionEndToEnd(t *testing.T) {
 	_ = c.Close()
 	waitFor(t, func() bool {
 		var s kanban.Session
-		e.dispatch("session.get", action.IDIn{ID: created.Session.ID}, &s)
+		e.dispatch(kanban.ActionSessionGet, action.IDIn{ID: created.Session.ID}, &s)
 		return !s.MCPAttached
 	})
 }
@@ -119,7 +119,7 @@ func TestListenSessionEndToEnd(t *testing.T) {
 	bin := kandevBinary(t)
 	task := e.newTask("HTTP task")
 	var created action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: task.ID}, &created)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: task.ID}, &created)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "mcp", "--backend", e.url, "--session", created.Session.ID, "--listen", "127.0.0.1:0")

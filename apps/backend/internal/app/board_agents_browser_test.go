@@ -161,7 +161,7 @@ func TestBoardResolvesPermission(t *testing.T) {
 	// The next request, answered elsewhere while the page shows it.
 	second := e.waitPermission(task.ID, "Rotate the keys")
 	b.until("the second request", fmt.Sprintf(`document.querySelector('.permission[data-id=%q]')`, second.ID))
-	e.dispatch("permission.resolve", action.PermissionResolveIn{TaskID: task.ID, SessionID: sid, RequestID: second.ID,
+	e.dispatch(kanban.ActionPermissionResolve, action.PermissionResolveIn{TaskID: task.ID, SessionID: sid, RequestID: second.ID,
 		PendingID: second.PendingID, OptionID: "allow"}, nil)
 	b.until("the answered-elsewhere notice", fmt.Sprintf(`(document.querySelector('.permission[data-id=%q] .notice') || {}).textContent?.includes('answered “Allow” by operator')`, second.ID))
 	e.waitMessage(task.ID, "message", "Rotated.")
@@ -171,7 +171,7 @@ func TestBoardResolvesPermission(t *testing.T) {
 	sel := fmt.Sprintf(`.permission[data-id=%q]`, third.ID)
 	b.until("the third request", fmt.Sprintf(`document.querySelector(%q)`, sel))
 	b.js(`import('/app/api.js').then((m) => m.api.unsubscribe(...m.api.topics))`, nil)
-	e.dispatch("permission.resolve", action.PermissionResolveIn{TaskID: task.ID, SessionID: sid, RequestID: third.ID,
+	e.dispatch(kanban.ActionPermissionResolve, action.PermissionResolveIn{TaskID: task.ID, SessionID: sid, RequestID: third.ID,
 		PendingID: third.PendingID, OptionID: "reject"}, nil)
 	b.click(sel + " button[data-option=allow]")
 	b.until("the losing notice", fmt.Sprintf(`(document.querySelector(%q + ' .notice.warn') || {}).textContent?.includes('Someone answered first: this request was answered “Reject”')`, sel))
@@ -192,7 +192,7 @@ func (e *env) waitPermission(taskID, title string) kanban.Permission {
 	deadline := time.Now().Add(agentWait)
 	for time.Now().Before(deadline) {
 		var l kanban.List[kanban.Permission]
-		e.dispatch("permission.list", action.PermissionListIn{TaskID: taskID}, &l)
+		e.dispatch(kanban.ActionPermissionList, action.PermissionListIn{TaskID: taskID}, &l)
 		for _, p := range l.Items {
 			if p.Title == title {
 				return p
@@ -213,9 +213,9 @@ func TestBoardAgentStatusAndQueue(t *testing.T) {
 	e := newAgentEnv(t)
 	steps := seededSteps(e)
 	busy := e.newTask("Occupying In Progress")
-	e.dispatch("task.move", action.TaskMoveIn{ID: busy.ID, WorkflowStepID: steps["In Progress"].ID}, nil)
+	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: busy.ID, WorkflowStepID: steps["In Progress"].ID}, nil)
 	limit := 1
-	e.dispatch("workflow.step.update", action.StepUpdateIn{ID: steps["In Progress"].ID, WIPLimit: &limit}, nil)
+	e.dispatch(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{StepID: steps["In Progress"].ID, WIPLimit: &limit}, nil)
 	b := newTab(t, e)
 	b.signIn()
 	queued, _ := e.startMock("Queue me", `@tool step_complete_kandev {"summary":"Ready for work"}`, nil)
@@ -238,7 +238,7 @@ func TestBoardAgentStatusAndQueue(t *testing.T) {
 	if got := b.str(`document.querySelector('.msg.author-workflow .who strong').textContent`); got != "Workflow" {
 		t.Fatalf("workflow record author: got %q", got)
 	}
-	e.dispatch("task.move", action.TaskMoveIn{ID: busy.ID, WorkflowStepID: steps["Done"].ID}, nil)
+	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: busy.ID, WorkflowStepID: steps["Done"].ID}, nil)
 	b.until("the admission record", `[...document.querySelectorAll('.msg.author-workflow')].some((m) => m.textContent.includes('Admitted to In Progress from its admission queue'))`)
 	b.until("the queue badge gone", `!document.getElementById('task-queued')`)
 	if got := stepOf(e, queued.ID); got != steps["In Progress"].ID {
@@ -276,7 +276,7 @@ func TestBoardNewcomer(t *testing.T) {
 	b.click("#new-task")
 	b.until("the dialog", `document.querySelector('#create-task [name=title]')`)
 	b.set("#create-task [name=title]", "Try the mock agent")
-	b.set("#create-task [name=description]", newcomerPrompt)
+	b.set("#create-task [name=prompt]", newcomerPrompt)
 	mock := e.profileOf("mock-agent").ID
 	var label string
 	b.js(fmt.Sprintf(`(() => { const s = document.querySelector('#create-task [name=agent_profile_id]'); s.value = %q; return s.selectedOptions[0].textContent; })()`, mock), &label)
@@ -306,7 +306,7 @@ func TestBoardNewcomer(t *testing.T) {
 	b.until("the agent's thanks", `[...document.querySelectorAll('.msg.type-message')].some((m) => m.textContent.includes('Thanks, done.'))`)
 	b.until("the task in review", `document.querySelector('.task-head .badge').textContent.includes('Review')`)
 	var subtasks kanban.List[kanban.Task]
-	e.dispatch("task.list", action.TaskListIn{ParentID: taskID}, &subtasks)
+	e.dispatch(kanban.ActionTaskList, action.TaskListIn{ParentID: taskID}, &subtasks)
 	if len(subtasks.Items) != 1 {
 		t.Fatalf("subtasks: got %d, want the mock agent's one", len(subtasks.Items))
 	}

@@ -79,9 +79,9 @@ func TestBoardMove(t *testing.T) {
 	steps := seededSteps(e)
 	a := e.newTask("Drag me")
 	full := e.newTask("Already in review")
-	e.dispatch("task.move", action.TaskMoveIn{ID: full.ID, WorkflowStepID: steps["Review"].ID}, nil)
+	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: full.ID, WorkflowStepID: steps["Review"].ID}, nil)
 	limit := 1
-	e.dispatch("workflow.step.update", action.StepUpdateIn{ID: steps["Review"].ID, WIPLimit: &limit}, nil)
+	e.dispatch(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{StepID: steps["Review"].ID, WIPLimit: &limit}, nil)
 	b := newTab(t, e)
 	b.signIn()
 	card := fmt.Sprintf(`.card[data-id=%q]`, a.ID)
@@ -121,9 +121,9 @@ func (b *tab) boardErrorHidden() bool {
 
 func seededSteps(e *env) map[string]kanban.WorkflowStep {
 	var wfs kanban.List[kanban.Workflow]
-	e.dispatch("workflow.list", action.WorkflowListIn{}, &wfs)
+	e.dispatch(kanban.ActionWorkflowList, action.WorkflowListIn{WorkspaceID: e.workspaceID()}, &wfs)
 	var steps kanban.List[kanban.WorkflowStep]
-	e.dispatch("workflow.step.list", action.StepListIn{WorkflowID: wfs.Items[0].ID}, &steps)
+	e.dispatch(kanban.ActionWorkflowStepList, action.StepListIn{WorkflowID: wfs.Items[0].ID}, &steps)
 	out := map[string]kanban.WorkflowStep{}
 	for _, s := range steps.Items {
 		out[s.Name] = s

@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/kandev/kandev/apps/backend/internal/board"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // noRedirect is an HTTP client that shows redirects instead of following.
@@ -137,7 +138,7 @@ func TestBoardSecurity(t *testing.T) {
 		t.Fatalf("same-origin upgrade with the cookie: %v", err)
 	}
 	defer func() { _ = conn.Close() }()
-	if err := conn.WriteJSON(map[string]any{"id": "1", "type": "request", "action": "workspace.list", "payload": map[string]any{}}); err != nil {
+	if err := conn.WriteJSON(map[string]any{"id": "1", "type": "request", "action": kanban.ActionWorkspaceList, "payload": map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
 	var reply struct{ Type string }

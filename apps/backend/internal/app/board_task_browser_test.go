@@ -23,7 +23,7 @@ func TestBoardCreateTaskForm(t *testing.T) {
 	b.until("the dialog", `document.querySelector('#create-task [name=title]')`)
 	b.click("#create-task button.primary")
 	b.until("the title error", `!document.querySelector('#create-task [data-field=title] .field-error').hidden`)
-	if got := b.str(`document.querySelector('#create-task [data-field=title] .field-error').textContent`); got != "title: is required" {
+	if got := b.str(`document.querySelector('#create-task [data-field=title] .field-error').textContent`); got != "invalid arguments for create_task_kandev: /title: shorter than 1 characters (minLength)" {
 		t.Fatalf("empty title: got %q", got)
 	}
 	b.set("#create-task [name=title]", strings.Repeat("x", 61))
@@ -39,7 +39,7 @@ func TestBoardCreateTaskForm(t *testing.T) {
 		t.Fatalf("refused forms wrote %s tasks", n)
 	}
 	b.set("#create-task [name=title]", "Write the release notes")
-	b.set("#create-task [name=description]", "Summarise **what changed**.")
+	b.set("#create-task [name=prompt]", "Summarise **what changed**.")
 	b.click("#create-task [name=start_agent]")
 	b.click("#create-task button.primary")
 	b.until("the dialog closed", `!document.getElementById('create-task')`)
@@ -80,10 +80,10 @@ func TestBoardAnswersQuestion(t *testing.T) {
 	done = ask(e, s)
 	b.until("the second question", `document.querySelectorAll('.question').length === 2`)
 	var qs kanban.List[kanban.Question]
-	e.dispatch("question.list", action.QuestionListIn{State: kanban.QuestionPending}, &qs)
+	e.dispatch(kanban.ActionQuestionList, action.QuestionListIn{State: kanban.QuestionPending}, &qs)
 	// Stop this tab hearing about the other answer, so it submits its own.
 	b.js(`import('/app/api.js').then((m) => m.api.unsubscribe(...m.api.topics))`, nil)
-	e.dispatch("question.answer", action.QuestionAnswerIn{PendingID: qs.Items[0].ID, Answers: []kanban.Answer{{QuestionID: "db", SelectedOptions: []string{"pg"}}, {QuestionID: "name", SelectedOptions: []string{"kandev"}}}}, nil)
+	e.dispatch(kanban.ActionQuestionAnswer, action.QuestionAnswerIn{PendingID: qs.Items[0].ID, Answers: []kanban.Answer{{QuestionID: "db", SelectedOptions: []string{"pg"}}, {QuestionID: "name", SelectedOptions: []string{"kandev"}}}}, nil)
 	if out := <-done; out.err != nil || out.answers[0].SelectedOptions[0] != "pg" {
 		t.Fatalf("second ask: got %+v, want the other operator's answer", out)
 	}
@@ -102,7 +102,7 @@ func TestBoardTaskPageModeSwitch(t *testing.T) {
 	s := e.sessionMCP(kanban.ModeTask, "")
 	notes := &noteLog{}
 	s.Client.OnNotification(notes.add)
-	e.dispatch("task.message", action.TaskMessageIn{TaskID: s.TaskID, Prompt: "Please **also** update the docs"}, nil)
+	e.dispatch(kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: s.TaskID, Prompt: "Please **also** update the docs"}, nil)
 	b := newTab(t, e)
 	b.signIn()
 	b.open("#/task/"+s.TaskID, "task")
@@ -130,7 +130,7 @@ func TestBoardRendersInert(t *testing.T) {
 	e := newEnv(t)
 	hostile := `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">`
 	var out action.TaskCreateOut
-	e.dispatch("task.create", action.TaskCreateIn{Title: "<script>window.__pwned=3</script>", Description: hostile + " [click](javascript:window.__pwned=4)"}, &out)
+	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "<script>window.__pwned=3</script>", Prompt: hostile + " [click](javascript:window.__pwned=4)"}, &out)
 	_, err := e.b.store.AppendMessage(context.Background(), kanban.Message{SessionID: out.SessionID, TaskID: out.Task.ID, Author: "agent", Type: "message",
 		Content: "Done. " + hostile + "\n\n[open](javascript:window.__pwned=5) and [docs](https://example.com/docs) <a href=\"javascript:window.__pwned=6\">x</a>"})
 	if err != nil {

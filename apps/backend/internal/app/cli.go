@@ -94,7 +94,7 @@ func modeList() string {
 }
 
 // Operator runs one action against a running backend as the operator.
-func Operator(ctx context.Context, backendURL, token, name string, payload, out any) error {
+func Operator(ctx context.Context, backendURL, token string, name kanban.Action, payload, out any) error {
 	u, err := websocketURL(backendURL)
 	if err != nil {
 		return err
@@ -122,13 +122,13 @@ func SessionCreate(ctx context.Context, backendURL, token, taskID, title string,
 		}
 		start := false
 		var t action.TaskCreateOut
-		if err := Operator(ctx, backendURL, token, "task.create", action.TaskCreateIn{Title: title, StartAgent: &start}, &t); err != nil {
+		if err := Operator(ctx, backendURL, token, kanban.ActionTaskCreate, action.TaskCreateIn{Title: title, StartAgent: &start}, &t); err != nil {
 			return nil, err
 		}
 		taskID = t.Task.ID
 	}
 	var out action.SessionCreateOut
-	err := Operator(ctx, backendURL, token, "session.create", action.SessionCreateIn{TaskID: taskID, Mode: mode}, &out)
+	err := Operator(ctx, backendURL, token, kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: taskID, Mode: mode}, &out)
 	return &out, err
 }
 
@@ -149,7 +149,7 @@ func ControlSession(ctx context.Context, backendURL, token, sub string, c Sessio
 			return "", errors.New("session start: --task is required")
 		}
 		var out action.SessionSpawnOut
-		err := Operator(ctx, backendURL, token, "session.spawn", action.SessionSpawnIn{TaskID: c.TaskID,
+		err := Operator(ctx, backendURL, token, kanban.ActionSessionSpawn, action.SessionSpawnIn{TaskID: c.TaskID,
 			AgentProfileID: c.AgentProfileID, ExecutorProfileID: c.ExecutorProfileID, Prompt: c.Text}, &out)
 		if err != nil {
 			return "", err
@@ -160,7 +160,7 @@ func ControlSession(ctx context.Context, backendURL, token, sub string, c Sessio
 			return "", errors.New("session stop: --session is required")
 		}
 		var out kanban.Session
-		if err := Operator(ctx, backendURL, token, "session.stop", action.SessionStopIn{ID: c.SessionID, Reason: c.Reason}, &out); err != nil {
+		if err := Operator(ctx, backendURL, token, kanban.ActionSessionStop, action.SessionStopIn{ID: c.SessionID, Reason: c.Reason}, &out); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("session %s %s", out.ID, out.State), nil
@@ -169,7 +169,7 @@ func ControlSession(ctx context.Context, backendURL, token, sub string, c Sessio
 			return "", errors.New("session message: --session and --message are required")
 		}
 		var sess kanban.Session
-		if err := Operator(ctx, backendURL, token, "session.get", action.IDIn{ID: c.SessionID}, &sess); err != nil {
+		if err := Operator(ctx, backendURL, token, kanban.ActionSessionGet, action.IDIn{ID: c.SessionID}, &sess); err != nil {
 			return "", err
 		}
 		mode := action.DeliveryQueued
@@ -177,7 +177,7 @@ func ControlSession(ctx context.Context, backendURL, token, sub string, c Sessio
 			mode = action.DeliveryInterrupt
 		}
 		var out action.TaskMessageOut
-		if err := Operator(ctx, backendURL, token, "task.message", action.TaskMessageIn{TaskID: sess.TaskID, SessionID: sess.ID,
+		if err := Operator(ctx, backendURL, token, kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: sess.TaskID, SessionID: sess.ID,
 			Prompt: c.Message, DeliveryMode: mode}, &out); err != nil {
 			return "", err
 		}

@@ -77,7 +77,7 @@ func (e *env) subscribe(topics ...string) *notes {
 		e.t.Fatalf("dial: %v", err)
 	}
 	e.t.Cleanup(func() { _ = c.Close() })
-	if err := c.Call(context.Background(), "subscribe", SubscribeIn{Topics: topics}, nil); err != nil {
+	if err := c.Call(context.Background(), kanban.ActionSubscribe, SubscribeIn{Topics: topics}, nil); err != nil {
 		e.t.Fatalf("subscribe: %v", err)
 	}
 	return n
@@ -87,11 +87,11 @@ func (e *env) subscribe(topics ...string) *notes {
 func (e *env) board() (string, []kanban.WorkflowStep) {
 	e.t.Helper()
 	var wss kanban.List[kanban.Workspace]
-	e.dispatch("workspace.list", action.ListIn{}, &wss)
+	e.dispatch(kanban.ActionWorkspaceList, action.ListIn{}, &wss)
 	var wfs kanban.List[kanban.Workflow]
-	e.dispatch("workflow.list", map[string]any{"workspace_id": wss.Items[0].ID}, &wfs)
+	e.dispatch(kanban.ActionWorkflowList, map[string]any{"workspace_id": wss.Items[0].ID}, &wfs)
 	var steps kanban.List[kanban.WorkflowStep]
-	e.dispatch("workflow.step.list", map[string]any{"workflow_id": wfs.Items[0].ID}, &steps)
+	e.dispatch(kanban.ActionWorkflowStepList, map[string]any{"workflow_id": wfs.Items[0].ID}, &steps)
 	return wss.Items[0].ID, steps.Items
 }
 
@@ -104,7 +104,7 @@ func TestBackendsShareOneBoard(t *testing.T) {
 	a, b := twoBackends(t)
 	ws, steps := a.board()
 	const wip = 4
-	a.dispatch("workflow.step.update", map[string]any{"id": steps[1].ID, "wip_limit": wip}, nil)
+	a.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": steps[1].ID, "wip_limit": wip}, nil)
 	heardOnA, heardOnB := a.subscribe(action.WorkspaceTopic(ws)), b.subscribe(action.WorkspaceTopic(ws))
 	const writers, each = 2, 25
 	var (
@@ -118,11 +118,11 @@ func TestBackendsShareOneBoard(t *testing.T) {
 			var last string
 			for i := range each {
 				var out action.TaskCreateOut
-				e.dispatch("task.create", action.TaskCreateIn{Title: fmt.Sprintf("w%d-%d", w, i), StartAgent: &no}, &out)
+				e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: fmt.Sprintf("w%d-%d", w, i), StartAgent: &no}, &out)
 				if last != "" {
 					pos := i % 3
-					err := e.tryDispatch(action.Principal{Kind: action.Operator}, "task.move",
-						action.TaskMoveIn{ID: last, WorkflowStepID: steps[i%3].ID, Position: &pos}, nil)
+					err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionTaskMove,
+						action.TaskMoveIn{TaskID: last, WorkflowStepID: steps[i%3].ID, Position: &pos}, nil)
 					if kanban.ErrorCode(err) == kanban.CodeConflict {
 						refused.Add(1)
 					} else if err != nil {
@@ -145,7 +145,7 @@ func TestBackendsShareOneBoard(t *testing.T) {
 	}
 	for _, st := range steps {
 		var l kanban.List[kanban.Task]
-		b.dispatch("task.list", action.TaskListIn{WorkspaceID: ws, WorkflowStepID: st.ID, Limit: kanban.MaxLimit}, &l)
+		b.dispatch(kanban.ActionTaskList, action.TaskListIn{WorkspaceID: ws, WorkflowStepID: st.ID, Limit: kanban.MaxLimit}, &l)
 		for i, task := range l.Items {
 			if task.Position != i {
 				t.Fatalf("step %s: task %d of %d has position %d, want %d", st.Name, i, len(l.Items), task.Position, i)
@@ -175,7 +175,7 @@ func TestModeSwitchAcrossBackends(t *testing.T) {
 	if names := toolNames(t, s.Client); !names["create_task_kandev"] {
 		t.Fatalf("task mode tools: got %v", names)
 	}
-	b.dispatch("session.set_mode", map[string]any{"id": s.ID, "mode": kanban.ModeConfig}, nil)
+	b.dispatch(kanban.ActionSessionSetMode, map[string]any{"id": s.ID, "mode": kanban.ModeConfig}, nil)
 	waitFor(t, func() bool { return changed.Load() >= 1 })
 	if names := toolNames(t, s.Client); names["create_task_kandev"] || !names["create_workflow_kandev"] {
 		t.Fatalf("config mode tools after the switch on B: got %v", names)
@@ -205,7 +205,7 @@ func TestQuestionAnsweredOnOtherBackend(t *testing.T) {
 	}()
 	q := pendingQuestionOf(b, s.ID)
 	var ans action.QuestionAnswerOut
-	b.dispatch("question.answer", action.QuestionAnswerIn{PendingID: q.ID, Answers: []kanban.Answer{{QuestionID: "db", SelectedOptions: []string{"q1_opt1"}}}}, &ans)
+	b.dispatch(kanban.ActionQuestionAnswer, action.QuestionAnswerIn{PendingID: q.ID, Answers: []kanban.Answer{{QuestionID: "db", SelectedOptions: []string{"q1_opt1"}}}}, &ans)
 	if !ans.Claimed {
 		t.Fatal("answer on B: got claimed=false, want the first answer to win")
 	}
@@ -229,13 +229,13 @@ func TestPermissionResolvedOnOtherBackend(t *testing.T) {
 	task, sid := a.startMock("Permission task", "@permission Deploy to staging\n@say Deployed.", nil)
 	b.waitState(sid, kanban.SessionWaitingForInput)
 	var pending kanban.List[kanban.Permission]
-	b.dispatch("permission.list", action.PermissionListIn{TaskID: task.ID}, &pending)
+	b.dispatch(kanban.ActionPermissionList, action.PermissionListIn{TaskID: task.ID}, &pending)
 	if len(pending.Items) != 1 {
 		t.Fatalf("pending permissions on B: %+v", pending.Items)
 	}
 	p := pending.Items[0]
 	var out action.PermissionResolveOut
-	b.dispatch("permission.resolve", action.PermissionResolveIn{TaskID: task.ID, SessionID: sid, RequestID: p.ID,
+	b.dispatch(kanban.ActionPermissionResolve, action.PermissionResolveIn{TaskID: task.ID, SessionID: sid, RequestID: p.ID,
 		PendingID: p.PendingID, OptionID: "allow"}, &out)
 	if !out.Claimed {
 		t.Fatalf("resolve on B: %+v", out)
@@ -254,9 +254,9 @@ func TestPromptDeliveredAcrossBackends(t *testing.T) {
 	a, b := twoBackends(t)
 	task, sid := a.startMock("Delivery task", "@say first", nil)
 	a.waitState(sid, kanban.SessionIdle)
-	b.dispatch("task.message", action.TaskMessageIn{TaskID: task.ID, Prompt: "@say delivered from B"}, nil)
+	b.dispatch(kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: task.ID, Prompt: "@say delivered from B"}, nil)
 	a.waitMessage(task.ID, "message", "delivered from B")
-	b.dispatch("session.stop", action.SessionStopIn{ID: sid}, nil)
+	b.dispatch(kanban.ActionSessionStop, action.SessionStopIn{ID: sid}, nil)
 	a.waitState(sid, kanban.SessionCancelled)
 	a.waitNoAgents()
 }
@@ -274,12 +274,12 @@ func TestAutoArchiveRunsOnceAcrossBackends(t *testing.T) {
 	a, b := twoBackends(t, later)
 	ws, steps := a.board()
 	review := steps[2]
-	a.dispatch("workflow.step.update", map[string]any{"id": review.ID, "auto_archive_after_hours": 1}, nil)
+	a.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": review.ID, "auto_archive_after_hours": 1}, nil)
 	no := false
 	var ids []string
 	for i := range 30 {
 		var out action.TaskCreateOut
-		[]*env{a, b}[i%2].dispatch("task.create", action.TaskCreateIn{Title: fmt.Sprintf("due %d", i), WorkflowStepID: review.ID,
+		[]*env{a, b}[i%2].dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: fmt.Sprintf("due %d", i), WorkflowStepID: review.ID,
 			StartAgent: &no}, &out)
 		ids = append(ids, out.Task.ID)
 	}
@@ -312,7 +312,7 @@ func TestAutoArchiveRunsOnceAcrossBackends(t *testing.T) {
 		}
 	}
 	var l kanban.List[kanban.Task]
-	a.dispatch("task.list", action.TaskListIn{WorkspaceID: ws, WorkflowStepID: review.ID, Limit: kanban.MaxLimit}, &l)
+	a.dispatch(kanban.ActionTaskList, action.TaskListIn{WorkspaceID: ws, WorkflowStepID: review.ID, Limit: kanban.MaxLimit}, &l)
 	if len(l.Items) != 0 {
 		t.Fatalf("got %d live tasks left on the auto-archiving step, want none", len(l.Items))
 	}

@@ -141,8 +141,16 @@ func (e *env) newTask(title string) *kanban.Task {
 	e.t.Helper()
 	var out action.TaskCreateOut
 	f := false
-	e.dispatch("task.create", action.TaskCreateIn{Title: title, StartAgent: &f}, &out)
+	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: title, StartAgent: &f}, &out)
 	return out.Task
+}
+
+// workspaceID returns the seeded default workspace's id.
+func (e *env) workspaceID() string {
+	e.t.Helper()
+	var wss kanban.List[kanban.Workspace]
+	e.dispatch(kanban.ActionWorkspaceList, action.ListIn{}, &wss)
+	return wss.Items[0].ID
 }
 
 // sessionMCP creates a task (unless taskID is set) and a session in mode,
@@ -154,7 +162,7 @@ func (e *env) sessionMCP(mode kanban.Mode, taskID string) *session {
 		taskID = e.newTask("Session task").ID
 	}
 	var created action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: taskID, Mode: mode}, &created)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: taskID, Mode: mode}, &created)
 	m, err := StartSessionMCP(context.Background(), MCPConfig{BackendURL: e.url, SessionID: created.Session.ID, Token: created.Token,
 		Logger: slog.New(slog.NewTextHandler(e.logs, nil))})
 	if err != nil {
@@ -170,15 +178,29 @@ func (e *env) sessionMCP(mode kanban.Mode, taskID string) *session {
 }
 
 // dispatch runs an action as the operator, failing the test on error.
-func (e *env) dispatch(name string, payload, out any) {
+func (e *env) dispatch(name kanban.Action, payload, out any) {
 	e.t.Helper()
 	if err := e.tryDispatch(action.Principal{Kind: action.Operator}, name, payload, out); err != nil {
 		e.t.Fatalf("%s: %v", name, err)
 	}
 }
 
-func (e *env) tryDispatch(p action.Principal, name string, payload, out any) error {
-	return inProcess{reg: e.b.reg, principal: p}.Call(context.Background(), name, payload, out)
+// tryDispatch runs an action as p the way a WebSocket request runs it:
+// the payload's contract (its tool's compiled check) applies.
+func (e *env) tryDispatch(p action.Principal, name kanban.Action, payload, out any) error {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	res, err := e.b.reg.Dispatch(context.Background(), p, name, raw)
+	if err != nil || out == nil {
+		return err
+	}
+	rb, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(rb, out)
 }
 
 // mcpCaller is an initialized MCP client.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream"
@@ -141,11 +142,11 @@ func (m *SessionMCP) Close() {
 func (m *SessionMCP) attach(ctx context.Context) (catalog.Profile, error) {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	if err := m.client.Call(ctx, "subscribe", SubscribeIn{Topics: []string{action.SessionTopic(m.cfg.SessionID)}}, nil); err != nil {
+	if err := m.client.Call(ctx, kanban.ActionSubscribe, SubscribeIn{Topics: []string{action.SessionTopic(m.cfg.SessionID)}}, nil); err != nil {
 		return catalog.Profile{}, fmt.Errorf("subscribe to session: %w", err)
 	}
 	var p action.Profile
-	if err := m.client.Call(ctx, "session.attach", action.NoIn{}, &p); err != nil {
+	if err := m.client.Call(ctx, kanban.ActionSessionAttach, action.NoIn{}, &p); err != nil {
 		return catalog.Profile{}, fmt.Errorf("attach session: %w", err)
 	}
 	if p.SessionID != m.cfg.SessionID {

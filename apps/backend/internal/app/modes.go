@@ -12,8 +12,8 @@ import (
 // may call in each profile: exactly those of the profile's MCP tools. The
 // catalog is static, so every profile's set (each mode with each subset of
 // the known capabilities) is computed once.
-func modeActions(c *catalog.Catalog) func(kanban.Mode, []string) map[string]bool {
-	sets := map[string]map[string]bool{}
+func modeActions(c *catalog.Catalog) func(kanban.Mode, []string) map[kanban.Action]bool {
+	sets := map[string]map[kanban.Action]bool{}
 	n := len(kanban.Capabilities)
 	for _, m := range kanban.SessionModes {
 		for mask := range 1 << n {
@@ -30,7 +30,7 @@ func modeActions(c *catalog.Catalog) func(kanban.Mode, []string) map[string]bool
 			sets[profileKey(m, caps)] = set
 		}
 	}
-	return func(m kanban.Mode, caps []string) map[string]bool {
+	return func(m kanban.Mode, caps []string) map[kanban.Action]bool {
 		var known []string
 		for _, cp := range kanban.Capabilities { // in the order the keys were built
 			if slices.Contains(caps, cp) {

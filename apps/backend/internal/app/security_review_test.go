@@ -28,7 +28,7 @@ func TestReviewWorkspaceSubscriptionDoesNotLeakPlansOutsideTree(t *testing.T) {
 	mine := e.newTask("Mine")
 	other := e.newTask("Unrelated")
 	var created action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: mine.ID}, &created)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: mine.ID}, &created)
 
 	leaked := make(chan string, 16)
 	sc, err := ws.Dial(context.Background(), ws.ClientConfig{URL: e.wsURL(), Token: created.Token,
@@ -43,18 +43,18 @@ func TestReviewWorkspaceSubscriptionDoesNotLeakPlansOutsideTree(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = sc.Close() })
 	ctx := context.Background()
-	if err := sc.Call(ctx, "plan.get", map[string]any{"task_id": other.ID}, nil); !isCode(err, kanban.CodeForbidden) {
+	if err := sc.Call(ctx, kanban.ActionPlanGet, map[string]any{"task_id": other.ID}, nil); !isCode(err, kanban.CodeForbidden) {
 		t.Fatalf("precondition: plan.get of an unrelated task should be FORBIDDEN, got %v", err)
 	}
 	// Sessions follow only their own session topic: workspace events carry
 	// plans and documents beyond a session's reach.
-	if err := sc.Call(ctx, "subscribe", SubscribeIn{Topics: []string{action.WorkspaceTopic(created.Session.WorkspaceID)}}, nil); !isCode(err, kanban.CodeForbidden) {
+	if err := sc.Call(ctx, kanban.ActionSubscribe, SubscribeIn{Topics: []string{action.WorkspaceTopic(created.Session.WorkspaceID)}}, nil); !isCode(err, kanban.CodeForbidden) {
 		t.Fatalf("subscribe to the workspace: got %v, want FORBIDDEN", err)
 	}
-	if err := sc.Call(ctx, "subscribe", SubscribeIn{Topics: []string{action.SessionTopic(created.Session.ID)}}, nil); err != nil {
+	if err := sc.Call(ctx, kanban.ActionSubscribe, SubscribeIn{Topics: []string{action.SessionTopic(created.Session.ID)}}, nil); err != nil {
 		t.Fatalf("subscribe to its own session: %v", err)
 	}
-	e.dispatch("plan.create", action.PlanCreateIn{TaskID: other.ID, Content: "TOP-SECRET-PLAN-sk-live-CANARY"}, nil)
+	e.dispatch(kanban.ActionPlanCreate, action.PlanCreateIn{TaskID: other.ID, Content: "TOP-SECRET-PLAN-sk-live-CANARY"}, nil)
 	deadline := time.After(3 * time.Second)
 	for {
 		select {
@@ -76,14 +76,14 @@ func TestReviewRotatedTokenStopsOpenConnection(t *testing.T) {
 	mine := e.newTask("Mine")
 	victim := e.newTask("Victim")
 	var created action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: mine.ID}, &created)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: mine.ID}, &created)
 	old := e.wsClient(created.Token, nil)
 	ctx := context.Background()
-	if err := old.Call(ctx, "session.profile", action.NoIn{}, nil); err != nil {
+	if err := old.Call(ctx, kanban.ActionSessionProfile, action.NoIn{}, nil); err != nil {
 		t.Fatalf("precondition: %v", err)
 	}
-	e.dispatch("session.token", action.IDIn{ID: created.Session.ID}, nil)
-	err := old.Call(ctx, "task.delete", map[string]any{"id": victim.ID}, nil)
+	e.dispatch(kanban.ActionSessionToken, action.IDIn{ID: created.Session.ID}, nil)
+	err := old.Call(ctx, kanban.ActionTaskDelete, map[string]any{"task_id": victim.ID}, nil)
 	if err == nil {
 		t.Fatal("a connection authenticated with a rotated (revoked) session token still deleted a task")
 	}
@@ -97,17 +97,17 @@ func TestReviewDeletedSessionCannotAct(t *testing.T) {
 	mine := e.newTask("Mine")
 	victim := e.newTask("Victim")
 	var created action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: mine.ID}, &created)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: mine.ID}, &created)
 	zombie := e.wsClient(created.Token, nil)
 	ctx := context.Background()
-	if err := zombie.Call(ctx, "session.profile", action.NoIn{}, nil); err != nil {
+	if err := zombie.Call(ctx, kanban.ActionSessionProfile, action.NoIn{}, nil); err != nil {
 		t.Fatalf("precondition: %v", err)
 	}
-	e.dispatch("task.delete", action.IDIn{ID: mine.ID}, nil)
+	e.dispatch(kanban.ActionTaskDelete, action.TaskRefIn{TaskID: mine.ID}, nil)
 	if _, err := e.b.store.GetSession(ctx, created.Session.ID); err == nil {
 		t.Fatal("precondition: the session should be gone with its task")
 	}
-	err := zombie.Call(ctx, "task.update", map[string]any{"id": victim.ID, "title": "zombie was here"}, nil)
+	err := zombie.Call(ctx, kanban.ActionTaskUpdate, map[string]any{"task_id": victim.ID, "title": "zombie was here"}, nil)
 	if err == nil {
 		t.Fatal("a deleted session's open connection still updated another task")
 	}
@@ -121,7 +121,7 @@ func TestReviewStoppedSessionCannotAct(t *testing.T) {
 	parent := e.sessionMCP(kanban.ModeTask, "")
 	child := subtaskOf(e, parent.TaskID, "Child")
 	var created action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: child.ID}, &created)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: child.ID}, &created)
 	r := e.call(parent.Client, "stop_task_kandev", `{"task_id":"`+child.ID+`"}`)
 	if r.IsError {
 		t.Fatalf("stop_task: %s", text(r))
@@ -149,10 +149,10 @@ func TestReviewOfficeSessionCannotUseTaskLifecycleOverWS(t *testing.T) {
 	mine := e.newTask("Office task")
 	victim := e.newTask("Victim")
 	var created action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: mine.ID, Mode: kanban.ModeOffice}, &created)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: mine.ID, Mode: kanban.ModeOffice}, &created)
 	c := e.wsClient(created.Token, nil)
 	before := e.fingerprint()
-	err := c.Call(context.Background(), "task.delete", map[string]any{"id": victim.ID}, nil)
+	err := c.Call(context.Background(), kanban.ActionTaskDelete, map[string]any{"task_id": victim.ID}, nil)
 	if err == nil || e.fingerprint() != before {
 		t.Fatal("an office-mode session deleted a task over the WebSocket API, beyond its mode's tools")
 	}
@@ -168,7 +168,7 @@ func TestReviewStartWhenUnblockedDefersTheSession(t *testing.T) {
 	blocker := e.newTask("Blocker")
 	var out action.TaskCreateOut
 	var profiles kanban.List[kanban.AgentProfile]
-	e.dispatch("agent.profile.list", map[string]any{}, &profiles)
+	e.dispatch(kanban.ActionAgentProfileList, map[string]any{}, &profiles)
 	chosen := profiles.Items[len(profiles.Items)-1] // not the default agent's profile
 	callJSON(e, c, "create_task_kandev", `{"title":"Waits","prompt":"go","blocked_by":["`+blocker.ID+`"],"start_when_unblocked":true,"agent_profile_id":"`+chosen.ID+`"}`, &out)
 	if out.SessionID != "" {
@@ -255,11 +255,11 @@ func TestReviewExportImportRoundTripsLongWorkflows(t *testing.T) {
 	e := newEnv(t)
 	c := e.operatorMCP()
 	var wf action.WorkflowOut
-	e.dispatch("workflow.create", map[string]any{"name": "Long", "steps": []any{map[string]any{"name": "s0"}}}, &wf)
+	e.dispatch(kanban.ActionWorkflowCreate, map[string]any{"name": "Long", "steps": []any{map[string]any{"name": "s0"}}}, &wf)
 	for i := 1; i < kanban.MaxWorkflowSteps; i++ {
-		e.dispatch("workflow.step.create", map[string]any{"workflow_id": wf.Workflow.ID, "name": "s" + strings.Repeat("x", i)}, nil)
+		e.dispatch(kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf.Workflow.ID, "name": "s" + strings.Repeat("x", i)}, nil)
 	}
-	err := e.tryDispatch(action.Principal{Kind: action.Operator}, "workflow.step.create", map[string]any{"workflow_id": wf.Workflow.ID, "name": "one too many"}, nil)
+	err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf.Workflow.ID, "name": "one too many"}, nil)
 	if !isCode(err, kanban.CodeConflict) {
 		t.Fatalf("step 51: got %v, want CONFLICT", err)
 	}
@@ -350,7 +350,7 @@ func TestRotatedTokenSessionMCPSaysUnauthorized(t *testing.T) {
 	if r := e.call(s.Client, "list_tasks_kandev", `{}`); r.IsError {
 		t.Fatalf("precondition: %s", text(r))
 	}
-	e.dispatch("session.token", action.IDIn{ID: s.ID}, nil)
+	e.dispatch(kanban.ActionSessionToken, action.IDIn{ID: s.ID}, nil)
 	if r := e.call(s.Client, "list_tasks_kandev", `{}`); !r.IsError || !strings.HasPrefix(text(r), "UNAUTHORIZED: ") {
 		t.Fatalf("first call after rotation: got %q, want UNAUTHORIZED", text(r))
 	}
@@ -366,29 +366,30 @@ func TestSettingBoundsHoldOnEveryTransport(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	var wfs kanban.List[kanban.Workflow]
-	e.dispatch("workflow.list", map[string]any{}, &wfs)
+	e.dispatch(kanban.ActionWorkflowList, map[string]any{"workspace_id": e.workspaceID()}, &wfs)
 	var exs kanban.List[kanban.Executor]
-	e.dispatch("executor.list", map[string]any{}, &exs)
+	e.dispatch(kanban.ActionExecutorList, map[string]any{}, &exs)
 	many := map[string]any{}
 	for i := 0; i <= kanban.MaxExecutorConfigKeys; i++ {
 		many["k"+strconv.Itoa(i)] = i
 	}
 	tooManyActions := make([]any, kanban.MaxStepActions+1)
 	for i := range tooManyActions {
-		tooManyActions[i] = map[string]any{"type": "notify"}
+		tooManyActions[i] = map[string]any{"type": "archive"}
 	}
 	wf := wfs.Items[0].ID
 	cases := []struct {
-		name, action string
-		payload      map[string]any
-		want         string
+		name    string
+		action  kanban.Action
+		payload map[string]any
+		want    string
 	}{
-		{"wip over", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "wip_limit": kanban.MaxWIPLimit + 1}, "wip_limit: must be between 0 (no limit) and 10000"},
-		{"archive over", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "auto_archive_after_hours": kanban.MaxAutoArchiveHours + 1}, "auto_archive_after_hours: must be between 0 (never) and 87600"},
-		{"too many automations", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": tooManyActions}}, "events: at most 20 automations per event"},
-		{"unknown automation type", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": []any{map[string]any{"type": "CANARY-x"}}}}, "events.on_enter[0].type: must be one of: start_agent,"},
-		{"bad automation setting key", "workflow.step.create", map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": []any{map[string]any{"type": "archive", "config": map[string]any{"sk-live CANARY!": 1}}}}}, "events.on_enter[0].config: archive takes no other settings than none"},
-		{"too many executor settings", "executor.profile.create", map[string]any{"executor_id": exs.Items[0].ID, "name": "p", "config": many}, "config: at most 100 settings"},
+		{"wip over", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "wip_limit": kanban.MaxWIPLimit + 1}, "invalid arguments for create_workflow_step_kandev: /wip_limit: must be <= 10000 (maximum)"},
+		{"archive over", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "auto_archive_after_hours": kanban.MaxAutoArchiveHours + 1}, "invalid arguments for create_workflow_step_kandev: /auto_archive_after_hours: must be <= 87600 (maximum)"},
+		{"too many automations", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": tooManyActions}}, "invalid arguments for create_workflow_step_kandev: /events/*: more than 20 items (maxItems)"},
+		{"unknown automation type", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": []any{map[string]any{"type": "CANARY-x"}}}}, "invalid arguments for create_workflow_step_kandev: /events/*/0/type: must be one of: start_agent,"},
+		{"bad automation setting key", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a", "events": map[string]any{"on_enter": []any{map[string]any{"type": "archive", "config": map[string]any{"sk-live CANARY!": 1}}}}}, "invalid arguments for create_workflow_step_kandev: unknown field at /events/*/0/config; no fields allowed"},
+		{"too many executor settings", kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": exs.Items[0].ID, "name": "p", "config": many}, "invalid arguments for create_executor_profile_kandev: /config: more than 100 properties (maxProperties)"},
 	}
 	for _, tc := range cases {
 		before := e.fingerprint()

@@ -225,6 +225,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	deps.Agents = b.shared.agents(local)
 	b.svcAgents = deps.Agents
 	b.reg, b.svc = action.New(deps)
+	setContracts(b.reg, compiled)
 	b.shared.wire(b.svc)
 	b.newFlow(cfg)
 	b.ws = ws.NewServer(ws.ServerConfig{

@@ -164,7 +164,7 @@ func TestStepCompleteTool(t *testing.T) {
 		t.Fatalf("recorded blockers: got %q, want the text given", b)
 	}
 	off := false
-	e.dispatch("workflow.step.update", action.StepUpdateIn{ID: steps[1].ID, AutoAdvance: &off}, nil)
+	e.dispatch(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{StepID: steps[1].ID, AutoAdvance: &off}, nil)
 	callJSON(e, s.Client, "step_complete_kandev", `{"summary":"Built it"}`, &out)
 	if out.Advanced || dbStr(e, `SELECT workflow_step_id FROM tasks WHERE id = ?`, s.TaskID) != steps[1].ID {
 		t.Fatalf("step_complete without auto-advance: got %+v, want the task to stay", out)

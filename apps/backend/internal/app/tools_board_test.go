@@ -112,7 +112,7 @@ func TestCreateTaskEffects(t *testing.T) {
 	var msgs struct {
 		Items []kanban.Message `json:"items"`
 	}
-	e.dispatch("message.list", map[string]any{"task_id": first.Task.ID}, &msgs)
+	e.dispatch(kanban.ActionMessageList, map[string]any{"task_id": first.Task.ID}, &msgs)
 	if len(msgs.Items) != 1 || msgs.Items[0].Content != "Do the thing" || msgs.Items[0].Type != "prompt" {
 		t.Fatalf("got conversation %+v, want the prompt as the first message", msgs.Items)
 	}
@@ -123,7 +123,7 @@ func TestCreateTaskEffects(t *testing.T) {
 	var blockers struct {
 		Items []kanban.Task `json:"items"`
 	}
-	e.dispatch("task.dependency.list", map[string]any{"task_id": blocked.Task.ID}, &blockers)
+	e.dispatch(kanban.ActionTaskDependencyList, map[string]any{"task_id": blocked.Task.ID}, &blockers)
 	if len(blockers.Items) != 1 || blockers.Items[0].ID != first.Task.ID {
 		t.Fatalf("got blockers %+v, want the first task", blockers.Items)
 	}
@@ -144,7 +144,7 @@ func TestCreateTaskAsSession(t *testing.T) {
 		Workspace kanban.Workspace
 	}
 	var ws kanban.Workspace
-	e.dispatch("workspace.create", map[string]any{"name": "Other"}, &ws)
+	e.dispatch(kanban.ActionWorkspaceCreate, map[string]any{"name": "Other"}, &ws)
 	other.Workspace = ws
 	before := e.fingerprint()
 	res := e.call(s.Client, "create_task_kandev", `{"title":"Escape","workspace_id":"`+ws.ID+`","start_agent":false}`)

@@ -206,7 +206,7 @@ func TestConfigWorkflowTools(t *testing.T) {
 
 	var task action.TaskCreateOut
 	f := false
-	e.dispatch("task.create", action.TaskCreateIn{Title: "On Done", WorkflowID: wf, WorkflowStepID: st.ID, StartAgent: &f}, &task)
+	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "On Done", WorkflowID: wf, WorkflowStepID: st.ID, StartAgent: &f}, &task)
 	refused(e, c, "delete_workflow_step_kandev", fmt.Sprintf(`{"step_id":%q}`, st.ID),
 		"CONFLICT: step has 1 tasks (archived included); move or delete them first")
 	var del action.Deleted
@@ -220,7 +220,7 @@ func TestConfigWorkflowTools(t *testing.T) {
 	refused(e, c, "delete_workflow_kandev", fmt.Sprintf(`{"workflow_id":%q,"cascade":false}`, wf),
 		"CONFLICT: workflow has 1 tasks; move or delete them first, or delete with cascade")
 	var sess action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: task.Task.ID}, &sess)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: task.Task.ID}, &sess)
 	callJSON(e, c, "delete_workflow_kandev", fmt.Sprintf(`{"workflow_id":%q,"cascade":true}`, wf), &del)
 	if n := dbInt(e, `SELECT (SELECT COUNT(*) FROM workflows WHERE id = ?) + (SELECT COUNT(*) FROM workflow_steps WHERE workflow_id = ?)
 		+ (SELECT COUNT(*) FROM tasks WHERE id = ?) + (SELECT COUNT(*) FROM task_sessions WHERE id = ?)`,
@@ -357,7 +357,7 @@ func TestConfigAgentTools(t *testing.T) {
 	// A running session uses the profile: deleting it is refused.
 	task := e.newTask("Uses fast")
 	var sess action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: task.ID, AgentProfileID: prof.ID}, &sess)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: task.ID, AgentProfileID: prof.ID}, &sess)
 	if _, err := e.b.store.DB().Exec(`UPDATE task_sessions SET state = 'RUNNING' WHERE id = ?`, sess.Session.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -480,7 +480,7 @@ func TestRepositoryAndTaskStateTools(t *testing.T) {
 	e := newEnv(t)
 	c := e.operatorMCP()
 	var repo kanban.Repository
-	e.dispatch("repository.create", action.RepositoryCreateIn{Name: "api", LocalPath: "/src/api", DefaultBranch: "main"}, &repo)
+	e.dispatch(kanban.ActionRepositoryCreate, action.RepositoryCreateIn{Name: "api", LocalPath: "/src/api", DefaultBranch: "main"}, &repo)
 	var repos struct {
 		Items []kanban.Repository `json:"items"`
 	}

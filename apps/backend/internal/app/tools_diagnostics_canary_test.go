@@ -34,7 +34,7 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 
 	prof := e.profileOf("mock-agent")
 	off := false
-	e.dispatch("mcp_config.update", action.MCPConfigUpdateIn{AgentProfileID: prof.ID, Enabled: &off, Servers: map[string]kanban.MCPServerConfig{
+	e.dispatch(kanban.ActionMCPConfigUpdate, action.MCPConfigUpdateIn{AgentProfileID: prof.ID, Enabled: &off, Servers: map[string]kanban.MCPServerConfig{
 		"remote": {Type: "http", URL: "https://user:" + canary("urluser") + "@mcp.example.com/mcp?key=" + canary("urlquery"),
 			Headers: map[string]string{"X-Api-Key": canary("header"), "X-Team": canary("plainheader")}},
 		"local": {Type: "stdio", Command: "/usr/bin/env", Args: []string{"--token", canary("arg"), "--dsn", "postgres://app:" + canary("argurl") + "@db:5432/x", "--mode=plain"},
@@ -42,7 +42,7 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 	}}, nil)
 	other := e.newTask("Other")
 	var hand action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: other.ID}, &hand)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: other.ID}, &hand)
 	canaries["session token"] = hand.Token
 	e.b.log.Info("connected with " + hand.Token)
 	e.b.log.Info("operator uses " + opToken)
@@ -51,7 +51,7 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 	ws := t.TempDir()
 	prompt := "Prompt canary: " + canary("prompt") + "\n@tool get_diagnostic_bundle_kandev {\"source\":\"all\"}\n@say done"
 	var created action.TaskCreateOut
-	e.dispatch("task.create", map[string]any{"title": "Diagnose " + canary("title"), "description": prompt,
+	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Diagnose " + canary("title"), "prompt": prompt,
 		"agent_profile_id": prof.ID, "local_path": ws}, &created)
 	tc := e.waitMessage(created.Task.ID, "tool_call", "get_diagnostic_bundle_kandev")
 	for !strings.Contains(tc.Content, `"status":"completed"`) && !strings.Contains(tc.Content, `"status":"failed"`) {

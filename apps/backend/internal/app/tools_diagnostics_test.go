@@ -46,7 +46,7 @@ func workspaceTask(e *env, title string) (string, *session) {
 	ws := e.t.TempDir()
 	var created action.TaskCreateOut
 	f := false
-	e.dispatch("task.create", action.TaskCreateIn{Title: title, LocalPath: ws, StartAgent: &f}, &created)
+	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: title, LocalPath: ws, StartAgent: &f}, &created)
 	return ws, e.sessionMCP(kanban.ModeTask, created.Task.ID)
 }
 

@@ -48,7 +48,7 @@ func ask(e *env, s *session) <-chan askOutcome {
 		_ = json.Unmarshal([]byte(askQuestions), &items)
 		var out action.QuestionAskOut
 		p := action.Principal{Kind: action.Session, SessionID: s.ID, TaskID: s.TaskID, WorkspaceID: s.WorkspaceID}
-		err := e.tryDispatch(p, "question.ask", action.QuestionAskIn{Questions: items}, &out)
+		err := e.tryDispatch(p, kanban.ActionQuestionAsk, action.QuestionAskIn{Questions: items}, &out)
 		if err != nil {
 			done <- askOutcome{err: err}
 			return
@@ -158,7 +158,7 @@ func TestPendingQuestionsPaginate(t *testing.T) {
 	p := action.Principal{Kind: action.Session, SessionID: s.ID, TaskID: s.TaskID, WorkspaceID: s.WorkspaceID}
 	for range 3 {
 		// A 1-second wait that ends unanswered leaves the question pending.
-		if err := e.tryDispatch(p, "question.ask", action.QuestionAskIn{Questions: items, WaitSeconds: 1}, nil); err != nil {
+		if err := e.tryDispatch(p, kanban.ActionQuestionAsk, action.QuestionAskIn{Questions: items, WaitSeconds: 1}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -206,7 +206,7 @@ func TestConfigToolsBySessionMode(t *testing.T) {
 		t.Fatalf("got workspace %s, want the session's %s", got, cfg.WorkspaceID)
 	}
 	var other kanban.Workspace
-	e.dispatch("workspace.create", action.WorkspaceCreateIn{Name: "Other"}, &other)
+	e.dispatch(kanban.ActionWorkspaceCreate, action.WorkspaceCreateIn{Name: "Other"}, &other)
 	refused(e, cfg.Client, "create_workflow_kandev", fmt.Sprintf(`{"name":"x","workspace_id":%q}`, other.ID),
 		"FORBIDDEN: workspace_id is outside this session's workspace")
 	var task kanban.Task
@@ -228,7 +228,7 @@ func TestConfigToolsBySessionMode(t *testing.T) {
 		t.Fatalf("got %v, want an unknown-tool protocol error", err)
 	}
 	p := action.Principal{Kind: action.Session, SessionID: tm.ID, TaskID: tm.TaskID, WorkspaceID: tm.WorkspaceID}
-	err := e.tryDispatch(p, "workflow.create", action.WorkflowCreateIn{Name: "Sneaky"}, nil)
+	err := e.tryDispatch(p, kanban.ActionWorkflowCreate, action.WorkflowCreateIn{Name: "Sneaky"}, nil)
 	if kanban.ErrorCode(err) != kanban.CodeForbidden {
 		t.Fatalf("got %v, want FORBIDDEN from the action layer", err)
 	}

@@ -23,7 +23,7 @@ func TestListTasksLean(t *testing.T) {
 	prompt := strings.Repeat("Implement the thing, then test it. ", 60)[:2000]
 	f := false
 	for range 50 {
-		e.dispatch("task.create", action.TaskCreateIn{Title: "A task with a long prompt", Description: prompt, StartAgent: &f}, nil)
+		e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "A task with a long prompt", Prompt: prompt, StartAgent: &f}, nil)
 	}
 	c := e.operatorMCP()
 

@@ -90,7 +90,7 @@ func TestOfficeDecisionTool(t *testing.T) {
 		t.Fatalf("supersedes: got %q then %q, want none then the first decision", first.Supersedes, second.Supersedes)
 	}
 	var latest kanban.Artifact
-	e.dispatch("artifact.latest", action.ArtifactKindIn{TaskID: o.me.ID, Kind: kanban.ArtifactDecision}, &latest)
+	e.dispatch(kanban.ActionArtifactLatest, action.ArtifactKindIn{TaskID: o.me.ID, Kind: kanban.ArtifactDecision}, &latest)
 	var data struct {
 		StepID   string `json:"step_id"`
 		Decision string `json:"decision"`

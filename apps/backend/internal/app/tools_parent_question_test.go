@@ -94,7 +94,7 @@ func TestAutopilotRootHasNoQuestionTools(t *testing.T) {
 	e := newEnv(t)
 	var out action.TaskCreateOut
 	f := false
-	e.dispatch("task.create", action.TaskCreateIn{Title: "Root", StartAgent: &f, Autopilot: true}, &out)
+	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "Root", StartAgent: &f, Autopilot: true}, &out)
 	s := e.sessionMCP(kanban.ModeTask, out.Task.ID)
 	names := toolNames(t, s.Client)
 	if names["ask_parent_question_kandev"] || names["ask_user_question_kandev"] {

@@ -101,7 +101,7 @@ func TestAskUserQuestionAnsweredWhileWaiting(t *testing.T) {
 	}
 	waitFor(t, func() bool { return notes.count("notifications/progress") >= 1 })
 	var ans action.QuestionAnswerOut
-	e.dispatch("question.answer", action.QuestionAnswerIn{PendingID: q.ID, Answers: []kanban.Answer{
+	e.dispatch(kanban.ActionQuestionAnswer, action.QuestionAnswerIn{PendingID: q.ID, Answers: []kanban.Answer{
 		{QuestionID: "db", SelectedOptions: []string{"q1_opt1", "q1_opt2"}}, {QuestionID: "q2", CustomText: "kandev-next"}}}, &ans)
 	if !ans.Claimed {
 		t.Fatalf("answer: got claimed=false, want the first answer to win")
@@ -122,7 +122,7 @@ func TestAskUserQuestionAnsweredWhileWaiting(t *testing.T) {
 		t.Fatalf("result: got %+v, want both answers", got)
 	}
 	var again action.QuestionAnswerOut
-	e.dispatch("question.answer", action.QuestionAnswerIn{PendingID: q.ID, Rejected: true}, &again)
+	e.dispatch(kanban.ActionQuestionAnswer, action.QuestionAnswerIn{PendingID: q.ID, Rejected: true}, &again)
 	if again.Claimed || again.Question.State != kanban.QuestionAnswered {
 		t.Fatalf("second answer: got %+v, want claimed=false and the first answer kept", again)
 	}
@@ -140,7 +140,7 @@ func TestAskUserQuestionTimesOut(t *testing.T) {
 		t.Fatalf("result: got %+v, want pending with a message", got)
 	}
 	var ans action.QuestionAnswerOut
-	e.dispatch("question.answer", action.QuestionAnswerIn{PendingID: got.PendingID, Rejected: true, RejectReason: "not now"}, &ans)
+	e.dispatch(kanban.ActionQuestionAnswer, action.QuestionAnswerIn{PendingID: got.PendingID, Rejected: true, RejectReason: "not now"}, &ans)
 	if !ans.Claimed || ans.Question.State != kanban.QuestionRejected {
 		t.Fatalf("late answer: got %+v, want it to claim the still-pending question", ans)
 	}
@@ -152,7 +152,7 @@ func TestAskUserQuestionNeedsCapability(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	var created action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: e.newTask("quiet").ID, Capabilities: []string{}}, &created)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: e.newTask("quiet").ID, Capabilities: []string{}}, &created)
 	m, err := StartSessionMCP(context.Background(), MCPConfig{BackendURL: e.url, SessionID: created.Session.ID, Token: created.Token,
 		Logger: slog.New(slog.NewTextHandler(e.logs, nil))})
 	if err != nil {
@@ -213,7 +213,7 @@ func TestSetTaskTitleSwitchesMode(t *testing.T) {
 		t.Fatal("set_task_title_kandev still callable after the switch")
 	}
 	p := action.Principal{Kind: action.Session, SessionID: s.ID, TaskID: s.TaskID, WorkspaceID: s.WorkspaceID}
-	if err := e.tryDispatch(p, "task.set_title", action.SetTitleIn{Title: "Again"}, nil); kanban.ErrorCode(err) != kanban.CodeForbidden {
+	if err := e.tryDispatch(p, kanban.ActionTaskSetTitle, action.SetTitleIn{Title: "Again"}, nil); kanban.ErrorCode(err) != kanban.CodeForbidden {
 		t.Fatalf("task.set_title after the switch: got %v, want FORBIDDEN", err)
 	}
 }

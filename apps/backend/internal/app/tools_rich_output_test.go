@@ -41,7 +41,7 @@ func TestRichOutputReadsTheWorkspace(t *testing.T) {
 	}
 	var created action.TaskCreateOut
 	f := false
-	e.dispatch("task.create", action.TaskCreateIn{Title: "Rich", LocalPath: ws, StartAgent: &f}, &created)
+	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "Rich", LocalPath: ws, StartAgent: &f}, &created)
 	s := e.sessionMCP(kanban.ModeTask, created.Task.ID)
 
 	file := func(path string) string {

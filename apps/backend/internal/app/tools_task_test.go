@@ -14,7 +14,7 @@ func subtaskOf(e *env, parentID, title string) *kanban.Task {
 	e.t.Helper()
 	var out action.TaskCreateOut
 	f := false
-	e.dispatch("task.create", action.TaskCreateIn{Title: title, ParentID: parentID, StartAgent: &f}, &out)
+	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: title, ParentID: parentID, StartAgent: &f}, &out)
 	return out.Task
 }
 
@@ -22,7 +22,7 @@ func subtaskOf(e *env, parentID, title string) *kanban.Task {
 func bareSession(e *env, taskID string) string {
 	e.t.Helper()
 	var out action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: taskID}, &out)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: taskID}, &out)
 	return out.Session.ID
 }
 
@@ -30,12 +30,12 @@ func bareSession(e *env, taskID string) string {
 func foreignTask(e *env) *kanban.Task {
 	e.t.Helper()
 	var ws kanban.Workspace
-	e.dispatch("workspace.create", action.WorkspaceCreateIn{Name: "Elsewhere"}, &ws)
+	e.dispatch(kanban.ActionWorkspaceCreate, action.WorkspaceCreateIn{Name: "Elsewhere"}, &ws)
 	var wf action.WorkflowOut
-	e.dispatch("workflow.create", map[string]any{"workspace_id": ws.ID, "name": "Flow", "steps": []any{map[string]any{"name": "Todo"}}}, &wf)
+	e.dispatch(kanban.ActionWorkflowCreate, map[string]any{"workspace_id": ws.ID, "name": "Flow", "steps": []any{map[string]any{"name": "Todo"}}}, &wf)
 	var out action.TaskCreateOut
 	f := false
-	e.dispatch("task.create", action.TaskCreateIn{WorkspaceID: ws.ID, Title: "foreign", StartAgent: &f}, &out)
+	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{WorkspaceID: ws.ID, Title: "foreign", StartAgent: &f}, &out)
 	return out.Task
 }
 
@@ -64,9 +64,9 @@ func TestTaskLifecycleTools(t *testing.T) {
 		t.Fatalf("move: got step %s position %d, want %s at 0", got, moved.Position, steps[1].ID)
 	}
 	limit := 1
-	e.dispatch("workflow.step.update", action.StepUpdateIn{ID: steps[2].ID, WIPLimit: &limit}, nil)
+	e.dispatch(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{StepID: steps[2].ID, WIPLimit: &limit}, nil)
 	occupant := e.newTask("occupant")
-	e.dispatch("task.move", action.TaskMoveIn{ID: occupant.ID, WorkflowStepID: steps[2].ID}, nil)
+	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: occupant.ID, WorkflowStepID: steps[2].ID}, nil)
 	refused(e, s.Client, "move_task_kandev", fmt.Sprintf(`{"task_id":"self","workflow_step_id":%q}`, steps[2].ID),
 		"CONFLICT: step wip_limit reached (1 tasks)")
 
@@ -79,7 +79,7 @@ func TestTaskLifecycleTools(t *testing.T) {
 
 	kid := subtaskOf(e, s.TaskID, "doomed")
 	bareSession(e, kid.ID)
-	e.dispatch("plan.create", action.PlanCreateIn{TaskID: kid.ID, Content: "plan"}, nil)
+	e.dispatch(kanban.ActionPlanCreate, action.PlanCreateIn{TaskID: kid.ID, Content: "plan"}, nil)
 	var del struct {
 		ID      string `json:"id"`
 		Deleted bool   `json:"deleted"`
@@ -123,7 +123,7 @@ func TestUpdateTaskTool(t *testing.T) {
 	// deferred_launch_prompt: only a task still waiting on its blockers to
 	// start its agent; once an agent started, refused with nothing changed.
 	var waiting action.TaskCreateOut
-	e.dispatch("task.create", action.TaskCreateIn{Title: "waiting", BlockedBy: []string{e.newTask("blocker").ID}, StartWhenUnblocked: ptr(true)}, &waiting)
+	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "waiting", BlockedBy: []string{e.newTask("blocker").ID}, StartWhenUnblocked: ptr(true)}, &waiting)
 	callJSON(e, s.Client, "update_task_kandev", fmt.Sprintf(`{"task_id":%q,"deferred_launch_prompt":"later"}`, waiting.Task.ID), &got)
 	if lp := dbStr(e, `SELECT launch_prompt FROM tasks WHERE id = ?`, waiting.Task.ID); lp != "later" {
 		t.Fatalf("deferred launch prompt: got %q, want later", lp)
@@ -271,7 +271,7 @@ func TestDependencyAndRelatedTools(t *testing.T) {
 	refused(e, s.Client, "add_task_dependency_kandev", fmt.Sprintf(`{"task_id":%q,"depends_on_task_id":%q}`, sib.ID, me.ID),
 		"FORBIDDEN: a session may only change its own task's dependencies")
 	refused(e, s.Client, "add_task_dependency_kandev", fmt.Sprintf(`{"depends_on_task_id":%q}`, foreignTask(e).ID), "FORBIDDEN: task is outside this session's workspace")
-	e.dispatch("task.dependency.add", action.DependencyIn{TaskID: kid.ID, DependsOnTaskID: me.ID}, nil)
+	e.dispatch(kanban.ActionTaskDependencyAdd, action.DependencyIn{TaskID: kid.ID, DependsOnTaskID: me.ID}, nil)
 
 	var rel action.RelatedOut
 	callJSON(e, s.Client, "list_related_tasks_kandev", `{}`, &rel)

@@ -23,7 +23,7 @@ func (m *SessionMCP) startUpstreams(ctx context.Context, srv *mcpsrv.Server) (*u
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	var cfg action.UpstreamConfigOut
-	if err := m.client.Call(cctx, "upstream.config", action.NoIn{}, &cfg); err != nil {
+	if err := m.client.Call(cctx, kanban.ActionUpstreamConfig, action.NoIn{}, &cfg); err != nil {
 		return nil, err
 	}
 	if len(cfg.Servers) == 0 {
@@ -41,7 +41,7 @@ func (m *SessionMCP) startUpstreams(ctx context.Context, srv *mcpsrv.Server) (*u
 		Report: func(servers []kanban.UpstreamServer) {
 			rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			if err := m.client.Call(rctx, "upstream.report", reportOf(servers), nil); err != nil {
+			if err := m.client.Call(rctx, kanban.ActionUpstreamReport, reportOf(servers), nil); err != nil {
 				log.Warn("report upstream servers", "code", kanban.ErrorCode(err))
 			}
 		},

@@ -23,46 +23,46 @@ func TestUpstreamActions(t *testing.T) {
 	e := newEnv(t)
 	task := e.newTask("Upstream task")
 	var a, other action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: task.ID}, &a)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: task.ID}, &a)
 	var agents kanban.List[kanban.Agent]
-	e.dispatch("agent.list", action.ListIn{}, &agents)
+	e.dispatch(kanban.ActionAgentList, action.ListIn{}, &agents)
 	var prof kanban.AgentProfile
-	e.dispatch("agent.profile.create", action.AgentProfileCreateIn{AgentID: agents.Items[0].ID, Name: "Plain"}, &prof)
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: task.ID, AgentProfileID: prof.ID}, &other)
+	e.dispatch(kanban.ActionAgentProfileCreate, action.AgentProfileCreateIn{AgentID: agents.Items[0].ID, Name: "Plain"}, &prof)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: task.ID, AgentProfileID: prof.ID}, &other)
 	servers := map[string]kanban.MCPServerConfig{
 		"fs":  {Type: "stdio", Command: "fs-server", Env: map[string]string{"API_KEY": "s3cret"}, Proxy: true, TimeoutSeconds: 30},
 		"web": {Type: "http", URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer tok"}},
 	}
 	var cfg kanban.MCPConfig
-	e.dispatch("mcp_config.update", action.MCPConfigUpdateIn{AgentProfileID: a.Session.AgentProfileID, Servers: servers}, &cfg)
+	e.dispatch(kanban.ActionMCPConfigUpdate, action.MCPConfigUpdateIn{AgentProfileID: a.Session.AgentProfileID, Servers: servers}, &cfg)
 	if cfg.Servers["fs"].Env["API_KEY"] != action.SecretMask || !cfg.Servers["fs"].Proxy || cfg.Servers["fs"].TimeoutSeconds != 30 {
 		t.Fatalf("stored config read back as %+v, want proxy, timeout and a masked secret", cfg.Servers["fs"])
 	}
 
 	var got action.UpstreamConfigOut
-	if err := e.tryDispatch(sessionPrincipal(a.Session), "upstream.config", action.NoIn{}, &got); err != nil {
+	if err := e.tryDispatch(sessionPrincipal(a.Session), kanban.ActionUpstreamConfig, action.NoIn{}, &got); err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Servers) != 1 || got.Servers["fs"].Env["API_KEY"] != "s3cret" {
 		t.Fatalf("session's proxied servers: got %+v, want only fs with its secret", got.Servers)
 	}
 	got = action.UpstreamConfigOut{}
-	if err := e.tryDispatch(sessionPrincipal(other.Session), "upstream.config", action.NoIn{}, &got); err != nil || len(got.Servers) != 0 {
+	if err := e.tryDispatch(sessionPrincipal(other.Session), kanban.ActionUpstreamConfig, action.NoIn{}, &got); err != nil || len(got.Servers) != 0 {
 		t.Fatalf("another profile's session: got %+v, %v, want no servers", got.Servers, err)
 	}
-	if err := e.tryDispatch(action.Principal{Kind: action.Operator}, "upstream.config", action.NoIn{}, &got); kanban.ErrorCode(err) != kanban.CodeForbidden {
+	if err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionUpstreamConfig, action.NoIn{}, &got); kanban.ErrorCode(err) != kanban.CodeForbidden {
 		t.Fatalf("operator upstream.config: got %v, want FORBIDDEN", err)
 	}
 	off := false
-	e.dispatch("mcp_config.update", action.MCPConfigUpdateIn{AgentProfileID: a.Session.AgentProfileID, Enabled: &off}, &cfg)
+	e.dispatch(kanban.ActionMCPConfigUpdate, action.MCPConfigUpdateIn{AgentProfileID: a.Session.AgentProfileID, Enabled: &off}, &cfg)
 	got = action.UpstreamConfigOut{}
-	if err := e.tryDispatch(sessionPrincipal(a.Session), "upstream.config", action.NoIn{}, &got); err != nil || len(got.Servers) != 0 {
+	if err := e.tryDispatch(sessionPrincipal(a.Session), kanban.ActionUpstreamConfig, action.NoIn{}, &got); err != nil || len(got.Servers) != 0 {
 		t.Fatalf("disabled MCP config: got %+v, %v, want no servers", got.Servers, err)
 	}
 	if _, err := e.b.svc.SetMode(t.Context(), a.Session.ID, kanban.ModeConfig); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.tryDispatch(sessionPrincipal(a.Session), "upstream.config", action.NoIn{}, &got); err != nil {
+	if err := e.tryDispatch(sessionPrincipal(a.Session), kanban.ActionUpstreamConfig, action.NoIn{}, &got); err != nil {
 		t.Fatalf("config-mode session: %v (the plumbing must work in every mode)", err)
 	}
 
@@ -76,7 +76,7 @@ func TestUpstreamActions(t *testing.T) {
 		{Servers: []action.UpstreamReport{{Name: "fs", Type: "stdio", State: "ready", Detail: strings.Repeat("x", 301)}}},
 	}
 	for i, r := range bad {
-		if err := e.tryDispatch(sessionPrincipal(a.Session), "upstream.report", r, nil); kanban.ErrorCode(err) != kanban.CodeValidation {
+		if err := e.tryDispatch(sessionPrincipal(a.Session), kanban.ActionUpstreamReport, r, nil); kanban.ErrorCode(err) != kanban.CodeValidation {
 			t.Errorf("bad report %d: got %v, want VALIDATION_ERROR", i, err)
 		}
 	}
@@ -89,11 +89,11 @@ func TestUpstreamActions(t *testing.T) {
 	for i := range 7 {
 		rep.Refused = append(rep.Refused, action.UpstreamRefusedOne{Tool: fmt.Sprintf("t%d", i), Limit: "visits", Reason: "too big"})
 	}
-	if err := e.tryDispatch(sessionPrincipal(a.Session), "upstream.report", action.UpstreamReportIn{Servers: []action.UpstreamReport{rep}}, nil); err != nil {
+	if err := e.tryDispatch(sessionPrincipal(a.Session), kanban.ActionUpstreamReport, action.UpstreamReportIn{Servers: []action.UpstreamReport{rep}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var list kanban.List[kanban.UpstreamServer]
-	e.dispatch("upstream.list", action.UpstreamListIn{SessionID: a.Session.ID}, &list)
+	e.dispatch(kanban.ActionUpstreamList, action.UpstreamListIn{SessionID: a.Session.ID}, &list)
 	if len(list.Items) != 1 || list.Items[0].ToolsRefused != 7 || list.Items[0].State != "ready" {
 		t.Fatalf("upstream.list: %+v", list.Items)
 	}
@@ -101,7 +101,7 @@ func TestUpstreamActions(t *testing.T) {
 	cursor := ""
 	for range 10 {
 		var page kanban.List[kanban.RefusedTool]
-		e.dispatch("upstream.refused", action.UpstreamRefusedIn{SessionID: a.Session.ID, Limit: 3, Cursor: cursor}, &page)
+		e.dispatch(kanban.ActionUpstreamRefused, action.UpstreamRefusedIn{SessionID: a.Session.ID, Limit: 3, Cursor: cursor}, &page)
 		all = append(all, page.Items...)
 		if cursor = page.NextCursor; cursor == "" {
 			break
@@ -110,7 +110,7 @@ func TestUpstreamActions(t *testing.T) {
 	if len(all) != 7 || all[0].Tool != "t0" || all[6].Tool != "t6" {
 		t.Fatalf("refused pages: got %+v, want t0..t6", all)
 	}
-	if err := e.tryDispatch(sessionPrincipal(a.Session), "upstream.list", action.UpstreamListIn{SessionID: a.Session.ID}, &list); kanban.ErrorCode(err) != kanban.CodeForbidden {
+	if err := e.tryDispatch(sessionPrincipal(a.Session), kanban.ActionUpstreamList, action.UpstreamListIn{SessionID: a.Session.ID}, &list); kanban.ErrorCode(err) != kanban.CodeForbidden {
 		t.Fatalf("session upstream.list: got %v, want FORBIDDEN", err)
 	}
 
@@ -120,7 +120,7 @@ func TestUpstreamActions(t *testing.T) {
 		{Type: "stdio", Command: "x", Proxy: true, TimeoutSeconds: 601},
 		{Type: "stdio", Command: "x", Proxy: true, TimeoutSeconds: -1},
 	} {
-		err := e.tryDispatch(action.Principal{Kind: action.Operator}, "mcp_config.update",
+		err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionMCPConfigUpdate,
 			action.MCPConfigUpdateIn{AgentProfileID: a.Session.AgentProfileID, Servers: map[string]kanban.MCPServerConfig{"s": srv}}, nil)
 		if kanban.ErrorCode(err) != kanban.CodeValidation {
 			t.Errorf("%+v: got %v, want VALIDATION_ERROR", srv, err)
@@ -136,17 +136,17 @@ func TestUpstreamReportOverWebSocket(t *testing.T) {
 	e := newEnv(t)
 	task := e.newTask("Report task")
 	var created action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: task.ID}, &created)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: task.ID}, &created)
 	notes := make(chan string, 16)
 	op := e.wsClient(e.token, notes)
 	ctx := t.Context()
-	if err := op.Call(ctx, "subscribe", SubscribeIn{Topics: []string{action.WorkspaceTopic(created.Session.WorkspaceID)}}, nil); err != nil {
+	if err := op.Call(ctx, kanban.ActionSubscribe, SubscribeIn{Topics: []string{action.WorkspaceTopic(created.Session.WorkspaceID)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	sess := e.wsClient(created.Token, nil)
 	rep := action.UpstreamReportIn{Servers: []action.UpstreamReport{{Name: "fs", Type: "stdio", State: "unavailable",
 		Detail: "exited with status 1; retrying in 500ms", ToolsRefused: 1, Refused: []action.UpstreamRefusedOne{{Tool: "bomb", Limit: "visits", Reason: "too many"}}}}}
-	if err := sess.Call(ctx, "upstream.report", rep, nil); err != nil {
+	if err := sess.Call(ctx, kanban.ActionUpstreamReport, rep, nil); err != nil {
 		t.Fatal(err)
 	}
 	for got := ""; got != "session.upstreams_changed"; {
@@ -157,10 +157,10 @@ func TestUpstreamReportOverWebSocket(t *testing.T) {
 		}
 	}
 	var list kanban.List[kanban.UpstreamServer]
-	if err := op.Call(ctx, "upstream.list", action.UpstreamListIn{SessionID: created.Session.ID}, &list); err != nil || len(list.Items) != 1 || list.Items[0].State != "unavailable" {
+	if err := op.Call(ctx, kanban.ActionUpstreamList, action.UpstreamListIn{SessionID: created.Session.ID}, &list); err != nil || len(list.Items) != 1 || list.Items[0].State != "unavailable" {
 		t.Fatalf("upstream.list: %+v, %v", list.Items, err)
 	}
-	if err := sess.Call(ctx, "upstream.list", action.UpstreamListIn{SessionID: created.Session.ID}, &list); kanban.ErrorCode(err) != kanban.CodeForbidden {
+	if err := sess.Call(ctx, kanban.ActionUpstreamList, action.UpstreamListIn{SessionID: created.Session.ID}, &list); kanban.ErrorCode(err) != kanban.CodeForbidden {
 		t.Fatalf("session upstream.list over the WebSocket: got %v, want FORBIDDEN", err)
 	}
 }

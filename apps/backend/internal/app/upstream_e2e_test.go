@@ -26,7 +26,7 @@ func (e *env) proxiedSession(mode string, timeout int) (*action.SessionCreateOut
 	e.t.Helper()
 	task := e.newTask("Proxy task")
 	var created action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: task.ID}, &created)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: task.ID}, &created)
 	log := filepath.Join(e.t.TempDir(), "fixture.log")
 	servers := map[string]kanban.MCPServerConfig{
 		"fx": {Type: "stdio", Command: os.Args[0], Args: []string{"-test.run=^$"}, Proxy: true, TimeoutSeconds: timeout,
@@ -34,7 +34,7 @@ func (e *env) proxiedSession(mode string, timeout int) (*action.SessionCreateOut
 		"direct": {Type: "stdio", Command: "/bin/false"}, // not proxied: handed to the agent, never started by kandev mcp
 	}
 	var cfg kanban.MCPConfig
-	e.dispatch("mcp_config.update", action.MCPConfigUpdateIn{AgentProfileID: created.Session.AgentProfileID, Servers: servers}, &cfg)
+	e.dispatch(kanban.ActionMCPConfigUpdate, action.MCPConfigUpdateIn{AgentProfileID: created.Session.AgentProfileID, Servers: servers}, &cfg)
 	return &created, log
 }
 
@@ -114,7 +114,7 @@ func TestProxiedServerThroughKandevMCP(t *testing.T) {
 	// The operator sees the refused tools: WebSocket API and CLI.
 	var page kanban.List[kanban.RefusedTool]
 	waitFor(t, func() bool {
-		e.dispatch("upstream.refused", action.UpstreamRefusedIn{SessionID: created.Session.ID, Server: "fx"}, &page)
+		e.dispatch(kanban.ActionUpstreamRefused, action.UpstreamRefusedIn{SessionID: created.Session.ID, Server: "fx"}, &page)
 		return len(page.Items) == countRefused()
 	})
 	byTool := map[string]string{}
@@ -125,7 +125,7 @@ func TestProxiedServerThroughKandevMCP(t *testing.T) {
 		t.Fatalf("refused over the API: %v", byTool)
 	}
 	var servers kanban.List[kanban.UpstreamServer]
-	e.dispatch("upstream.list", action.UpstreamListIn{SessionID: created.Session.ID}, &servers)
+	e.dispatch(kanban.ActionUpstreamList, action.UpstreamListIn{SessionID: created.Session.ID}, &servers)
 	if len(servers.Items) != 1 || servers.Items[0].Name != "fx" || servers.Items[0].State != kanban.UpstreamReady {
 		t.Fatalf("servers over the API: %+v", servers.Items)
 	}

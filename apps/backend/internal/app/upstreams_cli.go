@@ -20,7 +20,7 @@ func SessionUpstreams(ctx context.Context, backendURL, token, sessionID string, 
 	if sessionID == "" {
 		return fmt.Errorf("session upstreams: --session is required")
 	}
-	servers, err := allPages[kanban.UpstreamServer](ctx, backendURL, token, "upstream.list", func(cursor string) any {
+	servers, err := allPages[kanban.UpstreamServer](ctx, backendURL, token, kanban.ActionUpstreamList, func(cursor string) any {
 		return action.UpstreamListIn{SessionID: sessionID, Limit: kanban.MaxLimit, Cursor: cursor}
 	})
 	if err != nil {
@@ -38,7 +38,7 @@ func SessionUpstreams(ctx context.Context, backendURL, token, sessionID string, 
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	refused, err := allPages[kanban.RefusedTool](ctx, backendURL, token, "upstream.refused", func(cursor string) any {
+	refused, err := allPages[kanban.RefusedTool](ctx, backendURL, token, kanban.ActionUpstreamRefused, func(cursor string) any {
 		return action.UpstreamRefusedIn{SessionID: sessionID, Limit: kanban.MaxLimit, Cursor: cursor}
 	})
 	if err != nil || len(refused) == 0 {
@@ -53,7 +53,7 @@ func SessionUpstreams(ctx context.Context, backendURL, token, sessionID string, 
 }
 
 // allPages reads a list action page by page (at most maxCLIPages).
-func allPages[T any](ctx context.Context, backendURL, token, name string, payload func(cursor string) any) ([]T, error) {
+func allPages[T any](ctx context.Context, backendURL, token string, name kanban.Action, payload func(cursor string) any) ([]T, error) {
 	var out []T
 	cursor := ""
 	for range maxCLIPages {

@@ -74,15 +74,15 @@ const maxTopics = 50
 
 // logAction labels a request in the logs by its action name only when the
 // name is registered: other names are caller-chosen text.
-func (b *backend) logAction(name string) string {
-	if _, ok := b.reg.Lookup(name); ok || name == "subscribe" || name == "unsubscribe" {
-		return name
+func (b *backend) logAction(name kanban.Action) string {
+	if _, ok := b.reg.Lookup(name); ok || name == kanban.ActionSubscribe || name == kanban.ActionUnsubscribe {
+		return string(name)
 	}
 	return "unknown"
 }
 
 // dispatch runs one WebSocket request as the connection's principal.
-func (b *backend) dispatch(ctx context.Context, c *ws.Conn, name string, payload json.RawMessage) (any, error) {
+func (b *backend) dispatch(ctx context.Context, c *ws.Conn, name kanban.Action, payload json.RawMessage) (any, error) {
 	id, ok := c.Principal().(identity)
 	if !ok {
 		return nil, kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
@@ -103,7 +103,7 @@ func (b *backend) dispatch(ctx context.Context, c *ws.Conn, name string, payload
 		sess = cur
 	}
 	switch name {
-	case "subscribe", "unsubscribe":
+	case kanban.ActionSubscribe, kanban.ActionUnsubscribe:
 		return b.subscribe(c, p, name, payload)
 	}
 	var (
@@ -115,13 +115,13 @@ func (b *backend) dispatch(ctx context.Context, c *ws.Conn, name string, payload
 	} else {
 		res, err = b.reg.Dispatch(ctx, p, name, payload)
 	}
-	if err == nil && name == "session.attach" {
+	if err == nil && name == kanban.ActionSessionAttach {
 		b.attached.Store(c, p.SessionID)
 	}
 	return res, err
 }
 
-func (b *backend) subscribe(c *ws.Conn, p action.Principal, name string, payload json.RawMessage) (any, error) {
+func (b *backend) subscribe(c *ws.Conn, p action.Principal, name kanban.Action, payload json.RawMessage) (any, error) {
 	var in SubscribeIn
 	if err := action.DecodeStrict(payload, &in); err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func (b *backend) subscribe(c *ws.Conn, p action.Principal, name string, payload
 			return nil, err
 		}
 	}
-	if name == "subscribe" {
+	if name == kanban.ActionSubscribe {
 		c.Subscribe(in.Topics...)
 	} else {
 		c.Unsubscribe(in.Topics...)

@@ -41,26 +41,26 @@ func TestWebSocketBoardFlow(t *testing.T) {
 	c := e.wsClient(e.token, notes)
 	ctx := context.Background()
 	var wsl kanban.List[kanban.Workspace]
-	if err := c.Call(ctx, "workspace.list", nil, &wsl); err != nil || len(wsl.Items) != 1 {
+	if err := c.Call(ctx, kanban.ActionWorkspaceList, nil, &wsl); err != nil || len(wsl.Items) != 1 {
 		t.Fatalf("workspace.list: %v %+v", err, wsl)
 	}
-	if err := c.Call(ctx, "subscribe", SubscribeIn{Topics: []string{action.WorkspaceTopic(wsl.Items[0].ID)}}, nil); err != nil {
+	if err := c.Call(ctx, kanban.ActionSubscribe, SubscribeIn{Topics: []string{action.WorkspaceTopic(wsl.Items[0].ID)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var created action.TaskCreateOut
-	if err := c.Call(ctx, "task.create", map[string]any{"title": "Board task", "start_agent": false}, &created); err != nil {
+	if err := c.Call(ctx, kanban.ActionTaskCreate, map[string]any{"title": "Board task", "start_agent": false}, &created); err != nil {
 		t.Fatal(err)
 	}
 	var wfs kanban.List[kanban.Workflow]
-	if err := c.Call(ctx, "workflow.list", map[string]any{"workspace_id": wsl.Items[0].ID}, &wfs); err != nil {
+	if err := c.Call(ctx, kanban.ActionWorkflowList, map[string]any{"workspace_id": wsl.Items[0].ID}, &wfs); err != nil {
 		t.Fatal(err)
 	}
 	var steps kanban.List[kanban.WorkflowStep]
-	if err := c.Call(ctx, "workflow.step.list", map[string]any{"workflow_id": wfs.Items[0].ID}, &steps); err != nil {
+	if err := c.Call(ctx, kanban.ActionWorkflowStepList, map[string]any{"workflow_id": wfs.Items[0].ID}, &steps); err != nil {
 		t.Fatal(err)
 	}
 	var moved kanban.Task
-	if err := c.Call(ctx, "task.move", map[string]any{"id": created.Task.ID, "workflow_step_id": steps.Items[1].ID, "position": 0}, &moved); err != nil {
+	if err := c.Call(ctx, kanban.ActionTaskMove, map[string]any{"task_id": created.Task.ID, "workflow_step_id": steps.Items[1].ID, "position": 0}, &moved); err != nil {
 		t.Fatal(err)
 	}
 	if moved.WorkflowStepID != steps.Items[1].ID || moved.Position != 0 {
@@ -87,34 +87,34 @@ func TestWebSocketRejections(t *testing.T) {
 	op := e.wsClient(e.token, nil)
 	task := e.newTask("Mine")
 	var created action.SessionCreateOut
-	e.dispatch("session.create", action.SessionCreateIn{TaskID: task.ID}, &created)
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: task.ID}, &created)
 	sess := e.wsClient(created.Token, nil)
 	var other kanban.Workspace
-	e.dispatch("workspace.create", map[string]any{"name": "Other"}, &other)
-	e.dispatch("workflow.create", map[string]any{"workspace_id": other.ID, "name": "Other board", "steps": []map[string]any{{"name": "Todo"}}}, nil)
+	e.dispatch(kanban.ActionWorkspaceCreate, map[string]any{"name": "Other"}, &other)
+	e.dispatch(kanban.ActionWorkflowCreate, map[string]any{"workspace_id": other.ID, "name": "Other board", "steps": []map[string]any{{"name": "Todo"}}}, nil)
 	var foreign action.TaskCreateOut
 	f := false
-	e.dispatch("task.create", action.TaskCreateIn{WorkspaceID: other.ID, Title: "Foreign", StartAgent: &f}, &foreign)
+	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{WorkspaceID: other.ID, Title: "Foreign", StartAgent: &f}, &foreign)
 	cases := []struct {
 		name    string
 		c       *ws.Client
-		action  string
+		action  kanban.Action
 		payload any
 		code    kanban.Code
 		msgHas  string
 	}{
 		{"unknown action", op, "task.explode", map[string]any{}, kanban.CodeUnknownAction, "unknown action"},
-		{"unknown field", op, "task.create", map[string]any{"title": "x", "sk-live-CANARY": 1}, kanban.CodeValidation, "payload: unknown field; allowed:"},
-		{"case-mismatched field", op, "task.create", map[string]any{"Title": "x"}, kanban.CodeValidation, "payload: unknown field"},
-		{"wrong type", op, "task.create", map[string]any{"title": 5}, kanban.CodeValidation, "payload.title: expected string"},
-		{"title too long", op, "task.create", map[string]any{"title": strings.Repeat("x", 61), "start_agent": false}, kanban.CodeValidation, "title: longer than 60 characters"},
-		{"bad state", op, "task.set_state", map[string]any{"id": task.ID, "state": "sk-live-CANARY"}, kanban.CodeValidation, "state"},
-		{"session calls operator action", sess, "workspace.create", map[string]any{"name": "x"}, kanban.CodeForbidden, "not available to this session"},
-		{"session sets its mode", sess, "session.set_mode", map[string]any{"id": created.Session.ID, "mode": "config"}, kanban.CodeForbidden, "not available to this session"},
-		{"cross-workspace task", sess, "task.update", map[string]any{"id": foreign.Task.ID, "title": "hijack"}, kanban.CodeForbidden, "outside this session's workspace"},
-		{"cross-workspace subscribe", sess, "subscribe", map[string]any{"topics": []string{action.WorkspaceTopic(other.ID)}}, kanban.CodeForbidden, "only subscribe"},
-		{"operator asks a question", op, "question.ask", map[string]any{}, kanban.CodeForbidden, "only available to agent sessions"},
-		{"self-dependency", sess, "task.dependency.add", map[string]any{"depends_on_task_id": "self"}, kanban.CodeValidation, "cannot depend on itself"},
+		{"unknown field", op, kanban.ActionTaskCreate, map[string]any{"title": "x", "sk-live-CANARY": 1}, kanban.CodeValidation, "invalid arguments for create_task_kandev: unknown field at /; allowed:"},
+		{"case-mismatched field", op, kanban.ActionTaskCreate, map[string]any{"Title": "x"}, kanban.CodeValidation, `unknown field at /; allowed:`},
+		{"wrong type", op, kanban.ActionTaskCreate, map[string]any{"title": 5}, kanban.CodeValidation, "invalid arguments for create_task_kandev: /title: expected string"},
+		{"title too long", op, kanban.ActionTaskCreate, map[string]any{"title": strings.Repeat("x", 61), "start_agent": false}, kanban.CodeValidation, "title: longer than 60 characters"},
+		{"bad state", op, kanban.ActionTaskSetState, map[string]any{"task_id": task.ID, "state": "sk-live-CANARY"}, kanban.CodeValidation, "state"},
+		{"session calls operator action", sess, kanban.ActionWorkspaceCreate, map[string]any{"name": "x"}, kanban.CodeForbidden, "not available to this session"},
+		{"session sets its mode", sess, kanban.ActionSessionSetMode, map[string]any{"id": created.Session.ID, "mode": "config"}, kanban.CodeForbidden, "not available to this session"},
+		{"cross-workspace task", sess, kanban.ActionTaskUpdate, map[string]any{"task_id": foreign.Task.ID, "title": "hijack"}, kanban.CodeForbidden, "outside this session's workspace"},
+		{"cross-workspace subscribe", sess, kanban.ActionSubscribe, map[string]any{"topics": []string{action.WorkspaceTopic(other.ID)}}, kanban.CodeForbidden, "only subscribe"},
+		{"operator asks a question", op, kanban.ActionQuestionAsk, map[string]any{}, kanban.CodeForbidden, "only available to agent sessions"},
+		{"self-dependency", sess, kanban.ActionTaskDependencyAdd, map[string]any{"depends_on_task_id": "self"}, kanban.CodeValidation, "cannot depend on itself"},
 	}
 	for _, tc := range cases {
 		before := e.fingerprint()
@@ -201,7 +201,7 @@ func TestWebSocketConcurrentCreates(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 500 {
-				if err := c.Call(context.Background(), "task.create", map[string]any{"title": "t" + strconv.Itoa(i), "start_agent": false}, nil); err != nil {
+				if err := c.Call(context.Background(), kanban.ActionTaskCreate, map[string]any{"title": "t" + strconv.Itoa(i), "start_agent": false}, nil); err != nil {
 					errs <- err
 					return
 				}

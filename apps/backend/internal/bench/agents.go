@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
@@ -190,11 +191,11 @@ func watchCreated(ctx context.Context, b *backendProc) (*createdWatch, func(), e
 			ID string `json:"id"`
 		} `json:"items"`
 	}
-	if err := c.Call(ctx, "workspace.list", map[string]any{}, &wsl); err != nil || len(wsl.Items) == 0 {
+	if err := c.Call(ctx, kanban.ActionWorkspaceList, map[string]any{}, &wsl); err != nil || len(wsl.Items) == 0 {
 		_ = c.Close()
 		return nil, nil, errors.Join(errors.New("list workspaces"), err)
 	}
-	if err := c.Call(ctx, "subscribe", map[string]any{"topics": []string{"workspace:" + wsl.Items[0].ID}}, nil); err != nil {
+	if err := c.Call(ctx, kanban.ActionSubscribe, map[string]any{"topics": []string{"workspace:" + wsl.Items[0].ID}}, nil); err != nil {
 		_ = c.Close()
 		return nil, nil, err
 	}

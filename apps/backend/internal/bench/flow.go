@@ -10,6 +10,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/flow"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
@@ -90,22 +91,22 @@ func measureEventToAction(ctx context.Context, cfg Config) (LatencyStat, error) 
 	}
 	defer func() { _ = c.Close() }()
 	var wf action.WorkflowOut
-	if err := c.Call(ctx, "workflow.create", json.RawMessage(`{"name":"Bench flow","steps":[{"name":"A"},
+	if err := c.Call(ctx, kanban.ActionWorkflowCreate, json.RawMessage(`{"name":"Bench flow","steps":[{"name":"A"},
 		{"name":"B","events":{"on_enter":[{"type":"set_state","config":{"state":"REVIEW"}}]}}]}`), &wf); err != nil {
 		return LatencyStat{}, err
 	}
-	if err := c.Call(ctx, "subscribe", map[string]any{"topics": []string{"workspace:" + wf.Workflow.WorkspaceID}}, nil); err != nil {
+	if err := c.Call(ctx, kanban.ActionSubscribe, map[string]any{"topics": []string{"workspace:" + wf.Workflow.WorkspaceID}}, nil); err != nil {
 		return LatencyStat{}, err
 	}
 	var samples []time.Duration
 	no := false
 	for i := range flowSamples {
 		var created action.TaskCreateOut
-		if err := c.Call(ctx, "task.create", action.TaskCreateIn{WorkflowID: wf.Workflow.ID, Title: fmt.Sprintf("flow %d", i), StartAgent: &no}, &created); err != nil {
+		if err := c.Call(ctx, kanban.ActionTaskCreate, action.TaskCreateIn{WorkflowID: wf.Workflow.ID, Title: fmt.Sprintf("flow %d", i), StartAgent: &no}, &created); err != nil {
 			return LatencyStat{}, err
 		}
 		start := time.Now()
-		if err := c.Call(ctx, "task.move", action.TaskMoveIn{ID: created.Task.ID, WorkflowStepID: wf.Steps[1].ID}, nil); err != nil {
+		if err := c.Call(ctx, kanban.ActionTaskMove, action.TaskMoveIn{TaskID: created.Task.ID, WorkflowStepID: wf.Steps[1].ID}, nil); err != nil {
 			return LatencyStat{}, err
 		}
 		select {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/pgtest"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
@@ -185,11 +186,11 @@ func measureCrossBackend(ctx context.Context, cfg Config, cl *pgtest.Cluster, ou
 	var wss struct {
 		Items []struct{ ID string } `json:"items"`
 	}
-	if err := clients[0].Call(ctx, "workspace.list", map[string]any{}, &wss); err != nil || len(wss.Items) == 0 {
+	if err := clients[0].Call(ctx, kanban.ActionWorkspaceList, map[string]any{}, &wss); err != nil || len(wss.Items) == 0 {
 		return fmt.Errorf("cross backend: workspace.list: %w (or no workspace)", err)
 	}
 	for _, c := range clients {
-		if err := c.Call(ctx, "subscribe", map[string]any{"topics": []string{"workspace:" + wss.Items[0].ID}}, nil); err != nil {
+		if err := c.Call(ctx, kanban.ActionSubscribe, map[string]any{"topics": []string{"workspace:" + wss.Items[0].ID}}, nil); err != nil {
 			return err
 		}
 	}
@@ -198,7 +199,7 @@ func measureCrossBackend(ctx context.Context, cfg Config, cl *pgtest.Cluster, ou
 	for i := range crossSamples + 10 {
 		start := time.Now()
 		var created action.TaskCreateOut
-		if err := clients[0].Call(ctx, "task.create", action.TaskCreateIn{Title: fmt.Sprintf("relay %d", i), StartAgent: &no}, &created); err != nil {
+		if err := clients[0].Call(ctx, kanban.ActionTaskCreate, action.TaskCreateIn{Title: fmt.Sprintf("relay %d", i), StartAgent: &no}, &created); err != nil {
 			return err
 		}
 		atA, errA := arrivals[0].wait(created.Task.ID)

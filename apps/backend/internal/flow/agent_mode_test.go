@@ -41,8 +41,8 @@ func TestOnEnterSetsUpAgentFirst(t *testing.T) {
 		{"type":"reset_agent_context"}]}}]`)
 	var out struct{ Task *kanban.Task }
 	f := false
-	h.must("task.create", map[string]any{"workspace_id": h.ws, "workflow_id": steps[0].WorkflowID, "workflow_step_id": steps[0].ID,
-		"title": "T", "description": "Fix the login bug", "start_agent": &f}, &out)
+	h.must(kanban.ActionTaskCreate, map[string]any{"workspace_id": h.ws, "workflow_id": steps[0].WorkflowID, "workflow_step_id": steps[0].ID,
+		"title": "T", "prompt": "Fix the login bug", "start_agent": &f}, &out)
 	h.settle()
 	sess := h.managedSession(out.Task.ID, kanban.SessionIdle)
 	h.trigger(kanban.EventEnter, out.Task, steps[0], steps[1])
@@ -130,7 +130,7 @@ func TestModeAutomationsRefused(t *testing.T) {
 		`{"type":"reset_agent_context","config":{"hard":true}}`,
 	} {
 		raw := json.RawMessage(`{"workspace_id":"` + h.ws + `","name":"Bad","steps":[{"name":"S","events":{"on_enter":[` + bad + `]}}]}`)
-		if err := h.do("workflow.create", raw, nil); kanban.ErrorCode(err) != kanban.CodeValidation {
+		if err := h.do(kanban.ActionWorkflowCreate, raw, nil); kanban.ErrorCode(err) != kanban.CodeValidation {
 			t.Fatalf("%s: got %v, want VALIDATION_ERROR", bad, err)
 		}
 	}

@@ -119,7 +119,7 @@ func TestEveryAutomationOnEveryEvent(t *testing.T) {
 				}
 				task := h.task("T", start)
 				if tc.live {
-					h.must("session.create", action.SessionCreateIn{TaskID: task.ID}, nil)
+					h.must(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: task.ID}, nil)
 				}
 				if tc.setup != nil {
 					tc.setup(h, task)
@@ -140,9 +140,9 @@ func TestOrderAndFailureIsolation(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, t.TempDir())
 	var prof kanban.AgentProfile
-	h.must("agent.profile.list", map[string]any{}, nil)
+	h.must(kanban.ActionAgentProfileList, map[string]any{}, nil)
 	agents, _ := h.st.ListAgents(context.Background(), kanban.Page{Limit: 1})
-	h.must("agent.profile.create", map[string]any{"agent_id": agents.Items[0].ID, "name": "doomed"}, &prof)
+	h.must(kanban.ActionAgentProfileCreate, map[string]any{"agent_id": agents.Items[0].ID, "name": "doomed"}, &prof)
 	steps := h.workflow(fmt.Sprintf(`[{"name":"A"},{"name":"S","events":{"on_enter":[
 		{"type":"set_state","config":{"state":"BLOCKED"}},
 		{"type":"start_agent","config":{"agent_profile_id":%q}},
@@ -214,7 +214,7 @@ func TestAdmissionFIFO(t *testing.T) {
 		t.Fatalf("manual move into a full step: %v, want CONFLICT", err)
 	}
 	var listed kanban.List[kanban.Task]
-	h.must("task.list", action.TaskListIn{WorkspaceID: h.ws, WorkflowStepID: in.ID}, &listed)
+	h.must(kanban.ActionTaskList, action.TaskListIn{WorkspaceID: h.ws, WorkflowStepID: in.ID}, &listed)
 	if len(listed.Items) != 2 || listed.Items[0].QueuedForStepID != full.ID {
 		t.Fatalf("list_tasks does not show the queue: %+v", listed.Items)
 	}
@@ -251,7 +251,7 @@ func TestPullFromStep(t *testing.T) {
 	time.Sleep(time.Millisecond)
 	young := h.task("young", ready)
 	pull := ready.ID
-	h.must("workflow.step.update", action.StepUpdateIn{ID: doing.ID, PullFromStepID: &pull}, nil)
+	h.must(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{StepID: doing.ID, PullFromStepID: &pull}, nil)
 	h.settle()
 	if h.get(old.ID).WorkflowStepID != doing.ID || h.get(young.ID).WorkflowStepID != ready.ID {
 		t.Fatal("the oldest ready task was not pulled into Doing")
@@ -291,7 +291,7 @@ func TestAutoAdvance(t *testing.T) {
 		t.Fatal("the turn's end did not advance the task")
 	}
 	var sess action.SessionCreateOut
-	h.must("session.create", action.SessionCreateIn{TaskID: task.ID}, &sess)
+	h.must(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: task.ID}, &sess)
 	ev := turn("end_turn")
 	ev.SessionID = sess.Session.ID
 	h.eng.Turn(ev)

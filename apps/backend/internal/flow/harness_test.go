@@ -103,7 +103,7 @@ func (h *harness) clock() time.Time {
 }
 
 // do runs an action as the operator and decodes its result into out.
-func (h *harness) do(name string, in, out any) error {
+func (h *harness) do(name kanban.Action, in, out any) error {
 	h.t.Helper()
 	raw, err := json.Marshal(in)
 	if err != nil {
@@ -117,7 +117,7 @@ func (h *harness) do(name string, in, out any) error {
 	return json.Unmarshal(b, out)
 }
 
-func (h *harness) must(name string, in, out any) {
+func (h *harness) must(name kanban.Action, in, out any) {
 	h.t.Helper()
 	if err := h.do(name, in, out); err != nil {
 		h.t.Fatalf("%s: %v", name, err)
@@ -141,7 +141,7 @@ func (h *harness) settle() {
 func (h *harness) workflow(steps string) []kanban.WorkflowStep {
 	h.t.Helper()
 	var out action.WorkflowOut
-	h.must("workflow.create", json.RawMessage(fmt.Sprintf(`{"workspace_id":%q,"name":"W%d","steps":%s}`, h.ws, time.Now().UnixNano(), steps)), &out)
+	h.must(kanban.ActionWorkflowCreate, json.RawMessage(fmt.Sprintf(`{"workspace_id":%q,"name":"W%d","steps":%s}`, h.ws, time.Now().UnixNano(), steps)), &out)
 	return out.Steps
 }
 
@@ -150,7 +150,7 @@ func (h *harness) task(title string, step kanban.WorkflowStep) *kanban.Task {
 	h.t.Helper()
 	var out action.TaskCreateOut
 	f := false
-	h.must("task.create", action.TaskCreateIn{WorkspaceID: h.ws, WorkflowID: step.WorkflowID, WorkflowStepID: step.ID, Title: title, StartAgent: &f}, &out)
+	h.must(kanban.ActionTaskCreate, action.TaskCreateIn{WorkspaceID: h.ws, WorkflowID: step.WorkflowID, WorkflowStepID: step.ID, Title: title, StartAgent: &f}, &out)
 	h.settle()
 	return out.Task
 }
@@ -165,7 +165,7 @@ func (h *harness) get(id string) *kanban.Task {
 }
 
 func (h *harness) move(taskID, stepID string) error {
-	return h.do("task.move", action.TaskMoveIn{ID: taskID, WorkflowStepID: stepID}, nil)
+	return h.do(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: taskID, WorkflowStepID: stepID}, nil)
 }
 
 // records returns the workflow's messages in a task's conversation.

@@ -90,7 +90,7 @@ func RunAgentFaults(ctx context.Context, env *Env, cfg AgentFaultsConfig) Scenar
 		}
 	}
 	// The flooding agent is alive and idle, as it should be: stop it too.
-	if err := o.call(ctx, "session.stop", action.SessionStopIn{ID: ids[0], Reason: "reliability: done"}, nil); err != nil {
+	if err := o.call(ctx, kanban.ActionSessionStop, action.SessionStopIn{ID: ids[0], Reason: "reliability: done"}, nil); err != nil {
 		sc.checkf("stop the idle flooding agent", false, "%v", err)
 	}
 	stopPeak()
@@ -158,7 +158,7 @@ func checkFault(ctx context.Context, sc *scenarioRun, o *ops, f agentFault, id s
 		waitSession(ctx, o, id, agentEndBound, func(s *kanban.Session) bool { return s.State == kanban.SessionRunning })
 		sleepCtx(ctx, 300*time.Millisecond) // let it reach its SIGTERM handler
 		t0 = time.Now()
-		if err := o.call(ctx, "session.stop", action.SessionStopIn{ID: id, Reason: "reliability: stop an agent that ignores SIGTERM"}, nil); err != nil {
+		if err := o.call(ctx, kanban.ActionSessionStop, action.SessionStopIn{ID: id, Reason: "reliability: stop an agent that ignores SIGTERM"}, nil); err != nil {
 			sc.checkf("agent "+f.name, false, "session.stop: %v", err)
 			return
 		}
@@ -187,13 +187,13 @@ func firstLine(s string) string {
 // profileOf is an agent type's default profile id.
 func profileOf(ctx context.Context, o *ops, agentName string) (string, error) {
 	var agents kanban.List[kanban.Agent]
-	if err := o.call(ctx, "agent.list", action.ListIn{}, &agents); err != nil {
+	if err := o.call(ctx, kanban.ActionAgentList, action.ListIn{}, &agents); err != nil {
 		return "", err
 	}
 	for _, a := range agents.Items {
 		if a.Name == agentName {
 			var profs kanban.List[kanban.AgentProfile]
-			if err := o.call(ctx, "agent.profile.list", action.AgentProfileListIn{AgentID: a.ID}, &profs); err != nil || len(profs.Items) == 0 {
+			if err := o.call(ctx, kanban.ActionAgentProfileList, action.AgentProfileListIn{AgentID: a.ID}, &profs); err != nil || len(profs.Items) == 0 {
 				return "", fmt.Errorf("agent.profile.list %s: %w (or no profile)", agentName, err)
 			}
 			return profs.Items[0].ID, nil

@@ -16,7 +16,7 @@ import (
 // mockProfile returns the seeded mock-agent's default profile id.
 func mockProfile(ctx context.Context, o *ops) (string, error) {
 	var agents kanban.List[kanban.Agent]
-	if err := o.call(ctx, "agent.list", action.ListIn{}, &agents); err != nil {
+	if err := o.call(ctx, kanban.ActionAgentList, action.ListIn{}, &agents); err != nil {
 		return "", err
 	}
 	for _, a := range agents.Items {
@@ -24,7 +24,7 @@ func mockProfile(ctx context.Context, o *ops) (string, error) {
 			continue
 		}
 		var profs kanban.List[kanban.AgentProfile]
-		if err := o.call(ctx, "agent.profile.list", action.AgentProfileListIn{AgentID: a.ID}, &profs); err != nil {
+		if err := o.call(ctx, kanban.ActionAgentProfileList, action.AgentProfileListIn{AgentID: a.ID}, &profs); err != nil {
 			return "", err
 		}
 		if len(profs.Items) > 0 {
@@ -38,8 +38,8 @@ func mockProfile(ctx context.Context, o *ops) (string, error) {
 // parentID may be empty.
 func agentTask(ctx context.Context, o *ops, b *board, profileID, parentID, title, prompt string) (*action.TaskCreateOut, error) {
 	var out action.TaskCreateOut
-	err := o.call(ctx, "task.create", action.TaskCreateIn{WorkspaceID: b.workspaceID, ParentID: parentID, Title: title,
-		Description: prompt, AgentProfileID: profileID}, &out)
+	err := o.call(ctx, kanban.ActionTaskCreate, action.TaskCreateIn{WorkspaceID: b.workspaceID, ParentID: parentID, Title: title,
+		Prompt: prompt, AgentProfileID: profileID}, &out)
 	if err == nil && out.SessionID == "" {
 		err = fmt.Errorf("task.create started no session")
 	}
@@ -52,7 +52,7 @@ func waitSession(ctx context.Context, o *ops, id string, d time.Duration, ok fun
 	deadline := time.Now().Add(d)
 	var s kanban.Session
 	for {
-		err := o.call(ctx, "session.get", action.IDIn{ID: id}, &s)
+		err := o.call(ctx, kanban.ActionSessionGet, action.IDIn{ID: id}, &s)
 		if err == nil && ok(&s) {
 			return &s, true
 		}

@@ -33,7 +33,7 @@ func dialOps(ctx context.Context, srv *server, reconnect bool) (*ops, error) {
 }
 
 // call runs one action, bounded by callTimeout.
-func (o *ops) call(ctx context.Context, action string, in, out any) error {
+func (o *ops) call(ctx context.Context, action kanban.Action, in, out any) error {
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	return o.c.Call(ctx, action, in, out)

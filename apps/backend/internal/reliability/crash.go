@@ -139,10 +139,10 @@ func (cr *crashRun) write(ctx context.Context, o *ops, b *board, rng *rand.Rand)
 	if target != "" {
 		var out action.TaskMessageOut
 		var sess kanban.Session
-		if err := o.call(ctx, "session.get", action.IDIn{ID: target}, &sess); err != nil {
+		if err := o.call(ctx, kanban.ActionSessionGet, action.IDIn{ID: target}, &sess); err != nil {
 			return classifyErr(err)
 		}
-		err := o.call(ctx, "task.message", action.TaskMessageIn{TaskID: sess.TaskID, SessionID: target, Prompt: "queued " + kanban.NewID()}, &out)
+		err := o.call(ctx, kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: sess.TaskID, SessionID: target, Prompt: "queued " + kanban.NewID()}, &out)
 		if err == nil {
 			cr.mu.Lock()
 			cr.messages = append(cr.messages, out.Message.ID)
@@ -153,7 +153,7 @@ func (cr *crashRun) write(ctx context.Context, o *ops, b *board, rng *rand.Rand)
 	}
 	title := "crash " + kanban.NewID()
 	var out action.TaskCreateOut
-	err := o.call(ctx, "task.create", action.TaskCreateIn{WorkspaceID: b.workspaceID, Title: title, Description: "prompt of " + title, ExternalID: title}, &out)
+	err := o.call(ctx, kanban.ActionTaskCreate, action.TaskCreateIn{WorkspaceID: b.workspaceID, Title: title, Prompt: "prompt of " + title, ExternalID: title}, &out)
 	if err == nil {
 		if out.SessionID == "" {
 			return OutcomeFailed, "task.create with start_agent returned no session"

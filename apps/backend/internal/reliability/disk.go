@@ -61,8 +61,8 @@ func RunDisk(ctx context.Context, env *Env, cfg DiskConfig) Scenario {
 	create := func(tl *tally, title string) Outcome {
 		t0 := time.Now()
 		var out action.TaskCreateOut
-		err := o.call(ctx, "task.create", action.TaskCreateIn{WorkspaceID: b.workspaceID, Title: title,
-			Description: strings.Repeat("x", 4<<10)}, &out)
+		err := o.call(ctx, kanban.ActionTaskCreate, action.TaskCreateIn{WorkspaceID: b.workspaceID, Title: title,
+			Prompt: strings.Repeat("x", 4<<10)}, &out)
 		oc, d := classifyErr(err)
 		tl.add(time.Since(t0), oc, d)
 		if oc == OutcomeOK {
@@ -84,7 +84,7 @@ func RunDisk(ctx context.Context, env *Env, cfg DiskConfig) Scenario {
 		create(full, fmt.Sprintf("disk full %d", i))
 		t0 := time.Now()
 		var page kanban.List[kanban.Task]
-		oc, d := classifyErr(o.call(ctx, "task.list", action.TaskListIn{WorkspaceID: b.workspaceID, Limit: 10}, &page))
+		oc, d := classifyErr(o.call(ctx, kanban.ActionTaskList, action.TaskListIn{WorkspaceID: b.workspaceID, Limit: 10}, &page))
 		reads.add(time.Since(t0), oc, d)
 	}
 	st := full.stats()

@@ -55,7 +55,7 @@ func (b *board) step(name string) kanban.WorkflowStep {
 // loadBoard reads the seeded board.
 func loadBoard(ctx context.Context, o *ops) (*board, error) {
 	var wss kanban.List[kanban.Workspace]
-	if err := o.call(ctx, "workspace.list", action.ListIn{}, &wss); err != nil {
+	if err := o.call(ctx, kanban.ActionWorkspaceList, action.ListIn{}, &wss); err != nil {
 		return nil, fmt.Errorf("workspace.list: %w", err)
 	}
 	if len(wss.Items) == 0 {
@@ -63,7 +63,7 @@ func loadBoard(ctx context.Context, o *ops) (*board, error) {
 	}
 	b := &board{workspaceID: wss.Items[0].ID}
 	var wfs kanban.List[kanban.Workflow]
-	if err := o.call(ctx, "workflow.list", action.WorkflowListIn{WorkspaceID: b.workspaceID}, &wfs); err != nil {
+	if err := o.call(ctx, kanban.ActionWorkflowList, action.WorkflowListIn{WorkspaceID: b.workspaceID}, &wfs); err != nil {
 		return nil, fmt.Errorf("workflow.list: %w", err)
 	}
 	if len(wfs.Items) == 0 {
@@ -71,7 +71,7 @@ func loadBoard(ctx context.Context, o *ops) (*board, error) {
 	}
 	b.workflowID = wfs.Items[0].ID
 	var steps kanban.List[kanban.WorkflowStep]
-	if err := o.call(ctx, "workflow.step.list", action.StepListIn{WorkflowID: b.workflowID}, &steps); err != nil {
+	if err := o.call(ctx, kanban.ActionWorkflowStepList, action.StepListIn{WorkflowID: b.workflowID}, &steps); err != nil {
 		return nil, fmt.Errorf("workflow.step.list: %w", err)
 	}
 	if len(steps.Items) == 0 {
@@ -83,7 +83,7 @@ func loadBoard(ctx context.Context, o *ops) (*board, error) {
 
 // setWIP sets a step's wip_limit.
 func setWIP(ctx context.Context, o *ops, stepID string, limit int) error {
-	return o.call(ctx, "workflow.step.update", action.StepUpdateIn{ID: stepID, WIPLimit: &limit}, nil)
+	return o.call(ctx, kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{StepID: stepID, WIPLimit: &limit}, nil)
 }
 
 // handSession creates a task and a hand-made session on it (no agent is
@@ -91,11 +91,11 @@ func setWIP(ctx context.Context, o *ops, stepID string, limit int) error {
 func handSession(ctx context.Context, o *ops, b *board, title string) (*kanban.Session, string, error) {
 	no := false
 	var t action.TaskCreateOut
-	if err := o.call(ctx, "task.create", action.TaskCreateIn{WorkspaceID: b.workspaceID, Title: title, StartAgent: &no}, &t); err != nil {
+	if err := o.call(ctx, kanban.ActionTaskCreate, action.TaskCreateIn{WorkspaceID: b.workspaceID, Title: title, StartAgent: &no}, &t); err != nil {
 		return nil, "", fmt.Errorf("task.create: %w", err)
 	}
 	var s action.SessionCreateOut
-	if err := o.call(ctx, "session.create", action.SessionCreateIn{TaskID: t.Task.ID, Mode: kanban.ModeTask}, &s); err != nil {
+	if err := o.call(ctx, kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: t.Task.ID, Mode: kanban.ModeTask}, &s); err != nil {
 		return nil, "", fmt.Errorf("session.create: %w", err)
 	}
 	return s.Session, s.Token, nil
@@ -107,7 +107,7 @@ func answerer(ctx context.Context, o *ops, workspaceID string, tl *tally) {
 	for ctx.Err() == nil {
 		t0 := time.Now()
 		var qs kanban.List[kanban.Question]
-		err := o.call(ctx, "question.list", action.QuestionListIn{WorkspaceID: workspaceID, State: kanban.QuestionPending, Limit: 50}, &qs)
+		err := o.call(ctx, kanban.ActionQuestionList, action.QuestionListIn{WorkspaceID: workspaceID, State: kanban.QuestionPending, Limit: 50}, &qs)
 		if ctx.Err() != nil {
 			return
 		}
@@ -133,7 +133,7 @@ func answerQuestion(ctx context.Context, o *ops, q kanban.Question, tl *tally) {
 		in.Answers = append(in.Answers, a)
 	}
 	t0 := time.Now()
-	err := o.call(ctx, "question.answer", in, nil)
+	err := o.call(ctx, kanban.ActionQuestionAnswer, in, nil)
 	if ctx.Err() != nil {
 		return
 	}

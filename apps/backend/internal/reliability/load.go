@@ -237,7 +237,7 @@ func (w *worker) create(ctx context.Context, l *loadRun, n int) (Outcome, string
 	no := false
 	switch w.kind {
 	case "websocket":
-		err = w.ws.call(ctx, "task.create", action.TaskCreateIn{WorkspaceID: l.board.workspaceID, Title: title, StartAgent: &no}, &out)
+		err = w.ws.call(ctx, kanban.ActionTaskCreate, action.TaskCreateIn{WorkspaceID: l.board.workspaceID, Title: title, StartAgent: &no}, &out)
 	case "mcp":
 		args := map[string]any{"title": title, "workspace_id": l.board.workspaceID, "start_agent": false, "external_id": title}
 		if err = w.mcp.call(ctx, "create_task_kandev", args, &out); err == nil && n%10 == 0 {
@@ -273,7 +273,7 @@ func (w *worker) classify(err error, refused ...kanban.Code) (Outcome, string) {
 func (w *worker) list(ctx context.Context, l *loadRun) (Outcome, string) {
 	var page kanban.List[kanban.Task]
 	if w.kind == "websocket" {
-		return w.classify(w.ws.call(ctx, "task.list", action.TaskListIn{WorkspaceID: l.board.workspaceID, Limit: 20}, &page))
+		return w.classify(w.ws.call(ctx, kanban.ActionTaskList, action.TaskListIn{WorkspaceID: l.board.workspaceID, Limit: 20}, &page))
 	}
 	return w.classify(w.mcp.call(ctx, "list_tasks_kandev", map[string]any{"limit": 20}, &page))
 }
@@ -283,7 +283,7 @@ func (w *worker) move(ctx context.Context, l *loadRun, rng *rand.Rand) (Outcome,
 	step := l.board.steps[rng.IntN(len(l.board.steps))].ID
 	pos := rng.IntN(4)
 	if w.kind == "websocket" {
-		return w.classify(w.ws.call(ctx, "task.move", action.TaskMoveIn{ID: id, WorkflowStepID: step, Position: &pos}, nil), kanban.CodeConflict)
+		return w.classify(w.ws.call(ctx, kanban.ActionTaskMove, action.TaskMoveIn{TaskID: id, WorkflowStepID: step, Position: &pos}, nil), kanban.CodeConflict)
 	}
 	return w.classify(w.mcp.call(ctx, "move_task_kandev", map[string]any{"task_id": id, "workflow_step_id": step, "position": pos}, nil), kanban.CodeConflict)
 }
@@ -293,7 +293,7 @@ func (w *worker) update(ctx context.Context, _ *loadRun, rng *rand.Rand, n int) 
 	prompt := fmt.Sprintf("updated by call %d", n)
 	switch w.kind {
 	case "websocket":
-		return w.classify(w.ws.call(ctx, "task.update", action.TaskUpdateIn{ID: id, Description: &prompt}, nil))
+		return w.classify(w.ws.call(ctx, kanban.ActionTaskUpdate, action.TaskUpdateIn{TaskID: id, Description: &prompt}, nil))
 	case "mcp":
 		states := []string{"TODO", "IN_PROGRESS", "REVIEW", "BLOCKED"}
 		return w.classify(w.mcp.call(ctx, "update_task_state_kandev", map[string]any{"task_id": id, "state": states[rng.IntN(len(states))]}, nil))
@@ -308,13 +308,13 @@ func (w *worker) special(ctx context.Context, l *loadRun, rng *rand.Rand, n int)
 	case "websocket":
 		home := l.homes[rng.IntN(len(l.homes))]
 		if n%2 == 0 {
-			return w.classify(w.ws.call(ctx, "task.message", action.TaskMessageIn{TaskID: home.TaskID, Prompt: fmt.Sprintf("note %d", n)}, nil))
+			return w.classify(w.ws.call(ctx, kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: home.TaskID, Prompt: fmt.Sprintf("note %d", n)}, nil))
 		}
 		mode := kanban.ModeTask
 		if rng.IntN(2) == 0 {
 			mode = kanban.ModeTaskTitlePending
 		}
-		return w.classify(w.ws.call(ctx, "session.set_mode", action.SetModeIn{ID: home.ID, Mode: mode}, nil))
+		return w.classify(w.ws.call(ctx, kanban.ActionSessionSetMode, action.SetModeIn{ID: home.ID, Mode: mode}, nil))
 	case "bridge":
 		l.mu.Lock()
 		l.asked++

@@ -268,7 +268,7 @@ const MaxRequestBytes = 8 << 20
 // into out when out is non-nil. Without a deadline on ctx it waits at most
 // 30s. Error responses are returned as *kanban.Error; with no connection, or
 // if the connection drops while waiting, it returns UNAVAILABLE at once.
-func (c *Client) Call(ctx context.Context, action string, payload any, out any) error {
+func (c *Client) Call(ctx context.Context, action kanban.Action, payload any, out any) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, defaultCallTimeout)
@@ -287,7 +287,7 @@ func (c *Client) Call(ctx context.Context, action string, payload any, out any) 
 		return unavailable()
 	}
 	id := kanban.NewID()
-	m, err := newMessage(id, TypeRequest, action, payload)
+	m, err := newMessage(id, TypeRequest, string(action), payload)
 	if err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ func TestClientNotificationsInOrder(t *testing.T) {
 	c := dialClient(t, ClientConfig{URL: url, Token: goodToken, OnNotification: func(action string, p json.RawMessage) {
 		got <- action + string(p)
 	}})
-	if err := c.Call(testCtx(t), "subscribe", map[string][]string{"topics": {"t"}}, nil); err != nil {
+	if err := c.Call(testCtx(t), kanban.ActionSubscribe, map[string][]string{"topics": {"t"}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 20 {
@@ -199,7 +199,7 @@ func TestClientCloseIsClean(t *testing.T) { // not parallel: counts goroutines
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(testCtx(t), "subscribe", map[string][]string{"topics": {"x"}}, nil); err != nil {
+	if err := c.Call(testCtx(t), kanban.ActionSubscribe, map[string][]string{"topics": {"x"}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.Publish("x", "hello", nil)

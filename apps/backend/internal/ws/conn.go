@@ -120,7 +120,7 @@ func (c *Conn) Send(action string, payload any) {
 func (c *Conn) send(m Message) bool {
 	b, err := encode(m)
 	if err != nil {
-		c.srv.log.Error("ws send", slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(m.Action)), slog.String("error", err.Error()))
+		c.srv.log.Error("ws send", slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(kanban.Action(m.Action))), slog.String("error", err.Error()))
 		return false
 	}
 	return c.link.enqueue(b)
@@ -174,7 +174,7 @@ func (c *Conn) handleFrame(data []byte, isText bool) {
 
 // reject answers a request that will not be dispatched.
 func (c *Conn) reject(req Message, e *kanban.Error) {
-	c.srv.log.Debug("ws request rejected", slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(req.Action)),
+	c.srv.log.Debug("ws request rejected", slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(kanban.Action(req.Action))),
 		slog.String("code", string(e.Code)))
 	c.send(errorMessage(req.ID, req.Action, e))
 }
@@ -187,7 +187,7 @@ func (c *Conn) run(req Message) {
 	res, err := c.dispatch(req)
 	if c.ctx.Err() != nil {
 		c.srv.log.Debug("ws request abandoned: connection closed",
-			slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(req.Action)), slog.Duration("duration", time.Since(start)))
+			slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(kanban.Action(req.Action))), slog.Duration("duration", time.Since(start)))
 		return
 	}
 	reply := c.reply(req, res, err)
@@ -197,7 +197,7 @@ func (c *Conn) run(req Message) {
 		code = string(kanban.ErrorCode(err))
 		level = slog.LevelInfo
 	}
-	c.srv.log.LogAttrs(c.ctx, level, "ws request", slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(req.Action)),
+	c.srv.log.LogAttrs(c.ctx, level, "ws request", slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(kanban.Action(req.Action))),
 		slog.Duration("duration", time.Since(start)), slog.String("code", code))
 	c.send(reply)
 }
@@ -209,7 +209,7 @@ func (c *Conn) dispatch(req Message) (res any, err error) {
 			err = fmt.Errorf("panic in dispatch: %v\n%s", r, debug.Stack())
 		}
 	}()
-	return c.srv.cfg.Dispatch(c.ctx, c, req.Action, req.Payload)
+	return c.srv.cfg.Dispatch(c.ctx, c, kanban.Action(req.Action), req.Payload)
 }
 
 // reply builds the response or error envelope for a finished request. A
@@ -226,7 +226,7 @@ func (c *Conn) reply(req Message, res any, err error) Message {
 		return errorMessage(req.ID, req.Action, kerr)
 	}
 	ref := newRef()
-	c.srv.log.Error("ws request failed", slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(req.Action)),
+	c.srv.log.Error("ws request failed", slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(kanban.Action(req.Action))),
 		slog.String("ref", ref), slog.String("error", err.Error()))
 	return errorMessage(req.ID, req.Action, kanban.Errorf(kanban.CodeInternal, "internal error (ref %s)", ref))
 }

@@ -28,7 +28,7 @@ type ServerConfig struct {
 	// is sent with its code and message; any other error is sent as
 	// INTERNAL_ERROR "internal error (ref …)" and logged. ctx is the
 	// connection's context: Dispatch must return soon after it is cancelled.
-	Dispatch func(ctx context.Context, c *Conn, action string, payload json.RawMessage) (any, error)
+	Dispatch func(ctx context.Context, c *Conn, action kanban.Action, payload json.RawMessage) (any, error)
 	// OnConnect runs after the upgrade, before the first request is read.
 	OnConnect func(c *Conn)
 	// OnDisconnect runs once the connection's reader and writer have stopped.
@@ -37,7 +37,7 @@ type ServerConfig struct {
 	// LogAction maps a request's action name to the label logged for it
 	// (action names are caller-chosen; the app logs only registered ones).
 	// Default: "request".
-	LogAction func(action string) string
+	LogAction func(action kanban.Action) string
 	// ReadLimit caps one inbound message (default 1 MiB); a larger message
 	// closes the connection with 1009.
 	ReadLimit int64
@@ -86,7 +86,7 @@ func NewServer(cfg ServerConfig) *Server {
 		panic("ws: ServerConfig.Authenticate and Dispatch are required")
 	}
 	if cfg.LogAction == nil {
-		cfg.LogAction = func(string) string { return "request" }
+		cfg.LogAction = func(kanban.Action) string { return "request" }
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

@@ -30,14 +30,14 @@ func newToy() *toy {
 	return &toy{started: make(chan string, 64), release: make(chan struct{})}
 }
 
-func (d *toy) dispatch(ctx context.Context, c *Conn, action string, payload json.RawMessage) (any, error) {
+func (d *toy) dispatch(ctx context.Context, c *Conn, action kanban.Action, payload json.RawMessage) (any, error) {
 	d.calls.Add(1)
 	switch action {
 	case "echo":
 		return payload, nil
 	case "whoami":
 		return map[string]string{"name": c.Principal().(*testPrincipal).name}, nil
-	case "subscribe":
+	case kanban.ActionSubscribe:
 		var p struct{ Topics []string }
 		if err := json.Unmarshal(payload, &p); err != nil {
 			return nil, kanban.Errorf(kanban.CodeValidation, "topics must be a list of strings")
@@ -45,7 +45,7 @@ func (d *toy) dispatch(ctx context.Context, c *Conn, action string, payload json
 		c.Subscribe(p.Topics...)
 		return map[string][]string{"topics": c.Topics()}, nil
 	case "block":
-		d.started <- action
+		d.started <- string(action)
 		select {
 		case <-d.release:
 			return map[string]bool{"released": true}, nil

@@ -23,7 +23,8 @@ var declared []*Group
 func declare(g *Group) *Group {
 	for _, t := range g.Tools {
 		if t.Run == nil {
-			t.Run = forward // here, at init, so that New never writes shared state
+			// here, at init, so that New never writes shared state
+			t.Run, t.forwards = forward, true
 		}
 	}
 	declared = append(declared, g)
@@ -190,18 +191,18 @@ func (c *Catalog) Tools(p Profile) ([]*Tool, error) {
 // sessionPlumbing are the actions a session's MCP server itself uses in
 // every mode (attaching, reading its profile, reading its proxied servers
 // and reporting what it serves of them).
-var sessionPlumbing = []string{"session.attach", "session.profile", "upstream.config", "upstream.report"}
+var sessionPlumbing = []kanban.Action{kanban.ActionSessionAttach, kanban.ActionSessionProfile, kanban.ActionUpstreamConfig, kanban.ActionUpstreamReport}
 
 // Actions returns the backend actions a profile may use: those of its
 // tools plus the session plumbing. The backend authorizes session calls
 // against this set, so a session token cannot do over the WebSocket API
 // what its mode's tools cannot.
-func (c *Catalog) Actions(p Profile) (map[string]bool, error) {
+func (c *Catalog) Actions(p Profile) (map[kanban.Action]bool, error) {
 	tools, err := c.Tools(p)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]bool{}
+	out := map[kanban.Action]bool{}
 	for _, a := range sessionPlumbing {
 		out[a] = true
 	}

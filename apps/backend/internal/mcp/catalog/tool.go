@@ -3,6 +3,10 @@ package catalog
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // Suffix ends every tool name.
@@ -27,7 +31,7 @@ var (
 // type *json.RawMessage receives the answer as valid JSON (it was decoded
 // from the wire or encoded in process).
 type Backend interface {
-	Call(ctx context.Context, action string, payload any, out any) error
+	Call(ctx context.Context, action kanban.Action, payload any, out any) error
 }
 
 // Reply is an action's answer exactly as Backend.Call returned it: valid
@@ -49,7 +53,7 @@ type Call struct {
 	// them; it is a no-op otherwise.
 	Progress func(progress, total float64, message string)
 	// Action is the tool's backend action.
-	Action string
+	Action kanban.Action
 }
 
 // Forward runs the tool's action with payload and returns its answer.
@@ -84,7 +88,7 @@ type Tool struct {
 	// other (the server refuses it), and the backend lets a session call
 	// only the actions of its mode's tools: a mode is enforced on every
 	// transport, not just in tools/list.
-	Action string
+	Action kanban.Action
 	// Aliases and ValueAliases are the legacy argument names and enum
 	// values the tool accepts, unadvertised (see Normalize): the one
 	// declared-alias mechanism, applied by the wrapper before validation.
@@ -94,7 +98,15 @@ type Tool struct {
 	// an Output schema, as structured content. Nil forwards the arguments
 	// to Action unchanged (the tool's property names are its payload fields).
 	Run func(ctx context.Context, c Call) (any, error)
+	// forwards: Run is the default, so the action's payload is exactly the
+	// tool's arguments.
+	forwards bool
 }
+
+// Forwards reports whether the tool hands its arguments to its action
+// unchanged (no Run of its own): the tool's input schema is then the
+// action's payload contract on every transport.
+func (t *Tool) Forwards() bool { return t.forwards }
 
 // InputSchema returns the tool's advertised input schema.
 func (t *Tool) InputSchema() S {
@@ -102,6 +114,12 @@ func (t *Tool) InputSchema() S {
 		return NoParams()
 	}
 	return t.Input
+}
+
+// Properties lists the names of the tool's input properties, sorted.
+func (t *Tool) Properties() []string {
+	props, _ := t.InputSchema()["properties"].(P)
+	return slices.Sorted(maps.Keys(props))
 }
 
 // Group is a named set of tools that modes include together.
@@ -114,31 +132,4 @@ type Group struct {
 // unchanged.
 func forward(ctx context.Context, c Call) (any, error) {
 	return c.Forward(ctx, c.Args)
-}
-
-// forwardID returns a Run that passes the arguments to the tool's action
-// with its entity id property (idProp, e.g. "workflow_id") renamed to the
-// action's "id"; every other property is passed unchanged.
-func forwardID(idProp string) func(ctx context.Context, c Call) (any, error) {
-	return forwardRenamed(map[string]string{idProp: "id"})
-}
-
-// forwardRenamed returns a Run that passes the arguments to the tool's
-// action with the properties named in renames given the action's field
-// names; every other property is passed unchanged.
-func forwardRenamed(renames map[string]string) func(ctx context.Context, c Call) (any, error) {
-	return func(ctx context.Context, c Call) (any, error) {
-		var in map[string]json.RawMessage
-		if err := c.Decode(&in); err != nil {
-			return nil, err
-		}
-		out := make(map[string]json.RawMessage, len(in))
-		for k, v := range in {
-			if to, ok := renames[k]; ok {
-				k = to
-			}
-			out[k] = v
-		}
-		return c.Forward(ctx, out)
-	}
 }

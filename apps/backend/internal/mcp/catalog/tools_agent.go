@@ -11,7 +11,7 @@ const (
 var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 	{
 		Name:        "update_agent_kandev",
-		Action:      "agent.update",
+		Action:      kanban.ActionAgentUpdate,
 		Title:       "Update agent",
 		Description: "Change an agent type's MCP support and MCP config file path.",
 		Input: Obj("", P{
@@ -21,11 +21,10 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		}, "agent_id"),
 		Output: agentConfigOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("agent_id"),
 	},
 	{
 		Name:        "list_agent_profiles_kandev",
-		Action:      "agent.profile.list",
+		Action:      kanban.ActionAgentProfileList,
 		Title:       "List agent profiles",
 		Description: "List agent profiles (named model and approval settings of an agent), oldest first.",
 		Input: Obj("", PageProps(P{
@@ -36,7 +35,7 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 	},
 	{
 		Name:        "create_agent_profile_kandev",
-		Action:      "agent.profile.create",
+		Action:      kanban.ActionAgentProfileCreate,
 		Title:       "Create agent profile",
 		Description: "Add a named profile to an agent; its first profile is its default.",
 		Input: Obj("", P{
@@ -51,7 +50,7 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 	},
 	{
 		Name:        "update_agent_profile_kandev",
-		Action:      "agent.profile.update",
+		Action:      kanban.ActionAgentProfileUpdate,
 		Title:       "Update agent profile",
 		Description: "Change an agent profile; only the fields you give change.",
 		Input: Obj("", P{
@@ -63,11 +62,10 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		}, "profile_id"),
 		Output: agentProfileOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("profile_id"),
 	},
 	{
 		Name:   "delete_agent_profile_kandev",
-		Action: "agent.profile.delete",
+		Action: kanban.ActionAgentProfileDelete,
 		Title:  "Delete agent profile",
 		Description: "Permanently delete an agent profile and its MCP config; refused while a running session uses it or " +
 			"if it is the agent's last.",
@@ -76,7 +74,6 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		}, "profile_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("profile_id"),
 	},
 }})
 

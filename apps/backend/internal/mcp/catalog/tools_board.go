@@ -7,7 +7,7 @@ import (
 var _ = declare(&Group{Name: "board", Tools: []*Tool{
 	{
 		Name:        "list_workspaces_kandev",
-		Action:      "workspace.list",
+		Action:      kanban.ActionWorkspaceList,
 		Title:       "List workspaces",
 		Description: "List the workspaces you can see (a session sees only its own). Use it to find workspace ids.",
 		Input:       Obj("", PageProps(P{})),
@@ -16,7 +16,7 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 	},
 	{
 		Name:        "list_workflows_kandev",
-		Action:      "workflow.list",
+		Action:      kanban.ActionWorkflowList,
 		Title:       "List workflows",
 		Description: "List the workflows (kanban boards) of a workspace, in display order.",
 		Input: Obj("", PageProps(P{
@@ -27,7 +27,7 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 	},
 	{
 		Name:        "list_workflow_steps_kandev",
-		Action:      "workflow.step.list",
+		Action:      kanban.ActionWorkflowStepList,
 		Title:       "List workflow steps",
 		Description: "List a workflow's steps (board columns) in board order, with their WIP limits and automation settings.",
 		Input: Obj("", PageProps(P{
@@ -38,7 +38,7 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 	},
 	{
 		Name:   "list_tasks_kandev",
-		Action: "task.list",
+		Action: kanban.ActionTaskList,
 		Title:  "List tasks",
 		Description: "List tasks of your workspace: in board order with workflow_step_id, else in creation order; archived " +
 			"ones only with include_archived. Items are summaries with the first 100 characters of the prompt " +
@@ -55,7 +55,7 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 	},
 	{
 		Name:        "list_agents_kandev",
-		Action:      "agent.list",
+		Action:      kanban.ActionAgentList,
 		Title:       "List agents",
 		Description: "List the agent types (Claude Code, Codex, ...) tasks can be started with.",
 		Input:       Obj("", PageProps(P{})),
@@ -64,7 +64,7 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 	},
 	{
 		Name:        "list_executor_profiles_kandev",
-		Action:      "executor.profile.list",
+		Action:      kanban.ActionExecutorProfileList,
 		Title:       "List executor profiles",
 		Description: "List executor profiles (how and where agents run). Use an id as executor_profile_id when creating a task.",
 		Input: Obj("", PageProps(P{

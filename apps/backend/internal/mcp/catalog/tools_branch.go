@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
+
 // Bounds of branch sources (as the store enforces).
 const (
 	maxBranchName  = 255
@@ -17,7 +19,7 @@ func branchTaskRef() S {
 var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 	{
 		Name:   "add_branch_to_task_kandev",
-		Action: "task.repository.add",
+		Action: kanban.ActionTaskRepositoryAdd,
 		Title:  "Add branch to task",
 		Description: "Attach a repository to a task with the branch to start from (or an existing branch to check out, e.g. " +
 			"a pull request's head), named by at most one of repository_id, local_path or repository_url (none when the " +
@@ -40,7 +42,7 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 	},
 	{
 		Name:   "add_workspace_sources_kandev",
-		Action: "workspace.source.add",
+		Action: kanban.ActionWorkspaceSourceAdd,
 		Title:  "Add workspace sources",
 		Description: "Attach repositories and folders to a task, in order, all checked before any is attached. A " +
 			"repository is named by one of repository_id, local_path, remote_url or github_url; a folder by an absolute " +
@@ -71,7 +73,7 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 	},
 	{
 		Name:   "update_repository_base_branch_kandev",
-		Action: "task.repository.set_base_branch",
+		Action: kanban.ActionTaskRepositorySetBaseBranch,
 		Title:  "Update repository base branch",
 		Description: "Change the branch a task's work starts from in one of its repositories (its checkout branch is " +
 			"kept). Name the link by task_repository_id (in Kandev, the linked repository's id, as task_repository." +

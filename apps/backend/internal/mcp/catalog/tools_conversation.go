@@ -9,7 +9,7 @@ import (
 var _ = declare(&Group{Name: "conversation", Tools: []*Tool{
 	{
 		Name:   "get_task_conversation_kandev",
-		Action: "message.list",
+		Action: kanban.ActionMessageList,
 		Title:  "Get task conversation",
 		Description: "Read a task's conversation (prompts, agent messages, tool calls, questions, status), or one " +
 			"session's. Continue with next_cursor as after (asc) or before (desc).",
@@ -28,7 +28,7 @@ var _ = declare(&Group{Name: "conversation", Tools: []*Tool{
 	},
 	{
 		Name:   "list_task_sessions_kandev",
-		Action: "session.list",
+		Action: kanban.ActionSessionList,
 		Title:  "List task sessions",
 		Description: "List a task's agent sessions, newest first, with their state, MCP mode and agent profile. Use a " +
 			"session id to filter get_task_conversation_kandev.",

@@ -8,7 +8,7 @@ const maxStopReason = 1000
 var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 	{
 		Name:   "message_task_kandev",
-		Action: "task.message",
+		Action: kanban.ActionTaskMessage,
 		Title:  "Message another task",
 		Description: "Send a prompt to another task's agent (its newest live session, or session_id's), delivered as its " +
 			"next turn, or at once with delivery_mode interrupt (direct parent only). CONFLICT when it has no live session " +
@@ -31,7 +31,7 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 	},
 	{
 		Name:   "stop_task_kandev",
-		Action: "task.stop",
+		Action: kanban.ActionTaskStop,
 		Title:  "Stop subtask",
 		Description: "Stop the agents of one of your direct subtasks: every session of it that has not ended becomes " +
 			"CANCELLED and gets a status message with your reason. Stopping a task whose sessions have all ended succeeds " +
@@ -48,7 +48,7 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 	},
 	{
 		Name:   "spawn_session_kandev",
-		Action: "session.spawn",
+		Action: kanban.ActionSessionSpawn,
 		Title:  "Spawn session",
 		Description: "Start another agent session on a task of your workspace, e.g. a reviewer or a retry. Its first " +
 			"message is prompt (the only context it gets), else the task's prompt.",

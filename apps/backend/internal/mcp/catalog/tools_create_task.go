@@ -1,16 +1,12 @@
 package catalog
 
-import (
-	"context"
-
-	"github.com/kandev/kandev/apps/backend/internal/kanban"
-)
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
 var _ = declare(&Group{Name: "create-task", Tools: []*Tool{createTaskTool}})
 
 var createTaskTool = &Tool{
 	Name:   "create_task_kandev",
-	Action: "task.create",
+	Action: kanban.ActionTaskCreate,
 	Title:  "Create task",
 	Description: "Create a task on a workflow step and, unless start_agent is false, start an agent on it with prompt as its " +
 		"instructions. With external_id a retry is safe: the same key returns the existing task, deduplicated=true.",
@@ -46,16 +42,4 @@ var createTaskTool = &Tool{
 	Hints: WriteHints,
 	// The reference product's legacy name of prompt.
 	Aliases: []Alias{{From: "description", To: "prompt"}},
-	Run: func(ctx context.Context, c Call) (any, error) {
-		var in map[string]any
-		if err := c.Decode(&in); err != nil {
-			return nil, err
-		}
-		// The action stores the prompt as the task's description.
-		if p, ok := in["prompt"]; ok {
-			delete(in, "prompt")
-			in["description"] = p
-		}
-		return c.Forward(ctx, in)
-	},
 }

@@ -1,9 +1,11 @@
 package catalog
 
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
+
 var _ = declare(&Group{Name: "dependencies", Tools: []*Tool{
 	{
 		Name:   "add_task_dependency_kandev",
-		Action: "task.dependency.add",
+		Action: kanban.ActionTaskDependencyAdd,
 		Title:  "Add task dependency",
 		Description: "Record that a task is blocked by another of its workspace. Self edges and cycles are refused; an " +
 			"existing edge succeeds.",
@@ -13,7 +15,7 @@ var _ = declare(&Group{Name: "dependencies", Tools: []*Tool{
 	},
 	{
 		Name:        "remove_task_dependency_kandev",
-		Action:      "task.dependency.remove",
+		Action:      kanban.ActionTaskDependencyRemove,
 		Title:       "Remove task dependency",
 		Description: "Remove the edge \"task_id is blocked by depends_on_task_id\"; a missing edge succeeds.",
 		Input:       dependencyInput(),

@@ -1,11 +1,14 @@
 package catalog
 
-import "github.com/kandev/kandev/apps/backend/internal/action"
+import (
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
 
 var _ = declare(&Group{Name: "diagnostics", Tools: []*Tool{
 	{
 		Name:   "get_diagnostic_bundle_kandev",
-		Action: "diagnostic_bundle.create",
+		Action: kanban.ActionDiagnosticBundleCreate,
 		Title:  "Get diagnostic bundle",
 		Description: "Collect a bounded, redacted diagnostic ZIP for the current task session and materialize it inside this " +
 			"execution workspace (under .kandev/diagnostics/; the newest 10 are kept). Request backend first for backend/runtime " +

@@ -11,7 +11,7 @@ const (
 var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 	{
 		Name:        "list_executors_kandev",
-		Action:      "executor.list",
+		Action:      kanban.ActionExecutorList,
 		Title:       "List executors",
 		Description: "List executors (ways of running agents, e.g. a local process or a git worktree) by name.",
 		Input:       Obj("", PageProps(P{})),
@@ -20,7 +20,7 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 	},
 	{
 		Name:   "create_executor_profile_kandev",
-		Action: "executor.profile.create",
+		Action: kanban.ActionExecutorProfileCreate,
 		Title:  "Create executor profile",
 		Description: "Add a named profile to an executor (MCP policy, settings, prepare/cleanup scripts); its first " +
 			"profile is its default.",
@@ -34,7 +34,7 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 	},
 	{
 		Name:        "update_executor_profile_kandev",
-		Action:      "executor.profile.update",
+		Action:      kanban.ActionExecutorProfileUpdate,
 		Title:       "Update executor profile",
 		Description: "Change an executor profile; only the fields you give change.",
 		Input: Obj("", withExecutorFields(P{
@@ -44,11 +44,10 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		}), "profile_id"),
 		Output: executorProfileConfigOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("profile_id"),
 	},
 	{
 		Name:   "delete_executor_profile_kandev",
-		Action: "executor.profile.delete",
+		Action: kanban.ActionExecutorProfileDelete,
 		Title:  "Delete executor profile",
 		Description: "Permanently delete an executor profile; refused while a running session uses it or if it is the " +
 			"executor's last.",
@@ -57,7 +56,6 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		}, "profile_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("profile_id"),
 	},
 }})
 

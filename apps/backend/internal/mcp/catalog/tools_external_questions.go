@@ -21,7 +21,7 @@ const (
 var _ = declare(&Group{Name: "external-questions", Tools: []*Tool{
 	{
 		Name:   "list_pending_questions_kandev",
-		Action: "question.list",
+		Action: kanban.ActionQuestionList,
 		Title:  "List pending questions",
 		Description: "List questions agents asked that nobody has answered yet, oldest first. Answer one with " +
 			"answer_question_kandev to unblock the agent waiting for it.",
@@ -42,7 +42,7 @@ var _ = declare(&Group{Name: "external-questions", Tools: []*Tool{
 	},
 	{
 		Name:   "answer_question_kandev",
-		Action: "question.answer",
+		Action: kanban.ActionQuestionAnswer,
 		Title:  "Answer question",
 		Description: "Answer (or reject) a pending question bundle by its pending_id (the id from " +
 			"list_pending_questions_kandev) so the asking agent continues. Give either answers — one per question of the " +

@@ -20,7 +20,7 @@ const (
 var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 	{
 		Name:   "get_mcp_config_kandev",
-		Action: "mcp_config.get",
+		Action: kanban.ActionMCPConfigGet,
 		Title:  "Get MCP config",
 		Description: "Read an agent profile's MCP configuration: whether MCP is enabled and the MCP servers its agent connects to. " +
 			"env and headers values are secrets and always read back masked as \"" + action.SecretMask + "\".",
@@ -29,11 +29,10 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 		}, "profile_id"),
 		Output: mcpConfigOut,
 		Hints:  ReadHints,
-		Run:    forwardRenamed(map[string]string{"profile_id": "agent_profile_id"}),
 	},
 	{
 		Name:   "update_mcp_config_kandev",
-		Action: "mcp_config.update",
+		Action: kanban.ActionMCPConfigUpdate,
 		Title:  "Update MCP config",
 		Description: "Enable or disable MCP for an agent profile and/or replace all its MCP servers; an env or header " +
 			"value of \"" + action.SecretMask + "\" keeps that stored secret.",
@@ -44,7 +43,6 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 		}, "profile_id"),
 		Output: mcpConfigOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardRenamed(map[string]string{"profile_id": "agent_profile_id"}),
 	},
 }})
 

@@ -16,7 +16,7 @@ func docTaskRef(reach string) S {
 var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 	{
 		Name:        "list_task_documents_kandev",
-		Action:      "document.list",
+		Action:      kanban.ActionDocumentList,
 		Title:       "List task documents",
 		Description: "List a task's documents by key (no content; get_task_document_kandev reads one).",
 		Input: Obj("", PageProps(P{
@@ -27,7 +27,7 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 	},
 	{
 		Name:        "get_task_document_kandev",
-		Action:      "document.get",
+		Action:      kanban.ActionDocumentGet,
 		Title:       "Get task document",
 		Description: "Read a task document with its content and revision; NOT_FOUND if the key does not exist.",
 		Input: Obj("", P{
@@ -36,11 +36,10 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 		}, "document_key"),
 		Output: documentOut,
 		Hints:  ReadHints,
-		Run:    forwardRenamed(map[string]string{"document_key": "key"}),
 	},
 	{
 		Name:   "write_task_document_kandev",
-		Action: "document.write",
+		Action: kanban.ActionDocumentWrite,
 		Title:  "Write task document",
 		Description: "Create a task document under a key, or store its next revision (earlier ones are kept). Omitted type and " +
 			"title keep the current ones.",
@@ -53,14 +52,13 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 		}, "document_key", "content"),
 		Output: documentOut,
 		Hints:  WriteHints,
-		Run:    forwardRenamed(map[string]string{"document_key": "key"}),
 	},
 }})
 
 var _ = declare(&Group{Name: "office-decisions", Tools: []*Tool{
 	{
 		Name:   "record_step_decision_kandev",
-		Action: "step.decide",
+		Action: kanban.ActionStepDecide,
 		Title:  "Record step decision",
 		Description: "Approve or reject the work of a task's current step, with your reason; a later decision supersedes " +
 			"earlier ones.",

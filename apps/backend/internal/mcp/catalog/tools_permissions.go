@@ -1,11 +1,15 @@
 package catalog
 
-import "maps"
+import (
+	"maps"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
 
 var _ = declare(&Group{Name: "external-permissions", Tools: []*Tool{
 	{
 		Name:   "list_pending_agent_permissions_kandev",
-		Action: "permission.list",
+		Action: kanban.ActionPermissionList,
 		Title:  "List pending agent permissions",
 		Description: "List the permission requests a task's agents are waiting on (an agent asks before running a tool " +
 			"call its profile does not auto-approve), oldest first, with the options each offers. Resolve one with " +
@@ -19,7 +23,7 @@ var _ = declare(&Group{Name: "external-permissions", Tools: []*Tool{
 	},
 	{
 		Name:   "resolve_agent_permission_kandev",
-		Action: "permission.resolve",
+		Action: kanban.ActionPermissionResolve,
 		Title:  "Resolve agent permission",
 		Description: "Answer one pending permission request by choosing one of the options the agent offered (to deny, " +
 			"choose its reject option). Pass the ids list_pending_agent_permissions_kandev returned, unchanged. The first " +

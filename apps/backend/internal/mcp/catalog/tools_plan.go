@@ -23,7 +23,7 @@ func planInput(titleDesc, contentDesc string) S {
 var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 	{
 		Name:        "create_task_plan_kandev",
-		Action:      "plan.create",
+		Action:      kanban.ActionPlanCreate,
 		Title:       "Create task plan",
 		Description: "Write a task's first plan (markdown), revision 1. CONFLICT if it has one: use update_task_plan_kandev.",
 		Input:       planInput("Plan title.", "The plan, in markdown."),
@@ -32,7 +32,7 @@ var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 	},
 	{
 		Name:        "get_task_plan_kandev",
-		Action:      "plan.get",
+		Action:      kanban.ActionPlanGet,
 		Title:       "Get task plan",
 		Description: "Read a task's current plan and revision; NOT_FOUND if it has none.",
 		Input:       Obj("", P{"task_id": planTaskRef()}),
@@ -41,7 +41,7 @@ var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 	},
 	{
 		Name:        "update_task_plan_kandev",
-		Action:      "plan.update",
+		Action:      kanban.ActionPlanUpdate,
 		Title:       "Update task plan",
 		Description: "Replace a task's plan as its next revision (earlier ones are kept).",
 		Input:       planInput("New title; omit to keep it.", "The whole new plan, in markdown."),
@@ -50,7 +50,7 @@ var _ = declare(&Group{Name: "plan", Tools: []*Tool{
 	},
 	{
 		Name:        "delete_task_plan_kandev",
-		Action:      "plan.delete",
+		Action:      kanban.ActionPlanDelete,
 		Title:       "Delete task plan",
 		Description: "Delete a task's plan and all its revisions, for good.",
 		Input:       Obj("", P{"task_id": planTaskRef()}),

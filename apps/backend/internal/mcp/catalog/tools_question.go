@@ -84,7 +84,7 @@ func askInput(asked string, extra P) S {
 var _ = declare(&Group{Name: "user-question", Tools: []*Tool{
 	{
 		Name:   "ask_user_question_kandev",
-		Action: "question.ask",
+		Action: kanban.ActionQuestionAsk,
 		Title:  "Ask the user a question",
 		Description: "Ask the operator 1–4 related multiple-choice questions and wait for the answers. Use it only for a " +
 			"decision a person must make, bundling related questions. Blocks until answered or rejected (progress every " +
@@ -115,7 +115,7 @@ var _ = declare(&Group{Name: "user-question", Tools: []*Tool{
 var _ = declare(&Group{Name: "parent-question", Tools: []*Tool{
 	{
 		Name:   "ask_parent_question_kandev",
-		Action: "question.ask_parent",
+		Action: kanban.ActionQuestionAskParent,
 		Title:  "Ask the parent task a question",
 		Description: "Ask your direct parent task 1–4 questions when this autopilot subtask reaches a decision it cannot " +
 			"make safely on its own. Only autopilot subtasks have this tool (they never ask the operator). The questions " +

@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
+
 // Bounds of list_related_tasks_kandev (as the action enforces).
 const (
 	relatedDefaultLimit = 20
@@ -9,7 +11,7 @@ const (
 var _ = declare(&Group{Name: "related", Tools: []*Tool{
 	{
 		Name:   "list_related_tasks_kandev",
-		Action: "task.related",
+		Action: kanban.ActionTaskRelated,
 		Title:  "List related tasks",
 		Description: "Show a task's parent, children, siblings, blockers and the tasks it blocks (archived children and " +
 			"siblings left out). Each list holds at most limit tasks; truncated names the lists that had more.",

@@ -1,9 +1,11 @@
 package catalog
 
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
+
 var _ = declare(&Group{Name: "repositories", Tools: []*Tool{
 	{
 		Name:   "list_repositories_kandev",
-		Action: "repository.list",
+		Action: kanban.ActionRepositoryList,
 		Title:  "List repositories",
 		Description: "List the code repositories registered in a workspace, oldest first. Use an id as repository_id " +
 			"when creating a task.",

@@ -13,7 +13,7 @@ const (
 var _ = declare(&Group{Name: "review", Tools: []*Tool{
 	{
 		Name:   "publish_review_findings_kandev",
-		Action: "artifact.create",
+		Action: kanban.ActionArtifactCreate,
 		Title:  "Publish review findings",
 		Description: "Publish the findings of a code review for the operator: each with a severity, a title, an " +
 			"explanation and optionally a location and a suggested fix. Stored on your task; publish all findings of a " +

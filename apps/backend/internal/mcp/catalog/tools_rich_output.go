@@ -24,7 +24,7 @@ func workspacePath(desc string) S { return Str(desc).Len(1, maxRichPath) }
 var _ = declare(&Group{Name: "rich-output", Tools: []*Tool{
 	{
 		Name:   "show_rich_output_kandev",
-		Action: "artifact.create",
+		Action: kanban.ActionArtifactCreate,
 		Title:  "Show rich output",
 		Description: "Show the operator a compact presentation next to your conversation: blocks of file previews, line or " +
 			"bar charts, or metrics. Give semantic data; Kandev draws it. Paths are relative to your task's workspace and " +

@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
+
 // Bounds of step_complete_kandev (as the action enforces).
 const (
 	maxStepSummary = 4000
@@ -10,7 +12,7 @@ const (
 var _ = declare(&Group{Name: "step-completion", Tools: []*Tool{
 	{
 		Name:   "step_complete_kandev",
-		Action: "step.complete",
+		Action: kanban.ActionStepComplete,
 		Title:  "Complete step",
 		Description: "Signal that you finished the work of your task's current workflow step. The signal is recorded " +
 			"with your summary; when the step is set to auto-advance the task moves to the next step (unless that step's " +

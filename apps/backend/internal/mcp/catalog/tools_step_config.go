@@ -123,7 +123,7 @@ var stepOutList = out("The workflow's steps in their new board order.", P{
 var stepConfigTools = []*Tool{
 	{
 		Name:        "create_workflow_step_kandev",
-		Action:      "workflow.step.create",
+		Action:      kanban.ActionWorkflowStepCreate,
 		Title:       "Create workflow step",
 		Description: "Add a step (board column) to a workflow, last or at position; a workflow's first step is its start step.",
 		Input: Obj("", withStepFields(P{
@@ -135,7 +135,7 @@ var stepConfigTools = []*Tool{
 	},
 	{
 		Name:        "update_workflow_step_kandev",
-		Action:      "workflow.step.update",
+		Action:      kanban.ActionWorkflowStepUpdate,
 		Title:       "Update workflow step",
 		Description: "Change a workflow step's settings; only the fields you give change.",
 		Input: Obj("", withStepFields(P{
@@ -143,11 +143,10 @@ var stepConfigTools = []*Tool{
 		}), "step_id"),
 		Output: stepOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("step_id"),
 	},
 	{
 		Name:        "delete_workflow_step_kandev",
-		Action:      "workflow.step.delete",
+		Action:      kanban.ActionWorkflowStepDelete,
 		Title:       "Delete workflow step",
 		Description: "Permanently delete a workflow step. Refused while any task (archived included) is on it; move them first.",
 		Input: Obj("", P{
@@ -155,11 +154,10 @@ var stepConfigTools = []*Tool{
 		}, "step_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("step_id"),
 	},
 	{
 		Name:        "reorder_workflow_steps_kandev",
-		Action:      "workflow.step.reorder",
+		Action:      kanban.ActionWorkflowStepReorder,
 		Title:       "Reorder workflow steps",
 		Description: "Set the board order of a workflow's steps. step_ids must list every step of the workflow exactly once.",
 		Input: Obj("", P{

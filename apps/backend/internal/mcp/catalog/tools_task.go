@@ -8,7 +8,7 @@ const maxTaskPosition = 1_000_000
 var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 	{
 		Name:   "move_task_kandev",
-		Action: "task.move",
+		Action: kanban.ActionTaskMove,
 		Title:  "Move task",
 		Description: "Move a task to another step (column) of its workflow, or of another workflow of its workspace " +
 			"named in workflow_id, or reorder it in its step. CONFLICT when the step's wip_limit is reached. prompt is " +
@@ -23,11 +23,10 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 		}, "task_id", "workflow_step_id"),
 		Output: taskOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("task_id"),
 	},
 	{
 		Name:   "delete_task_kandev",
-		Action: "task.delete",
+		Action: kanban.ActionTaskDelete,
 		Title:  "Delete task",
 		Description: "Permanently delete a task with its sessions, conversation, plan, documents and artifacts; its " +
 			"subtasks are kept and detached. This cannot be undone: prefer archive_task_kandev to hide finished work. " +
@@ -37,11 +36,10 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 		}, "task_id"),
 		Output: deletedOut("The deleted task.", "Id of the deleted task.", "Always true: the task is gone."),
 		Hints:  DestructiveHints,
-		Run:    forwardID("task_id"),
 	},
 	{
 		Name:   "archive_task_kandev",
-		Action: "task.archive",
+		Action: kanban.ActionTaskArchive,
 		Title:  "Archive task",
 		Description: "Archive a task: it leaves the board (list_tasks_kandev hides it unless include_archived) but keeps " +
 			"its history. Archiving an archived task succeeds and keeps the first archived_at.",
@@ -50,14 +48,13 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 		}, "task_id"),
 		Output: taskOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("task_id"),
 	},
 }})
 
 var _ = declare(&Group{Name: "task-update", Tools: []*Tool{
 	{
 		Name:   "update_task_kandev",
-		Action: "task.update",
+		Action: kanban.ActionTaskUpdate,
 		Title:  "Update task",
 		Description: "Change a task's title, description (its prompt), state or deferred launch prompt; only what you " +
 			"pass changes.",
@@ -73,6 +70,5 @@ var _ = declare(&Group{Name: "task-update", Tools: []*Tool{
 		Hints:        IdempotentWrite,
 		Aliases:      []Alias{{From: "prompt", To: "description"}},
 		ValueAliases: stateAliases,
-		Run:          forwardRenamed(map[string]string{"task_id": "id", "deferred_launch_prompt": "launch_prompt"}),
 	},
 }})

@@ -1,9 +1,11 @@
 package catalog
 
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
+
 var _ = declare(&Group{Name: "task-state", Tools: []*Tool{
 	{
 		Name:   "update_task_state_kandev",
-		Action: "task.set_state",
+		Action: kanban.ActionTaskSetState,
 		Title:  "Update task state",
 		Description: "Set a task's lifecycle state (e.g. mark it BLOCKED or COMPLETED) without moving it between steps. " +
 			"Use move_task_kandev to change its step.",
@@ -14,6 +16,5 @@ var _ = declare(&Group{Name: "task-state", Tools: []*Tool{
 		Output:       taskOut,
 		Hints:        IdempotentWrite,
 		ValueAliases: stateAliases,
-		Run:          forwardID("task_id"),
 	},
 }})

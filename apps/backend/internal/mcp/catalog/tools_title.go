@@ -5,7 +5,7 @@ import "github.com/kandev/kandev/apps/backend/internal/kanban"
 var _ = declare(&Group{Name: "task-title", Tools: []*Tool{
 	{
 		Name:   "set_task_title_kandev",
-		Action: "task.set_title",
+		Action: kanban.ActionTaskSetTitle,
 		Title:  "Set task title",
 		Description: "Give your task its title once you understand the work: a short summary (at most 60 characters). " +
 			"Call it once, early; afterwards your session switches to task mode and this tool disappears.",

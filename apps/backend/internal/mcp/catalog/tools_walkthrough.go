@@ -20,7 +20,7 @@ const (
 var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 	{
 		Name:   "show_walkthrough_kandev",
-		Action: "artifact.create",
+		Action: kanban.ActionArtifactCreate,
 		Title:  "Show walkthrough",
 		Description: "Publish a guided tour of code for the operator: an ordered list of steps, each pointing at a file " +
 			"and line range with an explanation. It is stored on your task (or task_id, within your workspace); a new " +
@@ -43,7 +43,7 @@ var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 	},
 	{
 		Name:        "get_walkthrough_kandev",
-		Action:      "artifact.latest",
+		Action:      kanban.ActionArtifactLatest,
 		Title:       "Get walkthrough",
 		Description: "Read the latest walkthrough shown on a task (default your own). NOT_FOUND when there is none.",
 		Input:       Obj("", P{"task_id": artifactTaskRef("Task whose walkthrough to read")}),
@@ -53,7 +53,7 @@ var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 	},
 	{
 		Name:        "delete_walkthrough_kandev",
-		Action:      "artifact.delete",
+		Action:      kanban.ActionArtifactDelete,
 		Title:       "Delete walkthrough",
 		Description: "Delete every walkthrough shown on a task (default your own). Deleting when there is none succeeds with deleted 0.",
 		Input:       Obj("", P{"task_id": artifactTaskRef("Task whose walkthroughs to delete")}),

@@ -8,7 +8,7 @@ import (
 var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 	{
 		Name:        "create_workflow_kandev",
-		Action:      "workflow.create",
+		Action:      kanban.ActionWorkflowCreate,
 		Title:       "Create workflow",
 		Description: "Create a workflow (kanban board) in a workspace, optionally with its steps, atomically.",
 		Input: Obj("", workflowFields(P{
@@ -20,7 +20,7 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 	},
 	{
 		Name:        "update_workflow_kandev",
-		Action:      "workflow.update",
+		Action:      kanban.ActionWorkflowUpdate,
 		Title:       "Update workflow",
 		Description: "Rename a workflow or change its description; only the fields you give change.",
 		Input: Obj("", P{
@@ -30,11 +30,10 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		}, "workflow_id"),
 		Output: workflowOut,
 		Hints:  IdempotentWrite,
-		Run:    forwardID("workflow_id"),
 	},
 	{
 		Name:   "delete_workflow_kandev",
-		Action: "workflow.delete",
+		Action: kanban.ActionWorkflowDelete,
 		Title:  "Delete workflow",
 		Description: "Permanently delete a workflow and its steps; refused while tasks (archived included) are on it, " +
 			"unless cascade.",
@@ -44,11 +43,10 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		}, "workflow_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
-		Run:    forwardID("workflow_id"),
 	},
 	{
 		Name:   "export_workflow_kandev",
-		Action: "workflow.export",
+		Action: kanban.ActionWorkflowExport,
 		Title:  "Export workflow",
 		Description: "Export a workflow as a portable kandev_workflow document (the reference Kandev's format); its JSON " +
 			"text is import_workflow_kandev's document.",
@@ -57,11 +55,10 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		}, "workflow_id"),
 		Output: workflowDocumentOut,
 		Hints:  ReadHints,
-		Run:    forwardID("workflow_id"),
 	},
 	{
 		Name:   "import_workflow_kandev",
-		Action: "workflow.import",
+		Action: kanban.ActionWorkflowImport,
 		Title:  "Import workflow",
 		Description: "Import the workflows of a kandev_workflow document (YAML or JSON, as export_workflow_kandev or the " +
 			"reference Kandev writes it) into a workspace, skipping names it has. The whole document is checked first; a " +

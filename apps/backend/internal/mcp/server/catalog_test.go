@@ -25,10 +25,10 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // answers each with an empty object: it proves whether a call reached the
 // backend. (Store-backed behaviour is tested end to end in internal/app.)
 type recorder struct {
-	calls []string
+	calls []kanban.Action
 }
 
-func (r *recorder) Call(_ context.Context, name string, _ any, out any) error {
+func (r *recorder) Call(_ context.Context, name kanban.Action, _ any, out any) error {
 	r.calls = append(r.calls, name)
 	if out != nil {
 		return json.Unmarshal([]byte(`{"items":[],"task":{},"deduplicated":false,"question":{"id":"q1","state":"pending"}}`), out)

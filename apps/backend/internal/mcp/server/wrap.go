@@ -87,7 +87,7 @@ type declared struct {
 
 // Call refuses undeclared actions with a plain error (an internal error
 // with a correlation id for the agent; a bug for us).
-func (d declared) Call(ctx context.Context, action string, payload, out any) error {
+func (d declared) Call(ctx context.Context, action kanban.Action, payload, out any) error {
 	if action != d.tool.Action {
 		return fmt.Errorf("tool %s called undeclared action %s", d.tool.Name, action)
 	}

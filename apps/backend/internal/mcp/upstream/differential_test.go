@@ -19,7 +19,9 @@ import (
 
 type refuseBackend struct{}
 
-func (refuseBackend) Call(context.Context, string, any, any) error { return fmt.Errorf("unused") }
+func (refuseBackend) Call(context.Context, kanban.Action, any, any) error {
+	return fmt.Errorf("unused")
+}
 
 // TestDifferential: for generated in-budget schemas, the served tool
 // (through the one wrapper) accepts and rejects exactly what an

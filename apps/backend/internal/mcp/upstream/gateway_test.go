@@ -55,7 +55,7 @@ func eachTransport(t *testing.T, hostile bool, fn func(t *testing.T, cfg kanban.
 // noBackend refuses every built-in tool call: these tests call upstream tools only.
 type noBackend struct{}
 
-func (noBackend) Call(context.Context, string, any, any) error {
+func (noBackend) Call(context.Context, kanban.Action, any, any) error {
 	return errors.New("no backend in this test")
 }
 

@@ -26,7 +26,7 @@ export async function documentsPanel(el, taskId) {
     det.addEventListener('toggle', async () => {
       if (!det.open || det.dataset.loaded) return;
       det.dataset.loaded = '1';
-      const full = await api.request('document.get', { task_id: taskId, key: d.key });
+      const full = await api.request('document.get', { task_id: taskId, document_key: d.key });
       fill(body, d.type === 'markdown' || d.type === 'md' ? markdown(full.content) : h('pre', {}, clip(full.content, MAX_FILE_TEXT)));
     });
     return det;

@@ -152,7 +152,7 @@ class Board {
     this.error.hidden = true;
     const title = card.task ? card.task.title : 'task';
     try {
-      const t = await api.request('task.move', { id: card.dataset.id, workflow_step_id: stepId, position });
+      const t = await api.request('task.move', { task_id: card.dataset.id, workflow_step_id: stepId, position });
       this.place(t);
       const to = this.columns.get(stepId);
       toast(`Moved “${title}” to ${to ? to.step.name : 'another step'}`);

@@ -32,7 +32,7 @@ export async function renderAgents(el) {
 function profileRow(p) {
   const del = h('button', { type: 'button', class: 'danger', onclick: async () => {
     if (!window.confirm(`Delete the profile “${p.name}”?`)) return;
-    try { await api.request('agent.profile.delete', { id: p.id }); toast('Profile deleted'); window.dispatchEvent(new HashChangeEvent('hashchange')); } catch (e) { toast(e.message, 'error'); }
+    try { await api.request('agent.profile.delete', { profile_id: p.id }); toast('Profile deleted'); window.dispatchEvent(new HashChangeEvent('hashchange')); } catch (e) { toast(e.message, 'error'); }
   } }, 'Delete profile');
   const mcp = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
   const det = h('details', { class: 'edit' }, h('summary', {}, 'MCP servers'), mcp);
@@ -46,7 +46,7 @@ function profileRow(p) {
         { name: 'auto_approve', label: 'Approve permission requests automatically', type: 'checkbox', value: p.auto_approve },
         { name: 'user_question', label: 'The agent may ask you questions', type: 'checkbox', value: p.user_question },
       ],
-      submit: (v) => api.request('agent.profile.update', { id: p.id, ...v }),
+      submit: (v) => api.request('agent.profile.update', { profile_id: p.id, ...v }),
       onDone: () => toast('Profile saved'),
       extra: [del],
     })),
@@ -55,14 +55,14 @@ function profileRow(p) {
 
 async function mcpForm(el, p) {
   try {
-    const cfg = await api.request('mcp_config.get', { agent_profile_id: p.id });
+    const cfg = await api.request('mcp_config.get', { profile_id: p.id });
     el.replaceChildren(h('p', { class: 'hint' }, 'Servers as JSON: {"name": {"type": "stdio", "command": "…", "args": […], "env": {…}} or {"type": "http", "url": "…", "headers": {…}}}. ',
       'Secret env and header values are shown masked; leave a masked value as it is to keep it.'), form({
       fields: [
         { name: 'enabled', label: 'Give the agent these MCP servers', type: 'checkbox', value: cfg.enabled },
         { name: 'servers', label: 'Servers', type: 'json', rows: 8, value: cfg.servers || {} },
       ],
-      submit: (v) => api.request('mcp_config.update', { agent_profile_id: p.id, ...v }),
+      submit: (v) => api.request('mcp_config.update', { profile_id: p.id, ...v }),
       onDone: () => toast('MCP servers saved'),
     }));
   } catch (e) {

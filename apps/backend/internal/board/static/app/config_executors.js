@@ -32,11 +32,11 @@ export async function renderExecutors(el) {
         h('div', { class: 'actions' }, h('strong', {}, p.name), p.is_default ? h('span', { class: 'badge' }, 'Default') : null, h('span', { class: 'badge' }, `MCP ${p.mcp_policy}`)),
         h('details', { class: 'edit' }, h('summary', {}, `Edit ${p.name}`), form({
           fields: fields(p),
-          submit: (v) => api.request('executor.profile.update', { id: p.id, ...v }),
+          submit: (v) => api.request('executor.profile.update', { profile_id: p.id, ...v }),
           onDone: () => toast('Profile saved'),
           extra: [h('button', { type: 'button', class: 'danger', onclick: async () => {
             if (!window.confirm(`Delete the profile “${p.name}”?`)) return;
-            try { await api.request('executor.profile.delete', { id: p.id }); toast('Profile deleted'); again(); } catch (e) { toast(e.message, 'error'); }
+            try { await api.request('executor.profile.delete', { profile_id: p.id }); toast('Profile deleted'); again(); } catch (e) { toast(e.message, 'error'); }
           } }, 'Delete profile')],
         }))))));
   }

@@ -22,13 +22,13 @@ export async function renderWorkflows(el) {
 function workflowSection(w, steps) {
   const del = h('button', { type: 'button', class: 'danger', onclick: async () => {
     if (!window.confirm(`Delete the workflow “${w.name}”? Its tasks must be moved or deleted first.`)) return;
-    try { await api.request('workflow.delete', { id: w.id }); toast('Workflow deleted'); } catch (e) { toast(e.message, 'error'); }
+    try { await api.request('workflow.delete', { workflow_id: w.id }); toast('Workflow deleted'); } catch (e) { toast(e.message, 'error'); }
   } }, 'Delete workflow');
   return h('section', { class: 'panel', 'aria-label': `Workflow ${w.name}`, dataset: { workflow: w.id } },
     h('h2', {}, w.name),
     h('details', { class: 'edit' }, h('summary', {}, 'Rename or describe'), form({
       fields: [{ name: 'name', label: 'Name', value: w.name }, { name: 'description', label: 'Description', type: 'textarea', rows: 2, value: w.description }],
-      submit: (v) => api.request('workflow.update', { id: w.id, ...v }),
+      submit: (v) => api.request('workflow.update', { workflow_id: w.id, ...v }),
       onDone: () => toast('Workflow saved'),
       extra: [del],
     })),
@@ -66,7 +66,7 @@ function stepRow(w, steps, st, i) {
   };
   const del = h('button', { type: 'button', class: 'danger', onclick: async () => {
     if (!window.confirm(`Delete the step “${st.name}”?`)) return;
-    try { await api.request('workflow.step.delete', { id: st.id }); toast('Step deleted'); } catch (e) { toast(e.message, 'error'); }
+    try { await api.request('workflow.step.delete', { step_id: st.id }); toast('Step deleted'); } catch (e) { toast(e.message, 'error'); }
   } }, 'Delete step');
   return h('div', { class: 'step-row', dataset: { step: st.id } },
     h('div', { class: 'actions' }, h('strong', {}, `${i + 1}. ${st.name}`),
@@ -76,7 +76,7 @@ function stepRow(w, steps, st, i) {
       h('button', { type: 'button', disabled: i === steps.length - 1, 'aria-label': `Move ${st.name} down`, onclick: () => reorder(i + 1) }, '↓')),
     h('details', { class: 'edit' }, h('summary', {}, `Edit ${st.name}`), form({
       fields: stepFields(st),
-      submit: (v) => api.request('workflow.step.update', { id: st.id, ...v }),
+      submit: (v) => api.request('workflow.step.update', { step_id: st.id, ...v }),
       onDone: () => toast('Step saved'),
       extra: [del],
     })));

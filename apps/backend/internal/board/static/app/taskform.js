@@ -30,7 +30,7 @@ export async function openCreateTask({ workflow, steps }) {
   const f = form({
     fields: [
       { name: 'title', label: 'Title', help: 'Up to 60 characters.' },
-      { name: 'description', label: 'Prompt', type: 'textarea', rows: 5, help: 'What the agent is asked to do (Markdown).' },
+      { name: 'prompt', label: 'Prompt', type: 'textarea', rows: 5, help: 'What the agent is asked to do (Markdown).' },
       { name: 'workflow_step_id', label: 'Step', type: 'select', value: start && start.id, options: steps.map((s) => ({ value: s.id, label: s.name })) },
       { name: 'agent_profile_id', label: 'Agent profile', type: 'select', options: agents },
       { name: 'executor_profile_id', label: 'Executor profile', type: 'select', options: executors },

@@ -1,0 +1,131 @@
+package kanban
+
+// Action names one backend action: a dotted noun.verb name that the action
+// registry serves on every transport (WebSocket, MCP tools, CLI). Each name
+// is written once, as one of the constants below; the registry, the tool
+// catalog, the CLI and the tests refer to the constant, so two spellings of
+// one action cannot drift apart.
+type Action string
+
+// The actions the action registry serves (see RegistryActions).
+const (
+	ActionAgentList                   Action = "agent.list"
+	ActionAgentProfileCreate          Action = "agent.profile.create"
+	ActionAgentProfileDelete          Action = "agent.profile.delete"
+	ActionAgentProfileList            Action = "agent.profile.list"
+	ActionAgentProfileUpdate          Action = "agent.profile.update"
+	ActionAgentUpdate                 Action = "agent.update"
+	ActionArtifactCreate              Action = "artifact.create"
+	ActionArtifactDelete              Action = "artifact.delete"
+	ActionArtifactLatest              Action = "artifact.latest"
+	ActionArtifactList                Action = "artifact.list"
+	ActionDiagnosticBundleCreate      Action = "diagnostic_bundle.create"
+	ActionDocumentGet                 Action = "document.get"
+	ActionDocumentList                Action = "document.list"
+	ActionDocumentWrite               Action = "document.write"
+	ActionExecutorList                Action = "executor.list"
+	ActionExecutorProfileCreate       Action = "executor.profile.create"
+	ActionExecutorProfileDelete       Action = "executor.profile.delete"
+	ActionExecutorProfileList         Action = "executor.profile.list"
+	ActionExecutorProfileUpdate       Action = "executor.profile.update"
+	ActionMCPConfigGet                Action = "mcp_config.get"
+	ActionMCPConfigUpdate             Action = "mcp_config.update"
+	ActionMessageList                 Action = "message.list"
+	ActionPermissionList              Action = "permission.list"
+	ActionPermissionResolve           Action = "permission.resolve"
+	ActionPlanCreate                  Action = "plan.create"
+	ActionPlanDelete                  Action = "plan.delete"
+	ActionPlanGet                     Action = "plan.get"
+	ActionPlanRevisions               Action = "plan.revisions"
+	ActionPlanUpdate                  Action = "plan.update"
+	ActionQuestionAnswer              Action = "question.answer"
+	ActionQuestionAsk                 Action = "question.ask"
+	ActionQuestionAskParent           Action = "question.ask_parent"
+	ActionQuestionGet                 Action = "question.get"
+	ActionQuestionList                Action = "question.list"
+	ActionRepositoryCreate            Action = "repository.create"
+	ActionRepositoryList              Action = "repository.list"
+	ActionRepositoryUpdate            Action = "repository.update"
+	ActionSessionAttach               Action = "session.attach"
+	ActionSessionCreate               Action = "session.create"
+	ActionSessionGet                  Action = "session.get"
+	ActionSessionList                 Action = "session.list"
+	ActionSessionProfile              Action = "session.profile"
+	ActionSessionSetMode              Action = "session.set_mode"
+	ActionSessionSpawn                Action = "session.spawn"
+	ActionSessionStop                 Action = "session.stop"
+	ActionSessionToken                Action = "session.token"
+	ActionStepComplete                Action = "step.complete"
+	ActionStepDecide                  Action = "step.decide"
+	ActionTaskArchive                 Action = "task.archive"
+	ActionTaskCreate                  Action = "task.create"
+	ActionTaskDelete                  Action = "task.delete"
+	ActionTaskDependencyAdd           Action = "task.dependency.add"
+	ActionTaskDependencyList          Action = "task.dependency.list"
+	ActionTaskDependencyRemove        Action = "task.dependency.remove"
+	ActionTaskGet                     Action = "task.get"
+	ActionTaskList                    Action = "task.list"
+	ActionTaskMessage                 Action = "task.message"
+	ActionTaskMove                    Action = "task.move"
+	ActionTaskRelated                 Action = "task.related"
+	ActionTaskRepositoryAdd           Action = "task.repository.add"
+	ActionTaskRepositorySetBaseBranch Action = "task.repository.set_base_branch"
+	ActionTaskSetState                Action = "task.set_state"
+	ActionTaskSetTitle                Action = "task.set_title"
+	ActionTaskStop                    Action = "task.stop"
+	ActionTaskUpdate                  Action = "task.update"
+	ActionUpstreamConfig              Action = "upstream.config"
+	ActionUpstreamList                Action = "upstream.list"
+	ActionUpstreamRefused             Action = "upstream.refused"
+	ActionUpstreamReport              Action = "upstream.report"
+	ActionWorkflowCreate              Action = "workflow.create"
+	ActionWorkflowDelete              Action = "workflow.delete"
+	ActionWorkflowExport              Action = "workflow.export"
+	ActionWorkflowGet                 Action = "workflow.get"
+	ActionWorkflowImport              Action = "workflow.import"
+	ActionWorkflowList                Action = "workflow.list"
+	ActionWorkflowStepCreate          Action = "workflow.step.create"
+	ActionWorkflowStepDelete          Action = "workflow.step.delete"
+	ActionWorkflowStepGet             Action = "workflow.step.get"
+	ActionWorkflowStepList            Action = "workflow.step.list"
+	ActionWorkflowStepReorder         Action = "workflow.step.reorder"
+	ActionWorkflowStepUpdate          Action = "workflow.step.update"
+	ActionWorkflowUpdate              Action = "workflow.update"
+	ActionWorkspaceCreate             Action = "workspace.create"
+	ActionWorkspaceGet                Action = "workspace.get"
+	ActionWorkspaceList               Action = "workspace.list"
+	ActionWorkspaceSourceAdd          Action = "workspace.source.add"
+	ActionWorkspaceUpdate             Action = "workspace.update"
+)
+
+// The connection actions the WebSocket server answers itself: they change
+// which notifications a connection receives and reach no handler.
+const (
+	ActionSubscribe   Action = "subscribe"
+	ActionUnsubscribe Action = "unsubscribe"
+)
+
+// RegistryActions lists every action the action registry registers, once
+// each (a test checks the registry serves exactly these).
+var RegistryActions = []Action{
+	ActionAgentList, ActionAgentProfileCreate, ActionAgentProfileDelete, ActionAgentProfileList, ActionAgentProfileUpdate, ActionAgentUpdate,
+	ActionArtifactCreate, ActionArtifactDelete, ActionArtifactLatest, ActionArtifactList,
+	ActionDiagnosticBundleCreate,
+	ActionDocumentGet, ActionDocumentList, ActionDocumentWrite,
+	ActionExecutorList, ActionExecutorProfileCreate, ActionExecutorProfileDelete, ActionExecutorProfileList, ActionExecutorProfileUpdate,
+	ActionMCPConfigGet, ActionMCPConfigUpdate,
+	ActionMessageList,
+	ActionPermissionList, ActionPermissionResolve,
+	ActionPlanCreate, ActionPlanDelete, ActionPlanGet, ActionPlanRevisions, ActionPlanUpdate,
+	ActionQuestionAnswer, ActionQuestionAsk, ActionQuestionAskParent, ActionQuestionGet, ActionQuestionList,
+	ActionRepositoryCreate, ActionRepositoryList, ActionRepositoryUpdate,
+	ActionSessionAttach, ActionSessionCreate, ActionSessionGet, ActionSessionList, ActionSessionProfile, ActionSessionSetMode, ActionSessionSpawn, ActionSessionStop, ActionSessionToken,
+	ActionStepComplete, ActionStepDecide,
+	ActionTaskArchive, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskGet, ActionTaskList, ActionTaskMessage, ActionTaskMove, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUpdate,
+	ActionUpstreamConfig, ActionUpstreamList, ActionUpstreamRefused, ActionUpstreamReport,
+	ActionWorkflowCreate, ActionWorkflowDelete, ActionWorkflowExport, ActionWorkflowGet, ActionWorkflowImport, ActionWorkflowList, ActionWorkflowStepCreate, ActionWorkflowStepDelete, ActionWorkflowStepGet, ActionWorkflowStepList, ActionWorkflowStepReorder, ActionWorkflowStepUpdate, ActionWorkflowUpdate,
+	ActionWorkspaceCreate, ActionWorkspaceGet, ActionWorkspaceList, ActionWorkspaceSourceAdd, ActionWorkspaceUpdate,
+}
+
+// ConnectionActions lists the connection actions.
+var ConnectionActions = []Action{ActionSubscribe, ActionUnsubscribe}
