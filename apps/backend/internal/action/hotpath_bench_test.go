@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 )
 
@@ -28,7 +29,7 @@ func benchRegistry(b *testing.B) *Registry {
 	return reg
 }
 
-func benchDispatch(b *testing.B, reg *Registry, name string, raw json.RawMessage) {
+func benchDispatch(b *testing.B, reg *Registry, name kanban.Action, raw json.RawMessage) {
 	b.Helper()
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -47,7 +48,7 @@ func benchDispatch(b *testing.B, reg *Registry, name string, raw json.RawMessage
 // session and its first message.
 func BenchmarkDispatchTaskCreate(b *testing.B) {
 	reg := benchRegistry(b)
-	benchDispatch(b, reg, "task.create", json.RawMessage(`{"title":"Benchmark task","description":"Created by a benchmark."}`))
+	benchDispatch(b, reg, kanban.ActionTaskCreate, json.RawMessage(`{"title":"Benchmark task","prompt":"Created by a benchmark."}`))
 }
 
 // BenchmarkDispatchTaskList5 is list_tasks_kandev's action with a 5-task
@@ -56,9 +57,9 @@ func BenchmarkDispatchTaskList5(b *testing.B) {
 	reg := benchRegistry(b)
 	ctx := context.Background()
 	for range 10 {
-		if _, err := reg.Dispatch(ctx, Principal{Kind: Operator}, "task.create", json.RawMessage(`{"title":"Listed task","start_agent":false}`)); err != nil {
+		if _, err := reg.Dispatch(ctx, Principal{Kind: Operator}, kanban.ActionTaskCreate, json.RawMessage(`{"title":"Listed task","start_agent":false}`)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	benchDispatch(b, reg, "task.list", json.RawMessage(`{"limit":5}`))
+	benchDispatch(b, reg, kanban.ActionTaskList, json.RawMessage(`{"limit":5}`))
 }
