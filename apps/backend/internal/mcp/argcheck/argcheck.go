@@ -16,6 +16,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/kandev/kandev/apps/backend/internal/mcp/escape"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/schemabudget"
 )
 
@@ -44,6 +45,9 @@ type Validator struct {
 	tool   string
 	schema *jsonschema.Schema
 	tree   *tree
+	// plain: the tool name and every key and string of the schema are
+	// printable, so the messages, built from nothing else, need no escaping.
+	plain bool
 }
 
 // Compile compiles one of Kandev's own tool input schemas: draft 2020-12 by
@@ -93,7 +97,32 @@ func CompileWith(tool string, schema []byte, o Options) (*Validator, error) {
 			t.pnSchema[nodeID(t.pnNodes[i])] = sub
 		}
 	}
-	return &Validator{tool: tool, schema: s, tree: t}, nil
+	return &Validator{tool: tool, schema: s, tree: t, plain: !escape.Needed(tool) && printable(doc, 0)}, nil
+}
+
+// printable reports whether every key and string of a decoded schema is
+// printable (false past maxSchemaDepth, which newTree refuses anyway).
+func printable(v any, depth int) bool {
+	if depth > maxSchemaDepth {
+		return false
+	}
+	switch x := v.(type) {
+	case string:
+		return !escape.Needed(x)
+	case map[string]any:
+		for k, c := range x {
+			if escape.Needed(k) || !printable(c, depth+1) {
+				return false
+			}
+		}
+	case []any:
+		for _, c := range x {
+			if !printable(c, depth+1) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // compileRecovered compiles the resource, turning a compiler panic (on a
@@ -124,8 +153,9 @@ func (v *Validator) Validate(args any) (err error) {
 	if verr == nil {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(verr, &ve) {
+	// Validate returns the tree's root itself; errors.As covers a wrapped one.
+	ve, ok := verr.(*jsonschema.ValidationError) //nolint:errorlint // the fast path; errors.As follows
+	if !ok && !errors.As(verr, &ve) {
 		return &Problems{Tool: v.tool, List: []Problem{{Path: "/", Text: "/: value could not be validated"}}}
 	}
 	// The Problems and the first problems share one allocation.
@@ -136,7 +166,7 @@ func (v *Validator) Validate(args any) (err error) {
 	if len(list) == 0 {
 		list = append(list, Problem{Path: "/", Text: "/: does not match the schema"})
 	}
-	out.Problems = Problems{Tool: v.tool, List: list, sorted: list}
+	out.Problems = Problems{Tool: v.tool, List: list, sorted: list, plain: v.plain}
 	return &out.Problems
 }
 

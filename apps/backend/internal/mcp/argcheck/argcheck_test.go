@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/mcp/escape"
 )
 
 // createTaskSchema is a realistic create_task-like input schema.
@@ -319,5 +321,29 @@ func TestProblemsErrorEmpty(t *testing.T) {
 	long := &Problems{Tool: "x_kandev", List: []Problem{{Path: "/", Text: string(bytes.Repeat([]byte("é"), 2000))}}}
 	if got := long.Error(); len(got) > maxMessageBytes || !strings.HasSuffix(got, "...") {
 		t.Errorf("got %d bytes ending %q, want <= %d ending \"...\"", len(got), got[len(got)-5:], maxMessageBytes)
+	}
+}
+
+// TestUnprintableSchemaTextEscaped: a schema whose names or values hold
+// unprintable characters (written as JSON escapes, so its bytes look
+// plain) still gets escaped messages; a plain schema's messages pass
+// through unchanged.
+func TestUnprintableSchemaTextEscaped(t *testing.T) {
+	cases := []struct{ name, schema, args, want string }{
+		{"declared name", `{"type":"object","properties":{"a\u001bb":{"type":"string"}},"additionalProperties":false}`,
+			`{"x":1}`, `allowed: a\x1bb`},
+		{"enum value", `{"type":"object","properties":{"mode":{"enum":["ok\u202e"]}}}`,
+			`{"mode":"no"}`, `\u202e`},
+		{"plain", `{"type":"object","properties":{"mode":{"enum":["fast","slow"]}}}`,
+			`{"mode":"no"}`, `/mode: must be one of: fast, slow (enum)`},
+	}
+	for _, c := range cases {
+		v := mustCompile(t, "x_kandev", c.schema)
+		for _, args := range decodeBoth(t, c.args) {
+			got := message(v.Validate(args))
+			if !strings.Contains(got, c.want) || escape.Needed(got) {
+				t.Errorf("%s: got %q, want an escaped message containing %q", c.name, got, c.want)
+			}
+		}
 	}
 }

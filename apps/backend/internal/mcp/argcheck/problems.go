@@ -36,6 +36,8 @@ type Problems struct {
 	// when rendered (one changed in place must be kept sorted by whoever
 	// changes it).
 	sorted []Problem
+	// plain: every text is known printable (see Validator.plain).
+	plain bool
 }
 
 // isSorted reports whether List is still the sorted list Validate made.
@@ -50,7 +52,7 @@ func (p *Problems) isSorted() bool {
 // exceeds 1024 bytes.
 func (p *Problems) Error() string {
 	s := p.render()
-	if escape.Needed(s) {
+	if !p.plain && escape.Needed(s) {
 		return escape.Excerpt(s, maxMessageBytes)
 	}
 	return s

@@ -172,10 +172,12 @@ func nearest(key string, names *nameSet, present map[string]any) (int, bool) {
 		if d := len(keyRunes) - len(names.runes[i]); d > 2 || d < -2 {
 			continue
 		}
-		if _, ok := present[name]; ok {
-			continue
-		}
+		// A name the caller supplied is never suggested; it is looked up
+		// only once it would win (a present name never changes bestD).
 		if strings.EqualFold(key, name) {
+			if _, ok := present[name]; ok {
+				continue
+			}
 			best, bestD = i, 0
 			break // nothing later can be closer
 		}
@@ -189,6 +191,9 @@ func nearest(key string, names *nameSet, present map[string]any) (int, bool) {
 			ed = editDistance(keyRunes, names.runes[i], limit)
 		}
 		if ed < len(names.runes[i]) && ed < bestD {
+			if _, ok := present[name]; ok {
+				continue
+			}
 			best, bestD = i, ed
 		}
 	}
