@@ -90,11 +90,7 @@ func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash st
 		}
 	}
 	wsID := t.WorkspaceID
-	agent, err := resolveAgentProfile(ctx, tx, in.AgentProfileID)
-	if err != nil {
-		return nil, err
-	}
-	execID, err := resolveExecutorProfile(ctx, tx, in.ExecutorProfileID)
+	agent, execID, err := resolveProfiles(ctx, tx, in.AgentProfileID, in.ExecutorProfileID)
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +160,47 @@ func defaultCapabilities(caps []string, agent *kanban.AgentProfile, t *kanban.Ta
 	}
 	return []string{}
 }
+
+// resolveProfiles resolves a new session's agent profile (see
+// resolveAgentProfile) and executor profile id (see
+// resolveExecutorProfile). With neither given, both defaults are read in
+// one statement when a default agent profile exists.
+func resolveProfiles(ctx context.Context, q queryer, agentID, execID string) (*kanban.AgentProfile, string, error) {
+	if agentID == "" && execID == "" {
+		var exec sql.NullString
+		p, err := scanAgentProfile(withExtra{q.QueryRowContext(ctx, `SELECT `+profileColumns+`,
+			(SELECT p.id FROM executor_profiles p JOIN executors e ON e.id = p.executor_id
+			 WHERE p.is_default = 1 ORDER BY e.name LIMIT 1)
+			FROM agent_profiles WHERE id = (
+			SELECT p.id FROM agent_profiles p JOIN agents a ON a.id = p.agent_id
+			WHERE p.is_default = 1 ORDER BY CASE WHEN a.name = ? THEN 0 ELSE 1 END, a.name LIMIT 1)`, preferredAgent), &exec})
+		switch {
+		case err == nil:
+			return p, exec.String, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, "", fmt.Errorf("default profiles: %w", err)
+		}
+		// No default agent profile: the executor's is read on its own.
+	}
+	agent, err := resolveAgentProfile(ctx, q, agentID)
+	if err != nil {
+		return nil, "", err
+	}
+	exec, err := resolveExecutorProfile(ctx, q, execID)
+	if err != nil {
+		return nil, "", err
+	}
+	return agent, exec, nil
+}
+
+// withExtra scans a row's further columns into extra, after the ones a
+// scan function asks for.
+type withExtra struct {
+	r     rowSource
+	extra any
+}
+
+func (w withExtra) Scan(dest ...any) error { return w.r.Scan(append(dest, w.extra)...) }
 
 // resolveAgentProfile loads the given profile (NOT_FOUND when missing) or
 // the default one; it returns nil when no agent profile exists at all.
