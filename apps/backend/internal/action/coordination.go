@@ -6,12 +6,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Delivery modes of task.message.
-const (
-	DeliveryQueued    = "queued"
-	DeliveryInterrupt = "interrupt"
-)
-
 // maxStopReasonLen bounds task.stop's reason.
 const maxStopReasonLen = 1000
 
@@ -101,16 +95,12 @@ func sender(p Principal) string {
 // and notifies that session. Only the target's direct parent (or the
 // operator) may interrupt.
 func (s *Service) messageTask(ctx context.Context, p Principal, in TaskMessageIn) (*TaskMessageOut, error) {
+	// The payload passed message_task_kandev's schema (its contract, on
+	// every transport): delivery_mode is one of kanban.DeliveryModes and
+	// prompt is within its bounds.
 	mode := in.DeliveryMode
-	switch mode {
-	case "":
-		mode = DeliveryQueued
-	case DeliveryQueued, DeliveryInterrupt:
-	default:
-		return nil, kanban.FieldError("delivery_mode", "must be one of: queued, interrupt")
-	}
-	if err := kanban.CheckText("prompt", in.Prompt, true, kanban.MaxPromptLen); err != nil {
-		return nil, err
+	if mode == "" {
+		mode = kanban.DeliveryQueued
 	}
 	t, err := s.taskFor(ctx, p, in.TaskID)
 	if err != nil {
@@ -119,7 +109,7 @@ func (s *Service) messageTask(ctx context.Context, p Principal, in TaskMessageIn
 	if p.Kind == Session && t.ID == p.TaskID {
 		return nil, kanban.FieldError("task_id", "must be another task than this session's own")
 	}
-	if mode == DeliveryInterrupt && p.Kind == Session && t.ParentID != p.TaskID {
+	if mode == kanban.DeliveryInterrupt && p.Kind == Session && t.ParentID != p.TaskID {
 		return nil, kanban.Errorf(kanban.CodeForbidden, "only the task's direct parent may interrupt it; use delivery_mode queued")
 	}
 	if in.ReplyToQuestionID != "" {
@@ -134,7 +124,7 @@ func (s *Service) messageTask(ctx context.Context, p Principal, in TaskMessageIn
 		return nil, err
 	}
 	s.publishMessage(m, t.WorkspaceID, mode)
-	s.agents.Deliver(target.ID, mode == DeliveryInterrupt)
+	s.agents.Deliver(target.ID, mode == kanban.DeliveryInterrupt)
 	return &TaskMessageOut{Message: m, SessionID: target.ID, DeliveryMode: mode}, nil
 }
 

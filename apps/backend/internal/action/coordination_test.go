@@ -28,10 +28,11 @@ func TestTaskMessage(t *testing.T) {
 		in   TaskMessageIn
 		code kanban.Code
 	}{
-		{"interrupt by non-parent", stranger, TaskMessageIn{TaskID: kid.ID, Prompt: "stop", DeliveryMode: DeliveryInterrupt}, kanban.CodeForbidden},
+		{"interrupt by non-parent", stranger, TaskMessageIn{TaskID: kid.ID, Prompt: "stop", DeliveryMode: kanban.DeliveryInterrupt}, kanban.CodeForbidden},
 		{"own task", ks, TaskMessageIn{TaskID: "self", Prompt: "me"}, kanban.CodeValidation},
-		{"empty message", ps, TaskMessageIn{TaskID: kid.ID}, kanban.CodeValidation},
-		{"bad delivery mode", ps, TaskMessageIn{TaskID: kid.ID, Prompt: "x", DeliveryMode: "later"}, kanban.CodeValidation},
+		// An empty prompt and an unknown delivery_mode are refused by
+		// message_task_kandev's schema, the action's contract on every
+		// transport (app TestWebSocketRefusesLikeMCP), before the handler.
 		{"missing task", ps, TaskMessageIn{Prompt: "x"}, kanban.CodeValidation},
 	} {
 		if msg := h.refuse(tc.p, kanban.ActionTaskMessage, tc.in, tc.code); msg == "" {
@@ -39,11 +40,11 @@ func TestTaskMessage(t *testing.T) {
 		}
 	}
 	queued := call[TaskMessageOut](h, stranger, kanban.ActionTaskMessage, TaskMessageIn{TaskID: kid.ID, Prompt: "FYI"})
-	if queued.SessionID != ks.SessionID || queued.DeliveryMode != DeliveryQueued || queued.Message.Author != "task:"+other.ID || queued.Message.Type != "prompt" {
+	if queued.SessionID != ks.SessionID || queued.DeliveryMode != kanban.DeliveryQueued || queued.Message.Author != "task:"+other.ID || queued.Message.Type != "prompt" {
 		t.Errorf("queued message: got %+v, want a prompt by task:%s on the kid's session", queued, other.ID)
 	}
-	intr := call[TaskMessageOut](h, ps, kanban.ActionTaskMessage, TaskMessageIn{TaskID: kid.ID, Prompt: "change course", DeliveryMode: DeliveryInterrupt})
-	if intr.DeliveryMode != DeliveryInterrupt {
+	intr := call[TaskMessageOut](h, ps, kanban.ActionTaskMessage, TaskMessageIn{TaskID: kid.ID, Prompt: "change course", DeliveryMode: kanban.DeliveryInterrupt})
+	if intr.DeliveryMode != kanban.DeliveryInterrupt {
 		t.Errorf("interrupt by parent: got %+v, want delivery interrupt", intr)
 	}
 	if !h.pub.has(SessionTopic(ks.SessionID), "session.message") {

@@ -92,7 +92,7 @@ func (s *Service) SendPrompt(ctx context.Context, taskID, author, text string) (
 	if err != nil {
 		return nil, err
 	}
-	ev := map[string]any{"message": m, "delivery_mode": DeliveryQueued}
+	ev := map[string]any{"message": m, "delivery_mode": kanban.DeliveryQueued}
 	s.pub.Publish(SessionTopic(target.ID), "session.message", ev)
 	s.pub.Publish(WorkspaceTopic(target.WorkspaceID), "session.message", ev)
 	s.agents.Deliver(target.ID, false)

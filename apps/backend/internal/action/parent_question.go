@@ -68,7 +68,7 @@ func (s *Service) askParent(ctx context.Context, p Principal, in QuestionAskIn) 
 	if err != nil {
 		return nil, err
 	}
-	s.publishMessage(m, parent.WorkspaceID, DeliveryQueued)
+	s.publishMessage(m, parent.WorkspaceID, kanban.DeliveryQueued)
 	s.agents.Deliver(target.ID, false)
 	return &ParentAskOut{QuestionID: q.ID, Status: statusWaitingForParent, ParentTaskID: parent.ID, ParentSessionID: target.ID}, nil
 }
@@ -139,6 +139,6 @@ func (s *Service) replyToParentQuestion(ctx context.Context, p Principal, t *kan
 	}
 	s.publishMessage(m, t.WorkspaceID, mode)
 	s.pub.Publish(SessionTopic(q.SessionID), "question.answered", q)
-	s.agents.Deliver(target.ID, mode == DeliveryInterrupt)
+	s.agents.Deliver(target.ID, mode == kanban.DeliveryInterrupt)
 	return &TaskMessageOut{Message: m, SessionID: target.ID, DeliveryMode: mode}, nil
 }

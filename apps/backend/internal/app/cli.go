@@ -172,9 +172,9 @@ func ControlSession(ctx context.Context, backendURL, token, sub string, c Sessio
 		if err := Operator(ctx, backendURL, token, kanban.ActionSessionGet, action.IDIn{ID: c.SessionID}, &sess); err != nil {
 			return "", err
 		}
-		mode := action.DeliveryQueued
+		mode := kanban.DeliveryQueued
 		if c.Interrupt {
-			mode = action.DeliveryInterrupt
+			mode = kanban.DeliveryInterrupt
 		}
 		var out action.TaskMessageOut
 		if err := Operator(ctx, backendURL, token, kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: sess.TaskID, SessionID: sess.ID,

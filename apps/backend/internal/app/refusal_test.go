@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client"
+
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
 // TestWebSocketRefusesLikeMCP: the same bad payload sent as a tool call on
@@ -19,11 +22,7 @@ func TestWebSocketRefusesLikeMCP(t *testing.T) {
 	mcpc := e.operatorMCP()
 	wsc := e.wsClient(e.token, nil)
 	task := e.newTask("Target")
-	cases := []struct {
-		tool   string
-		action kanban.Action
-		args   string
-	}{
+	cases := []refusalCase{
 		{"create_task_kandev", kanban.ActionTaskCreate, `{"title":"` + strings.Repeat("x", 61) + `"}`},
 		{"create_task_kandev", kanban.ActionTaskCreate, `{"title":"x","sk-live-CANARY":1}`},
 		{"create_task_kandev", kanban.ActionTaskCreate, `{"Title":"x"}`},
@@ -39,6 +38,29 @@ func TestWebSocketRefusesLikeMCP(t *testing.T) {
 		{"update_mcp_config_kandev", kanban.ActionMCPConfigUpdate, `{"profile_id":"p","servers":{"sk-live-CANARY":{"type":"carrier-pigeon"}}}`},
 		{"delete_task_kandev", kanban.ActionTaskDelete, `{"id":"` + task.ID + `"}`},
 	}
+	refusesAlike(e, mcpc, wsc, cases)
+
+	// A session (task mode) over its own MCP server and its token on the
+	// WebSocket: rules only the schema holds (the handler does not check
+	// them again).
+	s := e.sessionMCP(kanban.ModeTask, "")
+	refusesAlike(e, s.Client, e.wsClient(s.Token, nil), []refusalCase{
+		{"message_task_kandev", kanban.ActionTaskMessage, `{"task_id":"` + task.ID + `","prompt":"x","delivery_mode":"later"}`},
+		{"message_task_kandev", kanban.ActionTaskMessage, `{"task_id":"` + task.ID + `","prompt":""}`},
+	})
+}
+
+type refusalCase struct {
+	tool   string
+	action kanban.Action
+	args   string
+}
+
+// refusesAlike sends each case over MCP and over the WebSocket and checks
+// identical refusals that echo nothing and change nothing.
+func refusesAlike(e *env, mcpc *client.Client, wsc *ws.Client, cases []refusalCase) {
+	t := e.t
+	t.Helper()
 	for _, tc := range cases {
 		before := e.fingerprint()
 		res := e.call(mcpc, tc.tool, tc.args)

@@ -120,7 +120,18 @@ const (
 	MaxDescriptionLen = 2000
 	MaxPromptLen      = 100_000
 	MaxContentLen     = 512 * 1024
+	// MaxExternalIDLen bounds a task's idempotency key (external_id).
+	MaxExternalIDLen = 200
 )
+
+// Delivery modes of a prompt sent to a task's agent (message_task_kandev).
+const (
+	DeliveryQueued    = "queued"    // at the session's next turn (the default)
+	DeliveryInterrupt = "interrupt" // cancel the current turn and deliver at once
+)
+
+// DeliveryModes lists the delivery modes.
+var DeliveryModes = []string{DeliveryQueued, DeliveryInterrupt}
 
 // CheckLine validates a single-line text (a title or a name): CheckText's
 // rules, and no control characters (no newlines, tabs or NUL).

@@ -9,9 +9,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// maxExternalIDLen bounds TaskCreate.ExternalID, in characters.
-const maxExternalIDLen = 200
-
 // taskCols lists the tasks columns in scanTask order; taskColsT is the same
 // list qualified with the alias t, for joins.
 const (
@@ -89,7 +86,7 @@ func validateTaskCreate(in kanban.TaskCreate) error {
 	if err := validateTaskText(in.Title, in.Description, "", in.State); err != nil {
 		return err
 	}
-	if err := kanban.CheckText("external_id", in.ExternalID, false, maxExternalIDLen); err != nil {
+	if err := kanban.CheckText("external_id", in.ExternalID, false, kanban.MaxExternalIDLen); err != nil {
 		return err
 	}
 	switch in.WorkspaceMode {

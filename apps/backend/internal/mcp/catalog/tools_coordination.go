@@ -18,7 +18,7 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 			"task_id":              ID("Task to message (not your own)."),
 			"prompt":               Str("The message for the task's agent.").Len(1, kanban.MaxPromptLen),
 			"session_id":           ID("A live session of the task; default its newest."),
-			"delivery_mode":        Enum("queued: at the next turn; interrupt: cancel the current turn and deliver now.", "queued", "interrupt").Default("queued"),
+			"delivery_mode":        Enum("queued: at the next turn; interrupt: cancel the current turn and deliver now.", kanban.DeliveryModes...).Default(kanban.DeliveryQueued),
 			"reply_to_question_id": ID("A question subtask task_id asked you; prompt is your answer."),
 		}, "task_id", "prompt"),
 		Output: out("The delivered message.", P{

@@ -24,7 +24,7 @@ var createTaskTool = &Tool{
 		"local_path":          Str("Local checkout to work in (registered if new).").Len(1, 4096),
 		"repository_url":      Str("Remote repository URL (registered if new).").Len(1, 2048),
 		"base_branch":         Str("Branch to start from; default the repository's.").Len(1, 255),
-		"external_id":         Str("Idempotency key, unique per workspace.").Len(1, 200),
+		"external_id":         Str("Idempotency key, unique per workspace.").Len(1, kanban.MaxExternalIDLen),
 		"blocked_by": Arr(`Tasks of the workspace this one depends on ("self" allowed).`,
 			TaskRef("A blocking task id.")).Items(0, 50).Unique(),
 		"start_when_unblocked": Bool("Start the agent only once every blocker is completed. Default: true with blocked_by; false " +
