@@ -1,0 +1,137 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// MoveTask moves a task within its workflow; see kanban.TaskService. Task
+// positions stay dense (0..n-1) in the source and target steps.
+func (s *Store) MoveTask(ctx context.Context, id, stepID string, position int) (*kanban.Task, error) {
+	return s.moveTask(ctx, id, stepID, position, false)
+}
+
+// MoveTaskAcross is MoveTask onto a step of any workflow of the task's
+// workspace: the task joins that workflow.
+func (s *Store) MoveTaskAcross(ctx context.Context, id, stepID string, position int) (*kanban.Task, error) {
+	return s.moveTask(ctx, id, stepID, position, true)
+}
+
+func (s *Store) moveTask(ctx context.Context, id, stepID string, position int, across bool) (*kanban.Task, error) {
+	if stepID == "" {
+		return nil, kanban.FieldError("workflow_step_id", "is required")
+	}
+	if position < -1 {
+		return nil, kanban.FieldError("position", "must be -1 (last) or a 0-based index")
+	}
+	var out *kanban.Task
+	err := s.tx(ctx, func(tx txn) error {
+		t, err := getTask(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		st, err := getStep(ctx, tx, stepID)
+		if err != nil {
+			return err
+		}
+		if st.WorkflowID != t.WorkflowID {
+			if !across {
+				return kanban.FieldError("workflow_step_id", "must be a step of the task's workflow")
+			}
+			if err := joinWorkflow(ctx, tx, t, st.WorkflowID); err != nil {
+				return err
+			}
+		}
+		if err := checkWIP(ctx, tx, t, st); err != nil {
+			return err
+		}
+		if err := placeTask(ctx, tx, t, st.ID, position); err != nil {
+			return err
+		}
+		out = t
+		return nil
+	})
+	return out, err
+}
+
+// joinWorkflow moves t to workflow wf of its own workspace (its step is
+// set by the placement that follows).
+func joinWorkflow(ctx context.Context, tx txn, t *kanban.Task, wf string) error {
+	var ws string
+	if err := tx.QueryRowContext(ctx, `SELECT workspace_id FROM workflows WHERE id = ?`, wf).Scan(&ws); err != nil {
+		return notFound(err, "workflow")
+	}
+	if ws != t.WorkspaceID {
+		return kanban.FieldError("workflow_id", "must be a workflow of the task's workspace")
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET workflow_id = ? WHERE id = ?`, wf, t.ID); err != nil {
+		return fmt.Errorf("move task: %w", err)
+	}
+	t.WorkflowID = wf
+	return nil
+}
+
+// checkWIP refuses to bring a live task onto a step whose wip_limit is
+// already reached by other live tasks. Moves within a step add no work.
+func checkWIP(ctx context.Context, tx txn, t *kanban.Task, st *kanban.WorkflowStep) error {
+	if st.WIPLimit <= 0 || st.ID == t.WorkflowStepID || t.ArchivedAt != nil {
+		return nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM tasks WHERE workflow_step_id = ? AND archived_at IS NULL AND id <> ?`,
+		st.ID, t.ID).Scan(&n); err != nil {
+		return fmt.Errorf("move task: wip: %w", err)
+	}
+	if n >= st.WIPLimit {
+		return kanban.Errorf(kanban.CodeConflict, "step wip_limit reached (%d tasks)", st.WIPLimit)
+	}
+	return nil
+}
+
+// placeTask puts t at position in stepID, shifting its neighbours so both
+// steps keep dense positions, and updates t in place.
+func placeTask(ctx context.Context, tx txn, t *kanban.Task, stepID string, position int) error {
+	var n int // tasks on the target step other than t
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE workflow_step_id = ?`,
+		stepID).Scan(&n); err != nil {
+		return fmt.Errorf("move task: %w", err)
+	}
+	same := stepID == t.WorkflowStepID
+	if same {
+		n--
+	}
+	if position == -1 || position > n {
+		position = n
+	}
+	var err error
+	if same {
+		err = execEach(ctx, tx,
+			execStmt{`UPDATE tasks SET position = position - 1 WHERE workflow_step_id = ? AND position > ? AND position <= ?`,
+				[]any{stepID, t.Position, position}},
+			execStmt{`UPDATE tasks SET position = position + 1 WHERE workflow_step_id = ? AND position >= ? AND position < ?`,
+				[]any{stepID, position, t.Position}})
+	} else {
+		err = execEach(ctx, tx,
+			execStmt{`UPDATE tasks SET position = position - 1 WHERE workflow_step_id = ? AND position > ?`,
+				[]any{t.WorkflowStepID, t.Position}},
+			execStmt{`UPDATE tasks SET position = position + 1 WHERE workflow_step_id = ? AND position >= ?`,
+				[]any{stepID, position}})
+	}
+	if err != nil {
+		return fmt.Errorf("move task: shift: %w", err)
+	}
+	now := kanban.Now()
+	if !same {
+		t.StepEnteredAt = now
+	}
+	t.WorkflowStepID, t.Position, t.UpdatedAt = stepID, position, now
+	t.QueuedForStepID, t.QueuedAt = "", nil // any move ends a wait for admission
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET workflow_step_id = ?, position = ?, updated_at = ?, step_entered_at = ?,
+		queued_for_step_id = NULL, queued_at = NULL WHERE id = ?`,
+		stepID, position, fmtTime(t.UpdatedAt), fmtTime(t.StepEnteredAt), t.ID); err != nil {
+		return fmt.Errorf("move task: %w", err)
+	}
+	return nil
+}
