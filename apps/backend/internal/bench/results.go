@@ -249,8 +249,21 @@ type Target struct {
 }
 
 // WriteFile writes r as indented JSON.
-func (r *Results) WriteFile(path string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+func (r *Results) WriteFile(path string) error { return WriteResults(path, r) }
+
+// ReadFile reads results written by WriteFile.
+func ReadFile(path string) (*Results, error) {
+	var r Results
+	if err := ReadResults(path, &r, &r.FormatVersion, FormatVersion); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// WriteResults writes v, a published results file (committed to the
+// repository), as indented JSON.
+func WriteResults(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode results: %w", err)
 	}
@@ -260,20 +273,20 @@ func (r *Results) WriteFile(path string) error {
 	return nil
 }
 
-// ReadFile reads results written by WriteFile.
-func ReadFile(path string) (*Results, error) {
+// ReadResults decodes the results file at path into v and checks that
+// *version, v's format version once decoded, is want.
+func ReadResults(path string, v any, version *int, want int) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read results: %w", err)
+		return fmt.Errorf("read results: %w", err)
 	}
-	var r Results
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("decode results %s: %w", path, err)
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("decode results %s: %w", path, err)
 	}
-	if r.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("results %s: format version %d, want %d", path, r.FormatVersion, FormatVersion)
+	if *version != want {
+		return fmt.Errorf("results %s: format version %d, want %d", path, *version, want)
 	}
-	return &r, nil
+	return nil
 }
 
 // BoardResult is section 7: the operator board in headless Chromium.

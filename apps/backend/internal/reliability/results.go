@@ -2,9 +2,7 @@ package reliability
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -105,29 +103,13 @@ func (r *Results) Failed() []string {
 }
 
 // WriteFile writes r as indented JSON.
-func (r *Results) WriteFile(path string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode results: %w", err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil { //nolint:gosec // a published file, committed to the repository
-		return fmt.Errorf("write results: %w", err)
-	}
-	return nil
-}
+func (r *Results) WriteFile(path string) error { return bench.WriteResults(path, r) }
 
 // ReadFile reads results written by WriteFile.
 func ReadFile(path string) (*Results, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read results: %w", err)
-	}
 	var r Results
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("decode results %s: %w", path, err)
-	}
-	if r.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("results %s: format version %d, want %d", path, r.FormatVersion, FormatVersion)
+	if err := bench.ReadResults(path, &r, &r.FormatVersion, FormatVersion); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }
