@@ -167,7 +167,6 @@ func TestExecutorProfiles(t *testing.T) {
 		t.Errorf("executor.profile.create: got %+v, want mcp_policy inherit and the config", p)
 	}
 	h.refuse(operator, kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": ex, "name": "x", "mcp_policy": "sometimes"}, kanban.CodeValidation)
-	h.refuse(operator, kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": ex, "name": "x", "config": []any{}}, kanban.CodeValidation)
 	h.refuse(sess, kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": ex, "name": "x"}, kanban.CodeForbidden)
 	up := call[kanban.ExecutorProfile](h, operator, kanban.ActionExecutorProfileUpdate, map[string]any{"profile_id": p.ID, "mcp_policy": "disabled"})
 	if up.MCPPolicy != "disabled" || string(up.Config["cpus"]) != "2" {

@@ -19,59 +19,6 @@ const canary = "ZQXcanary"
 // maxErrorBytes bounds a refusal's message.
 const maxErrorBytes = 1024
 
-// strictTargets are payload types of every shape the strict decoder
-// handles: flat, optional pointers, nested structs and slices, open maps,
-// raw JSON.
-var strictTargets = []func() any{
-	func() any { return new(TaskCreateIn) },
-	func() any { return new(TaskListIn) },
-	func() any { return new(TaskUpdateIn) },
-	func() any { return new(WorkflowCreateIn) },
-	func() any { return new(WorkflowImportIn) },
-	func() any { return new(QuestionAskIn) },
-	func() any { return new(QuestionAnswerIn) },
-	func() any { return new(MCPConfigUpdateIn) },
-	func() any { return new(ExecutorProfileCreateIn) },
-	func() any { return new(NoIn) },
-}
-
-// FuzzDecodeStrict checks DecodeStrict on arbitrary payloads: it never
-// panics; a refusal is BAD_REQUEST or VALIDATION_ERROR with a bounded
-// message that echoes no caller key or value; an accepted payload decodes
-// to what encoding/json decodes (when encoding/json accepts it at all).
-func FuzzDecodeStrict(f *testing.F) {
-	for _, s := range []string{
-		`{}`, `null`, ``, `[]`, `{"title":"t","blocked_by":["a","b"],"start_agent":false}`,
-		`{"limit":1.0}`, `{"limit":1e2}`, `{"limit":"5"}`, `{"Title":"t"}`, `{"title":"a","title":"b"}`,
-		`{"steps":[{"name":"s","events":{"on_enter":[{"type":"x","config":{"k":1}}]}}]}`,
-		`{"servers":{"a":{"command":"c","args":["x"],"env":{"K":"v"}}}}`,
-		`{"questions":[{"question":"q","options":[{"label":"a"}]}],"wait_seconds":-1}`,
-		`{"document":{"format":"kandev_workflow"}}`, `{"limit":99999999999999999999}`, `{"x":1} {}`,
-	} {
-		f.Add([]byte(s), uint8(0), false)
-	}
-	names := map[string]bool{}
-	for _, mk := range strictTargets {
-		declaredNames(reflect.TypeOf(mk()).Elem(), names, map[reflect.Type]bool{})
-	}
-	f.Fuzz(func(t *testing.T, raw []byte, which uint8, markValues bool) {
-		raw = markPayload(raw, names, markValues)
-		strict := strictTargets[int(which)%len(strictTargets)]()
-		err := DecodeStrict(raw, strict)
-		if err != nil {
-			checkRefusal(t, err)
-			return
-		}
-		lenient := strictTargets[int(which)%len(strictTargets)]()
-		if json.Unmarshal(raw, lenient) != nil {
-			return // e.g. 1.0 for an integer, which JSON Schema calls integral
-		}
-		if !reflect.DeepEqual(strict, lenient) {
-			t.Fatalf("payload %q: strict decoded %+v, encoding/json %+v", raw, strict, lenient)
-		}
-	})
-}
-
 // FuzzParseWorkflowDocument checks the workflow importer on JSON and YAML
 // text: no panic, refusals safe and bounded, and every accepted workflow
 // survives an export and a second import unchanged.

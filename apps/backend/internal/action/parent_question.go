@@ -28,7 +28,7 @@ type ParentAskOut struct {
 // parent and delivers it, as a prompt, to the parent's live session, in one
 // transaction. It does not wait: the parent answers with task.message
 // reply_to_question_id, which becomes the asking session's next prompt.
-func (s *Service) askParent(ctx context.Context, p Principal, in QuestionAskIn) (*ParentAskOut, error) {
+func (s *Service) askParent(ctx context.Context, p Principal, in QuestionBundleIn) (*ParentAskOut, error) {
 	sess, err := s.store.GetSession(ctx, p.SessionID)
 	if err != nil {
 		return nil, err

@@ -22,19 +22,26 @@ const (
 	maxQuestionContext     = 8000
 )
 
-// QuestionAskIn is the payload of question.ask and question.ask_parent.
-type QuestionAskIn struct {
+// QuestionBundleIn is the payload of question.ask_parent: the questions
+// and their shared context.
+type QuestionBundleIn struct {
 	Questions []kanban.QuestionItem `json:"questions,omitzero"`
 	// Context is shared background; ContextParagraphs, when non-empty,
 	// replaces it, joined with blank lines.
 	Context           string   `json:"context,omitzero"`
 	ContextParagraphs []string `json:"context_paragraphs,omitzero"`
-	// WaitSeconds bounds the wait (0: the server's maximum; question.ask).
+}
+
+// QuestionAskIn is the payload of question.ask: a bundle and how long to
+// wait for its answer.
+type QuestionAskIn struct {
+	QuestionBundleIn
+	// WaitSeconds bounds the wait (0: the server's maximum).
 	WaitSeconds int `json:"wait_seconds,omitzero"`
 }
 
 // context returns the bundle's shared context.
-func (in QuestionAskIn) context() (string, error) {
+func (in QuestionBundleIn) context() (string, error) {
 	if len(in.ContextParagraphs) == 0 {
 		return in.Context, nil
 	}

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,7 +21,11 @@ type Action struct {
 	// Payload is the Go type the payload decodes into.
 	Payload  reflect.Type
 	contract Contract
-	run      func(ctx context.Context, p Principal, raw json.RawMessage, checked bool) (any, error)
+	// toolSchema: the contract is the input schema of the tool that
+	// forwards its arguments here unchanged, so a payload the MCP wrapper
+	// has just checked need not be checked again (DispatchChecked).
+	toolSchema bool
+	run        func(ctx context.Context, p Principal, raw json.RawMessage, checked bool) (any, error)
 }
 
 // Registry maps action names to actions.
@@ -41,15 +46,15 @@ func NewRegistry(sessionOf func(ctx context.Context, sessionID string) (*kanban.
 }
 
 // Contract checks a payload against its action's declared contract — the
-// compiled input schema of the tool whose arguments the payload is — and
-// returns the payload to decode. Its errors are *kanban.Error with the
-// tool's own refusal text, so every transport refuses alike.
+// compiled input schema of the tool whose arguments the payload is, or the
+// catalog's declared payload schema — and returns the payload to decode.
+// Its errors are *kanban.Error with the validator's refusal text, so every
+// transport refuses alike.
 type Contract func(raw json.RawMessage) (json.RawMessage, error)
 
-// Register adds an action whose payload decodes into In: checked by the
-// action's Contract once one is set (see SetContract), strictly by
-// DecodeStrict otherwise. It panics on a duplicate name: names are
-// written once, at start-up.
+// Register adds an action whose payload decodes into In, checked first by
+// the action's Contract (see SetContract). It panics on a duplicate name:
+// names are written once, at start-up.
 func Register[In, Out any](r *Registry, name kanban.Action, allow Allow, h func(ctx context.Context, p Principal, in In) (Out, error)) *Action {
 	if _, dup := r.actions[name]; dup {
 		panic(fmt.Sprintf("action %s registered twice", name))
@@ -66,18 +71,20 @@ func Register[In, Out any](r *Registry, name kanban.Action, allow Allow, h func(
 	return a
 }
 
-// SetContract makes c the payload check of the named action. It panics on
-// an unregistered name (contracts are set at start-up).
-func (r *Registry) SetContract(name kanban.Action, c Contract) {
+// SetContract makes c the payload check of the named action; toolSchema
+// says c is the input schema of the tool that forwards its arguments to
+// the action unchanged (see DispatchChecked). It panics on an
+// unregistered name (contracts are set at start-up).
+func (r *Registry) SetContract(name kanban.Action, c Contract, toolSchema bool) {
 	a, ok := r.actions[name]
 	if !ok {
 		panic(fmt.Sprintf("contract for unregistered action %s", name))
 	}
-	a.contract = c
+	a.contract, a.toolSchema = c, toolSchema
 }
 
 // HasContract reports whether the named action's payload is checked by a
-// Contract (rather than DecodeStrict).
+// Contract.
 func (r *Registry) HasContract(name kanban.Action) bool {
 	a, ok := r.actions[name]
 	return ok && a.contract != nil
@@ -86,17 +93,20 @@ func (r *Registry) HasContract(name kanban.Action) bool {
 // Fields lists the payload's JSON field names, sorted.
 func (a *Action) Fields() []string { return fieldNames(a.Payload) }
 
-// decode fills v from raw: through the contract (skipped when the caller
-// already ran it: checked) then a plain decode, or strictly without one.
+// decode fills v from raw: through the contract (unless the caller has
+// just run this very check: checked, for a tool schema's contract), then
+// a plain decode. A registry built without contracts (the action
+// package's own tests) decodes as encoding/json does; the backend refuses
+// to start with an action that has none.
 func (a *Action) decode(raw json.RawMessage, checked bool, v any) error {
-	if a.contract == nil {
-		return DecodeStrict(raw, v)
-	}
-	if !checked {
+	if a.contract != nil && (!checked || !a.toolSchema) {
 		var err error
 		if raw, err = a.contract(raw); err != nil {
 			return err
 		}
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage("{}")
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		return kanban.Errorf(kanban.CodeBadRequest, "payload does not match the action's shape")
@@ -120,17 +130,17 @@ func (r *Registry) Names() []kanban.Action {
 	return names
 }
 
-// Dispatch authorizes p for the named action, decodes the payload strictly
-// and runs the handler. Errors are *kanban.Error for anything the caller
+// Dispatch authorizes p for the named action, checks the payload against
+// its contract, decodes it and runs the handler. Errors are *kanban.Error for anything the caller
 // can act on.
 func (r *Registry) Dispatch(ctx context.Context, p Principal, name kanban.Action, raw json.RawMessage) (any, error) {
 	return r.dispatch(ctx, p, nil, name, raw, false)
 }
 
-// DispatchChecked is Dispatch for a payload its caller has already
-// checked against the action's Contract (the MCP wrapper, in process, ran
-// the same compiled check): the contract does not run a second time.
-// Actions without a contract decode strictly as ever.
+// DispatchChecked is Dispatch for a forwarding tool's arguments that the
+// MCP wrapper, in process, has just checked with the same compiled schema:
+// a tool-schema contract does not run a second time. A declared payload
+// contract (a payload a tool's Run built) still runs.
 func (r *Registry) DispatchChecked(ctx context.Context, p Principal, name kanban.Action, raw json.RawMessage) (any, error) {
 	return r.dispatch(ctx, p, nil, name, raw, true)
 }

@@ -1,46 +1,19 @@
 package action
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// DecodeStrict decodes raw into v (a pointer to a struct) rejecting unknown
-// keys with exact (case-sensitive) matching at every depth, and type
-// mismatches. Errors name declared fields and paths, never caller values or
-// caller-chosen keys.
-func DecodeStrict(raw json.RawMessage, v any) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		raw = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var tree any
-	if err := dec.Decode(&tree); err != nil || dec.More() {
-		return kanban.Errorf(kanban.CodeBadRequest, "payload is not valid JSON")
-	}
-	// JSON Schema counts 1.0 as an integer: decode integral numbers as such.
-	tree = kanban.IntegralNumbers(tree)
-	if err := checkKeys(tree, reflect.TypeOf(v).Elem(), "payload"); err != nil {
-		return err
-	}
-	raw, err := json.Marshal(tree)
-	if err != nil {
-		return kanban.Errorf(kanban.CodeBadRequest, "payload is not valid JSON")
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return kanban.Errorf(kanban.CodeBadRequest, "payload does not match the action's shape")
-	}
-	return nil
-}
+// checkKeys and its helpers decode a workflow document strictly: a
+// document is text inside a payload (workflow.import), not a payload, so
+// no contract covers it. They refuse unknown keys with exact
+// (case-sensitive) matching at every depth, and type mismatches, naming
+// declared fields and paths, never caller values or caller-chosen keys.
 
 func jsonTypeName(t reflect.Type) string {
 	switch t.Kind() {
@@ -144,47 +117,3 @@ func typeError(path string, t reflect.Type) error {
 	return kanban.Errorf(kanban.CodeValidation, "%s: expected %s", path, jsonTypeName(t))
 }
 
-var fieldCache sync.Map // reflect.Type → map[string]reflect.StructField
-
-func structFields(t reflect.Type) map[string]reflect.StructField {
-	if m, ok := fieldCache.Load(t); ok {
-		return m.(map[string]reflect.StructField)
-	}
-	m := map[string]reflect.StructField{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
-			// An embedded struct's fields are the outer struct's, as in
-			// encoding/json (outer fields win on a name clash).
-			for n, ef := range structFields(f.Type) {
-				if _, taken := m[n]; !taken {
-					m[n] = ef
-				}
-			}
-			continue
-		}
-		if !f.IsExported() {
-			continue
-		}
-		name := strings.Split(tag, ",")[0]
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		m[name] = f
-	}
-	fieldCache.Store(t, m)
-	return m
-}
-
-func fieldNames(t reflect.Type) []string {
-	var names []string
-	for k := range structFields(t) {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
-}

@@ -9,39 +9,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-func TestStrictPayloadDecoding(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	cases := []struct {
-		name, payload string
-		code          kanban.Code
-		msg           string // substring the message must hold
-	}{
-		{"unknown field", `{"title":"ok","bogus_secret_key":1}`, kanban.CodeValidation, "payload: unknown field"},
-		{"wrong type", `{"title":12345}`, kanban.CodeValidation, "payload.title: expected string"},
-		{"case-mismatched key", `{"Title":"hello"}`, kanban.CodeValidation, "payload: unknown field"},
-		{"nested wrong type", `{"title":"ok","blocked_by":"not-a-list"}`, kanban.CodeValidation, "payload.blocked_by: expected array"},
-		{"bool as string", `{"title":"ok","start_agent":"yes"}`, kanban.CodeValidation, "payload.start_agent: expected boolean"},
-		{"not an object", `["title"]`, kanban.CodeValidation, "payload: expected object"},
-		{"invalid JSON", `{"title":`, kanban.CodeBadRequest, "not valid JSON"},
-		{"trailing data", `{"title":"a"} {}`, kanban.CodeBadRequest, "not valid JSON"},
-	}
-	for _, c := range cases {
-		msg := h.refuse(operator, kanban.ActionTaskCreate, c.payload, c.code)
-		if !strings.Contains(msg, c.msg) {
-			t.Errorf("%s: got message %q, want it to contain %q", c.name, msg, c.msg)
-		}
-		for _, leak := range []string{"bogus_secret_key", "12345", "hello", "not-a-list", "yes"} {
-			if strings.Contains(msg, leak) {
-				t.Errorf("%s: message %q echoes a caller value", c.name, msg)
-			}
-		}
-	}
-	if n := h.count("tasks"); n != 0 {
-		t.Errorf("tasks after refused creates: got %d, want 0", n)
-	}
-}
-
 func TestSessionConfinedToWorkspace(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

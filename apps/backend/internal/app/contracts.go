@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -13,28 +14,48 @@ import (
 	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
 )
 
-// setContracts gives each action whose payload is exactly one tool's
-// arguments that tool's compiled check as its payload contract, so a
-// WebSocket or CLI caller is checked by the same validator, before the
-// handler and with the same refusal text, as an MCP caller.
-func setContracts(reg *action.Registry, compiled *mcpsrv.Compiled) {
-	for name, tool := range contractTools(reg, compiled.Catalog()) {
-		reg.SetContract(name, func(raw json.RawMessage) (json.RawMessage, error) {
-			out, err := compiled.CheckPayload(tool.Name, raw)
-			if err != nil {
-				return nil, refusal(err)
-			}
-			return out, nil
-		})
+// setContracts gives every action its payload contract, so a WebSocket,
+// CLI or MCP caller is checked by the same compiled validator, before the
+// handler and with the same refusal text: the input schema of the one tool
+// that forwards its arguments to the action unchanged, else the catalog's
+// declared payload schema. An action with neither, or with both, is a
+// declaration error: the backend does not start.
+func setContracts(reg *action.Registry, compiled *mcpsrv.Compiled) error {
+	tools := contractTools(reg, compiled.Catalog())
+	for _, name := range reg.Names() {
+		tool, byTool := tools[name]
+		declared := compiled.HasPayloadContract(name)
+		switch {
+		case byTool && declared:
+			return fmt.Errorf("action %s: both tool %s and a declared payload contract", name, tool.Name)
+		case byTool:
+			reg.SetContract(name, func(raw json.RawMessage) (json.RawMessage, error) {
+				out, err := compiled.CheckPayload(tool.Name, raw)
+				return out, refusal(err)
+			}, true)
+		case declared:
+			reg.SetContract(name, payloadContract(compiled, name), false)
+		default:
+			return fmt.Errorf("action %s has no payload contract", name)
+		}
+	}
+	return nil
+}
+
+// payloadContract is the Contract of an action's declared payload schema.
+func payloadContract(compiled *mcpsrv.Compiled, name kanban.Action) action.Contract {
+	return func(raw json.RawMessage) (json.RawMessage, error) {
+		out, err := compiled.CheckActionPayload(name, raw)
+		return out, refusal(err)
 	}
 }
 
 // contractTools maps each action to the tool whose input schema is its
 // payload contract: the one tool that targets the action, forwarding its
 // arguments unchanged, with exactly the payload's fields as properties.
-// The other actions keep the strict decoder: those a tool adapts (its Run
-// builds the payload), those wider than their tool (the board's
-// operator-only filters) and those no tool targets.
+// The others have a declared payload contract (catalog/payloads.go): those
+// a tool adapts (its Run builds the payload), those wider than their tool
+// (the board's operator-only filters) and those no tool targets.
 func contractTools(reg *action.Registry, cat *catalog.Catalog) map[kanban.Action]*catalog.Tool {
 	byAction := map[kanban.Action][]*catalog.Tool{}
 	for _, t := range cat.All() {
@@ -54,7 +75,10 @@ func contractTools(reg *action.Registry, cat *catalog.Catalog) map[kanban.Action
 // refusal is a contract's VALIDATION_ERROR: the tool error's text, and the
 // top-level field of the first refused path (so a form can show the error
 // next to its field).
-func refusal(err error) *kanban.Error {
+func refusal(err error) error {
+	if err == nil {
+		return nil
+	}
 	ke := kanban.Errorf(kanban.CodeValidation, "%s", err.Error())
 	var p *argcheck.Problems
 	if errors.As(err, &p) {

@@ -3,19 +3,27 @@ package app
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite golden files")
 
-// TestActionContracts pins which payload contract each action has: the
-// compiled input schema of the named tool (on every transport), or the
-// strict decoder. A change of an action's contract shows in the diff.
+// TestActionContracts pins which payload contract each action has — the
+// compiled input schema of the named tool, or the catalog's declared
+// payload schema — and proves that every action has exactly one, that a
+// contract declares exactly the payload's fields, and that a declared
+// payload shares each property it has in common with a tool of the same
+// action (the same schema value: a rule written once). A change of an
+// action's contract shows in the golden file's diff.
 func TestActionContracts(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -27,12 +35,22 @@ func TestActionContracts(t *testing.T) {
 	var b strings.Builder
 	for _, name := range e.b.reg.Names() {
 		a, _ := e.b.reg.Lookup(name)
-		contract := "strict decoder"
-		if tool, ok := tools[name]; ok {
+		payload, declared := cat.Payload(name)
+		tool, byTool := tools[name]
+		contract := "declared payload"
+		switch {
+		case byTool == declared:
+			t.Errorf("%s: tool contract %v, declared payload %v: want exactly one", name, byTool, declared)
+		case byTool:
 			contract = "schema of " + tool.Name
+		default:
+			if got := schemaProps(payload); !slices.Equal(got, a.Fields()) {
+				t.Errorf("%s: declared payload has properties %v, the payload fields %v", name, got, a.Fields())
+			}
+			checkSharedProps(t, name, payload, cat)
 		}
-		if got, want := e.b.reg.HasContract(name), contract != "strict decoder"; got != want {
-			t.Errorf("%s: got contract set %v, want %v", name, got, want)
+		if !e.b.reg.HasContract(name) {
+			t.Errorf("%s: no contract set", name)
 		}
 		fmt.Fprintf(&b, "%-32s %-44s %s\n", name, contract, strings.Join(a.Fields(), ","))
 	}
@@ -51,5 +69,42 @@ func TestActionContracts(t *testing.T) {
 	}
 	if b.String() != string(want) {
 		t.Errorf("action contracts changed (run go test ./internal/app -run TestActionContracts -update):\ngot:\n%swant:\n%s", b.String(), want)
+	}
+}
+
+// schemaProps lists an object schema's property names (of every oneOf
+// branch), sorted.
+func schemaProps(s catalog.S) []string {
+	names := map[string]bool{}
+	collect := func(s catalog.S) {
+		props, _ := s["properties"].(catalog.P)
+		for n := range props {
+			names[n] = true
+		}
+	}
+	collect(s)
+	branches, _ := s["oneOf"].([]any)
+	for _, br := range branches {
+		collect(br.(catalog.S))
+	}
+	return slices.Sorted(maps.Keys(names))
+}
+
+// checkSharedProps requires each property a declared payload has in
+// common with a tool of the same action to be that tool's schema, equal
+// in every keyword.
+func checkSharedProps(t *testing.T, name kanban.Action, payload catalog.S, cat *catalog.Catalog) {
+	t.Helper()
+	props, _ := payload["properties"].(catalog.P)
+	for _, tool := range cat.All() {
+		if tool.Action != name {
+			continue
+		}
+		toolProps, _ := tool.InputSchema()["properties"].(catalog.P)
+		for n, ps := range props {
+			if ts, ok := toolProps[n]; ok && !reflect.DeepEqual(ps, ts) {
+				t.Errorf("%s.%s: declared %v, tool %s declares %v: one rule, two values", name, n, ps, tool.Name, ts)
+			}
+		}
 	}
 }

@@ -154,9 +154,12 @@ func Run(ctx context.Context, cfg Config) error {
 
 // backend is the running backend's parts.
 type backend struct {
-	store     *store.Store
-	reg       *action.Registry
-	svc       *action.Service
+	store *store.Store
+	reg   *action.Registry
+	svc   *action.Service
+	// topics checks subscribe and unsubscribe payloads (the WebSocket's
+	// own actions), by the same compiled validator as every action's.
+	topics    map[kanban.Action]action.Contract
 	ws        *ws.Server
 	mcp       *mcpsrv.Server
 	mcpHTTP   *mcpsrv.HTTPHandlers
@@ -225,7 +228,12 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	deps.Agents = b.shared.agents(local)
 	b.svcAgents = deps.Agents
 	b.reg, b.svc = action.New(deps)
-	setContracts(b.reg, compiled)
+	b.topics = map[kanban.Action]action.Contract{kanban.ActionSubscribe: payloadContract(compiled, kanban.ActionSubscribe),
+		kanban.ActionUnsubscribe: payloadContract(compiled, kanban.ActionUnsubscribe)}
+	if err := setContracts(b.reg, compiled); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
 	b.shared.wire(b.svc)
 	b.newFlow(cfg)
 	b.ws = ws.NewServer(ws.ServerConfig{

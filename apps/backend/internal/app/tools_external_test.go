@@ -48,7 +48,7 @@ func ask(e *env, s *session) <-chan askOutcome {
 		_ = json.Unmarshal([]byte(askQuestions), &items)
 		var out action.QuestionAskOut
 		p := action.Principal{Kind: action.Session, SessionID: s.ID, TaskID: s.TaskID, WorkspaceID: s.WorkspaceID}
-		err := e.tryDispatch(p, kanban.ActionQuestionAsk, action.QuestionAskIn{Questions: items}, &out)
+		err := e.tryDispatch(p, kanban.ActionQuestionAsk, action.QuestionAskIn{QuestionBundleIn: action.QuestionBundleIn{Questions: items}}, &out)
 		if err != nil {
 			done <- askOutcome{err: err}
 			return
@@ -158,7 +158,7 @@ func TestPendingQuestionsPaginate(t *testing.T) {
 	p := action.Principal{Kind: action.Session, SessionID: s.ID, TaskID: s.TaskID, WorkspaceID: s.WorkspaceID}
 	for range 3 {
 		// A 1-second wait that ends unanswered leaves the question pending.
-		if err := e.tryDispatch(p, kanban.ActionQuestionAsk, action.QuestionAskIn{Questions: items, WaitSeconds: 1}, nil); err != nil {
+		if err := e.tryDispatch(p, kanban.ActionQuestionAsk, action.QuestionAskIn{QuestionBundleIn: action.QuestionBundleIn{Questions: items}, WaitSeconds: 1}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

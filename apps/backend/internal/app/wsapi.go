@@ -70,8 +70,6 @@ type SubscribeOut struct {
 	Topics []string `json:"topics"`
 }
 
-const maxTopics = 50
-
 // logAction labels a request in the logs by its action name only when the
 // name is registered: other names are caller-chosen text.
 func (b *backend) logAction(name kanban.Action) string {
@@ -122,12 +120,13 @@ func (b *backend) dispatch(ctx context.Context, c *ws.Conn, name kanban.Action, 
 }
 
 func (b *backend) subscribe(c *ws.Conn, p action.Principal, name kanban.Action, payload json.RawMessage) (any, error) {
-	var in SubscribeIn
-	if err := action.DecodeStrict(payload, &in); err != nil {
+	payload, err := b.topics[name](payload)
+	if err != nil {
 		return nil, err
 	}
-	if len(in.Topics) == 0 || len(in.Topics) > maxTopics {
-		return nil, kanban.FieldError("topics", "must list 1 to %d topics", maxTopics)
+	var in SubscribeIn
+	if err := json.Unmarshal(payload, &in); err != nil {
+		return nil, kanban.Errorf(kanban.CodeBadRequest, "payload does not match the action's shape")
 	}
 	for _, t := range in.Topics {
 		if err := topicAllowed(p, t); err != nil {
@@ -142,19 +141,15 @@ func (b *backend) subscribe(c *ws.Conn, p action.Principal, name kanban.Action, 
 	return &SubscribeOut{Topics: c.Topics()}, nil
 }
 
-// topicAllowed checks a topic's form and that p may follow it: the
-// operator any workspace or session; a session only its own session topic
-// (workspace events carry plans and documents of tasks beyond a session's
-// reach).
+// topicAllowed checks that p may follow topic t (its form is the
+// subscribe contract's): the operator any workspace or session; a session
+// only its own session topic (workspace events carry plans and documents
+// of tasks beyond a session's reach).
 func topicAllowed(p action.Principal, t string) error {
-	kind, id, ok := strings.Cut(t, ":")
-	if !ok || id == "" || len(t) > 100 || (kind != "workspace" && kind != "session") {
-		return kanban.FieldError("topics", `each topic must be "workspace:<id>" or "session:<id>"`)
-	}
 	if p.Kind == action.Operator {
 		return nil
 	}
-	if kind == "session" && id == p.SessionID {
+	if kind, id, _ := strings.Cut(t, ":"); kind == "session" && id == p.SessionID {
 		return nil
 	}
 	return kanban.Errorf(kanban.CodeForbidden, "a session may only subscribe to its own session topic")

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -115,6 +116,8 @@ type Catalog struct {
 	tools  map[string]*Tool
 	groups map[string]*Group
 	order  []string // tool names in declaration order
+	// payloads are the declared payload contracts (see payloads.go).
+	payloads map[kanban.Action]S
 }
 
 // New indexes the declared groups. It fails on a duplicate tool name, a
@@ -156,7 +159,23 @@ func New() (*Catalog, error) {
 			return nil, fmt.Errorf("group %s is in no mode", name)
 		}
 	}
+	var err error
+	if c.payloads, err = payloadContracts(c); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// PayloadActions lists the actions with a declared payload contract, sorted.
+func (c *Catalog) PayloadActions() []kanban.Action {
+	return slices.Sorted(maps.Keys(c.payloads))
+}
+
+// Payload returns the declared payload contract of an action that takes
+// no forwarding tool's arguments unchanged (see payloads.go).
+func (c *Catalog) Payload(a kanban.Action) (S, bool) {
+	s, ok := c.payloads[a]
+	return s, ok
 }
 
 // All returns every tool in declaration order.

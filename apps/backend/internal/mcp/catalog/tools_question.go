@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -146,19 +147,20 @@ type askResult struct {
 // askUser calls question.ask, which waits for the operator, bounded by
 // the caller's timeout, while sending progress keep-alives.
 func askUser(ctx context.Context, c Call) (any, error) {
-	var in struct {
-		Questions         json.RawMessage `json:"questions"`
-		Context           string          `json:"context"`
-		ContextParagraphs []string        `json:"context_paragraphs"`
-		TimeoutSeconds    int             `json:"timeout_seconds"`
-	}
-	if err := c.Decode(&in); err != nil {
+	var payload map[string]json.RawMessage
+	if err := c.Decode(&payload); err != nil {
 		return nil, err
 	}
-	if in.TimeoutSeconds == 0 {
-		in.TimeoutSeconds = askDefaultTimeout
+	timeout := askDefaultTimeout
+	if t, ok := payload["timeout_seconds"]; ok {
+		if err := json.Unmarshal(t, &timeout); err != nil {
+			return nil, err
+		}
+		delete(payload, "timeout_seconds")
 	}
-	wait := time.Duration(in.TimeoutSeconds) * time.Second
+	// question.ask's payload is the arguments with the wait in wait_seconds.
+	payload["wait_seconds"] = json.RawMessage(strconv.Itoa(timeout))
+	wait := time.Duration(timeout) * time.Second
 	ctx, cancel := context.WithTimeout(ctx, wait+askGrace)
 	defer cancel()
 	stop := keepAlive(c, wait)
@@ -167,8 +169,6 @@ func askUser(ctx context.Context, c Call) (any, error) {
 		Question *kanban.Question `json:"question"`
 		Answered bool             `json:"answered"`
 	}
-	payload := map[string]any{"questions": in.Questions, "context": in.Context, "context_paragraphs": in.ContextParagraphs,
-		"wait_seconds": in.TimeoutSeconds}
 	if err := c.Backend.Call(ctx, c.Action, payload, &res); err != nil {
 		return nil, err
 	}
