@@ -154,9 +154,6 @@ func (s *Service) registerDocuments(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		if in.Key == "" {
-			return nil, kanban.FieldError("key", "is required")
-		}
 		return s.store.GetDocument(ctx, t.ID, in.Key)
 	})
 	Register(r, kanban.ActionDocumentWrite, all, func(ctx context.Context, p Principal, in DocumentWriteIn) (*kanban.Document, error) {

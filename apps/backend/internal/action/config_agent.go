@@ -67,41 +67,26 @@ func (s *Service) registerAgentConfig(r *Registry) {
 		return s.store.ListAgents(ctx, in.page())
 	})
 	Register(r, kanban.ActionAgentUpdate, cfg, func(ctx context.Context, _ Principal, in AgentUpdateIn) (*kanban.Agent, error) {
-		if in.AgentID == "" {
-			return nil, kanban.FieldError("agent_id", "is required")
-		}
 		return s.store.UpdateAgent(ctx, in.AgentID, in.SupportsMCP, in.MCPConfigPath)
 	})
 	Register(r, kanban.ActionAgentProfileList, cfg, func(ctx context.Context, _ Principal, in AgentProfileListIn) (*kanban.List[kanban.AgentProfile], error) {
 		return s.store.ListAgentProfiles(ctx, in.AgentID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
 	Register(r, kanban.ActionAgentProfileCreate, cfg, func(ctx context.Context, _ Principal, in AgentProfileCreateIn) (*kanban.AgentProfile, error) {
-		if in.AgentID == "" {
-			return nil, kanban.FieldError("agent_id", "is required")
-		}
 		return s.store.CreateAgentProfile(ctx, kanban.AgentProfile{AgentID: in.AgentID, Name: in.Name, Model: in.Model,
 			AutoApprove: in.AutoApprove, UserQuestion: in.UserQuestion == nil || *in.UserQuestion})
 	})
 	Register(r, kanban.ActionAgentProfileUpdate, cfg, func(ctx context.Context, _ Principal, in AgentProfileUpdateIn) (*kanban.AgentProfile, error) {
-		if in.ProfileID == "" {
-			return nil, kanban.FieldError("profile_id", "is required")
-		}
 		return s.store.UpdateAgentProfile(ctx, in.ProfileID, kanban.AgentProfileUpdate{Name: in.Name, Model: in.Model,
 			AutoApprove: in.AutoApprove, UserQuestion: in.UserQuestion})
 	})
 	Register(r, kanban.ActionAgentProfileDelete, cfg, func(ctx context.Context, _ Principal, in ProfileRefIn) (*Deleted, error) {
-		if in.ProfileID == "" {
-			return nil, kanban.FieldError("profile_id", "is required")
-		}
 		if err := s.store.DeleteAgentProfile(ctx, in.ProfileID); err != nil {
 			return nil, err
 		}
 		return &Deleted{ID: in.ProfileID, Deleted: true}, nil
 	})
 	Register(r, kanban.ActionMCPConfigGet, cfg, func(ctx context.Context, _ Principal, in MCPConfigGetIn) (*kanban.MCPConfig, error) {
-		if in.AgentProfileID == "" {
-			return nil, kanban.FieldError("agent_profile_id", "is required")
-		}
 		c, err := s.store.GetMCPConfig(ctx, in.AgentProfileID)
 		if err != nil {
 			return nil, err
@@ -112,9 +97,6 @@ func (s *Service) registerAgentConfig(r *Registry) {
 }
 
 func (s *Service) updateMCPConfig(ctx context.Context, _ Principal, in MCPConfigUpdateIn) (*kanban.MCPConfig, error) {
-	if in.AgentProfileID == "" {
-		return nil, kanban.FieldError("agent_profile_id", "is required")
-	}
 	servers := in.Servers
 	if servers != nil {
 		cur, err := s.store.GetMCPConfig(ctx, in.AgentProfileID)

@@ -48,23 +48,14 @@ func (s *Service) registerExecutorConfig(r *Registry) {
 		return s.store.ListExecutorProfiles(ctx, in.ExecutorID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
 	Register(r, kanban.ActionExecutorProfileCreate, cfg, func(ctx context.Context, _ Principal, in ExecutorProfileCreateIn) (*kanban.ExecutorProfile, error) {
-		if in.ExecutorID == "" {
-			return nil, kanban.FieldError("executor_id", "is required")
-		}
 		return s.store.CreateExecutorProfile(ctx, kanban.ExecutorProfile{ExecutorID: in.ExecutorID, Name: in.Name,
 			MCPPolicy: in.MCPPolicy, Config: in.Config, PrepareScript: in.PrepareScript, CleanupScript: in.CleanupScript})
 	})
 	Register(r, kanban.ActionExecutorProfileUpdate, cfg, func(ctx context.Context, _ Principal, in ExecutorProfileUpdateIn) (*kanban.ExecutorProfile, error) {
-		if in.ProfileID == "" {
-			return nil, kanban.FieldError("profile_id", "is required")
-		}
 		return s.store.UpdateExecutorProfile(ctx, in.ProfileID, kanban.ExecutorProfileUpdate{Name: in.Name, MCPPolicy: in.MCPPolicy,
 			Config: in.Config, PrepareScript: in.PrepareScript, CleanupScript: in.CleanupScript})
 	})
 	Register(r, kanban.ActionExecutorProfileDelete, cfg, func(ctx context.Context, _ Principal, in ProfileRefIn) (*Deleted, error) {
-		if in.ProfileID == "" {
-			return nil, kanban.FieldError("profile_id", "is required")
-		}
 		if err := s.store.DeleteExecutorProfile(ctx, in.ProfileID); err != nil {
 			return nil, err
 		}

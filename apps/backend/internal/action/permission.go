@@ -68,12 +68,6 @@ func (s *Service) listPermissions(ctx context.Context, _ Principal, in Permissio
 // resolvePermission answers a pending request with one of its options;
 // the first answer wins.
 func (s *Service) resolvePermission(ctx context.Context, _ Principal, in PermissionResolveIn) (*PermissionResolveOut, error) {
-	for _, f := range []struct{ name, v string }{{"task_id", in.TaskID}, {"session_id", in.SessionID},
-		{"request_id", in.RequestID}, {"pending_id", in.PendingID}, {"option_id", in.OptionID}} {
-		if f.v == "" {
-			return nil, kanban.FieldError(f.name, "is required")
-		}
-	}
 	cur, err := s.store.GetPermission(ctx, in.RequestID)
 	if err != nil || cur.TaskID != in.TaskID || cur.SessionID != in.SessionID || cur.PendingID != in.PendingID {
 		// One answer for every mismatch: ids of other requests are not revealed.

@@ -99,9 +99,6 @@ func (s *Service) registerQuestions(r *Registry) {
 	a := Register(r, kanban.ActionQuestionAsk, AllowSession, s.ask)
 	a.Blocking = true
 	Register(r, kanban.ActionQuestionAnswer, AllowOperator, func(ctx context.Context, _ Principal, in QuestionAnswerIn) (*QuestionAnswerOut, error) {
-		if in.PendingID == "" {
-			return nil, kanban.FieldError("pending_id", "is required")
-		}
 		q, claimed, err := s.store.AnswerQuestion(ctx, in.PendingID, in.Answers, in.Rejected, in.RejectReason)
 		if err != nil {
 			return nil, err

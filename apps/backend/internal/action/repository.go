@@ -52,9 +52,6 @@ func (s *Service) registerRepositories(r *Registry) {
 		return out, nil
 	})
 	Register(r, kanban.ActionRepositoryUpdate, cfg, func(ctx context.Context, p Principal, in RepositoryUpdateIn) (*kanban.Repository, error) {
-		if in.DefaultBranch == "" {
-			return nil, kanban.FieldError("default_branch", "is required")
-		}
 		repo, err := s.repositoryInScope(ctx, p, in.ID)
 		if err != nil {
 			return nil, err

@@ -84,9 +84,6 @@ type NoIn struct{}
 func (s *Service) registerSessions(r *Registry) {
 	all := AllowOperator | AllowSession
 	Register(r, kanban.ActionSessionCreate, AllowOperator, func(ctx context.Context, _ Principal, in SessionCreateIn) (*SessionCreateOut, error) {
-		if in.TaskID == "" {
-			return nil, kanban.FieldError("task_id", "is required")
-		}
 		sess, tok, err := s.store.CreateSession(ctx, kanban.SessionCreate{TaskID: in.TaskID, AgentProfileID: in.AgentProfileID,
 			ExecutorProfileID: in.ExecutorProfileID, Mode: in.Mode, Capabilities: in.Capabilities})
 		if err != nil {
@@ -119,12 +116,6 @@ func (s *Service) registerSessions(r *Registry) {
 		return s.SetMode(ctx, in.ID, in.Mode)
 	})
 	Register(r, kanban.ActionSessionStop, AllowOperator, func(ctx context.Context, p Principal, in SessionStopIn) (*kanban.Session, error) {
-		if in.ID == "" {
-			return nil, kanban.FieldError("id", "is required")
-		}
-		if err := kanban.CheckText("reason", in.Reason, false, maxStopReasonLen); err != nil {
-			return nil, err
-		}
 		sess, err := s.store.GetSession(ctx, in.ID)
 		if err != nil {
 			return nil, err

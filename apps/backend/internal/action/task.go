@@ -237,12 +237,6 @@ func (s *Service) moveTask(ctx context.Context, p Principal, in TaskMoveIn) (*ka
 		}
 		pos = *in.Position
 	}
-	if in.WorkflowStepID == "" {
-		return nil, kanban.FieldError("workflow_step_id", "is required")
-	}
-	if err := kanban.CheckText("prompt", in.Prompt, false, kanban.MaxPromptLen); err != nil {
-		return nil, err
-	}
 	var from string
 	moved, err := s.changeTask(ctx, p, in.TaskID, "task.moved", func(id string) (*kanban.Task, error) {
 		before, err := s.store.GetTask(ctx, id)

@@ -65,15 +65,9 @@ func (s *Service) registerUpstreams(r *Registry) {
 	Register(r, kanban.ActionUpstreamConfig, AllowSession, s.upstreamConfig)
 	Register(r, kanban.ActionUpstreamReport, AllowSession, s.upstreamReport)
 	Register(r, kanban.ActionUpstreamList, AllowOperator, func(ctx context.Context, _ Principal, in UpstreamListIn) (*kanban.List[kanban.UpstreamServer], error) {
-		if in.SessionID == "" {
-			return nil, kanban.FieldError("session_id", "is required")
-		}
 		return s.store.ListUpstreams(ctx, in.SessionID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
 	Register(r, kanban.ActionUpstreamRefused, AllowOperator, func(ctx context.Context, _ Principal, in UpstreamRefusedIn) (*kanban.List[kanban.RefusedTool], error) {
-		if in.SessionID == "" {
-			return nil, kanban.FieldError("session_id", "is required")
-		}
 		return s.store.ListRefusedTools(ctx, in.SessionID, in.Server, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
 }
