@@ -21,9 +21,14 @@ type inProcess struct {
 // payload's contract is not checked again: the MCP wrapper in front of
 // this backend just ran the same compiled check on it.
 func (b inProcess) Call(ctx context.Context, name kanban.Action, payload any, out any) error {
-	raw, err := json.Marshal(payload)
-	if err != nil {
-		return fmt.Errorf("marshal %s payload: %w", name, err)
+	// A forwarding tool's checked arguments arrive encoded (valid, compact
+	// JSON the wrapper just wrote): they go to the action as they are.
+	raw, ok := payload.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(payload); err != nil {
+			return fmt.Errorf("marshal %s payload: %w", name, err)
+		}
 	}
 	res, err := b.reg.DispatchChecked(ctx, b.principal, name, raw)
 	if err != nil {
