@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -34,7 +35,7 @@ func setContracts(reg *action.Registry, compiled *mcpsrv.Compiled) error {
 				return out, refusal(err)
 			}, true)
 		case declared:
-			reg.SetContract(name, payloadContract(compiled, name), false)
+			reg.SetContract(name, payloadContract(compiled, name), coveredByTools(compiled.Catalog(), name))
 		default:
 			return fmt.Errorf("action %s has no payload contract", name)
 		}
@@ -91,4 +92,61 @@ func refusal(err error) error {
 		ke.Field = first
 	}
 	return ke
+}
+
+// coveredByTools reports whether every tool that targets action a forwards
+// its arguments unchanged and has an input schema that is a narrowing of
+// the action's declared payload contract — each of its properties the
+// contract's very schema, the contract's required fields among its own,
+// nothing else constrained — so arguments the wrapper has just checked
+// against the tool's schema also satisfy the contract, and the in-process
+// path need not check them again (e.g. list_tasks_kandev and task.list,
+// which also takes the board's workspace_id and parent_id). A tool that
+// builds its own payload is never covered: that payload is checked.
+func coveredByTools(cat *catalog.Catalog, a kanban.Action) bool {
+	payload, ok := cat.Payload(a)
+	if !ok {
+		return false
+	}
+	covered := false
+	for _, t := range cat.All() {
+		if t.Action != a {
+			continue
+		}
+		if !t.Forwards() || !narrows(t.InputSchema(), payload) {
+			return false
+		}
+		covered = true
+	}
+	return covered
+}
+
+// narrows reports whether object schema tool accepts only values object
+// schema payload accepts (by structure: shared property schemas equal).
+func narrows(tool, payload catalog.S) bool {
+	for k := range payload {
+		switch k {
+		case "type", "properties", "additionalProperties", "required", "description":
+		default:
+			return false // a keyword whose effect this check does not follow
+		}
+	}
+	if payload["type"] != "object" || payload["additionalProperties"] != false || tool["additionalProperties"] != false {
+		return false
+	}
+	pp, _ := payload["properties"].(catalog.P)
+	tp, _ := tool["properties"].(catalog.P)
+	for n, ts := range tp {
+		if ps, ok := pp[n]; !ok || !reflect.DeepEqual(ps, ts) {
+			return false
+		}
+	}
+	preq, _ := payload["required"].([]string)
+	treq, _ := tool["required"].([]string)
+	for _, r := range preq {
+		if !slices.Contains(treq, r) {
+			return false
+		}
+	}
+	return true
 }

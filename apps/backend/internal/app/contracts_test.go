@@ -38,6 +38,9 @@ func TestActionContracts(t *testing.T) {
 		payload, declared := cat.Payload(name)
 		tool, byTool := tools[name]
 		contract := "declared payload"
+		if coveredByTools(cat, name) {
+			contract = "declared payload, covers its tools"
+		}
 		switch {
 		case byTool == declared:
 			t.Errorf("%s: tool contract %v, declared payload %v: want exactly one", name, byTool, declared)
@@ -106,5 +109,30 @@ func checkSharedProps(t *testing.T, name kanban.Action, payload catalog.S, cat *
 				t.Errorf("%s.%s: declared %v, tool %s declares %v: one rule, two values", name, n, ps, tool.Name, ts)
 			}
 		}
+	}
+}
+
+// TestNarrows: a tool schema covers a declared payload only when every
+// value it accepts is one the payload accepts.
+func TestNarrows(t *testing.T) {
+	id := catalog.ID("An id.")
+	payload := catalog.Obj("", catalog.P{"task_id": id, "workspace_id": id}, "task_id")
+	for _, c := range []struct {
+		name string
+		tool catalog.S
+		want bool
+	}{
+		{"subset, requires more", catalog.Obj("", catalog.P{"task_id": catalog.ID("An id.")}, "task_id"), true},
+		{"misses a required field", catalog.Obj("", catalog.P{"workspace_id": catalog.ID("An id.")}), false},
+		{"property the payload lacks", catalog.Obj("", catalog.P{"task_id": id, "x": id}, "task_id"), false},
+		{"different bound", catalog.Obj("", catalog.P{"task_id": catalog.Str("An id.").Len(1, 5)}, "task_id"), false},
+		{"open tool", catalog.S{"type": "object", "properties": catalog.P{"task_id": id}, "required": []string{"task_id"}}, false},
+	} {
+		if got := narrows(c.tool, payload); got != c.want {
+			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
+		}
+	}
+	if narrows(catalog.Obj("", catalog.P{"task_id": id}, "task_id"), catalog.S{"type": "object", "oneOf": []any{payload}}) {
+		t.Error("a payload with oneOf: got covered, want not (narrows does not follow oneOf)")
 	}
 }
