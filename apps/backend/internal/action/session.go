@@ -122,7 +122,7 @@ func (s *Service) registerSessions(r *Registry) {
 		if in.ID == "" {
 			return nil, kanban.FieldError("id", "is required")
 		}
-		if err := kanban.CheckText("reason", in.Reason, false, maxStopReasonLen); err != nil {
+		if err := kanban.CheckText("reason", in.Reason, false, kanban.MaxStopReasonLen); err != nil {
 			return nil, err
 		}
 		sess, err := s.store.GetSession(ctx, in.ID)
@@ -214,8 +214,8 @@ func (s *Service) listMessages(ctx context.Context, p Principal, in MessageListI
 	}
 	f := kanban.MessageFilter{TaskID: t.ID, SessionID: in.SessionID, Types: in.MessageTypes, Before: in.Before, After: in.After, Limit: in.Limit}
 	switch in.Sort {
-	case "", "asc":
-	case "desc":
+	case "", kanban.OrderAsc:
+	case kanban.OrderDesc:
 		f.Desc = true
 	default:
 		return nil, kanban.FieldError("sort", "must be one of: asc, desc")
