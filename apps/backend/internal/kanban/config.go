@@ -65,6 +65,7 @@ const (
 	MaxModelLen          = 200      // an agent profile's model
 	MaxCommandLen        = 4096     // an MCP server's command, each of its arguments, its URL
 	MaxMCPServers        = 32       // MCP servers of one agent profile
+	MaxMCPServerNameLen  = 64       // an MCP server's name (as MCPServerNamePattern allows)
 	MaxMCPServersBytes   = 64 << 10 // all of a profile's MCP servers, as stored JSON
 	MaxMCPServerArgs     = 64       // command-line arguments of one server
 	MaxMCPServerMapKeys  = 64       // environment variables, or headers, of one server

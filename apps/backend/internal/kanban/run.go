@@ -72,6 +72,10 @@ const (
 // PermissionStates lists the permission states.
 var PermissionStates = []string{PermissionPending, PermissionResolved, PermissionCancelled, PermissionExpired}
 
+// PermissionAnyState is the status filter of a permission listing that
+// lists requests in every state.
+const PermissionAnyState = "all"
+
 // Bounds of a permission request (what an agent may put in one) and of the
 // operator's answer to it.
 const (

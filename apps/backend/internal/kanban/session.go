@@ -237,6 +237,9 @@ const (
 	MaxTimestampLen        = 64   // an RFC 3339 time a question listing filters by (created_since)
 )
 
+// MaxTopics bounds the topics of one subscribe or unsubscribe call.
+const MaxTopics = 50
+
 // MaxStopReasonLen bounds why sessions are stopped (stop_task_kandev, the
 // stop_agent automation, session.stop).
 const MaxStopReasonLen = 1000

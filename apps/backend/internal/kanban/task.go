@@ -101,6 +101,10 @@ const (
 // RelatedLists lists the lists of list_related_tasks_kandev.
 var RelatedLists = []string{RelatedChildren, RelatedSiblings, RelatedBlockers, RelatedBlocked}
 
+// DependencyDirections are the directions of a task's dependency listing:
+// the tasks it waits for (the default) or the tasks waiting for it.
+var DependencyDirections = []string{RelatedBlockers, RelatedBlocked}
+
 // TaskCreate is the input of TaskService.CreateTask. The service resolves
 // defaults: WorkflowID from the workspace's first workflow, WorkflowStepID
 // from the workflow's start step.
