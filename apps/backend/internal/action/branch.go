@@ -9,14 +9,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Bounds of branch sources (the store enforces the same).
-const (
-	maxBranchLen   = 255
-	maxPathLen     = 4096
-	maxURLLen      = 2048
-	maxSourcesCall = 10
-)
-
 // branchReach: a session changes the branches of its own task and of its
 // descendants.
 const branchReach = reachDescendants
@@ -43,12 +35,6 @@ type TaskBranchOut struct {
 	// RepositoryCreated is true when a locator registered a new repository.
 	RepositoryCreated bool `json:"repository_created"`
 }
-
-// Kinds of workspace sources.
-const (
-	SourceRepository = "repository"
-	SourceFolder     = "folder"
-)
 
 // SourceIn is one source to attach to a task: a repository (by
 // repository_id, local_path, remote_url or github_url, with branches) or a
@@ -164,10 +150,10 @@ func (s *Service) linkRepository(ctx context.Context, t *kanban.Task, repo *kanb
 }
 
 func checkBranches(base, checkout string) error {
-	if err := kanban.CheckText("base_branch", base, false, maxBranchLen); err != nil {
+	if err := kanban.CheckText("base_branch", base, false, kanban.MaxBranchLen); err != nil {
 		return err
 	}
-	return kanban.CheckText("checkout_branch", checkout, false, maxBranchLen)
+	return kanban.CheckText("checkout_branch", checkout, false, kanban.MaxBranchLen)
 }
 
 // checkLocator requires exactly one repository locator (at most one when
@@ -181,10 +167,10 @@ func checkLocator(id, localPath, url string, optional bool) error {
 		return &kanban.Error{Code: kanban.CodeValidation, Field: "repository",
 			Message: "provide one of repository_id, local_path, repository_url"}
 	}
-	if err := kanban.CheckText("local_path", localPath, false, maxPathLen); err != nil {
+	if err := kanban.CheckText("local_path", localPath, false, kanban.MaxPathLen); err != nil {
 		return err
 	}
-	return kanban.CheckText("repository_url", url, false, maxURLLen)
+	return kanban.CheckText("repository_url", url, false, kanban.MaxURLLen)
 }
 
 // countSet counts the non-empty values.
@@ -223,8 +209,8 @@ func (s *Service) findOrCreateRepo(ctx context.Context, workspaceID string, src 
 // written; attaching what the task already has changes nothing, so an
 // exact retry is harmless.
 func (s *Service) addSources(ctx context.Context, p Principal, in SourcesAddIn) (*SourcesAddOut, error) {
-	if len(in.Sources) < 1 || len(in.Sources) > maxSourcesCall {
-		return nil, kanban.FieldError("sources", "must have between 1 and %d items", maxSourcesCall)
+	if len(in.Sources) < 1 || len(in.Sources) > kanban.MaxSourcesPerCall {
+		return nil, kanban.FieldError("sources", "must have between 1 and %d items", kanban.MaxSourcesPerCall)
 	}
 	for i, src := range in.Sources {
 		if err := checkSource(i, src, in.Sources[:i]); err != nil {
@@ -274,7 +260,7 @@ func (src SourceIn) remote() string {
 func checkSource(i int, src SourceIn, earlier []SourceIn) error {
 	path := fmt.Sprintf("sources[%d]", i)
 	switch src.Kind {
-	case SourceRepository:
+	case kanban.SourceRepository:
 		if src.DisplayName != "" {
 			return kanban.FieldError(path+".display_name", "is only for folder sources")
 		}
@@ -287,13 +273,13 @@ func checkSource(i int, src SourceIn, earlier []SourceIn) error {
 		if src.GitHubURL != "" && !strings.HasPrefix(src.GitHubURL, "https://github.com/") {
 			return kanban.FieldError(path+".github_url", "must start with https://github.com/")
 		}
-		if err := kanban.CheckText(path+".base_branch", src.BaseBranch, false, maxBranchLen); err != nil {
+		if err := kanban.CheckText(path+".base_branch", src.BaseBranch, false, kanban.MaxBranchLen); err != nil {
 			return err
 		}
-		if err := kanban.CheckText(path+".checkout_branch", src.CheckoutBranch, false, maxBranchLen); err != nil {
+		if err := kanban.CheckText(path+".checkout_branch", src.CheckoutBranch, false, kanban.MaxBranchLen); err != nil {
 			return err
 		}
-	case SourceFolder:
+	case kanban.SourceFolder:
 		if src.RepositoryID != "" || src.RemoteURL != "" || src.GitHubURL != "" || src.BaseBranch != "" || src.CheckoutBranch != "" {
 			return kanban.FieldError(path, "a folder source takes only local_path and display_name")
 		}
@@ -306,7 +292,7 @@ func checkSource(i int, src SourceIn, earlier []SourceIn) error {
 	for _, c := range []struct {
 		field, v string
 		max      int
-	}{{"local_path", src.LocalPath, maxPathLen}, {"remote_url", src.RemoteURL, maxURLLen}, {"github_url", src.GitHubURL, maxURLLen},
+	}{{"local_path", src.LocalPath, kanban.MaxPathLen}, {"remote_url", src.RemoteURL, kanban.MaxURLLen}, {"github_url", src.GitHubURL, kanban.MaxURLLen},
 		{"display_name", src.DisplayName, kanban.MaxNameLen}} {
 		if err := kanban.CheckText(path+"."+c.field, c.v, false, c.max); err != nil {
 			return err
@@ -325,7 +311,7 @@ func checkSource(i int, src SourceIn, earlier []SourceIn) error {
 // keeping its checkout branch. Without repository_id the task must have
 // exactly one repository.
 func (s *Service) setBaseBranch(ctx context.Context, p Principal, in BaseBranchIn) (*kanban.TaskRepository, error) {
-	if err := kanban.CheckText("base_branch", in.BaseBranch, true, maxBranchLen); err != nil {
+	if err := kanban.CheckText("base_branch", in.BaseBranch, true, kanban.MaxBranchLen); err != nil {
 		return nil, err
 	}
 	switch {

@@ -22,7 +22,7 @@ func TestAddBranchToTask(t *testing.T) {
 	}{
 		{"two locators", TaskBranchIn{LocalPath: "/src/a", RepositoryURL: "https://x/a.git", BaseBranch: "main"}, "provide at most one of repository_id, local_path, repository_url"},
 		{"no locator and no repository", TaskBranchIn{BaseBranch: "main"}, "provide one of repository_id, local_path, repository_url (the task does not have exactly one repository)"},
-		{"long branch", TaskBranchIn{LocalPath: "/src/a", BaseBranch: strings.Repeat("b", maxBranchLen+1)}, "base_branch: longer than 255 characters"},
+		{"long branch", TaskBranchIn{LocalPath: "/src/a", BaseBranch: strings.Repeat("b", kanban.MaxBranchLen+1)}, "base_branch: longer than 255 characters"},
 	} {
 		if got := h.refuse(sess, kanban.ActionTaskRepositoryAdd, tc.in, kanban.CodeValidation); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
@@ -78,21 +78,21 @@ func TestAddWorkspaceSources(t *testing.T) {
 	h := newHarness(t)
 	me := h.task("me")
 	sess := h.session(me, kanban.ModeTask)
-	repo := func(src SourceIn) SourceIn { src.Kind = SourceRepository; return src }
+	repo := func(src SourceIn) SourceIn { src.Kind = kanban.SourceRepository; return src }
 	for _, tc := range []struct {
 		name string
 		in   SourcesAddIn
 		code kanban.Code
 	}{
 		{"none", SourcesAddIn{}, kanban.CodeValidation},
-		{"too many", SourcesAddIn{Sources: make([]SourceIn, maxSourcesCall+1)}, kanban.CodeValidation},
+		{"too many", SourcesAddIn{Sources: make([]SourceIn, kanban.MaxSourcesPerCall+1)}, kanban.CodeValidation},
 		{"no kind", SourcesAddIn{Sources: []SourceIn{{LocalPath: "/a"}}}, kanban.CodeValidation},
 		{"no locator", SourcesAddIn{Sources: []SourceIn{repo(SourceIn{LocalPath: "/a"}), repo(SourceIn{BaseBranch: "x"})}}, kanban.CodeValidation},
 		{"two locators", SourcesAddIn{Sources: []SourceIn{repo(SourceIn{LocalPath: "/a", RemoteURL: "https://x/a.git"})}}, kanban.CodeValidation},
 		{"repeat", SourcesAddIn{Sources: []SourceIn{repo(SourceIn{LocalPath: "/a"}), repo(SourceIn{LocalPath: "/a"})}}, kanban.CodeValidation},
 		{"not github", SourcesAddIn{Sources: []SourceIn{repo(SourceIn{GitHubURL: "https://gitlab.com/a/b"})}}, kanban.CodeValidation},
-		{"relative folder", SourcesAddIn{Sources: []SourceIn{{Kind: SourceFolder, LocalPath: "docs"}}}, kanban.CodeValidation},
-		{"folder with a branch", SourcesAddIn{Sources: []SourceIn{{Kind: SourceFolder, LocalPath: "/docs", BaseBranch: "main"}}}, kanban.CodeValidation},
+		{"relative folder", SourcesAddIn{Sources: []SourceIn{{Kind: kanban.SourceFolder, LocalPath: "docs"}}}, kanban.CodeValidation},
+		{"folder with a branch", SourcesAddIn{Sources: []SourceIn{{Kind: kanban.SourceFolder, LocalPath: "/docs", BaseBranch: "main"}}}, kanban.CodeValidation},
 		{"unknown repository", SourcesAddIn{Sources: []SourceIn{repo(SourceIn{RepositoryID: kanban.NewID()})}}, kanban.CodeNotFound},
 		{"sibling task", SourcesAddIn{TaskID: h.task("sibling").ID, Sources: []SourceIn{repo(SourceIn{LocalPath: "/a"})}}, kanban.CodeForbidden},
 	} {
@@ -103,11 +103,11 @@ func TestAddWorkspaceSources(t *testing.T) {
 	}
 
 	in := SourcesAddIn{Sources: []SourceIn{repo(SourceIn{LocalPath: "/src/api", BaseBranch: "trunk"}),
-		repo(SourceIn{GitHubURL: "https://github.com/acme/web", CheckoutBranch: "pr-7"}), {Kind: SourceFolder, LocalPath: "/srv/docs", DisplayName: "Docs"}}}
+		repo(SourceIn{GitHubURL: "https://github.com/acme/web", CheckoutBranch: "pr-7"}), {Kind: kanban.SourceFolder, LocalPath: "/srv/docs", DisplayName: "Docs"}}}
 	out := call[SourcesAddOut](h, sess, kanban.ActionWorkspaceSourceAdd, in)
 	if out.TaskID != me.ID || len(out.Items) != 3 || !out.Items[0].Created || out.Items[0].TaskRepository.BaseBranch != "trunk" ||
 		out.Items[1].Repository.RemoteURL != "https://github.com/acme/web" || out.Items[1].TaskRepository.CheckoutBranch != "pr-7" ||
-		out.Items[2].Kind != SourceFolder || out.Items[2].Repository.Name != "Docs" {
+		out.Items[2].Kind != kanban.SourceFolder || out.Items[2].Repository.Name != "Docs" {
 		t.Fatalf("workspace.source.add: got %+v, want three sources attached to the task", out)
 	}
 	links, err := h.st.ListTaskRepositories(context.Background(), me.ID)

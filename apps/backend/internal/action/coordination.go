@@ -6,9 +6,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// maxStopReasonLen bounds task.stop's reason.
-const maxStopReasonLen = 1000
-
 // TaskMessageIn is the payload of task.message.
 type TaskMessageIn struct {
 	TaskID string `json:"task_id,omitzero"`
@@ -191,7 +188,7 @@ func (s *Service) eachSession(ctx context.Context, taskID string, fn func(*kanba
 // its direct children. Stopping a task whose sessions have all ended
 // succeeds and stops nothing.
 func (s *Service) stopTask(ctx context.Context, p Principal, in TaskStopIn) (*TaskStopOut, error) {
-	if err := kanban.CheckText("reason", in.Reason, false, maxStopReasonLen); err != nil {
+	if err := kanban.CheckText("reason", in.Reason, false, kanban.MaxStopReasonLen); err != nil {
 		return nil, err
 	}
 	t, err := s.taskFor(ctx, p, in.TaskID)

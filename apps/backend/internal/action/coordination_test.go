@@ -70,7 +70,7 @@ func TestTaskStop(t *testing.T) {
 	}
 	h.refuse(ps, kanban.ActionTaskStop, TaskStopIn{TaskID: grandkid.ID}, kanban.CodeForbidden)
 	h.refuse(k1, kanban.ActionTaskStop, TaskStopIn{TaskID: "self"}, kanban.CodeForbidden)
-	h.refuse(ps, kanban.ActionTaskStop, TaskStopIn{TaskID: kid.ID, Reason: strings.Repeat("r", maxStopReasonLen+1)}, kanban.CodeValidation)
+	h.refuse(ps, kanban.ActionTaskStop, TaskStopIn{TaskID: kid.ID, Reason: strings.Repeat("r", kanban.MaxStopReasonLen+1)}, kanban.CodeValidation)
 
 	out := call[TaskStopOut](h, ps, kanban.ActionTaskStop, TaskStopIn{TaskID: kid.ID, Reason: "plan changed"})
 	if len(out.StoppedSessionIDs) != 1 || out.StoppedSessionIDs[0] != k1.SessionID {
@@ -167,7 +167,7 @@ func TestTaskRelated(t *testing.T) {
 	if capped.Task.Description == nil {
 		t.Errorf("verbose: got no description, want one")
 	}
-	h.refuse(sess, kanban.ActionTaskRelated, RelatedIn{Limit: maxRelatedLimit + 1}, kanban.CodeValidation)
+	h.refuse(sess, kanban.ActionTaskRelated, RelatedIn{Limit: kanban.MaxRelatedLimit + 1}, kanban.CodeValidation)
 	_, _, elsewhere := h.otherBoard()
 	h.refuse(sess, kanban.ActionTaskRelated, RelatedIn{TaskID: elsewhere.ID}, kanban.CodeForbidden)
 }

@@ -37,9 +37,9 @@ func (s *Service) registerDependencies(r *Registry) {
 		}
 		pg := kanban.Page{Limit: in.Limit, Cursor: in.Cursor}
 		switch in.Direction {
-		case "blockers", "":
+		case kanban.RelatedBlockers, "":
 			return s.store.ListBlockers(ctx, t.ID, pg)
-		case "blocked":
+		case kanban.RelatedBlocked:
 			return s.store.ListBlocked(ctx, t.ID, pg)
 		}
 		return nil, kanban.FieldError("direction", "must be one of: blockers, blocked")

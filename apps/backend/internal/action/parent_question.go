@@ -10,11 +10,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Parent question statuses as ask_parent_question_kandev reports them.
-const (
-	statusWaitingForParent = "waiting_for_parent"
-)
-
 // ParentAskOut is the result of question.ask_parent.
 type ParentAskOut struct {
 	QuestionID   string `json:"question_id"`
@@ -70,7 +65,7 @@ func (s *Service) askParent(ctx context.Context, p Principal, in QuestionBundleI
 	}
 	s.publishMessage(m, parent.WorkspaceID, kanban.DeliveryQueued)
 	s.agents.Deliver(target.ID, false)
-	return &ParentAskOut{QuestionID: q.ID, Status: statusWaitingForParent, ParentTaskID: parent.ID, ParentSessionID: target.ID}, nil
+	return &ParentAskOut{QuestionID: q.ID, Status: kanban.QuestionWaitingForParent, ParentTaskID: parent.ID, ParentSessionID: target.ID}, nil
 }
 
 // pendingRoom refuses a question from a session that already has

@@ -45,7 +45,7 @@ func (s *Service) listPermissions(ctx context.Context, _ Principal, in Permissio
 	switch in.Status {
 	case "":
 		f.State = kanban.PermissionPending
-	case "all":
+	case kanban.PermissionAnyState:
 		f.State = ""
 	}
 	if in.SessionID != "" {

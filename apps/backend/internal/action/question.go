@@ -15,13 +15,6 @@ import (
 // maxPendingQuestions bounds the unanswered questions of one session.
 const maxPendingQuestions = 10
 
-// Bounds of a question's shared context.
-const (
-	maxContextParagraphs   = 20
-	maxContextParagraphLen = 4000
-	maxQuestionContext     = 8000
-)
-
 // QuestionBundleIn is the payload of question.ask_parent: the questions
 // and their shared context.
 type QuestionBundleIn struct {
@@ -45,17 +38,17 @@ func (in QuestionBundleIn) context() (string, error) {
 	if len(in.ContextParagraphs) == 0 {
 		return in.Context, nil
 	}
-	if len(in.ContextParagraphs) > maxContextParagraphs {
-		return "", kanban.FieldError("context_paragraphs", "must have at most %d items", maxContextParagraphs)
+	if len(in.ContextParagraphs) > kanban.MaxContextParagraphs {
+		return "", kanban.FieldError("context_paragraphs", "must have at most %d items", kanban.MaxContextParagraphs)
 	}
 	for i, p := range in.ContextParagraphs {
-		if err := kanban.CheckText(fmt.Sprintf("context_paragraphs[%d]", i), p, false, maxContextParagraphLen); err != nil {
+		if err := kanban.CheckText(fmt.Sprintf("context_paragraphs[%d]", i), p, false, kanban.MaxContextParagraphLen); err != nil {
 			return "", err
 		}
 	}
 	joined := strings.Join(in.ContextParagraphs, "\n\n")
-	if utf8.RuneCountInString(joined) > maxQuestionContext {
-		return "", kanban.FieldError("context_paragraphs", "joined, longer than %d characters", maxQuestionContext)
+	if utf8.RuneCountInString(joined) > kanban.MaxQuestionContext {
+		return "", kanban.FieldError("context_paragraphs", "joined, longer than %d characters", kanban.MaxQuestionContext)
 	}
 	return joined, nil
 }

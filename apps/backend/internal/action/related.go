@@ -80,13 +80,9 @@ func (s *Service) isAncestor(ctx context.Context, anc, id string) (bool, error) 
 	return false, nil
 }
 
-// Bounds of task.related.
-const (
-	defaultRelatedLimit = 20
-	maxRelatedLimit     = 100
-	// maxRelatedDescription caps each description in a verbose listing.
-	maxRelatedDescription = 2000
-)
+// maxRelatedDescription caps each description in a verbose task.related
+// listing.
+const maxRelatedDescription = 2000
 
 // RelatedIn is the payload of task.related.
 type RelatedIn struct {
@@ -127,10 +123,10 @@ type RelatedOut struct {
 func (s *Service) related(ctx context.Context, p Principal, in RelatedIn) (*RelatedOut, error) {
 	limit := in.Limit
 	if limit == 0 {
-		limit = defaultRelatedLimit
+		limit = kanban.DefaultRelatedLimit
 	}
-	if limit < 1 || limit > maxRelatedLimit {
-		return nil, kanban.FieldError("limit", "must be between 1 and %d", maxRelatedLimit)
+	if limit < 1 || limit > kanban.MaxRelatedLimit {
+		return nil, kanban.FieldError("limit", "must be between 1 and %d", kanban.MaxRelatedLimit)
 	}
 	if in.TaskID == "" && p.Kind == Session {
 		in.TaskID = "self"
@@ -150,7 +146,7 @@ func (s *Service) related(ctx context.Context, p Principal, in RelatedIn) (*Rela
 	if out.Children, cut, err = s.childrenOf(ctx, t, t.ID, limit, view); err != nil {
 		return nil, err
 	}
-	more("children", cut)
+	more(kanban.RelatedChildren, cut)
 	if t.ParentID != "" {
 		parent, err := s.store.GetTask(ctx, t.ParentID)
 		if err != nil {
@@ -161,14 +157,14 @@ func (s *Service) related(ctx context.Context, p Principal, in RelatedIn) (*Rela
 		if out.Siblings, cut, err = s.childrenOf(ctx, t, parent.ID, limit, view); err != nil {
 			return nil, err
 		}
-		more("siblings", cut)
+		more(kanban.RelatedSiblings, cut)
 	}
 	pg := kanban.Page{Limit: limit}
 	for _, edge := range []struct {
 		name string
 		dst  *[]RelatedTask
 		list func(context.Context, string, kanban.Page) (*kanban.List[kanban.Task], error)
-	}{{"blockers", &out.Blockers, s.store.ListBlockers}, {"blocked", &out.Blocked, s.store.ListBlocked}} {
+	}{{kanban.RelatedBlockers, &out.Blockers, s.store.ListBlockers}, {kanban.RelatedBlocked, &out.Blocked, s.store.ListBlocked}} {
 		l, err := edge.list(ctx, t.ID, pg)
 		if err != nil {
 			return nil, err

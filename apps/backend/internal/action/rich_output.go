@@ -20,13 +20,10 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/taskdir"
 )
 
-// Bounds of what rich output reads from a task's workspace.
-const (
-	maxRichFileBytes = 64 << 10  // a file block's stored preview
-	maxCSVBytes      = 256 << 10 // a CSV chart's source file
-	maxCSVRows       = 100       // data rows of a CSV chart (as labels)
-	maxCSVLabelLen   = 120
-)
+// maxRichFileBytes bounds a file block's stored preview (what rich output
+// reads of a workspace file; a CSV chart's file is bounded by
+// kanban.MaxCSVBytes).
+const maxRichFileBytes = 64 << 10
 
 // richBlock is one rich output block as the tool sends it, plus what the
 // backend reads for it from the workspace (file content, CSV data).
@@ -191,19 +188,19 @@ func (s *Service) csvChart(ctx context.Context, t *kanban.Task, b *richBlock, fi
 	if err != nil {
 		return err
 	}
-	head, size, err := readHead(path, maxCSVBytes, field+".path")
+	head, size, err := readHead(path, kanban.MaxCSVBytes, field+".path")
 	if err != nil {
 		return err
 	}
-	if size > maxCSVBytes {
-		return kanban.FieldError(field+".path", "is larger than %d KiB", maxCSVBytes>>10)
+	if size > kanban.MaxCSVBytes {
+		return kanban.FieldError(field+".path", "is larger than %d KiB", kanban.MaxCSVBytes>>10)
 	}
 	rows, err := csv.NewReader(bytes.NewReader(head)).ReadAll()
-	if err != nil || len(rows) < 2 {
+	if err != nil || len(rows) <= 1 { // a header row and at least one data row
 		return kanban.FieldError(field+".path", "must be a CSV file with a header row and at least one data row")
 	}
-	if len(rows)-1 > maxCSVRows {
-		return kanban.FieldError(field+".path", "has more than %d data rows", maxCSVRows)
+	if len(rows)-1 > kanban.MaxChartLabels {
+		return kanban.FieldError(field+".path", "has more than %d data rows", kanban.MaxChartLabels)
 	}
 	col := func(name string) int {
 		for i, h := range rows[0] {
@@ -219,7 +216,7 @@ func (s *Service) csvChart(ctx context.Context, t *kanban.Task, b *richBlock, fi
 	}
 	b.Labels = make([]string, 0, len(rows)-1)
 	for _, row := range rows[1:] {
-		b.Labels = append(b.Labels, kanban.Clip(cell(row, x), maxCSVLabelLen))
+		b.Labels = append(b.Labels, kanban.Clip(cell(row, x), kanban.MaxChartLabelLen))
 	}
 	b.Series = nil
 	for j, m := range c.Series {

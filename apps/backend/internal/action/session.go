@@ -205,8 +205,8 @@ func (s *Service) listMessages(ctx context.Context, p Principal, in MessageListI
 	}
 	f := kanban.MessageFilter{TaskID: t.ID, SessionID: in.SessionID, Types: in.MessageTypes, Before: in.Before, After: in.After, Limit: in.Limit}
 	switch in.Sort {
-	case "", "asc":
-	case "desc":
+	case "", kanban.OrderAsc:
+	case kanban.OrderDesc:
 		f.Desc = true
 	default:
 		return nil, kanban.FieldError("sort", "must be one of: asc, desc")

@@ -8,13 +8,8 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Bounds of step.complete.
-const (
-	maxSummaryLen  = 4000
-	maxHandoffLen  = 10000
-	maxBlockersLen = 4000
-	stepsPageLimit = kanban.MaxLimit
-)
+// stepsPageLimit is the page size step.complete reads a workflow's steps by.
+const stepsPageLimit = kanban.MaxLimit
 
 // StepCompleteIn is the payload of step.complete.
 type StepCompleteIn struct {
@@ -46,13 +41,13 @@ type StepCompleteOut struct {
 }
 
 func checkStepComplete(in StepCompleteIn) error {
-	if err := kanban.CheckText("summary", in.Summary, true, maxSummaryLen); err != nil {
+	if err := kanban.CheckText("summary", in.Summary, true, kanban.MaxStepSummaryLen); err != nil {
 		return err
 	}
-	if err := kanban.CheckText("handoff", in.Handoff, false, maxHandoffLen); err != nil {
+	if err := kanban.CheckText("handoff", in.Handoff, false, kanban.MaxStepHandoffLen); err != nil {
 		return err
 	}
-	if err := kanban.CheckText("blockers", in.Blockers, false, maxBlockersLen); err != nil {
+	if err := kanban.CheckText("blockers", in.Blockers, false, kanban.MaxStepBlockersLen); err != nil {
 		return err
 	}
 	return nil
@@ -146,9 +141,6 @@ func (s *Service) nextStep(ctx context.Context, cur *kanban.WorkflowStep) (*kanb
 
 // Step decisions.
 const (
-	DecisionApproved  = "approved"
-	DecisionRejected  = "rejected"
-	maxDecisionReason = 2000
 	decisionForbidden = "a session may only record decisions on its own task and its subtasks"
 )
 
@@ -177,10 +169,10 @@ type StepDecideOut struct {
 // decideStep records an approval or rejection of a task's current step.
 // The latest decision on a task is the one in force.
 func (s *Service) decideStep(ctx context.Context, p Principal, in StepDecideIn) (*StepDecideOut, error) {
-	if in.Decision != DecisionApproved && in.Decision != DecisionRejected {
+	if in.Decision != kanban.DecisionApproved && in.Decision != kanban.DecisionRejected {
 		return nil, kanban.FieldError("decision", "must be one of: approved, rejected")
 	}
-	if err := kanban.CheckText("reason", in.Reason, true, maxDecisionReason); err != nil {
+	if err := kanban.CheckText("reason", in.Reason, true, kanban.MaxDecisionReasonLen); err != nil {
 		return nil, err
 	}
 	t, err := s.taskInTree(ctx, p, in.TaskID, reachDescendants, decisionForbidden)

@@ -16,7 +16,7 @@ func TestStepCompleteAdvances(t *testing.T) {
 	sess := h.session(task, kanban.ModeTask)
 	h.refuse(operator, kanban.ActionStepComplete, StepCompleteIn{Summary: "x"}, kanban.CodeForbidden)
 	h.refuse(sess, kanban.ActionStepComplete, StepCompleteIn{}, kanban.CodeValidation)
-	h.refuse(sess, kanban.ActionStepComplete, StepCompleteIn{Summary: "x", Blockers: strings.Repeat("b", maxBlockersLen+1)}, kanban.CodeValidation)
+	h.refuse(sess, kanban.ActionStepComplete, StepCompleteIn{Summary: "x", Blockers: strings.Repeat("b", kanban.MaxStepBlockersLen+1)}, kanban.CodeValidation)
 
 	out := call[StepCompleteOut](h, sess, kanban.ActionStepComplete, StepCompleteIn{Summary: "triaged", Handoff: "start with the parser", Blockers: "needs a key"})
 	if !out.Advanced || out.FromStepID != h.steps[0].ID || out.ToStepID != h.steps[1].ID || out.Task.WorkflowStepID != h.steps[1].ID {
@@ -77,21 +77,21 @@ func TestStepDecide(t *testing.T) {
 	kid := h.child(me, "kid")
 	sess := h.session(me, kanban.ModeOffice)
 	h.refuse(sess, kanban.ActionStepDecide, StepDecideIn{Decision: "maybe", Reason: "r"}, kanban.CodeValidation)
-	h.refuse(sess, kanban.ActionStepDecide, StepDecideIn{Decision: DecisionApproved}, kanban.CodeValidation)
-	h.refuse(sess, kanban.ActionStepDecide, StepDecideIn{TaskID: h.task("stranger").ID, Decision: DecisionApproved, Reason: "r"}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionStepDecide, StepDecideIn{Decision: kanban.DecisionApproved}, kanban.CodeValidation)
+	h.refuse(sess, kanban.ActionStepDecide, StepDecideIn{TaskID: h.task("stranger").ID, Decision: kanban.DecisionApproved, Reason: "r"}, kanban.CodeForbidden)
 
-	first := call[StepDecideOut](h, sess, kanban.ActionStepDecide, StepDecideIn{Decision: DecisionRejected, Reason: "tests missing"})
+	first := call[StepDecideOut](h, sess, kanban.ActionStepDecide, StepDecideIn{Decision: kanban.DecisionRejected, Reason: "tests missing"})
 	if first.Supersedes != "" || first.Artifact.TaskID != me.ID || first.Artifact.SessionID != sess.SessionID {
 		t.Errorf("first decision: got %+v, want one on the bound task superseding nothing", first)
 	}
-	second := call[StepDecideOut](h, sess, kanban.ActionStepDecide, StepDecideIn{TaskID: "self", Decision: DecisionApproved, Reason: "tests added"})
+	second := call[StepDecideOut](h, sess, kanban.ActionStepDecide, StepDecideIn{TaskID: "self", Decision: kanban.DecisionApproved, Reason: "tests added"})
 	if second.Supersedes != first.Artifact.ID {
 		t.Errorf("second decision: supersedes %q, want %q", second.Supersedes, first.Artifact.ID)
 	}
 	latest := call[kanban.Artifact](h, operator, kanban.ActionArtifactLatest, ArtifactKindIn{TaskID: me.ID, Kind: kanban.ArtifactDecision})
 	var d stepDecisionData
-	if err := json.Unmarshal(latest.Data, &d); err != nil || d.Decision != DecisionApproved || d.StepID != me.WorkflowStepID {
+	if err := json.Unmarshal(latest.Data, &d); err != nil || d.Decision != kanban.DecisionApproved || d.StepID != me.WorkflowStepID {
 		t.Errorf("latest decision: got %s (%v), want the approval on the task's step", latest.Data, err)
 	}
-	call[StepDecideOut](h, sess, kanban.ActionStepDecide, StepDecideIn{TaskID: kid.ID, Decision: DecisionApproved, Reason: "subtask ok"})
+	call[StepDecideOut](h, sess, kanban.ActionStepDecide, StepDecideIn{TaskID: kid.ID, Decision: kanban.DecisionApproved, Reason: "subtask ok"})
 }

@@ -116,4 +116,3 @@ func checkNumber(n json.Number, t reflect.Type, path string) error {
 func typeError(path string, t reflect.Type) error {
 	return kanban.Errorf(kanban.CodeValidation, "%s: expected %s", path, jsonTypeName(t))
 }
-

@@ -11,25 +11,13 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Bounds of a workflow document's text.
-const (
-	// MaxWorkflowDocBytes bounds an imported document's text.
-	MaxWorkflowDocBytes = 1 << 20
-	// maxDocNodes bounds the values a document expands to (YAML aliases
-	// included): a "billion laughs" document is refused as soon as its
-	// expansion passes it, long before it uses memory.
-	maxDocNodes = 100_000
-	// maxDocDepth bounds nesting.
-	maxDocDepth = 64
-)
-
 // docJSON turns a workflow document's text, JSON or YAML, into JSON: JSON
 // is checked and kept; YAML is read into its node tree (aliases are not
 // expanded by the parser) and converted with a budget on expanded values
 // and depth, keys as strings only.
 func docJSON(text string) (json.RawMessage, error) {
-	if len(text) > MaxWorkflowDocBytes {
-		return nil, kanban.FieldError("document", "larger than %d bytes", MaxWorkflowDocBytes)
+	if len(text) > kanban.MaxWorkflowDocBytes {
+		return nil, kanban.FieldError("document", "larger than %d bytes", kanban.MaxWorkflowDocBytes)
 	}
 	trimmed := bytes.TrimSpace([]byte(text))
 	if len(trimmed) == 0 {
@@ -45,7 +33,7 @@ func docJSON(text string) (json.RawMessage, error) {
 	if err := yaml.Unmarshal(trimmed, &root); err != nil {
 		return nil, kanban.FieldError("document", "is neither valid JSON nor valid YAML")
 	}
-	c := &yamlConv{budget: maxDocNodes}
+	c := &yamlConv{budget: kanban.MaxWorkflowDocNodes}
 	v, err := c.value(&root, 0)
 	if err != nil {
 		return nil, err
@@ -63,10 +51,10 @@ type yamlConv struct{ budget int }
 func (c *yamlConv) value(n *yaml.Node, depth int) (any, error) {
 	c.budget--
 	if c.budget < 0 {
-		return nil, kanban.FieldError("document", "expands to more than %d values (YAML aliases count each time they are used)", maxDocNodes)
+		return nil, kanban.FieldError("document", "expands to more than %d values (YAML aliases count each time they are used)", kanban.MaxWorkflowDocNodes)
 	}
-	if depth > maxDocDepth {
-		return nil, kanban.FieldError("document", "is nested deeper than %d levels", maxDocDepth)
+	if depth > kanban.MaxWorkflowDocDepth {
+		return nil, kanban.FieldError("document", "is nested deeper than %d levels", kanban.MaxWorkflowDocDepth)
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:

@@ -16,8 +16,6 @@ import (
 const (
 	WorkflowDocType    = "kandev_workflow"
 	WorkflowDocVersion = 1
-	// maxDocWorkflows bounds the workflows of one document.
-	maxDocWorkflows = 20
 )
 
 // WorkflowDocument is the portable, versioned form of workflows and their
@@ -104,8 +102,8 @@ func parseWorkflowDocument(text string) (*WorkflowDocument, []parsedWorkflow, er
 	if doc.Version != WorkflowDocVersion {
 		return nil, nil, kanban.FieldError("document.version", "must be %d", WorkflowDocVersion)
 	}
-	if len(doc.Workflows) == 0 || len(doc.Workflows) > maxDocWorkflows {
-		return nil, nil, kanban.FieldError("document.workflows", "must hold between 1 and %d workflows", maxDocWorkflows)
+	if len(doc.Workflows) == 0 || len(doc.Workflows) > kanban.MaxDocWorkflows {
+		return nil, nil, kanban.FieldError("document.workflows", "must hold between 1 and %d workflows", kanban.MaxDocWorkflows)
 	}
 	out := make([]parsedWorkflow, len(doc.Workflows))
 	for i, dw := range doc.Workflows {

@@ -50,6 +50,20 @@ const (
 	ArtifactDecision     = "step_decision"
 )
 
-// DocumentTypes are the content types of task documents ("custom" is the
-// reference product's default for a document of its own kind; shown as text).
+// ArtifactKinds lists the artifact kinds.
+var ArtifactKinds = []string{ArtifactWalkthrough, ArtifactFindings, ArtifactRichOutput, ArtifactStepComplete, ArtifactDecision}
+
+// MaxArtifactDataBytes bounds an artifact's data, as stored JSON.
+const MaxArtifactDataBytes = 1 << 20
+
+// DocumentTypes are the content types of task documents; the first is a
+// new document's default ("custom" is the reference product's default for
+// a document of its own kind; shown as text).
 var DocumentTypes = []string{"markdown", "text", "json", "html", "custom"}
+
+// Bounds of plans and task documents, shared by the tool schemas and the
+// store.
+const (
+	MaxPlanTitleLen    = 200 // a plan's or a document's title
+	DocumentKeyPattern = `^[a-z0-9][a-z0-9._-]{0,63}$`
+)

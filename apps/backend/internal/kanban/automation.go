@@ -102,7 +102,7 @@ var AutomationTypes = []AutomationType{
 	{Name: AutoSetState, Desc: "Set the task's state.",
 		Params: []AutomationParam{{Name: "state", Kind: ParamState, Required: true, Desc: "The new state."}}},
 	{Name: AutoStopAgent, Desc: "Stop the task's live agent sessions.",
-		Params: []AutomationParam{{Name: "reason", Kind: ParamText, MaxLen: 1000, Desc: "Why, recorded in the conversation."}}},
+		Params: []AutomationParam{{Name: "reason", Kind: ParamText, MaxLen: MaxStopReasonLen, Desc: "Why, recorded in the conversation."}}},
 	{Name: AutoArchive, Desc: "Archive the task."},
 	{Name: AutoEnablePlanMode, Desc: "Plan mode (instructions, ACP mode plan) until disable_plan_mode."},
 	{Name: AutoDisablePlanMode, Desc: "End plan mode."},

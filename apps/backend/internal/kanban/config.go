@@ -50,6 +50,31 @@ const (
 	MaxUpstreamTimeout     = 600 // seconds
 )
 
+// MCP server types: launched as a command, or reached at a URL.
+const (
+	MCPServerStdio = "stdio"
+	MCPServerHTTP  = "http"
+)
+
+// MCPServerTypes lists the MCP server types.
+var MCPServerTypes = []string{MCPServerStdio, MCPServerHTTP}
+
+// Bounds of an agent profile and of its MCP servers, shared by the tool
+// schemas and the store.
+const (
+	MaxModelLen          = 200      // an agent profile's model
+	MaxCommandLen        = 4096     // an MCP server's command, each of its arguments, its URL
+	MaxMCPServers        = 32       // MCP servers of one agent profile
+	MaxMCPServerNameLen  = 64       // an MCP server's name (as MCPServerNamePattern allows)
+	MaxMCPServersBytes   = 64 << 10 // all of a profile's MCP servers, as stored JSON
+	MaxMCPServerArgs     = 64       // command-line arguments of one server
+	MaxMCPServerMapKeys  = 64       // environment variables, or headers, of one server
+	MaxSecretValueLen    = 8192     // one environment variable's or header's value
+	MCPServerNamePattern = `^[A-Za-z0-9_.-]{1,64}$`
+	EnvNamePattern       = `^[A-Za-z_][A-Za-z0-9_]{0,127}$`
+	HeaderNamePattern    = "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$"
+)
+
 // CallTimeout is how long one call of the proxied server may take, in
 // seconds.
 func (c MCPServerConfig) CallTimeout() int {
@@ -78,6 +103,12 @@ type Executor struct {
 
 // MCPPolicies are the allowed mcp_policy values of executor profiles.
 var MCPPolicies = []string{"inherit", "enabled", "disabled", "restricted"}
+
+// Bounds of an executor profile, shared by the tool schemas and the store.
+const (
+	MaxScriptLen           = 64 << 10 // a prepare or cleanup script, in characters
+	MaxExecutorConfigBytes = 64 << 10 // the config, as stored JSON
+)
 
 // ExecutorProfile is a named configuration of an executor.
 type ExecutorProfile struct {

@@ -4,6 +4,7 @@ package kanban
 const (
 	DefaultLimit = 50
 	MaxLimit     = 200
+	MaxCursorLen = 512 // an opaque cursor (a page's, or a conversation's before/after)
 )
 
 // Page is the pagination request of every list: Limit 0 means DefaultLimit;
@@ -21,7 +22,7 @@ func (p Page) Normalize() (Page, error) {
 	if p.Limit < 1 || p.Limit > MaxLimit {
 		return p, FieldError("limit", "must be between 1 and %d", MaxLimit)
 	}
-	if len(p.Cursor) > 512 {
+	if len(p.Cursor) > MaxCursorLen {
 		return p, FieldError("cursor", "is not a valid cursor")
 	}
 	return p, nil

@@ -69,6 +69,21 @@ const (
 	PermissionExpired   = "expired"
 )
 
+// PermissionStates lists the permission states.
+var PermissionStates = []string{PermissionPending, PermissionResolved, PermissionCancelled, PermissionExpired}
+
+// PermissionAnyState is the status filter of a permission listing that
+// lists requests in every state.
+const PermissionAnyState = "all"
+
+// Bounds of a permission request (what an agent may put in one) and of the
+// operator's answer to it.
+const (
+	MaxPermissionTitleLen = 500 // a title or an option's name (cut, not refused)
+	MaxPermissionIDLen    = 200 // the agent's pending id, an option's id or kind
+	MaxPermissionOptions  = 10  // options of one request
+)
+
 // Permission is an agent's request to run a tool call, waiting for an
 // operator (or answered by the profile's auto-approve).
 type Permission struct {

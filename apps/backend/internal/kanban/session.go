@@ -205,3 +205,50 @@ const (
 	QuestionAnswered = "answered"
 	QuestionRejected = "rejected"
 )
+
+// QuestionKinds and QuestionStates list the question kinds and states.
+var (
+	QuestionKinds  = []string{QuestionForUser, QuestionForParent}
+	QuestionStates = []string{QuestionPending, QuestionAnswered, QuestionRejected}
+)
+
+// QuestionWaitingForParent is ask_parent_question_kandev's status: the
+// question was delivered to the parent, whose answer comes as a prompt.
+const QuestionWaitingForParent = "waiting_for_parent"
+
+// Bounds of a question bundle and of its answers, shared by the question
+// tools' schemas, the action layer and the store.
+const (
+	MaxQuestionItems       = 4    // questions in one bundle
+	MinQuestionOptions     = 2    // options of one question, at least
+	MaxQuestionOptions     = 6    // options of one question, at most
+	MaxQuestionTextLen     = 1000 // a question's prompt
+	MaxQuestionTitleLen    = 12   // a question's short label
+	MaxOptionLabelLen      = 100  // an option's label
+	MaxOptionDescLen       = 500  // an option's description
+	MaxQuestionContext     = 8000 // the shared context (context_paragraphs joined)
+	MaxContextParagraphs   = 20   // paragraphs of the shared context
+	MaxContextParagraphLen = 4000 // one paragraph of the shared context
+	MaxQuestionIDLen       = 64   // a question_id or option_id an answer names
+	MaxAnswerCustomLen     = 2000 // an answer's custom text
+	MaxAnswerReasonLen     = 1000 // a rejection's reason
+	DefaultQuestionWait    = 600  // seconds ask_user_question_kandev waits by default
+	MaxQuestionWait        = 3600 // seconds ask_user_question_kandev waits at most
+	MaxTimestampLen        = 64   // an RFC 3339 time a question listing filters by (created_since)
+)
+
+// MaxTopics bounds the topics of one subscribe or unsubscribe call.
+const MaxTopics = 50
+
+// MaxStopReasonLen bounds why sessions are stopped (stop_task_kandev, the
+// stop_agent automation, session.stop).
+const MaxStopReasonLen = 1000
+
+// Orders of a conversation listing (get_task_conversation_kandev).
+const (
+	OrderAsc  = "asc" // oldest first (the default)
+	OrderDesc = "desc"
+)
+
+// MessageOrders lists the orders of a conversation listing.
+var MessageOrders = []string{OrderAsc, OrderDesc}

@@ -63,6 +63,48 @@ const (
 	WorkspaceNew           = "new_workspace"
 )
 
+// Bounds of a task's fields, its repositories and its branches, shared by
+// the tool schemas, the action layer and the store.
+const (
+	MaxPathLen        = 4096      // a filesystem path: a checkout, a folder, a file a review or walkthrough names
+	MaxURLLen         = 2048      // a repository's remote URL
+	MaxBranchLen      = 255       // a git branch name
+	MaxRepoRefLen     = 255       // a repository named by name or id (in an artifact)
+	MaxSourcesPerCall = 10        // sources one add_workspace_sources_kandev call attaches
+	MaxBlockedBy      = 50        // blockers a task is created with
+	MaxTaskPosition   = 1_000_000 // a 0-based board position (larger means the end)
+)
+
+// Kinds of workspace sources (add_workspace_sources_kandev).
+const (
+	SourceRepository = "repository"
+	SourceFolder     = "folder"
+)
+
+// SourceKinds lists the kinds of workspace sources.
+var SourceKinds = []string{SourceRepository, SourceFolder}
+
+// Bounds of list_related_tasks_kandev.
+const (
+	DefaultRelatedLimit = 20  // tasks per list by default
+	MaxRelatedLimit     = 100 // tasks per list at most
+)
+
+// Lists of list_related_tasks_kandev, as its truncated field names them.
+const (
+	RelatedChildren = "children"
+	RelatedSiblings = "siblings"
+	RelatedBlockers = "blockers"
+	RelatedBlocked  = "blocked"
+)
+
+// RelatedLists lists the lists of list_related_tasks_kandev.
+var RelatedLists = []string{RelatedChildren, RelatedSiblings, RelatedBlockers, RelatedBlocked}
+
+// DependencyDirections are the directions of a task's dependency listing:
+// the tasks it waits for (the default) or the tasks waiting for it.
+var DependencyDirections = []string{RelatedBlockers, RelatedBlocked}
+
 // TaskCreate is the input of TaskService.CreateTask. The service resolves
 // defaults: WorkflowID from the workspace's first workflow, WorkflowStepID
 // from the workflow's start step.

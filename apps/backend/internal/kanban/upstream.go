@@ -2,6 +2,7 @@ package kanban
 
 import (
 	"regexp"
+	"slices"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -19,12 +20,11 @@ const (
 	MaxUpstreamRefused   = 200 // refused tools kept per server (ToolsRefused counts all)
 	MaxUpstreamToolText  = 160 // bytes of a refused tool's (escaped) name
 	MaxUpstreamReason    = 300 // bytes of a reason or detail
-	maxUpstreamServers   = 32
 	maxUpstreamToolCount = 100_000
 )
 
 var (
-	upstreamServerName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	upstreamServerName = regexp.MustCompile(MCPServerNamePattern)
 	upstreamLimit      = regexp.MustCompile(`^[a-z_-]{1,32}$`)
 )
 
@@ -58,16 +58,16 @@ type RefusedTool struct {
 // ValidateUpstreams checks a session's report: at most 32 servers with
 // distinct valid names, known types and states, bounded printable texts.
 func ValidateUpstreams(servers []UpstreamServer) error {
-	if len(servers) > maxUpstreamServers {
-		return FieldError("servers", "at most %d servers", maxUpstreamServers)
+	if len(servers) > MaxMCPServers {
+		return FieldError("servers", "at most %d servers", MaxMCPServers)
 	}
 	seen := map[string]bool{}
 	for _, s := range servers {
 		if !upstreamServerName.MatchString(s.Name) || seen[s.Name] {
-			return FieldError("servers.*.name", "must be distinct server names matching ^[A-Za-z0-9_.-]{1,64}$")
+			return FieldError("servers.*.name", "must be distinct server names matching "+MCPServerNamePattern)
 		}
 		seen[s.Name] = true
-		if s.Type != "stdio" && s.Type != "http" {
+		if !slices.Contains(MCPServerTypes, s.Type) {
 			return FieldError("servers.*.type", "must be stdio or http")
 		}
 		switch s.State {

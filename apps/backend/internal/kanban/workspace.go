@@ -84,6 +84,17 @@ type WorkflowStep struct {
 // imported, or reordered).
 const MaxWorkflowSteps = 50
 
+// Bounds of an imported workflow document (import_workflow_kandev).
+const (
+	MaxWorkflowDocBytes = 1 << 20 // the document's text
+	MaxDocWorkflows     = 20      // workflows of one document
+	// MaxWorkflowDocNodes bounds the values a YAML document expands to
+	// (aliases included): a "billion laughs" document is refused as soon
+	// as its expansion passes it, long before it uses memory.
+	MaxWorkflowDocNodes = 100_000
+	MaxWorkflowDocDepth = 64 // nesting of a YAML document
+)
+
 // Bounds of a step's settings and of open settings records, enforced by
 // the store and advertised by the MCP schemas alike.
 const (
@@ -92,6 +103,7 @@ const (
 	MaxStepActions        = 20     // automations per event
 	MaxStepActionKeys     = 50     // keys in one automation's config
 	MaxExecutorConfigKeys = 100
+	MaxStepEventsBytes    = MaxPromptLen // a step's automations, as stored JSON
 	// SettingKeyPattern is the form of a key in an open settings record
 	// (automation and executor config).
 	SettingKeyPattern = `^[A-Za-z0-9_.-]{1,64}$`

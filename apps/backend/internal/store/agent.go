@@ -14,12 +14,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Config field bounds.
-const (
-	maxModelLen   = 200
-	maxCommandLen = 4096 // paths, commands and URLs in agent configs
-)
-
 // preferredAgent is the agent whose default profile DefaultAgentProfile
 // returns when it exists.
 const preferredAgent = "claude-code"
@@ -57,7 +51,7 @@ func getAgent(ctx context.Context, q queryer, id string) (*kanban.Agent, error) 
 // UpdateAgent sets the given fields of an agent (NOT_FOUND when missing).
 func (s *Store) UpdateAgent(ctx context.Context, id string, supportsMCP *bool, mcpConfigPath *string) (*kanban.Agent, error) {
 	if mcpConfigPath != nil {
-		if err := kanban.CheckText("mcp_config_path", *mcpConfigPath, false, maxCommandLen); err != nil {
+		if err := kanban.CheckText("mcp_config_path", *mcpConfigPath, false, kanban.MaxPathLen); err != nil {
 			return nil, err
 		}
 	}
@@ -123,7 +117,7 @@ func checkAgentProfile(name, model string) error {
 	if err := kanban.CheckLine("name", name, true, kanban.MaxNameLen); err != nil {
 		return err
 	}
-	return kanban.CheckText("model", model, false, maxModelLen)
+	return kanban.CheckText("model", model, false, kanban.MaxModelLen)
 }
 
 // CreateAgentProfile adds a profile to an agent. The agent's first profile
@@ -225,13 +219,7 @@ func scanAgentProfile(r rowSource) (*kanban.AgentProfile, error) {
 	return &p, nil
 }
 
-// MCP server config bounds.
-const (
-	maxMCPServers      = 32
-	maxMCPServersBytes = 64 << 10
-)
-
-var mcpServerName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+var mcpServerName = regexp.MustCompile(kanban.MCPServerNamePattern)
 
 // GetMCPConfig returns an agent profile's MCP configuration; a profile that
 // never had one gets the default (enabled, no servers). NOT_FOUND for a
@@ -306,38 +294,38 @@ func (s *Store) UpdateMCPConfig(ctx context.Context, profileID string, enabled *
 // checkMCPServers validates servers in name order. Messages name fields
 // with "*" for the server name, which is caller-chosen.
 func checkMCPServers(servers map[string]kanban.MCPServerConfig) error {
-	if len(servers) > maxMCPServers {
-		return kanban.FieldError("servers", "at most %d servers", maxMCPServers)
+	if len(servers) > kanban.MaxMCPServers {
+		return kanban.FieldError("servers", "at most %d servers", kanban.MaxMCPServers)
 	}
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
 		if !mcpServerName.MatchString(name) {
-			return kanban.FieldError("servers", "server names must match ^[A-Za-z0-9_.-]{1,64}$")
+			return kanban.FieldError("servers", "server names must match "+kanban.MCPServerNamePattern)
 		}
 		if err := checkMCPServer(servers[name]); err != nil {
 			return err
 		}
 	}
 	b, err := json.Marshal(servers)
-	if err != nil || len(b) > maxMCPServersBytes {
-		return kanban.FieldError("servers", "larger than %d bytes", maxMCPServersBytes)
+	if err != nil || len(b) > kanban.MaxMCPServersBytes {
+		return kanban.FieldError("servers", "larger than %d bytes", kanban.MaxMCPServersBytes)
 	}
 	return nil
 }
 
 func checkMCPServer(c kanban.MCPServerConfig) error {
 	switch c.Type {
-	case "stdio":
-		if err := kanban.CheckText("servers.*.command", c.Command, true, maxCommandLen); err != nil {
+	case kanban.MCPServerStdio:
+		if err := kanban.CheckText("servers.*.command", c.Command, true, kanban.MaxCommandLen); err != nil {
 			return err
 		}
 		if c.URL != "" || len(c.Headers) > 0 {
 			return kanban.FieldError("servers.*", "a stdio server takes no url or headers")
 		}
-	case "http":
+	case kanban.MCPServerHTTP:
 		if c.Command != "" || len(c.Args) > 0 {
 			return kanban.FieldError("servers.*", "an http server takes no command or args")
 		}
-		if err := kanban.CheckText("servers.*.url", c.URL, true, maxCommandLen); err != nil {
+		if err := kanban.CheckText("servers.*.url", c.URL, true, kanban.MaxCommandLen); err != nil {
 			return err
 		}
 		u, err := url.Parse(c.URL)

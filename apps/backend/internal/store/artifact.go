@@ -10,18 +10,10 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// maxArtifactData bounds an artifact's JSON payload.
-const maxArtifactData = 1 << 20
-
-var artifactKinds = []string{
-	kanban.ArtifactWalkthrough, kanban.ArtifactFindings, kanban.ArtifactRichOutput,
-	kanban.ArtifactStepComplete, kanban.ArtifactDecision,
-}
-
 const artifactColumns = `id, task_id, session_id, kind, data, created_at`
 
 func checkArtifactKind(kind string) error {
-	if !slices.Contains(artifactKinds, kind) {
+	if !slices.Contains(kanban.ArtifactKinds, kind) {
 		return kanban.FieldError("kind", "must be one of walkthrough, review_findings, rich_output, step_complete, step_decision")
 	}
 	return nil
@@ -35,8 +27,8 @@ func (s *Store) CreateArtifact(ctx context.Context, a kanban.Artifact) (*kanban.
 	if err := checkArtifactKind(a.Kind); err != nil {
 		return nil, err
 	}
-	if len(a.Data) > maxArtifactData {
-		return nil, kanban.FieldError("data", "larger than %d bytes", maxArtifactData)
+	if len(a.Data) > kanban.MaxArtifactDataBytes {
+		return nil, kanban.FieldError("data", "larger than %d bytes", kanban.MaxArtifactDataBytes)
 	}
 	if len(a.Data) == 0 || !json.Valid(a.Data) {
 		return nil, kanban.FieldError("data", "must be valid JSON")

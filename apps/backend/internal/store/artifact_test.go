@@ -304,7 +304,7 @@ func testCreateArtifactRejects(t *testing.T) {
 	other := mustTask(t, f.s, f.b, "", "Other")
 	ok := kanban.Artifact{TaskID: f.task.ID, Kind: kanban.ArtifactRichOutput, Data: json.RawMessage(`{}`)}
 	with := func(fn func(a *kanban.Artifact)) kanban.Artifact { a := ok; fn(&a); return a }
-	big := `"` + strings.Repeat("x", maxArtifactData) + `"`
+	big := `"` + strings.Repeat("x", kanban.MaxArtifactDataBytes) + `"`
 	tests := []struct {
 		name string
 		in   kanban.Artifact

@@ -60,7 +60,7 @@ func testAgents(t *testing.T) {
 	if got, err = f.s.UpdateAgent(ctx, a.ID, nil, nil); err != nil || got.SupportsMCP || got.MCPConfigPath != path {
 		t.Fatalf("got %+v, %v, want an empty update to keep the fields", got, err)
 	}
-	long := strings.Repeat("p", maxCommandLen+1)
+	long := strings.Repeat("p", kanban.MaxPathLen+1)
 	before := snapshot(t, f.s)
 	_, err = f.s.UpdateAgent(ctx, a.ID, nil, &long)
 	wantCode(t, err, kanban.CodeValidation)
@@ -261,7 +261,7 @@ func testUpdateMCPConfigRejects(t *testing.T) {
 		t.Fatalf("default profile: %v", err)
 	}
 	many := map[string]kanban.MCPServerConfig{}
-	for i := range maxMCPServers + 1 {
+	for i := range kanban.MaxMCPServers + 1 {
 		many[fmt.Sprintf("s%d", i)] = kanban.MCPServerConfig{Type: "stdio", Command: "x"}
 	}
 	one := func(name string, c kanban.MCPServerConfig) map[string]kanban.MCPServerConfig {
@@ -353,8 +353,8 @@ func testExecutorProfileRejects(t *testing.T) {
 	if err != nil {
 		t.Fatalf("default executor profile: %v", err)
 	}
-	bigCfg := map[string]json.RawMessage{"k": json.RawMessage(`"` + strings.Repeat("x", maxExecutorConfigBytes) + `"`)}
-	bigScript := strings.Repeat("s", maxScriptBytes+1)
+	bigCfg := map[string]json.RawMessage{"k": json.RawMessage(`"` + strings.Repeat("x", kanban.MaxExecutorConfigBytes) + `"`)}
+	bigScript := strings.Repeat("s", kanban.MaxScriptLen+1)
 	bad, taken := "everything", "default"
 	mk := func(p kanban.ExecutorProfile) func() error {
 		return func() error { _, err := f.s.CreateExecutorProfile(ctx, p); return err }
@@ -384,4 +384,21 @@ func testExecutorProfileRejects(t *testing.T) {
 		}, kanban.CodeNotFound},
 	}
 	checkRefusals(t, f.s, tests)
+}
+
+// TestExecutorScriptBoundInCharacters: a script is bounded in characters,
+// as the executor profile tools' schemas advertise it (maxLength), so one
+// of kanban.MaxScriptLen two-byte characters is stored.
+func TestExecutorScriptBoundInCharacters(t *testing.T) {
+	f := sessionFixture(t)
+	ctx := context.Background()
+	execs, err := f.s.ListExecutors(ctx, kanban.Page{})
+	if err != nil || len(execs.Items) == 0 {
+		t.Fatalf("list executors: %+v, %v", execs, err)
+	}
+	script := strings.Repeat("é", kanban.MaxScriptLen)
+	p, err := f.s.CreateExecutorProfile(ctx, kanban.ExecutorProfile{ExecutorID: execs.Items[0].ID, Name: "wide", PrepareScript: script})
+	if err != nil || p.PrepareScript != script {
+		t.Fatalf("got %v, want a script of %d two-byte characters stored", err, kanban.MaxScriptLen)
+	}
 }

@@ -7,27 +7,25 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // documentKey is the shape of a document key: lowercase, starting with a
 // letter or digit, at most 64 characters.
-var documentKey = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-
-// documentTypes are the allowed Document.Type values; the first is the default.
-var documentTypes = kanban.DocumentTypes
+var documentKey = regexp.MustCompile(kanban.DocumentKeyPattern)
 
 const documentColumns = `task_id, key, type, title, content, revision, created_at, updated_at`
 
 func checkDocument(d kanban.Document) error {
 	if !documentKey.MatchString(d.Key) {
-		return kanban.FieldError("key", "must match ^[a-z0-9][a-z0-9._-]{0,63}$")
+		return kanban.FieldError("key", "must match "+kanban.DocumentKeyPattern)
 	}
-	if d.Type != "" && !slices.Contains(documentTypes, d.Type) {
-		return kanban.FieldError("type", "must be one of markdown, text, json, html")
+	if d.Type != "" && !slices.Contains(kanban.DocumentTypes, d.Type) {
+		return kanban.FieldError("type", "must be one of %s", strings.Join(kanban.DocumentTypes, ", "))
 	}
-	if err := kanban.CheckLine("title", d.Title, false, maxPlanTitleLen); err != nil {
+	if err := kanban.CheckLine("title", d.Title, false, kanban.MaxPlanTitleLen); err != nil {
 		return err
 	}
 	return kanban.CheckText("content", d.Content, false, kanban.MaxContentLen)
@@ -52,7 +50,7 @@ func (s *Store) WriteDocument(ctx context.Context, d kanban.Document) (*kanban.D
 		switch {
 		case kanban.ErrorCode(err) == kanban.CodeNotFound:
 			if d.Type == "" {
-				d.Type = documentTypes[0]
+				d.Type = kanban.DocumentTypes[0]
 			}
 			d.Revision = 1
 			_, err = tx.ExecContext(ctx, `INSERT INTO task_documents (`+documentColumns+`)

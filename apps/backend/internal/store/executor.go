@@ -9,12 +9,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Executor profile bounds.
-const (
-	maxExecutorConfigBytes = 64 << 10
-	maxScriptBytes         = 64 << 10
-)
-
 const (
 	executorColumns     = `id, name, type, description, created_at`
 	execProfileColumns  = `id, executor_id, name, mcp_policy, config, prepare_script, cleanup_script, is_default, created_at, updated_at`
@@ -101,14 +95,14 @@ func checkExecutorProfile(p kanban.ExecutorProfile) (string, error) {
 	if err != nil {
 		return "", kanban.FieldError("config", "values must be valid JSON")
 	}
-	if len(b) > maxExecutorConfigBytes {
-		return "", kanban.FieldError("config", "larger than %d bytes", maxExecutorConfigBytes)
+	if len(b) > kanban.MaxExecutorConfigBytes {
+		return "", kanban.FieldError("config", "larger than %d bytes", kanban.MaxExecutorConfigBytes)
 	}
-	if len(p.PrepareScript) > maxScriptBytes {
-		return "", kanban.FieldError("prepare_script", "larger than %d bytes", maxScriptBytes)
+	if err := kanban.CheckText("prepare_script", p.PrepareScript, false, kanban.MaxScriptLen); err != nil {
+		return "", err
 	}
-	if len(p.CleanupScript) > maxScriptBytes {
-		return "", kanban.FieldError("cleanup_script", "larger than %d bytes", maxScriptBytes)
+	if err := kanban.CheckText("cleanup_script", p.CleanupScript, false, kanban.MaxScriptLen); err != nil {
+		return "", err
 	}
 	return string(b), nil
 }

@@ -131,7 +131,7 @@ func buildMessageQuery(f kanban.MessageFilter) (*messageQuery, error) {
 			continue
 		}
 		var seq int64
-		if len(b.cursor) > 512 || decodeCursor(b.cursor, messageCursor, &seq) != nil {
+		if len(b.cursor) > kanban.MaxCursorLen || decodeCursor(b.cursor, messageCursor, &seq) != nil {
 			return nil, kanban.FieldError(b.field, "is not a valid cursor")
 		}
 		q.sql += ` AND seq ` + b.op + ` ?`

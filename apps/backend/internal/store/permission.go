@@ -11,15 +11,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Permission bounds: what an agent may put in a request.
-const (
-	maxPermissionTitleLen = 500
-	maxPermissionIDLen    = 200
-	maxPermissionOptions  = 10
-)
-
-var permissionStates = []string{kanban.PermissionPending, kanban.PermissionResolved, kanban.PermissionCancelled, kanban.PermissionExpired}
-
 const permissionColumns = `id, pending_id, session_id, task_id, workspace_id, title, kind, options, state,
 	option_id, resolved_by, created_at, resolved_at`
 
@@ -27,16 +18,16 @@ const permissionColumns = `id, pending_id, session_id, task_id, workspace_id, ti
 // and workspace come from the session). Agent-supplied text is bounded
 // here: titles are cut, not refused, so an agent's request is never lost.
 func (s *Store) CreatePermission(ctx context.Context, p kanban.Permission) (*kanban.Permission, error) {
-	if len(p.Options) == 0 || len(p.Options) > maxPermissionOptions {
-		return nil, kanban.FieldError("options", "must have between 1 and %d options", maxPermissionOptions)
+	if len(p.Options) == 0 || len(p.Options) > kanban.MaxPermissionOptions {
+		return nil, kanban.FieldError("options", "must have between 1 and %d options", kanban.MaxPermissionOptions)
 	}
 	for i, o := range p.Options {
-		if o.OptionID == "" || len(o.OptionID) > maxPermissionIDLen {
+		if o.OptionID == "" || len(o.OptionID) > kanban.MaxPermissionIDLen {
 			return nil, kanban.FieldError("options", "item %d has an empty or overlong option_id", i)
 		}
-		p.Options[i].Name, p.Options[i].Kind = kanban.Clip(o.Name, maxPermissionTitleLen), kanban.Clip(o.Kind, maxPermissionIDLen)
+		p.Options[i].Name, p.Options[i].Kind = kanban.Clip(o.Name, kanban.MaxPermissionTitleLen), kanban.Clip(o.Kind, kanban.MaxPermissionIDLen)
 	}
-	p.Title, p.Kind, p.PendingID = kanban.Clip(p.Title, maxPermissionTitleLen), kanban.Clip(p.Kind, maxPermissionIDLen), kanban.Clip(p.PendingID, maxPermissionIDLen)
+	p.Title, p.Kind, p.PendingID = kanban.Clip(p.Title, kanban.MaxPermissionTitleLen), kanban.Clip(p.Kind, kanban.MaxPermissionIDLen), kanban.Clip(p.PendingID, kanban.MaxPermissionIDLen)
 	opts, err := json.Marshal(p.Options)
 	if err != nil {
 		return nil, fmt.Errorf("create permission: %w", err)
@@ -159,8 +150,8 @@ func (s *Store) ListPermissions(ctx context.Context, f kanban.PermissionFilter, 
 		}
 	}
 	if f.State != "" {
-		if !slices.Contains(permissionStates, f.State) {
-			return nil, kanban.FieldError("state", "must be one of %s", strings.Join(permissionStates, ", "))
+		if !slices.Contains(kanban.PermissionStates, f.State) {
+			return nil, kanban.FieldError("state", "must be one of %s", strings.Join(kanban.PermissionStates, ", "))
 		}
 		add(`state = ?`, f.State)
 	}

@@ -7,13 +7,10 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// maxPlanTitleLen bounds plan and document titles.
-const maxPlanTitleLen = 200
-
 const planColumns = `task_id, title, content, revision, created_by, created_at, updated_at`
 
 func checkPlanFields(title, content, by string) error {
-	if err := kanban.CheckLine("title", title, false, maxPlanTitleLen); err != nil {
+	if err := kanban.CheckLine("title", title, false, kanban.MaxPlanTitleLen); err != nil {
 		return err
 	}
 	if err := kanban.CheckText("content", content, true, kanban.MaxContentLen); err != nil {

@@ -12,27 +12,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Question bounds.
-const (
-	maxQuestionItems    = 4
-	minQuestionOptions  = 2
-	maxQuestionOptions  = 6
-	maxQuestionTextLen  = 1000
-	maxQuestionIDLen    = 64
-	maxOptionLabelLen   = 100
-	maxOptionDescLen    = 500
-	maxAnswerCustomLen  = 2000
-	maxAnswerReasonLen  = 1000
-	maxQuestionTitleLen = 12
-	maxQuestionContext  = 8000
-	maxParentReplyLen   = kanban.MaxPromptLen
-)
-
-var (
-	questionStates = []string{kanban.QuestionPending, kanban.QuestionAnswered, kanban.QuestionRejected}
-	questionKinds  = []string{kanban.QuestionForUser, kanban.QuestionForParent}
-)
-
 const questionColumns = `id, kind, session_id, task_id, workspace_id, context, questions, state, answers,
 	reason, reply, created_at, answered_at`
 
@@ -52,10 +31,10 @@ func (s *Store) CreateQuestion(ctx context.Context, q kanban.Question, deliver f
 	if q.Kind == "" {
 		q.Kind = kanban.QuestionForUser
 	}
-	if !slices.Contains(questionKinds, q.Kind) {
+	if !slices.Contains(kanban.QuestionKinds, q.Kind) {
 		return nil, nil, kanban.FieldError("kind", "must be user or parent")
 	}
-	if err := kanban.CheckText("context", q.Context, false, maxQuestionContext); err != nil {
+	if err := kanban.CheckText("context", q.Context, false, kanban.MaxQuestionContext); err != nil {
 		return nil, nil, err
 	}
 	items := cloneItems(q.Questions)
@@ -111,8 +90,8 @@ func cloneItems(items []kanban.QuestionItem) []kanban.QuestionItem {
 
 // checkQuestionItems validates the items and assigns missing ids in place.
 func checkQuestionItems(items []kanban.QuestionItem) error {
-	if len(items) < 1 || len(items) > maxQuestionItems {
-		return kanban.FieldError("questions", "must have between 1 and %d items", maxQuestionItems)
+	if len(items) < 1 || len(items) > kanban.MaxQuestionItems {
+		return kanban.FieldError("questions", "must have between 1 and %d items", kanban.MaxQuestionItems)
 	}
 	for i := range items {
 		it := &items[i]
@@ -126,10 +105,10 @@ func checkQuestionItems(items []kanban.QuestionItem) error {
 		if slices.ContainsFunc(items[:i], func(o kanban.QuestionItem) bool { return o.ID == it.ID }) {
 			return kanban.FieldError(path+".id", "duplicates another question's id")
 		}
-		if err := kanban.CheckText(path+".prompt", it.Prompt, true, maxQuestionTextLen); err != nil {
+		if err := kanban.CheckText(path+".prompt", it.Prompt, true, kanban.MaxQuestionTextLen); err != nil {
 			return err
 		}
-		if err := kanban.CheckText(path+".title", it.Title, false, maxQuestionTitleLen); err != nil {
+		if err := kanban.CheckText(path+".title", it.Title, false, kanban.MaxQuestionTitleLen); err != nil {
 			return err
 		}
 		if err := checkQuestionOptions(path+".options", i, it.Options); err != nil {
@@ -140,8 +119,8 @@ func checkQuestionItems(items []kanban.QuestionItem) error {
 }
 
 func checkQuestionOptions(path string, qi int, opts []kanban.QuestionOption) error {
-	if len(opts) < minQuestionOptions || len(opts) > maxQuestionOptions {
-		return kanban.FieldError(path, "must have between %d and %d options", minQuestionOptions, maxQuestionOptions)
+	if len(opts) < kanban.MinQuestionOptions || len(opts) > kanban.MaxQuestionOptions {
+		return kanban.FieldError(path, "must have between %d and %d options", kanban.MinQuestionOptions, kanban.MaxQuestionOptions)
 	}
 	for j := range opts {
 		o := &opts[j]
@@ -155,13 +134,13 @@ func checkQuestionOptions(path string, qi int, opts []kanban.QuestionOption) err
 		if slices.ContainsFunc(opts[:j], func(x kanban.QuestionOption) bool { return x.OptionID == o.OptionID }) {
 			return kanban.FieldError(p+".option_id", "duplicates another option's id")
 		}
-		if err := kanban.CheckText(p+".label", o.Label, true, maxOptionLabelLen); err != nil {
+		if err := kanban.CheckText(p+".label", o.Label, true, kanban.MaxOptionLabelLen); err != nil {
 			return err
 		}
 		if slices.ContainsFunc(opts[:j], func(x kanban.QuestionOption) bool { return x.Label == o.Label }) {
 			return kanban.FieldError(p+".label", "duplicates another option's label")
 		}
-		if err := kanban.CheckText(p+".description", o.Description, true, maxOptionDescLen); err != nil {
+		if err := kanban.CheckText(p+".description", o.Description, true, kanban.MaxOptionDescLen); err != nil {
 			return err
 		}
 	}
@@ -188,7 +167,7 @@ func getQuestion(ctx context.Context, q queryer, id string) (*kanban.Question, e
 // no longer pending) get the stored question with claimed=false and no
 // error. Answers are validated only while the question is pending.
 func (s *Store) AnswerQuestion(ctx context.Context, id string, answers []kanban.Answer, reject bool, reason string) (*kanban.Question, bool, error) {
-	if err := kanban.CheckText("reject_reason", reason, false, maxAnswerReasonLen); err != nil {
+	if err := kanban.CheckText("reject_reason", reason, false, kanban.MaxAnswerReasonLen); err != nil {
 		return nil, false, err
 	}
 	if reason != "" && !reject {
@@ -279,7 +258,7 @@ func checkAnswer(i int, it kanban.QuestionItem, a kanban.Answer) error {
 	case len(sel) == 0 && a.CustomText == "":
 		return kanban.FieldError(path, "give selected_options or custom_text")
 	case a.CustomText != "":
-		return kanban.CheckText(path+".custom_text", a.CustomText, true, maxAnswerCustomLen)
+		return kanban.CheckText(path+".custom_text", a.CustomText, true, kanban.MaxAnswerCustomLen)
 	}
 	if !it.MultiSelect && len(sel) != 1 {
 		return kanban.FieldError(path+".selected_options", "must have exactly one option_id (the question is single-select)")
@@ -311,7 +290,7 @@ func optionIDs(opts []kanban.QuestionOption) string {
 // question no longer pending returns it with claimed=false and appends
 // nothing, so retries deliver once.
 func (s *Store) ReplyParentQuestion(ctx context.Context, id, reply string, deliver kanban.Message) (*kanban.Question, *kanban.Message, bool, error) {
-	if err := kanban.CheckText("prompt", reply, true, maxParentReplyLen); err != nil {
+	if err := kanban.CheckText("prompt", reply, true, kanban.MaxPromptLen); err != nil {
 		return nil, nil, false, err
 	}
 	var (
@@ -366,13 +345,13 @@ func (s *Store) ListQuestions(ctx context.Context, f kanban.QuestionFilter, p ka
 		add(`task_id = ?`, f.TaskID)
 	}
 	if f.Kind != "" {
-		if !slices.Contains(questionKinds, f.Kind) {
+		if !slices.Contains(kanban.QuestionKinds, f.Kind) {
 			return nil, kanban.FieldError("kind", "must be user or parent")
 		}
 		add(`kind = ?`, f.Kind)
 	}
 	if f.State != "" {
-		if !slices.Contains(questionStates, f.State) {
+		if !slices.Contains(kanban.QuestionStates, f.State) {
 			return nil, kanban.FieldError("state", "must be pending, answered or rejected")
 		}
 		add(`state = ?`, f.State)

@@ -11,13 +11,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Bounds of repository locators and branch names, in characters.
-const (
-	maxPathLen   = 4096
-	maxURLLen    = 2048
-	maxBranchLen = 255
-)
-
 const repoCols = `id, workspace_id, name, local_path, remote_url, default_branch, created_at, updated_at`
 
 func scanRepository(r rowSource) (*kanban.Repository, error) {
@@ -32,10 +25,10 @@ func scanRepository(r rowSource) (*kanban.Repository, error) {
 }
 
 func validateLocators(localPath, remoteURL string) error {
-	if err := kanban.CheckText("local_path", localPath, false, maxPathLen); err != nil {
+	if err := kanban.CheckText("local_path", localPath, false, kanban.MaxPathLen); err != nil {
 		return err
 	}
-	return kanban.CheckText("remote_url", remoteURL, false, maxURLLen)
+	return kanban.CheckText("remote_url", remoteURL, false, kanban.MaxURLLen)
 }
 
 // prepareRepository applies defaults (name from the locator's last path
@@ -59,7 +52,7 @@ func prepareRepository(r *kanban.Repository) error {
 	if err := kanban.CheckLine("name", r.Name, true, kanban.MaxNameLen); err != nil {
 		return err
 	}
-	return kanban.CheckText("default_branch", r.DefaultBranch, true, maxBranchLen)
+	return kanban.CheckText("default_branch", r.DefaultBranch, true, kanban.MaxBranchLen)
 }
 
 // repoNameFrom derives a repository name from a path or URL: its last
@@ -189,7 +182,7 @@ func (s *Store) UpdateRepository(ctx context.Context, id string, defaultBranch *
 			out = r
 			return err
 		}
-		if err := kanban.CheckText("default_branch", *defaultBranch, true, maxBranchLen); err != nil {
+		if err := kanban.CheckText("default_branch", *defaultBranch, true, kanban.MaxBranchLen); err != nil {
 			return err
 		}
 		r.DefaultBranch, r.UpdatedAt = *defaultBranch, kanban.Now()
@@ -223,7 +216,7 @@ func validateTaskRepoInput(in *kanban.TaskRepositoryInput) error {
 	if err := validateLocators(in.LocalPath, in.RepositoryURL); err != nil {
 		return err
 	}
-	return kanban.CheckText("base_branch", in.BaseBranch, false, maxBranchLen)
+	return kanban.CheckText("base_branch", in.BaseBranch, false, kanban.MaxBranchLen)
 }
 
 // attachNewTaskRepo links a task being created to the repository in, found
@@ -280,10 +273,10 @@ func (s *Store) SetTaskRepository(ctx context.Context, tr kanban.TaskRepository)
 	if tr.RepositoryID == "" {
 		return nil, kanban.FieldError("repository_id", "is required")
 	}
-	if err := kanban.CheckText("base_branch", tr.BaseBranch, false, maxBranchLen); err != nil {
+	if err := kanban.CheckText("base_branch", tr.BaseBranch, false, kanban.MaxBranchLen); err != nil {
 		return nil, err
 	}
-	if err := kanban.CheckText("checkout_branch", tr.CheckoutBranch, false, maxBranchLen); err != nil {
+	if err := kanban.CheckText("checkout_branch", tr.CheckoutBranch, false, kanban.MaxBranchLen); err != nil {
 		return nil, err
 	}
 	var out *kanban.TaskRepository

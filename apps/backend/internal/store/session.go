@@ -15,9 +15,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// knownCapabilities are the capabilities a session may be granted.
-var knownCapabilities = kanban.Capabilities
-
 const sessionColumns = `id, task_id, workspace_id, agent_profile_id, executor_profile_id, state,
 	mcp_mode, capabilities, mcp_attached, last_attached_at, last_detached_at, created_at, updated_at,
 	managed, workdir, agent_session_id, exit_code, error, started_at, ended_at, name`
@@ -131,8 +128,8 @@ func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash st
 // known capabilities.
 func checkCapabilities(caps []string) error {
 	for i, c := range caps {
-		if !slices.Contains(knownCapabilities, c) {
-			return kanban.FieldError("capabilities", "unknown capability (known: %s)", strings.Join(knownCapabilities, ", "))
+		if !slices.Contains(kanban.Capabilities, c) {
+			return kanban.FieldError("capabilities", "unknown capability (known: %s)", strings.Join(kanban.Capabilities, ", "))
 		}
 		if slices.Contains(caps[:i], c) {
 			return kanban.FieldError("capabilities", "contains a duplicate")

@@ -13,9 +13,6 @@ const stepCols = `id, workflow_id, name, position, color, prompt, is_start_step,
 	auto_advance, wip_limit, auto_archive_after_hours, events, created_at, updated_at,
 	auto_advance_requires_signal, pull_from_step_id, cancel_triggers_turn_complete, show_in_command_panel, agent_profile_id`
 
-// maxEventsJSON bounds the encoded size of a step's event automations.
-const maxEventsJSON = kanban.MaxPromptLen
-
 func validateStep(st kanban.WorkflowStep) error {
 	if err := kanban.CheckLine("name", st.Name, true, kanban.MaxNameLen); err != nil {
 		return err
@@ -46,8 +43,8 @@ func encodeEvents(ev map[string][]kanban.StepAction) (string, error) {
 	if err != nil {
 		return "", kanban.FieldError("events", "config values must be valid JSON")
 	}
-	if len(b) > maxEventsJSON {
-		return "", kanban.FieldError("events", "larger than %d bytes", maxEventsJSON)
+	if len(b) > kanban.MaxStepEventsBytes {
+		return "", kanban.FieldError("events", "larger than %d bytes", kanban.MaxStepEventsBytes)
 	}
 	return string(b), nil
 }

@@ -92,19 +92,16 @@ func strs[T ~string](vs []T) []string {
 	return out
 }
 
-// Topic is a WebSocket subscription topic: a workspace's or a session's events.
-const topicPattern = `^(workspace|session):[A-Za-z0-9_-]{1,64}$`
-
-// MaxTopics bounds the topics of one subscribe or unsubscribe call.
-const MaxTopics = 50
+// topicPattern is a WebSocket subscription topic: a workspace's or a
+// session's events, "<kind>:<id>".
+var topicPattern = `^(workspace|session):` + kanban.IDPattern[1:]
 
 // payloadContracts declares the contracts of the actions that do not take
 // a forwarding tool's arguments unchanged (see the comment at the top).
 func payloadContracts(c *Catalog) (map[kanban.Action]S, error) {
 	b := &payloadBuilder{c: c}
 	taskRef := func(what string) S { return TaskRef(what + ` ("self": the session's own task).`) }
-	kind := Enum("Artifact kind.", kanban.ArtifactWalkthrough, kanban.ArtifactFindings, kanban.ArtifactRichOutput,
-		kanban.ArtifactStepComplete, kanban.ArtifactDecision)
+	kind := Enum("Artifact kind.", kanban.ArtifactKinds...)
 	artifact := func(k, tool string) S {
 		task := taskRef("The artifact's task")
 		if t := c.tools[tool]; t != nil && slices.Contains(t.Properties(), "task_id") {
@@ -114,7 +111,7 @@ func payloadContracts(c *Catalog) (map[kanban.Action]S, error) {
 			"kind", "data")
 	}
 	topics := Obj("", P{"topics": Arr("Topics to follow or stop following.",
-		Str(`"workspace:<id>" or "session:<id>".`).Pattern(topicPattern)).Items(1, MaxTopics)}, "topics")
+		Str(`"workspace:<id>" or "session:<id>".`).Pattern(topicPattern)).Items(1, kanban.MaxTopics)}, "topics")
 	out := map[kanban.Action]S{
 		kanban.ActionSubscribe:   topics,
 		kanban.ActionUnsubscribe: topics,
@@ -134,30 +131,30 @@ func payloadContracts(c *Catalog) (map[kanban.Action]S, error) {
 		}), "source"),
 		kanban.ActionPermissionList: Obj("", with(b.props("list_pending_agent_permissions_kandev"), P{
 			"workspace_id": ID("Only requests of this workspace's tasks."),
-			"status": Enum("State to list (default pending; all: every state).", kanban.PermissionPending,
-				kanban.PermissionResolved, kanban.PermissionCancelled, kanban.PermissionExpired, "all"),
+			"status": Enum("State to list (default pending; all: every state).",
+				append(slices.Clone(kanban.PermissionStates), kanban.PermissionAnyState)...),
 		})),
 
 		kanban.ActionQuestionAsk: Obj("", with(b.props("ask_user_question_kandev", "questions", "context", "context_paragraphs"), P{
-			"wait_seconds": Int("Longest wait for an answer in seconds; 0: the server's maximum.").Range(0, askMaxTimeout),
+			"wait_seconds": Int("Longest wait for an answer in seconds; 0: the server's maximum.").Range(0, kanban.MaxQuestionWait),
 		}), "questions"),
 		kanban.ActionQuestionGet: idOnly("The question bundle."),
 		kanban.ActionQuestionList: Obj("", with(b.props("list_pending_questions_kandev"), P{
 			"task_id": ID("Only questions of this task."),
-			"kind":    Enum("Who is asked (default user).", kanban.QuestionForUser, kanban.QuestionForParent),
-			"state":   Enum("Only questions in this state.", kanban.QuestionPending, kanban.QuestionAnswered, kanban.QuestionRejected),
+			"kind":    Enum("Who is asked (default user).", kanban.QuestionKinds...),
+			"state":   Enum("Only questions in this state.", kanban.QuestionStates...),
 		})),
 
 		kanban.ActionRepositoryCreate: Obj("", P{
 			"workspace_id":   ID("The repository's workspace; default the session's, else the first."),
 			"name":           Str("Name; default the locator's last segment.").Len(1, kanban.MaxNameLen),
-			"local_path":     Str("Local checkout path.").Len(1, maxLocalPath),
-			"remote_url":     Str("Remote URL.").Len(1, maxRepoURL),
-			"default_branch": Str("Branch tasks start from; default main.").Len(1, maxBranchName),
+			"local_path":     Str("Local checkout path.").Len(1, kanban.MaxPathLen),
+			"remote_url":     Str("Remote URL.").Len(1, kanban.MaxURLLen),
+			"default_branch": Str("Branch tasks start from; default main.").Len(1, kanban.MaxBranchLen),
 		}),
 		kanban.ActionRepositoryUpdate: Obj("", P{
 			"id":             ID("The repository."),
-			"default_branch": Str("Branch tasks start from.").Len(1, maxBranchName),
+			"default_branch": Str("Branch tasks start from.").Len(1, kanban.MaxBranchLen),
 		}, "id", "default_branch"),
 
 		kanban.ActionSessionAttach:  NoParams(),
@@ -192,13 +189,13 @@ func payloadContracts(c *Catalog) (map[kanban.Action]S, error) {
 		})),
 		kanban.ActionTaskDependencyList: Obj("", PageProps(P{
 			"task_id":   taskRef("The task"),
-			"direction": Enum("blockers (default): tasks it waits for; blocked: tasks waiting for it.", "blockers", "blocked"),
+			"direction": Enum("blockers (default): tasks it waits for; blocked: tasks waiting for it.", kanban.DependencyDirections...),
 		}), "task_id"),
 
 		kanban.ActionUpstreamList: Obj("", PageProps(P{"session_id": ID("The session.")}), "session_id"),
 		kanban.ActionUpstreamRefused: Obj("", PageProps(P{
 			"session_id": ID("The session."),
-			"server":     Str("Only this server's refused tools.").Len(1, 64),
+			"server":     Str("Only this server's refused tools.").Len(1, kanban.MaxMCPServerNameLen),
 		}), "session_id"),
 		kanban.ActionUpstreamReport: upstreamReport(),
 

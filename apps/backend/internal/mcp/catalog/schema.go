@@ -89,6 +89,17 @@ func (s S) Items(lo, hi int) S {
 	return s
 }
 
+// Props bounds an object's number of properties (max 0: no upper bound).
+func (s S) Props(lo, hi int) S {
+	if lo > 0 {
+		s["minProperties"] = lo
+	}
+	if hi > 0 {
+		s["maxProperties"] = hi
+	}
+	return s
+}
+
 // Unique requires distinct array items.
 func (s S) Unique() S { s["uniqueItems"] = true; return s }
 
@@ -104,14 +115,11 @@ func (s S) Format(f string) S { s["format"] = f; return s }
 // NoParams is the schema of a parameter-less tool.
 func NoParams() S { return S{"type": "object", "properties": P{}, "additionalProperties": false} }
 
-// Common property schemas, written once.
-const idPattern = kanban.IDPattern
-
 // ID is an entity id property.
-func ID(desc string) S { return Str(desc).Pattern(idPattern) }
+func ID(desc string) S { return Str(desc).Pattern(kanban.IDPattern) }
 
 // TaskRef is a task id or "self" (the session's bound task).
-func TaskRef(desc string) S { return Str(desc).Pattern(idPattern) }
+func TaskRef(desc string) S { return Str(desc).Pattern(kanban.IDPattern) }
 
 // SelfTaskRef is a TaskRef that defaults to "self".
 func SelfTaskRef(desc string) S { return TaskRef(desc).Default("self") }
@@ -119,6 +127,6 @@ func SelfTaskRef(desc string) S { return TaskRef(desc).Default("self") }
 // PageProps are the pagination properties every list tool takes.
 func PageProps(p P) P {
 	p["limit"] = Int("Page size, default 50.").Range(1, kanban.MaxLimit)
-	p["cursor"] = Str("The previous page's next_cursor; omit for the first page.").Len(1, 512)
+	p["cursor"] = Str("The previous page's next_cursor; omit for the first page.").Len(1, kanban.MaxCursorLen)
 	return p
 }

@@ -2,12 +2,6 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-// Agent configuration bounds advertised in schemas (the store enforces them).
-const (
-	maxModelLen = 200
-	maxPathLen  = 4096 // paths, commands and URLs in agent configs
-)
-
 var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 	{
 		Name:        "update_agent_kandev",
@@ -17,7 +11,7 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		Input: Obj("", P{
 			"agent_id":        ID("Agent to change."),
 			"supports_mcp":    Bool("Whether the agent can use MCP tools."),
-			"mcp_config_path": Str("Path of the agent's MCP config file; empty clears it.").Len(0, maxPathLen),
+			"mcp_config_path": Str("Path of the agent's MCP config file; empty clears it.").Len(0, kanban.MaxPathLen),
 		}, "agent_id"),
 		Output: agentConfigOut,
 		Hints:  IdempotentWrite,
@@ -41,7 +35,7 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		Input: Obj("", P{
 			"agent_id":      ID("Agent the profile configures."),
 			"name":          Str("Name, unique per agent.").Len(1, kanban.MaxNameLen),
-			"model":         Str("Model; empty uses the agent's default.").Len(0, maxModelLen),
+			"model":         Str("Model; empty uses the agent's default.").Len(0, kanban.MaxModelLen),
 			"auto_approve":  Bool("Approve its permission requests automatically.").Default(false),
 			"user_question": Bool("Sessions may ask the operator questions.").Default(true),
 		}, "agent_id", "name"),
@@ -56,7 +50,7 @@ var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
 		Input: Obj("", P{
 			"profile_id":    ID("Agent profile to change."),
 			"name":          Str("New name, unique within the agent.").Len(1, kanban.MaxNameLen),
-			"model":         Str("Model; empty uses the agent's default.").Len(0, maxModelLen),
+			"model":         Str("Model; empty uses the agent's default.").Len(0, kanban.MaxModelLen),
 			"auto_approve":  Bool("Approve its permission requests automatically."),
 			"user_question": Bool("Sessions may ask the operator questions."),
 		}, "profile_id"),

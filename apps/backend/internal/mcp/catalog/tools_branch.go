@@ -2,15 +2,6 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-// Bounds of branch sources (as the store enforces).
-const (
-	maxBranchName  = 255
-	maxLocalPath   = 4096
-	maxRepoURL     = 2048
-	maxRepoName    = 100
-	maxSourcesCall = 10
-)
-
 // branchTaskRef is the task_id of the branch tools.
 func branchTaskRef() S {
 	return SelfTaskRef(`Task to change: yours ("self", default) or a subtask.`)
@@ -28,10 +19,10 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 		Input: Obj("", P{
 			"task_id":         branchTaskRef(),
 			"repository_id":   ID("Repository of the workspace."),
-			"local_path":      Str("Local checkout path of the repository.").Len(1, maxLocalPath),
-			"repository_url":  Str("Remote URL of the repository.").Len(1, maxRepoURL),
-			"base_branch":     Str("Branch to start from; default the repository's.").Len(1, maxBranchName),
-			"checkout_branch": Str("Existing branch to check out instead.").Len(1, maxBranchName),
+			"local_path":      Str("Local checkout path of the repository.").Len(1, kanban.MaxPathLen),
+			"repository_url":  Str("Remote URL of the repository.").Len(1, kanban.MaxURLLen),
+			"base_branch":     Str("Branch to start from; default the repository's.").Len(1, kanban.MaxBranchLen),
+			"checkout_branch": Str("Existing branch to check out instead.").Len(1, kanban.MaxBranchLen),
 		}),
 		Output: out("The task's link to the repository.", P{
 			"task_repository":    taskRepoLinkOut,
@@ -50,15 +41,15 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 		Input: Obj("", P{
 			"task_id": branchTaskRef(),
 			"sources": Arr("The sources, in order.", Obj("One source: a repository or a folder.", P{
-				"kind":            Enum("repository or folder.", "repository", "folder"),
+				"kind":            Enum("repository or folder.", kanban.SourceKinds...),
 				"repository_id":   ID("A repository of the workspace."),
-				"local_path":      Str("Absolute path: a checkout or a folder.").Len(1, maxLocalPath),
-				"remote_url":      Str("Remote URL of the repository.").Len(1, maxRepoURL),
-				"github_url":      Str("https://github.com/owner/repo URL.").Len(1, maxRepoURL),
-				"base_branch":     Str("Branch to start from; default the repository's.").Len(1, maxBranchName),
-				"checkout_branch": Str("Existing branch to check out.").Len(1, maxBranchName),
-				"display_name":    Str("Folder name shown; default its last path segment.").Len(1, maxRepoName),
-			}, "kind")).Items(1, maxSourcesCall),
+				"local_path":      Str("Absolute path: a checkout or a folder.").Len(1, kanban.MaxPathLen),
+				"remote_url":      Str("Remote URL of the repository.").Len(1, kanban.MaxURLLen),
+				"github_url":      Str("https://github.com/owner/repo URL.").Len(1, kanban.MaxURLLen),
+				"base_branch":     Str("Branch to start from; default the repository's.").Len(1, kanban.MaxBranchLen),
+				"checkout_branch": Str("Existing branch to check out.").Len(1, kanban.MaxBranchLen),
+				"display_name":    Str("Folder name shown; default its last path segment.").Len(1, kanban.MaxNameLen),
+			}, "kind")).Items(1, kanban.MaxSourcesPerCall),
 		}, "sources"),
 		Output: out("The attached sources, in input order.", P{
 			"task_id": Str("The task they are attached to."),
@@ -82,7 +73,7 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 			"task_id":            branchTaskRef(),
 			"task_repository_id": ID("The task's repository link to change: its repository_id."),
 			"repository_id":      ID("Repository of the task to change (same as task_repository_id)."),
-			"base_branch":        Str("The new base branch.").Len(1, maxBranchName),
+			"base_branch":        Str("The new base branch.").Len(1, kanban.MaxBranchLen),
 		}, "base_branch"),
 		Output: taskRepoLinkOut,
 		Hints:  IdempotentWrite,

@@ -18,9 +18,9 @@ var _ = declare(&Group{Name: "conversation", Tools: []*Tool{
 			"session_id": ID("Only messages of this session of the task."),
 			"message_types": Arr("Only messages of these types.", Enum("A message type.", kanban.MessageTypes...)).
 				Items(1, len(kanban.MessageTypes)).Unique(),
-			"sort":   Enum("Time order.", "asc", "desc").Default("asc"),
-			"before": Str("Only messages before this cursor.").Len(1, 512),
-			"after":  Str("Only messages after this cursor.").Len(1, 512),
+			"sort":   Enum("Time order.", kanban.MessageOrders...).Default(kanban.OrderAsc),
+			"before": Str("Only messages before this cursor.").Len(1, kanban.MaxCursorLen),
+			"after":  Str("Only messages after this cursor.").Len(1, kanban.MaxCursorLen),
 			"limit":  Int("Page size.").Range(1, kanban.MaxLimit).Default(kanban.DefaultLimit),
 		}, "task_id"),
 		Output: listOf(messageOut),

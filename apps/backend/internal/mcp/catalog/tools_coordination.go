@@ -2,9 +2,6 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-// maxStopReason bounds stop_task_kandev's reason (as the action does).
-const maxStopReason = 1000
-
 var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 	{
 		Name:   "message_task_kandev",
@@ -38,7 +35,7 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 			"and stops nothing. The task itself is kept.",
 		Input: Obj("", P{
 			"task_id": ID("Direct subtask whose sessions to stop."),
-			"reason":  Str("Why, recorded in the stopped sessions' conversations.").Len(1, maxStopReason),
+			"reason":  Str("Why, recorded in the stopped sessions' conversations.").Len(1, kanban.MaxStopReasonLen),
 		}, "task_id"),
 		Output: out("What was stopped.", P{
 			"task_id":             Str("The stopped task."),

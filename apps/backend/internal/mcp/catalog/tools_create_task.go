@@ -21,12 +21,12 @@ var createTaskTool = &Tool{
 		"executor_profile_id": ID("Executor profile; default the default one."),
 		"start_agent":         Bool("Start an agent session (its id is returned).").Default(true),
 		"repository_id":       ID("Repository to work in; at most one of repository_id, local_path, repository_url."),
-		"local_path":          Str("Local checkout to work in (registered if new).").Len(1, 4096),
-		"repository_url":      Str("Remote repository URL (registered if new).").Len(1, 2048),
-		"base_branch":         Str("Branch to start from; default the repository's.").Len(1, 255),
+		"local_path":          Str("Local checkout to work in (registered if new).").Len(1, kanban.MaxPathLen),
+		"repository_url":      Str("Remote repository URL (registered if new).").Len(1, kanban.MaxURLLen),
+		"base_branch":         Str("Branch to start from; default the repository's.").Len(1, kanban.MaxBranchLen),
 		"external_id":         Str("Idempotency key, unique per workspace.").Len(1, kanban.MaxExternalIDLen),
 		"blocked_by": Arr(`Tasks of the workspace this one depends on ("self" allowed).`,
-			TaskRef("A blocking task id.")).Items(0, 50).Unique(),
+			TaskRef("A blocking task id.")).Items(0, kanban.MaxBlockedBy).Unique(),
 		"start_when_unblocked": Bool("Start the agent only once every blocker is completed. Default: true with blocked_by; false " +
 			"creates the dependencies with no automatic start."),
 		"autopilot": Bool("Autopilot: its agent never asks the operator; a subtask asks its parent " +

@@ -2,12 +2,6 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-// Executor profile bounds advertised in schemas (the store also caps
-// config at 64 KiB and each script at 64 KiB of UTF-8).
-const (
-	maxScriptLen = 64 << 10
-)
-
 var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 	{
 		Name:        "list_executors_kandev",
@@ -61,10 +55,10 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 
 // withExecutorFields adds the settings shared by create and update.
 func withExecutorFields(p P) P {
-	p["config"] = openConfig("Executor settings by name, any JSON values (64 KiB in all); replaces the stored ones.",
-		kanban.MaxExecutorConfigKeys)
-	p["prepare_script"] = Str("Shell script run before the agent; empty for none.").Len(0, maxScriptLen)
-	p["cleanup_script"] = Str("Shell script run after the session; empty for none.").Len(0, maxScriptLen)
+	p["config"] = openConfig("Executor settings by name, any JSON values (64 KiB in all); replaces the stored ones.").
+		Props(0, kanban.MaxExecutorConfigKeys)
+	p["prepare_script"] = Str("Shell script run before the agent; empty for none.").Len(0, kanban.MaxScriptLen)
+	p["cleanup_script"] = Str("Shell script run after the session; empty for none.").Len(0, kanban.MaxScriptLen)
 	return p
 }
 

@@ -7,17 +7,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Answer bounds advertised in schemas (the store validates answers against
-// the question: known ids, offered labels, every question answered once).
-const (
-	maxQuestionItems   = 4
-	maxQuestionOptions = 6
-	maxQuestionIDLen   = 64
-	maxOptionLabelLen  = 100
-	maxAnswerCustomLen = 2000
-	maxAnswerReasonLen = 1000
-)
-
 var _ = declare(&Group{Name: "external-questions", Tools: []*Tool{
 	{
 		Name:   "list_pending_questions_kandev",
@@ -27,7 +16,7 @@ var _ = declare(&Group{Name: "external-questions", Tools: []*Tool{
 			"answer_question_kandev to unblock the agent waiting for it.",
 		Input: Obj("", PageProps(P{
 			"workspace_id":  ID("Only questions asked in this workspace."),
-			"created_since": Str("Only questions asked at or after this time (RFC 3339, e.g. 2026-01-31T12:00:00Z).").Len(1, 64).Format("date-time"),
+			"created_since": Str("Only questions asked at or after this time (RFC 3339, e.g. 2026-01-31T12:00:00Z).").Len(1, kanban.MaxTimestampLen).Format("date-time"),
 		})),
 		Output: listOf(questionBundleOut),
 		Hints:  ReadHints,
@@ -52,13 +41,13 @@ var _ = declare(&Group{Name: "external-questions", Tools: []*Tool{
 		Input: Obj("", P{
 			"pending_id": ID("The question bundle to answer (its id from list_pending_questions_kandev)."),
 			"answers": Arr("One answer per question of the bundle, in any order; omit when rejecting.", Obj("The answer to one question.", P{
-				"question_id": Str("Id of the question within the bundle (e.g. \"q1\").").Len(1, maxQuestionIDLen),
+				"question_id": Str("Id of the question within the bundle (e.g. \"q1\").").Len(1, kanban.MaxQuestionIDLen),
 				"selected_options": Arr("option_id values of the chosen options (exactly one unless the question is "+
-					"multi-select).", Str("An offered option's option_id.").Len(1, maxQuestionIDLen)).Items(1, maxQuestionOptions).Unique(),
-				"custom_text": Str("A free-text answer instead of selected options.").Len(1, maxAnswerCustomLen),
-			}, "question_id")).Items(1, maxQuestionItems),
+					"multi-select).", Str("An offered option's option_id.").Len(1, kanban.MaxQuestionIDLen)).Items(1, kanban.MaxQuestionOptions).Unique(),
+				"custom_text": Str("A free-text answer instead of selected options.").Len(1, kanban.MaxAnswerCustomLen),
+			}, "question_id")).Items(1, kanban.MaxQuestionItems),
 			"rejected":      Bool("Reject the whole bundle instead of answering it (the agent is told).").Default(false),
-			"reject_reason": Str("Why, shown to the agent; only with rejected=true.").Len(0, maxAnswerReasonLen),
+			"reject_reason": Str("Why, shown to the agent; only with rejected=true.").Len(0, kanban.MaxAnswerReasonLen),
 		}, "pending_id"),
 		Output: out("The outcome.", P{
 			"claimed":  Bool("True when this call resolved the bundle; false when another resolution had already won."),

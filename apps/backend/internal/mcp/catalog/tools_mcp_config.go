@@ -5,18 +5,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// MCP server config bounds advertised in schemas (the store also enforces
-// the server count, per-type fields and a 64 KiB total).
-const (
-	maxMCPServers     = 32
-	mcpServerNameRe   = `^[A-Za-z0-9_.-]{1,64}$`
-	envNameRe         = `^[A-Za-z_][A-Za-z0-9_]{0,127}$`
-	headerNameRe      = "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$"
-	maxSecretValueLen = 8192
-	maxServerArgs     = 64
-	maxServerMapKeys  = 64
-)
-
 var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 	{
 		Name:   "get_mcp_config_kandev",
@@ -48,21 +36,19 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 
 // mcpServers is the explicit record of MCP servers by name.
 func mcpServers() S {
-	r := Record("MCP servers by name; replaces the stored ones.",
-		mcpServerNameRe, mcpServer())
-	r["maxProperties"] = maxMCPServers
-	return r
+	return Record("MCP servers by name; replaces the stored ones.",
+		kanban.MCPServerNamePattern, mcpServer()).Props(0, kanban.MaxMCPServers)
 }
 
 // mcpServer is one server's closed config.
 func mcpServer() S {
 	return Obj("One MCP server.", P{
-		"type":    Enum("How the agent reaches the server.", "stdio", "http"),
-		"command": Str("stdio: executable (required).").Len(1, maxPathLen),
-		"args":    Arr("stdio: command-line arguments.", Str("One argument.").Len(0, maxPathLen)).Items(0, maxServerArgs),
-		"env":     secretRecord("stdio: environment, read back masked.", envNameRe),
-		"url":     Str("http: its URL (required).").Len(1, maxPathLen),
-		"headers": secretRecord("http: headers, read back masked.", headerNameRe),
+		"type":    Enum("How the agent reaches the server.", kanban.MCPServerTypes...),
+		"command": Str("stdio: executable (required).").Len(1, kanban.MaxCommandLen),
+		"args":    Arr("stdio: command-line arguments.", Str("One argument.").Len(0, kanban.MaxCommandLen)).Items(0, kanban.MaxMCPServerArgs),
+		"env":     secretRecord("stdio: environment, read back masked.", kanban.EnvNamePattern),
+		"url":     Str("http: its URL (required).").Len(1, kanban.MaxCommandLen),
+		"headers": secretRecord("http: headers, read back masked.", kanban.HeaderNamePattern),
 		"proxy": Bool("Serve its tools as <server>__<tool> through the session's Kandev MCP server, validated " +
 			"there; else the agent connects directly."),
 		"timeout_seconds": Int("Proxied: seconds a call may take (default 60).").Range(1, kanban.MaxUpstreamTimeout),
@@ -70,9 +56,8 @@ func mcpServer() S {
 }
 
 func secretRecord(desc, keyPattern string) S {
-	r := Record(desc, keyPattern, Str(`A value; "`+action.SecretMask+`" keeps the stored one.`).Len(0, maxSecretValueLen))
-	r["maxProperties"] = maxServerMapKeys
-	return r
+	return Record(desc, keyPattern, Str(`A value; "`+action.SecretMask+`" keeps the stored one.`).Len(0, kanban.MaxSecretValueLen)).
+		Props(0, kanban.MaxMCPServerMapKeys)
 }
 
 var mcpConfigOut = out("An agent profile's MCP configuration; env and header values are masked.", P{

@@ -2,12 +2,6 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-// Document rules (as the store enforces).
-const (
-	documentKeyPattern = `^[a-z0-9][a-z0-9._-]{0,63}$`
-	maxDecisionReason  = 2000
-)
-
 // docTaskRef is the task_id of the document tools.
 func docTaskRef(reach string) S {
 	return SelfTaskRef(`Task of the document: yours ("self", default)` + reach)
@@ -32,7 +26,7 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 		Description: "Read a task document with its content and revision; NOT_FOUND if the key does not exist.",
 		Input: Obj("", P{
 			"task_id":      docTaskRef(", an ancestor or a descendant."),
-			"document_key": Str("The document's key.").Pattern(documentKeyPattern),
+			"document_key": Str("The document's key.").Pattern(kanban.DocumentKeyPattern),
 		}, "document_key"),
 		Output: documentOut,
 		Hints:  ReadHints,
@@ -45,9 +39,9 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 			"title keep the current ones.",
 		Input: Obj("", P{
 			"task_id":      docTaskRef(" or an ancestor."),
-			"document_key": Str("Document key.").Pattern(documentKeyPattern),
+			"document_key": Str("Document key.").Pattern(kanban.DocumentKeyPattern),
 			"type":         Enum("Content type; a new document defaults to markdown.", kanban.DocumentTypes...),
-			"title":        Str("Document title.").Len(1, maxPlanTitle),
+			"title":        Str("Document title.").Len(1, kanban.MaxPlanTitleLen),
 			"content":      Str("The whole document content.").Len(0, kanban.MaxContentLen),
 		}, "document_key", "content"),
 		Output: documentOut,
@@ -64,8 +58,8 @@ var _ = declare(&Group{Name: "office-decisions", Tools: []*Tool{
 			"earlier ones.",
 		Input: Obj("", P{
 			"task_id":  SelfTaskRef(`Task decided on: yours ("self", default) or a subtask.`),
-			"decision": Enum("The decision.", "approved", "rejected"),
-			"reason":   Str("Why, in a few sentences.").Len(1, maxDecisionReason),
+			"decision": Enum("The decision.", kanban.Decisions...),
+			"reason":   Str("Why, in a few sentences.").Len(1, kanban.MaxDecisionReasonLen),
 		}, "decision", "reason"),
 		Output: out("The recorded decision.", P{
 			"artifact":   artifactOut("The decision.", "step_id, decision and reason."),

@@ -32,8 +32,8 @@ var _ = declare(&Group{Name: "external-permissions", Tools: []*Tool{
 			"task_id":    ID("The request's task."),
 			"session_id": ID("The request's session."),
 			"request_id": ID("Kandev's id of the request."),
-			"pending_id": Str("The agent's id of what it asks about.").Len(1, 200),
-			"option_id":  Str("The chosen option's option_id.").Len(1, 200),
+			"pending_id": Str("The agent's id of what it asks about.").Len(1, kanban.MaxPermissionIDLen),
+			"option_id":  Str("The chosen option's option_id.").Len(1, kanban.MaxPermissionIDLen),
 		}, "task_id", "session_id", "request_id", "pending_id", "option_id"),
 		Output: out("The request after this call.", permissionFields(P{
 			"claimed": Bool("True when this call's option was applied; false when the request was already answered, cancelled or expired."),

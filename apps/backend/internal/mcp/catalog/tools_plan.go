@@ -2,9 +2,6 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-// maxPlanTitle bounds plan and document titles (as the store does).
-const maxPlanTitle = 200
-
 // planTaskRef is the task_id of the plan tools: the bound task's tree only.
 func planTaskRef() S {
 	return SelfTaskRef(`Task of the plan: yours ("self", default), an ancestor or a descendant.`)
@@ -15,7 +12,7 @@ func planTaskRef() S {
 func planInput(titleDesc, contentDesc string) S {
 	return Obj("", P{
 		"task_id": planTaskRef(),
-		"title":   Str(titleDesc).Len(1, maxPlanTitle),
+		"title":   Str(titleDesc).Len(1, kanban.MaxPlanTitleLen),
 		"content": Str(contentDesc).Len(1, kanban.MaxContentLen),
 	}, "content")
 }

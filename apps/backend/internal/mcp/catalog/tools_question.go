@@ -11,22 +11,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Bounds of ask_user_question_kandev; the store enforces the same.
-const (
-	askMaxQuestions    = 4
-	askMinOptions      = 2
-	askMaxOptions      = 6
-	askMaxQuestionText = 1000
-	askMaxTitle        = 12
-	askMaxLabel        = 100
-	askMaxOptionDesc   = 500
-	askDefaultTimeout  = 600
-	askMaxTimeout      = 3600
-	askMaxContext      = 8000
-	askMaxParagraphs   = 20
-	askMaxParagraph    = 4000
-)
-
 // DefaultQuestionKeepAlive is how often ask_user_question_kandev sends a
 // progress notification while it waits.
 const DefaultQuestionKeepAlive = 20 * time.Second
@@ -62,19 +46,19 @@ func askInput(asked string, extra P) S {
 	props := P{
 		"questions": Arr("The questions, shown together.", Obj("One question.", P{
 			"id": Str("Key of its answer; default q1..q4 by position.").
-				Pattern(idPattern),
-			"title":  Str("Short label above the prompt, e.g. \"Database\".").Len(1, askMaxTitle),
-			"prompt": Str("The question text shown to "+asked+".").Len(1, askMaxQuestionText),
+				Pattern(kanban.IDPattern),
+			"title":  Str("Short label above the prompt, e.g. \"Database\".").Len(1, kanban.MaxQuestionTitleLen),
+			"prompt": Str("The question text shown to "+asked+".").Len(1, kanban.MaxQuestionTextLen),
 			"multi_select": Bool("Allow several options (default: exactly one).").
 				Default(false),
 			"options": Arr("Concrete choices in display order, distinct labels.", Obj("One option.", P{
-				"option_id":   Str("Id answers name it by; default q<n>_opt<m> (1-based positions).").Pattern(idPattern),
-				"label":       Str("1–5 words shown as the option.").Len(1, askMaxLabel),
-				"description": Str("What choosing it means.").Len(1, askMaxOptionDesc),
-			}, "label", "description")).Items(askMinOptions, askMaxOptions),
-		}, "prompt", "options")).Items(1, askMaxQuestions),
-		"context":            Str("Shared background shown with the questions, verbatim.").Len(1, askMaxContext),
-		"context_paragraphs": Arr("Shared background as paragraphs; replaces context when non-empty.", Str("One paragraph.").Len(0, askMaxParagraph)).Items(0, askMaxParagraphs),
+				"option_id":   Str("Id answers name it by; default q<n>_opt<m> (1-based positions).").Pattern(kanban.IDPattern),
+				"label":       Str("1–5 words shown as the option.").Len(1, kanban.MaxOptionLabelLen),
+				"description": Str("What choosing it means.").Len(1, kanban.MaxOptionDescLen),
+			}, "label", "description")).Items(kanban.MinQuestionOptions, kanban.MaxQuestionOptions),
+		}, "prompt", "options")).Items(1, kanban.MaxQuestionItems),
+		"context":            Str("Shared background shown with the questions, verbatim.").Len(1, kanban.MaxQuestionContext),
+		"context_paragraphs": Arr("Shared background as paragraphs; replaces context when non-empty.", Str("One paragraph.").Len(0, kanban.MaxContextParagraphLen)).Items(0, kanban.MaxContextParagraphs),
 	}
 	for k, v := range extra {
 		props[k] = v
@@ -92,7 +76,7 @@ var _ = declare(&Group{Name: "user-question", Tools: []*Tool{
 			"20 s with a progress token) or timeout_seconds: then status is pending and it stays answerable. Answers " +
 			"name options by option_id, or carry the operator's custom text.",
 		Input: askInput("the operator", P{
-			"timeout_seconds": Int("Seconds to wait for the answer; the server may cap it.").Range(1, askMaxTimeout).Default(askDefaultTimeout),
+			"timeout_seconds": Int("Seconds to wait for the answer; the server may cap it.").Range(1, kanban.MaxQuestionWait).Default(kanban.DefaultQuestionWait),
 		}),
 		Output: out("The outcome of the question.", P{
 			"pending_id": Str("Id of the stored question bundle."),
@@ -126,7 +110,7 @@ var _ = declare(&Group{Name: "parent-question", Tools: []*Tool{
 		Input: askInput("the parent task's agent", nil),
 		Output: out("The stored question.", P{
 			"question_id":       Str("Id the parent answers with (reply_to_question_id)."),
-			"status":            Enum("waiting_for_parent: delivered; the answer comes as your next prompt.", "waiting_for_parent"),
+			"status":            Enum("waiting_for_parent: delivered; the answer comes as your next prompt.", kanban.QuestionWaitingForParent),
 			"parent_task_id":    Str("The parent task asked."),
 			"parent_session_id": Str("The parent's session the question was delivered to."),
 		}, "question_id", "status", "parent_task_id", "parent_session_id"),
@@ -151,7 +135,7 @@ func askUser(ctx context.Context, c Call) (any, error) {
 	if err := c.Decode(&payload); err != nil {
 		return nil, err
 	}
-	timeout := askDefaultTimeout
+	timeout := kanban.DefaultQuestionWait
 	if t, ok := payload["timeout_seconds"]; ok {
 		if err := json.Unmarshal(t, &timeout); err != nil {
 			return nil, err

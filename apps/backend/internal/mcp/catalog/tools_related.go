@@ -2,12 +2,6 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-// Bounds of list_related_tasks_kandev (as the action enforces).
-const (
-	relatedDefaultLimit = 20
-	relatedMaxLimit     = 100
-)
-
 var _ = declare(&Group{Name: "related", Tools: []*Tool{
 	{
 		Name:   "list_related_tasks_kandev",
@@ -19,7 +13,7 @@ var _ = declare(&Group{Name: "related", Tools: []*Tool{
 			"task_id": SelfTaskRef(`Task to look around; default "self" (sessions only).`),
 			"verbose": Bool("Include descriptions (cut at 2000 characters).").Default(false),
 			"limit": Int("Maximum tasks per list.").
-				Range(1, relatedMaxLimit).Default(relatedDefaultLimit),
+				Range(1, kanban.MaxRelatedLimit).Default(kanban.DefaultRelatedLimit),
 		}),
 		Output: out("The task and its related tasks.", P{
 			"task":      relatedTaskOut,
@@ -28,7 +22,7 @@ var _ = declare(&Group{Name: "related", Tools: []*Tool{
 			"siblings":  Arr("Other subtasks of the task's parent.", relatedTaskOut),
 			"blockers":  Arr("Tasks the task depends on.", relatedTaskOut),
 			"blocked":   Arr("Tasks that depend on the task.", relatedTaskOut),
-			"truncated": Arr("Names of the lists cut at limit.", Enum("A list name.", "children", "siblings", "blockers", "blocked")),
+			"truncated": Arr("Names of the lists cut at limit.", Enum("A list name.", kanban.RelatedLists...)),
 		}, "task", "children", "siblings", "blockers", "blocked", "truncated"),
 		Hints: ReadHints,
 	},

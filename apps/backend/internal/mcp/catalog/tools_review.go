@@ -2,14 +2,6 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-// Bounds of publish_review_findings_kandev.
-const (
-	maxFindings       = 100
-	maxFindingText    = 8000
-	maxFindingSummary = 4000
-	maxCategory       = 50
-)
-
 var _ = declare(&Group{Name: "review", Tools: []*Tool{
 	{
 		Name:   "publish_review_findings_kandev",
@@ -20,19 +12,19 @@ var _ = declare(&Group{Name: "review", Tools: []*Tool{
 			"review in one call (an empty list says the review found nothing).",
 		Input: Obj("", P{
 			"task_id": artifactTaskRef("Task to attach the findings to"),
-			"summary": Str("Overall verdict of the review, in markdown.").Len(1, maxFindingSummary),
+			"summary": Str("Overall verdict of the review, in markdown.").Len(1, kanban.MaxFindingSummary),
 			"findings": Arr("The findings, most important first.", Obj("One finding.", P{
-				"file":     Str("File path, relative to the repository root.").Len(1, maxFilePath),
-				"line":     Int("Line (1-based) the finding is about (its first line).").Range(1, maxLineNumber),
-				"line_end": Int("Last line (1-based, >= line) when the finding spans a range.").Range(1, maxLineNumber),
-				"repo":     Str("Repository name or id, when the task has several.").Len(1, maxRepoRef),
-				"severity": Enum("How much it matters: blocker (must fix), major, minor or nit.", "blocker", "major", "minor", "nit"),
-				"category": Str(`Kind of issue, e.g. "correctness", "security", "style".`).Len(1, maxCategory),
-				"title":    Str("One-line summary.").Len(1, maxArtifactTitle),
-				"body":     Str("Explanation, in markdown.").Len(1, maxFindingText),
+				"file":     Str("File path, relative to the repository root.").Len(1, kanban.MaxPathLen),
+				"line":     Int("Line (1-based) the finding is about (its first line).").Range(1, kanban.MaxLineNumber),
+				"line_end": Int("Last line (1-based, >= line) when the finding spans a range.").Range(1, kanban.MaxLineNumber),
+				"repo":     Str("Repository name or id, when the task has several.").Len(1, kanban.MaxRepoRefLen),
+				"severity": Enum("How much it matters: blocker (must fix), major, minor or nit.", kanban.FindingSeverities...),
+				"category": Str(`Kind of issue, e.g. "correctness", "security", "style".`).Len(1, kanban.MaxFindingCategory),
+				"title":    Str("One-line summary.").Len(1, kanban.MaxArtifactTitleLen),
+				"body":     Str("Explanation, in markdown.").Len(1, kanban.MaxFindingTextLen),
 				"suggestion": Str("Suggested fix (code or prose).").
-					Len(1, maxFindingText),
-			}, "severity", "title", "body")).Items(0, maxFindings),
+					Len(1, kanban.MaxFindingTextLen),
+			}, "severity", "title", "body")).Items(0, kanban.MaxFindings),
 		}, "findings"),
 		Output: artifactOut("The stored review findings.", "The review as given: summary and findings."),
 		Hints:  WriteHints,

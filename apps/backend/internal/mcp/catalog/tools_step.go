@@ -2,13 +2,6 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-// Bounds of step_complete_kandev (as the action enforces).
-const (
-	maxStepSummary = 4000
-	maxStepHandoff = 10000
-	maxStepBlocker = 4000
-)
-
 var _ = declare(&Group{Name: "step-completion", Tools: []*Tool{
 	{
 		Name:   "step_complete_kandev",
@@ -18,10 +11,10 @@ var _ = declare(&Group{Name: "step-completion", Tools: []*Tool{
 			"with your summary; when the step is set to auto-advance the task moves to the next step (unless that step's " +
 			"wip_limit is reached or this is the last step). The result says what happened.",
 		Input: Obj("", P{
-			"summary": Str("What was done in this step.").Len(1, maxStepSummary),
-			"handoff": Str("Notes for whoever works on the next step.").Len(1, maxStepHandoff),
+			"summary": Str("What was done in this step.").Len(1, kanban.MaxStepSummaryLen),
+			"handoff": Str("Notes for whoever works on the next step.").Len(1, kanban.MaxStepHandoffLen),
 			"blockers": Str("Problems left open that others should know about (free text; omit when none).").
-				Len(1, maxStepBlocker),
+				Len(1, kanban.MaxStepBlockersLen),
 		}, "summary"),
 		Output: out("The recorded signal and the task's step afterwards.", P{
 			"artifact":     artifactOut("The recorded signal.", "step_id, summary, handoff and blockers."),

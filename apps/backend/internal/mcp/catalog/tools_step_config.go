@@ -68,7 +68,7 @@ func stepAction() S {
 		}
 		cfg := Obj("Settings.", props, required...)
 		if len(t.OneOf) > 0 {
-			cfg["minProperties"], cfg["maxProperties"] = 1, 1
+			cfg.Props(1, 1)
 		}
 		reqs := []string{"type"}
 		if len(required) > 0 || len(t.OneOf) > 0 {
@@ -101,11 +101,9 @@ func automationParam(p kanban.AutomationParam) S {
 var anyJSON = []string{"string", "number", "integer", "boolean", "object", "array", "null"}
 
 // openConfig is an open settings record: names matching
-// kanban.SettingKeyPattern, any JSON values, at most maxKeys entries.
-func openConfig(desc string, maxKeys int) S {
-	r := Record(desc, kanban.SettingKeyPattern, S{"description": "A setting's value (any JSON).", "type": anyJSON})
-	r["maxProperties"] = maxKeys
-	return r
+// kanban.SettingKeyPattern, any JSON values.
+func openConfig(desc string) S {
+	return Record(desc, kanban.SettingKeyPattern, S{"description": "A setting's value (any JSON).", "type": anyJSON})
 }
 
 // withStepFields returns the step settings plus extra properties.

@@ -2,9 +2,6 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-// maxTaskPosition bounds a 0-based board position (larger values mean the end).
-const maxTaskPosition = 1_000_000
-
 var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 	{
 		Name:   "move_task_kandev",
@@ -18,7 +15,7 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 			"workflow_id":      ID("Workflow of the target step; default the task's."),
 			"workflow_step_id": ID("Target step, of workflow_id."),
 			"position": Int("0-based position in the step; default last.").
-				Range(0, maxTaskPosition),
+				Range(0, kanban.MaxTaskPosition),
 			"prompt": Str("Hand-off message for the agent at the new step.").Len(1, kanban.MaxPromptLen),
 		}, "task_id", "workflow_step_id"),
 		Output: taskOut,

@@ -7,16 +7,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Bounds shared by the code-pointing artifacts (walkthroughs, findings).
-const (
-	maxArtifactTitle = 200
-	maxFilePath      = 4096
-	maxLineNumber    = 10_000_000
-	maxRepoRef       = 255
-	maxWalkSteps     = 50
-	maxWalkText      = 4000
-)
-
 var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 	{
 		Name:   "show_walkthrough_kandev",
@@ -27,15 +17,15 @@ var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 			"walkthrough replaces the shown one (get_walkthrough_kandev returns the latest).",
 		Input: Obj("", P{
 			"task_id": artifactTaskRef("Task to store the walkthrough on"),
-			"title":   Str("Walkthrough title.").Len(1, maxArtifactTitle),
+			"title":   Str("Walkthrough title.").Len(1, kanban.MaxArtifactTitleLen),
 			"steps": Arr("The steps, in reading order.", Obj("One step.", P{
-				"file":     Str("File path, relative to the repository root.").Len(1, maxFilePath),
-				"line":     Int("First line (1-based).").Range(1, maxLineNumber),
-				"line_end": Int("Last line (1-based, >= line); omit for a single line.").Range(1, maxLineNumber),
-				"text":     Str("What to notice here, in markdown.").Len(1, maxWalkText),
-				"repo":     Str("Repository name or id, when the task has several.").Len(1, maxRepoRef),
-				"title":    Str("Short step title.").Len(1, maxArtifactTitle),
-			}, "file", "line", "text")).Items(1, maxWalkSteps),
+				"file":     Str("File path, relative to the repository root.").Len(1, kanban.MaxPathLen),
+				"line":     Int("First line (1-based).").Range(1, kanban.MaxLineNumber),
+				"line_end": Int("Last line (1-based, >= line); omit for a single line.").Range(1, kanban.MaxLineNumber),
+				"text":     Str("What to notice here, in markdown.").Len(1, kanban.MaxWalkTextLen),
+				"repo":     Str("Repository name or id, when the task has several.").Len(1, kanban.MaxRepoRefLen),
+				"title":    Str("Short step title.").Len(1, kanban.MaxArtifactTitleLen),
+			}, "file", "line", "text")).Items(1, kanban.MaxWalkSteps),
 		}, "steps"),
 		Output: artifactOut("The stored walkthrough.", "The walkthrough as given: title and steps."),
 		Hints:  WriteHints,

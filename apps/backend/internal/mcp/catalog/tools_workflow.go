@@ -66,7 +66,7 @@ var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 		Input: Obj("", P{
 			"workspace_id": ID("Workspace; default yours, else the first."),
 			"document": Str(`The document: {"version":1,"type":"kandev_workflow","workflows":[...]} as JSON or YAML.`).
-				Len(1, action.MaxWorkflowDocBytes),
+				Len(1, kanban.MaxWorkflowDocBytes),
 		}, "document"),
 		Output: out("What the import did.", P{
 			"created": Arr("Names of the workflows created, in document order.", Str("A workflow name.")),
