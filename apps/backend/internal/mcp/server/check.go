@@ -68,7 +68,13 @@ func (c *Compiled) CheckPayload(tool string, raw json.RawMessage) (json.RawMessa
 	if e == nil {
 		return nil, fmt.Errorf("check %s: %w", tool, errUnknownTool)
 	}
-	args, msg := decodeArgs(tool, mcp.CallToolParams{Name: tool, RawArguments: raw})
+	return e.checkRaw(raw)
+}
+
+// checkRaw decodes a payload's raw JSON as the wrapper decodes arguments,
+// checks it and returns it encoded for the handler.
+func (e *entry) checkRaw(raw json.RawMessage) (json.RawMessage, error) {
+	args, msg := decodeArgs(e.name, mcp.CallToolParams{Name: e.name, RawArguments: raw})
 	if msg != "" {
 		return nil, errors.New(msg)
 	}

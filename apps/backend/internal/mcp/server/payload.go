@@ -2,10 +2,7 @@ package server
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/argcheck"
@@ -44,13 +41,5 @@ func (c *Compiled) CheckActionPayload(a kanban.Action, raw json.RawMessage) (jso
 	if e == nil {
 		return nil, fmt.Errorf("check %s: %w", a, errUnknownTool)
 	}
-	args, msg := decodeArgs(e.name, mcp.CallToolParams{Name: e.name, RawArguments: raw})
-	if msg != "" {
-		return nil, errors.New(msg)
-	}
-	args, err := e.check(args)
-	if err != nil {
-		return nil, err
-	}
-	return marshalArgs(args)
+	return e.checkRaw(raw)
 }
