@@ -1,0 +1,71 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// storeRuleCase is a payload that breaks a rule the store no longer checks
+// because the action's contract holds it (a bound, an enum, a pattern, a
+// required field), or a domain rule the store keeps (a kanban method).
+type storeRuleCase struct {
+	name    string
+	action  kanban.Action
+	payload map[string]any
+	msgHas  string
+}
+
+// TestStoreRulesRefusedOverWebSocket: the rules the store left to the
+// contracts (and the domain rules it calls in kanban) still refuse a bad
+// payload sent over a real WebSocket, as VALIDATION_ERROR, naming no
+// caller value, with nothing changed in the database.
+func TestStoreRulesRefusedOverWebSocket(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	task := e.newTask("Target")
+	cases := []storeRuleCase{
+		// Task: bounds and enums are the contracts' (store/task.go kept only
+		// kanban.TaskCreate.Check and TaskUpdate.Check).
+		{"task.create empty title", kanban.ActionTaskCreate, map[string]any{"title": ""}, "/title:"},
+		{"task.create long prompt", kanban.ActionTaskCreate, map[string]any{"title": "t", "prompt": strings.Repeat("p", kanban.MaxPromptLen+1)}, "/prompt:"},
+		{"task.create bad workspace_mode", kanban.ActionTaskCreate, map[string]any{"title": "t", "workspace_mode": "sk-live-CANARY"}, "/workspace_mode:"},
+		{"task.create empty blocker", kanban.ActionTaskCreate, map[string]any{"title": "t", "blocked_by": []string{""}}, "/blocked_by/0:"},
+		{"task.update long title", kanban.ActionTaskUpdate, map[string]any{"task_id": task.ID, "title": strings.Repeat("x", kanban.MaxTitleLen+1)}, "/title:"},
+		{"task.update empty title", kanban.ActionTaskUpdate, map[string]any{"task_id": task.ID, "title": ""}, "/title:"},
+		{"task.update bad state", kanban.ActionTaskUpdate, map[string]any{"task_id": task.ID, "state": "sk-live-CANARY"}, "/state:"},
+		{"task.list bad state", kanban.ActionTaskList, map[string]any{"state": "blocked"}, "/state:"},
+		// Domain rules the store calls in kanban.
+		{"task.create two-line title", kanban.ActionTaskCreate, map[string]any{"title": "a\nb", "start_agent": false}, "title: must be a single line"},
+		{"task.create inherit_parent alone", kanban.ActionTaskCreate, map[string]any{"title": "t", "start_agent": false, "workspace_mode": "inherit_parent"}, "inherit_parent needs a parent task"},
+		{"task.create two locators", kanban.ActionTaskCreate, map[string]any{"title": "t", "start_agent": false, "local_path": "/tmp/r", "repository_url": "https://example.com/r.git"}, "at most one of repository_id, local_path, repository_url"},
+		{"task.update two-line title", kanban.ActionTaskUpdate, map[string]any{"task_id": task.ID, "title": "a\nb"}, "title: must be a single line"},
+	}
+	refusedOverWebSocket(e, cases)
+}
+
+// refusedOverWebSocket sends each case as the operator over a real
+// WebSocket and checks a VALIDATION_ERROR that contains msgHas, echoes no
+// canary and leaves every table as it was.
+func refusedOverWebSocket(e *env, cases []storeRuleCase) {
+	t := e.t
+	t.Helper()
+	op := e.wsClient(e.token, nil)
+	for _, tc := range cases {
+		before := e.fingerprint()
+		err := op.Call(context.Background(), tc.action, tc.payload, nil)
+		ke, ok := kanban.AsError(err)
+		if !ok || ke.Code != kanban.CodeValidation || !strings.Contains(ke.Message, tc.msgHas) {
+			t.Errorf("%s: got %v, want VALIDATION_ERROR containing %q", tc.name, err, tc.msgHas)
+			continue
+		}
+		if strings.Contains(ke.Message, "CANARY") {
+			t.Errorf("%s: the message echoes a caller value: %q", tc.name, ke.Message)
+		}
+		if e.fingerprint() != before {
+			t.Errorf("%s: the database changed", tc.name)
+		}
+	}
+}
