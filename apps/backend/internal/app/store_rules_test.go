@@ -26,6 +26,7 @@ func TestStoreRulesRefusedOverWebSocket(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	task := e.newTask("Target")
+	wf := task.WorkflowID
 	cases := []storeRuleCase{
 		// Task: bounds and enums are the contracts' (store/task.go kept only
 		// kanban.TaskCreate.Check and TaskUpdate.Check).
@@ -37,7 +38,20 @@ func TestStoreRulesRefusedOverWebSocket(t *testing.T) {
 		{"task.update empty title", kanban.ActionTaskUpdate, map[string]any{"task_id": task.ID, "title": ""}, "/title:"},
 		{"task.update bad state", kanban.ActionTaskUpdate, map[string]any{"task_id": task.ID, "state": "sk-live-CANARY"}, "/state:"},
 		{"task.list bad state", kanban.ActionTaskList, map[string]any{"state": "blocked"}, "/state:"},
-		// Domain rules the store calls in kanban.
+		// Workflows and steps: bounds are the contracts' (store/step.go and
+		// workflow.go keep the single-line name and the automations' check).
+		{"workflow.update empty name", kanban.ActionWorkflowUpdate, map[string]any{"workflow_id": wf, "name": ""}, "/name:"},
+		{"workflow.create long name", kanban.ActionWorkflowCreate, map[string]any{"name": strings.Repeat("n", kanban.MaxNameLen+1)}, "/name:"},
+		{"workflow.step.create no name", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf}, `missing required "name"`},
+		{"workflow.step.create wip over the bound", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "Q", "wip_limit": kanban.MaxWIPLimit + 1}, "/wip_limit:"},
+		{"workflow.step.update negative auto-archive", kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": task.WorkflowStepID, "auto_archive_after_hours": -1}, "/auto_archive_after_hours:"},
+		{"workflow.create steps over the bound", kanban.ActionWorkflowCreate, map[string]any{"name": "W", "steps": []map[string]any{{"name": "A", "wip_limit": -1}}}, "/steps/0/wip_limit:"},
+		// Domain rules the store (or, for a workflow's steps, the action)
+		// calls in kanban.
+		{"workflow.update two-line name", kanban.ActionWorkflowUpdate, map[string]any{"workflow_id": wf, "name": "a\nb"}, "name: must be a single line"},
+		{"workflow.step.create two-line name", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "a\tb"}, "name: must be a single line"},
+		{"workflow.create step names twice", kanban.ActionWorkflowCreate, map[string]any{"name": "W", "steps": []map[string]any{{"name": "A"}, {"name": "A"}}}, "step names must be unique"},
+		{"workflow.create two start steps", kanban.ActionWorkflowCreate, map[string]any{"name": "W", "steps": []map[string]any{{"name": "A", "is_start_step": true}, {"name": "B", "is_start_step": true}}}, "at most one step may be the start step"},
 		{"task.create two-line title", kanban.ActionTaskCreate, map[string]any{"title": "a\nb", "start_agent": false}, "title: must be a single line"},
 		{"task.create inherit_parent alone", kanban.ActionTaskCreate, map[string]any{"title": "t", "start_agent": false, "workspace_mode": "inherit_parent"}, "inherit_parent needs a parent task"},
 		{"task.create two locators", kanban.ActionTaskCreate, map[string]any{"title": "t", "start_agent": false, "local_path": "/tmp/r", "repository_url": "https://example.com/r.git"}, "at most one of repository_id, local_path, repository_url"},
