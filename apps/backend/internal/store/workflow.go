@@ -187,4 +187,3 @@ func (s *Store) ImportWorkflow(ctx context.Context, w kanban.Workflow, steps []k
 	}
 	return out, outSteps, nil
 }
-
