@@ -60,8 +60,6 @@ func TestDocuments(t *testing.T) {
 	if d.Revision != 2 || d.Title != "Spec" {
 		t.Errorf("document.write again: got %+v, want revision 2 keeping the title", d)
 	}
-	h.refuse(sess, kanban.ActionDocumentWrite, DocumentWriteIn{TaskID: "self", Key: "Bad Key!", Content: "x"}, kanban.CodeValidation)
-	h.refuse(sess, kanban.ActionDocumentWrite, DocumentWriteIn{TaskID: "self", Key: "k", Type: "pdf", Content: "x"}, kanban.CodeValidation)
 	h.refuse(sess, kanban.ActionDocumentGet, DocumentGetIn{TaskID: "self", Key: "missing"}, kanban.CodeNotFound)
 	l := call[kanban.List[kanban.Document]](h, sess, kanban.ActionDocumentList, TaskPageIn{TaskID: "self"})
 	if len(l.Items) != 1 || l.Items[0].Content != "" || l.Items[0].Key != "spec" {
@@ -97,7 +95,6 @@ func TestArtifacts(t *testing.T) {
 		{"task_id": "self", "kind": kanban.ArtifactFindings, "data": []any{}},
 		{"task_id": "self", "kind": kanban.ArtifactFindings, "data": "text"},
 		{"task_id": "self", "kind": kanban.ArtifactFindings},
-		{"task_id": "self", "kind": "diary", "data": map[string]any{}},
 		{"kind": kanban.ArtifactFindings, "data": map[string]any{}},
 	} {
 		h.refuse(sess, kanban.ActionArtifactCreate, bad, kanban.CodeValidation)

@@ -2,7 +2,6 @@ package action
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -208,7 +207,6 @@ func TestTaskCreateStartsAgentWithPrompt(t *testing.T) {
 		t.Errorf("start_agent=false: got session %s, want none", quiet.SessionID)
 	}
 	h.refuse(operator, kanban.ActionTaskCreate, map[string]any{"title": "x", "agent_profile_id": "missing"}, kanban.CodeNotFound)
-	h.refuse(operator, kanban.ActionTaskCreate, map[string]any{"title": strings.Repeat("t", 61)}, kanban.CodeValidation)
 }
 
 func TestTaskLifecycle(t *testing.T) {
@@ -223,7 +221,6 @@ func TestTaskLifecycle(t *testing.T) {
 		t.Errorf("task.moved: not published")
 	}
 	h.refuse(operator, kanban.ActionTaskMove, map[string]any{"task_id": task.ID}, kanban.CodeValidation)
-	h.refuse(operator, kanban.ActionTaskSetState, TaskStateIn{TaskID: task.ID, State: "DONEISH"}, kanban.CodeValidation)
 	sess := h.session(task, kanban.ModeTask)
 	h.refuse(sess, kanban.ActionTaskDelete, TaskRefIn{TaskID: "self"}, kanban.CodeForbidden)
 	h.refuse(operator, kanban.ActionTaskGet, IDIn{ID: "self"}, kanban.CodeValidation)

@@ -1,8 +1,6 @@
 package action
 
 import (
-	"fmt"
-
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -39,58 +37,17 @@ func (d StepSpec) toStep() kanban.WorkflowStep {
 		PullFromPosition: d.PullFromStepPosition}
 }
 
-// checkStepSpec validates a step's settings, naming fields under prefix
-// (for example "document.steps[2]"; empty for a top-level payload).
-func checkStepSpec(prefix string, s kanban.WorkflowStep) error {
-	name := func(f string) string {
-		if prefix == "" {
-			return f
-		}
-		return prefix + "." + f
-	}
-	if err := kanban.CheckText(name("name"), s.Name, true, kanban.MaxNameLen); err != nil {
-		return err
-	}
-	if err := kanban.CheckText(name("color"), s.Color, false, kanban.MaxNameLen); err != nil {
-		return err
-	}
-	if err := kanban.CheckText(name("prompt"), s.Prompt, false, kanban.MaxPromptLen); err != nil {
-		return err
-	}
-	if s.WIPLimit < 0 {
-		return kanban.FieldError(name("wip_limit"), "must be 0 (no limit) or greater")
-	}
-	if s.AutoArchiveAfterHours < 0 {
-		return kanban.FieldError(name("auto_archive_after_hours"), "must be 0 (never) or greater")
-	}
-	return kanban.CheckEvents(name("events"), s.Events)
-}
-
-// checkStepSpecs validates a list of step specs: 1–kanban.MaxWorkflowSteps steps,
-// unique names, at most one start step, each step valid.
+// checkStepSpecs converts step specs into steps of no workflow yet and
+// checks them (kanban.CheckSteps): the steps of an imported document, which
+// no payload schema checks, and those of workflow.create, whose list rules
+// (unique names, one start step) no schema can express.
 func checkStepSpecs(field string, specs []StepSpec) ([]kanban.WorkflowStep, error) {
-	if len(specs) == 0 || len(specs) > kanban.MaxWorkflowSteps {
-		return nil, kanban.FieldError(field, "must hold between 1 and %d steps", kanban.MaxWorkflowSteps)
-	}
 	steps := make([]kanban.WorkflowStep, len(specs))
-	names := make(map[string]bool, len(specs))
-	starts := 0
 	for i, spec := range specs {
-		st := spec.toStep()
-		if err := checkStepSpec(fmt.Sprintf("%s[%d]", field, i), st); err != nil {
-			return nil, err
-		}
-		if names[st.Name] {
-			return nil, kanban.FieldError(field, "step names must be unique within a workflow")
-		}
-		names[st.Name] = true
-		if st.IsStartStep {
-			starts++
-		}
-		steps[i] = st
+		steps[i] = spec.toStep()
 	}
-	if starts > 1 {
-		return nil, kanban.FieldError(field, "at most one step may be the start step")
+	if err := kanban.CheckSteps(field, steps); err != nil {
+		return nil, err
 	}
 	return steps, nil
 }

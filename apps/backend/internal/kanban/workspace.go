@@ -151,6 +151,13 @@ func CheckLine(field, v string, required bool, maxLen int) error {
 	if err := CheckText(field, v, required, maxLen); err != nil {
 		return err
 	}
+	return SingleLine(field, v)
+}
+
+// SingleLine refuses a title or a name with control characters (newlines,
+// tabs, NUL): the rule of a single line that a payload schema, which bounds
+// only its length, cannot express.
+func SingleLine(field, v string) error {
 	for _, r := range v {
 		if unicode.IsControl(r) {
 			return FieldError(field, "must be a single line without control characters")

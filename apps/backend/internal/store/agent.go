@@ -50,11 +50,6 @@ func getAgent(ctx context.Context, q queryer, id string) (*kanban.Agent, error) 
 
 // UpdateAgent sets the given fields of an agent (NOT_FOUND when missing).
 func (s *Store) UpdateAgent(ctx context.Context, id string, supportsMCP *bool, mcpConfigPath *string) (*kanban.Agent, error) {
-	if mcpConfigPath != nil {
-		if err := kanban.CheckText("mcp_config_path", *mcpConfigPath, false, kanban.MaxPathLen); err != nil {
-			return nil, err
-		}
-	}
 	var out *kanban.Agent
 	err := s.tx(ctx, func(tx txn) error {
 		cur, err := getAgent(ctx, tx, id)
@@ -113,18 +108,17 @@ func defaultAgentProfile(ctx context.Context, q queryer) (*kanban.AgentProfile, 
 	return p, nil
 }
 
-func checkAgentProfile(name, model string) error {
-	if err := kanban.CheckLine("name", name, true, kanban.MaxNameLen); err != nil {
-		return err
-	}
-	return kanban.CheckText("model", model, false, kanban.MaxModelLen)
+// checkAgentProfile holds the one rule of a profile no contract can: a
+// single-line name (agent.profile.create and .update bound it and the model).
+func checkAgentProfile(name string) error {
+	return kanban.SingleLine("name", name)
 }
 
 // CreateAgentProfile adds a profile to an agent. The agent's first profile
 // becomes its default, as does one created with IsDefault. NOT_FOUND for a
 // missing agent, CONFLICT when the agent has a profile of that name.
 func (s *Store) CreateAgentProfile(ctx context.Context, p kanban.AgentProfile) (*kanban.AgentProfile, error) {
-	if err := checkAgentProfile(p.Name, p.Model); err != nil {
+	if err := checkAgentProfile(p.Name); err != nil {
 		return nil, err
 	}
 	var out *kanban.AgentProfile
@@ -161,7 +155,7 @@ func (s *Store) UpdateAgentProfile(ctx context.Context, id string, u kanban.Agen
 		setIf(&cur.Model, u.Model)
 		setIf(&cur.AutoApprove, u.AutoApprove)
 		setIf(&cur.UserQuestion, u.UserQuestion)
-		if err := checkAgentProfile(cur.Name, cur.Model); err != nil {
+		if err := checkAgentProfile(cur.Name); err != nil {
 			return err
 		}
 		if _, err := claimProfileName(ctx, tx, agentProfiles, cur.AgentID, cur.Name, id, false); err != nil {

@@ -176,15 +176,9 @@ func testWriteDocumentRejects(t *testing.T) {
 		in   kanban.Document
 		code kanban.Code
 	}{
-		{"empty key", with(func(d *kanban.Document) { d.Key = "" }), kanban.CodeValidation},
-		{"uppercase key", with(func(d *kanban.Document) { d.Key = "Notes" }), kanban.CodeValidation},
-		{"key starting with a dot", with(func(d *kanban.Document) { d.Key = ".env" }), kanban.CodeValidation},
-		{"key with a slash", with(func(d *kanban.Document) { d.Key = "a/b" }), kanban.CodeValidation},
-		{"key of 65 characters", with(func(d *kanban.Document) { d.Key = strings.Repeat("k", 65) }), kanban.CodeValidation},
-		{"key with a newline", with(func(d *kanban.Document) { d.Key = "a\n" }), kanban.CodeValidation},
-		{"unknown type", with(func(d *kanban.Document) { d.Type = "pdf" }), kanban.CodeValidation},
-		{"long title", with(func(d *kanban.Document) { d.Title = strings.Repeat("t", 201) }), kanban.CodeValidation},
-		{"content over the limit", with(func(d *kanban.Document) { d.Content = strings.Repeat("x", kanban.MaxContentLen+1) }), kanban.CodeValidation},
+		// The key pattern, the type enum and the bounds are document.write's
+		// contract's; the store holds the single-line title.
+		{"two-line title", with(func(d *kanban.Document) { d.Title = "a\nb" }), kanban.CodeValidation},
 		{"unknown task", with(func(d *kanban.Document) { d.TaskID = kanban.NewID() }), kanban.CodeNotFound},
 	}
 	for _, tt := range tests {
@@ -310,7 +304,6 @@ func testCreateArtifactRejects(t *testing.T) {
 		in   kanban.Artifact
 		code kanban.Code
 	}{
-		{"unknown kind", with(func(a *kanban.Artifact) { a.Kind = "richoutput" }), kanban.CodeValidation},
 		{"empty data", with(func(a *kanban.Artifact) { a.Data = nil }), kanban.CodeValidation},
 		{"invalid json", with(func(a *kanban.Artifact) { a.Data = json.RawMessage(`{"a":`) }), kanban.CodeValidation},
 		{"data over 1 MiB", with(func(a *kanban.Artifact) { a.Data = json.RawMessage(big) }), kanban.CodeValidation},
@@ -330,10 +323,6 @@ func testCreateArtifactRejects(t *testing.T) {
 	if err != nil || a.SessionID != f.sess.ID || a.TaskID != other.ID {
 		t.Fatalf("got %+v, %v for a session publishing on a related task, want success", a, err)
 	}
-	_, err = f.s.DeleteArtifacts(ctx, f.task.ID, "all")
-	wantCode(t, err, kanban.CodeValidation)
 	_, err = f.s.ListArtifacts(ctx, kanban.NewID(), "", kanban.Page{})
 	wantCode(t, err, kanban.CodeNotFound)
-	_, err = f.s.ListArtifacts(ctx, f.task.ID, "bogus", kanban.Page{})
-	wantCode(t, err, kanban.CodeValidation)
 }

@@ -5,30 +5,17 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"regexp"
-	"slices"
-	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// documentKey is the shape of a document key: lowercase, starting with a
-// letter or digit, at most 64 characters.
-var documentKey = regexp.MustCompile(kanban.DocumentKeyPattern)
-
 const documentColumns = `task_id, key, type, title, content, revision, created_at, updated_at`
 
+// checkDocument holds the one rule of a document no contract can: a
+// single-line title (document.write's contract holds the key pattern, the
+// type enum and the bounds).
 func checkDocument(d kanban.Document) error {
-	if !documentKey.MatchString(d.Key) {
-		return kanban.FieldError("key", "must match "+kanban.DocumentKeyPattern)
-	}
-	if d.Type != "" && !slices.Contains(kanban.DocumentTypes, d.Type) {
-		return kanban.FieldError("type", "must be one of %s", strings.Join(kanban.DocumentTypes, ", "))
-	}
-	if err := kanban.CheckLine("title", d.Title, false, kanban.MaxPlanTitleLen); err != nil {
-		return err
-	}
-	return kanban.CheckText("content", d.Content, false, kanban.MaxContentLen)
+	return kanban.SingleLine("title", d.Title)
 }
 
 // WriteDocument creates the document (TaskID, Key) at revision 1 or stores

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -78,13 +77,7 @@ func defaultExecutorProfile(ctx context.Context, q queryer) (*kanban.ExecutorPro
 
 // checkExecutorProfile validates p and returns its config as JSON text.
 func checkExecutorProfile(p kanban.ExecutorProfile) (string, error) {
-	if err := kanban.CheckLine("name", p.Name, true, kanban.MaxNameLen); err != nil {
-		return "", err
-	}
-	if !slices.Contains(kanban.MCPPolicies, p.MCPPolicy) {
-		return "", kanban.FieldError("mcp_policy", "must be one of inherit, enabled, disabled, restricted")
-	}
-	if err := kanban.CheckSettings("config", p.Config, kanban.MaxExecutorConfigKeys); err != nil {
+	if err := kanban.SingleLine("name", p.Name); err != nil {
 		return "", err
 	}
 	cfg := p.Config
@@ -97,12 +90,6 @@ func checkExecutorProfile(p kanban.ExecutorProfile) (string, error) {
 	}
 	if len(b) > kanban.MaxExecutorConfigBytes {
 		return "", kanban.FieldError("config", "larger than %d bytes", kanban.MaxExecutorConfigBytes)
-	}
-	if err := kanban.CheckText("prepare_script", p.PrepareScript, false, kanban.MaxScriptLen); err != nil {
-		return "", err
-	}
-	if err := kanban.CheckText("cleanup_script", p.CleanupScript, false, kanban.MaxScriptLen); err != nil {
-		return "", err
 	}
 	return string(b), nil
 }

@@ -196,29 +196,6 @@ func (s *Store) UpdateRepository(ctx context.Context, id string, defaultBranch *
 	return out, err
 }
 
-func validateTaskRepoInput(in *kanban.TaskRepositoryInput) error {
-	if in == nil {
-		return nil
-	}
-	locators := 0
-	for _, v := range []string{in.RepositoryID, in.LocalPath, in.RepositoryURL} {
-		if v != "" {
-			locators++
-		}
-	}
-	if locators > 1 {
-		return &kanban.Error{Code: kanban.CodeValidation, Field: "repository",
-			Message: "provide at most one of repository_id, local_path, repository_url"}
-	}
-	if locators == 0 && in.BaseBranch != "" {
-		return kanban.FieldError("base_branch", "needs one of repository_id, local_path, repository_url")
-	}
-	if err := validateLocators(in.LocalPath, in.RepositoryURL); err != nil {
-		return err
-	}
-	return kanban.CheckText("base_branch", in.BaseBranch, false, kanban.MaxBranchLen)
-}
-
 // attachNewTaskRepo links a task being created to the repository in, found
 // by id or locator; a locator unknown to the workspace creates the repository.
 func attachNewTaskRepo(ctx context.Context, tx txn, t *kanban.Task, in *kanban.TaskRepositoryInput) error {

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -40,9 +39,6 @@ func hashSessionToken(token string) string {
 // for a missing task or profile and VALIDATION_ERROR for an invalid mode,
 // capability or first message.
 func (s *Store) CreateSession(ctx context.Context, in kanban.SessionCreate) (*kanban.Session, string, error) {
-	if err := kanban.CheckText("task_id", in.TaskID, true, kanban.MaxNameLen); err != nil {
-		return nil, "", err
-	}
 	if err := checkSessionCreate(&in); err != nil {
 		return nil, "", err
 	}
@@ -59,16 +55,13 @@ func (s *Store) CreateSession(ctx context.Context, in kanban.SessionCreate) (*ka
 	return out, token, nil
 }
 
-// checkSessionCreate checks in apart from its task and defaults its mode.
+// checkSessionCreate defaults in's mode and checks its first message (text
+// the action layer composes, which no contract checks). The mode and the
+// capabilities are session.create's contract's enums; every other caller
+// leaves them empty.
 func checkSessionCreate(in *kanban.SessionCreate) error {
 	if in.Mode == "" {
 		in.Mode = kanban.ModeTask
-	}
-	if !kanban.ValidSessionMode(in.Mode) {
-		return kanban.FieldError("mode", "must be one of the session modes")
-	}
-	if err := checkCapabilities(in.Capabilities); err != nil {
-		return err
 	}
 	if in.FirstMessage != nil {
 		return checkMessageBody(*in.FirstMessage)
@@ -122,20 +115,6 @@ func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash st
 		}
 	}
 	return sess, nil
-}
-
-// checkCapabilities accepts nil (profile defaults) or a list of distinct
-// known capabilities.
-func checkCapabilities(caps []string) error {
-	for i, c := range caps {
-		if !slices.Contains(kanban.Capabilities, c) {
-			return kanban.FieldError("capabilities", "unknown capability (known: %s)", strings.Join(kanban.Capabilities, ", "))
-		}
-		if slices.Contains(caps[:i], c) {
-			return kanban.FieldError("capabilities", "contains a duplicate")
-		}
-	}
-	return nil
 }
 
 // defaultCapabilities returns caps, or when nil the defaults: an autopilot
@@ -314,9 +293,6 @@ var sessionListing = listing[kanban.Session]{what: "list sessions",
 // SetSessionMode switches a session's MCP mode (VALIDATION_ERROR for a mode
 // a session may not have).
 func (s *Store) SetSessionMode(ctx context.Context, id string, m kanban.Mode) (*kanban.Session, error) {
-	if !kanban.ValidSessionMode(m) {
-		return nil, kanban.FieldError("mode", "must be one of the session modes")
-	}
 	return s.updateSession(ctx, id, `mcp_mode = ?`, string(m))
 }
 

@@ -13,26 +13,6 @@ const stepCols = `id, workflow_id, name, position, color, prompt, is_start_step,
 	auto_advance, wip_limit, auto_archive_after_hours, events, created_at, updated_at,
 	auto_advance_requires_signal, pull_from_step_id, cancel_triggers_turn_complete, show_in_command_panel, agent_profile_id`
 
-func validateStep(st kanban.WorkflowStep) error {
-	if err := kanban.CheckLine("name", st.Name, true, kanban.MaxNameLen); err != nil {
-		return err
-	}
-	if err := kanban.CheckText("color", st.Color, false, kanban.MaxNameLen); err != nil {
-		return err
-	}
-	if err := kanban.CheckText("prompt", st.Prompt, false, kanban.MaxPromptLen); err != nil {
-		return err
-	}
-	if st.WIPLimit < 0 || st.WIPLimit > kanban.MaxWIPLimit {
-		return kanban.FieldError("wip_limit", "must be between 0 (no limit) and %d", kanban.MaxWIPLimit)
-	}
-	if st.AutoArchiveAfterHours < 0 || st.AutoArchiveAfterHours > kanban.MaxAutoArchiveHours {
-		return kanban.FieldError("auto_archive_after_hours", "must be between 0 (never) and %d", kanban.MaxAutoArchiveHours)
-	}
-	_, err := encodeEvents(st.Events)
-	return err
-}
-
 // encodeEvents validates and encodes step events: keys must be
 // StepEventKinds and every action needs a type.
 func encodeEvents(ev map[string][]kanban.StepAction) (string, error) {
@@ -98,12 +78,6 @@ func checkStepNameFree(ctx context.Context, q queryer, workflowID, name, exceptI
 // becomes its start step; a step flagged IsStartStep takes the flag from the
 // others. NOT_FOUND for a missing workflow, CONFLICT for a duplicate name.
 func (s *Store) CreateStep(ctx context.Context, st kanban.WorkflowStep) (*kanban.WorkflowStep, error) {
-	if st.WorkflowID == "" {
-		return nil, kanban.FieldError("workflow_id", "is required")
-	}
-	if err := validateStep(st); err != nil {
-		return nil, err
-	}
 	err := s.tx(ctx, func(tx txn) error {
 		if err := requireRow(ctx, tx, "workflows", "workflow", st.WorkflowID); err != nil {
 			return err
@@ -226,9 +200,6 @@ func (s *Store) UpdateStep(ctx context.Context, id string, u kanban.StepUpdate) 
 		applyStepUpdate(st, u)
 		if wasStart && !st.IsStartStep {
 			return kanban.FieldError("is_start_step", "cannot be cleared; mark another step as the start step instead")
-		}
-		if err := validateStep(*st); err != nil {
-			return err
 		}
 		if err := checkStepNameFree(ctx, tx, st.WorkflowID, st.Name, st.ID); err != nil {
 			return err

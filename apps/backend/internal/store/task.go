@@ -63,54 +63,6 @@ func (s *Store) GetTask(ctx context.Context, id string) (*kanban.Task, error) {
 	return getTask(ctx, s.stmts, id)
 }
 
-func validateTaskText(title, description, launchPrompt string, state kanban.TaskState) error {
-	if err := kanban.CheckLine("title", title, true, kanban.MaxTitleLen); err != nil {
-		return err
-	}
-	if err := kanban.CheckText("description", description, false, kanban.MaxPromptLen); err != nil {
-		return err
-	}
-	if err := kanban.CheckText("launch_prompt", launchPrompt, false, kanban.MaxPromptLen); err != nil {
-		return err
-	}
-	if !state.Valid() {
-		return kanban.FieldError("state", "must be one of %v", kanban.TaskStates)
-	}
-	return nil
-}
-
-func validateTaskCreate(in kanban.TaskCreate) error {
-	if in.WorkspaceID == "" {
-		return kanban.FieldError("workspace_id", "is required")
-	}
-	if err := validateTaskText(in.Title, in.Description, "", in.State); err != nil {
-		return err
-	}
-	if err := kanban.CheckText("external_id", in.ExternalID, false, kanban.MaxExternalIDLen); err != nil {
-		return err
-	}
-	switch in.WorkspaceMode {
-	case "", kanban.WorkspaceNew:
-	case kanban.WorkspaceInheritParent:
-		if in.ParentID == "" {
-			return kanban.FieldError("workspace_mode", "inherit_parent needs a parent task")
-		}
-	default:
-		return kanban.FieldError("workspace_mode", "must be inherit_parent or new_workspace")
-	}
-	seen := make(map[string]bool, len(in.BlockedBy))
-	for _, id := range in.BlockedBy {
-		if id == "" {
-			return kanban.FieldError("blocked_by", "must not contain empty ids")
-		}
-		if seen[id] {
-			return kanban.FieldError("blocked_by", "must not contain duplicates")
-		}
-		seen[id] = true
-	}
-	return validateTaskRepoInput(in.Repository)
-}
-
 // CreateTask creates a task; see kanban.TaskService. With an ExternalID
 // already used in the workspace it returns that task, deduplicated, and
 // writes nothing.
@@ -131,7 +83,7 @@ func (s *Store) createTask(ctx context.Context, in kanban.TaskCreate, sc *kanban
 	if in.State == "" {
 		in.State = kanban.TaskTodo
 	}
-	if err := validateTaskCreate(in); err != nil {
+	if err := in.Check(); err != nil {
 		return nil, nil, false, err
 	}
 	var hash string
@@ -328,6 +280,9 @@ func checkParent(ctx context.Context, q queryer, workspaceID, parentID string) e
 
 // UpdateTask changes the given fields of a task, validated as on create.
 func (s *Store) UpdateTask(ctx context.Context, id string, u kanban.TaskUpdate) (*kanban.Task, error) {
+	if err := u.Check(); err != nil {
+		return nil, err
+	}
 	var out *kanban.Task
 	err := s.tx(ctx, func(tx txn) error {
 		t, err := getTask(ctx, tx, id)
@@ -338,9 +293,6 @@ func (s *Store) UpdateTask(ctx context.Context, id string, u kanban.TaskUpdate) 
 		setIf(&t.Description, u.Description)
 		setIf(&t.State, u.State)
 		setIf(&t.LaunchPrompt, u.LaunchPrompt)
-		if err := validateTaskText(t.Title, t.Description, t.LaunchPrompt, t.State); err != nil {
-			return err
-		}
 		t.UpdatedAt = kanban.Now()
 		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET title = ?, description = ?, state = ?, launch_prompt = ?,
 			updated_at = ? WHERE id = ?`, t.Title, t.Description, string(t.State), t.LaunchPrompt,

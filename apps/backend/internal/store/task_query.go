@@ -30,12 +30,6 @@ func taskPage[T any](ctx context.Context, s *Store, f kanban.TaskFilter, p kanba
 	if err != nil {
 		return nil, err
 	}
-	if f.WorkspaceID == "" {
-		return nil, kanban.FieldError("workspace_id", "is required")
-	}
-	if f.State != "" && !f.State.Valid() {
-		return nil, kanban.FieldError("state", "must be one of %v", kanban.TaskStates)
-	}
 	onlyWorkspace := f.WorkflowStepID == "" && f.WorkflowID == "" && f.ParentID == ""
 	if !onlyWorkspace {
 		if err := checkTaskFilterScope(ctx, s.stmts, f); err != nil {

@@ -96,10 +96,9 @@ func testCreateTaskWithSessionRejects(t *testing.T) {
 		sc   kanban.SessionCreate
 		code kanban.Code
 	}{
-		{"invalid task", kanban.TaskCreate{WorkspaceID: f.b.ws.ID}, kanban.SessionCreate{FirstMessage: prompt}, kanban.CodeValidation},
+		{"invalid task", kanban.TaskCreate{WorkspaceID: f.b.ws.ID, Title: "two\nlines"}, kanban.SessionCreate{FirstMessage: prompt}, kanban.CodeValidation},
 		{"unknown agent profile", ok, kanban.SessionCreate{AgentProfileID: kanban.NewID(), FirstMessage: prompt}, kanban.CodeNotFound},
 		{"unknown executor profile", ok, kanban.SessionCreate{ExecutorProfileID: kanban.NewID()}, kanban.CodeNotFound},
-		{"invalid mode", ok, kanban.SessionCreate{Mode: "Task"}, kanban.CodeValidation},
 		{"invalid first message", ok, kanban.SessionCreate{FirstMessage: &kanban.Message{Author: "user", Type: "nope"}}, kanban.CodeValidation},
 	}
 	for _, tt := range tests {

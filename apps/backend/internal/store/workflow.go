@@ -10,20 +10,17 @@ import (
 
 const workflowCols = `id, workspace_id, name, description, sort_order, created_at, updated_at, prompt, agent_profile_id`
 
+// validateWorkflow holds the one rule of a workflow no contract can: a
+// single-line name (workflow.create, workflow.update and the document
+// importer bound its length).
 func validateWorkflow(w kanban.Workflow) error {
-	if err := kanban.CheckLine("name", w.Name, true, kanban.MaxNameLen); err != nil {
-		return err
-	}
-	if err := kanban.CheckText("description", w.Description, false, kanban.MaxDescriptionLen); err != nil {
-		return err
-	}
-	return kanban.CheckText("prompt", w.Prompt, false, kanban.MaxPromptLen)
+	return kanban.SingleLine("name", w.Name)
 }
 
 // CreateWorkflow creates a workflow at the end of its workspace's list
 // (SortOrder is assigned). NOT_FOUND when the workspace is missing.
 func (s *Store) CreateWorkflow(ctx context.Context, w kanban.Workflow) (*kanban.Workflow, error) {
-	if err := validateNewWorkflow(w); err != nil {
+	if err := validateWorkflow(w); err != nil {
 		return nil, err
 	}
 	var out *kanban.Workflow
@@ -36,13 +33,6 @@ func (s *Store) CreateWorkflow(ctx context.Context, w kanban.Workflow) (*kanban.
 		return nil, err
 	}
 	return out, nil
-}
-
-func validateNewWorkflow(w kanban.Workflow) error {
-	if w.WorkspaceID == "" {
-		return kanban.FieldError("workspace_id", "is required")
-	}
-	return validateWorkflow(w)
 }
 
 func insertWorkflow(ctx context.Context, tx txn, w kanban.Workflow) (*kanban.Workflow, error) {
@@ -157,8 +147,11 @@ func (s *Store) DeleteWorkflow(ctx context.Context, id string, cascade bool) err
 
 // ImportWorkflow creates a workflow and its steps in one transaction. Steps
 // keep the given order; the start step is the flagged one, else the first.
+// The caller has checked steps with kanban.CheckSteps (the action layer
+// does, for workflow.create and for imported documents); a step name taken
+// twice is still refused here, by the name check of each insert.
 func (s *Store) ImportWorkflow(ctx context.Context, w kanban.Workflow, steps []kanban.WorkflowStep) (*kanban.Workflow, []kanban.WorkflowStep, error) {
-	if err := validateImport(w, steps); err != nil {
+	if err := validateWorkflow(w); err != nil {
 		return nil, nil, err
 	}
 	start := 0
@@ -193,31 +186,4 @@ func (s *Store) ImportWorkflow(ctx context.Context, w kanban.Workflow, steps []k
 		return nil, nil, err
 	}
 	return out, outSteps, nil
-}
-
-func validateImport(w kanban.Workflow, steps []kanban.WorkflowStep) error {
-	if err := validateNewWorkflow(w); err != nil {
-		return err
-	}
-	if len(steps) == 0 {
-		return kanban.FieldError("steps", "at least one step is required")
-	}
-	names := make(map[string]bool, len(steps))
-	starts := 0
-	for _, st := range steps {
-		if err := validateStep(st); err != nil {
-			return err
-		}
-		if names[st.Name] {
-			return kanban.FieldError("steps", "step names must be unique within a workflow")
-		}
-		names[st.Name] = true
-		if st.IsStartStep {
-			starts++
-		}
-	}
-	if starts > 1 {
-		return kanban.FieldError("steps", "at most one step may be the start step")
-	}
-	return nil
 }

@@ -66,12 +66,14 @@ func testWorkflowCreateListUpdate(t *testing.T) {
 	if err != nil || up.Name != "one" || up.Description != "d" {
 		t.Fatalf("got %+v, %v; want name one, description d", up, err)
 	}
-	long := strings.Repeat("x", kanban.MaxNameLen+1)
-	_, err = s.UpdateWorkflow(ctx, ids[0], &long, nil)
+	// Name bounds are the contracts' (workflow.create, workflow.update);
+	// the store holds the single-line rule.
+	twoLines := "two\nlines"
+	_, err = s.UpdateWorkflow(ctx, ids[0], &twoLines, nil)
 	wantCode(t, err, kanban.CodeValidation)
 	_, err = s.CreateWorkflow(ctx, kanban.Workflow{WorkspaceID: "missing", Name: "x"})
 	wantCode(t, err, kanban.CodeNotFound)
-	_, err = s.CreateWorkflow(ctx, kanban.Workflow{WorkspaceID: ws.ID, Name: long})
+	_, err = s.CreateWorkflow(ctx, kanban.Workflow{WorkspaceID: ws.ID, Name: twoLines})
 	wantCode(t, err, kanban.CodeValidation)
 	_, err = s.ListWorkflows(ctx, "missing", kanban.Page{})
 	wantCode(t, err, kanban.CodeNotFound)
@@ -115,9 +117,6 @@ func testStepValidation(t *testing.T) {
 	b := newBoard(t, s, "W")
 	ok := kanban.WorkflowStep{WorkflowID: b.wf.ID, Name: "New"}
 	cases := map[string]func(st *kanban.WorkflowStep){
-		"name":                     func(st *kanban.WorkflowStep) { st.Name = "" },
-		"wip_limit":                func(st *kanban.WorkflowStep) { st.WIPLimit = -1 },
-		"auto_archive_after_hours": func(st *kanban.WorkflowStep) { st.AutoArchiveAfterHours = -1 },
 		"events": func(st *kanban.WorkflowStep) {
 			st.Events = map[string][]kanban.StepAction{"on_enterr": {{Type: "x"}}}
 		},
@@ -143,8 +142,9 @@ func testStepValidation(t *testing.T) {
 		}
 	}
 	checkSnapshot(t, s, before)
-	neg := -1
-	_, err := s.UpdateStep(ctx, b.steps[1].ID, kanban.StepUpdate{WIPLimit: &neg})
+	// Bounds of a step are its payload contract's (and kanban's
+	// WorkflowStep.Check for documents); automations are checked as stored.
+	_, err := s.UpdateStep(ctx, b.steps[1].ID, kanban.StepUpdate{Events: map[string][]kanban.StepAction{"whenever": nil}})
 	wantCode(t, err, kanban.CodeValidation)
 }
 
@@ -331,17 +331,23 @@ func testImportWorkflow(t *testing.T) {
 		t.Fatalf("got start %v sort_order %d, want [X] and 1", starts, wf2.SortOrder)
 	}
 	before := snapshot(t, s)
-	bad := [][]kanban.WorkflowStep{
-		nil,
-		{{Name: "A"}, {Name: "A"}},
-		{{Name: "A", IsStartStep: true}, {Name: "B", IsStartStep: true}},
-		{{Name: "A"}, {Name: "B", WIPLimit: -1}},
-		{{Name: "A"}, {Name: strings.Repeat("n", kanban.MaxNameLen+1)}},
+	// The list rules and each step's bounds are kanban.CheckSteps', run by
+	// the action layer before the store; the store still refuses a step
+	// name taken twice (its insert's name check), a two-line workflow name
+	// and steps whose automations CheckEvents refuses.
+	bad := []struct {
+		name  string
+		steps []kanban.WorkflowStep
+		code  kanban.Code
+	}{
+		{"Bad", []kanban.WorkflowStep{{Name: "A"}, {Name: "A"}}, kanban.CodeConflict},
+		{"Bad\n", []kanban.WorkflowStep{{Name: "A"}}, kanban.CodeValidation},
+		{"Bad", []kanban.WorkflowStep{{Name: "A", Events: map[string][]kanban.StepAction{"whenever": nil}}}, kanban.CodeValidation},
 	}
-	for i, steps := range bad {
-		_, _, err := s.ImportWorkflow(ctx, kanban.Workflow{WorkspaceID: ws.ID, Name: "Bad"}, steps)
-		if kanban.ErrorCode(err) != kanban.CodeValidation {
-			t.Errorf("case %d: got %v, want VALIDATION_ERROR", i, err)
+	for i, c := range bad {
+		_, _, err := s.ImportWorkflow(ctx, kanban.Workflow{WorkspaceID: ws.ID, Name: c.name}, c.steps)
+		if got := kanban.ErrorCode(err); got != c.code {
+			t.Errorf("case %d: got %v, want %s", i, err, c.code)
 		}
 	}
 	_, _, err = s.ImportWorkflow(ctx, kanban.Workflow{WorkspaceID: "missing", Name: "Bad"}, []kanban.WorkflowStep{{Name: "A"}})

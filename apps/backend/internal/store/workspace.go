@@ -9,17 +9,17 @@ import (
 
 const workspaceCols = `id, name, description, created_at, updated_at`
 
-func validateWorkspace(name, description string) error {
-	if err := kanban.CheckLine("name", name, true, kanban.MaxNameLen); err != nil {
-		return err
-	}
-	return kanban.CheckText("description", description, false, kanban.MaxDescriptionLen)
+// validateWorkspace holds the one rule of a workspace no contract can: a
+// single-line name (workspace.create and workspace.update bound its length
+// and the description's; seeding passes a constant).
+func validateWorkspace(name string) error {
+	return kanban.SingleLine("name", name)
 }
 
 // CreateWorkspace creates a workspace. VALIDATION_ERROR for a missing or
 // too long name or a too long description.
 func (s *Store) CreateWorkspace(ctx context.Context, name, description string) (*kanban.Workspace, error) {
-	if err := validateWorkspace(name, description); err != nil {
+	if err := validateWorkspace(name); err != nil {
 		return nil, err
 	}
 	now := kanban.Now()
@@ -92,7 +92,7 @@ func (s *Store) UpdateWorkspace(ctx context.Context, id string, name, descriptio
 		}
 		setIf(&w.Name, name)
 		setIf(&w.Description, description)
-		if err := validateWorkspace(w.Name, w.Description); err != nil {
+		if err := validateWorkspace(w.Name); err != nil {
 			return err
 		}
 		w.UpdatedAt = kanban.Now()
