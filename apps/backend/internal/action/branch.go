@@ -98,9 +98,6 @@ func (s *Service) addTaskBranch(ctx context.Context, p Principal, in TaskBranchI
 	if err := checkLocator(in.RepositoryID, in.LocalPath, in.RepositoryURL, true); err != nil {
 		return nil, err
 	}
-	if err := checkBranches(in.BaseBranch, in.CheckoutBranch); err != nil {
-		return nil, err
-	}
 	t, err := s.taskInTree(ctx, p, in.TaskID, branchReach, branchForbidden)
 	if err != nil {
 		return nil, err
@@ -149,15 +146,8 @@ func (s *Service) linkRepository(ctx context.Context, t *kanban.Task, repo *kanb
 	return link, nil
 }
 
-func checkBranches(base, checkout string) error {
-	if err := kanban.CheckText("base_branch", base, false, kanban.MaxBranchLen); err != nil {
-		return err
-	}
-	return kanban.CheckText("checkout_branch", checkout, false, kanban.MaxBranchLen)
-}
-
 // checkLocator requires exactly one repository locator (at most one when
-// optional) and checks sizes.
+// optional); their sizes are the contract's.
 func checkLocator(id, localPath, url string, optional bool) error {
 	switch n := countSet(id, localPath, url); {
 	case n > 1:
@@ -167,10 +157,7 @@ func checkLocator(id, localPath, url string, optional bool) error {
 		return &kanban.Error{Code: kanban.CodeValidation, Field: "repository",
 			Message: "provide one of repository_id, local_path, repository_url"}
 	}
-	if err := kanban.CheckText("local_path", localPath, false, kanban.MaxPathLen); err != nil {
-		return err
-	}
-	return kanban.CheckText("repository_url", url, false, kanban.MaxURLLen)
+	return nil
 }
 
 // countSet counts the non-empty values.
@@ -209,9 +196,6 @@ func (s *Service) findOrCreateRepo(ctx context.Context, workspaceID string, src 
 // written; attaching what the task already has changes nothing, so an
 // exact retry is harmless.
 func (s *Service) addSources(ctx context.Context, p Principal, in SourcesAddIn) (*SourcesAddOut, error) {
-	if len(in.Sources) < 1 || len(in.Sources) > kanban.MaxSourcesPerCall {
-		return nil, kanban.FieldError("sources", "must have between 1 and %d items", kanban.MaxSourcesPerCall)
-	}
 	for i, src := range in.Sources {
 		if err := checkSource(i, src, in.Sources[:i]); err != nil {
 			return nil, err
@@ -273,12 +257,6 @@ func checkSource(i int, src SourceIn, earlier []SourceIn) error {
 		if src.GitHubURL != "" && !strings.HasPrefix(src.GitHubURL, "https://github.com/") {
 			return kanban.FieldError(path+".github_url", "must start with https://github.com/")
 		}
-		if err := kanban.CheckText(path+".base_branch", src.BaseBranch, false, kanban.MaxBranchLen); err != nil {
-			return err
-		}
-		if err := kanban.CheckText(path+".checkout_branch", src.CheckoutBranch, false, kanban.MaxBranchLen); err != nil {
-			return err
-		}
 	case kanban.SourceFolder:
 		if src.RepositoryID != "" || src.RemoteURL != "" || src.GitHubURL != "" || src.BaseBranch != "" || src.CheckoutBranch != "" {
 			return kanban.FieldError(path, "a folder source takes only local_path and display_name")
@@ -288,15 +266,6 @@ func checkSource(i int, src SourceIn, earlier []SourceIn) error {
 		}
 	default:
 		return kanban.FieldError(path+".kind", "must be repository or folder")
-	}
-	for _, c := range []struct {
-		field, v string
-		max      int
-	}{{"local_path", src.LocalPath, kanban.MaxPathLen}, {"remote_url", src.RemoteURL, kanban.MaxURLLen}, {"github_url", src.GitHubURL, kanban.MaxURLLen},
-		{"display_name", src.DisplayName, kanban.MaxNameLen}} {
-		if err := kanban.CheckText(path+"."+c.field, c.v, false, c.max); err != nil {
-			return err
-		}
 	}
 	for _, e := range earlier {
 		if (src.RepositoryID != "" && e.RepositoryID == src.RepositoryID) || (src.LocalPath != "" && e.LocalPath == src.LocalPath) ||
@@ -311,9 +280,6 @@ func checkSource(i int, src SourceIn, earlier []SourceIn) error {
 // keeping its checkout branch. Without repository_id the task must have
 // exactly one repository.
 func (s *Service) setBaseBranch(ctx context.Context, p Principal, in BaseBranchIn) (*kanban.TaskRepository, error) {
-	if err := kanban.CheckText("base_branch", in.BaseBranch, true, kanban.MaxBranchLen); err != nil {
-		return nil, err
-	}
 	switch {
 	case in.TaskRepositoryID != "" && in.RepositoryID != "" && in.TaskRepositoryID != in.RepositoryID:
 		return nil, kanban.FieldError("task_repository_id", "names another link than repository_id; give one of them")

@@ -22,7 +22,6 @@ func TestAddBranchToTask(t *testing.T) {
 	}{
 		{"two locators", TaskBranchIn{LocalPath: "/src/a", RepositoryURL: "https://x/a.git", BaseBranch: "main"}, "provide at most one of repository_id, local_path, repository_url"},
 		{"no locator and no repository", TaskBranchIn{BaseBranch: "main"}, "provide one of repository_id, local_path, repository_url (the task does not have exactly one repository)"},
-		{"long branch", TaskBranchIn{LocalPath: "/src/a", BaseBranch: strings.Repeat("b", kanban.MaxBranchLen+1)}, "base_branch: longer than 255 characters"},
 	} {
 		if got := h.refuse(sess, kanban.ActionTaskRepositoryAdd, tc.in, kanban.CodeValidation); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
@@ -84,8 +83,6 @@ func TestAddWorkspaceSources(t *testing.T) {
 		in   SourcesAddIn
 		code kanban.Code
 	}{
-		{"none", SourcesAddIn{}, kanban.CodeValidation},
-		{"too many", SourcesAddIn{Sources: make([]SourceIn, kanban.MaxSourcesPerCall+1)}, kanban.CodeValidation},
 		{"no kind", SourcesAddIn{Sources: []SourceIn{{LocalPath: "/a"}}}, kanban.CodeValidation},
 		{"no locator", SourcesAddIn{Sources: []SourceIn{repo(SourceIn{LocalPath: "/a"}), repo(SourceIn{BaseBranch: "x"})}}, kanban.CodeValidation},
 		{"two locators", SourcesAddIn{Sources: []SourceIn{repo(SourceIn{LocalPath: "/a", RemoteURL: "https://x/a.git"})}}, kanban.CodeValidation},

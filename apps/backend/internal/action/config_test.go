@@ -39,7 +39,6 @@ func TestWorkflowSteps(t *testing.T) {
 	h.refuse(operator, kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": h.wf, "name": "E",
 		"events": map[string]any{"on_enter": []any{map[string]any{"type": "t", "extra": 1}}}}, kanban.CodeValidation)
 	h.refuse(operator, kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": st.ID, "events": map[string]any{"whenever": []any{}}}, kanban.CodeValidation)
-	h.refuse(operator, kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": st.ID, "wip_limit": -1}, kanban.CodeValidation)
 
 	up := call[kanban.WorkflowStep](h, operator, kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": st.ID, "color": "#abcdef",
 		"events": map[string]any{"on_enter": []any{map[string]any{"type": "auto_start_agent"}}}})

@@ -352,9 +352,6 @@ func (s *Service) createStep(ctx context.Context, p Principal, in StepCreateIn) 
 		return nil, err
 	}
 	st.WorkflowID, st.InsertAt = w.ID, in.Position
-	if in.Position != nil && *in.Position < 0 {
-		return nil, kanban.FieldError("position", "must be >= 0")
-	}
 	out, err := s.store.CreateStep(ctx, st)
 	if err != nil {
 		return nil, err
@@ -385,21 +382,14 @@ func (s *Service) pullFromStep(ctx context.Context, workflowID string, in StepUp
 	return nil, kanban.FieldError("pull_from_step_position", "must be the position of a step of the workflow")
 }
 
-// checkStepUpdate validates the set fields of a step update.
+// checkStepUpdate checks what a step update's contract cannot: a single
+// line name and the automations' rules (kanban.CheckEvents); bounds and
+// required fields are the contract's.
 func checkStepUpdate(in StepUpdateIn) error {
-	if in.StepID == "" {
-		return kanban.FieldError("step_id", "is required")
-	}
 	if in.Name != nil {
-		if err := kanban.CheckLine("name", *in.Name, true, kanban.MaxNameLen); err != nil {
+		if err := kanban.SingleLine("name", *in.Name); err != nil {
 			return err
 		}
-	}
-	if in.WIPLimit != nil && *in.WIPLimit < 0 {
-		return kanban.FieldError("wip_limit", "must be 0 (no limit) or greater")
-	}
-	if in.AutoArchiveAfterHours != nil && *in.AutoArchiveAfterHours < 0 {
-		return kanban.FieldError("auto_archive_after_hours", "must be 0 (never) or greater")
 	}
 	return kanban.CheckEvents("events", in.Events)
 }

@@ -188,9 +188,6 @@ func (s *Service) eachSession(ctx context.Context, taskID string, fn func(*kanba
 // its direct children. Stopping a task whose sessions have all ended
 // succeeds and stops nothing.
 func (s *Service) stopTask(ctx context.Context, p Principal, in TaskStopIn) (*TaskStopOut, error) {
-	if err := kanban.CheckText("reason", in.Reason, false, kanban.MaxStopReasonLen); err != nil {
-		return nil, err
-	}
 	t, err := s.taskFor(ctx, p, in.TaskID)
 	if err != nil {
 		return nil, err
@@ -246,10 +243,7 @@ func (s *Service) endSessions(ctx context.Context, taskID, sessionID string, not
 // spawnSession starts a new session on an existing task; its first
 // message is the given prompt, else the task's prompt.
 func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawnIn) (*SessionSpawnOut, error) {
-	if err := kanban.CheckText("prompt", in.Prompt, false, kanban.MaxPromptLen); err != nil {
-		return nil, err
-	}
-	if err := kanban.CheckLine("name", in.Name, false, kanban.MaxNameLen); err != nil {
+	if err := kanban.SingleLine("name", in.Name); err != nil {
 		return nil, err
 	}
 	if in.TaskID == "" && p.Kind == Session {

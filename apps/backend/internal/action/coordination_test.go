@@ -70,7 +70,6 @@ func TestTaskStop(t *testing.T) {
 	}
 	h.refuse(ps, kanban.ActionTaskStop, TaskStopIn{TaskID: grandkid.ID}, kanban.CodeForbidden)
 	h.refuse(k1, kanban.ActionTaskStop, TaskStopIn{TaskID: "self"}, kanban.CodeForbidden)
-	h.refuse(ps, kanban.ActionTaskStop, TaskStopIn{TaskID: kid.ID, Reason: strings.Repeat("r", kanban.MaxStopReasonLen+1)}, kanban.CodeValidation)
 
 	out := call[TaskStopOut](h, ps, kanban.ActionTaskStop, TaskStopIn{TaskID: kid.ID, Reason: "plan changed"})
 	if len(out.StoppedSessionIDs) != 1 || out.StoppedSessionIDs[0] != k1.SessionID {
@@ -100,7 +99,6 @@ func TestSessionSpawn(t *testing.T) {
 	_, _, elsewhere := h.otherBoard()
 	h.refuse(sess, kanban.ActionSessionSpawn, SessionSpawnIn{TaskID: elsewhere.ID}, kanban.CodeForbidden)
 	h.refuse(sess, kanban.ActionSessionSpawn, SessionSpawnIn{TaskID: "self", AgentProfileID: "missing"}, kanban.CodeNotFound)
-	h.refuse(sess, kanban.ActionSessionSpawn, SessionSpawnIn{TaskID: "self", Prompt: strings.Repeat("p", kanban.MaxPromptLen+1)}, kanban.CodeValidation)
 
 	out := call[SessionSpawnOut](h, sess, kanban.ActionSessionSpawn, SessionSpawnIn{TaskID: "self", Prompt: "try again"})
 	if out.Session == nil || out.Session.TaskID != task.ID || out.AgentProfile == nil || out.AgentProfile.ID != out.Session.AgentProfileID {
@@ -167,7 +165,6 @@ func TestTaskRelated(t *testing.T) {
 	if capped.Task.Description == nil {
 		t.Errorf("verbose: got no description, want one")
 	}
-	h.refuse(sess, kanban.ActionTaskRelated, RelatedIn{Limit: kanban.MaxRelatedLimit + 1}, kanban.CodeValidation)
 	_, _, elsewhere := h.otherBoard()
 	h.refuse(sess, kanban.ActionTaskRelated, RelatedIn{TaskID: elsewhere.ID}, kanban.CodeForbidden)
 }

@@ -2,7 +2,6 @@ package action
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -38,14 +37,8 @@ func (in QuestionBundleIn) context() (string, error) {
 	if len(in.ContextParagraphs) == 0 {
 		return in.Context, nil
 	}
-	if len(in.ContextParagraphs) > kanban.MaxContextParagraphs {
-		return "", kanban.FieldError("context_paragraphs", "must have at most %d items", kanban.MaxContextParagraphs)
-	}
-	for i, p := range in.ContextParagraphs {
-		if err := kanban.CheckText(fmt.Sprintf("context_paragraphs[%d]", i), p, false, kanban.MaxContextParagraphLen); err != nil {
-			return "", err
-		}
-	}
+	// The count and each paragraph's length are the contract's; their
+	// joined length is a rule of the whole the schema cannot state.
 	joined := strings.Join(in.ContextParagraphs, "\n\n")
 	if utf8.RuneCountInString(joined) > kanban.MaxQuestionContext {
 		return "", kanban.FieldError("context_paragraphs", "joined, longer than %d characters", kanban.MaxQuestionContext)
@@ -126,9 +119,6 @@ func (s *Service) registerQuestions(r *Registry) {
 // ask stores the question, then waits (bounded) for the first answer.
 func (s *Service) ask(ctx context.Context, p Principal, in QuestionAskIn) (*QuestionAskOut, error) {
 	wait := s.qWait
-	if in.WaitSeconds < 0 {
-		return nil, kanban.FieldError("wait_seconds", "must be >= 0")
-	}
 	if in.WaitSeconds > 0 && time.Duration(in.WaitSeconds)*time.Second < wait {
 		wait = time.Duration(in.WaitSeconds) * time.Second
 	}

@@ -125,9 +125,6 @@ func (s *Service) related(ctx context.Context, p Principal, in RelatedIn) (*Rela
 	if limit == 0 {
 		limit = kanban.DefaultRelatedLimit
 	}
-	if limit < 1 || limit > kanban.MaxRelatedLimit {
-		return nil, kanban.FieldError("limit", "must be between 1 and %d", kanban.MaxRelatedLimit)
-	}
 	if in.TaskID == "" && p.Kind == Session {
 		in.TaskID = "self"
 	}

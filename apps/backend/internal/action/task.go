@@ -232,9 +232,6 @@ func (s *Service) listTasks(ctx context.Context, p Principal, in TaskListIn) (an
 func (s *Service) moveTask(ctx context.Context, p Principal, in TaskMoveIn) (*kanban.Task, error) {
 	pos := -1
 	if in.Position != nil {
-		if *in.Position < 0 {
-			return nil, kanban.FieldError("position", "must be >= 0")
-		}
 		pos = *in.Position
 	}
 	var from string

@@ -22,7 +22,7 @@ type SetTitleOut struct {
 // pending, then switches the session to task mode through SetMode, so its
 // MCP server rebuilds its tool set (one list_changed; the title tool goes).
 func (s *Service) setTitle(ctx context.Context, p Principal, in SetTitleIn) (*SetTitleOut, error) {
-	if err := kanban.CheckLine("title", in.Title, true, kanban.MaxTitleLen); err != nil {
+	if err := kanban.SingleLine("title", in.Title); err != nil {
 		return nil, err
 	}
 	sess, err := s.store.GetSession(ctx, p.SessionID)

@@ -12,8 +12,7 @@ func TestSetTitleSwitchesMode(t *testing.T) {
 	h := newHarness(t)
 	task := h.task("Untitled")
 	pending := h.session(task, kanban.ModeTaskTitlePending)
-	h.refuse(pending, kanban.ActionTaskSetTitle, SetTitleIn{Title: strings.Repeat("t", kanban.MaxTitleLen+1)}, kanban.CodeValidation)
-	h.refuse(pending, kanban.ActionTaskSetTitle, SetTitleIn{}, kanban.CodeValidation)
+	h.refuse(pending, kanban.ActionTaskSetTitle, SetTitleIn{Title: "two\nlines"}, kanban.CodeValidation)
 	h.refuse(operator, kanban.ActionTaskSetTitle, SetTitleIn{Title: "x"}, kanban.CodeForbidden)
 
 	out := call[SetTitleOut](h, pending, kanban.ActionTaskSetTitle, SetTitleIn{Title: "Fix the parser"})

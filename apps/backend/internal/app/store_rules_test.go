@@ -2,10 +2,13 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
 // storeRuleCase is a payload that breaks a rule the store no longer checks
@@ -27,6 +30,10 @@ func TestStoreRulesRefusedOverWebSocket(t *testing.T) {
 	e := newEnv(t)
 	task := e.newTask("Target")
 	wf := task.WorkflowID
+	prof, err := e.b.store.DefaultAgentProfile(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []storeRuleCase{
 		// Task: bounds and enums are the contracts' (store/task.go kept only
 		// kanban.TaskCreate.Check and TaskUpdate.Check).
@@ -67,6 +74,13 @@ func TestStoreRulesRefusedOverWebSocket(t *testing.T) {
 		{"executor.profile.create long script", kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": "e", "name": "x", "prepare_script": strings.Repeat("s", kanban.MaxScriptLen+1)}, "/prepare_script:"},
 		{"executor.profile.update unknown policy", kanban.ActionExecutorProfileUpdate, map[string]any{"profile_id": "p", "mcp_policy": "everything"}, "/mcp_policy:"},
 		{"question.list bad state", kanban.ActionQuestionList, map[string]any{"state": "PENDING"}, "/state:"},
+		{"mcp_config.update server name with a space", kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": "p",
+			"servers": map[string]any{"my server": map[string]any{"type": "stdio", "command": "x"}}}, "/servers:"},
+		{"mcp_config.update server name too long", kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": "p",
+			"servers": map[string]any{strings.Repeat("n", 65): map[string]any{"type": "stdio", "command": "x"}}}, "/servers:"},
+		{"mcp_config.update too many servers", kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": "p", "servers": manyServers()}, "/servers:"},
+		{"mcp_config.update long command", kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": "p",
+			"servers": map[string]any{"a": map[string]any{"type": "stdio", "command": strings.Repeat("c", kanban.MaxCommandLen+1)}}}, "/servers/*/command:"},
 		{"question.list bad kind", kanban.ActionQuestionList, map[string]any{"kind": "operator"}, "/kind:"},
 		// Domain rules the store (or, for a workflow's steps, the action)
 		// calls in kanban.
@@ -80,20 +94,67 @@ func TestStoreRulesRefusedOverWebSocket(t *testing.T) {
 		{"task.update two-line title", kanban.ActionTaskUpdate, map[string]any{"task_id": task.ID, "title": "a\nb"}, "title: must be a single line"},
 		{"workspace.update two-line name", kanban.ActionWorkspaceUpdate, map[string]any{"id": task.WorkspaceID, "name": "a\nb"}, "name: must be a single line"},
 		{"document.write two-line title", kanban.ActionDocumentWrite, map[string]any{"task_id": task.ID, "document_key": "k", "title": "a\nb", "content": "x"}, "title: must be a single line"},
+		{"mcp_config.update stdio with a url", kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": prof.ID,
+			"servers": map[string]any{"a": map[string]any{"type": "stdio", "command": "x", "url": "http://x"}}}, "a stdio server takes no url or headers"},
+		{"mcp_config.update http with a file url", kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": prof.ID,
+			"servers": map[string]any{"a": map[string]any{"type": "http", "url": "file:///etc/passwd"}}}, "must be an http or https URL"},
 	}
-	refusedOverWebSocket(e, cases)
+	refusedOverWebSocket(e, e.wsClient(e.token, nil), cases)
 }
 
-// refusedOverWebSocket sends each case as the operator over a real
-// WebSocket and checks a VALIDATION_ERROR that contains msgHas, echoes no
-// canary and leaves every table as it was.
-func refusedOverWebSocket(e *env, cases []storeRuleCase) {
+// TestQuestionRulesRefusedOverWebSocket: a question bundle's shape —
+// counts, ids, lengths — is question.ask's contract (the store keeps only
+// kanban.PrepareQuestions: default ids and distinct ids and labels), and
+// a session calling question.ask directly over the WebSocket is refused
+// as an MCP caller of ask_user_question_kandev is.
+func TestQuestionRulesRefusedOverWebSocket(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var created action.SessionCreateOut
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: e.newTask("asker").ID,
+		Capabilities: []string{kanban.CapUserQuestion}}, &created)
+	opt := func(label string) map[string]any { return map[string]any{"label": label, "description": "d"} }
+	bundle := func(mut func(q map[string]any)) map[string]any {
+		q := map[string]any{"prompt": "Which?", "options": []any{opt("A"), opt("B")}}
+		mut(q)
+		return map[string]any{"questions": []any{q}, "wait_seconds": 1}
+	}
+	five := []any{}
+	for range kanban.MaxQuestionItems + 1 {
+		five = append(five, map[string]any{"prompt": "p", "options": []any{opt("A"), opt("B")}})
+	}
+	ask := kanban.ActionQuestionAsk
+	cases := []storeRuleCase{
+		{"no questions", ask, map[string]any{"questions": []any{}}, "/questions:"},
+		{"too many questions", ask, map[string]any{"questions": five}, "/questions:"},
+		{"empty prompt", ask, bundle(func(q map[string]any) { q["prompt"] = "" }), "/questions/0/prompt:"},
+		{"long prompt", ask, bundle(func(q map[string]any) { q["prompt"] = strings.Repeat("q", kanban.MaxQuestionTextLen+1) }), "/questions/0/prompt:"},
+		{"one option", ask, bundle(func(q map[string]any) { q["options"] = []any{opt("A")} }), "/questions/0/options:"},
+		{"empty label", ask, bundle(func(q map[string]any) { q["options"] = []any{opt("A"), opt("")} }), "/questions/0/options/1/label:"},
+		{"long description", ask, bundle(func(q map[string]any) {
+			q["options"] = []any{opt("A"), map[string]any{"label": "B", "description": strings.Repeat("d", kanban.MaxOptionDescLen+1)}}
+		}), "/questions/0/options/1/description:"},
+		{"id not an id", ask, bundle(func(q map[string]any) { q["id"] = "a b" }), "/questions/0/id:"},
+		{"long title", ask, bundle(func(q map[string]any) { q["title"] = strings.Repeat("t", kanban.MaxQuestionTitleLen+1) }), "/questions/0/title:"},
+		{"wait too long", ask, map[string]any{"questions": []any{map[string]any{"prompt": "p", "options": []any{opt("A"), opt("B")}}}, "wait_seconds": kanban.MaxQuestionWait + 1}, "/wait_seconds:"},
+		// Domain rules: kanban.PrepareQuestions.
+		{"duplicate labels", ask, bundle(func(q map[string]any) { q["options"] = []any{opt("A"), opt("A")} }), "duplicates another option's label"},
+		{"duplicate option ids", ask, bundle(func(q map[string]any) {
+			q["options"] = []any{map[string]any{"option_id": "x", "label": "A", "description": "d"}, map[string]any{"option_id": "x", "label": "B", "description": "d"}}
+		}), "duplicates another option's id"},
+	}
+	refusedOverWebSocket(e, e.wsClient(created.Token, nil), cases)
+}
+
+// refusedOverWebSocket sends each case as c over a real WebSocket and
+// checks a VALIDATION_ERROR that contains msgHas, echoes no canary and
+// leaves every table as it was.
+func refusedOverWebSocket(e *env, c *ws.Client, cases []storeRuleCase) {
 	t := e.t
 	t.Helper()
-	op := e.wsClient(e.token, nil)
 	for _, tc := range cases {
 		before := e.fingerprint()
-		err := op.Call(context.Background(), tc.action, tc.payload, nil)
+		err := c.Call(context.Background(), tc.action, tc.payload, nil)
 		ke, ok := kanban.AsError(err)
 		if !ok || ke.Code != kanban.CodeValidation || !strings.Contains(ke.Message, tc.msgHas) {
 			t.Errorf("%s: got %v, want VALIDATION_ERROR containing %q", tc.name, err, tc.msgHas)
@@ -106,4 +167,13 @@ func refusedOverWebSocket(e *env, cases []storeRuleCase) {
 			t.Errorf("%s: the database changed", tc.name)
 		}
 	}
+}
+
+// manyServers is one MCP server more than a profile may have.
+func manyServers() map[string]any {
+	out := map[string]any{}
+	for i := range kanban.MaxMCPServers + 1 {
+		out[fmt.Sprintf("s%d", i)] = map[string]any{"type": "stdio", "command": "x"}
+	}
+	return out
 }

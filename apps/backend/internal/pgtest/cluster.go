@@ -114,7 +114,10 @@ func (c *Cluster) start(ctx context.Context, bin string) error {
 	defer func() { _ = logf.Close() }()
 	c.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", filepath.Join(c.dir, "data"), //nolint:gosec // bin as for initdb
 		"-k", c.dir, "-c", "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off",
-		"-c", "full_page_writes=off", "-c", "max_connections=300", "-c", "shared_buffers=64MB")
+		"-c", "full_page_writes=off", "-c", "max_connections=300", "-c", "shared_buffers=64MB",
+		// Many serialisable store tests share the cluster at once: room for
+		// their predicate locks (the default 64 per connection ran out).
+		"-c", "max_pred_locks_per_transaction=256")
 	c.cmd.Stdout, c.cmd.Stderr = logf, logf
 	owner.apply(c.cmd)
 	dieWithParent(c.cmd)

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/url"
-	"regexp"
 	"slices"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -213,8 +211,6 @@ func scanAgentProfile(r rowSource) (*kanban.AgentProfile, error) {
 	return &p, nil
 }
 
-var mcpServerName = regexp.MustCompile(kanban.MCPServerNamePattern)
-
 // GetMCPConfig returns an agent profile's MCP configuration; a profile that
 // never had one gets the default (enabled, no servers). NOT_FOUND for a
 // missing profile.
@@ -285,55 +281,19 @@ func (s *Store) UpdateMCPConfig(ctx context.Context, profileID string, enabled *
 	return out, err
 }
 
-// checkMCPServers validates servers in name order. Messages name fields
-// with "*" for the server name, which is caller-chosen.
+// checkMCPServers checks what mcp_config.update's contract cannot: each
+// server's field combinations (kanban.MCPServerConfig.Check) and the
+// servers' encoded size. Messages name fields with "*" for the server
+// name, which is caller-chosen.
 func checkMCPServers(servers map[string]kanban.MCPServerConfig) error {
-	if len(servers) > kanban.MaxMCPServers {
-		return kanban.FieldError("servers", "at most %d servers", kanban.MaxMCPServers)
-	}
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
-		if !mcpServerName.MatchString(name) {
-			return kanban.FieldError("servers", "server names must match "+kanban.MCPServerNamePattern)
-		}
-		if err := checkMCPServer(servers[name]); err != nil {
+		if err := servers[name].Check(); err != nil {
 			return err
 		}
 	}
 	b, err := json.Marshal(servers)
 	if err != nil || len(b) > kanban.MaxMCPServersBytes {
 		return kanban.FieldError("servers", "larger than %d bytes", kanban.MaxMCPServersBytes)
-	}
-	return nil
-}
-
-func checkMCPServer(c kanban.MCPServerConfig) error {
-	switch c.Type {
-	case kanban.MCPServerStdio:
-		if err := kanban.CheckText("servers.*.command", c.Command, true, kanban.MaxCommandLen); err != nil {
-			return err
-		}
-		if c.URL != "" || len(c.Headers) > 0 {
-			return kanban.FieldError("servers.*", "a stdio server takes no url or headers")
-		}
-	case kanban.MCPServerHTTP:
-		if c.Command != "" || len(c.Args) > 0 {
-			return kanban.FieldError("servers.*", "an http server takes no command or args")
-		}
-		if err := kanban.CheckText("servers.*.url", c.URL, true, kanban.MaxCommandLen); err != nil {
-			return err
-		}
-		u, err := url.Parse(c.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return kanban.FieldError("servers.*.url", "must be an http or https URL")
-		}
-	default:
-		return kanban.FieldError("servers.*.type", "must be stdio or http")
-	}
-	if c.TimeoutSeconds != 0 && !c.Proxy {
-		return kanban.FieldError("servers.*.timeout_seconds", "applies to proxied servers only (proxy: true)")
-	}
-	if c.TimeoutSeconds < 0 || c.TimeoutSeconds > kanban.MaxUpstreamTimeout {
-		return kanban.FieldError("servers.*.timeout_seconds", "must be between 1 and %d seconds", kanban.MaxUpstreamTimeout)
 	}
 	return nil
 }

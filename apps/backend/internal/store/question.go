@@ -34,11 +34,8 @@ func (s *Store) CreateQuestion(ctx context.Context, q kanban.Question, deliver f
 	if !slices.Contains(kanban.QuestionKinds, q.Kind) {
 		return nil, nil, kanban.FieldError("kind", "must be user or parent")
 	}
-	if err := kanban.CheckText("context", q.Context, false, kanban.MaxQuestionContext); err != nil {
-		return nil, nil, err
-	}
-	items := cloneItems(q.Questions)
-	if err := checkQuestionItems(items); err != nil {
+	items, err := kanban.PrepareQuestions(q.Questions)
+	if err != nil {
 		return nil, nil, err
 	}
 	itemsJSON, err := json.Marshal(items)
@@ -76,75 +73,6 @@ func (s *Store) CreateQuestion(ctx context.Context, q kanban.Question, deliver f
 		return nil, nil, err
 	}
 	return out, msg, nil
-}
-
-// cloneItems copies items deeply enough for checkQuestionItems to fill in
-// ids without touching the caller's slices.
-func cloneItems(items []kanban.QuestionItem) []kanban.QuestionItem {
-	out := slices.Clone(items)
-	for i := range out {
-		out[i].Options = slices.Clone(out[i].Options)
-	}
-	return out
-}
-
-// checkQuestionItems validates the items and assigns missing ids in place.
-func checkQuestionItems(items []kanban.QuestionItem) error {
-	if len(items) < 1 || len(items) > kanban.MaxQuestionItems {
-		return kanban.FieldError("questions", "must have between 1 and %d items", kanban.MaxQuestionItems)
-	}
-	for i := range items {
-		it := &items[i]
-		if it.ID == "" {
-			it.ID = fmt.Sprintf("q%d", i+1)
-		}
-		path := fmt.Sprintf("questions[%d]", i)
-		if !kanban.ValidID(it.ID) {
-			return kanban.FieldError(path+".id", "must be 1-64 letters, digits, '_' or '-'")
-		}
-		if slices.ContainsFunc(items[:i], func(o kanban.QuestionItem) bool { return o.ID == it.ID }) {
-			return kanban.FieldError(path+".id", "duplicates another question's id")
-		}
-		if err := kanban.CheckText(path+".prompt", it.Prompt, true, kanban.MaxQuestionTextLen); err != nil {
-			return err
-		}
-		if err := kanban.CheckText(path+".title", it.Title, false, kanban.MaxQuestionTitleLen); err != nil {
-			return err
-		}
-		if err := checkQuestionOptions(path+".options", i, it.Options); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func checkQuestionOptions(path string, qi int, opts []kanban.QuestionOption) error {
-	if len(opts) < kanban.MinQuestionOptions || len(opts) > kanban.MaxQuestionOptions {
-		return kanban.FieldError(path, "must have between %d and %d options", kanban.MinQuestionOptions, kanban.MaxQuestionOptions)
-	}
-	for j := range opts {
-		o := &opts[j]
-		p := fmt.Sprintf("%s[%d]", path, j)
-		if o.OptionID == "" {
-			o.OptionID = fmt.Sprintf("q%d_opt%d", qi+1, j+1)
-		}
-		if !kanban.ValidID(o.OptionID) {
-			return kanban.FieldError(p+".option_id", "must be 1-64 letters, digits, '_' or '-'")
-		}
-		if slices.ContainsFunc(opts[:j], func(x kanban.QuestionOption) bool { return x.OptionID == o.OptionID }) {
-			return kanban.FieldError(p+".option_id", "duplicates another option's id")
-		}
-		if err := kanban.CheckText(p+".label", o.Label, true, kanban.MaxOptionLabelLen); err != nil {
-			return err
-		}
-		if slices.ContainsFunc(opts[:j], func(x kanban.QuestionOption) bool { return x.Label == o.Label }) {
-			return kanban.FieldError(p+".label", "duplicates another option's label")
-		}
-		if err := kanban.CheckText(p+".description", o.Description, true, kanban.MaxOptionDescLen); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // GetQuestion returns a question (NOT_FOUND when missing).

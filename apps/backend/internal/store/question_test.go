@@ -68,6 +68,9 @@ func TestCreateQuestionRejects(t *testing.T) {
 	bothEngines(t, testCreateQuestionRejects)
 }
 
+// testCreateQuestionRejects: the rules of a bundle a schema cannot state
+// (kanban.PrepareQuestions) and the session's; a bundle's shape is
+// question.ask's contract (TestQuestionRulesRefusedOverWebSocket).
 func testCreateQuestionRejects(t *testing.T) {
 	f := sessionFixture(t)
 	with := func(fn func(items []kanban.QuestionItem) []kanban.QuestionItem) []kanban.QuestionItem {
@@ -80,37 +83,12 @@ func testCreateQuestionRejects(t *testing.T) {
 		items   []kanban.QuestionItem
 		code    kanban.Code
 	}{
-		{"no items", "", nil, kanban.CodeValidation},
-		{"five items", "", []kanban.QuestionItem{item, item, item, item, item}, kanban.CodeValidation},
-		{"empty question text", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[1].Prompt = ""; return it }), kanban.CodeValidation},
-		{"question text too long", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem {
-			it[0].Prompt = strings.Repeat("q", 1001)
-			return it
-		}), kanban.CodeValidation},
-		{"one option", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[0].Options = opts("A"); return it }), kanban.CodeValidation},
-		{"seven options", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem {
-			it[0].Options = opts("A", "B", "C", "D", "E", "F", "G")
-			return it
-		}), kanban.CodeValidation},
 		{"duplicate labels", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[0].Options = opts("A", "A"); return it }), kanban.CodeValidation},
-		{"empty label", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[0].Options = opts("A", ""); return it }), kanban.CodeValidation},
-		{"label too long", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem {
-			it[0].Options = opts("A", strings.Repeat("b", 101))
-			return it
-		}), kanban.CodeValidation},
-		{"empty description", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[0].Options[1].Description = ""; return it }), kanban.CodeValidation},
-		{"description too long", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem {
-			it[0].Options[1].Description = strings.Repeat("d", 501)
-			return it
-		}), kanban.CodeValidation},
 		{"duplicate ids", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[0].ID = "q2"; return it }), kanban.CodeValidation},
-		{"id not an id", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[0].ID = "a b"; return it }), kanban.CodeValidation},
-		{"title over 12", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[0].Title = "Thirteen char"; return it }), kanban.CodeValidation},
 		{"duplicate option ids", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem {
 			it[0].Options[0].OptionID, it[0].Options[1].OptionID = "x", "x"
 			return it
 		}), kanban.CodeValidation},
-		{"option id not an id", "", with(func(it []kanban.QuestionItem) []kanban.QuestionItem { it[0].Options[0].OptionID = "é"; return it }), kanban.CodeValidation},
 		{"missing session", "-", twoItems(), kanban.CodeValidation},
 		{"unknown session", kanban.NewID(), twoItems(), kanban.CodeNotFound},
 	}
