@@ -71,8 +71,10 @@ func isUniqueConstraint(err error) bool {
 
 // isRetryable reports whether err ended a PostgreSQL transaction that
 // may succeed when run again from the start: a serialization failure of
-// SERIALIZABLE isolation, or a deadlock the server broke.
+// SERIALIZABLE isolation, a deadlock the server broke, or a lock table
+// momentarily full (out_of_shared_memory: SERIALIZABLE's predicate locks
+// of many concurrent writers, freed as they finish).
 func isRetryable(err error) bool {
 	var pe *pgconn.PgError
-	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "53200")
 }
