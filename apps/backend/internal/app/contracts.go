@@ -15,32 +15,54 @@ import (
 	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
 )
 
-// setContracts gives every action its payload contract, so a WebSocket,
-// CLI or MCP caller is checked by the same compiled validator, before the
-// handler and with the same refusal text: the input schema of the one tool
-// that forwards its arguments to the action unchanged, else the catalog's
-// declared payload schema. An action with neither, or with both, is a
-// declaration error: the backend does not start.
+// setContracts gives every action its payload contract (see contracts).
 func setContracts(reg *action.Registry, compiled *mcpsrv.Compiled) error {
+	all, err := contracts(reg, compiled)
+	if err != nil {
+		return err
+	}
+	for name, c := range all {
+		reg.SetContract(name, c.check, c.toolSchema)
+	}
+	return nil
+}
+
+// actionContract is an action's payload check; toolSchema when it is the
+// input schema of the tool that forwards to the action unchanged (or one
+// its forwarding tools' schemas narrow), which the in-process path has
+// already run.
+type actionContract struct {
+	check      action.Contract
+	toolSchema bool
+}
+
+// contracts builds every registered action's payload contract, so a
+// WebSocket, CLI or MCP caller is checked by the same compiled validator,
+// before the handler and with the same refusal text: the input schema of
+// the one tool that forwards its arguments to the action unchanged, else
+// the catalog's declared payload schema. An action with neither, or with
+// both, is a declaration error: the backend does not start.
+func contracts(reg *action.Registry, compiled *mcpsrv.Compiled) (map[kanban.Action]actionContract, error) {
 	tools := contractTools(reg, compiled.Catalog())
+	out := map[kanban.Action]actionContract{}
 	for _, name := range reg.Names() {
 		tool, byTool := tools[name]
 		declared := compiled.HasPayloadContract(name)
 		switch {
 		case byTool && declared:
-			return fmt.Errorf("action %s: both tool %s and a declared payload contract", name, tool.Name)
+			return nil, fmt.Errorf("action %s: both tool %s and a declared payload contract", name, tool.Name)
 		case byTool:
-			reg.SetContract(name, func(raw json.RawMessage) (json.RawMessage, error) {
-				out, err := compiled.CheckPayload(tool.Name, raw)
-				return out, refusal(err)
-			}, true)
+			out[name] = actionContract{check: func(raw json.RawMessage) (json.RawMessage, error) {
+				checked, err := compiled.CheckPayload(tool.Name, raw)
+				return checked, refusal(err)
+			}, toolSchema: true}
 		case declared:
-			reg.SetContract(name, payloadContract(compiled, name), coveredByTools(compiled.Catalog(), name))
+			out[name] = actionContract{check: payloadContract(compiled, name), toolSchema: coveredByTools(compiled.Catalog(), name)}
 		default:
-			return fmt.Errorf("action %s has no payload contract", name)
+			return nil, fmt.Errorf("action %s has no payload contract", name)
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // payloadContract is the Contract of an action's declared payload schema.

@@ -33,18 +33,11 @@ func FuzzActionContracts(f *testing.F) {
 		f.Fatal(err)
 	}
 	reg, _ := action.New(action.Deps{Store: st})
-	if err := setContracts(reg, compiled); err != nil {
+	all, err := contracts(reg, compiled)
+	if err != nil {
 		f.Fatal(err)
 	}
-	tools := contractTools(reg, compiled.Catalog())
 	names := reg.Names()
-	check := func(name kanban.Action, raw json.RawMessage) (json.RawMessage, error) {
-		if tool, ok := tools[name]; ok {
-			out, err := compiled.CheckPayload(tool.Name, raw)
-			return out, refusal(err)
-		}
-		return payloadContract(compiled, name)(raw)
-	}
 	for _, s := range []string{
 		`{}`, `null`, `[]`, `{"title":"t","blocked_by":["a","b"],"start_agent":false}`, `{"limit":1.0}`, `{"limit":1e2}`,
 		`{"limit":"5"}`, `{"Title":"t"}`, `{"id":"abc"}`, `{"task_id":"self","kind":"walkthrough","data":{"steps":[]}}`,
@@ -58,7 +51,7 @@ func FuzzActionContracts(f *testing.F) {
 		name := names[int(which)%len(names)]
 		a, _ := reg.Lookup(name)
 		raw = markUnknown(raw, a.Payload, markValues)
-		out, err := check(name, raw)
+		out, err := all[name].check(raw)
 		if err != nil {
 			ke, ok := kanban.AsError(err)
 			if !ok || ke.Code != kanban.CodeValidation {
