@@ -67,6 +67,10 @@ type Config struct {
 	Pprof string
 	// MCPSessions bound the /mcp endpoint's Streamable HTTP sessions.
 	MCPSessions mcpsrv.SessionLimits
+	// SourceRoots are the directories local repositories and folders may
+	// lie in (--source-roots): absolute, existing, no system directory.
+	// Empty: the operator's home directory (see sourcePolicy).
+	SourceRoots []string
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down
@@ -202,6 +206,11 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	guard, err := sourcePolicy(cfg, cfg.Logger) // after the token and the database exist: their identities are pinned
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
 	if err := st.Seed(ctx); err != nil {
 		_ = st.Close()
 		return nil, fmt.Errorf("seed: %w", err)
@@ -215,12 +224,12 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	hub := &hub{}
 	b.shared = newShared(cfg, st, hub)
 	pub := b.shared.publisher(hub)
-	if b.agents, err = newRuntime(cfg, st, pub, tok, b.onTurn, b.shared.id); err != nil {
+	if b.agents, err = newRuntime(cfg, st, pub, tok, guard, b.onTurn, b.shared.id); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
 	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
-		ModeActions: modeActions(compiled.Catalog()), DataDir: cfg.DataDir}
+		ModeActions: modeActions(compiled.Catalog()), FS: guard}
 	var local action.Agents // nil unless this backend runs agents
 	if b.agents != nil {
 		local = b.agents
