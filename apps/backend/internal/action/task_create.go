@@ -129,14 +129,15 @@ func (s *Service) taskRepoLocator(ctx context.Context, p Principal, workspaceID 
 	if err := in.Check(); err != nil || in.RepositoryID != "" || (in.LocalPath == "" && in.RepositoryURL == "") {
 		return err
 	}
-	repo, reg, err := s.resolveSource(ctx, p, workspaceID, kanban.Repository{LocalPath: in.LocalPath, RemoteURL: in.RepositoryURL}, "local_path")
+	repo, reg, err := s.resolveSource(ctx, p, workspaceID, kanban.Repository{LocalPath: in.LocalPath, RemoteURL: in.RepositoryURL},
+		locatorFields{"local_path", "repository_url"})
 	switch {
 	case err != nil:
 		return err
 	case repo != nil:
 		in.RepositoryID, in.LocalPath, in.RepositoryURL = repo.ID, "", ""
 	default:
-		in.LocalPath = reg.LocalPath
+		in.LocalPath, in.RepositoryURL = reg.LocalPath, reg.RemoteURL
 	}
 	return nil
 }

@@ -13,8 +13,8 @@ import (
 // cfg.SourceRoots, or the operator's home directory when none are set, and
 // the paths that stay out of every root: the data dir with its token and
 // database, the registry of running backends, the system directories and
-// the home directory's credential stores. A root that cannot be one
-// refuses the start.
+// the home directory's credential stores. A root the operator set that
+// cannot be one refuses the start; a default one that cannot is dropped.
 func sourcePolicy(cfg Config, log *slog.Logger) (*fsguard.Policy, error) {
 	roots := cfg.SourceRoots
 	if len(roots) == 0 {
@@ -29,8 +29,14 @@ func sourcePolicy(cfg Config, log *slog.Logger) (*fsguard.Policy, error) {
 		db := filepath.Join(dataDir, store.DatabaseFile)
 		files = append(files, db, db+"-wal", db+"-shm", db+"-journal")
 	}
-	p, err := fsguard.New(fsguard.Config{Roots: roots, DataDir: dataDir, Files: files,
-		Protected: []string{cfg.Registry, DefaultRegistryDir()}})
+	pc := fsguard.Config{Roots: roots, DataDir: dataDir, Files: files, Protected: []string{cfg.Registry, DefaultRegistryDir()}}
+	p, err := fsguard.New(pc)
+	if err != nil && len(cfg.SourceRoots) == 0 {
+		// The default root is a convenience, never a reason not to start.
+		log.Warn("the home directory cannot be the default source root", "err", err)
+		pc.Roots = nil
+		p, err = fsguard.New(pc)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--source-roots: %w", err)
 	}
