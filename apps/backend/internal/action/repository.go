@@ -36,7 +36,20 @@ func (s *Service) registerRepositories(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		return s.store.ListRepositories(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+		l, err := s.store.ListRepositories(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+		if err != nil {
+			return nil, err
+		}
+		see, err := s.seesLocalPaths(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if !see { // a task-mode agent learns no absolute server path
+			for i := range l.Items {
+				l.Items[i].LocalPath = ""
+			}
+		}
+		return l, nil
 	})
 	// Registering a repository is the operator's (see errRegisterForbidden).
 	Register(r, kanban.ActionRepositoryCreate, AllowOperator, func(ctx context.Context, p Principal, in RepositoryCreateIn) (*kanban.Repository, error) {

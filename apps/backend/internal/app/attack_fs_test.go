@@ -357,9 +357,10 @@ func TestAttackPreexistingBadRepository(t *testing.T) {
 }
 
 // TestAttackServerPathsHidden (D4): a task session learns no absolute
-// server path: its diagnostic bundle answer is workspace-relative, and the
-// repositories its branch tools return carry no local_path. A config-mode
-// session, the operator's delegate, still sees local paths.
+// server path: its diagnostic bundle answer is workspace-relative, the
+// repositories its branch tools return carry no local_path and sessions no
+// working directory. A config-mode session, the operator's delegate, still
+// sees local paths.
 func TestAttackServerPathsHidden(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -382,6 +383,22 @@ func TestAttackServerPathsHidden(t *testing.T) {
 	callJSON(e, s.Client, "add_workspace_sources_kandev", `{"sources":[{"kind":"repository","local_path":`+mustJSONString(other)+`}]}`, &sources)
 	if strings.Contains(fmt.Sprint(sources), other) {
 		t.Fatalf("add_workspace_sources answer holds a local path: %v", sources)
+	}
+
+	// Sessions' working directories (as the runtime records them) are not
+	// shown to a task-mode session either.
+	if _, err := e.b.store.DB().Exec(`UPDATE task_sessions SET workdir = ? WHERE task_id = ?`, ws, s.TaskID); err != nil {
+		t.Fatal(err)
+	}
+	var sessions map[string]any
+	callJSON(e, s.Client, "list_task_sessions_kandev", `{"task_id":"self"}`, &sessions)
+	if strings.Contains(fmt.Sprint(sessions), ws) {
+		t.Fatalf("list_task_sessions answer holds a working directory: %v", sessions)
+	}
+	c := e.wsClient(s.Token, nil)
+	var got kanban.Session
+	if err := c.Call(context.Background(), kanban.ActionSessionGet, action.IDIn{ID: s.ID}, &got); err == nil && got.Workdir != "" {
+		t.Fatalf("session.get over the WebSocket: got workdir %q", got.Workdir)
 	}
 
 	cfg := e.sessionMCP(kanban.ModeConfig, "")
