@@ -45,8 +45,8 @@ type Config struct {
 	// policy knows no Kandev directory (KandevDir refuses every one).
 	DataDir string
 	// Files are files no tool may read whatever name they are reached by:
-	// the operator token, its hash, the database. They need not exist yet;
-	// every regular file directly in DataDir is added.
+	// the operator token, its hash, the database. They need not exist yet.
+	// Every regular file directly in DataDir at start is pinned too.
 	Files []string
 	// Protected are further paths no source may touch (the registry of
 	// running backends).
@@ -248,13 +248,10 @@ func (p *Policy) Roots() []string { return slices.Clone(p.roots) }
 // DataDir returns the canonical data dir ("" when unknown).
 func (p *Policy) DataDir() string { return p.dataDir }
 
-// recordFiles pins the identity of the protected files as they are at
-// start, so that one moved or linked elsewhere later is still known.
-func (p *Policy) recordFiles() { p.ids = p.currentFiles() }
-
-// currentFiles returns the identities of the protected files and of every
-// regular file directly in the data dir, as they are now.
-func (p *Policy) currentFiles() []os.FileInfo {
+// recordFiles pins the identity of the protected files and of every
+// regular file directly in the data dir as they are at start, so that one
+// moved or linked elsewhere later is still known.
+func (p *Policy) recordFiles() {
 	paths := slices.Clone(p.files)
 	if p.dataDir != "" {
 		if list, err := os.ReadDir(p.dataDir); err == nil {
@@ -265,6 +262,11 @@ func (p *Policy) currentFiles() []os.FileInfo {
 			}
 		}
 	}
+	p.ids = identities(paths)
+}
+
+// identities returns the identities of the regular files among paths.
+func identities(paths []string) []os.FileInfo {
 	var ids []os.FileInfo
 	for _, f := range paths {
 		if st, err := os.Lstat(f); err == nil && st.Mode().IsRegular() {
@@ -275,8 +277,9 @@ func (p *Policy) currentFiles() []os.FileInfo {
 }
 
 // isProtectedFile reports whether st is a protected file: one pinned at
-// start (wherever it is now), or one the protected paths name now.
+// start (wherever it is now), or what Config.Files name now (a file
+// written again since start).
 func (p *Policy) isProtectedFile(st os.FileInfo) bool {
 	same := func(o os.FileInfo) bool { return os.SameFile(o, st) }
-	return slices.ContainsFunc(p.ids, same) || slices.ContainsFunc(p.currentFiles(), same)
+	return slices.ContainsFunc(p.ids, same) || slices.ContainsFunc(identities(p.files), same)
 }

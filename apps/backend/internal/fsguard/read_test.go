@@ -4,6 +4,7 @@ package fsguard
 
 import (
 	"context"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -141,5 +142,42 @@ func TestReadFileLeavesNoGoroutine(t *testing.T) {
 	}
 	if after := runtime.NumGoroutine(); after > before {
 		t.Fatalf("goroutines: got %d after 100 refused FIFO reads, want at most %d", after, before)
+	}
+}
+
+// BenchmarkReadFile is one rich output file block's read: a 4 KiB file two
+// directories down in a task folder.
+func BenchmarkReadFile(b *testing.B) {
+	l := newLayout(b)
+	p := l.policy(b)
+	dir, d := workspace(b, l, p)
+	mkdir(b, filepath.Join(dir, "x", "y"))
+	write(b, filepath.Join(dir, "x", "y", "f.txt"), strings.Repeat("a", 4<<10))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.ReadFile(ctx, d, "x/y/f.txt", "path", 64<<10); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadFileUnguarded is the same read with os.Open and
+// io.ReadAll, as rich output read before the policy: the guard's price.
+func BenchmarkReadFileUnguarded(b *testing.B) {
+	dir := b.TempDir()
+	mkdir(b, filepath.Join(dir, "x", "y"))
+	path := filepath.Join(dir, "x", "y", "f.txt")
+	write(b, path, strings.Repeat("a", 4<<10))
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.ReadAll(io.LimitReader(f, 64<<10)); err != nil {
+			b.Fatal(err)
+		}
+		_ = f.Close()
 	}
 }

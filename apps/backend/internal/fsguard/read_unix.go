@@ -138,13 +138,15 @@ func readBounded(ctx context.Context, f *os.File, hint, limit int64, field strin
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	buf := make([]byte, 0, max(hint, 0))
+	buf := make([]byte, 0, max(min(hint, limit), 1))
 	for int64(len(buf)) < limit {
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			return nil, kanban.Errorf(kanban.CodeUnavailable, "%s: reading the file took longer than %s; retry", field, ReadWait)
 		}
-		n := int(min(readChunk, limit-int64(len(buf))))
-		buf = slices.Grow(buf, n)
+		if len(buf) == cap(buf) { // the file grew past its size: room for one more chunk
+			buf = slices.Grow(buf, int(min(readChunk, limit-int64(len(buf)))))
+		}
+		n := int(min(readChunk, limit-int64(len(buf)), int64(cap(buf)-len(buf))))
 		m, err := f.Read(buf[len(buf) : len(buf)+n])
 		buf = buf[:len(buf)+m]
 		if errors.Is(err, io.EOF) {
