@@ -279,6 +279,7 @@ func TestAttackFIFOInWorkspace(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	args := []string{fileBlock("pipe"), chartCSV(`"path":"pipe.csv","x_column":"a","series":[{"column":"b"}]`)}
+	began := time.Now()
 	var wg sync.WaitGroup
 	errs := make(chan error, 40)
 	// 16 at a time, half the connection's 32 request slots: before the fix
@@ -304,6 +305,7 @@ func TestAttackFIFOInWorkspace(t *testing.T) {
 	}
 	wg.Wait()
 	close(errs)
+	t.Logf("40 FIFO requests, 16 at a time, answered in %s; goroutines %d before", time.Since(began).Round(time.Millisecond), baseline)
 	for err := range errs {
 		if errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("a FIFO request hung: %v", err)
@@ -315,6 +317,7 @@ func TestAttackFIFOInWorkspace(t *testing.T) {
 	}
 	callJSON(e, s.Client, "show_rich_output_kandev", fileBlock("ok.txt"), &out) // the connection still serves
 	waitFor(t, func() bool { return richGoroutines() == 0 && goruntime.NumGoroutine() <= baseline+4 })
+	t.Logf("goroutines after: %d", goruntime.NumGoroutine())
 }
 
 // TestAttackPreexistingBadRepository (attack 2, rows written before the

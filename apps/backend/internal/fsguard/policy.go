@@ -57,10 +57,11 @@ type Config struct {
 }
 
 // Policy is one backend's filesystem policy, read-only once built: its
-// methods are safe for concurrent use. The zero value has no root and no data dir: it refuses
-// every local path and every Kandev directory.
+// methods are safe for concurrent use. The zero value has no root and no
+// data dir: it refuses every local path and every Kandev directory.
 type Policy struct {
 	roots     []string // canonical
+	system    []string // systemDirs and the machine's /lib* directories
 	dataDir   string   // canonical; "" when unknown
 	protected []string // cleaned absolute paths, as given and canonical
 	files     []string // Config.Files, absolute
@@ -80,10 +81,11 @@ func New(cfg Config) (*Policy, error) {
 		}
 		p.dataDir = real
 	}
-	p.protect(systemDirs...)
+	p.system = slices.Clone(systemDirs)
 	if libs, err := filepath.Glob("/lib*"); err == nil {
-		p.protect(libs...)
+		p.system = append(p.system, libs...)
 	}
+	p.protect(p.system...)
 	home := cfg.Home
 	if home == "" {
 		home, _ = os.UserHomeDir() // no home: no home stores to protect
@@ -147,7 +149,7 @@ func (p *Policy) checkRoot(r string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("source root %q: %w", r, err)
 	}
-	for _, sys := range systemDirs {
+	for _, sys := range p.system {
 		for _, form := range []string{r, real} {
 			if overlaps(filepath.Clean(form), sys) || overlaps(filepath.Clean(form), canonicalOrSelf(sys)) {
 				return "", fmt.Errorf("source root %q: is, contains or lies inside the system directory %s", r, sys)
