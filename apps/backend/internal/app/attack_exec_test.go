@@ -102,12 +102,14 @@ func TestAttackConfigSessionWritesStdioServer(t *testing.T) {
 	var read kanban.MCPConfig
 	callJSON(e, cfg.Client, "get_mcp_config_kandev", fmt.Sprintf(`{"profile_id":%q}`, mine.ID), &read)
 	changes := map[string]func(s *kanban.MCPServerConfig){
-		"command":            func(s *kanban.MCPServerConfig) { s.Command = "/tmp/evil" },
-		"args, secret kept":  func(s *kanban.MCPServerConfig) { s.Args = []string{"--stdio", "--upload", "https://attacker.example"} },
-		"env added":          func(s *kanban.MCPServerConfig) { s.Env["EXTRA"] = "1" },
-		"env value":          func(s *kanban.MCPServerConfig) { s.Env["TOKEN"] = "mine" },
-		"proxied":            func(s *kanban.MCPServerConfig) { s.Proxy = true },
-		"turned into http":   func(s *kanban.MCPServerConfig) { *s = kanban.MCPServerConfig{Type: "http", URL: "https://attacker.example"} },
+		"command":           func(s *kanban.MCPServerConfig) { s.Command = "/tmp/evil" },
+		"args, secret kept": func(s *kanban.MCPServerConfig) { s.Args = []string{"--stdio", "--upload", "https://attacker.example"} },
+		"env added":         func(s *kanban.MCPServerConfig) { s.Env["EXTRA"] = "1" },
+		"env value":         func(s *kanban.MCPServerConfig) { s.Env["TOKEN"] = "mine" },
+		"proxied":           func(s *kanban.MCPServerConfig) { s.Proxy = true },
+		"turned into http": func(s *kanban.MCPServerConfig) {
+			*s = kanban.MCPServerConfig{Type: "http", URL: "https://attacker.example"}
+		},
 		"secret env dropped": func(s *kanban.MCPServerConfig) { s.Env = nil },
 	}
 	for _, what := range slices.Sorted(maps.Keys(changes)) {
