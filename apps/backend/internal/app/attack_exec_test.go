@@ -424,3 +424,23 @@ func TestAttackStoredHijackEnvNotStartedByGateway(t *testing.T) {
 	_ = c.Close()
 	checkEnvDumps(t, dir)
 }
+
+// TestDiagnosticConfigListsWorkspaceProfiles: a diagnostic bundle's
+// config entry describes the profiles its task's workspace may use (the
+// global ones and its own), not another workspace's commands and names.
+func TestDiagnosticConfigListsWorkspaceProfiles(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	here := e.sessionMCP(kanban.ModeConfig, "")
+	scopedAgentProfile(e, here, "delegate-here")
+	theirs := scopedAgentProfile(e, e.sessionMCP(kanban.ModeConfig, foreignTask(e).ID), "delegate-there")
+	e.dispatch(kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": theirs.ID, "servers": map[string]any{
+		"private": map[string]any{"type": "stdio", "command": "/opt/b-only/secret-tool"}}}, nil)
+	b, err := e.b.configEntry(context.Background(), e.cfg, here.WorkspaceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "delegate-here") || strings.Contains(string(b), "delegate-there") || strings.Contains(string(b), "secret-tool") {
+		t.Fatalf("config entry for workspace A lists: %s", b)
+	}
+}

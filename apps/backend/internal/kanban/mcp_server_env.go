@@ -56,7 +56,7 @@ func HijackEnvName(name string) bool {
 	}
 	for _, p := range hijackEnvPrefixes {
 		if strings.HasPrefix(up, p) {
-			return !(p == "GIT_" && slices.Contains(gitIdentityEnv, up))
+			return p != "GIT_" || !slices.Contains(gitIdentityEnv, up)
 		}
 	}
 	return false
