@@ -162,10 +162,10 @@ type backend struct {
 	svc   *action.Service
 	// topics checks subscribe and unsubscribe payloads (the WebSocket's
 	// own actions), by the same compiled validator as every action's.
-	topics    map[kanban.Action]action.Contract
-	ws        *ws.Server
-	mcp       *mcpsrv.Server
-	mcpHTTP   *mcpsrv.HTTPHandlers
+	topics  map[kanban.Action]action.Contract
+	ws      *ws.Server
+	mcp     *mcpsrv.Server
+	mcpHTTP *mcpsrv.HTTPHandlers
 	// cred is the operator credential: the token's hash (and the token
 	// itself when this start read it).
 	cred      credential
