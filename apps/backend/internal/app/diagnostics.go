@@ -63,7 +63,10 @@ func (b *backend) setDiagnostics(cfg Config, ring *logring.Ring) {
 // environment (which agents may inherit) and every configured MCP header
 // and environment value (of the first maxSecretProfiles profiles).
 func (b *backend) diagnosticSecrets(ctx context.Context) ([]string, error) {
-	out := append([]string{b.token}, redact.EnvSecrets(os.Environ())...)
+	out := redact.EnvSecrets(os.Environ())
+	if b.cred.clear != "" {
+		out = append(out, b.cred.clear)
+	}
 	profiles, more, err := b.mcpProfiles(ctx, "", maxSecretProfiles)
 	if err != nil {
 		return nil, err
