@@ -52,7 +52,14 @@ func (s *Service) registerExecutorConfig(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		return s.store.ListExecutorProfiles(ctx, kanban.ProfileFilter{ParentID: in.ExecutorID, Workspace: ws}, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+		out, err := s.store.ListExecutorProfiles(ctx, kanban.ProfileFilter{ParentID: in.ExecutorID, Workspace: ws}, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+		if err != nil || p.IsOperator() {
+			return out, err
+		}
+		for i := range out.Items { // the operator's scripts may hold what an agent must not read
+			out.Items[i].PrepareScript, out.Items[i].CleanupScript = "", ""
+		}
+		return out, nil
 	})
 	Register(r, kanban.ActionExecutorProfileCreate, cfg, func(ctx context.Context, p Principal, in ExecutorProfileCreateIn) (*kanban.ExecutorProfile, error) {
 		ws, err := writerScope(p)

@@ -444,3 +444,26 @@ func TestDiagnosticConfigListsWorkspaceProfiles(t *testing.T) {
 		t.Fatalf("config entry for workspace A lists: %s", b)
 	}
 }
+
+// TestAttackSessionReadsExecutorScript: a task-mode session lists executor
+// profiles whose operator-written scripts hold a secret: the scripts are
+// left out of what it reads (the operator sees them).
+func TestAttackSessionReadsExecutorScript(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const canary = "export DEPLOY_KEY=canary-4f1d9a"
+	local := dbStr(e, `SELECT id FROM executors WHERE name = 'exec-local'`)
+	var prof kanban.ExecutorProfile
+	callJSON(e, e.operatorMCP(), "create_executor_profile_kandev",
+		fmt.Sprintf(`{"executor_id":%q,"name":"deploy","prepare_script":%q,"cleanup_script":%q}`, local, canary, canary), &prof)
+	for _, mode := range []kanban.Mode{kanban.ModeTask, kanban.ModeConfig} {
+		s := e.sessionMCP(mode, "")
+		got := text(e.call(s.Client, "list_executor_profiles_kandev", `{"limit":200}`))
+		if strings.Contains(got, "canary-4f1d9a") || !strings.Contains(got, `"deploy"`) {
+			t.Fatalf("%s session: got %s, want the profile without its scripts", mode, got)
+		}
+	}
+	if got := text(e.call(e.operatorMCP(), "list_executor_profiles_kandev", `{"limit":200}`)); !strings.Contains(got, "canary-4f1d9a") {
+		t.Fatalf("operator: got %s, want the scripts shown", got)
+	}
+}

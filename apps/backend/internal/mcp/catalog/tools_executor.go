@@ -73,7 +73,7 @@ var (
 	executorProfileConfigOut = out("An executor profile.", executorProfileFields(P{
 		"config": S{"type": "object", "description": "Executor settings by name.",
 			"additionalProperties": S{"description": "A setting's value."}},
-		"prepare_script": Str("Script run before the agent starts; absent when none."),
-		"cleanup_script": Str("Script run after the session ends; absent when none."),
+		"prepare_script": Str("Script run before the agent starts; absent when none, and to sessions (not shown to agents)."),
+		"cleanup_script": Str("Script run after the session ends; absent when none, and to sessions."),
 	}), "id", "executor_id", "name", "mcp_policy")
 )
