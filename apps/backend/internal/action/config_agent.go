@@ -21,11 +21,14 @@ type AgentUpdateIn struct {
 }
 
 // AgentProfileListIn is the payload of agent.profile.list; an empty
-// AgentID lists every agent's profiles.
+// AgentID lists every agent's profiles. WorkspaceID (the operator's
+// filter) lists only the profiles usable there: the global ones and that
+// workspace's. A session always gets its own workspace's view.
 type AgentProfileListIn struct {
-	AgentID string `json:"agent_id,omitzero"`
-	Limit   int    `json:"limit,omitzero"`
-	Cursor  string `json:"cursor,omitzero"`
+	AgentID     string `json:"agent_id,omitzero"`
+	WorkspaceID string `json:"workspace_id,omitzero"`
+	Limit       int    `json:"limit,omitzero"`
+	Cursor      string `json:"cursor,omitzero"`
 }
 
 // AgentProfileCreateIn is the payload of agent.profile.create.
@@ -66,27 +69,58 @@ func (s *Service) registerAgentConfig(r *Registry) {
 	Register(r, kanban.ActionAgentList, AllowOperator|AllowSession, func(ctx context.Context, _ Principal, in ListIn) (*kanban.List[kanban.Agent], error) {
 		return s.store.ListAgents(ctx, in.page())
 	})
-	Register(r, kanban.ActionAgentUpdate, cfg, func(ctx context.Context, _ Principal, in AgentUpdateIn) (*kanban.Agent, error) {
+	// Agent types are global: what one runs everywhere is the operator's to
+	// change. The tool stays in config mode (the reference lists it there),
+	// refused with a reason.
+	Register(r, kanban.ActionAgentUpdate, cfg, func(ctx context.Context, p Principal, in AgentUpdateIn) (*kanban.Agent, error) {
+		if !p.IsOperator() {
+			return nil, kanban.Errorf(kanban.CodeForbidden, "agent types are global: only the operator changes them")
+		}
 		return s.store.UpdateAgent(ctx, in.AgentID, in.SupportsMCP, in.MCPConfigPath)
 	})
-	Register(r, kanban.ActionAgentProfileList, cfg, func(ctx context.Context, _ Principal, in AgentProfileListIn) (*kanban.List[kanban.AgentProfile], error) {
-		return s.store.ListAgentProfiles(ctx, in.AgentID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+	Register(r, kanban.ActionAgentProfileList, cfg, func(ctx context.Context, p Principal, in AgentProfileListIn) (*kanban.List[kanban.AgentProfile], error) {
+		ws, err := listScope(p, in.WorkspaceID)
+		if err != nil {
+			return nil, err
+		}
+		return s.store.ListAgentProfiles(ctx, kanban.ProfileFilter{ParentID: in.AgentID, Workspace: ws}, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
-	Register(r, kanban.ActionAgentProfileCreate, cfg, func(ctx context.Context, _ Principal, in AgentProfileCreateIn) (*kanban.AgentProfile, error) {
+	Register(r, kanban.ActionAgentProfileCreate, cfg, func(ctx context.Context, p Principal, in AgentProfileCreateIn) (*kanban.AgentProfile, error) {
+		ws, err := writerScope(p)
+		if err != nil {
+			return nil, err
+		}
 		return s.store.CreateAgentProfile(ctx, kanban.AgentProfile{AgentID: in.AgentID, Name: in.Name, Model: in.Model,
-			AutoApprove: in.AutoApprove, UserQuestion: in.UserQuestion == nil || *in.UserQuestion})
+			AutoApprove: in.AutoApprove, UserQuestion: in.UserQuestion == nil || *in.UserQuestion, WorkspaceID: ws})
 	})
-	Register(r, kanban.ActionAgentProfileUpdate, cfg, func(ctx context.Context, _ Principal, in AgentProfileUpdateIn) (*kanban.AgentProfile, error) {
+	Register(r, kanban.ActionAgentProfileUpdate, cfg, func(ctx context.Context, p Principal, in AgentProfileUpdateIn) (*kanban.AgentProfile, error) {
+		if err := s.writableAgentProfile(ctx, p, in.ProfileID); err != nil {
+			return nil, err
+		}
 		return s.store.UpdateAgentProfile(ctx, in.ProfileID, kanban.AgentProfileUpdate{Name: in.Name, Model: in.Model,
 			AutoApprove: in.AutoApprove, UserQuestion: in.UserQuestion})
 	})
-	Register(r, kanban.ActionAgentProfileDelete, cfg, func(ctx context.Context, _ Principal, in ProfileRefIn) (*Deleted, error) {
+	Register(r, kanban.ActionAgentProfileDelete, cfg, func(ctx context.Context, p Principal, in ProfileRefIn) (*Deleted, error) {
+		if err := s.writableAgentProfile(ctx, p, in.ProfileID); err != nil {
+			return nil, err
+		}
 		if err := s.store.DeleteAgentProfile(ctx, in.ProfileID); err != nil {
 			return nil, err
 		}
 		return &Deleted{ID: in.ProfileID, Deleted: true}, nil
 	})
-	Register(r, kanban.ActionMCPConfigGet, cfg, func(ctx context.Context, _ Principal, in MCPConfigGetIn) (*kanban.MCPConfig, error) {
+	Register(r, kanban.ActionMCPConfigGet, cfg, func(ctx context.Context, p Principal, in MCPConfigGetIn) (*kanban.MCPConfig, error) {
+		ws, err := writerScope(p)
+		if err != nil {
+			return nil, err
+		}
+		prof, err := s.store.GetAgentProfile(ctx, in.AgentProfileID)
+		if err != nil {
+			return nil, err
+		}
+		if err := kanban.CheckProfileRead(kanban.AgentProfileKind, prof.WorkspaceID, ws); err != nil {
+			return nil, err
+		}
 		c, err := s.store.GetMCPConfig(ctx, in.AgentProfileID)
 		if err != nil {
 			return nil, err
@@ -96,18 +130,46 @@ func (s *Service) registerAgentConfig(r *Registry) {
 	Register(r, kanban.ActionMCPConfigUpdate, cfg, s.updateMCPConfig)
 }
 
-func (s *Service) updateMCPConfig(ctx context.Context, _ Principal, in MCPConfigUpdateIn) (*kanban.MCPConfig, error) {
-	servers := in.Servers
-	if servers != nil {
-		cur, err := s.store.GetMCPConfig(ctx, in.AgentProfileID)
-		if err != nil {
-			return nil, err
-		}
-		if servers, err = unmaskServers(servers, cur.Servers); err != nil {
-			return nil, err
-		}
+// writableAgentProfile refuses (FORBIDDEN) p a change of the profile
+// unless p is the operator or a session of the profile's workspace.
+func (s *Service) writableAgentProfile(ctx context.Context, p Principal, id string) error {
+	ws, err := writerScope(p)
+	if err != nil {
+		return err
 	}
-	c, err := s.store.UpdateMCPConfig(ctx, in.AgentProfileID, in.Enabled, servers)
+	prof, err := s.store.GetAgentProfile(ctx, id)
+	if err != nil {
+		return err
+	}
+	return kanban.CheckProfileWrite(kanban.AgentProfileKind, prof.WorkspaceID, ws)
+}
+
+// updateMCPConfig writes a profile's MCP configuration. In the write's
+// transaction: the profile must be the caller's to change; masked values
+// take the stored secrets back; and a config-mode session's servers must
+// leave every stored stdio server as it is (kanban.CheckDelegateServers).
+func (s *Service) updateMCPConfig(ctx context.Context, p Principal, in MCPConfigUpdateIn) (*kanban.MCPConfig, error) {
+	ws, err := writerScope(p)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.store.UpdateMCPConfig(ctx, in.AgentProfileID, kanban.MCPConfigUpdate{Enabled: in.Enabled, Servers: in.Servers,
+		Check: func(prof *kanban.AgentProfile, stored *kanban.MCPConfig, servers map[string]kanban.MCPServerConfig) (map[string]kanban.MCPServerConfig, error) {
+			if err := kanban.CheckProfileWrite(kanban.AgentProfileKind, prof.WorkspaceID, ws); err != nil {
+				return nil, err
+			}
+			if servers == nil {
+				return nil, nil
+			}
+			if ws != "" {
+				// Before the secrets' own rules, so that any stdio change
+				// is refused alike.
+				if err := kanban.CheckDelegateServers(stored.Servers, keptSecrets(servers, stored.Servers)); err != nil {
+					return nil, err
+				}
+			}
+			return unmaskServers(servers, stored.Servers)
+		}})
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +223,30 @@ func unmaskServers(in, stored map[string]kanban.MCPServerConfig) (map[string]kan
 		out[name] = srv
 	}
 	return out, nil
+}
+
+// keptSecrets is in with every masked value that has a stored value of
+// the same server and key replaced by it (others stay masked): what the
+// servers would be if their kept secrets were kept, to compare them with
+// the stored ones before unmaskServers applies its rules.
+func keptSecrets(in, stored map[string]kanban.MCPServerConfig) map[string]kanban.MCPServerConfig {
+	out := make(map[string]kanban.MCPServerConfig, len(in))
+	for name, srv := range in {
+		old := stored[name]
+		srv.Env, srv.Headers = keptValues(srv.Env, old.Env), keptValues(srv.Headers, old.Headers)
+		out[name] = srv
+	}
+	return out
+}
+
+func keptValues(in, stored map[string]string) map[string]string {
+	out := maps.Clone(in)
+	for k, v := range in {
+		if old, ok := stored[k]; ok && v == SecretMask {
+			out[k] = old
+		}
+	}
+	return out
 }
 
 func hasMask(m map[string]string) bool {

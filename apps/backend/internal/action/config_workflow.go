@@ -128,7 +128,7 @@ func (s *Service) importDocument(ctx context.Context, p Principal, in WorkflowIm
 			out.Skipped = append(out.Skipped, dw.Name)
 			continue
 		}
-		if err := s.bindProfiles(ctx, i, dw, &parsed[i], &out.Warnings); err != nil {
+		if err := s.bindProfiles(ctx, ws, i, dw, &parsed[i], &out.Warnings); err != nil {
 			return nil, err
 		}
 		parsed[i].workflow.WorkspaceID = ws
@@ -143,11 +143,12 @@ func (s *Service) importDocument(ctx context.Context, p Principal, in WorkflowIm
 }
 
 // bindProfiles matches the document workflow's portable agent profiles
-// (the workflow's and its steps') to local ones; those that match nothing
-// are left unbound, with a warning naming the field.
-func (s *Service) bindProfiles(ctx context.Context, i int, dw DocWorkflow, pw *parsedWorkflow, warnings *[]string) error {
+// (the workflow's and its steps') to local ones usable in workspace ws;
+// those that match nothing are left unbound, with a warning naming the
+// field.
+func (s *Service) bindProfiles(ctx context.Context, ws string, i int, dw DocWorkflow, pw *parsedWorkflow, warnings *[]string) error {
 	bind := func(field string, d *DocAgentProfile, id *string) error {
-		got, err := s.matchProfile(ctx, d)
+		got, err := s.matchProfile(ctx, ws, d)
 		if err != nil {
 			return err
 		}

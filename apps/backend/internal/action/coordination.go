@@ -253,7 +253,7 @@ func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawn
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkProfiles(ctx, in.AgentProfileID, in.ExecutorProfileID); err != nil {
+	if err := s.checkProfiles(ctx, t.WorkspaceID, in.AgentProfileID, in.ExecutorProfileID); err != nil {
 		return nil, err
 	}
 	sc := s.firstSession(t.Title, launchText(t), in.AgentProfileID, in.ExecutorProfileID)

@@ -48,7 +48,7 @@ func (s *Service) StartAgent(ctx context.Context, taskID, agentProfileID, execut
 	if agentProfileID == "" {
 		agentProfileID = s.launchProfile(ctx, t)
 	}
-	if err := s.checkProfiles(ctx, agentProfileID, executorProfileID); err != nil {
+	if err := s.checkProfiles(ctx, t.WorkspaceID, agentProfileID, executorProfileID); err != nil {
 		return nil, false, err
 	}
 	sc := s.firstSession(t.Title, launchText(t), agentProfileID, executorProfileID)

@@ -19,7 +19,7 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 	// (its default) defers the start, false means no automatic start.
 	start := (in.StartAgent == nil || *in.StartAgent) && (len(c.BlockedBy) == 0 || c.StartWhenUnblocked)
 	if start {
-		if err := s.checkProfiles(ctx, in.AgentProfileID, in.ExecutorProfileID); err != nil {
+		if err := s.checkProfiles(ctx, c.WorkspaceID, in.AgentProfileID, in.ExecutorProfileID); err != nil {
 			return nil, err
 		}
 	}
@@ -138,21 +138,6 @@ func (s *Service) taskRepoLocator(ctx context.Context, p Principal, workspaceID 
 		in.RepositoryID, in.LocalPath, in.RepositoryURL = repo.ID, "", ""
 	default:
 		in.LocalPath, in.RepositoryURL = reg.LocalPath, reg.RemoteURL
-	}
-	return nil
-}
-
-// checkProfiles verifies optional profile ids exist.
-func (s *Service) checkProfiles(ctx context.Context, agentProfileID, executorProfileID string) error {
-	if agentProfileID != "" {
-		if _, err := s.store.GetAgentProfile(ctx, agentProfileID); err != nil {
-			return err
-		}
-	}
-	if executorProfileID != "" {
-		if _, err := s.store.GetExecutorProfile(ctx, executorProfileID); err != nil {
-			return err
-		}
 	}
 	return nil
 }

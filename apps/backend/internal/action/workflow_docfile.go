@@ -255,16 +255,17 @@ func (s *Service) portableProfile(ctx context.Context) func(id string) *DocAgent
 }
 
 // matchProfile finds this installation's agent profile for a portable
-// one: of that agent type, with that model when one is named (else the
-// type's default profile, else its first). Empty when none matches.
-func (s *Service) matchProfile(ctx context.Context, d *DocAgentProfile) (string, error) {
+// one, among those usable in workspaceID (the global ones and its own): of
+// that agent type, with that model when one is named (else the type's
+// default profile, else its first). Empty when none matches.
+func (s *Service) matchProfile(ctx context.Context, workspaceID string, d *DocAgentProfile) (string, error) {
 	if d == nil {
 		return "", nil
 	}
 	pg := kanban.Page{Limit: kanban.MaxLimit}
 	var first string
 	for {
-		l, err := s.store.ListAgentProfiles(ctx, "", pg)
+		l, err := s.store.ListAgentProfiles(ctx, kanban.ProfileFilter{Workspace: workspaceID}, pg)
 		if err != nil {
 			return "", err
 		}

@@ -35,8 +35,8 @@ func (b *backend) setDiagnostics(cfg Config, ring *logring.Ring) {
 		Version: mcpsrv.Version,
 		Secrets: b.diagnosticSecrets,
 		Entries: []action.DiagnosticEntry{
-			entry("backend/config.json", func(ctx context.Context, _ action.DiagnosticCall) ([]byte, error) {
-				return b.configEntry(ctx, cfg)
+			entry("backend/config.json", func(ctx context.Context, c action.DiagnosticCall) ([]byte, error) {
+				return b.configEntry(ctx, cfg, c.Task.WorkspaceID)
 			}),
 			entry("backend/store.json", func(ctx context.Context, _ action.DiagnosticCall) ([]byte, error) {
 				r, err := b.store.Report(ctx)
@@ -63,8 +63,11 @@ func (b *backend) setDiagnostics(cfg Config, ring *logring.Ring) {
 // environment (which agents may inherit) and every configured MCP header
 // and environment value (of the first maxSecretProfiles profiles).
 func (b *backend) diagnosticSecrets(ctx context.Context) ([]string, error) {
-	out := append([]string{b.token}, redact.EnvSecrets(os.Environ())...)
-	profiles, more, err := b.mcpProfiles(ctx, maxSecretProfiles)
+	out := redact.EnvSecrets(os.Environ())
+	if b.cred.clear != "" {
+		out = append(out, b.cred.clear)
+	}
+	profiles, more, err := b.mcpProfiles(ctx, "", maxSecretProfiles)
 	if err != nil {
 		return nil, err
 	}

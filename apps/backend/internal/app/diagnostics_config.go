@@ -37,8 +37,9 @@ func orDefault(d time.Duration) string {
 // configEntry describes this backend's configuration as it may be shown:
 // settings, the data dir's layout, the agent runtime (commands with their
 // arguments, environment names) and the agent types with their profiles'
-// MCP servers (header and environment names, never values).
-func (b *backend) configEntry(ctx context.Context, cfg Config) ([]byte, error) {
+// MCP servers (header and environment names, never values): the profiles
+// usable in the bundle's workspace, the global ones and its own.
+func (b *backend) configEntry(ctx context.Context, cfg Config, workspaceID string) ([]byte, error) {
 	dataDir, err := filepath.Abs(cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -64,7 +65,7 @@ func (b *backend) configEntry(ctx context.Context, cfg Config) ([]byte, error) {
 			"env_allow": r.EnvAllow, "env_inherited_names": r.EnvInherited}
 	}
 	out["agent_runtime"] = agents
-	types, err := b.agentTypes(ctx)
+	types, err := b.agentTypes(ctx, workspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -126,16 +127,17 @@ type mcpProfile struct {
 	cfg   *kanban.MCPConfig
 }
 
-// mcpProfiles returns the agent profiles (at most limit; more says whether
-// there were others) with their MCP configurations.
-func (b *backend) mcpProfiles(ctx context.Context, limit int) (out []mcpProfile, more bool, err error) {
+// mcpProfiles returns the agent profiles usable in workspaceID ("": every
+// profile; at most limit, more says whether there were others) with their
+// MCP configurations.
+func (b *backend) mcpProfiles(ctx context.Context, workspaceID string, limit int) (out []mcpProfile, more bool, err error) {
 	agents, err := b.store.ListAgents(ctx, kanban.Page{Limit: 200})
 	if err != nil {
 		return nil, false, err
 	}
 	for i := range agents.Items {
 		a := &agents.Items[i]
-		profs, err := b.store.ListAgentProfiles(ctx, a.ID, kanban.Page{Limit: 200})
+		profs, err := b.store.ListAgentProfiles(ctx, kanban.ProfileFilter{ParentID: a.ID, Workspace: workspaceID}, kanban.Page{Limit: 200})
 		if err != nil {
 			return nil, false, err
 		}
@@ -162,9 +164,10 @@ type agentType struct {
 	Profiles    []map[string]any `json:"profiles"`
 }
 
-// agentTypes describes the agent types, their profiles and MCP servers.
-func (b *backend) agentTypes(ctx context.Context) (map[string]any, error) {
-	profiles, more, err := b.mcpProfiles(ctx, maxDiagProfiles)
+// agentTypes describes the agent types, their profiles usable in
+// workspaceID and their MCP servers.
+func (b *backend) agentTypes(ctx context.Context, workspaceID string) (map[string]any, error) {
+	profiles, more, err := b.mcpProfiles(ctx, workspaceID, maxDiagProfiles)
 	if err != nil {
 		return nil, err
 	}

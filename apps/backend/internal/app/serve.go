@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -101,7 +100,11 @@ func Run(ctx context.Context, cfg Config) error {
 	go func() { errc <- srv.Serve(ln) }()
 	addr := ln.Addr().String()
 	tokenWhere := "KANDEV_TOKEN"
-	if cfg.Token == "" {
+	switch {
+	case cfg.Token != "":
+	case b.cred.clear == "":
+		tokenWhere = "the operator's keeping (the token file was removed; the backend holds only its hash)"
+	default:
 		tokenWhere = b.tokenPath
 	}
 	if unregister, err := b.register(cfg, addr); err != nil {
@@ -163,11 +166,13 @@ type backend struct {
 	svc   *action.Service
 	// topics checks subscribe and unsubscribe payloads (the WebSocket's
 	// own actions), by the same compiled validator as every action's.
-	topics    map[kanban.Action]action.Contract
-	ws        *ws.Server
-	mcp       *mcpsrv.Server
-	mcpHTTP   *mcpsrv.HTTPHandlers
-	token     string
+	topics  map[kanban.Action]action.Contract
+	ws      *ws.Server
+	mcp     *mcpsrv.Server
+	mcpHTTP *mcpsrv.HTTPHandlers
+	// cred is the operator credential: the token's hash (and the token
+	// itself when this start read it).
+	cred      credential
 	tokenPath string
 	log       *slog.Logger
 	// attached maps a WebSocket connection to the session its MCP server
@@ -198,7 +203,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
-	tok, err := operatorToken(cfg.DataDir, cfg.Token)
+	cred, err := operatorToken(cfg.DataDir, cfg.Token)
 	if err != nil {
 		return nil, err
 	}
@@ -220,11 +225,11 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		_ = st.Close()
 		return nil, fmt.Errorf("build MCP catalog: %w", err)
 	}
-	b := &backend{store: st, token: tok, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger}
+	b := &backend{store: st, cred: cred, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger}
 	hub := &hub{}
 	b.shared = newShared(cfg, st, hub)
 	pub := b.shared.publisher(hub)
-	if b.agents, err = newRuntime(cfg, st, pub, tok, guard, b.onTurn, b.shared.id); err != nil {
+	if b.agents, err = newRuntime(cfg, st, pub, cred.clear, guard, b.onTurn, b.shared.id); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
@@ -310,7 +315,7 @@ func (b *backend) register(cfg Config, addr string) (func(), error) {
 		return nil, err
 	}
 	rec := BackendRecord{URL: "http://" + addr, PID: os.Getpid(), DataDir: dataDir}
-	if cfg.Token == "" {
+	if cfg.Token == "" && b.cred.clear != "" {
 		rec.TokenFile = filepath.Join(dataDir, TokenFile)
 	}
 	return registerBackend(cfg.Registry, addr, rec)
@@ -363,7 +368,7 @@ func (b *backend) operatorOnly(next http.Handler) http.Handler {
 }
 
 func (b *backend) isOperator(tok string) bool {
-	return tok != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(b.token)) == 1
+	return b.cred.matches(tok)
 }
 
 // bearer extracts the bearer token of a request.

@@ -24,7 +24,7 @@ func sourcePolicy(cfg Config, log *slog.Logger) (*fsguard.Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	files := []string{filepath.Join(dataDir, TokenFile), filepath.Join(dataDir, TokenFile+".sha256")}
+	files := []string{filepath.Join(dataDir, TokenFile), filepath.Join(dataDir, TokenHashFile)}
 	if cfg.Database == "" {
 		db := filepath.Join(dataDir, store.DatabaseFile)
 		files = append(files, db, db+"-wal", db+"-shm", db+"-journal")

@@ -2,6 +2,8 @@ package app
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -11,36 +13,94 @@ import (
 	"strings"
 )
 
-// TokenFile is the operator token's file name in the data dir.
-const TokenFile = "token"
+// TokenFile is the operator token's file name in the data dir: the CLI's
+// copy of the token. TokenHashFile is what the backend itself keeps: the
+// token's SHA-256, hex.
+const (
+	TokenFile     = "token"
+	TokenHashFile = "token.sha256"
+)
 
-// operatorToken returns env when set, else the data dir's token file,
-// creating it (0600, 32 random bytes hex) on first start.
-func operatorToken(dataDir, env string) (string, error) {
+// credential is the operator credential a backend checks: the token's
+// SHA-256 and, when it was read at this start, the token itself (kept in
+// memory only, so that text shown of agents can be redacted of it).
+type credential struct {
+	hash  [sha256.Size]byte
+	clear string
+}
+
+// matches reports, in constant time, whether tok is the operator token.
+func (c credential) matches(tok string) bool {
+	h := sha256.Sum256([]byte(tok))
+	return tok != "" && subtle.ConstantTimeCompare(h[:], c.hash[:]) == 1
+}
+
+// operatorToken returns the operator credential: KANDEV_TOKEN when env is
+// set; else the data dir's token file, whose hash it records in the
+// TokenHashFile (a changed token file replaces the hash: that is how the
+// token is rotated); else, when the operator removed the token file, the
+// recorded hash alone; else, on first start, a new token (0600, 32 random
+// bytes hex) and its hash.
+func operatorToken(dataDir, env string) (credential, error) {
 	if env != "" {
-		return env, nil
+		return credential{hash: sha256.Sum256([]byte(env)), clear: env}, nil
 	}
-	path := filepath.Join(dataDir, TokenFile)
-	b, err := os.ReadFile(path)
-	if err == nil {
-		tok := strings.TrimSpace(string(b))
-		if tok == "" {
-			return "", fmt.Errorf("operator token file %s is empty", path)
-		}
-		return tok, nil
+	path, hashPath := filepath.Join(dataDir, TokenFile), filepath.Join(dataDir, TokenHashFile)
+	tok, err := readTokenFile(path)
+	switch {
+	case err == nil:
+		c := credential{hash: sha256.Sum256([]byte(tok)), clear: tok}
+		return c, recordHash(hashPath, c.hash)
+	case !errors.Is(err, fs.ErrNotExist):
+		return credential{}, err
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("read operator token: %w", err)
+	if h, herr := readHashFile(hashPath); herr == nil {
+		return credential{hash: h}, nil
+	} else if !errors.Is(herr, fs.ErrNotExist) {
+		return credential{}, herr
 	}
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
-		return "", fmt.Errorf("generate operator token: %w", err)
+		return credential{}, fmt.Errorf("generate operator token: %w", err)
 	}
-	tok := hex.EncodeToString(raw[:])
+	tok = hex.EncodeToString(raw[:])
+	c := credential{hash: sha256.Sum256([]byte(tok)), clear: tok}
+	// The hash first: a start that stops between the two files leaves a
+	// hash with no token, which the next start reports, never a token the
+	// backend would not accept.
+	if err := recordHash(hashPath, c.hash); err != nil {
+		return credential{}, err
+	}
 	if err := writeNewFile(path, []byte(tok+"\n")); err != nil {
-		return "", fmt.Errorf("write operator token: %w", err)
+		return credential{}, fmt.Errorf("write operator token: %w", err)
 	}
-	return tok, nil
+	return c, nil
+}
+
+// recordHash writes h to path unless path already holds it.
+func recordHash(path string, h [sha256.Size]byte) error {
+	if cur, err := readHashFile(path); err == nil && cur == h {
+		return nil
+	}
+	if err := replaceFile(path, []byte(hex.EncodeToString(h[:])+"\n")); err != nil {
+		return fmt.Errorf("record the operator token's hash: %w", err)
+	}
+	return nil
+}
+
+// readHashFile reads a TokenHashFile.
+func readHashFile(path string) ([sha256.Size]byte, error) {
+	var h [sha256.Size]byte
+	b, err := os.ReadFile(path) //nolint:gosec // the data dir's own file
+	if err != nil {
+		return h, err
+	}
+	raw, err := hex.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil || len(raw) != sha256.Size {
+		return h, fmt.Errorf("%s does not hold a SHA-256 in hex: remove it and restore the token file, or set KANDEV_TOKEN", path)
+	}
+	copy(h[:], raw)
+	return h, nil
 }
 
 // TokenLookup says where an operator command looks for the operator token.
@@ -85,9 +145,9 @@ func ReadOperatorToken(dataDir, env string) (string, error) {
 }
 
 func readTokenFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(path) //nolint:gosec // the operator's own token file
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("no operator token: %s does not exist (is %s the data dir of a backend that has started?)", path, filepath.Dir(path))
+		return "", fmt.Errorf("no operator token: %s does not exist (is %s the data dir of a backend that has started?): %w", path, filepath.Dir(path), fs.ErrNotExist)
 	}
 	if err != nil {
 		return "", fmt.Errorf("read operator token: %w", err)
@@ -126,4 +186,27 @@ func writeNewFile(path string, data []byte) (err error) {
 		return err
 	}
 	return os.Link(tmp, path)
+}
+
+// replaceFile writes data to path (0600) all or nothing, replacing what is
+// there: a synced temporary file renamed into place.
+func replaceFile(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() { _ = os.Remove(tmp) }()
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

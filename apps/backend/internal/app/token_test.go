@@ -15,13 +15,14 @@ import (
 // refused every later start).
 func TestOperatorTokenFileAllOrNothing(t *testing.T) {
 	dir := t.TempDir()
-	tok, err := operatorToken(dir, "")
+	cred, err := operatorToken(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	tok := cred.clear
 	again, err := operatorToken(dir, "")
-	if err != nil || again != tok {
-		t.Fatalf("got %q, %v on the second start, want the same token", again, err)
+	if err != nil || again != cred {
+		t.Fatalf("got %v, %v on the second start, want the same token", again.hash, err)
 	}
 	st, err := os.Stat(filepath.Join(dir, TokenFile))
 	if err != nil || st.Mode().Perm() != 0o600 {
@@ -35,7 +36,63 @@ func TestOperatorTokenFileAllOrNothing(t *testing.T) {
 		t.Fatalf("got %q, want the first token kept", b)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Fatalf("got %d files in the data dir, want only the token file", len(entries))
+	if len(entries) != 2 {
+		t.Fatalf("got %d files in the data dir, want only the token file and its hash", len(entries))
+	}
+}
+
+// TestOperatorTokenHashedAtRest: the backend keeps only the token's
+// SHA-256 (token.sha256, 0600, no token in it); with the token file
+// removed it still accepts the token and nothing else, and a replaced
+// token file rotates the token (the old one stops working).
+func TestOperatorTokenHashedAtRest(t *testing.T) {
+	dir := t.TempDir()
+	first, err := operatorToken(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashFile := filepath.Join(dir, TokenHashFile)
+	b, err := os.ReadFile(hashFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), first.clear) {
+		t.Fatal("got the token in the hash file, want only its hash")
+	}
+	if st, _ := os.Stat(hashFile); st.Mode().Perm() != 0o600 {
+		t.Fatalf("got mode %v, want 0600", st.Mode().Perm())
+	}
+	if err := os.Remove(filepath.Join(dir, TokenFile)); err != nil {
+		t.Fatal(err)
+	}
+	fromHash, err := operatorToken(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromHash.clear != "" || !fromHash.matches(first.clear) || fromHash.matches(first.clear+"x") || fromHash.matches("") {
+		t.Fatalf("got clear=%q, want a hash-only credential that accepts exactly the token", fromHash.clear)
+	}
+	if err := os.WriteFile(filepath.Join(dir, TokenFile), []byte("rotated-token-value\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rotated, err := operatorToken(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rotated.matches("rotated-token-value") || rotated.matches(first.clear) {
+		t.Fatal("got the old token accepted after the token file was replaced, want the new one only")
+	}
+	again, err := operatorToken(dir+"", "")
+	if err != nil || again.hash != rotated.hash {
+		t.Fatalf("got %v, want the rotated hash recorded", err)
+	}
+	if err := os.WriteFile(hashFile, []byte("not hex\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, TokenFile)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := operatorToken(dir, ""); err == nil || !strings.Contains(err.Error(), "SHA-256") {
+		t.Fatalf("got %v, want a clear refusal of a damaged hash file", err)
 	}
 }

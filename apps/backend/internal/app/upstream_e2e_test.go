@@ -30,7 +30,7 @@ func (e *env) proxiedSession(mode string, timeout int) (*action.SessionCreateOut
 	log := filepath.Join(e.t.TempDir(), "fixture.log")
 	servers := map[string]kanban.MCPServerConfig{
 		"fx": {Type: "stdio", Command: os.Args[0], Args: []string{"-test.run=^$"}, Proxy: true, TimeoutSeconds: timeout,
-			Env: map[string]string{"KANDEV_FIXTURE": mode, "KANDEV_FIXTURE_LOG": log}},
+			Env: map[string]string{"UPSTREAM_FIXTURE": mode, "UPSTREAM_FIXTURE_LOG": log}},
 		"direct": {Type: "stdio", Command: "/bin/false"}, // not proxied: handed to the agent, never started by kandev mcp
 	}
 	var cfg kanban.MCPConfig

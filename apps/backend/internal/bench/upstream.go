@@ -138,7 +138,7 @@ func measureUpstreamCalls(ctx context.Context, cfg Config) ([]UpstreamCall, erro
 		return nil, err
 	}
 	defer be.stop()
-	env := []string{"KANDEV_FIXTURE=normal"}
+	env := []string{"UPSTREAM_FIXTURE=normal"}
 	direct, err := stdioClient(ctx, cfg.BenchBin, env, "fixture")
 	if err != nil {
 		return nil, fmt.Errorf("direct fixture: %w", err)
@@ -219,7 +219,7 @@ func proxiedBenchSession(ctx context.Context, cfg Config, be *backendProc) (stri
 	if err != nil {
 		return "", "", err
 	}
-	update := fmt.Sprintf(`{"profile_id":%q,"servers":{"fx":{"type":"stdio","command":%q,"args":["fixture"],"env":{"KANDEV_FIXTURE":"normal"},"proxy":true}}}`, profile, bin)
+	update := fmt.Sprintf(`{"profile_id":%q,"servers":{"fx":{"type":"stdio","command":%q,"args":["fixture"],"env":{"UPSTREAM_FIXTURE":"normal"},"proxy":true}}}`, profile, bin)
 	if _, err := op.call(ctx, "update_mcp_config_kandev", json.RawMessage(update)); err != nil {
 		return "", "", err
 	}

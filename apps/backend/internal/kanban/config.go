@@ -18,15 +18,27 @@ type Agent struct {
 
 // AgentProfile is a named configuration of an agent.
 type AgentProfile struct {
-	ID           string    `json:"id"`
-	AgentID      string    `json:"agent_id"`
-	Name         string    `json:"name"`
-	Model        string    `json:"model"`
-	AutoApprove  bool      `json:"auto_approve"`
-	UserQuestion bool      `json:"user_question"`
-	IsDefault    bool      `json:"is_default"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	ID           string `json:"id"`
+	AgentID      string `json:"agent_id"`
+	Name         string `json:"name"`
+	Model        string `json:"model"`
+	AutoApprove  bool   `json:"auto_approve"`
+	UserQuestion bool   `json:"user_question"`
+	IsDefault    bool   `json:"is_default"`
+	// WorkspaceID scopes the profile to one workspace ("": global); see
+	// ProfileVisible.
+	WorkspaceID string    `json:"workspace_id,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+// ProfileFilter narrows a listing of agent or executor profiles.
+type ProfileFilter struct {
+	// ParentID: only this agent's (or executor's) profiles.
+	ParentID string
+	// Workspace: only the profiles usable there, the global ones and its
+	// own ("": every profile).
+	Workspace string
 }
 
 // MCPServerConfig is one MCP server an agent profile's agent connects to.
@@ -120,6 +132,8 @@ type ExecutorProfile struct {
 	PrepareScript string                     `json:"prepare_script,omitempty"`
 	CleanupScript string                     `json:"cleanup_script,omitempty"`
 	IsDefault     bool                       `json:"is_default"`
-	CreatedAt     time.Time                  `json:"created_at"`
-	UpdatedAt     time.Time                  `json:"updated_at"`
+	// WorkspaceID scopes the profile to one workspace ("": global).
+	WorkspaceID string    `json:"workspace_id,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
 }

@@ -6,7 +6,8 @@ import "net/url"
 // does not state (mcp_config.update's contract holds its shape, types,
 // bounds and names): a stdio server has a command and no url or headers;
 // an http server has an http(s) URL and no command or args; a call
-// timeout applies to a proxied server only.
+// timeout applies to a proxied server only; and LaunchCheck's rules
+// (environment names, header characters).
 func (c MCPServerConfig) Check() error {
 	switch c.Type {
 	case MCPServerStdio:
@@ -30,5 +31,5 @@ func (c MCPServerConfig) Check() error {
 	if c.TimeoutSeconds != 0 && !c.Proxy {
 		return FieldError("servers.*.timeout_seconds", "applies to proxied servers only (proxy: true)")
 	}
-	return nil
+	return c.LaunchCheck()
 }

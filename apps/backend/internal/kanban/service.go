@@ -204,7 +204,7 @@ type ConfigService interface {
 	ListAgents(ctx context.Context, p Page) (*List[Agent], error)
 	GetAgent(ctx context.Context, id string) (*Agent, error)
 	UpdateAgent(ctx context.Context, id string, supportsMCP *bool, mcpConfigPath *string) (*Agent, error)
-	ListAgentProfiles(ctx context.Context, agentID string, p Page) (*List[AgentProfile], error)
+	ListAgentProfiles(ctx context.Context, f ProfileFilter, p Page) (*List[AgentProfile], error)
 	GetAgentProfile(ctx context.Context, id string) (*AgentProfile, error)
 	// DefaultAgentProfile returns the default profile of the first agent.
 	DefaultAgentProfile(ctx context.Context) (*AgentProfile, error)
@@ -214,11 +214,11 @@ type ConfigService interface {
 	DeleteAgentProfile(ctx context.Context, id string) error
 	GetMCPConfig(ctx context.Context, profileID string) (*MCPConfig, error)
 	// UpdateMCPConfig sets the fields given; servers nil keeps them.
-	UpdateMCPConfig(ctx context.Context, profileID string, enabled *bool, servers map[string]MCPServerConfig) (*MCPConfig, error)
+	UpdateMCPConfig(ctx context.Context, profileID string, u MCPConfigUpdate) (*MCPConfig, error)
 
 	ListExecutors(ctx context.Context, p Page) (*List[Executor], error)
 	GetExecutor(ctx context.Context, id string) (*Executor, error)
-	ListExecutorProfiles(ctx context.Context, executorID string, p Page) (*List[ExecutorProfile], error)
+	ListExecutorProfiles(ctx context.Context, f ProfileFilter, p Page) (*List[ExecutorProfile], error)
 	GetExecutorProfile(ctx context.Context, id string) (*ExecutorProfile, error)
 	DefaultExecutorProfile(ctx context.Context) (*ExecutorProfile, error)
 	CreateExecutorProfile(ctx context.Context, p ExecutorProfile) (*ExecutorProfile, error)
@@ -239,6 +239,18 @@ type AgentProfileUpdate struct {
 	Model        *string
 	AutoApprove  *bool
 	UserQuestion *bool
+}
+
+// MCPConfigUpdate changes an agent profile's MCP configuration.
+type MCPConfigUpdate struct {
+	Enabled *bool
+	// Servers, when not nil, replaces the stored servers.
+	Servers map[string]MCPServerConfig
+	// Check, when set, runs in the write's transaction before anything is
+	// written, with the profile, its stored configuration and Servers: it
+	// refuses the write, or returns the servers to store in Servers' place
+	// (masked secrets restored, say); nil keeps the stored ones.
+	Check func(prof *AgentProfile, stored *MCPConfig, servers map[string]MCPServerConfig) (map[string]MCPServerConfig, error)
 }
 
 // ExecutorProfileUpdate changes the set fields of an executor profile.

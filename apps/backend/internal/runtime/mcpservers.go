@@ -20,27 +20,32 @@ const kandevServer = "kandev"
 // executor's mcp_policy allows: inherit follows the
 // profile's MCP config enabled flag, enabled gives them regardless,
 // disabled gives none, restricted gives only stdio (local) servers. HTTP
-// servers go only to agents that support them.
-func (m *Manager) mcpServers(ctx context.Context, sessionID string, prof *kanban.AgentProfile, l *launchInfo) ([]profileServer, error) {
+// servers go only to agents that support them. A stored server that breaks
+// a launch rule (kanban.MCPServerConfig.LaunchCheck: an environment
+// variable that hijacks the loader or an interpreter, a header with a
+// control character; entries written before the rule existed) is not
+// given: dropped says which and why, for the operator.
+func (m *Manager) mcpServers(ctx context.Context, sessionID string, prof *kanban.AgentProfile, l *launchInfo) ([]profileServer, []string, error) {
 	own := profileServer{name: kandevServer, server: acp.McpServer{Stdio: &acp.McpServerStdio{
 		Name: kandevServer, Command: m.cfg.Executable,
 		Args: []string{"mcp", "--backend", m.backendURL(), "--session", sessionID},
 		Env:  []acp.EnvVariable{{Name: "KANDEV_SESSION_TOKEN", Value: l.token}},
 	}}}
 	out := []profileServer{own}
+	var dropped []string
 	policy := "inherit"
 	if l.executor != nil && l.executor.MCPPolicy != "" {
 		policy = l.executor.MCPPolicy
 	}
 	if policy == "disabled" {
-		return out, nil
+		return out, nil, nil
 	}
 	cfg, err := m.store.GetMCPConfig(ctx, prof.ID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !cfg.Enabled && policy != "enabled" {
-		return out, nil
+		return out, nil, nil
 	}
 	names := make([]string, 0, len(cfg.Servers))
 	for n := range cfg.Servers {
@@ -51,6 +56,11 @@ func (m *Manager) mcpServers(ctx context.Context, sessionID string, prof *kanban
 		s := cfg.Servers[n]
 		if n == kandevServer || s.Proxy {
 			continue // the session's own server's name; proxied servers are served through it
+		}
+		if err := s.LaunchCheck(); err != nil {
+			dropped = append(dropped, "MCP server "+kanban.Clip(n, 100)+" was not given to the agent: "+err.Error()+
+				". Fix the profile's MCP configuration.")
+			continue
 		}
 		switch s.Type {
 		case "http":
@@ -64,7 +74,7 @@ func (m *Manager) mcpServers(ctx context.Context, sessionID string, prof *kanban
 				Name: n, Command: s.Command, Args: nonNil(s.Args), Env: envVars(s.Env)}}})
 		}
 	}
-	return out, nil
+	return out, dropped, nil
 }
 
 // profileServer is one MCP server of a session, before the agent's

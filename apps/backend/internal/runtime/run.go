@@ -260,8 +260,13 @@ func (r *run) prepare(sess *kanban.Session) (*launchInfo, error) {
 	}
 	l.env = agentEnv(os.Environ(), r.m.cfg.EnvAllow)
 	l.redact = newRedactor(l.env, l.token, r.m.cfg.OperatorToken)
-	if l.servers, err = r.m.mcpServers(ctx, r.id, prof, l); err != nil {
+	var dropped []string
+	if l.servers, dropped, err = r.m.mcpServers(ctx, r.id, prof, l); err != nil {
 		return nil, err
+	}
+	for _, why := range dropped {
+		r.rec.note("error", why)
+		r.m.log.Warn("MCP server not given to the agent", "session", r.id, "why", why)
 	}
 	if l.executor != nil && l.executor.PrepareScript != "" {
 		if err := r.script(l, "prepare", l.executor.PrepareScript); err != nil {

@@ -18,7 +18,7 @@ const preferredAgent = "claude-code"
 
 const (
 	agentColumns   = `id, name, display_name, supports_mcp, mcp_config_path, created_at, updated_at`
-	profileColumns = `id, agent_id, name, model, auto_approve, user_question, is_default, created_at, updated_at`
+	profileColumns = `id, agent_id, name, model, auto_approve, user_question, is_default, created_at, updated_at, workspace_id`
 )
 
 // ListAgents lists agents by name.
@@ -66,10 +66,11 @@ func (s *Store) UpdateAgent(ctx context.Context, id string, supportsMCP *bool, m
 	return out, err
 }
 
-// ListAgentProfiles lists agent profiles in creation order, only agentID's
-// when it is not empty (NOT_FOUND for a missing agent).
-func (s *Store) ListAgentProfiles(ctx context.Context, agentID string, p kanban.Page) (*kanban.List[kanban.AgentProfile], error) {
-	return listProfiles(ctx, s.stmts, agentProfiles, agentProfileListing, agentID, p)
+// ListAgentProfiles lists agent profiles in creation order, only
+// f.ParentID's (an agent; NOT_FOUND when missing) and only those usable in
+// f.Workspace when they are set.
+func (s *Store) ListAgentProfiles(ctx context.Context, f kanban.ProfileFilter, p kanban.Page) (*kanban.List[kanban.AgentProfile], error) {
+	return listProfiles(ctx, s.stmts, agentProfiles, agentProfileListing, f, p)
 }
 
 var agentProfileListing = listing[kanban.AgentProfile]{what: "list agent profiles",
@@ -91,7 +92,7 @@ func getAgentProfile(ctx context.Context, q queryer, id string) (*kanban.AgentPr
 
 // DefaultAgentProfile returns the default profile of claude-code when that
 // agent exists, else of the first agent by name (NOT_FOUND when no agent
-// has a profile).
+// has a profile). Defaults are global profiles.
 func (s *Store) DefaultAgentProfile(ctx context.Context) (*kanban.AgentProfile, error) {
 	return defaultAgentProfile(ctx, s.stmts)
 }
@@ -99,7 +100,7 @@ func (s *Store) DefaultAgentProfile(ctx context.Context) (*kanban.AgentProfile, 
 func defaultAgentProfile(ctx context.Context, q queryer) (*kanban.AgentProfile, error) {
 	p, err := scanAgentProfile(q.QueryRowContext(ctx, `SELECT `+profileColumns+` FROM agent_profiles WHERE id = (
 		SELECT p.id FROM agent_profiles p JOIN agents a ON a.id = p.agent_id
-		WHERE p.is_default = 1 ORDER BY CASE WHEN a.name = ? THEN 0 ELSE 1 END, a.name LIMIT 1)`, preferredAgent))
+		WHERE p.is_default = 1 AND p.workspace_id IS NULL ORDER BY CASE WHEN a.name = ? THEN 0 ELSE 1 END, a.name LIMIT 1)`, preferredAgent))
 	if err != nil {
 		return nil, notFound(err, "agent profile")
 	}
@@ -112,9 +113,11 @@ func checkAgentProfile(name string) error {
 	return kanban.SingleLine("name", name)
 }
 
-// CreateAgentProfile adds a profile to an agent. The agent's first profile
-// becomes its default, as does one created with IsDefault. NOT_FOUND for a
-// missing agent, CONFLICT when the agent has a profile of that name.
+// CreateAgentProfile adds a profile to an agent, global or of
+// p.WorkspaceID. The agent's first global profile becomes its default, as
+// does a global one created with IsDefault; a workspace's never does.
+// NOT_FOUND for a missing agent or workspace, CONFLICT when the agent has
+// a profile of that name (in any scope).
 func (s *Store) CreateAgentProfile(ctx context.Context, p kanban.AgentProfile) (*kanban.AgentProfile, error) {
 	if err := checkAgentProfile(p.Name); err != nil {
 		return nil, err
@@ -124,14 +127,17 @@ func (s *Store) CreateAgentProfile(ctx context.Context, p kanban.AgentProfile) (
 		if _, err := getAgent(ctx, tx, p.AgentID); err != nil {
 			return err
 		}
-		isDefault, err := claimProfileName(ctx, tx, agentProfiles, p.AgentID, p.Name, "", p.IsDefault)
+		if err := requireScope(ctx, tx, p.WorkspaceID); err != nil {
+			return err
+		}
+		isDefault, err := claimProfileName(ctx, tx, agentProfiles, p.AgentID, p.Name, "", p.WorkspaceID != "", p.IsDefault)
 		if err != nil {
 			return err
 		}
 		id, now := kanban.NewID(), fmtTime(kanban.Now())
 		if _, err := tx.ExecContext(ctx, `INSERT INTO agent_profiles (`+profileColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, p.AgentID, p.Name, p.Model, boolInt(p.AutoApprove),
-			boolInt(p.UserQuestion), boolInt(isDefault), now, now); err != nil {
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, p.AgentID, p.Name, p.Model, boolInt(p.AutoApprove),
+			boolInt(p.UserQuestion), boolInt(isDefault), now, now, nullString(p.WorkspaceID)); err != nil {
 			return fmt.Errorf("create agent profile: %w", err)
 		}
 		out, err = getAgentProfile(ctx, tx, id)
@@ -156,7 +162,7 @@ func (s *Store) UpdateAgentProfile(ctx context.Context, id string, u kanban.Agen
 		if err := checkAgentProfile(cur.Name); err != nil {
 			return err
 		}
-		if _, err := claimProfileName(ctx, tx, agentProfiles, cur.AgentID, cur.Name, id, false); err != nil {
+		if _, err := claimProfileName(ctx, tx, agentProfiles, cur.AgentID, cur.Name, id, cur.WorkspaceID != "", false); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE agent_profiles SET name = ?, model = ?, auto_approve = ?,
@@ -172,15 +178,15 @@ func (s *Store) UpdateAgentProfile(ctx context.Context, id string, u kanban.Agen
 
 // DeleteAgentProfile deletes a profile and its MCP config. It refuses
 // (CONFLICT) while a RUNNING session uses the profile and when it is the
-// agent's last profile; deleting the default promotes the oldest remaining
-// profile. NOT_FOUND when missing.
+// agent's last global profile; deleting the default promotes the oldest
+// remaining global profile. NOT_FOUND when missing.
 func (s *Store) DeleteAgentProfile(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx txn) error {
 		cur, err := getAgentProfile(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		return deleteProfile(ctx, tx, agentProfiles, cur.AgentID, id)
+		return deleteProfile(ctx, tx, agentProfiles, cur.AgentID, id, cur.WorkspaceID != "")
 	})
 }
 
@@ -202,11 +208,12 @@ func scanAgentProfile(r rowSource) (*kanban.AgentProfile, error) {
 		p                  kanban.AgentProfile
 		auto, uq, def      int
 		createdAt, updated string
+		ws                 sql.NullString
 	)
-	if err := r.Scan(&p.ID, &p.AgentID, &p.Name, &p.Model, &auto, &uq, &def, &createdAt, &updated); err != nil {
+	if err := r.Scan(&p.ID, &p.AgentID, &p.Name, &p.Model, &auto, &uq, &def, &createdAt, &updated, &ws); err != nil {
 		return nil, err
 	}
-	p.AutoApprove, p.UserQuestion, p.IsDefault = auto != 0, uq != 0, def != 0
+	p.AutoApprove, p.UserQuestion, p.IsDefault, p.WorkspaceID = auto != 0, uq != 0, def != 0, ws.String
 	p.CreatedAt, p.UpdatedAt = parseTime(createdAt), parseTime(updated)
 	return &p, nil
 }
@@ -246,22 +253,38 @@ func getMCPConfig(ctx context.Context, q queryer, profileID string) (*kanban.MCP
 	return c, nil
 }
 
-// UpdateMCPConfig sets the given fields of a profile's MCP configuration,
-// creating it on first write; servers nil keeps the current servers.
-// NOT_FOUND for a missing profile, VALIDATION_ERROR for invalid servers.
-func (s *Store) UpdateMCPConfig(ctx context.Context, profileID string, enabled *bool, servers map[string]kanban.MCPServerConfig) (*kanban.MCPConfig, error) {
-	if servers != nil {
-		if err := checkMCPServers(servers); err != nil {
+// UpdateMCPConfig sets the fields of u of a profile's MCP configuration,
+// creating it on first write; u.Servers nil keeps the current servers.
+// u.Check runs first, in the same transaction. NOT_FOUND for a missing
+// profile, VALIDATION_ERROR for invalid servers.
+func (s *Store) UpdateMCPConfig(ctx context.Context, profileID string, u kanban.MCPConfigUpdate) (*kanban.MCPConfig, error) {
+	if u.Servers != nil && u.Check == nil {
+		if err := checkMCPServers(u.Servers); err != nil {
 			return nil, err
 		}
 	}
 	var out *kanban.MCPConfig
 	err := s.tx(ctx, func(tx txn) error {
+		prof, err := getAgentProfile(ctx, tx, profileID)
+		if err != nil {
+			return err
+		}
 		cur, err := getMCPConfig(ctx, tx, profileID)
 		if err != nil {
 			return err
 		}
-		setIf(&cur.Enabled, enabled)
+		servers := u.Servers
+		if u.Check != nil {
+			if servers, err = u.Check(prof, cur, u.Servers); err != nil {
+				return err
+			}
+			if servers != nil {
+				if err := checkMCPServers(servers); err != nil {
+					return err
+				}
+			}
+		}
+		setIf(&cur.Enabled, u.Enabled)
 		if servers != nil {
 			cur.Servers = servers
 		}

@@ -83,11 +83,11 @@ func testAgentProfiles(t *testing.T) {
 	if fast.IsDefault || fast.Model != "o4-mini" || !fast.UserQuestion {
 		t.Fatalf("got %+v, want a non-default profile with the model and user_question", fast)
 	}
-	l, err := f.s.ListAgentProfiles(ctx, codex.ID, kanban.Page{})
+	l, err := f.s.ListAgentProfiles(ctx, kanban.ProfileFilter{ParentID: codex.ID}, kanban.Page{})
 	if err != nil || len(l.Items) != 2 || l.Items[0].Name != "default" || l.Items[1].ID != fast.ID {
 		t.Fatalf("got %+v, %v, want [default fast]", l, err)
 	}
-	if all, err := f.s.ListAgentProfiles(ctx, "", kanban.Page{}); err != nil || len(all.Items) != 6 {
+	if all, err := f.s.ListAgentProfiles(ctx, kanban.ProfileFilter{}, kanban.Page{}); err != nil || len(all.Items) != 6 {
 		t.Fatalf("got %v, %v listing every profile, want 6", all, err)
 	}
 
@@ -129,7 +129,7 @@ func testAgentProfiles(t *testing.T) {
 			return err
 		}, kanban.CodeNotFound},
 		{"list profiles of an unknown agent", func() error {
-			_, err := f.s.ListAgentProfiles(ctx, kanban.NewID(), kanban.Page{})
+			_, err := f.s.ListAgentProfiles(ctx, kanban.ProfileFilter{ParentID: kanban.NewID()}, kanban.Page{})
 			return err
 		}, kanban.CodeNotFound},
 		{"delete an agent's last profile", func() error { return f.s.DeleteAgentProfile(ctx, first.ID) }, kanban.CodeConflict},
@@ -227,14 +227,14 @@ func testMCPConfig(t *testing.T) {
 		"remote": {Type: "http", URL: "https://mcp.example.com/mcp", Headers: map[string]string{"X": "y"}},
 	}
 	off := false
-	if c, err = f.s.UpdateMCPConfig(ctx, prof.ID, &off, servers); err != nil {
+	if c, err = f.s.UpdateMCPConfig(ctx, prof.ID, kanban.MCPConfigUpdate{Enabled: &off, Servers: servers}); err != nil {
 		t.Fatalf("update mcp config: %v", err)
 	}
 	if c.Enabled || fmt.Sprint(c.Servers) != fmt.Sprint(servers) {
 		t.Fatalf("got %+v, want disabled with the servers", c)
 	}
 	on := true
-	if c, err = f.s.UpdateMCPConfig(ctx, prof.ID, &on, nil); err != nil || !c.Enabled || len(c.Servers) != 2 {
+	if c, err = f.s.UpdateMCPConfig(ctx, prof.ID, kanban.MCPConfigUpdate{Enabled: &on}); err != nil || !c.Enabled || len(c.Servers) != 2 {
 		t.Fatalf("got %+v, %v, want enabled with the servers kept", c, err)
 	}
 	if n := countRows(t, f.s, "agent_profile_mcp_configs"); n != 1 {
@@ -277,7 +277,7 @@ func testUpdateMCPConfigRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := snapshot(t, f.s)
-			_, err := f.s.UpdateMCPConfig(ctx, prof.ID, nil, tt.servers)
+			_, err := f.s.UpdateMCPConfig(ctx, prof.ID, kanban.MCPConfigUpdate{Servers: tt.servers})
 			wantCode(t, err, kanban.CodeValidation)
 			if e, _ := kanban.AsError(err); e.Field != tt.field {
 				t.Fatalf("got field %q, want %q", e.Field, tt.field)
@@ -286,7 +286,7 @@ func testUpdateMCPConfigRejects(t *testing.T) {
 		})
 	}
 	on := true
-	_, err = f.s.UpdateMCPConfig(ctx, kanban.NewID(), &on, nil)
+	_, err = f.s.UpdateMCPConfig(ctx, kanban.NewID(), kanban.MCPConfigUpdate{Enabled: &on})
 	wantCode(t, err, kanban.CodeNotFound)
 }
 
@@ -316,7 +316,7 @@ func testExecutorProfiles(t *testing.T) {
 		p.MCPPolicy != policy || p.PrepareScript != "make deps" {
 		t.Fatalf("got %+v, %v, want the policy changed and the script kept", p, err)
 	}
-	if l, err := f.s.ListExecutorProfiles(ctx, local.ID, kanban.Page{}); err != nil || len(l.Items) != 2 {
+	if l, err := f.s.ListExecutorProfiles(ctx, kanban.ProfileFilter{ParentID: local.ID}, kanban.Page{}); err != nil || len(l.Items) != 2 {
 		t.Fatalf("got %v, %v, want 2 profiles of exec-local", l, err)
 	}
 	if err := f.s.DeleteExecutorProfile(ctx, def.ID); err != nil {
@@ -363,7 +363,7 @@ func testExecutorProfileRejects(t *testing.T) {
 		}, kanban.CodeNotFound},
 		{"delete the last profile", func() error { return f.s.DeleteExecutorProfile(ctx, def.ID) }, kanban.CodeConflict},
 		{"list profiles of unknown executor", func() error {
-			_, err := f.s.ListExecutorProfiles(ctx, kanban.NewID(), kanban.Page{})
+			_, err := f.s.ListExecutorProfiles(ctx, kanban.ProfileFilter{ParentID: kanban.NewID()}, kanban.Page{})
 			return err
 		}, kanban.CodeNotFound},
 	}

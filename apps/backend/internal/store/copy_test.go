@@ -49,7 +49,7 @@ func seedEveryEntity(t *testing.T, s *Store) string {
 		Repository: &kanban.TaskRepositoryInput{RepositoryID: repo.ID, BaseBranch: "main"}}))(t)
 	must(s.QueueTask(ctx, child.ID, f.b.steps[1].ID))(t)
 	must(s.ArchiveTask(ctx, mustTask(t, s, f.b, f.b.steps[3].ID, "done").ID))(t)
-	must(s.UpdateMCPConfig(ctx, agent.ID, nil, map[string]kanban.MCPServerConfig{"fs": {Type: "stdio", Command: "fs-mcp"}}))(t)
+	must(s.UpdateMCPConfig(ctx, agent.ID, kanban.MCPConfigUpdate{Servers: map[string]kanban.MCPServerConfig{"fs": {Type: "stdio", Command: "fs-mcp"}}}))(t)
 	sess, _, err := s.CreateSession(ctx, kanban.SessionCreate{TaskID: parent.ID, AgentProfileID: agent.ID,
 		ExecutorProfileID: exec.ID, Managed: true, FirstMessage: &kanban.Message{Author: "user", Type: "prompt", Content: "go"}})
 	if err != nil {

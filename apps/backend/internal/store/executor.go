@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 
@@ -10,8 +11,8 @@ import (
 
 const (
 	executorColumns     = `id, name, type, description, created_at`
-	execProfileColumns  = `id, executor_id, name, mcp_policy, config, prepare_script, cleanup_script, is_default, created_at, updated_at`
-	execProfileInsertQs = `?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
+	execProfileColumns  = `id, executor_id, name, mcp_policy, config, prepare_script, cleanup_script, is_default, created_at, updated_at, workspace_id`
+	execProfileInsertQs = `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
 )
 
 // ListExecutors lists executors by name.
@@ -36,9 +37,10 @@ func (s *Store) GetExecutor(ctx context.Context, id string) (*kanban.Executor, e
 }
 
 // ListExecutorProfiles lists executor profiles in creation order, only
-// executorID's when it is not empty (NOT_FOUND for a missing executor).
-func (s *Store) ListExecutorProfiles(ctx context.Context, executorID string, p kanban.Page) (*kanban.List[kanban.ExecutorProfile], error) {
-	return listProfiles(ctx, s.stmts, executorProfiles, executorProfileListing, executorID, p)
+// f.ParentID's (an executor; NOT_FOUND when missing) and only those usable
+// in f.Workspace when they are set.
+func (s *Store) ListExecutorProfiles(ctx context.Context, f kanban.ProfileFilter, p kanban.Page) (*kanban.List[kanban.ExecutorProfile], error) {
+	return listProfiles(ctx, s.stmts, executorProfiles, executorProfileListing, f, p)
 }
 
 var executorProfileListing = listing[kanban.ExecutorProfile]{what: "list executor profiles",
@@ -60,7 +62,8 @@ func getExecutorProfile(ctx context.Context, q queryer, id string) (*kanban.Exec
 }
 
 // DefaultExecutorProfile returns the default profile of the first executor
-// by name (NOT_FOUND when no executor has a profile).
+// by name (NOT_FOUND when no executor has a profile). Defaults are global
+// profiles.
 func (s *Store) DefaultExecutorProfile(ctx context.Context) (*kanban.ExecutorProfile, error) {
 	return defaultExecutorProfile(ctx, s.stmts)
 }
@@ -68,7 +71,7 @@ func (s *Store) DefaultExecutorProfile(ctx context.Context) (*kanban.ExecutorPro
 func defaultExecutorProfile(ctx context.Context, q queryer) (*kanban.ExecutorProfile, error) {
 	p, err := scanExecutorProfile(q.QueryRowContext(ctx, `SELECT `+execProfileColumns+` FROM executor_profiles WHERE id = (
 		SELECT p.id FROM executor_profiles p JOIN executors e ON e.id = p.executor_id
-		WHERE p.is_default = 1 ORDER BY e.name LIMIT 1)`))
+		WHERE p.is_default = 1 AND p.workspace_id IS NULL ORDER BY e.name LIMIT 1)`))
 	if err != nil {
 		return nil, notFound(err, "executor profile")
 	}
@@ -95,9 +98,10 @@ func checkExecutorProfile(p kanban.ExecutorProfile) (string, error) {
 }
 
 // CreateExecutorProfile adds a profile to an executor (MCPPolicy defaults
-// to inherit). The executor's first profile becomes its default, as does
-// one created with IsDefault. NOT_FOUND for a missing executor, CONFLICT
-// when the executor has a profile of that name.
+// to inherit), global or of p.WorkspaceID. The executor's first global
+// profile becomes its default, as does a global one created with
+// IsDefault; a workspace's never does. NOT_FOUND for a missing executor or
+// workspace, CONFLICT when the executor has a profile of that name.
 func (s *Store) CreateExecutorProfile(ctx context.Context, p kanban.ExecutorProfile) (*kanban.ExecutorProfile, error) {
 	if p.MCPPolicy == "" {
 		p.MCPPolicy = kanban.MCPPolicies[0]
@@ -111,14 +115,17 @@ func (s *Store) CreateExecutorProfile(ctx context.Context, p kanban.ExecutorProf
 		if err := requireRow(ctx, tx, "executors", "executor", p.ExecutorID); err != nil {
 			return err
 		}
-		isDefault, err := claimProfileName(ctx, tx, executorProfiles, p.ExecutorID, p.Name, "", p.IsDefault)
+		if err := requireScope(ctx, tx, p.WorkspaceID); err != nil {
+			return err
+		}
+		isDefault, err := claimProfileName(ctx, tx, executorProfiles, p.ExecutorID, p.Name, "", p.WorkspaceID != "", p.IsDefault)
 		if err != nil {
 			return err
 		}
 		id, now := kanban.NewID(), fmtTime(kanban.Now())
 		if _, err := tx.ExecContext(ctx, `INSERT INTO executor_profiles (`+execProfileColumns+`)
 			VALUES (`+execProfileInsertQs+`)`, id, p.ExecutorID, p.Name, p.MCPPolicy, cfg, p.PrepareScript,
-			p.CleanupScript, boolInt(isDefault), now, now); err != nil {
+			p.CleanupScript, boolInt(isDefault), now, now, nullString(p.WorkspaceID)); err != nil {
 			return fmt.Errorf("create executor profile: %w", err)
 		}
 		out, err = getExecutorProfile(ctx, tx, id)
@@ -147,7 +154,7 @@ func (s *Store) UpdateExecutorProfile(ctx context.Context, id string, u kanban.E
 		if err != nil {
 			return err
 		}
-		if _, err := claimProfileName(ctx, tx, executorProfiles, cur.ExecutorID, cur.Name, id, false); err != nil {
+		if _, err := claimProfileName(ctx, tx, executorProfiles, cur.ExecutorID, cur.Name, id, cur.WorkspaceID != "", false); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE executor_profiles SET name = ?, mcp_policy = ?, config = ?,
@@ -162,16 +169,16 @@ func (s *Store) UpdateExecutorProfile(ctx context.Context, id string, u kanban.E
 }
 
 // DeleteExecutorProfile deletes a profile. It refuses (CONFLICT) while a
-// RUNNING session uses it and when it is the executor's last profile;
-// deleting the default promotes the oldest remaining profile. NOT_FOUND
-// when missing.
+// RUNNING session uses it and when it is the executor's last global
+// profile; deleting the default promotes the oldest remaining global
+// profile. NOT_FOUND when missing.
 func (s *Store) DeleteExecutorProfile(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx txn) error {
 		cur, err := getExecutorProfile(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		return deleteProfile(ctx, tx, executorProfiles, cur.ExecutorID, id)
+		return deleteProfile(ctx, tx, executorProfiles, cur.ExecutorID, id, cur.WorkspaceID != "")
 	})
 }
 
@@ -193,11 +200,13 @@ func scanExecutorProfile(r rowSource) (*kanban.ExecutorProfile, error) {
 		cfg                string
 		def                int
 		createdAt, updated string
+		ws                 sql.NullString
 	)
 	if err := r.Scan(&p.ID, &p.ExecutorID, &p.Name, &p.MCPPolicy, &cfg, &p.PrepareScript, &p.CleanupScript,
-		&def, &createdAt, &updated); err != nil {
+		&def, &createdAt, &updated, &ws); err != nil {
 		return nil, err
 	}
+	p.WorkspaceID = ws.String
 	if err := json.Unmarshal([]byte(cfg), &p.Config); err != nil {
 		return nil, fmt.Errorf("executor profile config: %w", err)
 	}

@@ -98,7 +98,7 @@ func seedAgentRows(ctx context.Context, tx txn, now string) error {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO agent_profiles (`+profileColumns+`)
-			VALUES (?, ?, 'default', '', 0, 1, 1, ?, ?)`, kanban.NewID(), id, now, now); err != nil {
+			VALUES (?, ?, 'default', '', 0, 1, 1, ?, ?, NULL)`, kanban.NewID(), id, now, now); err != nil {
 			return err
 		}
 	}
@@ -113,7 +113,7 @@ func seedExecutorRows(ctx context.Context, tx txn, now string) error {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO executor_profiles (`+execProfileColumns+`)
-			VALUES (?, ?, 'default', ?, '{}', '', '', 1, ?, ?)`, kanban.NewID(), id, kanban.MCPPolicies[0],
+			VALUES (?, ?, 'default', ?, '{}', '', '', 1, ?, ?, NULL)`, kanban.NewID(), id, kanban.MCPPolicies[0],
 			now, now); err != nil {
 			return err
 		}

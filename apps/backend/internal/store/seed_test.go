@@ -75,7 +75,7 @@ func testSeedDefaults(t *testing.T) {
 	var names []string
 	for _, a := range agents.Items {
 		names = append(names, a.Name+"="+a.DisplayName)
-		profiles, err := s.ListAgentProfiles(ctx, a.ID, kanban.Page{})
+		profiles, err := s.ListAgentProfiles(ctx, kanban.ProfileFilter{ParentID: a.ID}, kanban.Page{})
 		if err != nil || len(profiles.Items) != 1 || profiles.Items[0].Name != "default" || !profiles.Items[0].IsDefault {
 			t.Fatalf("agent %s: got profiles %+v, %v, want one default profile named default", a.Name, profiles, err)
 		}
@@ -92,7 +92,7 @@ func testSeedDefaults(t *testing.T) {
 	var execNames []string
 	for _, e := range execs.Items {
 		execNames = append(execNames, e.Name+"="+e.Type)
-		profiles, err := s.ListExecutorProfiles(ctx, e.ID, kanban.Page{})
+		profiles, err := s.ListExecutorProfiles(ctx, kanban.ProfileFilter{ParentID: e.ID}, kanban.Page{})
 		if err != nil || len(profiles.Items) != 1 || profiles.Items[0].Name != "default" ||
 			!profiles.Items[0].IsDefault || profiles.Items[0].MCPPolicy != "inherit" {
 			t.Fatalf("executor %s: got profiles %+v, %v, want one default inherit profile", e.Name, profiles, err)

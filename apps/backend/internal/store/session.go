@@ -80,7 +80,7 @@ func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash st
 		}
 	}
 	wsID := t.WorkspaceID
-	agent, execID, err := resolveProfiles(ctx, tx, in.AgentProfileID, in.ExecutorProfileID)
+	agent, execID, err := resolveProfiles(ctx, tx, in.AgentProfileID, in.ExecutorProfileID, wsID)
 	if err != nil {
 		return nil, err
 	}
@@ -139,17 +139,19 @@ func defaultCapabilities(caps []string, agent *kanban.AgentProfile, t *kanban.Ta
 
 // resolveProfiles resolves a new session's agent profile (see
 // resolveAgentProfile) and executor profile id (see
-// resolveExecutorProfile). With neither given, both defaults are read in
-// one statement when a default agent profile exists.
-func resolveProfiles(ctx context.Context, q queryer, agentID, execID string) (*kanban.AgentProfile, string, error) {
+// resolveExecutorProfile) for a task of workspaceID: a named profile of
+// another workspace is FORBIDDEN (kanban.CheckProfileUse); defaults are
+// global. With neither given, both defaults are read in one statement
+// when a default agent profile exists.
+func resolveProfiles(ctx context.Context, q queryer, agentID, execID, workspaceID string) (*kanban.AgentProfile, string, error) {
 	if agentID == "" && execID == "" {
 		var exec sql.NullString
 		p, err := scanAgentProfile(withExtra{q.QueryRowContext(ctx, `SELECT `+profileColumns+`,
 			(SELECT p.id FROM executor_profiles p JOIN executors e ON e.id = p.executor_id
-			 WHERE p.is_default = 1 ORDER BY e.name LIMIT 1)
+			 WHERE p.is_default = 1 AND p.workspace_id IS NULL ORDER BY e.name LIMIT 1)
 			FROM agent_profiles WHERE id = (
 			SELECT p.id FROM agent_profiles p JOIN agents a ON a.id = p.agent_id
-			WHERE p.is_default = 1 ORDER BY CASE WHEN a.name = ? THEN 0 ELSE 1 END, a.name LIMIT 1)`, preferredAgent), &exec})
+			WHERE p.is_default = 1 AND p.workspace_id IS NULL ORDER BY CASE WHEN a.name = ? THEN 0 ELSE 1 END, a.name LIMIT 1)`, preferredAgent), &exec})
 		switch {
 		case err == nil:
 			return p, exec.String, nil
@@ -162,7 +164,12 @@ func resolveProfiles(ctx context.Context, q queryer, agentID, execID string) (*k
 	if err != nil {
 		return nil, "", err
 	}
-	exec, err := resolveExecutorProfile(ctx, q, execID)
+	if agent != nil {
+		if err := kanban.CheckProfileUse(kanban.AgentProfileKind, agent.WorkspaceID, workspaceID); err != nil {
+			return nil, "", err
+		}
+	}
+	exec, err := resolveExecutorProfile(ctx, q, execID, workspaceID)
 	if err != nil {
 		return nil, "", err
 	}
@@ -192,11 +199,15 @@ func resolveAgentProfile(ctx context.Context, q queryer, id string) (*kanban.Age
 }
 
 // resolveExecutorProfile returns the given profile's id (NOT_FOUND when
-// missing) or the default one's; "" when no executor profile exists.
-func resolveExecutorProfile(ctx context.Context, q queryer, id string) (string, error) {
+// missing, FORBIDDEN when of another workspace than workspaceID) or the
+// default one's; "" when no executor profile exists.
+func resolveExecutorProfile(ctx context.Context, q queryer, id, workspaceID string) (string, error) {
 	if id != "" {
 		p, err := getExecutorProfile(ctx, q, id)
 		if err != nil {
+			return "", err
+		}
+		if err := kanban.CheckProfileUse(kanban.ExecutorProfileKind, p.WorkspaceID, workspaceID); err != nil {
 			return "", err
 		}
 		return p.ID, nil

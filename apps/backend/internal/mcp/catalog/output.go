@@ -76,8 +76,9 @@ func agentFields(p P) P {
 func executorProfileFields(p P) P {
 	maps.Copy(p, P{
 		"id": Str("Profile id."), "executor_id": Str("Executor."), "name": Str("Name."),
-		"mcp_policy": Str("How the executor treats MCP servers."),
-		"is_default": Bool("Used when no profile is named."),
+		"mcp_policy":   Str("How the executor treats MCP servers."),
+		"is_default":   Bool("Used when no profile is named."),
+		"workspace_id": Str("The workspace the profile belongs to; absent for a global profile."),
 	})
 	return p
 }

@@ -121,6 +121,12 @@ func payloadContracts(c *Catalog) (map[kanban.Action]S, error) {
 			artifact(kanban.ArtifactFindings, "publish_review_findings_kandev"),
 			artifact(kanban.ArtifactRichOutput, "show_rich_output_kandev"),
 		}},
+		kanban.ActionAgentProfileList: Obj("", with(b.props("list_agent_profiles_kandev"), P{
+			"workspace_id": ID("Only the profiles usable in this workspace: the global ones and its own (a session always gets its own workspace's)."),
+		})),
+		kanban.ActionExecutorProfileList: Obj("", with(b.props("list_executor_profiles_kandev"), P{
+			"workspace_id": ID("Only the profiles usable in this workspace: the global ones and its own (a session always gets its own workspace's)."),
+		})),
 		kanban.ActionArtifactLatest: Obj("", with(b.props("get_walkthrough_kandev"), P{"kind": kind}), "kind"),
 		kanban.ActionArtifactDelete: Obj("", with(b.props("delete_walkthrough_kandev"), P{"kind": clone(kind).(S)}), "kind"),
 		kanban.ActionArtifactList:   Obj("", PageProps(P{"task_id": taskRef("The task"), "kind": clone(kind).(S)})),

@@ -63,10 +63,11 @@ var _ = declare(&Group{Name: "board", Tools: []*Tool{
 		Hints:       ReadHints,
 	},
 	{
-		Name:        "list_executor_profiles_kandev",
-		Action:      kanban.ActionExecutorProfileList,
-		Title:       "List executor profiles",
-		Description: "List executor profiles (how and where agents run). Use an id as executor_profile_id when creating a task.",
+		Name:   "list_executor_profiles_kandev",
+		Action: kanban.ActionExecutorProfileList,
+		Title:  "List executor profiles",
+		Description: "List executor profiles (how and where agents run): the global ones and those of the session's " +
+			"workspace. Use an id as executor_profile_id when creating a task.",
 		Input: Obj("", PageProps(P{
 			"executor_id": ID("Only profiles of this executor."),
 		})),

@@ -17,7 +17,9 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Action: kanban.ActionExecutorProfileCreate,
 		Title:  "Create executor profile",
 		Description: "Add a named profile to an executor (MCP policy, settings, prepare/cleanup scripts); its first " +
-			"profile is its default.",
+			"profile is its default. Created by a config-mode session, the profile belongs to the session's workspace " +
+			"(only that workspace lists, changes and uses it; never a default), and it takes no prepare or cleanup " +
+			"script: those run as shell commands on the server, the operator's only.",
 		Input: Obj("", withExecutorFields(P{
 			"executor_id": ID("Executor the profile configures."),
 			"name":        Str("Name, unique per executor.").Len(1, kanban.MaxNameLen),
@@ -27,10 +29,11 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Hints:  WriteHints,
 	},
 	{
-		Name:        "update_executor_profile_kandev",
-		Action:      kanban.ActionExecutorProfileUpdate,
-		Title:       "Update executor profile",
-		Description: "Change an executor profile; only the fields you give change.",
+		Name:   "update_executor_profile_kandev",
+		Action: kanban.ActionExecutorProfileUpdate,
+		Title:  "Update executor profile",
+		Description: "Change an executor profile; only the fields you give change. A config-mode session changes only " +
+			"its own workspace's profiles (global ones: FORBIDDEN) and never their prepare or cleanup scripts.",
 		Input: Obj("", withExecutorFields(P{
 			"profile_id": ID("Executor profile to change."),
 			"name":       Str("New name, unique per executor.").Len(1, kanban.MaxNameLen),
@@ -43,8 +46,8 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 		Name:   "delete_executor_profile_kandev",
 		Action: kanban.ActionExecutorProfileDelete,
 		Title:  "Delete executor profile",
-		Description: "Permanently delete an executor profile; refused while a running session uses it or if it is the " +
-			"executor's last.",
+		Description: "Permanently delete an executor profile; refused while a running session uses it, if it is the " +
+			"executor's last global one, and for a config-mode session unless it is of the session's workspace.",
 		Input: Obj("", P{
 			"profile_id": ID("Executor profile to delete."),
 		}, "profile_id"),
@@ -57,8 +60,8 @@ var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
 func withExecutorFields(p P) P {
 	p["config"] = openConfig("Executor settings by name, any JSON values (64 KiB in all); replaces the stored ones.").
 		Props(0, kanban.MaxExecutorConfigKeys)
-	p["prepare_script"] = Str("Shell script run before the agent; empty for none.").Len(0, kanban.MaxScriptLen)
-	p["cleanup_script"] = Str("Shell script run after the session; empty for none.").Len(0, kanban.MaxScriptLen)
+	p["prepare_script"] = Str("Shell script run before the agent; empty for none. Operator only.").Len(0, kanban.MaxScriptLen)
+	p["cleanup_script"] = Str("Shell script run after the session; empty for none. Operator only.").Len(0, kanban.MaxScriptLen)
 	return p
 }
 
@@ -70,7 +73,7 @@ var (
 	executorProfileConfigOut = out("An executor profile.", executorProfileFields(P{
 		"config": S{"type": "object", "description": "Executor settings by name.",
 			"additionalProperties": S{"description": "A setting's value."}},
-		"prepare_script": Str("Script run before the agent starts; absent when none."),
-		"cleanup_script": Str("Script run after the session ends; absent when none."),
+		"prepare_script": Str("Script run before the agent starts; absent when none, and to sessions (not shown to agents)."),
+		"cleanup_script": Str("Script run after the session ends; absent when none, and to sessions."),
 	}), "id", "executor_id", "name", "mcp_policy")
 )

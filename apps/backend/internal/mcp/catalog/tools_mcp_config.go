@@ -11,7 +11,8 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 		Action: kanban.ActionMCPConfigGet,
 		Title:  "Get MCP config",
 		Description: "Read an agent profile's MCP configuration: whether MCP is enabled and the MCP servers its agent connects to. " +
-			"env and headers values are secrets and always read back masked as \"" + action.SecretMask + "\".",
+			"env and headers values are secrets and always read back masked as \"" + action.SecretMask + "\". A config-mode " +
+			"session reads global profiles and its own workspace's.",
 		Input: Obj("", P{
 			"profile_id": ID("Agent profile whose MCP config to read."),
 		}, "profile_id"),
@@ -23,7 +24,11 @@ var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 		Action: kanban.ActionMCPConfigUpdate,
 		Title:  "Update MCP config",
 		Description: "Enable or disable MCP for an agent profile and/or replace all its MCP servers; an env or header " +
-			"value of \"" + action.SecretMask + "\" keeps that stored secret.",
+			"value of \"" + action.SecretMask + "\" keeps that stored secret. env may not set variables that hijack the " +
+			"loader or an interpreter (LD_*, DYLD_*, PATH, NODE_OPTIONS, PYTHONPATH, BASH_ENV, GIT_*, KANDEV_*, ...); " +
+			"header names and values may not hold CR, LF or other control characters. A config-mode session changes " +
+			"only its own workspace's profiles, and there only http servers and enabled: stdio servers (command, args, " +
+			"env) are the operator's, to be sent back exactly as read.",
 		Input: Obj("", P{
 			"profile_id": ID("Agent profile to change."),
 			"enabled":    Bool("Whether its agent gets MCP servers."),
@@ -46,9 +51,10 @@ func mcpServer() S {
 		"type":    Enum("How the agent reaches the server.", kanban.MCPServerTypes...),
 		"command": Str("stdio: executable (required).").Len(1, kanban.MaxCommandLen),
 		"args":    Arr("stdio: command-line arguments.", Str("One argument.").Len(0, kanban.MaxCommandLen)).Items(0, kanban.MaxMCPServerArgs),
-		"env":     secretRecord("stdio: environment, read back masked.", kanban.EnvNamePattern),
+		"env": secretRecord("stdio: environment, read back masked; no loader or interpreter variables (LD_*, PATH, "+
+			"NODE_OPTIONS, ...).", kanban.EnvNamePattern),
 		"url":     Str("http: its URL (required).").Len(1, kanban.MaxCommandLen),
-		"headers": secretRecord("http: headers, read back masked.", kanban.HeaderNamePattern),
+		"headers": secretRecord("http: headers, read back masked; no control characters (CR, LF, ...).", kanban.HeaderNamePattern),
 		"proxy": Bool("Serve its tools as <server>__<tool> through the session's Kandev MCP server, validated " +
 			"there; else the agent connects directly."),
 		"timeout_seconds": Int("Proxied: seconds a call may take (default 60).").Range(1, kanban.MaxUpstreamTimeout),

@@ -94,7 +94,7 @@ type gw struct {
 func stdioServer(t *testing.T, mode string) (kanban.MCPServerConfig, func() []fixture.Event) {
 	log := filepath.Join(t.TempDir(), "fixture.log")
 	cfg := kanban.MCPServerConfig{Type: "stdio", Command: os.Args[0], Args: []string{"-test.run=^$"}, Proxy: true,
-		Env: map[string]string{"KANDEV_FIXTURE": mode, "KANDEV_FIXTURE_LOG": log}}
+		Env: map[string]string{"UPSTREAM_FIXTURE": mode, "UPSTREAM_FIXTURE_LOG": log}}
 	return cfg, func() []fixture.Event { return fixture.ReadLog(log) }
 }
 

@@ -53,7 +53,10 @@ func (s *upstreamServer) set(state, detail string, c *conn) {
 }
 
 // run connects, lists and serves until ctx ends, reconnecting with backoff
-// whenever the connection is lost.
+// whenever the connection is lost. A server whose stored entry breaks a
+// launch rule (kanban.MCPServerConfig.LaunchCheck, e.g. an LD_PRELOAD
+// written before the rule existed) is never started: it stays
+// unavailable, the rule in its detail for the operator.
 func (s *upstreamServer) run(ctx context.Context) {
 	backoff := backoffMin
 	firstDone := false
@@ -64,6 +67,13 @@ func (s *upstreamServer) run(ctx context.Context) {
 		}
 	}
 	defer markFirst()
+	if err := s.cfg.LaunchCheck(); err != nil {
+		s.set(kanban.UpstreamUnavailable, kanban.Clip("not started: "+err.Error(), kanban.MaxUpstreamReason), nil)
+		s.log.Warn("upstream server not started", "server", s.name, "cause", err.Error())
+		markFirst()
+		<-ctx.Done()
+		return
+	}
 	for ctx.Err() == nil {
 		up := time.Now()
 		cause := s.session(ctx, markFirst)

@@ -5,6 +5,7 @@ import { api } from './api.js';
 import { h, toast } from './dom.js';
 import { form } from './form.js';
 import { reloadOn } from './config.js';
+import { scopeBadge } from './context.js';
 
 export async function renderAgents(el) {
   const [agents, profiles] = await Promise.all([api.listAll('agent.list'), api.listAll('agent.profile.list')]);
@@ -38,7 +39,7 @@ function profileRow(p) {
   const det = h('details', { class: 'edit' }, h('summary', {}, 'MCP servers'), mcp);
   det.addEventListener('toggle', () => { if (det.open && !det.dataset.loaded) { det.dataset.loaded = '1'; mcpForm(mcp, p); } });
   return h('div', { class: 'step-row', dataset: { profile: p.id } },
-    h('div', { class: 'actions' }, h('strong', {}, p.name), p.is_default ? h('span', { class: 'badge' }, 'Default') : null, p.model ? h('span', { class: 'badge' }, p.model) : null),
+    h('div', { class: 'actions' }, h('strong', {}, p.name), p.is_default ? h('span', { class: 'badge' }, 'Default') : null, p.model ? h('span', { class: 'badge' }, p.model) : null, scopeBadge(h, p)),
     h('details', { class: 'edit' }, h('summary', {}, `Edit ${p.name}`), form({
       fields: [
         { name: 'name', label: 'Name', value: p.name },
@@ -57,7 +58,8 @@ async function mcpForm(el, p) {
   try {
     const cfg = await api.request('mcp_config.get', { profile_id: p.id });
     el.replaceChildren(h('p', { class: 'hint' }, 'Servers as JSON: {"name": {"type": "stdio", "command": "…", "args": […], "env": {…}} or {"type": "http", "url": "…", "headers": {…}}}. ',
-      'Secret env and header values are shown masked; leave a masked value as it is to keep it.'), form({
+      'Secret env and header values are shown masked; leave a masked value as it is to keep it. ',
+      'env may not set loader or interpreter variables (LD_*, DYLD_*, PATH, NODE_OPTIONS, PYTHONPATH, BASH_ENV, GIT_*, KANDEV_*…); headers may not hold line breaks or other control characters.'), form({
       fields: [
         { name: 'enabled', label: 'Give the agent these MCP servers', type: 'checkbox', value: cfg.enabled },
         { name: 'servers', label: 'Servers', type: 'json', rows: 8, value: cfg.servers || {} },

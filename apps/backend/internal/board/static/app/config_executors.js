@@ -3,6 +3,7 @@ import { api } from './api.js';
 import { h, toast } from './dom.js';
 import { form } from './form.js';
 import { reloadOn } from './config.js';
+import { scopeBadge } from './context.js';
 
 const POLICIES = ['inherit', 'enabled', 'disabled', 'restricted'].map((p) => ({ value: p, label: p }));
 
@@ -29,7 +30,7 @@ export async function renderExecutors(el) {
     const mine = profiles.filter((p) => p.executor_id === x.id);
     el.append(h('section', { class: 'panel', 'aria-label': x.name }, h('h2', {}, x.name), x.description ? h('p', { class: 'hint' }, x.description) : null,
       mine.map((p) => h('div', { class: 'step-row', dataset: { profile: p.id } },
-        h('div', { class: 'actions' }, h('strong', {}, p.name), p.is_default ? h('span', { class: 'badge' }, 'Default') : null, h('span', { class: 'badge' }, `MCP ${p.mcp_policy}`)),
+        h('div', { class: 'actions' }, h('strong', {}, p.name), p.is_default ? h('span', { class: 'badge' }, 'Default') : null, h('span', { class: 'badge' }, `MCP ${p.mcp_policy}`), scopeBadge(h, p)),
         h('details', { class: 'edit' }, h('summary', {}, `Edit ${p.name}`), form({
           fields: fields(p),
           submit: (v) => api.request('executor.profile.update', { profile_id: p.id, ...v }),

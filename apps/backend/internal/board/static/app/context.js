@@ -23,3 +23,11 @@ export async function useWorkspace(id) {
   await api.subscribe(`workspace:${id}`);
   if (switched) api.emit('workspace', { id });
 }
+
+// scopeBadge names the workspace a profile belongs to (none for a global
+// profile, which every workspace's tasks may use).
+export function scopeBadge(h, profile) {
+  if (!profile.workspace_id) return null;
+  const ws = ctx.workspaces.find((w) => w.id === profile.workspace_id);
+  return h('span', { class: 'badge', title: 'Only this workspace lists, changes and uses it' }, `Workspace ${ws ? ws.name : profile.workspace_id}`);
+}

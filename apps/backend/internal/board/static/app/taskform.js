@@ -6,16 +6,19 @@ import { h, toast } from './dom.js';
 import { ctx } from './context.js';
 import { form } from './form.js';
 
-// profileOptions lists agent profiles as "Agent — profile" (default first).
+// profileOptions lists the agent profiles a task of the current workspace
+// may use (the global ones and the workspace's own) as "Agent — profile".
 export async function profileOptions() {
-  const [agents, profiles] = await Promise.all([api.listAll('agent.list'), api.listAll('agent.profile.list')]);
+  const [agents, profiles] = await Promise.all([api.listAll('agent.list'), api.listAll('agent.profile.list', { workspace_id: ctx.workspaceId })]);
   const name = new Map(agents.map((a) => [a.id, a.display_name || a.name]));
   return [{ value: '', label: 'Default profile' },
     ...profiles.map((p) => ({ value: p.id, label: `${name.get(p.agent_id) || p.agent_id} — ${p.name}${p.is_default ? ' (default)' : ''}` }))];
 }
 
+// executorOptions lists the executor profiles a task of the current
+// workspace may use.
 export async function executorOptions() {
-  const [executors, profiles] = await Promise.all([api.listAll('executor.list'), api.listAll('executor.profile.list')]);
+  const [executors, profiles] = await Promise.all([api.listAll('executor.list'), api.listAll('executor.profile.list', { workspace_id: ctx.workspaceId })]);
   const name = new Map(executors.map((e) => [e.id, e.name]));
   return [{ value: '', label: 'Default executor' },
     ...profiles.map((p) => ({ value: p.id, label: `${name.get(p.executor_id) || p.executor_id} — ${p.name}` }))];
