@@ -113,8 +113,7 @@ func (s *Service) addTaskBranch(ctx context.Context, p Principal, in TaskBranchI
 		out.Repository, err = s.repositoryInScope(ctx, p, in.RepositoryID)
 	case in.LocalPath != "" || in.RepositoryURL != "":
 		var reg *kanban.Repository
-		out.Repository, reg, err = s.resolveSource(ctx, p, t.WorkspaceID, kanban.Repository{LocalPath: in.LocalPath, RemoteURL: in.RepositoryURL},
-			locatorFields{"local_path", "repository_url"})
+		out.Repository, reg, err = s.resolveSource(ctx, p, t.WorkspaceID, kanban.Repository{LocalPath: in.LocalPath, RemoteURL: in.RepositoryURL}, "local_path")
 		if err == nil && reg != nil {
 			out.Repository, err = s.register(ctx, reg)
 			out.RepositoryCreated = err == nil
@@ -216,8 +215,7 @@ func (s *Service) addSources(ctx context.Context, p Principal, in SourcesAddIn) 
 			continue
 		}
 		src := kanban.Repository{Name: src.DisplayName, LocalPath: src.LocalPath, RemoteURL: src.remote()}
-		f := locatorFields{fmt.Sprintf("sources[%d].local_path", i), fmt.Sprintf("sources[%d].remote_url", i)}
-		if repos[i], regs[i], err = s.resolveSource(ctx, p, t.WorkspaceID, src, f); err != nil {
+		if repos[i], regs[i], err = s.resolveSource(ctx, p, t.WorkspaceID, src, fmt.Sprintf("sources[%d].local_path", i)); err != nil {
 			return nil, err
 		}
 		for j := range i { // two spellings of one directory

@@ -168,31 +168,3 @@ func TestAddWorkspaceSources(t *testing.T) {
 		t.Errorf("by repository_id on a subtask: got %+v, want linked from the default branch", byID)
 	}
 }
-
-// TestFileURLRegistration: a file:// remote URL is a local path in
-// disguise: only the operator registers one, its path passes the same
-// policy as a local_path and is stored canonical.
-func TestFileURLRegistration(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	me := h.task("me")
-	sess := h.session(me, kanban.ModeTask)
-	src := realDir(t)
-	h.refuse(sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{RepositoryURL: "file://" + src, BaseBranch: "main"}, kanban.CodeForbidden)
-	for _, u := range []string{"file:///etc", "file:///proc/self/root", "file://host/" + src, "file:relative", "file://" + src + "?x=1", "FILE:///"} {
-		if msg := h.refuse(operator, kanban.ActionTaskRepositoryAdd, TaskBranchIn{TaskID: me.ID, RepositoryURL: u, BaseBranch: "main"}, kanban.CodeValidation); !strings.HasPrefix(msg, "repository_url: ") {
-			t.Errorf("%s: got %q, want a repository_url refusal", u, msg)
-		}
-	}
-	if n := h.count("repositories"); n != 0 {
-		t.Fatalf("refused calls registered %d repositories", n)
-	}
-	out := call[TaskBranchOut](h, operator, kanban.ActionTaskRepositoryAdd, TaskBranchIn{TaskID: me.ID, RepositoryURL: "file://localhost" + src + "/.", BaseBranch: "main"})
-	if !out.RepositoryCreated || out.Repository.RemoteURL != "file://"+src {
-		t.Fatalf("got %+v, want the canonical file URL stored", out.Repository)
-	}
-	again := call[TaskBranchOut](h, sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{RepositoryURL: "file://" + src, BaseBranch: "main"})
-	if again.Repository.ID != out.Repository.ID {
-		t.Fatalf("the session naming the registered URL: got %+v", again.Repository)
-	}
-}

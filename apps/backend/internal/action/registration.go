@@ -2,9 +2,7 @@ package action
 
 import (
 	"context"
-	"net/url"
 	"path/filepath"
-	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -32,16 +30,13 @@ func (s *Service) knownRepo(ctx context.Context, workspaceID, localPath, remoteU
 	return repo, err
 }
 
-// locatorFields name a payload's local path and remote URL in refusals.
-type locatorFields struct{ local, remote string }
-
 // resolveSource returns the workspace's repository that src's locator
 // names, or, when there is none and p is the operator, src ready to be
-// registered: its local path (or the path of a file:// URL) checked by the
-// filesystem policy and made canonical (a repository the workspace has
-// under that canonical form is returned instead). A session is FORBIDDEN
-// to name what the workspace does not have.
-func (s *Service) resolveSource(ctx context.Context, p Principal, workspaceID string, src kanban.Repository, f locatorFields) (*kanban.Repository, *kanban.Repository, error) {
+// registered: its local path checked by the filesystem policy and made
+// canonical (a repository the workspace has under that canonical path is
+// returned instead); field names the local path in refusals. A session is
+// FORBIDDEN to name what the workspace does not have.
+func (s *Service) resolveSource(ctx context.Context, p Principal, workspaceID string, src kanban.Repository, field string) (*kanban.Repository, *kanban.Repository, error) {
 	src.WorkspaceID = workspaceID
 	repo, err := s.knownRepo(ctx, workspaceID, src.LocalPath, src.RemoteURL)
 	switch {
@@ -51,43 +46,21 @@ func (s *Service) resolveSource(ctx context.Context, p Principal, workspaceID st
 		return nil, nil, err
 	case p.Kind != Operator:
 		return nil, nil, errRegisterForbidden()
+	case src.LocalPath == "":
+		return nil, &src, nil // a remote URL: its rules are the URL check's
 	}
-	local, remote, err := s.canonicalLocators(f, src.LocalPath, src.RemoteURL)
+	canonical, err := s.fs.CheckSource(field, src.LocalPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	if local != src.LocalPath || remote != src.RemoteURL {
-		repo, err := s.store.FindRepository(ctx, workspaceID, local, remote)
+	if canonical != src.LocalPath {
+		repo, err := s.store.FindRepository(ctx, workspaceID, canonical, "")
 		if err == nil || kanban.ErrorCode(err) != kanban.CodeNotFound {
 			return repo, nil, err
 		}
-		src.LocalPath, src.RemoteURL = local, remote
+		src.LocalPath = canonical
 	}
 	return nil, &src, nil
-}
-
-// canonicalLocators checks the local path and a file:// remote URL of a
-// repository being registered against the filesystem policy and returns
-// them in canonical form; other URLs are returned unchanged.
-func (s *Service) canonicalLocators(f locatorFields, local, remote string) (string, string, error) {
-	var err error
-	if local != "" {
-		if local, err = s.fs.CheckSource(f.local, local); err != nil {
-			return "", "", err
-		}
-	}
-	if len(remote) >= len("file:") && strings.EqualFold(remote[:len("file:")], "file:") {
-		u, perr := url.Parse(remote)
-		if perr != nil || u.Opaque != "" || u.User != nil || (u.Host != "" && u.Host != "localhost") || u.RawQuery != "" || u.Fragment != "" {
-			return "", "", kanban.FieldError(f.remote, "must be a file:// URL of an absolute local directory")
-		}
-		dir, err := s.fs.CheckSource(f.remote, u.Path)
-		if err != nil {
-			return "", "", err
-		}
-		remote = (&url.URL{Scheme: "file", Path: dir}).String()
-	}
-	return local, remote, nil
 }
 
 // register creates a repository resolveSource made ready, and tells the

@@ -57,12 +57,14 @@ func (s *Service) registerRepositories(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		local, remote, err := s.canonicalLocators(locatorFields{"local_path", "remote_url"}, in.LocalPath, in.RemoteURL)
-		if err != nil {
-			return nil, err
+		local := in.LocalPath
+		if local != "" {
+			if local, err = s.fs.CheckSource("local_path", local); err != nil {
+				return nil, err
+			}
 		}
 		return s.register(ctx, &kanban.Repository{WorkspaceID: ws, Name: in.Name, LocalPath: local,
-			RemoteURL: remote, DefaultBranch: in.DefaultBranch})
+			RemoteURL: in.RemoteURL, DefaultBranch: in.DefaultBranch})
 	})
 	Register(r, kanban.ActionRepositoryUpdate, cfg, func(ctx context.Context, p Principal, in RepositoryUpdateIn) (*kanban.Repository, error) {
 		repo, err := s.repositoryInScope(ctx, p, in.ID)

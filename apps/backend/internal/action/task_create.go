@@ -129,15 +129,14 @@ func (s *Service) taskRepoLocator(ctx context.Context, p Principal, workspaceID 
 	if err := in.Check(); err != nil || in.RepositoryID != "" || (in.LocalPath == "" && in.RepositoryURL == "") {
 		return err
 	}
-	repo, reg, err := s.resolveSource(ctx, p, workspaceID, kanban.Repository{LocalPath: in.LocalPath, RemoteURL: in.RepositoryURL},
-		locatorFields{"local_path", "repository_url"})
+	repo, reg, err := s.resolveSource(ctx, p, workspaceID, kanban.Repository{LocalPath: in.LocalPath, RemoteURL: in.RepositoryURL}, "local_path")
 	switch {
 	case err != nil:
 		return err
 	case repo != nil:
 		in.RepositoryID, in.LocalPath, in.RepositoryURL = repo.ID, "", ""
 	default:
-		in.LocalPath, in.RepositoryURL = reg.LocalPath, reg.RemoteURL
+		in.LocalPath = reg.LocalPath
 	}
 	return nil
 }
