@@ -141,9 +141,12 @@ func transportHelper(s string) bool {
 	if i <= 0 {
 		return false
 	}
-	return strings.IndexFunc(s[:i], func(r rune) bool {
-		return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("+.-", r)))
-	}) < 0
+	return strings.IndexFunc(s[:i], func(r rune) bool { return !asciiAlnum(r) && !strings.ContainsRune("+.-", r) }) < 0
+}
+
+// asciiAlnum reports whether r is an ASCII letter or digit.
+func asciiAlnum(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 }
 
 // checkSCPLike accepts [user@]host:path where host is a host name or a
@@ -185,7 +188,7 @@ func validHost(h string) bool {
 	}
 	for _, label := range strings.Split(h, ".") {
 		if label == "" || label[0] == '-' || strings.IndexFunc(label, func(r rune) bool {
-			return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_'))
+			return !asciiAlnum(r) && r != '-' && r != '_'
 		}) >= 0 {
 			return false
 		}
