@@ -152,6 +152,8 @@ func asciiAlnum(r rune) bool {
 // checkSCPLike accepts [user@]host:path where host is a host name or a
 // bracketed IP address and path does not start with "-" or ":".
 func checkSCPLike(s string, bad func(string) error) error {
+	// A ":" before the first "@" is refused below: credential-shaped
+	// (user:password@host) whatever git would make of it.
 	user, hostPath, hasUser := strings.Cut(s, "@")
 	if !hasUser {
 		hostPath, user = s, ""

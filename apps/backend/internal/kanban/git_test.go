@@ -70,7 +70,7 @@ func TestCheckRemoteURL(t *testing.T) {
 	for _, u := range []string{"https://github.com/acme/app.git", "https://example.com:8443/a/b", "ssh://git@example.com/a/b.git",
 		"ssh://example.com:2222/a.git", "ssh://git@[2001:db8::1]/a.git", "git@github.com:acme/app.git", "example.com:acme/app",
 		"git@[::1]:a/b.git", "http://127.0.0.1:3000/a.git", "http://localhost/a", "http://[::1]:8080/a", "HTTPS://EXAMPLE.COM/A",
-		"https://example.com/a?ref=x"} {
+		"https://example.com/a?ref=x", "git@example.com:team/a@b.git"} {
 		if err := kanban.CheckRemoteURL("remote_url", u); err != nil {
 			t.Errorf("%q: got %v, want accepted", u, err)
 		}
