@@ -133,6 +133,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&ttl, "lease-ttl", ttl, "with --database: how long a backend that stopped renewing its lease keeps its agents' sessions before another takes them over (env KANDEV_LEASE_TTL)")
 	maxSessions := fs.Int("mcp-max-sessions", mcpsrv.DefaultMaxSessions, "Streamable HTTP sessions /mcp keeps; past it the least recently used is dropped")
 	sessionIdle := fs.Duration("mcp-session-idle", mcpsrv.DefaultSessionIdle, "an /mcp session unused this long is dropped")
+	scope := fs.String("session-scope", envOr("KANDEV_SESSION_SCOPE", string(kanban.ScopeTree)),
+		"tasks a task-mode agent session may change: tree (its own task, its subtasks and the tasks it created) or workspace (any task of its workspace) (env KANDEV_SESSION_SCOPE)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -153,7 +155,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
 		Logger: log, Out: stdout, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: app.DefaultRegistryDir(),
 		Pprof: *pprofAddr, MCPSessions: mcpsrv.SessionLimits{Max: *maxSessions, Idle: *sessionIdle},
-		LeaseTTL: ttl, LeaseBeat: ttl / 5})
+		LeaseTTL: ttl, LeaseBeat: ttl / 5, SessionScope: kanban.SessionScope(*scope)})
 }
 
 // agentFlags adds serve's agent runtime flags.

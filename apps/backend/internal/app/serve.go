@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -66,6 +67,9 @@ type Config struct {
 	Pprof string
 	// MCPSessions bound the /mcp endpoint's Streamable HTTP sessions.
 	MCPSessions mcpsrv.SessionLimits
+	// SessionScope is how far a task session's writes reach: tree (the
+	// default when empty) or workspace (--session-scope).
+	SessionScope kanban.SessionScope
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down
@@ -196,6 +200,12 @@ type backend struct {
 func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	var ring *logring.Ring
 	cfg.Logger, ring = withLogRing(cfg.Logger)
+	if cfg.SessionScope == "" {
+		cfg.SessionScope = kanban.ScopeTree
+	}
+	if !slices.Contains(kanban.SessionScopes, cfg.SessionScope) {
+		return nil, errors.New("the session scope must be tree or workspace")
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
@@ -225,7 +235,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		return nil, err
 	}
 	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
-		ModeActions: modeActions(compiled.Catalog()), DataDir: cfg.DataDir}
+		ModeActions: modeActions(compiled.Catalog()), DataDir: cfg.DataDir, SessionScope: cfg.SessionScope}
 	var local action.Agents // nil unless this backend runs agents
 	if b.agents != nil {
 		local = b.agents
@@ -247,7 +257,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		OnConnect:    b.boardConns.add,
 		OnDisconnect: b.disconnected,
 		Logger:       cfg.Logger,
-		LogAction:    b.logAction,
+		Known:        b.knownAction,
 		// Room for any MCP call the 4 MiB gate admits once a session's
 		// kandev mcp forwards it (ws.MaxRequestBytes).
 		ReadLimit: ws.MaxRequestBytes,

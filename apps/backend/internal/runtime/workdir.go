@@ -97,18 +97,22 @@ func (w *workdirs) worktree(ctx context.Context, t *kanban.Task, repo *kanban.Re
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("create the worktrees directory: %w", err)
 	}
-	// The base branch is text a caller chose: resolve it to a commit first
-	// (after --end-of-options, so it can never be read as a git option).
+	// The base branch is text a caller chose: checked again here (a link
+	// written before the rule existed), then resolved to a commit, after
+	// --end-of-options so it can never be read as a git option.
+	if kanban.CheckBranch("base_branch", base) != nil {
+		return "", errors.New("the task's base branch is not a valid git branch name; set another one")
+	}
 	commit, err := gitOutput(ctx, repo.LocalPath, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}")
 	if err != nil || commit == "" {
 		return "", errors.New("the task's base branch does not name a commit in its repository")
 	}
-	args := []string{"worktree", "add", "-b", branch, path, commit}
-	if git(ctx, repo.LocalPath, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch) == nil {
-		args = []string{"worktree", "add", path, branch} // the branch survived an earlier worktree
+	args := []string{"worktree", "add", "-b", branch, "--end-of-options", path, commit}
+	if git(ctx, repo.LocalPath, "rev-parse", "--verify", "--quiet", "--end-of-options", "refs/heads/"+branch) == nil {
+		args = []string{"worktree", "add", "--end-of-options", path, branch} // the branch survived an earlier worktree
 	}
 	if err := git(ctx, repo.LocalPath, args...); err != nil {
-		return "", fmt.Errorf("create the git worktree on branch %s from %s: %w", branch, base, err)
+		return "", fmt.Errorf("create the git worktree on branch %s from the base branch: %w", branch, err)
 	}
 	if err := w.store.SaveWorktree(ctx, kanban.Worktree{TaskID: t.ID, RepositoryID: repo.ID, Path: path, Branch: branch}); err != nil {
 		return "", err
@@ -130,7 +134,7 @@ func (w *workdirs) removeWorktree(ctx context.Context, taskID string) error {
 	if err != nil {
 		return err
 	}
-	if err := git(ctx, repo.LocalPath, "worktree", "remove", "--force", wt.Path); err != nil {
+	if err := git(ctx, repo.LocalPath, "worktree", "remove", "--force", "--end-of-options", wt.Path); err != nil {
 		if _, statErr := os.Stat(wt.Path); statErr == nil {
 			return fmt.Errorf("remove the git worktree: %w", err)
 		}
@@ -141,7 +145,8 @@ func (w *workdirs) removeWorktree(ctx context.Context, taskID string) error {
 }
 
 // git runs a git command in dir, bounded in time; its error carries git's
-// own message (about refs and paths we chose), clipped.
+// own message (about refs and paths we chose), clipped. Every argument a
+// caller or the store supplied comes after "--end-of-options".
 func git(ctx context.Context, dir string, args ...string) error {
 	_, err := gitOutput(ctx, dir, args...)
 	return err
