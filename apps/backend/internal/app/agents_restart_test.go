@@ -57,10 +57,16 @@ func TestAgentRestartWithoutLoad(t *testing.T) {
 
 // TestAgentWorktree: exec-worktree runs the agent in a real git worktree on
 // kandev/<short id> from the base branch; archiving the task removes the
-// worktree and keeps the branch.
+// worktree and keeps the branch. The repository's hooks (an agent can
+// write them) never run as the backend.
 func TestAgentWorktree(t *testing.T) {
 	t.Parallel()
 	repo := gitRepo(t)
+	hookRan := filepath.Join(t.TempDir(), "hook-ran")
+	hook := "#!/bin/sh\ntouch " + hookRan + "\n"
+	if err := os.WriteFile(filepath.Join(repo, ".git", "hooks", "post-checkout"), []byte(hook), 0o700); err != nil { //nolint:gosec // a test hook
+		t.Fatal(err)
+	}
 	e := newAgentEnv(t)
 	worktree := e.executorProfileNamed("exec-worktree")
 	task, sid := e.startMock("Worktree task", "@say in the worktree", map[string]any{"local_path": repo, "executor_profile_id": worktree})
@@ -75,6 +81,9 @@ func TestAgentWorktree(t *testing.T) {
 	}
 	if out := gitOut(t, s.Workdir, "rev-parse", "--abbrev-ref", "HEAD"); out != "kandev/"+short {
 		t.Fatalf("worktree branch %q", out)
+	}
+	if _, err := os.Stat(hookRan); !os.IsNotExist(err) {
+		t.Fatal("the repository's post-checkout hook ran as the backend")
 	}
 	e.dispatch(kanban.ActionTaskArchive, action.TaskRefIn{TaskID: task.ID}, nil)
 	if _, err := os.Stat(s.Workdir); !os.IsNotExist(err) {

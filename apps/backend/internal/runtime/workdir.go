@@ -152,13 +152,29 @@ func git(ctx context.Context, dir string, args ...string) error {
 	return err
 }
 
+// gitEnv is environ without git's own variables (GIT_DIR, GIT_EXEC_PATH,
+// GIT_SSH_COMMAND, GIT_CONFIG_*, …), which would redirect what the
+// backend's git commands read or run.
+func gitEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "GIT_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // gitOutput runs a git command in dir and returns its trimmed output.
 func gitOutput(ctx context.Context, dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...) //nolint:gosec // git with arguments the runtime builds; caller text only after --end-of-options
+	// The repository's own hooks and fsmonitor command never run as the
+	// backend (an agent can write them), nor does a system config.
+	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...) //nolint:gosec // git with arguments the runtime builds; caller text only after --end-of-options
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(gitEnv(os.Environ()), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1")
 	out, err := cmd.CombinedOutput()
 	text := strings.TrimSpace(string(out))
 	if err != nil {
