@@ -136,6 +136,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		string(os.PathListSeparator)+" (env KANDEV_SOURCE_ROOTS; default: your home directory)")
 	maxSessions := fs.Int("mcp-max-sessions", mcpsrv.DefaultMaxSessions, "Streamable HTTP sessions /mcp keeps; past it the least recently used is dropped")
 	sessionIdle := fs.Duration("mcp-session-idle", mcpsrv.DefaultSessionIdle, "an /mcp session unused this long is dropped")
+	scope := fs.String("session-scope", envOr("KANDEV_SESSION_SCOPE", string(kanban.ScopeTree)),
+		"tasks a task-mode agent session may change: tree (its own task, its subtasks and the tasks it created) or workspace (any task of its workspace) (env KANDEV_SESSION_SCOPE)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -156,7 +158,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
 		Logger: log, Out: stdout, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: app.DefaultRegistryDir(),
 		Pprof: *pprofAddr, MCPSessions: mcpsrv.SessionLimits{Max: *maxSessions, Idle: *sessionIdle},
-		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots)})
+		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope)})
 }
 
 // agentFlags adds serve's agent runtime flags.

@@ -9,11 +9,11 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// branchReach: a session changes the branches of its own task and of its
-// descendants.
-const branchReach = reachDescendants
+// branchReach: a session changes the repositories and branches of the
+// tasks it may change (writeReach), whatever --session-scope says.
+const branchReach = writeReach
 
-const branchForbidden = "a session may only change the repositories of its own task and its subtasks"
+const branchForbidden = "a session may only change the repositories of its own task, its subtasks and the tasks it created"
 
 // TaskBranchIn is the payload of task.repository.add: link a repository
 // (by at most one locator; none when the task has exactly one) to a task
@@ -99,6 +99,9 @@ func (s *Service) addTaskBranch(ctx context.Context, p Principal, in TaskBranchI
 	if err := checkLocator(in.RepositoryID, in.LocalPath, in.RepositoryURL, true); err != nil {
 		return nil, err
 	}
+	if err := checkGitText("", "repository_url", in.RepositoryURL, in.BaseBranch, in.CheckoutBranch); err != nil {
+		return nil, err
+	}
 	t, err := s.taskInTree(ctx, p, in.TaskID, branchReach, branchForbidden)
 	if err != nil {
 		return nil, err
@@ -173,6 +176,20 @@ func checkLocator(id, localPath, url string, optional bool) error {
 			Message: "provide one of repository_id, local_path, repository_url"}
 	}
 	return nil
+}
+
+// checkGitText refuses, before anything is written, a remote URL (field
+// urlField) that is not one (kanban.CheckRemoteURL) and base or checkout
+// branches that are not branch names (kanban.CheckBranch); prefix leads
+// the branch field names ("sources[2].").
+func checkGitText(prefix, urlField, remoteURL, base, checkout string) error {
+	if err := kanban.CheckRemoteURL(urlField, remoteURL); err != nil {
+		return err
+	}
+	if err := kanban.CheckBranch(prefix+"base_branch", base); err != nil {
+		return err
+	}
+	return kanban.CheckBranch(prefix+"checkout_branch", checkout)
 }
 
 // countSet counts the non-empty values.
@@ -271,6 +288,13 @@ func checkSource(i int, src SourceIn, earlier []SourceIn) error {
 		}
 		if src.GitHubURL != "" && !strings.HasPrefix(src.GitHubURL, "https://github.com/") {
 			return kanban.FieldError(path+".github_url", "must start with https://github.com/")
+		}
+		urlField := path + ".remote_url"
+		if src.GitHubURL != "" {
+			urlField = path + ".github_url"
+		}
+		if err := checkGitText(path+".", urlField, src.remote(), src.BaseBranch, src.CheckoutBranch); err != nil {
+			return err
 		}
 	case kanban.SourceFolder:
 		if src.RepositoryID != "" || src.RemoteURL != "" || src.GitHubURL != "" || src.BaseBranch != "" || src.CheckoutBranch != "" {

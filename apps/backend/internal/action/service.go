@@ -39,6 +39,9 @@ type Deps struct {
 	// workspace files. Nil: a policy with no root and no data dir, which
 	// refuses every local path.
 	FS *fsguard.Policy
+	// SessionScope is how far a task session's writes reach (default
+	// kanban.ScopeTree; see mutableTask).
+	SessionScope kanban.SessionScope
 }
 
 // Service holds the dependencies shared by every handler.
@@ -58,6 +61,8 @@ type Service struct {
 	dirs taskdir.Dirs
 	// diag configures and rate-limits diagnostic bundles.
 	diag *diagnostics
+	// scope is how far a task session's writes reach.
+	scope kanban.SessionScope
 }
 
 // New builds the registry with every action registered.
@@ -75,7 +80,8 @@ func New(d Deps) (*Registry, *Service) {
 		d.FS = &fsguard.Policy{}
 	}
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
-		agents: d.Agents, managed: launches(d.Agents), flow: noWorkflow{}, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS}}
+		agents: d.Agents, managed: launches(d.Agents), flow: noWorkflow{}, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
+		scope: d.SessionScope}
 	if s.agents == nil {
 		s.agents = noAgents{}
 	}

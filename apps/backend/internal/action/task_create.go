@@ -69,9 +69,12 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 	return out, nil
 }
 
+const parentForbidden = "a task session creates subtasks only under its own task, its subtasks and the tasks it created"
+
 // taskCreateOf resolves and scopes the ids of a task.create payload: the
 // workspace, the parent, the workflow (a session's own by default) and the
-// blockers ("self" for sessions).
+// blockers ("self" for sessions). A session's bound task is recorded as
+// the creator.
 func (s *Service) taskCreateOf(ctx context.Context, p Principal, in TaskCreateIn) (kanban.TaskCreate, error) {
 	c := kanban.TaskCreate{
 		WorkflowID: in.WorkflowID, WorkflowStepID: in.WorkflowStepID, Title: in.Title,
@@ -88,11 +91,16 @@ func (s *Service) taskCreateOf(ctx context.Context, p Principal, in TaskCreateIn
 		return c, err
 	}
 	if in.ParentID != "" {
-		parent, err := s.taskInScope(ctx, p, in.ParentID)
+		// A subtask joins its parent's tree (and may share its working
+		// directory): a change to the parent, within the write scope.
+		parent, err := s.writableTask(ctx, p, in.ParentID, parentForbidden)
 		if err != nil {
 			return c, err
 		}
 		c.ParentID = parent.ID
+	}
+	if p.Kind == Session {
+		c.CreatedByTaskID = p.TaskID
 	}
 	if p.Kind == Session && c.WorkflowID == "" && c.WorkflowStepID == "" {
 		bound, err := s.store.GetTask(ctx, p.TaskID)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -70,6 +71,9 @@ type Config struct {
 	// lie in (--source-roots): absolute, existing, no system directory.
 	// Empty: the operator's home directory (see sourcePolicy).
 	SourceRoots []string
+	// SessionScope is how far a task session's writes reach: tree (the
+	// default when empty) or workspace (--session-scope).
+	SessionScope kanban.SessionScope
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down
@@ -200,6 +204,12 @@ type backend struct {
 func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	var ring *logring.Ring
 	cfg.Logger, ring = withLogRing(cfg.Logger)
+	if cfg.SessionScope == "" {
+		cfg.SessionScope = kanban.ScopeTree
+	}
+	if !slices.Contains(kanban.SessionScopes, cfg.SessionScope) {
+		return nil, errors.New("the session scope must be tree or workspace")
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
@@ -234,7 +244,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		return nil, err
 	}
 	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
-		ModeActions: modeActions(compiled.Catalog()), FS: guard}
+		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope}
 	var local action.Agents // nil unless this backend runs agents
 	if b.agents != nil {
 		local = b.agents
@@ -256,7 +266,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		OnConnect:    b.boardConns.add,
 		OnDisconnect: b.disconnected,
 		Logger:       cfg.Logger,
-		LogAction:    b.logAction,
+		Known:        b.knownAction,
 		// Room for any MCP call the 4 MiB gate admits once a session's
 		// kandev mcp forwards it (ws.MaxRequestBytes).
 		ReadLimit: ws.MaxRequestBytes,

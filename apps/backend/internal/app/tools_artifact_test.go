@@ -39,8 +39,20 @@ func TestWalkthroughTools(t *testing.T) {
 		t.Fatalf("delete again: got %d, want 0", del.Deleted)
 	}
 
-	// task_id: another task of the workspace, read and deleted by id.
-	other := e.newTask("other")
+	// task_id: a task the session created, written, read and deleted by
+	// id; another task of the workspace is only read (--session-scope
+	// tree).
+	var made action.TaskCreateOut
+	callJSON(e, s.Client, "create_task_kandev", `{"title":"other","start_agent":false}`, &made)
+	other := made.Task
+	neighbour := e.newTask("neighbour")
+	e.dispatch(kanban.ActionArtifactCreate, map[string]any{"task_id": neighbour.ID, "kind": kanban.ArtifactWalkthrough,
+		"data": map[string]any{"steps": []any{map[string]any{"file": "n.go", "line": 1, "text": "theirs"}}}}, nil)
+	callJSON(e, s.Client, "get_walkthrough_kandev", fmt.Sprintf(`{"task_id":%q}`, neighbour.ID), &got)
+	for _, args := range []string{fmt.Sprintf(`{"task_id":%q}`, neighbour.ID), fmt.Sprintf(`{"task_id":%q,"steps":[{"file":"x.go","line":1,"text":"t"}]}`, neighbour.ID)} {
+		tool := map[bool]string{true: "show_walkthrough_kandev", false: "delete_walkthrough_kandev"}[strings.Contains(args, "steps")]
+		refused(e, s.Client, tool, args, "FORBIDDEN: a task session may change only its own task, its subtasks and the tasks it created (with their subtasks)")
+	}
 	callJSON(e, s.Client, "show_walkthrough_kandev", fmt.Sprintf(`{"task_id":%q,"steps":[{"file":"x.go","line":1,"text":"t"}]}`, other.ID), &first)
 	callJSON(e, s.Client, "get_walkthrough_kandev", fmt.Sprintf(`{"task_id":%q}`, other.ID), &got)
 	if first.TaskID != other.ID || got.ID != first.ID {
@@ -150,7 +162,7 @@ func TestBranchSourceTools(t *testing.T) {
 	}
 	sib := e.newTask("sibling")
 	refused(e, s.Client, "add_branch_to_task_kandev", fmt.Sprintf(`{"task_id":%q,"local_path":"/x","base_branch":"main"}`, sib.ID),
-		"FORBIDDEN: a session may only change the repositories of its own task and its subtasks")
+		"FORBIDDEN: a session may only change the repositories of its own task, its subtasks and the tasks it created")
 }
 
 func TestStepCompleteTool(t *testing.T) {

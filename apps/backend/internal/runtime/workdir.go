@@ -107,18 +107,22 @@ func (w *workdirs) worktree(ctx context.Context, t *kanban.Task, repoID, repoDir
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("create the worktrees directory: %w", err)
 	}
-	// The base branch is text a caller chose: resolve it to a commit first
-	// (after --end-of-options, so it can never be read as a git option).
+	// The base branch is text a caller chose: checked again here (a link
+	// written before the rule existed), then resolved to a commit, after
+	// --end-of-options so it can never be read as a git option.
+	if kanban.CheckBranch("base_branch", base) != nil {
+		return "", errors.New("the task's base branch is not a valid git branch name; set another one")
+	}
 	commit, err := gitOutput(ctx, repoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}")
 	if err != nil || commit == "" {
 		return "", errors.New("the task's base branch does not name a commit in its repository")
 	}
-	args := []string{"worktree", "add", "-b", branch, path, commit}
-	if git(ctx, repoDir, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch) == nil {
-		args = []string{"worktree", "add", path, branch} // the branch survived an earlier worktree
+	args := []string{"worktree", "add", "-b", branch, "--end-of-options", path, commit}
+	if git(ctx, repoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", "refs/heads/"+branch) == nil {
+		args = []string{"worktree", "add", "--end-of-options", path, branch} // the branch survived an earlier worktree
 	}
 	if err := git(ctx, repoDir, args...); err != nil {
-		return "", fmt.Errorf("create the git worktree on branch %s from %s: %w", branch, base, err)
+		return "", fmt.Errorf("create the git worktree on branch %s from the base branch: %w", branch, err)
 	}
 	if _, err := w.guard.KandevDir(path); err != nil {
 		return "", err
@@ -156,7 +160,7 @@ func (w *workdirs) removeWorktree(ctx context.Context, taskID string) error {
 		}
 		return w.store.DeleteWorktree(ctx, taskID)
 	}
-	if err := git(ctx, checkout.Path, "worktree", "remove", "--force", wt.Path); err != nil {
+	if err := git(ctx, checkout.Path, "worktree", "remove", "--force", "--end-of-options", wt.Path); err != nil {
 		if _, statErr := os.Stat(wt.Path); statErr == nil {
 			return fmt.Errorf("remove the git worktree: %w", err)
 		}
@@ -167,19 +171,36 @@ func (w *workdirs) removeWorktree(ctx context.Context, taskID string) error {
 }
 
 // git runs a git command in dir, bounded in time; its error carries git's
-// own message (about refs and paths we chose), clipped.
+// own message (about refs and paths we chose), clipped. Every argument a
+// caller or the store supplied comes after "--end-of-options".
 func git(ctx context.Context, dir string, args ...string) error {
 	_, err := gitOutput(ctx, dir, args...)
 	return err
+}
+
+// gitEnv is environ without git's own variables (GIT_DIR, GIT_EXEC_PATH,
+// GIT_SSH_COMMAND, GIT_CONFIG_*, …), which would redirect what the
+// backend's git commands read or run.
+func gitEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "GIT_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // gitOutput runs a git command in dir and returns its trimmed output.
 func gitOutput(ctx context.Context, dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...) //nolint:gosec // git with arguments the runtime builds; caller text only after --end-of-options
+	// The repository's own hooks and fsmonitor command never run as the
+	// backend (an agent can write them), nor does a system config.
+	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...) //nolint:gosec // git with arguments the runtime builds; caller text only after --end-of-options
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(gitEnv(os.Environ()), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1")
 	out, err := cmd.CombinedOutput()
 	text := strings.TrimSpace(string(out))
 	if err != nil {

@@ -27,7 +27,13 @@ func TestReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Engine != "sqlite" || r.EngineVersion == "" || r.SchemaVersion != LatestVersion() || len(r.Migrations) != r.SchemaLatest {
+	ms, err := loadMigrations(SQLite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Versions may have gaps (numbers reserved by parallel work), so
+	// "every migration applied" counts the migration files.
+	if r.Engine != "sqlite" || r.EngineVersion == "" || r.SchemaVersion != LatestVersion() || len(r.Migrations) != len(ms) {
 		t.Fatalf("got engine %s %q schema %d/%d with %d migrations, want sqlite, a version, every migration applied",
 			r.Engine, r.EngineVersion, r.SchemaVersion, r.SchemaLatest, len(r.Migrations))
 	}

@@ -4,7 +4,7 @@ import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
 // branchTaskRef is the task_id of the branch tools.
 func branchTaskRef() S {
-	return SelfTaskRef(`Task to change: yours ("self", default) or a subtask.`)
+	return SelfTaskRef(`Task to change: yours ("self", default), a subtask or a task you created.`)
 }
 
 var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{

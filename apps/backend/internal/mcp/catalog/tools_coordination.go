@@ -47,8 +47,9 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 		Name:   "spawn_session_kandev",
 		Action: kanban.ActionSessionSpawn,
 		Title:  "Spawn session",
-		Description: "Start another agent session on a task of your workspace, e.g. a reviewer or a retry. Its first " +
-			"message is prompt (the only context it gets), else the task's prompt.",
+		Description: "Start another agent session on your task, a subtask or a task you created (any task of your " +
+			"workspace under --session-scope workspace), e.g. a reviewer or a retry. Its first message is prompt (the only " +
+			"context it gets), else the task's prompt.",
 		Input: Obj("", P{
 			"task_id":             SelfTaskRef(`Task to start a session on; default "self".`),
 			"name":                Str(`Session name shown to people, e.g. "reviewer".`).Len(1, kanban.MaxNameLen),

@@ -11,9 +11,10 @@ var createTaskTool = &Tool{
 	Description: "Create a task on a workflow step and, unless start_agent is false, start an agent on it with prompt as its " +
 		"instructions. With external_id a retry is safe: the same key returns the existing task, deduplicated=true.",
 	Input: Obj("", P{
-		"title":               Str("Short title shown on the board.").Len(1, kanban.MaxTitleLen),
-		"prompt":              Str("Instructions for the task's agent, stored as its description.").Len(0, kanban.MaxPromptLen),
-		"parent_id":           TaskRef(`Parent task; "self" makes it a subtask of yours.`),
+		"title":  Str("Short title shown on the board.").Len(1, kanban.MaxTitleLen),
+		"prompt": Str("Instructions for the task's agent, stored as its description.").Len(0, kanban.MaxPromptLen),
+		"parent_id": TaskRef(`Parent task; "self" makes it a subtask of yours. From task mode: your task, a subtask or a ` +
+			`task you created.`),
 		"workspace_id":        ID("Workspace; default yours, else the first."),
 		"workflow_id":         ID("Workflow; default yours, else the workspace's first."),
 		"workflow_step_id":    ID("Step; default the workflow's start step."),
