@@ -17,6 +17,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/app"
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
@@ -131,6 +132,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("serve: KANDEV_LEASE_TTL must be a duration such as 15s")
 	}
 	fs.DurationVar(&ttl, "lease-ttl", ttl, "with --database: how long a backend that stopped renewing its lease keeps its agents' sessions before another takes them over (env KANDEV_LEASE_TTL)")
+	roots := fs.String("source-roots", os.Getenv("KANDEV_SOURCE_ROOTS"), "directories local repositories and folders may lie in, separated by "+
+		string(os.PathListSeparator)+" (env KANDEV_SOURCE_ROOTS; default: your home directory)")
 	maxSessions := fs.Int("mcp-max-sessions", mcpsrv.DefaultMaxSessions, "Streamable HTTP sessions /mcp keeps; past it the least recently used is dropped")
 	sessionIdle := fs.Duration("mcp-session-idle", mcpsrv.DefaultSessionIdle, "an /mcp session unused this long is dropped")
 	scope := fs.String("session-scope", envOr("KANDEV_SESSION_SCOPE", string(kanban.ScopeTree)),
@@ -155,7 +158,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return app.Run(ctx, app.Config{Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
 		Logger: log, Out: stdout, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: app.DefaultRegistryDir(),
 		Pprof: *pprofAddr, MCPSessions: mcpsrv.SessionLimits{Max: *maxSessions, Idle: *sessionIdle},
-		LeaseTTL: ttl, LeaseBeat: ttl / 5, SessionScope: kanban.SessionScope(*scope)})
+		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope)})
 }
 
 // agentFlags adds serve's agent runtime flags.

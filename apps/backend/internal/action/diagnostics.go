@@ -101,8 +101,10 @@ type DiagnosticBundleIn struct {
 // DiagnosticBundleOut is the result of diagnostic_bundle.create.
 type DiagnosticBundleOut struct {
 	// Path is the bundle's path relative to the task's workspace.
-	Path         string        `json:"path"`
-	AbsolutePath string        `json:"absolute_path"`
+	Path string `json:"path"`
+	// AbsolutePath is the bundle's path on the server: for the operator
+	// only (a session learns no absolute server path).
+	AbsolutePath string        `json:"absolute_path,omitempty"`
 	Bytes        int64         `json:"bytes"`
 	Source       string        `json:"source"`
 	CreatedAt    time.Time     `json:"created_at"`
@@ -166,7 +168,7 @@ func (s *Service) createBundle(ctx context.Context, p Principal, in DiagnosticBu
 	defer func() { s.diag.end(key, written) }()
 	ctx, cancel := context.WithTimeout(ctx, bundleWait)
 	defer cancel()
-	call := DiagnosticCall{Task: t, Dir: dir, SessionID: p.SessionID}
+	call := DiagnosticCall{Task: t, Dir: dir.Path, SessionID: p.SessionID}
 	sessions, err := s.store.ListSessions(ctx, t.ID, kanban.Page{Limit: bundleSessions})
 	if err != nil {
 		return nil, err
@@ -184,6 +186,9 @@ func (s *Service) createBundle(ctx context.Context, p Principal, in DiagnosticBu
 		return nil, err
 	}
 	written = true
+	if p.Kind != Operator { // no absolute server path for an agent: the relative one is its own
+		out.AbsolutePath = ""
+	}
 	return out, nil
 }
 

@@ -93,9 +93,14 @@ func (s *Service) registerSessions(r *Registry) {
 		return &SessionCreateOut{Session: sess, Token: tok}, nil
 	})
 	Register(r, kanban.ActionSessionGet, all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Session, error) {
-		return s.sessionInScope(ctx, p, in.ID)
+		sess, err := s.sessionInScope(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		return sess, s.hideWorkdirs(ctx, p, sess)
 	})
 	Register(r, kanban.ActionSessionList, all, func(ctx context.Context, p Principal, in SessionListIn) (*kanban.List[kanban.Session], error) {
+		var l *kanban.List[kanban.Session]
 		if in.WorkspaceID != "" {
 			if in.TaskID != "" {
 				return nil, kanban.FieldError("workspace_id", "give task_id or workspace_id, not both")
@@ -104,13 +109,23 @@ func (s *Service) registerSessions(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			return s.store.ListWorkspaceSessions(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+			if l, err = s.store.ListWorkspaceSessions(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor}); err != nil {
+				return nil, err
+			}
+		} else {
+			t, err := s.taskInScope(ctx, p, in.TaskID)
+			if err != nil {
+				return nil, err
+			}
+			if l, err = s.store.ListSessions(ctx, t.ID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor}); err != nil {
+				return nil, err
+			}
 		}
-		t, err := s.taskInScope(ctx, p, in.TaskID)
-		if err != nil {
-			return nil, err
+		sessions := make([]*kanban.Session, len(l.Items))
+		for i := range l.Items {
+			sessions[i] = &l.Items[i]
 		}
-		return s.store.ListSessions(ctx, t.ID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+		return l, s.hideWorkdirs(ctx, p, sessions...)
 	})
 	Register(r, kanban.ActionSessionSetMode, AllowOperator, func(ctx context.Context, _ Principal, in SetModeIn) (*kanban.Session, error) {
 		return s.SetMode(ctx, in.ID, in.Mode)
@@ -212,4 +227,18 @@ func (s *Service) listMessages(ctx context.Context, p Principal, in MessageListI
 		return nil, kanban.FieldError("sort", "must be one of: asc, desc")
 	}
 	return s.store.ListMessages(ctx, f)
+}
+
+// hideWorkdirs clears the working directories (absolute server paths) of
+// sessions shown to a principal that may not learn them (see
+// seesLocalPaths).
+func (s *Service) hideWorkdirs(ctx context.Context, p Principal, sessions ...*kanban.Session) error {
+	see, err := s.seesLocalPaths(ctx, p)
+	if err != nil || see {
+		return err
+	}
+	for _, sess := range sessions {
+		sess.Workdir = ""
+	}
+	return nil
 }

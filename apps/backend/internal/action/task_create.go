@@ -122,8 +122,31 @@ func (s *Service) taskCreateOf(ctx context.Context, p Principal, in TaskCreateIn
 	if in.RepositoryID != "" || in.LocalPath != "" || in.RepositoryURL != "" || in.BaseBranch != "" {
 		c.Repository = &kanban.TaskRepositoryInput{RepositoryID: in.RepositoryID, LocalPath: in.LocalPath,
 			RepositoryURL: in.RepositoryURL, BaseBranch: in.BaseBranch}
+		if err := s.taskRepoLocator(ctx, p, c.WorkspaceID, c.Repository); err != nil {
+			return c, err
+		}
 	}
 	return c, nil
+}
+
+// taskRepoLocator resolves a new task's repository locator before the
+// task is written: a repository the workspace has is named by its id; a
+// new one (the operator only) keeps its canonical local path or its URL,
+// for the store to register in the task's transaction.
+func (s *Service) taskRepoLocator(ctx context.Context, p Principal, workspaceID string, in *kanban.TaskRepositoryInput) error {
+	if err := in.Check(); err != nil || in.RepositoryID != "" || (in.LocalPath == "" && in.RepositoryURL == "") {
+		return err
+	}
+	repo, reg, err := s.resolveSource(ctx, p, workspaceID, kanban.Repository{LocalPath: in.LocalPath, RemoteURL: in.RepositoryURL}, "local_path")
+	switch {
+	case err != nil:
+		return err
+	case repo != nil:
+		in.RepositoryID, in.LocalPath, in.RepositoryURL = repo.ID, "", ""
+	default:
+		in.LocalPath = reg.LocalPath
+	}
+	return nil
 }
 
 // unblocked reports whether every task that taskID depends on is completed.

@@ -67,6 +67,10 @@ type Config struct {
 	Pprof string
 	// MCPSessions bound the /mcp endpoint's Streamable HTTP sessions.
 	MCPSessions mcpsrv.SessionLimits
+	// SourceRoots are the directories local repositories and folders may
+	// lie in (--source-roots): absolute, existing, no system directory.
+	// Empty: the operator's home directory (see sourcePolicy).
+	SourceRoots []string
 	// SessionScope is how far a task session's writes reach: tree (the
 	// default when empty) or workspace (--session-scope).
 	SessionScope kanban.SessionScope
@@ -217,6 +221,11 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	guard, err := sourcePolicy(cfg, cfg.Logger) // after the token and the database exist: their identities are pinned
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
 	if err := st.Seed(ctx); err != nil {
 		_ = st.Close()
 		return nil, fmt.Errorf("seed: %w", err)
@@ -230,12 +239,12 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	hub := &hub{}
 	b.shared = newShared(cfg, st, hub)
 	pub := b.shared.publisher(hub)
-	if b.agents, err = newRuntime(cfg, st, pub, cred.clear, b.onTurn, b.shared.id); err != nil {
+	if b.agents, err = newRuntime(cfg, st, pub, cred.clear, guard, b.onTurn, b.shared.id); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
 	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
-		ModeActions: modeActions(compiled.Catalog()), DataDir: cfg.DataDir, SessionScope: cfg.SessionScope}
+		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope}
 	var local action.Agents // nil unless this backend runs agents
 	if b.agents != nil {
 		local = b.agents

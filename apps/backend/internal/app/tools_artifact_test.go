@@ -122,11 +122,17 @@ func TestBranchSourceTools(t *testing.T) {
 	refused(e, s.Client, "update_repository_base_branch_kandev", `{"base_branch":"dev"}`,
 		"NOT_FOUND: the task has no repository; add one with a branch first")
 
+	// The session names what the operator registered (it may register
+	// nothing itself: TestAttackRegisterHostilePaths).
+	api, notes := t.TempDir(), t.TempDir()
+	for _, r := range []action.RepositoryCreateIn{{LocalPath: api}, {RemoteURL: "https://example.com/web.git"}, {Name: "Notes", LocalPath: notes}} {
+		e.dispatch(kanban.ActionRepositoryCreate, r, nil)
+	}
 	var added action.TaskBranchOut
-	callJSON(e, s.Client, "add_branch_to_task_kandev", `{"local_path":"/src/api","base_branch":"develop","checkout_branch":"feat/login"}`, &added)
+	callJSON(e, s.Client, "add_branch_to_task_kandev", `{"local_path":`+mustJSONString(api)+`,"base_branch":"develop","checkout_branch":"feat/login"}`, &added)
 	row := dbStr(e, `SELECT base_branch || '|' || checkout_branch FROM task_repositories WHERE task_id = ? AND repository_id = ?`, s.TaskID, added.Repository.ID)
-	if !added.RepositoryCreated || row != "develop|feat/login" {
-		t.Fatalf("add branch: got %+v and row %q, want a new repository linked develop|feat/login", added, row)
+	if added.RepositoryCreated || added.Repository.LocalPath != "" || row != "develop|feat/login" {
+		t.Fatalf("add branch: got %+v and row %q, want the registered repository (no local path shown) linked develop|feat/login", added, row)
 	}
 	var link kanban.TaskRepository
 	callJSON(e, s.Client, "update_repository_base_branch_kandev", `{"base_branch":"release"}`, &link)
@@ -138,11 +144,11 @@ func TestBranchSourceTools(t *testing.T) {
 	var sources action.SourcesAddOut
 	refused(e, s.Client, "add_workspace_sources_kandev", `{"sources":[{"kind":"folder","local_path":"docs"}]}`,
 		"VALIDATION_ERROR: sources[0].local_path: must be an absolute path")
-	callJSON(e, s.Client, "add_workspace_sources_kandev", `{"sources":[{"kind":"repository","local_path":"/src/api"},`+
-		`{"kind":"repository","remote_url":"https://example.com/web.git","base_branch":"trunk"},{"kind":"folder","local_path":"/srv/notes","display_name":"Notes"}]}`, &sources)
-	if len(sources.Items) != 3 || sources.Items[0].Created || !sources.Items[1].Created || sources.Items[1].TaskRepository.BaseBranch != "trunk" ||
+	callJSON(e, s.Client, "add_workspace_sources_kandev", `{"sources":[{"kind":"repository","local_path":`+mustJSONString(api)+`},`+
+		`{"kind":"repository","remote_url":"https://example.com/web.git","base_branch":"trunk"},{"kind":"folder","local_path":`+mustJSONString(notes)+`}]}`, &sources)
+	if len(sources.Items) != 3 || sources.Items[0].Created || sources.Items[1].Created || sources.Items[1].TaskRepository.BaseBranch != "trunk" ||
 		sources.Items[2].Repository.Name != "Notes" {
-		t.Fatalf("sources: got %+v, want the known api repository, a new web one and a folder", sources)
+		t.Fatalf("sources: got %+v, want the known api and web repositories and the notes folder", sources)
 	}
 	if n := dbInt(e, `SELECT COUNT(*) FROM task_repositories WHERE task_id = ?`, s.TaskID); n != 3 {
 		t.Fatalf("task repositories: got %d, want 3", n)

@@ -480,7 +480,7 @@ func TestRepositoryAndTaskStateTools(t *testing.T) {
 	e := newEnv(t)
 	c := e.operatorMCP()
 	var repo kanban.Repository
-	e.dispatch(kanban.ActionRepositoryCreate, action.RepositoryCreateIn{Name: "api", LocalPath: "/src/api", DefaultBranch: "main"}, &repo)
+	e.dispatch(kanban.ActionRepositoryCreate, action.RepositoryCreateIn{Name: "api", LocalPath: t.TempDir(), DefaultBranch: "main"}, &repo)
 	var repos struct {
 		Items []kanban.Repository `json:"items"`
 	}

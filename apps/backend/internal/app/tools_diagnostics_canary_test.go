@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,7 +63,7 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 	if err := json.Unmarshal([]byte(tc.Content), &call); err != nil || call.Status != "completed" || json.Unmarshal([]byte(call.Output), &out) != nil {
 		t.Fatalf("got tool call %s (%v), want a completed bundle", tc.Content, err)
 	}
-	files, _ := readBundle(t, out.AbsolutePath)
+	files, _ := readBundle(t, filepath.Join(ws, filepath.FromSlash(out.Path)))
 	var all bytes.Buffer
 	for name, b := range files {
 		all.WriteString(name + "\n")

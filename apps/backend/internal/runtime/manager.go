@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -17,7 +18,9 @@ type Config struct {
 	Store     kanban.Store
 	Publisher action.Publisher
 	Logger    *slog.Logger
-	DataDir   string
+	// Guard is the filesystem policy: agents work only in checkouts it
+	// allows, or in the per-task folders and worktrees under its data dir.
+	Guard *fsguard.Policy
 	// Executable is the kandev binary: the mock agent and every session's
 	// own MCP server (kandev mcp) run from it.
 	Executable string
@@ -117,7 +120,7 @@ var _ action.Agents = (*Manager)(nil)
 func New(cfg Config) *Manager {
 	cfg.defaults()
 	m := &Manager{cfg: cfg, store: cfg.Store, pub: cfg.Publisher, log: cfg.Logger,
-		workdirs: &workdirs{store: cfg.Store, dataDir: cfg.DataDir}, waiters: action.NewWaiters(), runs: map[string]*run{}}
+		workdirs: &workdirs{store: cfg.Store, guard: cfg.Guard}, waiters: action.NewWaiters(), runs: map[string]*run{}}
 	// The ACP library logs unparsable lines raw: keep its diagnostics at
 	// warning level without their attributes, which may hold agent output.
 	m.acpLog = slog.New(dropAttrs{cfg.Logger.Handler()})

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/taskdir"
 )
@@ -23,10 +25,12 @@ const (
 // gitTimeout bounds every git command the runtime runs.
 const gitTimeout = 60 * time.Second
 
-// workdirs prepares the directories agents run in.
+// workdirs prepares the directories agents run in, under the filesystem
+// policy: a repository checkout is checked at every use (its row may
+// predate the policy), Kandev's own folders must be what it made.
 type workdirs struct {
-	store   kanban.Store
-	dataDir string
+	store kanban.Store
+	guard *fsguard.Policy
 }
 
 // ShortID is the part of a task id that names its branch and worktree.
@@ -40,7 +44,8 @@ func ShortID(taskID string) string {
 
 // prepare returns the working directory of a session of task t on an
 // executor of type execType, creating it when needed. The error text is
-// shown to operators: it names what is missing, never file contents.
+// shown to operators: it names what is missing or refused, never file
+// contents or paths.
 //
 // A subtask shares its parent's directory (workspace_mode inherit_parent,
 // and by default when it has no repository of its own); new_workspace
@@ -54,46 +59,51 @@ func (w *workdirs) prepare(ctx context.Context, t *kanban.Task, execType string)
 	if err != nil {
 		return "", err
 	}
-	if execType != executorWorktree {
-		if repo != nil && repo.LocalPath != "" {
-			if st, err := os.Stat(repo.LocalPath); err != nil || !st.IsDir() {
-				return "", errors.New("the task's repository local_path is not a directory on this machine")
-			}
-			return repo.LocalPath, nil
+	var checkout fsguard.Dir
+	if repo != nil && repo.LocalPath != "" {
+		if checkout, err = w.guard.SourceDir(taskdir.RepositoryPath, repo.LocalPath); err != nil {
+			return "", err
 		}
-		dir := filepath.Join(w.dataDir, "tasks", t.ID)
+	}
+	if execType != executorWorktree {
+		if checkout.Path != "" {
+			return checkout.Path, nil
+		}
+		dir := w.dirs().TaskFolder(t.ID)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return "", fmt.Errorf("create the task directory: %w", err)
 		}
-		return dir, nil
+		d, err := w.guard.KandevDir(dir)
+		return d.Path, err
 	}
-	if repo == nil || repo.LocalPath == "" {
+	if checkout.Path == "" {
 		return "", errors.New("exec-worktree needs the task to have a repository with a local_path (a git repository)")
 	}
-	return w.worktree(ctx, t, repo, link)
+	return w.worktree(ctx, t, repo.ID, checkout.Path, cmp.Or(link.BaseBranch, repo.DefaultBranch))
 }
 
 // dirs is the directory resolution the runtime shares with the actions
 // that read or write a task's workspace.
-func (w *workdirs) dirs() taskdir.Dirs { return taskdir.Dirs{Store: w.store, DataDir: w.dataDir} }
+func (w *workdirs) dirs() taskdir.Dirs { return taskdir.Dirs{Store: w.store, Guard: w.guard} }
 
-// worktree returns the task's git worktree, creating it on the new branch
-// kandev/<short id> from the base branch when it does not exist yet.
-func (w *workdirs) worktree(ctx context.Context, t *kanban.Task, repo *kanban.Repository, link *kanban.TaskRepository) (string, error) {
+// worktree returns the task's git worktree of the checkout repoDir (of
+// repository repoID), creating it on the new branch kandev/<short id> from
+// base when it does not exist yet.
+func (w *workdirs) worktree(ctx context.Context, t *kanban.Task, repoID, repoDir, base string) (string, error) {
 	if wt, err := w.store.GetWorktree(ctx, t.ID); err == nil {
-		if st, err := os.Stat(wt.Path); err == nil && st.IsDir() {
-			return wt.Path, nil
+		d, err := w.guard.KandevDir(wt.Path)
+		if err == nil {
+			return d.Path, nil
+		}
+		if kanban.ErrorCode(err) != kanban.CodeNotFound {
+			return "", err
 		}
 	} else if kanban.ErrorCode(err) != kanban.CodeNotFound {
 		return "", err
 	}
 	short := ShortID(t.ID)
-	path := filepath.Join(w.dataDir, "worktrees", short)
+	path := filepath.Join(w.guard.DataDir(), "worktrees", short)
 	branch := "kandev/" + short
-	base := link.BaseBranch
-	if base == "" {
-		base = repo.DefaultBranch
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("create the worktrees directory: %w", err)
 	}
@@ -103,25 +113,30 @@ func (w *workdirs) worktree(ctx context.Context, t *kanban.Task, repo *kanban.Re
 	if kanban.CheckBranch("base_branch", base) != nil {
 		return "", errors.New("the task's base branch is not a valid git branch name; set another one")
 	}
-	commit, err := gitOutput(ctx, repo.LocalPath, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}")
+	commit, err := gitOutput(ctx, repoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}")
 	if err != nil || commit == "" {
 		return "", errors.New("the task's base branch does not name a commit in its repository")
 	}
 	args := []string{"worktree", "add", "-b", branch, "--end-of-options", path, commit}
-	if git(ctx, repo.LocalPath, "rev-parse", "--verify", "--quiet", "--end-of-options", "refs/heads/"+branch) == nil {
+	if git(ctx, repoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", "refs/heads/"+branch) == nil {
 		args = []string{"worktree", "add", "--end-of-options", path, branch} // the branch survived an earlier worktree
 	}
-	if err := git(ctx, repo.LocalPath, args...); err != nil {
+	if err := git(ctx, repoDir, args...); err != nil {
 		return "", fmt.Errorf("create the git worktree on branch %s from the base branch: %w", branch, err)
 	}
-	if err := w.store.SaveWorktree(ctx, kanban.Worktree{TaskID: t.ID, RepositoryID: repo.ID, Path: path, Branch: branch}); err != nil {
+	if _, err := w.guard.KandevDir(path); err != nil {
+		return "", err
+	}
+	if err := w.store.SaveWorktree(ctx, kanban.Worktree{TaskID: t.ID, RepositoryID: repoID, Path: path, Branch: branch}); err != nil {
 		return "", err
 	}
 	return path, nil
 }
 
 // removeWorktree removes the task's worktree (the branch is kept) and
-// forgets it; a task without a worktree is left alone.
+// forgets it; a task without a worktree is left alone. git runs only in a
+// checkout the policy allows; with any other the worktree's directory is
+// removed without git.
 func (w *workdirs) removeWorktree(ctx context.Context, taskID string) error {
 	wt, err := w.store.GetWorktree(ctx, taskID)
 	if kanban.ErrorCode(err) == kanban.CodeNotFound {
@@ -134,12 +149,23 @@ func (w *workdirs) removeWorktree(ctx context.Context, taskID string) error {
 	if err != nil {
 		return err
 	}
-	if err := git(ctx, repo.LocalPath, "worktree", "remove", "--force", "--end-of-options", wt.Path); err != nil {
+	checkout, cerr := w.guard.SourceDir(taskdir.RepositoryPath, repo.LocalPath)
+	dir, werr := w.guard.KandevDir(wt.Path)
+	switch {
+	case werr != nil: // not Kandev's (or gone): nothing of it to remove
+		return w.store.DeleteWorktree(ctx, taskID)
+	case cerr != nil: // no git in a refused checkout; the worktree is Kandev's own
+		if err := os.RemoveAll(dir.Path); err != nil {
+			return fmt.Errorf("remove the worktree directory: %w", err)
+		}
+		return w.store.DeleteWorktree(ctx, taskID)
+	}
+	if err := git(ctx, checkout.Path, "worktree", "remove", "--force", "--end-of-options", wt.Path); err != nil {
 		if _, statErr := os.Stat(wt.Path); statErr == nil {
 			return fmt.Errorf("remove the git worktree: %w", err)
 		}
 		// Already gone from disk: let git forget it.
-		_ = git(ctx, repo.LocalPath, "worktree", "prune")
+		_ = git(ctx, checkout.Path, "worktree", "prune")
 	}
 	return w.store.DeleteWorktree(ctx, taskID)
 }
