@@ -3,6 +3,8 @@ package action
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -180,7 +182,11 @@ func (s *Service) createBundle(ctx context.Context, p Principal, in DiagnosticBu
 			return nil, fmt.Errorf("read the secrets to redact: %w", err)
 		}
 	}
-	b := s.collect(ctx, cfg, call, folders, redact.New(secrets...))
+	red := redact.New(secrets...)
+	if p.Kind != Operator { // an agent learns no absolute server path from its bundle either
+		red = red.WithPaths(serverPaths(s.dirs.Guard.DataDir()))
+	}
+	b := s.collect(ctx, cfg, call, folders, red)
 	out, err := b.write(dir, in.Source)
 	if err != nil {
 		return nil, err
@@ -190,6 +196,22 @@ func (s *Service) createBundle(ctx context.Context, p Principal, in DiagnosticBu
 		out.AbsolutePath = ""
 	}
 	return out, nil
+}
+
+// serverPaths labels the absolute paths of the server's files: the data
+// dir and the backend user's home directory.
+func serverPaths(dataDir string) map[string]string {
+	out := map[string]string{}
+	if abs, err := filepath.Abs(dataDir); err == nil {
+		out[abs] = "<data dir>"
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			out[real] = "<data dir>"
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "/" {
+		out[home] = "~"
+	}
+	return out
 }
 
 // bundleTask is the task whose workspace receives a bundle: a session's

@@ -49,6 +49,9 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 	e.b.log.Info("operator uses " + opToken)
 	e.b.log.Info("upstream request", "header", "Authorization: Bearer "+canary("logbearer"))
 
+	// The server's own paths: an agent learns none from its bundle.
+	dataDir, _ := filepath.Abs(e.cfg.DataDir)
+	canaries["data dir path"] = dataDir
 	ws := t.TempDir()
 	prompt := "Prompt canary: " + canary("prompt") + "\n@tool get_diagnostic_bundle_kandev {\"source\":\"all\"}\n@say done"
 	var created action.TaskCreateOut
