@@ -8,10 +8,14 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Created runs the on_enter automations of a new task's first step.
+// Created runs the on_enter automations of a new task's first step, then
+// lets the steps that pull from it admit the task.
 func (e *Engine) Created(t *kanban.Task) {
 	id, step := t.ID, t.WorkflowStepID
-	e.do(taskKey(id), func() { e.enter(id, step, 0, true) })
+	e.do(taskKey(id), func() {
+		e.enter(id, step, 0, true)
+		e.arrived(step, 0)
+	})
 }
 
 // Moved runs the on_exit automations of the step a task left and the
@@ -26,7 +30,28 @@ func (e *Engine) moved(taskID, from, to string, chain int) {
 	e.do(taskKey(taskID), func() {
 		e.run(taskID, from, kanban.EventExit, chain, nil)
 		e.enter(taskID, to, chain, false)
+		e.arrived(to, chain)
 	})
+}
+
+// arrived lets the steps that pull from stepID (their pull_from_step_id)
+// admit what waits there, now that a task arrived on it: a pulling step
+// with room takes the task at once, not only when one of its own tasks
+// leaves. It runs after the arrival's on_enter automations, so a task they
+// moved on is not pulled. depth counts the transitions in a row that led
+// here, so steps that pull from each other are cut like any loop.
+func (e *Engine) arrived(stepID string, depth int) {
+	if stepID == "" {
+		return
+	}
+	ids, err := e.store.PullingSteps(context.Background(), stepID)
+	if err != nil {
+		e.log.Error("workflow engine: steps pulling from a step", "step", stepID, "err", err)
+		return
+	}
+	for _, id := range ids {
+		e.freed(id, depth+1)
+	}
 }
 
 // Freed admits waiting tasks into a step that may have room.
@@ -136,8 +161,13 @@ func (e *Engine) signalled(ctx context.Context, ev kanban.TurnEvent) bool {
 // admit moves waiting tasks onto a step while it has room.
 func (e *Engine) admit(stepID string, depth int) {
 	ctx := context.Background()
+	// Only tasks already on the source step when the admission started
+	// are pulled: a task that comes back meanwhile (steps that pull from
+	// each other) is its own arrival, counted deeper, not another round of
+	// this loop.
+	start := kanban.Now()
 	for range maxAdmissions {
-		a, err := e.store.AdmitNext(ctx, stepID)
+		a, err := e.store.AdmitNext(ctx, stepID, start)
 		if err != nil {
 			if kanban.ErrorCode(err) != kanban.CodeNotFound {
 				e.log.Error("workflow engine: admit", "step", stepID, "err", err)
@@ -157,7 +187,10 @@ func (e *Engine) admit(stepID string, depth int) {
 			step = st.Name
 		}
 		e.svc.Record(ctx, a.Task.ID, "status", fmt.Sprintf("Admitted to %s %s.", step, how))
-		e.moved(a.Task.ID, a.FromStepID, stepID, 0)
+		// The admission is the depth-th transition of its cascade: the
+		// task's automations and the pulls its arrival causes go on
+		// counting from there (MaxChain cuts a loop of pulls).
+		e.moved(a.Task.ID, a.FromStepID, stepID, depth)
 		e.freed(a.FromStepID, depth+1)
 	}
 }

@@ -188,9 +188,13 @@ type FlowService interface {
 	// workflow (it stays on its step meanwhile).
 	QueueTask(ctx context.Context, taskID, stepID string) (*Task, error)
 	// AdmitNext moves one waiting task onto the step when it has room: the
-	// longest queued, else the longest on its pull_from_step_id step; nil
-	// when the step is full or nothing waits.
-	AdmitNext(ctx context.Context, stepID string) (*Admission, error)
+	// longest queued, else the longest on its pull_from_step_id step that
+	// arrived there by arrivedBy; nil when the step is full or nothing
+	// waits.
+	AdmitNext(ctx context.Context, stepID string, arrivedBy time.Time) (*Admission, error)
+	// PullingSteps returns the ids of the steps that pull from stepID
+	// (their pull_from_step_id), in board order.
+	PullingSteps(ctx context.Context, stepID string) ([]string, error)
 	// DueForArchive returns up to limit live tasks that stayed on a step
 	// with auto_archive_after_hours longer than that at now.
 	DueForArchive(ctx context.Context, now time.Time, limit int) ([]Task, error)

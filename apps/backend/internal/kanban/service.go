@@ -105,9 +105,9 @@ type TaskService interface {
 	// that depend on taskID.
 	ListBlockers(ctx context.Context, taskID string, p Page) (*List[Task], error)
 	ListBlocked(ctx context.Context, taskID string, p Page) (*List[Task], error)
-	// DeferredStart returns the profiles kept for a start_when_unblocked
-	// task's session (empty when none were named).
-	DeferredStart(ctx context.Context, taskID string) (agentProfileID, executorProfileID string, err error)
+	// StartProfiles returns the profiles a task was created with, kept for
+	// every later start of an agent on it (empty when none were named).
+	StartProfiles(ctx context.Context, taskID string) (agentProfileID, executorProfileID string, err error)
 	ListTaskRepositories(ctx context.Context, taskID string) ([]TaskRepository, error)
 	// SetTaskRepository adds or updates the link of a task to a repository.
 	SetTaskRepository(ctx context.Context, tr TaskRepository) (*TaskRepository, error)
