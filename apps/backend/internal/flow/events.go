@@ -13,7 +13,7 @@ import (
 func (e *Engine) Created(t *kanban.Task) {
 	id, step := t.ID, t.WorkflowStepID
 	e.do(taskKey(id), func() {
-		e.enter(id, step, 0, true)
+		e.enter(id, step, cause{}, true)
 		e.arrived(step, 0)
 	})
 }
@@ -22,15 +22,15 @@ func (e *Engine) Created(t *kanban.Task) {
 // on_enter ones of the step it entered, then admits waiting tasks into
 // the step it left.
 func (e *Engine) Moved(t *kanban.Task, fromStepID string) {
-	e.moved(t.ID, fromStepID, t.WorkflowStepID, 0)
+	e.moved(t.ID, fromStepID, t.WorkflowStepID, cause{})
 	e.Freed(fromStepID)
 }
 
-func (e *Engine) moved(taskID, from, to string, chain int) {
+func (e *Engine) moved(taskID, from, to string, c cause) {
 	e.do(taskKey(taskID), func() {
-		e.run(taskID, from, kanban.EventExit, chain, nil)
-		e.enter(taskID, to, chain, false)
-		e.arrived(to, chain)
+		e.run(taskID, from, kanban.EventExit, c, nil)
+		e.enter(taskID, to, c, false)
+		e.arrived(to, c.chain)
 	})
 }
 
@@ -72,7 +72,7 @@ func (e *Engine) freed(stepID string, depth int) {
 func (e *Engine) Turn(ev kanban.TurnEvent) {
 	e.do(taskKey(ev.TaskID), func() {
 		if !ev.Ended {
-			e.run(ev.TaskID, "", kanban.EventTurnStart, 0, nil)
+			e.run(ev.TaskID, "", kanban.EventTurnStart, turnCause(ev), nil)
 			return
 		}
 		if ev.StopReason == "error" || (ev.StopReason == "cancelled" && !e.cancelCounts(ev.StepID)) {
@@ -82,11 +82,33 @@ func (e *Engine) Turn(ev kanban.TurnEvent) {
 	})
 }
 
+// cause is what led to the automations running now: how many automatic
+// transitions in a row (chain, cut at MaxChain), and the agent turn that
+// started the chain, if one did.
+type cause struct {
+	chain int
+	turn  *turnOrigin
+}
+
+// turnOrigin is the agent turn a chain of automations started from. It
+// is shared by the whole chain, which runs in order on its task's queue.
+type turnOrigin struct {
+	session string
+	// replaced: a stop_agent of the chain stopped the agent, so a later
+	// start_agent of the chain replaces it.
+	replaced bool
+}
+
+func turnCause(ev kanban.TurnEvent) cause { return cause{turn: &turnOrigin{session: ev.SessionID}} }
+
+// next is the cause of the transition c makes.
+func (c cause) next() cause { return cause{chain: c.chain + 1, turn: c.turn} }
+
 // enter runs on_enter: first the automations that set up the agent (its
 // mode, its context), then delivers the step's prompt to the task's
 // running agent (a new one gets it before the task's prompt from the
 // runtime), then the other automations.
-func (e *Engine) enter(taskID, stepID string, chain int, created bool) {
+func (e *Engine) enter(taskID, stepID string, c cause, created bool) {
 	ctx := context.Background()
 	if stepID != "" {
 		// Most steps have no on_enter automation and no prompt to deliver:
@@ -95,11 +117,11 @@ func (e *Engine) enter(taskID, stepID string, chain int, created bool) {
 			return
 		}
 	}
-	e.runWhere(taskID, stepID, kanban.EventEnter, chain, nil, kanban.StepAction.SetsUpAgent)
+	e.runWhere(taskID, stepID, kanban.EventEnter, c, nil, kanban.StepAction.SetsUpAgent)
 	if step, err := e.store.GetStep(ctx, stepID); err == nil && step.Prompt != "" && !created {
 		e.stepPrompt(ctx, taskID, step)
 	}
-	e.runWhere(taskID, stepID, kanban.EventEnter, chain, nil, func(a kanban.StepAction) bool { return !a.SetsUpAgent() })
+	e.runWhere(taskID, stepID, kanban.EventEnter, c, nil, func(a kanban.StepAction) bool { return !a.SetsUpAgent() })
 }
 
 // stepPrompt queues a step's prompt to the task's running agent; a
@@ -127,7 +149,8 @@ func (e *Engine) turnEnded(ev kanban.TurnEvent) {
 		return
 	}
 	signalled := e.signalled(ctx, ev)
-	e.run(t.ID, t.WorkflowStepID, kanban.EventTurnComplete, 0, &signalled)
+	c := turnCause(ev)
+	e.run(t.ID, t.WorkflowStepID, kanban.EventTurnComplete, c, &signalled)
 	if t, err = e.store.GetTask(ctx, ev.TaskID); err != nil || t.ArchivedAt != nil || t.WorkflowStepID != ev.StepID || t.QueuedForStepID != "" {
 		return // it moved during the turn or by an automation, or waits for a step already
 	}
@@ -142,7 +165,7 @@ func (e *Engine) turnEnded(ev kanban.TurnEvent) {
 	if err != nil || next == nil {
 		return
 	}
-	e.svc.Record(ctx, t.ID, "status", "auto_advance: "+e.move(ctx, t, step, next, 0))
+	e.svc.Record(ctx, t.ID, "status", "auto_advance: "+e.move(ctx, t, step, next, c))
 }
 
 // signalled reports whether the turn's session called step_complete_kandev
@@ -190,7 +213,7 @@ func (e *Engine) admit(stepID string, depth int) {
 		// The admission is the depth-th transition of its cascade: the
 		// task's automations and the pulls its arrival causes go on
 		// counting from there (MaxChain cuts a loop of pulls).
-		e.moved(a.Task.ID, a.FromStepID, stepID, depth)
+		e.moved(a.Task.ID, a.FromStepID, stepID, cause{chain: depth})
 		e.freed(a.FromStepID, depth+1)
 	}
 }

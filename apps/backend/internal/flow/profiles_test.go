@@ -155,3 +155,52 @@ func TestLaunchProfilePrecedence(t *testing.T) {
 		}
 	}
 }
+
+// TestStoppedAgentNotReplaced: an agent's turn moves its task to a step
+// that starts agents, but someone stopped that agent meanwhile (the
+// engine works behind the runtime): no other agent starts in its place,
+// and the record says why. A chain whose own stop_agent stopped the
+// agent still replaces it. Before, the seeded board started a default
+// agent seconds after the operator stopped one.
+func TestStoppedAgentNotReplaced(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, t.TempDir())
+	steps := h.workflow(`[{"name":"Backlog","events":{"on_turn_start":[{"type":"move_to_next"}]}},
+		{"name":"Work","events":{"on_enter":[{"type":"start_agent"}]}},
+		{"name":"Fresh","events":{"on_turn_start":[{"type":"move_to_next"}]}},
+		{"name":"Replace","events":{"on_enter":[{"type":"stop_agent"},{"type":"start_agent"}]}}]`)
+	turn := func(task *kanban.Task, sess *kanban.Session, step kanban.WorkflowStep) {
+		h.eng.Turn(kanban.TurnEvent{SessionID: sess.ID, TaskID: task.ID, StepID: step.ID, StartedAt: kanban.Now()})
+		h.settle()
+	}
+
+	stopped := h.task("stopped", steps[0])
+	sess := h.managedSession(stopped.ID, kanban.SessionRunning)
+	h.must(kanban.ActionTaskStop, action.TaskStopIn{TaskID: stopped.ID}, nil)
+	turn(stopped, sess, steps[0])
+	if got := h.get(stopped.ID).WorkflowStepID; got != steps[1].ID {
+		t.Fatalf("the turn did not move the task to Work: on %s", got)
+	}
+	if ss := h.sessions(stopped.ID); len(ss) != 1 {
+		t.Fatalf("%d sessions after the stop, want the stopped one only; records %v", len(ss), h.records(stopped.ID))
+	}
+	if !h.hasRecord(stopped.ID, "start_agent: skipped: the agent whose turn led here (session "+sess.ID+") has been stopped") {
+		t.Fatalf("no record of the skipped start: %v", h.records(stopped.ID))
+	}
+	if got := h.get(stopped.ID).State; got != kanban.TaskCancelled {
+		t.Fatalf("task state after stopping its working agent: got %s, want CANCELLED", got)
+	}
+
+	replaced := h.task("replaced", steps[2])
+	old := h.managedSession(replaced.ID, kanban.SessionRunning)
+	turn(replaced, old, steps[2])
+	ss := h.sessions(replaced.ID)
+	if len(ss) != 2 {
+		t.Fatalf("%d sessions, want the stopped one and its replacement; records %v", len(ss), h.records(replaced.ID))
+	}
+	for _, s := range ss {
+		if s.ID == old.ID && s.State != kanban.SessionCancelled {
+			t.Fatalf("the old agent is %s, want CANCELLED", s.State)
+		}
+	}
+}

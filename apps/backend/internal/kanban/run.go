@@ -15,12 +15,34 @@ func taskStateOf(s SessionState) (TaskState, int) {
 		return TaskWaitingForInput, 3
 	case SessionStarting, SessionRunning:
 		return TaskInProgress, 2
-	case SessionIdle, SessionCompleted, SessionCancelled:
+	case SessionIdle, SessionCompleted:
 		return TaskReview, 1
 	case SessionFailed:
 		return TaskFailed, 1
+	case SessionCancelled:
+		return TaskCancelled, 1
 	}
 	return "", 0 // CREATED and QUEUED imply nothing
+}
+
+// StoppedAs is the session state that stands, for TaskStateForSessions,
+// for managed sessions someone stopped while they were in the states was.
+// Stopping an agent in the middle of its work (starting, running, waiting
+// for a person) cancels that work: CANCELLED, so the task says so.
+// Stopping an agent at rest after its turn interrupts nothing: as for an
+// agent that exits, COMPLETED (the task stays for review). Stopping one
+// that never started (created, queued) implies nothing.
+func StoppedAs(was []SessionState) SessionState {
+	out := SessionQueued
+	for _, s := range was {
+		switch s {
+		case SessionStarting, SessionRunning, SessionWaitingForInput:
+			return SessionCancelled
+		case SessionIdle:
+			out = SessionCompleted
+		}
+	}
+	return out
 }
 
 // TaskStateForSessions returns the state a task takes when one of its
@@ -30,8 +52,8 @@ func taskStateOf(s SessionState) (TaskState, int) {
 //
 // The rules: a live session that waits for a person makes the task
 // WAITING_FOR_INPUT; else one that works makes it IN_PROGRESS; else the
-// changed session decides: idle, completed or cancelled → REVIEW, failed
-// → FAILED. A task someone set to COMPLETED or CANCELLED keeps that state
+// changed session decides: idle or completed → REVIEW, failed → FAILED,
+// cancelled (stopped mid-work, see StoppedAs) → CANCELLED. A task someone set to COMPLETED or CANCELLED keeps that state
 // unless an agent starts working on it again.
 func TaskStateForSessions(current TaskState, changed SessionState, live []SessionState) (TaskState, bool) {
 	best, rank := TaskState(""), 0
@@ -102,6 +124,9 @@ type Permission struct {
 	ResolvedBy  string             `json:"resolved_by,omitempty"`
 	CreatedAt   time.Time          `json:"created_at"`
 	ResolvedAt  *time.Time         `json:"resolved_at,omitempty"`
+	// MessageID is the conversation message that tells of the request,
+	// rewritten with its outcome ("" when none was recorded).
+	MessageID string `json:"-"`
 }
 
 // PermissionOption is one choice the agent offered.

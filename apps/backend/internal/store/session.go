@@ -337,7 +337,15 @@ func (s *Store) cancelLive(ctx context.Context, taskID, sessionID string, note k
 			return err
 		}
 		now := fmtTime(kanban.Now())
+		var was []kanban.SessionState // the managed sessions' states before the stop
 		for _, id := range ids {
+			before, err := getSession(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			if before.Managed {
+				was = append(was, before.State)
+			}
 			if _, err := tx.ExecContext(ctx, `UPDATE task_sessions SET state = ?, updated_at = ?, ended_at = ? WHERE id = ?`,
 				string(kanban.SessionCancelled), now, now, id); err != nil {
 				return fmt.Errorf("cancel sessions: %w", err)
@@ -352,10 +360,11 @@ func (s *Store) cancelLive(ctx context.Context, taskID, sessionID string, note k
 			}
 			out = append(out, *sess)
 		}
-		if slices.ContainsFunc(out, func(x kanban.Session) bool { return x.Managed }) {
-			_, err = syncTaskState(ctx, tx, taskID, kanban.SessionCancelled)
+		if len(was) > 0 {
+			_, err := syncTaskState(ctx, tx, taskID, kanban.StoppedAs(was))
+			return err
 		}
-		return err
+		return nil
 	})
 	return out, err
 }

@@ -66,6 +66,25 @@ const icons = {
   TODO: '○', IN_PROGRESS: '◐', REVIEW: '◑', BLOCKED: '⊗', WAITING_FOR_INPUT: '⚑', COMPLETED: '✓', FAILED: '✗',
   CANCELLED: '⊘', CREATED: '○', QUEUED: '…', STARTING: '◔', RUNNING: '▶', IDLE: '‖',
 };
+// taskStateWhy says what a task's state means: it follows the task's
+// agents, while the card's column is the task's workflow step, so the two
+// can differ (a card moved by hand, an agent stopped mid-work).
+const taskStateWhy = {
+  TODO: 'no agent has worked on it yet',
+  IN_PROGRESS: 'its agent is working',
+  REVIEW: 'its agent finished its turn: yours to review',
+  BLOCKED: 'it is blocked',
+  WAITING_FOR_INPUT: 'its agent waits for your answer',
+  COMPLETED: 'it is done',
+  FAILED: 'its agent failed',
+  CANCELLED: 'its agent was stopped before it finished (or someone cancelled the task)',
+};
+export function taskBadge(state) {
+  const el = badge(state);
+  el.title = `State ${stateLabel(state)}: ${taskStateWhy[state] || 'set by hand'}. The state follows the task's agents; the column is its workflow step.`;
+  return el;
+}
+
 export function badge(state, extra) {
   return h('span', { class: `badge state-${state}${extra ? ` ${extra}` : ''}` },
     h('span', { 'aria-hidden': 'true' }, icons[state] || '•'), stateLabel(state));

@@ -2,7 +2,7 @@
 // live conversation and controls, plan, documents and other artifacts,
 // and the questions and permission requests its agents wait on.
 import { api } from './api.js';
-import { h, fill, badge, when, toast, stateLabel, clip } from './dom.js';
+import { h, fill, badge, taskBadge, when, toast, stateLabel, clip } from './dom.js';
 import { useWorkspace } from './context.js';
 import { markdown } from './md.js';
 import { form } from './form.js';
@@ -53,7 +53,7 @@ class TaskPage {
     const t = this.task;
     const step = this.steps.find((s) => s.id === t.workflow_step_id);
     fill(this.head, h('p', {}, h('a', { href: `#/?ws=${encodeURIComponent(t.workspace_id)}&wf=${encodeURIComponent(t.workflow_id)}` }, '← Board')),
-      h('div', { class: 'task-head' }, h('h1', { id: 'task-title' }, t.title), badge(t.state), step ? h('span', { class: 'badge' }, `Step: ${step.name}`) : null,
+      h('div', { class: 'task-head' }, h('h1', { id: 'task-title' }, t.title), taskBadge(t.state), step ? h('span', { class: 'badge' }, `Step: ${step.name}`) : null,
         t.queued_for_step_id ? h('span', { class: 'badge queued', id: 'task-queued' }, h('span', { 'aria-hidden': 'true' }, '⇢'),
           `Waiting for room in ${(this.steps.find((s) => s.id === t.queued_for_step_id) || { name: 'a full step' }).name} since ${when(t.queued_at)}`) : null,
         t.archived_at ? h('span', { class: 'badge' }, 'Archived') : null),
