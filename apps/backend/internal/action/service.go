@@ -35,6 +35,9 @@ type Deps struct {
 	// DataDir is the backend's data directory: tasks without a
 	// repository work in a folder under it (see taskdir).
 	DataDir string
+	// BackendID is this backend, recorded as the holder of the MCP
+	// connection of a session made by hand when it attaches here.
+	BackendID string
 }
 
 // Service holds the dependencies shared by every handler.
@@ -53,6 +56,8 @@ type Service struct {
 	dirs taskdir.Dirs
 	// diag configures and rate-limits diagnostic bundles.
 	diag *diagnostics
+	// backend is this backend's id (Deps.BackendID).
+	backend string
 }
 
 // New builds the registry with every action registered.
@@ -67,7 +72,8 @@ func New(d Deps) (*Registry, *Service) {
 		d.Publisher = nopPublisher{}
 	}
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
-		agents: d.Agents, managed: launches(d.Agents), flow: noWorkflow{}, dirs: taskdir.Dirs{Store: d.Store, DataDir: d.DataDir}}
+		agents: d.Agents, managed: launches(d.Agents), flow: noWorkflow{}, dirs: taskdir.Dirs{Store: d.Store, DataDir: d.DataDir},
+		backend: d.BackendID}
 	if s.agents == nil {
 		s.agents = noAgents{}
 	}

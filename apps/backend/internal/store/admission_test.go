@@ -67,3 +67,58 @@ func TestPullingStepsAndArrivedBy(t *testing.T) {
 		}
 	})
 }
+
+// TestReleaseAttachments: a hand-made session is RUNNING while attached
+// and CREATED again once detached; attachments held by a backend whose
+// lease lapsed (or that never had one) are released, those of a live
+// backend and of the caller are kept.
+func TestReleaseAttachments(t *testing.T) {
+	bothEngines(t, func(t *testing.T) {
+		s := newTestStore(t)
+		ctx := context.Background()
+		b := newBoard(t, s, "Attach")
+		task := mustTask(t, s, b, "", "t")
+		now := time.Now()
+		must0 := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must0(s.Heartbeat(ctx, "alive", "http://a", now))
+		must0(s.Heartbeat(ctx, "lapsed", "http://l", now.Add(-time.Hour)))
+		attach := func(backend string) string {
+			sess, _, err := s.CreateSession(ctx, kanban.SessionCreate{TaskID: task.ID})
+			must0(err)
+			got := must(s.AttachSession(ctx, sess.ID, backend))(t)
+			if !got.MCPAttached || got.State != kanban.SessionRunning {
+				t.Fatalf("attached: %s %v", got.State, got.MCPAttached)
+			}
+			return sess.ID
+		}
+		alive, lapsed, self, gone := attach("alive"), attach("lapsed"), attach("self"), attach("")
+		released := must(s.ReleaseAttachments(ctx, "self", now.Add(-time.Minute)))(t)
+		var ids []string
+		for _, r := range released {
+			ids = append(ids, r.ID)
+			if r.MCPAttached || r.State != kanban.SessionCreated {
+				t.Fatalf("released %s: %s %v, want CREATED, detached", r.ID, r.State, r.MCPAttached)
+			}
+		}
+		slices.Sort(ids)
+		want := []string{lapsed, gone}
+		slices.Sort(want)
+		if !slices.Equal(ids, want) {
+			t.Fatalf("released %v, want the lapsed backend's and the ownerless one %v", ids, want)
+		}
+		for _, id := range []string{alive, self} {
+			if got := must(s.GetSession(ctx, id))(t); !got.MCPAttached {
+				t.Fatalf("session %s of a live backend was released", id)
+			}
+		}
+		got := must(s.DetachSession(ctx, alive))(t)
+		if got.MCPAttached || got.State != kanban.SessionCreated {
+			t.Fatalf("detached: %s %v, want CREATED", got.State, got.MCPAttached)
+		}
+	})
+}

@@ -1,6 +1,6 @@
 // Board cards: title, state, agent status, waiting-for-you badges
 // (questions, permission requests) and the admission-queue badge.
-import { h, fill, badge, taskBadge, stateLabel, when, clip } from './dom.js';
+import { h, fill, taskBadge, sessionBadge, stateLabel, when, clip } from './dom.js';
 
 export const MOVE_HINT_ID = 'move-hint';
 
@@ -41,7 +41,7 @@ function waitingBadge(kind, icon, words, n) {
 // agent ended.
 export function agentBadge(s) {
   const tools = s.mcp_attached ? 'tools connected' : 'tools not connected';
-  const el = badge(s.state, 'agent');
+  const el = sessionBadge(s);
   el.prepend('Agent: ');
   const exit = s.exit_code !== undefined && s.exit_code !== null && s.state === 'FAILED' ? ` (exit ${s.exit_code})` : '';
   if (exit) el.append(exit);

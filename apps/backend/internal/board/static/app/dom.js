@@ -85,6 +85,18 @@ export function taskBadge(state) {
   return el;
 }
 
+// sessionBadge is badge for an agent session: a session made by hand
+// that waits for its agent (CREATED: none attached yet, or it went away)
+// says so instead of "Created".
+export function sessionBadge(s) {
+  const el = badge(s.state, 'agent');
+  if (!s.managed && s.state === 'CREATED') {
+    fill(el, h('span', { 'aria-hidden': 'true' }, icons.CREATED), 'Not connected');
+    el.title = 'No agent is connected to this session: connect one with kandev mcp --session';
+  }
+  return el;
+}
+
 export function badge(state, extra) {
   return h('span', { class: `badge state-${state}${extra ? ` ${extra}` : ''}` },
     h('span', { 'aria-hidden': 'true' }, icons[state] || '•'), stateLabel(state));

@@ -2,7 +2,7 @@
 // live conversation and controls, plan, documents and other artifacts,
 // and the questions and permission requests its agents wait on.
 import { api } from './api.js';
-import { h, fill, badge, taskBadge, when, toast, stateLabel, clip } from './dom.js';
+import { h, fill, badge, taskBadge, sessionBadge, when, toast, stateLabel, clip } from './dom.js';
 import { useWorkspace } from './context.js';
 import { markdown } from './md.js';
 import { form } from './form.js';
@@ -100,7 +100,7 @@ class TaskPage {
       } catch (err) { e.target.value = s.mcp_mode; toast(err.message, 'error'); }
     } }, MODES.map((m) => h('option', { value: m, selected: m === s.mcp_mode }, m)));
     const ended = s.state === 'FAILED' && s.exit_code !== undefined && s.exit_code !== null ? `Exit code ${s.exit_code}` : '';
-    return h('div', { id: 'session-info' }, h('div', { class: 'actions' }, badge(s.state, 'agent'),
+    return h('div', { id: 'session-info' }, h('div', { class: 'actions' }, sessionBadge(s),
       h('span', { class: 'badge' }, s.mcp_attached ? '⚡ Tools connected' : 'Tools not connected'),
       h('span', { class: 'badge', title: s.managed ? 'Kandev launched this agent' : 'An agent you connect yourself' }, s.managed ? 'Run by Kandev' : 'Connected by hand'),
       ended ? h('span', { class: 'badge state-FAILED' }, ended) : null,
