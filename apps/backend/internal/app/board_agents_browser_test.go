@@ -290,8 +290,24 @@ func TestBoardNewcomer(t *testing.T) {
 	if !strings.HasPrefix(label, "Mock Agent — default") { // as docs/public/board.md names it
 		t.Fatalf("mock-agent profile option: got %q", label)
 	}
+	var labels []string
+	b.js(`[...document.querySelectorAll('#create-task [name=agent_profile_id] option')].map((o) => o.textContent)`, &labels)
+	for _, l := range labels {
+		if strings.Contains(l, "default (default)") {
+			t.Fatalf("profile option %q says default twice", l)
+		}
+	}
 	b.click("#create-task button.primary")
 	b.until("the dialog closed", `!document.getElementById('create-task')`)
+	// The toast that says so does not stand between the pointer and the
+	// board: what is under its middle is the page, not the toast.
+	b.until("the toast", `document.querySelector('#toast p')`)
+	var underToast bool
+	b.js(`(() => { const r = document.querySelector('#toast p').getBoundingClientRect();
+		const el = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2); return !!el && !el.closest('#toast'); })()`, &underToast)
+	if !underToast {
+		t.Fatal("the toast takes the pointer: a card under it cannot be clicked or dragged")
+	}
 	b.until("the new card", `[...document.querySelectorAll('.card .title')].some((a) => a.textContent === 'Try the mock agent')`)
 	taskID := b.str(`[...document.querySelectorAll('.card')].find((c) => c.querySelector('.title').textContent === 'Try the mock agent').dataset.id`)
 	card := fmt.Sprintf(`.card[data-id=%q]`, taskID)
@@ -303,6 +319,8 @@ func TestBoardNewcomer(t *testing.T) {
 	b.until("the task page", fmt.Sprintf(`document.body.dataset.view === 'task' && location.hash === %q && document.getElementById('main').dataset.ready === '1'`, "#/task/"+taskID))
 	b.until("the agent's greeting", `[...document.querySelectorAll('.msg.type-message')].some((m) => m.textContent.includes('Hello! I am the mock agent.'))`)
 	b.until("the agent's plan", `document.querySelectorAll('.agent-plan li').length === 3`)
+	// The plan panel does not say "No plan yet." beside the agent's plan.
+	b.until("the working plan in the plan panel", `document.getElementById('plan-working') && !document.getElementById('plan-none')`)
 	b.until("the permission on the page", `document.querySelector('#task-permissions .permission button[data-option=allow]')`)
 	b.until("the subtask created", `[...document.querySelectorAll('.tool')].filter((x) => x.dataset.status === 'completed').length === 2`)
 	b.shotPage("board-task")

@@ -38,8 +38,10 @@ class TaskPage {
       profileOptions(), executorOptions()]);
     this.steps = steps;
     this.sessions = sessions;
-    this.profiles = profiles;
-    this.executors = executors;
+    // A spawn naming no profile starts with the task's: its step's, else
+    // the one chosen at its creation, else its workflow's, else the default.
+    this.profiles = [{ value: '', label: 'The task’s profile' }, ...profiles.slice(1)];
+    this.executors = [{ value: '', label: 'The task’s executor profile' }, ...executors.slice(1)];
     this.drawHead();
     const controls = h('section', { class: 'panel', id: 'panel-controls' }, h('h2', {}, 'Agent'), this.spawnForm(), this.stopButton());
     fill(this.main, this.head, h('div', { class: 'grid2' },
@@ -220,6 +222,7 @@ class TaskPage {
     });
     on('plan.updated', (p) => { if (mine(p)) planPanel(this.panels.plan, this.task.id); });
     on('plan.deleted', (p) => { if (mine(p)) planPanel(this.panels.plan, this.task.id); });
+    on('session.message', (ev) => { if (ev && ev.message && ev.message.type === 'plan' && mine(ev.message)) planPanel(this.panels.plan, this.task.id); });
     on('document.updated', (d) => { if (mine(d)) documentsPanel(this.panels.documents, this.task.id); });
     const art = (a) => { if (mine(a)) this.drawArtifacts(); };
     on('artifact.created', art);
