@@ -14,7 +14,7 @@ func (e *Engine) Created(t *kanban.Task) {
 	id, step := t.ID, t.WorkflowStepID
 	e.do(taskKey(id), func() {
 		e.enter(id, step, cause{}, true)
-		e.arrived(step, 0)
+		e.arrived(step, "", 0)
 	})
 }
 
@@ -30,17 +30,19 @@ func (e *Engine) moved(taskID, from, to string, c cause) {
 	e.do(taskKey(taskID), func() {
 		e.run(taskID, from, kanban.EventExit, c, nil)
 		e.enter(taskID, to, c, false)
-		e.arrived(to, c.chain)
+		e.arrived(to, from, c.chain)
 	})
 }
 
 // arrived lets the steps that pull from stepID (their pull_from_step_id)
-// admit what waits there, now that a task arrived on it: a pulling step
-// with room takes the task at once, not only when one of its own tasks
-// leaves. It runs after the arrival's on_enter automations, so a task they
-// moved on is not pulled. depth counts the transitions in a row that led
-// here, so steps that pull from each other are cut like any loop.
-func (e *Engine) arrived(stepID string, depth int) {
+// admit what waits there, now that a task arrived on it from the step
+// from: a pulling step with room takes the task at once, not only when one
+// of its own tasks leaves. It runs after the arrival's on_enter
+// automations, so a task they moved on is not pulled. from is told of its
+// room by whoever moved the task, so it is not told again: every hop of a
+// pull cascade then causes one admission, and depth (the transitions in a
+// row that led here) cuts steps that pull from each other like any loop.
+func (e *Engine) arrived(stepID, from string, depth int) {
 	if stepID == "" {
 		return
 	}
@@ -50,13 +52,21 @@ func (e *Engine) arrived(stepID string, depth int) {
 		return
 	}
 	for _, id := range ids {
-		e.freed(id, depth+1)
+		if id != from {
+			e.freed(id, depth+1)
+		}
 	}
 }
 
 // Freed admits waiting tasks into a step that may have room.
 func (e *Engine) Freed(stepID string) { e.freed(stepID, 0) }
 
+// freed queues an admission for stepID. Admissions are idempotent (each
+// looks for room and takes what waits), so one already queued for the
+// step and not started yet absorbs this one, keeping the deeper depth: a
+// cascade then grows along one chain of transitions, cut at MaxChain,
+// instead of branching (a step is told twice per hop: a task left it, a
+// task arrived on its source).
 func (e *Engine) freed(stepID string, depth int) {
 	if stepID == "" {
 		return
@@ -65,7 +75,26 @@ func (e *Engine) freed(stepID string, depth int) {
 		e.log.Warn("workflow engine: admission cascade cut", "step", stepID, "depth", depth)
 		return
 	}
-	e.do(stepKey(stepID), func() { e.admit(stepID, depth) })
+	e.mu.Lock()
+	if d, queued := e.admitting[stepID]; queued {
+		e.admitting[stepID] = max(d, depth)
+		e.mu.Unlock()
+		return
+	}
+	e.admitting[stepID] = depth
+	e.mu.Unlock()
+	queued := e.do(stepKey(stepID), func() {
+		e.mu.Lock()
+		d := e.admitting[stepID]
+		delete(e.admitting, stepID)
+		e.mu.Unlock()
+		e.admit(stepID, d)
+	})
+	if !queued {
+		e.mu.Lock()
+		delete(e.admitting, stepID)
+		e.mu.Unlock()
+	}
 }
 
 // Turn handles a turn event of the runtime.
