@@ -255,10 +255,14 @@ func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawn
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkProfiles(ctx, t.WorkspaceID, in.AgentProfileID, in.ExecutorProfileID); err != nil {
+	agent, executor, err := s.launchProfiles(ctx, t, in.AgentProfileID, in.ExecutorProfileID)
+	if err != nil {
 		return nil, err
 	}
-	sc := s.firstSession(t.Title, launchText(t), in.AgentProfileID, in.ExecutorProfileID)
+	if err := s.checkProfiles(ctx, t.WorkspaceID, agent, executor); err != nil {
+		return nil, err
+	}
+	sc := s.firstSession(t.Title, launchText(t), agent, executor)
 	sc.TaskID, sc.Name = t.ID, in.Name
 	if in.Prompt != "" {
 		sc.FirstMessage.Author, sc.FirstMessage.Content = sender(p), in.Prompt

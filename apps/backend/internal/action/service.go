@@ -42,6 +42,9 @@ type Deps struct {
 	// SessionScope is how far a task session's writes reach (default
 	// kanban.ScopeTree; see mutableTask).
 	SessionScope kanban.SessionScope
+	// BackendID is this backend, recorded as the holder of the MCP
+	// connection of a session made by hand when it attaches here.
+	BackendID string
 }
 
 // Service holds the dependencies shared by every handler.
@@ -63,6 +66,8 @@ type Service struct {
 	diag *diagnostics
 	// scope is how far a task session's writes reach.
 	scope kanban.SessionScope
+	// backend is this backend's id (Deps.BackendID).
+	backend string
 }
 
 // New builds the registry with every action registered.
@@ -81,7 +86,7 @@ func New(d Deps) (*Registry, *Service) {
 	}
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
 		agents: d.Agents, managed: launches(d.Agents), flow: noWorkflow{}, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
-		scope: d.SessionScope}
+		scope: d.SessionScope, backend: d.BackendID}
 	if s.agents == nil {
 		s.agents = noAgents{}
 	}

@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -152,7 +153,7 @@ func (s *Service) registerSessions(r *Registry) {
 		return &TokenOut{SessionID: in.ID, Token: tok}, nil
 	})
 	Register(r, kanban.ActionSessionAttach, AllowSession, func(ctx context.Context, p Principal, _ NoIn) (*Profile, error) {
-		sess, err := s.store.SetSessionAttached(ctx, p.SessionID, true)
+		sess, err := s.store.AttachSession(ctx, p.SessionID, s.backend)
 		if err != nil {
 			return nil, err
 		}
@@ -190,12 +191,31 @@ func (s *Service) SetMode(ctx context.Context, id string, m kanban.Mode) (*kanba
 
 // Detached records that a session's MCP server went away.
 func (s *Service) Detached(ctx context.Context, sessionID string) {
-	sess, err := s.store.SetSessionAttached(ctx, sessionID, false)
+	sess, err := s.store.DetachSession(ctx, sessionID)
 	if err != nil {
 		s.log.Warn("record detach", "err", err)
 		return
 	}
 	s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.updated", sess)
+}
+
+// ReleaseAttachments detaches the sessions whose MCP server was attached
+// to a backend that is gone (this backend's earlier process, a backend
+// whose lease lapsed before since) and announces them, so that none reads
+// "tools connected", or a session made by hand "running", for ever.
+func (s *Service) ReleaseAttachments(ctx context.Context, since time.Time) error {
+	for {
+		released, err := s.store.ReleaseAttachments(ctx, s.backend, since)
+		if err != nil {
+			return err
+		}
+		for i := range released {
+			s.pub.Publish(WorkspaceTopic(released[i].WorkspaceID), "session.updated", &released[i])
+		}
+		if len(released) < kanban.MaxLimit {
+			return nil
+		}
+	}
 }
 
 // sessionInScope loads a session a principal may see.

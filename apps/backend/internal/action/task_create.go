@@ -18,10 +18,11 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 	// A task with blockers never starts at once: start_when_unblocked
 	// (its default) defers the start, false means no automatic start.
 	start := (in.StartAgent == nil || *in.StartAgent) && (len(c.BlockedBy) == 0 || c.StartWhenUnblocked)
-	if start {
-		if err := s.checkProfiles(ctx, c.WorkspaceID, in.AgentProfileID, in.ExecutorProfileID); err != nil {
-			return nil, err
-		}
+	// The profiles are kept with the task for every later start, so they
+	// must exist, and may run a task of its workspace, whether or not an
+	// agent starts now.
+	if err := s.checkProfiles(ctx, c.WorkspaceID, in.AgentProfileID, in.ExecutorProfileID); err != nil {
+		return nil, err
 	}
 	var (
 		t     *kanban.Task
@@ -172,8 +173,8 @@ func (s *Service) unblocked(ctx context.Context, taskID string) (bool, error) {
 // startUnblocked starts the deferred agent session of every task that
 // waited (start_when_unblocked) on the just-completed task done and is now
 // unblocked. Such a task has no session yet; it starts with the profiles
-// named when it was created (the defaults when none were, or when they
-// were deleted since).
+// launchProfiles gives (the ones named when it was created, unless its
+// step names one; the defaults when none were, or were deleted since).
 func (s *Service) startUnblocked(ctx context.Context, done *kanban.Task) error {
 	page := kanban.Page{Limit: kanban.MaxLimit}
 	for {
@@ -206,7 +207,7 @@ func (s *Service) startIfReady(ctx context.Context, t *kanban.Task) error {
 	if err != nil || len(sessions.Items) > 0 {
 		return err
 	}
-	agent, executor, err := s.store.DeferredStart(ctx, t.ID)
+	agent, executor, err := s.launchProfiles(ctx, t, "", "")
 	if err != nil {
 		return err
 	}

@@ -244,7 +244,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		return nil, err
 	}
 	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
-		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope}
+		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope, BackendID: b.shared.id}
 	var local action.Agents // nil unless this backend runs agents
 	if b.agents != nil {
 		local = b.agents
@@ -304,9 +304,18 @@ func (b *backend) close() { _ = b.store.Close() }
 // database (nothing on SQLite), before its agents resume; with agents,
 // each lease renewal then takes over orphaned sessions.
 func (b *backend) join(ctx context.Context, addr string) error {
-	var takeOver func(context.Context) error
+	// What backends that are gone left attached (an earlier process of
+	// this one, on SQLite every one) is released now, and on PostgreSQL
+	// after every renewal of the lease, with the orphaned sessions.
+	release := func(ctx context.Context) error {
+		return b.svc.ReleaseAttachments(ctx, time.Now().Add(-b.shared.ttl))
+	}
+	if err := release(ctx); err != nil {
+		return fmt.Errorf("release the MCP attachments of backends that are gone: %w", err)
+	}
+	takeOver := release
 	if b.agents != nil {
-		takeOver = b.agents.Resume
+		takeOver = func(ctx context.Context) error { return errors.Join(release(ctx), b.agents.Resume(ctx)) }
 	}
 	if err := b.shared.start(ctx, "http://"+addr, takeOver); err != nil {
 		return fmt.Errorf("join the backends of the database: %w", err)

@@ -125,9 +125,11 @@ type TaskCreate struct {
 	BlockedBy          []string
 	StartWhenUnblocked bool
 	Repository         *TaskRepositoryInput
-	// StartAgentProfileID and StartExecutorProfileID are kept, with
-	// StartWhenUnblocked, for the session started once the task is
-	// unblocked (empty: the defaults).
+	// StartAgentProfileID and StartExecutorProfileID are the profiles the
+	// task was created with, kept for every later start of an agent on it
+	// (a start_agent automation, start_when_unblocked, a spawn naming
+	// none); empty: what the task's step or workflow names, else the
+	// defaults.
 	StartAgentProfileID    string
 	StartExecutorProfileID string
 	Autopilot              bool

@@ -60,35 +60,45 @@ func (r *run) RequestPermission(ctx context.Context, req acp.RequestPermissionRe
 	for _, o := range req.Options {
 		p.Options = append(p.Options, kanban.PermissionOption{OptionID: string(o.OptionId), Name: o.Name, Kind: string(o.Kind)})
 	}
+	// The conversation's record of the request, rewritten with its outcome
+	// once it closes (settlePermission), so it never reads "waiting" after.
+	if m := r.rec.note("permission", permissionWaiting+kanban.Clip(title, 500)); m != nil {
+		p.MessageID = m.ID
+	}
 	created, err := r.m.store.CreatePermission(context.Background(), p)
 	if err != nil {
 		r.m.log.Warn("store permission request", "session", r.id, "err", err)
+		r.m.rewrite(p.MessageID, "Not recorded (the agent was answered cancelled): "+kanban.Clip(title, 500))
 		return cancelled, nil
 	}
 	wait := r.m.waiters.Add(created.ID)
 	defer r.m.waiters.Remove(created.ID, wait)
 	r.m.publishPermission("permission.requested", created)
-	r.rec.note("permission", "Waiting for an operator: "+kanban.Clip(created.Title, 500))
 	r.inputWait(+1)
 	defer r.inputWait(-1)
 	timer := time.NewTimer(r.m.cfg.PermissionWait)
 	defer timer.Stop()
-	closeAs := kanban.PermissionCancelled
+	closeAs, why := kanban.PermissionCancelled, ""
 	select {
 	case <-wait:
 		if cur, err := r.m.store.GetPermission(context.Background(), created.ID); err == nil && cur.State == kanban.PermissionResolved {
+			r.m.settlePermission(cur, "")
 			return selected(acp.PermissionOptionId(cur.OptionID)), nil
 		}
-		return cancelled, nil
+		return cancelled, nil // closed by whoever woke the wait (and recorded there)
 	case <-timer.C:
 		closeAs = kanban.PermissionExpired
 	case <-ctx.Done(): // the agent withdrew the request, or the connection closed
+		why = "the agent withdrew it"
 	case <-r.stopCtx.Done():
+		why = "the agent's session stopped"
 	}
 	if cur, closed, err := r.m.store.ClosePermission(context.Background(), created.ID, closeAs); err == nil {
 		if closed {
+			r.m.settlePermission(cur, why)
 			r.m.publishPermission("permission.resolved", cur)
 		} else if cur.State == kanban.PermissionResolved {
+			r.m.settlePermission(cur, "")
 			return selected(acp.PermissionOptionId(cur.OptionID)), nil // answered as the wait ended
 		}
 	}

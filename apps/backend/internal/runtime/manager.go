@@ -319,6 +319,7 @@ func (m *Manager) cancelPermissions(ctx context.Context, sessionID string) error
 				return err
 			}
 			if closed {
+				m.settlePermission(p, "its agent was restarted")
 				m.publishPermission("permission.resolved", p)
 			}
 		}

@@ -165,12 +165,13 @@ func (r *recorder) update(u acp.SessionUpdate) {
 	// not part of the conversation.
 }
 
-// note records a status or error message of the runtime itself.
-func (r *recorder) note(typ, content string) {
+// note records a status or error message of the runtime itself and
+// returns it (nil when it could not be recorded).
+func (r *recorder) note(typ, content string) *kanban.Message {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.endStreamLocked()
-	r.appendLocked(typ, "kandev", content)
+	return r.appendLocked(typ, "kandev", content)
 }
 
 func (r *recorder) chunkLocked(typ string, c acp.ContentBlock) {

@@ -27,13 +27,8 @@ func TestReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := loadMigrations(SQLite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Versions may have gaps (numbers reserved by parallel work), so
-	// "every migration applied" counts the migration files.
-	if r.Engine != "sqlite" || r.EngineVersion == "" || r.SchemaVersion != LatestVersion() || len(r.Migrations) != len(ms) {
+	// Versions may skip numbers (ones reserved for changes not merged yet).
+	if r.Engine != "sqlite" || r.EngineVersion == "" || r.SchemaVersion != LatestVersion() || len(r.Migrations) != MigrationCount() {
 		t.Fatalf("got engine %s %q schema %d/%d with %d migrations, want sqlite, a version, every migration applied",
 			r.Engine, r.EngineVersion, r.SchemaVersion, r.SchemaLatest, len(r.Migrations))
 	}

@@ -180,25 +180,26 @@ func insertTask(ctx context.Context, tx txn, in kanban.TaskCreate) (*kanban.Task
 	if err := attachNewTaskRepo(ctx, tx, t, in.Repository); err != nil {
 		return nil, err
 	}
-	if in.StartWhenUnblocked && (in.StartAgentProfileID != "" || in.StartExecutorProfileID != "") {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO task_deferred_starts (task_id, agent_profile_id, executor_profile_id)
+	if in.StartAgentProfileID != "" || in.StartExecutorProfileID != "" {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO task_start_profiles (task_id, agent_profile_id, executor_profile_id)
 			VALUES (?, ?, ?)`, t.ID, nullString(in.StartAgentProfileID), nullString(in.StartExecutorProfileID)); err != nil {
-			return nil, fmt.Errorf("create task: deferred start: %w", err)
+			return nil, fmt.Errorf("create task: start profiles: %w", err)
 		}
 	}
 	return t, nil
 }
 
-// DeferredStart returns the profiles kept for a task's deferred session.
-func (s *Store) DeferredStart(ctx context.Context, taskID string) (string, string, error) {
+// StartProfiles returns the profiles a task was created with (empty when
+// none were named, or when they were deleted since).
+func (s *Store) StartProfiles(ctx context.Context, taskID string) (string, string, error) {
 	var agent, executor sql.NullString
-	err := s.stmts.QueryRowContext(ctx, `SELECT agent_profile_id, executor_profile_id FROM task_deferred_starts WHERE task_id = ?`,
+	err := s.stmts.QueryRowContext(ctx, `SELECT agent_profile_id, executor_profile_id FROM task_start_profiles WHERE task_id = ?`,
 		taskID).Scan(&agent, &executor)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", "", nil
 	}
 	if err != nil {
-		return "", "", fmt.Errorf("deferred start: %w", err)
+		return "", "", fmt.Errorf("start profiles: %w", err)
 	}
 	return agent.String, executor.String, nil
 }

@@ -181,10 +181,22 @@ func constraints(p catalog.S) string {
 	}
 	add("pattern", "pattern")
 	if pn, ok := p["propertyNames"].(catalog.S); ok {
-		c = append(c, fmt.Sprintf("keys match %v", pn["pattern"]))
+		c = append(c, keysConstraint(pn))
 	}
 	add("default", "default")
 	return cell(strings.Join(c, "; "))
+}
+
+// keysConstraint words a record's propertyNames: a pattern its keys
+// match, or the names they are one of.
+func keysConstraint(pn catalog.S) string {
+	if e, ok := pn["enum"].([]string); ok {
+		return "keys one of: " + strings.Join(e, ", ")
+	}
+	if pat, ok := pn["pattern"]; ok {
+		return fmt.Sprintf("keys match %v", pat)
+	}
+	return "keys constrained"
 }
 
 // cell escapes a table cell.
