@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/runtime"
 )
 
 // TestAgentResumeAfterRestart: a session left live by a backend that
@@ -71,7 +71,7 @@ func TestAgentWorktree(t *testing.T) {
 	worktree := e.executorProfileNamed("exec-worktree")
 	task, sid := e.startMock("Worktree task", "@say in the worktree", map[string]any{"local_path": repo, "executor_profile_id": worktree})
 	s := e.waitState(sid, kanban.SessionIdle)
-	short := runtime.ShortID(task.ID)
+	short := agent.ShortID(task.ID)
 	want := filepath.Join(e.cfg.DataDir, "worktrees", short)
 	if abs, _ := filepath.Abs(want); s.Workdir != abs {
 		t.Fatalf("workdir %q, want %q", s.Workdir, abs)

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -242,7 +242,7 @@ func callWithin(ctx context.Context, c *client.Client, tool, args string) (*mcp.
 // richGoroutines counts the goroutines inside a rich output expansion.
 func richGoroutines() int {
 	buf := make([]byte, 8<<20)
-	buf = buf[:goruntime.Stack(buf, true)]
+	buf = buf[:runtime.Stack(buf, true)]
 	return strings.Count(string(buf), "expandRichOutput")
 }
 
@@ -273,7 +273,7 @@ func TestAttackFIFOInWorkspace(t *testing.T) {
 	}
 	var out kanban.Artifact
 	callJSON(e, s.Client, "show_rich_output_kandev", fileBlock("ok.txt"), &out) // warm the connection
-	baseline := goruntime.NumGoroutine()
+	baseline := runtime.NumGoroutine()
 	before := e.fingerprint()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -316,8 +316,8 @@ func TestAttackFIFOInWorkspace(t *testing.T) {
 		t.Fatal("the refused calls changed the database")
 	}
 	callJSON(e, s.Client, "show_rich_output_kandev", fileBlock("ok.txt"), &out) // the connection still serves
-	waitFor(t, func() bool { return richGoroutines() == 0 && goruntime.NumGoroutine() <= baseline+4 })
-	t.Logf("goroutines after: %d", goruntime.NumGoroutine())
+	waitFor(t, func() bool { return richGoroutines() == 0 && runtime.NumGoroutine() <= baseline+4 })
+	t.Logf("goroutines after: %d", runtime.NumGoroutine())
 }
 
 // TestAttackPreexistingBadRepository (attack 2, rows written before the

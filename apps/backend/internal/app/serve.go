@@ -15,14 +15,14 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/board"
 	"github.com/kandev/kandev/apps/backend/internal/flow"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/logring"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
-	"github.com/kandev/kandev/apps/backend/internal/runtime"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
@@ -66,7 +66,7 @@ type Config struct {
 	// profiles are served (see pprof.go); empty serves none.
 	Pprof string
 	// MCPSessions bound the /mcp endpoint's Streamable HTTP sessions.
-	MCPSessions mcpsrv.SessionLimits
+	MCPSessions toolserver.SessionLimits
 	// SourceRoots are the directories local repositories and folders may
 	// lie in (--source-roots): absolute, existing, no system directory.
 	// Empty: the operator's home directory (see sourcePolicy).
@@ -134,7 +134,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Database != "" {
 		where = "database " + store.RedactURL(cfg.Database) + ", " + where
 	}
-	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (%s; operator token in %s)\n", mcpsrv.Version, addr, where, tokenWhere)
+	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (%s; operator token in %s)\n", toolserver.Version, addr, where, tokenWhere)
 	if err := b.startAgents(ctx, addr); err != nil {
 		_ = srv.Close()
 		return fmt.Errorf("resume agent sessions: %w", err)
@@ -172,8 +172,8 @@ type backend struct {
 	// own actions), by the same compiled validator as every action's.
 	topics  map[kanban.Action]action.Contract
 	ws      *ws.Server
-	mcp     *mcpsrv.Server
-	mcpHTTP *mcpsrv.HTTPHandlers
+	mcp     *toolserver.Server
+	mcpHTTP *toolserver.HTTPHandlers
 	// cred is the operator credential: the token's hash (and the token
 	// itself when this start read it).
 	cred      credential
@@ -184,7 +184,7 @@ type backend struct {
 	attached sync.Map
 
 	// agents runs agents (nil when this backend launches none).
-	agents *runtime.Manager
+	agents *agent.Manager
 	// flow is the workflow engine.
 	flow *flow.Engine
 	// board is the operator's web board; boardConns its WebSocket
@@ -230,7 +230,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		_ = st.Close()
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	compiled, err := mcpsrv.Compile()
+	compiled, err := toolserver.Compile()
 	if err != nil {
 		_ = st.Close()
 		return nil, fmt.Errorf("build MCP catalog: %w", err)
@@ -278,7 +278,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		Compression: true,
 	})
 	hub.ws = b.ws
-	b.mcp, err = mcpsrv.New(mcpsrv.Config{
+	b.mcp, err = toolserver.New(toolserver.Config{
 		Compiled: compiled,
 		Backend:  inProcess{reg: b.reg, principal: action.Principal{Kind: action.Operator}},
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
