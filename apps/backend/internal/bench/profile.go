@@ -23,7 +23,7 @@ type profileCategory struct {
 
 var profileCategories = []profileCategory{
 	{"SQLite (modernc.org/sqlite, database/sql)", anyFrame(prefix("modernc.org/", "database/sql."))},
-	{"argument validation (argcheck, jsonschema)", anyFrame(contains("/internal/mcp/argcheck.", "santhosh-tekuri/jsonschema"))},
+	{"argument validation (argcheck, jsonschema)", anyFrame(contains("/internal/argcheck.", "santhosh-tekuri/jsonschema"))},
 	{"logging (log/slog)", anyFrame(prefix("log/slog."))},
 	{"mcp-go encoding the result", mcpgoEncoding},
 	{"HTTP and network I/O (net/http, syscalls)", anyFrame(prefix("net/http.(*conn).readRequest", "net/http.(*response).",

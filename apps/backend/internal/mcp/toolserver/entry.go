@@ -7,7 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/argcheck"
+	"github.com/kandev/kandev/apps/backend/internal/argcheck"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 )
 

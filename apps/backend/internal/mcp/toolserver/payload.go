@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/argcheck"
+	"github.com/kandev/kandev/apps/backend/internal/argcheck"
 )
 
 // compilePayloads compiles the catalog's declared payload contracts (the

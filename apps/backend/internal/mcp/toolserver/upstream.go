@@ -9,7 +9,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/argcheck"
+	"github.com/kandev/kandev/apps/backend/internal/argcheck"
 )
 
 // UpstreamTool is a tool of a proxied MCP server, ready to serve: its wire

@@ -10,7 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/escape"
+	"github.com/kandev/kandev/apps/backend/internal/escape"
 )
 
 // call forwards one validated call of t to the server: fail fast while the
