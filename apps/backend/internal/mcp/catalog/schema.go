@@ -1,119 +1,46 @@
 package catalog
 
-import "github.com/kandev/kandev/apps/backend/internal/kanban"
+import (
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
+)
 
-// S is one JSON Schema node (draft 2020-12). It marshals with sorted keys,
-// so catalogs serialize deterministically. Builders return fresh maps;
-// methods mutate and return the receiver for chaining at declaration time.
-type S map[string]any
+// S and P are package schema's, so that the declarations here read
+// unqualified; the builders below are schema's too.
+type (
+	S = schema.S
+	P = schema.P
+)
 
-// P maps property names to their schemas.
-type P map[string]S
+// Str is schema.Str.
+func Str(desc string) S { return schema.Str(desc) }
 
-// Str is a string property.
-func Str(desc string) S { return S{"type": "string", "description": desc} }
+// Int is schema.Int.
+func Int(desc string) S { return schema.Int(desc) }
 
-// Int is an integer property.
-func Int(desc string) S { return S{"type": "integer", "description": desc} }
+// Bool is schema.Bool.
+func Bool(desc string) S { return schema.Bool(desc) }
 
-// Bool is a boolean property.
-func Bool(desc string) S { return S{"type": "boolean", "description": desc} }
+// Enum is schema.Enum.
+func Enum(desc string, values ...string) S { return schema.Enum(desc, values...) }
 
-// Enum is a string property limited to values.
-func Enum(desc string, values ...string) S {
-	return S{"type": "string", "description": desc, "enum": values}
-}
+// Arr is schema.Arr.
+func Arr(desc string, items S) S { return schema.Arr(desc, items) }
 
-// Arr is an array of items.
-func Arr(desc string, items S) S { return S{"type": "array", "description": desc, "items": items} }
+// Obj is schema.Obj.
+func Obj(desc string, props P, required ...string) S { return schema.Obj(desc, props, required...) }
 
-// Obj is a closed object: only the declared properties are allowed.
-func Obj(desc string, props P, required ...string) S {
-	o := S{"type": "object", "properties": props, "additionalProperties": false}
-	if desc != "" {
-		o["description"] = desc
-	}
-	if len(required) > 0 {
-		o["required"] = required
-	}
-	return o
-}
+// Record is schema.Record.
+func Record(desc, keyPattern string, value S) S { return schema.Record(desc, keyPattern, value) }
 
-// Record is an intentionally open map: keys match keyPattern, every value
-// matches value.
-func Record(desc, keyPattern string, value S) S {
-	return S{"type": "object", "description": desc,
-		"propertyNames":        S{"pattern": keyPattern},
-		"additionalProperties": value}
-}
+// OneOf is schema.OneOf.
+func OneOf(desc string, branches ...S) S { return schema.OneOf(desc, branches...) }
 
-// OneOf is a value matching exactly one of branches.
-func OneOf(desc string, branches ...S) S {
-	bs := make([]any, len(branches))
-	for i, b := range branches {
-		bs[i] = b
-	}
-	return S{"description": desc, "oneOf": bs}
-}
+// Const is schema.Const.
+func Const(desc, v string) S { return schema.Const(desc, v) }
 
-// Const is a property fixed to one string value (a oneOf discriminator).
-func Const(desc, v string) S { return S{"type": "string", "description": desc, "const": v} }
-
-// Len bounds a string's length in characters (max 0: no upper bound).
-func (s S) Len(minLen, maxLen int) S {
-	if minLen > 0 {
-		s["minLength"] = minLen
-	}
-	if maxLen > 0 {
-		s["maxLength"] = maxLen
-	}
-	return s
-}
-
-// Range bounds a number.
-func (s S) Range(lo, hi int) S {
-	s["minimum"] = lo
-	s["maximum"] = hi
-	return s
-}
-
-// Min sets a lower bound.
-func (s S) Min(lo int) S { s["minimum"] = lo; return s }
-
-// Items bounds an array's length.
-func (s S) Items(lo, hi int) S {
-	if lo > 0 {
-		s["minItems"] = lo
-	}
-	s["maxItems"] = hi
-	return s
-}
-
-// Props bounds an object's number of properties (max 0: no upper bound).
-func (s S) Props(lo, hi int) S {
-	if lo > 0 {
-		s["minProperties"] = lo
-	}
-	if hi > 0 {
-		s["maxProperties"] = hi
-	}
-	return s
-}
-
-// Unique requires distinct array items.
-func (s S) Unique() S { s["uniqueItems"] = true; return s }
-
-// Pattern constrains a string.
-func (s S) Pattern(re string) S { s["pattern"] = re; return s }
-
-// Default documents the default value.
-func (s S) Default(v any) S { s["default"] = v; return s }
-
-// Format names a string format (informative: not asserted).
-func (s S) Format(f string) S { s["format"] = f; return s }
-
-// NoParams is the schema of a parameter-less tool.
-func NoParams() S { return S{"type": "object", "properties": P{}, "additionalProperties": false} }
+// NoParams is schema.NoParams.
+func NoParams() S { return schema.NoParams() }
 
 // ID is an entity id property.
 func ID(desc string) S { return Str(desc).Pattern(kanban.IDPattern) }
