@@ -125,7 +125,8 @@ func TestCreateBundleRefusals(t *testing.T) {
 		msg  string
 	}{
 		{operator, `{"source":"all"}`, kanban.CodeValidation, "task_id: is required for the operator"},
-		{operator, `{"source":"everything","task_id":"` + created.Task.ID + `"}`, kanban.CodeValidation, "source: must be backend, frontend or all"},
+		{operator, `{"source":"everything","task_id":"` + created.Task.ID + `"}`, kanban.CodeValidation,
+			"invalid arguments for diagnostic_bundle.create: /source: must be one of: backend, frontend, all (enum)"},
 		{operator, `{"source":"all","task_id":"` + kanban.NewID() + `"}`, kanban.CodeNotFound, "task not found"},
 		{operator, `{"source":"all","task_id":"` + bare.Task.ID + `"}`, kanban.CodeNotFound, "the task's workspace directory does not exist on this machine yet"},
 		{self, `{"source":"all","task_id":"` + created.Task.ID + `"}`, kanban.CodeForbidden, "a session writes diagnostic bundles only into its own task's workspace"},
@@ -153,7 +154,7 @@ func TestCreateBundleRefusals(t *testing.T) {
 // secrets that cannot be read stop the bundle before anything is written.
 func TestBundleEntriesAndSecrets(t *testing.T) {
 	h := newHarness(t)
-	reg, svc := New(Deps{Store: h.st, FS: testPolicy(t)})
+	reg, svc := mustNew(t, Deps{Store: h.st, FS: testPolicy(t)})
 	ws := t.TempDir()
 	f := false
 	created := call[TaskCreateOut](h, operator, kanban.ActionTaskCreate, TaskCreateIn{Title: "Diag", LocalPath: ws, StartAgent: &f})

@@ -25,7 +25,7 @@ func benchRegistry(b *testing.B) *Registry {
 	if err := st.Seed(ctx); err != nil {
 		b.Fatalf("seed: %v", err)
 	}
-	reg, _ := New(Deps{Store: st, Publisher: &recorder{}})
+	reg, _ := mustNew(b, Deps{Store: st, Publisher: &recorder{}})
 	return reg
 }
 
@@ -78,7 +78,7 @@ func BenchmarkDispatchTaskUpdateScope(b *testing.B) {
 	if err := st.Seed(ctx); err != nil {
 		b.Fatal(err)
 	}
-	reg, _ := New(Deps{Store: st, Publisher: &recorder{}})
+	reg, _ := mustNew(b, Deps{Store: st, Publisher: &recorder{}})
 	create := func(parent string) *kanban.Task {
 		ws, err := st.DefaultWorkspaceID(ctx)
 		if err != nil {

@@ -70,8 +70,13 @@ type Service struct {
 	backend string
 }
 
-// New builds the registry with every action registered.
-func New(d Deps) (*Registry, *Service) {
+// New builds the registry with every declared action registered, bound
+// to one Service. Its error is a declaration error (see Contracts): the
+// backend does not start.
+func New(d Deps) (*Registry, *Service, error) {
+	if err := compileDeclared(); err != nil {
+		return nil, nil, err
+	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -84,25 +89,17 @@ func New(d Deps) (*Registry, *Service) {
 	if d.FS == nil {
 		d.FS = &fsguard.Policy{}
 	}
-	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
+	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait, diag: &diagnostics{last: map[string]time.Time{}},
 		agents: d.Agents, managed: launches(d.Agents), flow: noWorkflow{}, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
 		scope: d.SessionScope, backend: d.BackendID}
 	if s.agents == nil {
 		s.agents = noAgents{}
 	}
-	r := NewRegistry(d.Store.GetSession)
-	r.modeActions = d.ModeActions
-	s.registerBoard(r)
-	s.registerTasks(r)
-	s.registerSessions(r)
-	s.registerQuestions(r)
-	s.registerArtifacts(r)
-	s.registerTaskSurface(r)
-	s.registerConfig(r)
-	s.registerPermissions(r)
-	s.registerUpstreams(r)
-	s.registerDiagnostics(r)
-	return r, s
+	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions}
+	for _, b := range declared {
+		r.actions[b.c.name] = &registered{c: b.c, run: b.bind(s)}
+	}
+	return r, s, nil
 }
 
 // launches reports whether a runs agents. An Agents that only relays to

@@ -168,9 +168,9 @@ type backend struct {
 	store *store.Store
 	reg   *action.Registry
 	svc   *action.Service
-	// topics checks subscribe and unsubscribe payloads (the WebSocket's
-	// own actions), by the same compiled validator as every action's.
-	topics  map[kanban.Action]action.Contract
+	// topics are the contracts of subscribe and unsubscribe (the
+	// WebSocket's own actions: see subscribeSchema).
+	topics  map[kanban.Action]*action.Contract
 	ws      *ws.Server
 	mcp     *toolserver.Server
 	mcpHTTP *toolserver.HTTPHandlers
@@ -251,10 +251,11 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	}
 	deps.Agents = b.shared.agents(local)
 	b.svcAgents = deps.Agents
-	b.reg, b.svc = action.New(deps)
-	b.topics = map[kanban.Action]action.Contract{kanban.ActionSubscribe: payloadContract(compiled, kanban.ActionSubscribe),
-		kanban.ActionUnsubscribe: payloadContract(compiled, kanban.ActionUnsubscribe)}
-	if err := setContracts(b.reg, compiled); err != nil {
+	if b.reg, b.svc, err = action.New(deps); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	if b.topics, err = topicContracts(); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
@@ -280,7 +281,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	hub.ws = b.ws
 	b.mcp, err = toolserver.New(toolserver.Config{
 		Compiled: compiled,
-		Backend:  inProcess{reg: b.reg, principal: action.Principal{Kind: action.Operator}},
+		Backend:  action.Caller{Registry: b.reg, Principal: action.Principal{Kind: action.Operator}},
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
 		Logger:   cfg.Logger,
 		Sessions: cfg.MCPSessions,

@@ -1,6 +1,7 @@
-// Package argcheck owns the validation of MCP tool arguments: compiling each
-// tool's advertised input schema with a compiler that cannot read files or
-// reach the network, and turning validation failures into short, redacted,
+// Package argcheck owns validation: compiling each action contract and MCP
+// tool input schema with a compiler that cannot read files or reach the
+// network, decoding arguments the same way on every transport
+// (DecodeObject), and turning validation failures into short, redacted,
 // actionable messages built only from schema data and declared paths.
 //
 // It imports only the standard library, santhosh-tekuri/jsonschema/v6,

@@ -148,7 +148,10 @@ func measureSweep(ctx context.Context, cfg Config, out *FlowRun) error {
 		WHERE workflow_step_id = ? ORDER BY created_at LIMIT ?)`, due, board.step, sweepDue); err != nil {
 		return err
 	}
-	_, svc := action.New(action.Deps{Store: st})
+	_, svc, err := action.New(action.Deps{Store: st})
+	if err != nil {
+		return err
+	}
 	eng := flow.New(flow.Config{Store: st, Service: svc})
 	svc.SetWorkflow(eng)
 	defer eng.Close(ctx)

@@ -15,8 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/kandev/kandev/apps/backend/internal/argcheck"
-	"github.com/kandev/kandev/apps/backend/internal/schemabudget"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream/fixture"
+	"github.com/kandev/kandev/apps/backend/internal/schemabudget"
 )
 
 // typicalTools is the size of the "typical upstream server" of section 7.

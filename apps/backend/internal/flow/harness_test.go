@@ -80,7 +80,9 @@ func newHarness(t *testing.T, dir string) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, st: st, now: time.Now(), notified: map[string]int{}}
-	h.reg, h.svc = action.New(action.Deps{Store: st})
+	if h.reg, h.svc, err = action.New(action.Deps{Store: st}); err != nil {
+		t.Fatal(err)
+	}
 	h.eng = New(Config{Store: st, Service: h.svc, Clock: h.clock, Agents: h})
 	h.svc.SetWorkflow(h.eng)
 	t.Cleanup(func() {

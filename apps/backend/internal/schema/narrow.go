@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -13,7 +14,7 @@ import (
 // is derived from its action's contract, so the tool's checked arguments
 // are, by construction, a payload the contract accepts.
 func Narrow(s S, drop, require []string) (S, error) {
-	for k := range s {
+	for _, k := range slices.Sorted(maps.Keys(s)) {
 		switch k {
 		case "type", "properties", "additionalProperties", "required", "description":
 		default:

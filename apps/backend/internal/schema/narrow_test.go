@@ -29,7 +29,7 @@ func TestNarrows(t *testing.T) {
 		{"requires an unknown property", src, nil, []string{"x"}, "no property x"},
 		{"open object", S{"type": "object", "properties": P{"task_id": id("An id.")}}, nil, nil, "closed"},
 		{"oneOf", S{"type": "object", "oneOf": []any{src}}, nil, nil, "oneOf"},
-		{"minProperties", Obj("", P{"a": Str("A.")}).Props(1, 1), nil, nil, "minProperties"},
+		{"maxProperties", Obj("", P{"a": Str("A.")}).Props(1, 1), nil, nil, "maxProperties"},
 	} {
 		got, err := Narrow(c.s, c.drop, c.require)
 		switch {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/argcheck"
 	"github.com/kandev/kandev/apps/backend/internal/escape"
-	"github.com/kandev/kandev/apps/backend/internal/schemabudget"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream/fixture"
+	"github.com/kandev/kandev/apps/backend/internal/schemabudget"
 )
 
 // TestMain runs the deep-chain child when asked to (see TestDeepChainSubprocess).
