@@ -1,8 +1,6 @@
 package action
 
 import (
-	"maps"
-
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
@@ -31,12 +29,6 @@ func idOnly(what string) schema.S {
 func pageProps(p schema.P) schema.P {
 	p["limit"] = schema.Int("Page size, default 50.").Range(1, kanban.MaxLimit)
 	p["cursor"] = schema.Str("The previous page's next_cursor; omit for the first page.").Len(1, kanban.MaxCursorLen)
-	return p
-}
-
-// with returns p with more's properties added.
-func with(p, more schema.P) schema.P {
-	maps.Copy(p, more)
 	return p
 }
 

@@ -34,6 +34,7 @@ func benchDispatch(b *testing.B, reg *Registry, name kanban.Action, raw json.Raw
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.SetParallelism(max(1, 8/runtime.GOMAXPROCS(0)))
+	b.ResetTimer() // the store, its seed and the compiled contracts are setup
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if _, err := reg.Dispatch(ctx, Principal{Kind: Operator}, name, raw); err != nil {
