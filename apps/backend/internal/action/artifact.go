@@ -119,7 +119,7 @@ func (s *Service) registerPlans(r *Registry) {
 		if err := s.store.DeletePlan(ctx, t.ID); err != nil {
 			return nil, err
 		}
-		kanban.EventPlanDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.PlanDeleted{TaskID: t.ID})
+		kanban.EventPlanDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedPlan{TaskID: t.ID})
 		return &Deleted{ID: t.ID, Deleted: true}, nil
 	})
 	Register(r, kanban.ActionPlanRevisions, all, func(ctx context.Context, p Principal, in TaskPageIn) (*kanban.List[kanban.Plan], error) {
@@ -223,7 +223,7 @@ func (s *Service) registerSessionArtifacts(r *Registry) {
 			return nil, err
 		}
 		if n > 0 {
-			kanban.EventArtifactsDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.ArtifactsDeleted{Deleted: n, Kind: in.Kind, TaskID: t.ID})
+			kanban.EventArtifactDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedArtifacts{Deleted: n, Kind: in.Kind, TaskID: t.ID})
 		}
 		return &ArtifactDeleteOut{Deleted: n}, nil
 	})

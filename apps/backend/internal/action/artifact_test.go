@@ -116,7 +116,7 @@ func TestArtifacts(t *testing.T) {
 	if n := h.count("task_artifacts"); n != 1 {
 		t.Errorf("artifacts left: got %d, want the rich output only", n)
 	}
-	if !h.pub.has(WorkspaceTopic(h.ws), kanban.EventArtifactCreated.Name()) || !h.pub.has(WorkspaceTopic(h.ws), kanban.EventArtifactsDeleted.Name()) {
+	if !h.pub.has(WorkspaceTopic(h.ws), kanban.EventArtifactCreated.Name()) || !h.pub.has(WorkspaceTopic(h.ws), kanban.EventArtifactDeleted.Name()) {
 		t.Errorf("artifact.created and artifact.deleted: not both published")
 	}
 }

@@ -88,7 +88,7 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 		if err := s.store.DeleteWorkflow(ctx, w.ID, in.Cascade); err != nil {
 			return nil, err
 		}
-		kanban.EventWorkflowDeleted.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.WorkflowDeleted{ID: w.ID, WorkspaceID: w.WorkspaceID})
+		kanban.EventWorkflowDeleted.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.DeletedWorkflow{ID: w.ID, WorkspaceID: w.WorkspaceID})
 		return &Deleted{ID: w.ID, Deleted: true}, nil
 	})
 	Register(r, kanban.ActionWorkflowExport, cfg, func(ctx context.Context, p Principal, in WorkflowRefIn) (*WorkflowDocument, error) {
@@ -321,7 +321,7 @@ func (s *Service) registerStepConfig(r *Registry) {
 		if err := s.store.DeleteStep(ctx, st.ID); err != nil {
 			return nil, err
 		}
-		kanban.EventWorkflowStepDeleted.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.StepDeleted{ID: st.ID, WorkflowID: st.WorkflowID})
+		kanban.EventWorkflowStepDeleted.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.DeletedStep{ID: st.ID, WorkflowID: st.WorkflowID})
 		return &Deleted{ID: st.ID, Deleted: true}, nil
 	})
 	Register(r, kanban.ActionWorkflowStepReorder, cfg, func(ctx context.Context, p Principal, in StepReorderIn) (*kanban.List[kanban.WorkflowStep], error) {
@@ -336,7 +336,7 @@ func (s *Service) registerStepConfig(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		kanban.EventWorkflowStepsReordered.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.StepsReordered{StepIDs: in.StepIDs, WorkflowID: w.ID})
+		kanban.EventWorkflowStepsReordered.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.StepOrder{StepIDs: in.StepIDs, WorkflowID: w.ID})
 		return &kanban.List[kanban.WorkflowStep]{Items: steps}, nil
 	})
 }

@@ -162,7 +162,7 @@ func (s *Service) registerTasks(r *Registry) {
 		if err := s.store.DeleteTask(ctx, t.ID); err != nil {
 			return nil, err
 		}
-		kanban.EventTaskDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.TaskDeleted{ID: t.ID, WorkspaceID: t.WorkspaceID})
+		kanban.EventTaskDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedTask{ID: t.ID, WorkspaceID: t.WorkspaceID})
 		s.flow.Freed(t.WorkflowStepID)
 		return &Deleted{ID: t.ID, Deleted: true}, nil
 	})

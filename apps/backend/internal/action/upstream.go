@@ -96,7 +96,7 @@ func (s *Service) upstreamConfig(ctx context.Context, p Principal, _ NoIn) (*Ups
 }
 
 // upstreamReport stores the session's report and notifies operators.
-func (s *Service) upstreamReport(ctx context.Context, p Principal, in UpstreamReportIn) (*kanban.UpstreamsChanged, error) {
+func (s *Service) upstreamReport(ctx context.Context, p Principal, in UpstreamReportIn) (*kanban.SessionUpstreams, error) {
 	servers := make([]kanban.UpstreamServer, len(in.Servers))
 	for i, u := range in.Servers {
 		refused := make([]kanban.RefusedTool, len(u.Refused))
@@ -110,7 +110,7 @@ func (s *Service) upstreamReport(ctx context.Context, p Principal, in UpstreamRe
 	if err != nil {
 		return nil, err
 	}
-	out := &kanban.UpstreamsChanged{SessionID: p.SessionID, Servers: stored}
+	out := &kanban.SessionUpstreams{SessionID: p.SessionID, Servers: stored}
 	kanban.EventSessionUpstreamsChanged.Publish(s.pub, SessionTopic(p.SessionID), out)
 	kanban.EventSessionUpstreamsChanged.Publish(s.pub, WorkspaceTopic(p.WorkspaceID), out)
 	return out, nil

@@ -42,7 +42,7 @@ var (
 	EventTaskCreated           = event[*Task]("task.created")
 	EventTaskUpdated           = event[*Task]("task.updated")
 	EventTaskMoved             = event[*Task]("task.moved")
-	EventTaskDeleted           = event[TaskDeleted]("task.deleted")
+	EventTaskDeleted           = event[DeletedTask]("task.deleted")
 	EventTaskDependencyAdded   = event[*TaskDependency]("task.dependency_added")
 	EventTaskRepositoryUpdated = event[*TaskRepository]("task.repository_updated")
 
@@ -51,33 +51,33 @@ var (
 	EventSessionStopped          = event[*Session]("session.stopped")
 	EventSessionModeChanged      = event[*SessionProfile]("session.mode_changed")
 	EventSessionMessage          = event[SessionMessage]("session.message")
-	EventSessionUpstreamsChanged = event[*UpstreamsChanged]("session.upstreams_changed")
+	EventSessionUpstreamsChanged = event[*SessionUpstreams]("session.upstreams_changed")
 
 	EventPermissionRequested = event[*Permission]("permission.requested")
 	EventPermissionResolved  = event[*Permission]("permission.resolved")
 	EventQuestionCreated     = event[*Question]("question.created")
 	EventQuestionAnswered    = event[*Question]("question.answered")
 
-	EventPlanUpdated      = event[*Plan]("plan.updated")
-	EventPlanDeleted      = event[PlanDeleted]("plan.deleted")
-	EventDocumentUpdated  = event[*Document]("document.updated")
-	EventArtifactCreated  = event[*Artifact]("artifact.created")
-	EventArtifactsDeleted = event[ArtifactsDeleted]("artifact.deleted")
+	EventPlanUpdated     = event[*Plan]("plan.updated")
+	EventPlanDeleted     = event[DeletedPlan]("plan.deleted")
+	EventDocumentUpdated = event[*Document]("document.updated")
+	EventArtifactCreated = event[*Artifact]("artifact.created")
+	EventArtifactDeleted = event[DeletedArtifacts]("artifact.deleted")
 
 	EventWorkflowCreated        = event[*Workflow]("workflow.created")
 	EventWorkflowUpdated        = event[*Workflow]("workflow.updated")
-	EventWorkflowDeleted        = event[WorkflowDeleted]("workflow.deleted")
+	EventWorkflowDeleted        = event[DeletedWorkflow]("workflow.deleted")
 	EventWorkflowStepCreated    = event[*WorkflowStep]("workflow.step_created")
 	EventWorkflowStepUpdated    = event[*WorkflowStep]("workflow.step_updated")
-	EventWorkflowStepDeleted    = event[StepDeleted]("workflow.step_deleted")
-	EventWorkflowStepsReordered = event[StepsReordered]("workflow.steps_reordered")
+	EventWorkflowStepDeleted    = event[DeletedStep]("workflow.step_deleted")
+	EventWorkflowStepsReordered = event[StepOrder]("workflow.steps_reordered")
 
 	EventRepositoryCreated = event[*Repository]("repository.created")
 	EventRepositoryUpdated = event[*Repository]("repository.updated")
 )
 
-// TaskDeleted is the payload of task.deleted.
-type TaskDeleted struct {
+// DeletedTask is the payload of task.deleted.
+type DeletedTask struct {
 	ID          string `json:"id"`
 	WorkspaceID string `json:"workspace_id"`
 }
@@ -89,41 +89,41 @@ type SessionMessage struct {
 	Message      *Message `json:"message"`
 }
 
-// UpstreamsChanged is the payload of session.upstreams_changed: the
+// SessionUpstreams is the payload of session.upstreams_changed: the
 // proxied MCP servers a session's MCP server last reported.
-type UpstreamsChanged struct {
+type SessionUpstreams struct {
 	SessionID string           `json:"session_id"`
 	Servers   []UpstreamServer `json:"servers"`
 }
 
-// PlanDeleted is the payload of plan.deleted.
-type PlanDeleted struct {
+// DeletedPlan is the payload of plan.deleted.
+type DeletedPlan struct {
 	TaskID string `json:"task_id"`
 }
 
-// ArtifactsDeleted is the payload of artifact.deleted: how many
+// DeletedArtifacts is the payload of artifact.deleted: how many
 // artifacts of a kind (every kind when empty) a task lost.
-type ArtifactsDeleted struct {
+type DeletedArtifacts struct {
 	Deleted int    `json:"deleted"`
 	Kind    string `json:"kind"`
 	TaskID  string `json:"task_id"`
 }
 
-// WorkflowDeleted is the payload of workflow.deleted.
-type WorkflowDeleted struct {
+// DeletedWorkflow is the payload of workflow.deleted.
+type DeletedWorkflow struct {
 	ID          string `json:"id"`
 	WorkspaceID string `json:"workspace_id"`
 }
 
-// StepDeleted is the payload of workflow.step_deleted.
-type StepDeleted struct {
+// DeletedStep is the payload of workflow.step_deleted.
+type DeletedStep struct {
 	ID         string `json:"id"`
 	WorkflowID string `json:"workflow_id"`
 }
 
-// StepsReordered is the payload of workflow.steps_reordered: a workflow's
+// StepOrder is the payload of workflow.steps_reordered: a workflow's
 // steps, in their new order.
-type StepsReordered struct {
+type StepOrder struct {
 	StepIDs    []string `json:"step_ids"`
 	WorkflowID string   `json:"workflow_id"`
 }

@@ -139,15 +139,15 @@ func TestEventPayloads(t *testing.T) {
 		payload any
 		want    string
 	}{
-		{kanban.TaskDeleted{ID: "t", WorkspaceID: "w"}, `{"id":"t","workspace_id":"w"}`},
-		{kanban.WorkflowDeleted{ID: "f", WorkspaceID: "w"}, `{"id":"f","workspace_id":"w"}`},
-		{kanban.StepDeleted{ID: "s", WorkflowID: "f"}, `{"id":"s","workflow_id":"f"}`},
-		{kanban.StepsReordered{StepIDs: []string{"b", "a"}, WorkflowID: "f"}, `{"step_ids":["b","a"],"workflow_id":"f"}`},
-		{kanban.PlanDeleted{TaskID: "t"}, `{"task_id":"t"}`},
-		{kanban.ArtifactsDeleted{Deleted: 2, Kind: "review", TaskID: "t"}, `{"deleted":2,"kind":"review","task_id":"t"}`},
+		{kanban.DeletedTask{ID: "t", WorkspaceID: "w"}, `{"id":"t","workspace_id":"w"}`},
+		{kanban.DeletedWorkflow{ID: "f", WorkspaceID: "w"}, `{"id":"f","workspace_id":"w"}`},
+		{kanban.DeletedStep{ID: "s", WorkflowID: "f"}, `{"id":"s","workflow_id":"f"}`},
+		{kanban.StepOrder{StepIDs: []string{"b", "a"}, WorkflowID: "f"}, `{"step_ids":["b","a"],"workflow_id":"f"}`},
+		{kanban.DeletedPlan{TaskID: "t"}, `{"task_id":"t"}`},
+		{kanban.DeletedArtifacts{Deleted: 2, Kind: "review", TaskID: "t"}, `{"deleted":2,"kind":"review","task_id":"t"}`},
 		{kanban.SessionMessage{Message: &kanban.Message{ID: "m"}}, `{"message":{"id":"m"`},
 		{kanban.SessionMessage{DeliveryMode: kanban.DeliveryQueued}, `{"delivery_mode":"queued","message":null}`},
-		{kanban.UpstreamsChanged{SessionID: "s", Servers: []kanban.UpstreamServer{}}, `{"session_id":"s","servers":[]}`},
+		{kanban.SessionUpstreams{SessionID: "s", Servers: []kanban.UpstreamServer{}}, `{"session_id":"s","servers":[]}`},
 		{kanban.ProfileOf(&kanban.Session{ID: "s", TaskID: "t", WorkspaceID: "w", MCPMode: kanban.ModeTask}),
 			`{"session_id":"s","task_id":"t","workspace_id":"w","mode":"task","capabilities":[]}`},
 	} {
@@ -171,7 +171,7 @@ func (r *recorder) Publish(topic, event string, payload any) {
 
 func TestEventPublish(t *testing.T) {
 	var r recorder
-	kanban.EventPlanDeleted.Publish(&r, "workspace:w", kanban.PlanDeleted{TaskID: "t"})
+	kanban.EventPlanDeleted.Publish(&r, "workspace:w", kanban.DeletedPlan{TaskID: "t"})
 	if r != (recorder{"workspace:w", "plan.deleted", `{"task_id":"t"}`}) {
 		t.Fatalf("got %+v, want plan.deleted with its payload on workspace:w", r)
 	}
