@@ -52,31 +52,47 @@ func (t *Tree) Commit(ctx context.Context, req CommitRequest) (*Commit, error) {
 	}
 	defer cleanup()
 
+	// Chosen paths: those on disk are added first (new files must be, for
+	// git to know them); `commit --only` then takes exactly the chosen
+	// paths, deletions included (it sees HEAD's paths too).
 	add := []string{"add", "-A"}
 	commit := []string{"commit", "--no-verify", "--cleanup=whitespace", "--file=" + msgFile}
-	var stdin []byte
+	var addStdin, commitStdin []byte
 	if len(paths) > 0 {
-		add = append(add, "--pathspec-from-file=-", "--pathspec-file-nul")
-		commit = append(commit, "--only", "--pathspec-from-file=-", "--pathspec-file-nul")
-		stdin = []byte(strings.Join(paths, "\x00"))
-	}
-	res, err := t.git(ctx, call{op: "add", args: add, stdin: stdin})
-	if err != nil {
-		return nil, err
-	}
-	if res.exit != 0 {
-		if strings.Contains(res.stderr, "did not match any files") {
-			return nil, failed(kanban.CodeValidation, "paths: a chosen path is neither a file of the worktree nor a change", res.stderr)
+		onDisk, err := t.existing(paths)
+		if err != nil {
+			return nil, err
 		}
-		return nil, gitFailure("add", res)
+		add = append(add, "--pathspec-from-file=-", "--pathspec-file-nul")
+		addStdin = []byte(strings.Join(onDisk, "\x00"))
+		commit = append(commit, "--only", "--pathspec-from-file=-", "--pathspec-file-nul")
+		commitStdin = []byte(strings.Join(paths, "\x00"))
+		if len(onDisk) == 0 {
+			add = nil
+		}
+	}
+	if add != nil {
+		res, err := t.git(ctx, call{op: "add", args: add, stdin: addStdin})
+		if err != nil {
+			return nil, err
+		}
+		if res.exit != 0 {
+			if strings.Contains(res.stderr, "ignored by one of your .gitignore") {
+				return nil, failed(kanban.CodeValidation, "paths: a chosen path is ignored by .gitignore", res.stderr)
+			}
+			return nil, gitFailure("add", res)
+		}
 	}
 	id := t.g.identity
 	env := []string{"GIT_AUTHOR_NAME=" + id.Name, "GIT_AUTHOR_EMAIL=" + id.Email, "GIT_COMMITTER_NAME=" + id.Name, "GIT_COMMITTER_EMAIL=" + id.Email}
-	res, err = t.git(ctx, call{op: "commit", args: commit, stdin: stdin, env: env})
+	res, err := t.git(ctx, call{op: "commit", args: commit, stdin: commitStdin, env: env})
 	if err != nil {
 		return nil, err
 	}
 	if res.exit != 0 {
+		if strings.Contains(res.stderr, "did not match any file") {
+			return nil, failed(kanban.CodeValidation, "paths: a chosen path is neither a file of the worktree nor a change", res.stderr)
+		}
 		if bytes.Contains(res.out, []byte("nothing to commit")) || bytes.Contains(res.out, []byte("no changes added to commit")) ||
 			strings.Contains(res.stderr, "nothing to commit") {
 			return nil, failed(kanban.CodeConflict, "nothing to commit: the chosen files have no changes", res.stderr)
@@ -122,6 +138,27 @@ func (t *Tree) checkCommitPaths(paths []string) ([]string, error) {
 		}
 		seen[p] = true
 		out = append(out, p)
+	}
+	return out, nil
+}
+
+// existing returns the paths that exist in the worktree (as files,
+// symlinks or directories).
+func (t *Tree) existing(paths []string) ([]string, error) {
+	root, err := t.root()
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	var out []string
+	for _, p := range paths {
+		fi, err := stat(root, p)
+		if err != nil {
+			return nil, err
+		}
+		if fi.exists {
+			out = append(out, p)
+		}
 	}
 	return out, nil
 }

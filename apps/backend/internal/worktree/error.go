@@ -38,4 +38,3 @@ func failed(code kanban.Code, msg, detail string) *Error {
 	}
 	return &Error{Safe: &kanban.Error{Code: code, Message: msg}, detail: detail}
 }
-

@@ -172,7 +172,9 @@ func authHeader(a Auth) (string, *redact.Redactor, error) {
 // or fragment. Private and minimal: kanban.CheckRemoteURL (branch scope)
 // replaces it once that lands. Messages never echo the URL.
 func checkRemoteURL(raw string) (string, error) {
-	bad := func(why string) (string, error) { return "", invalid("remote_url", "must be an https URL of a repository ("+why+")") }
+	bad := func(why string) (string, error) {
+		return "", invalid("remote_url", "must be an https URL of a repository ("+why+")")
+	}
 	if raw == "" || len(raw) > maxURLLen || strings.IndexFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
 		return bad("non-empty, at most 2048 bytes, no spaces or control characters")
 	}
