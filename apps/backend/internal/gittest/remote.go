@@ -12,6 +12,7 @@ package gittest
 import (
 	"crypto/subtle"
 	"encoding/base64"
+	"io"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -71,6 +72,9 @@ func NewRemote(t testing.TB, opts RemoteOptions) *Remote {
 		Args: []string{"http-backend"},
 		Dir:  root,
 		Env:  append(cleanEnv(), "GIT_PROJECT_ROOT="+root, "GIT_HTTP_EXPORT_ALL=1", "REMOTE_USER=kandev-test"),
+		// http-backend's complaints (an unknown repository) are the
+		// client's to report; keep them out of the test output.
+		Stderr: io.Discard,
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		ok := r.authorized(req)

@@ -104,7 +104,7 @@ func isHex(s string) bool {
 
 func parseLog(out []byte) []Commit {
 	toks := splitNUL(out)
-	var commits []Commit
+	commits := []Commit{}
 	for i := 0; i+commitFields <= len(toks); i += commitFields {
 		f := toks[i : i+commitFields]
 		c := Commit{SHA: f[0], Subject: boundText(f[2], maxSubject), AuthorName: f[3], AuthorEmail: f[4],
