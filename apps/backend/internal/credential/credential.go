@@ -96,7 +96,7 @@ func readSecretFile(path string) (string, error) {
 	if err != nil {
 		return "", errors.New("the secret file named in token_file cannot be opened")
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
 		return "", errors.New("the secret file named in token_file is not a regular file")

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+
+	"github.com/google/go-github/v93/github"
 )
 
 // Bounds of the conditional-request cache.
@@ -61,7 +63,7 @@ func (c *conditional) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotModified && hit != nil:
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		h := hit.header.Clone()
 		for k, v := range resp.Header { // fresh rate-limit headers, ETag
 			h[k] = v
@@ -71,7 +73,7 @@ func (c *conditional) RoundTrip(req *http.Request) (*http.Response, error) {
 			Header: h, Body: io.NopCloser(bytes.NewReader(hit.body)), ContentLength: int64(len(hit.body)), Request: resp.Request}, nil
 	case resp.StatusCode == http.StatusOK && resp.Header.Get("ETag") != "":
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxCachedBody+1))
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		if err != nil {
 			return nil, err
 		}
@@ -98,4 +100,8 @@ func (c *conditional) store(key string, e *cachedResponse) {
 	}
 }
 
-func notModified(r *http.Response) bool { return r != nil && r.Header.Get(notModifiedHeader) != "" }
+// notModified reports whether go-github's response came from the cache
+// after a 304.
+func notModified(r *github.Response) bool {
+	return r != nil && r.Response != nil && r.Header.Get(notModifiedHeader) != ""
+}

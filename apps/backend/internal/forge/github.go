@@ -141,7 +141,7 @@ func (g *GitHub) PR(ctx context.Context, repo Repo, number int) (*PR, error) {
 	if err != nil {
 		return nil, mapError("the pull request", err, g.redact)
 	}
-	return prOf(p, notModified(responseOf(resp))), nil
+	return prOf(p, notModified(resp)), nil
 }
 
 // Merge merges a pull request.
@@ -186,13 +186,6 @@ func prOf(p *github.PullRequest, nm bool) *PR {
 		out.State = PROpen
 	}
 	return out
-}
-
-func responseOf(r *github.Response) *http.Response {
-	if r == nil {
-		return nil
-	}
-	return r.Response
 }
 
 // Input checks. Owner and name reach URL paths: they are held to GitHub's

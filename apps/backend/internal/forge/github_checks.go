@@ -44,7 +44,7 @@ func (g *GitHub) Checks(ctx context.Context, repo Repo, sha string) (*Checks, er
 		if err != nil {
 			return nil, mapError("the commit's checks", err, g.redact)
 		}
-		out.NotModified = out.NotModified && notModified(responseOf(resp))
+		out.NotModified = out.NotModified && notModified(resp)
 		for _, run := range res.CheckRuns {
 			out.addRun(run)
 		}
@@ -59,7 +59,7 @@ func (g *GitHub) Checks(ctx context.Context, repo Repo, sha string) (*Checks, er
 		if err != nil {
 			return nil, mapError("the commit's statuses", err, g.redact)
 		}
-		out.NotModified = out.NotModified && notModified(responseOf(resp))
+		out.NotModified = out.NotModified && notModified(resp)
 		for _, s := range st.Statuses {
 			out.addStatus(s)
 		}
@@ -147,7 +147,7 @@ func (g *GitHub) CheckLog(ctx context.Context, repo Repo, checkID int64) (*Log, 
 		}
 		return nil, mapError("the check's log", err, g.redact)
 	}
-	if u == nil || u.User != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))) {
+	if u == nil || u.User != nil || u.Host == "" || (u.Scheme != "https" && (u.Scheme != "http" || !isLoopback(u.Hostname()))) {
 		return nil, newError(kanban.CodeUnavailable, "the forge gave no usable log location")
 	}
 	return g.fetchLog(ctx, u)
@@ -163,7 +163,7 @@ func (g *GitHub) fetchLog(ctx context.Context, u *url.URL) (*Log, error) {
 	if err != nil {
 		return nil, withDetail(newError(kanban.CodeUnavailable, "the check's log could not be fetched"), err, g.redact)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var raw []byte
 	truncated := false
 	switch resp.StatusCode {

@@ -79,23 +79,29 @@ func TestInputRefused(t *testing.T) {
 	gh, c := mockGitHub(t)
 	ctx := t.Context()
 	for name, call := range map[string]func() error{
-		"owner with ..":    func() error { _, err := c.PR(ctx, Repo{Owner: "..", Name: "r"}, 1); return err },
-		"owner with /":     func() error { _, err := c.PR(ctx, Repo{Owner: "a/b", Name: "r"}, 1); return err },
-		"name with /":      func() error { _, err := c.PR(ctx, Repo{Owner: "o", Name: "r/../../x"}, 1); return err },
-		"name ..":          func() error { _, err := c.PR(ctx, Repo{Owner: "o", Name: ".."}, 1); return err },
-		"name with ?":      func() error { _, err := c.PR(ctx, Repo{Owner: "o", Name: "r?x=1"}, 1); return err },
-		"owner leading -":  func() error { _, err := c.PR(ctx, Repo{Owner: "-o", Name: "r"}, 1); return err },
-		"number 0":         func() error { _, err := c.PR(ctx, repo, 0); return err },
-		"short sha":        func() error { _, err := c.Checks(ctx, repo, "abc"); return err },
-		"sha with ../":     func() error { _, err := c.Checks(ctx, repo, "../../../../x"+strings.Repeat("a", 28)); return err },
-		"check id 0":       func() error { _, err := c.CheckLog(ctx, repo, 0); return err },
-		"empty title":      func() error { _, err := c.OpenPR(ctx, repo, NewPR{Title: " ", Head: "h", Base: "main"}); return err },
-		"title newline":    func() error { _, err := c.OpenPR(ctx, repo, NewPR{Title: "a\nb", Head: "h", Base: "main"}); return err },
-		"head option":      func() error { _, err := c.OpenPR(ctx, repo, NewPR{Title: "t", Head: "-h", Base: "main"}); return err },
-		"base with space":  func() error { _, err := c.OpenPR(ctx, repo, NewPR{Title: "t", Head: "h", Base: "ma in"}); return err },
-		"body too long":    func() error { _, err := c.OpenPR(ctx, repo, NewPR{Title: "t", Head: "h", Base: "main", Body: strings.Repeat("b", 65537)}); return err },
+		"owner with ..":   func() error { _, err := c.PR(ctx, Repo{Owner: "..", Name: "r"}, 1); return err },
+		"owner with /":    func() error { _, err := c.PR(ctx, Repo{Owner: "a/b", Name: "r"}, 1); return err },
+		"name with /":     func() error { _, err := c.PR(ctx, Repo{Owner: "o", Name: "r/../../x"}, 1); return err },
+		"name ..":         func() error { _, err := c.PR(ctx, Repo{Owner: "o", Name: ".."}, 1); return err },
+		"name with ?":     func() error { _, err := c.PR(ctx, Repo{Owner: "o", Name: "r?x=1"}, 1); return err },
+		"owner leading -": func() error { _, err := c.PR(ctx, Repo{Owner: "-o", Name: "r"}, 1); return err },
+		"number 0":        func() error { _, err := c.PR(ctx, repo, 0); return err },
+		"short sha":       func() error { _, err := c.Checks(ctx, repo, "abc"); return err },
+		"sha with ../":    func() error { _, err := c.Checks(ctx, repo, "../../../../x"+strings.Repeat("a", 28)); return err },
+		"check id 0":      func() error { _, err := c.CheckLog(ctx, repo, 0); return err },
+		"empty title":     func() error { _, err := c.OpenPR(ctx, repo, NewPR{Title: " ", Head: "h", Base: "main"}); return err },
+		"title newline":   func() error { _, err := c.OpenPR(ctx, repo, NewPR{Title: "a\nb", Head: "h", Base: "main"}); return err },
+		"head option":     func() error { _, err := c.OpenPR(ctx, repo, NewPR{Title: "t", Head: "-h", Base: "main"}); return err },
+		"base with space": func() error { _, err := c.OpenPR(ctx, repo, NewPR{Title: "t", Head: "h", Base: "ma in"}); return err },
+		"body too long": func() error {
+			_, err := c.OpenPR(ctx, repo, NewPR{Title: "t", Head: "h", Base: "main", Body: strings.Repeat("b", 65537)})
+			return err
+		},
 		"bad merge method": func() error { _, err := c.Merge(ctx, repo, 1, MergeRequest{Method: "fast-forward"}); return err },
-		"bad expected sha": func() error { _, err := c.Merge(ctx, repo, 1, MergeRequest{Method: MergeSquash, ExpectedHeadSHA: "HEAD"}); return err },
+		"bad expected sha": func() error {
+			_, err := c.Merge(ctx, repo, 1, MergeRequest{Method: MergeSquash, ExpectedHeadSHA: "HEAD"})
+			return err
+		},
 	} {
 		t.Run(name, func(t *testing.T) { wantCode(t, call(), kanban.CodeValidation) })
 	}
@@ -121,7 +127,7 @@ func TestMockCatchesInvalidRequests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		return resp.StatusCode
 	}
 	for _, tc := range []struct{ method, path, body, want string }{
@@ -144,7 +150,7 @@ func TestMockCatchesInvalidRequests(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer "+apiToken)
 	req.Header.Set("Accept", "text/html")
 	if resp, err := http.DefaultClient.Do(req); err == nil {
-		resp.Body.Close()
+		_ = resp.Body.Close()
 	}
 	if v := gh.TakeViolations(); len(v) != 1 || !strings.Contains(v[0], "Accept") {
 		t.Fatalf("got violations %q, want the Accept header", v)

@@ -28,7 +28,7 @@ func (g *GitHub) Reviews(ctx context.Context, repo Repo, number int, since time.
 		if err != nil {
 			return nil, mapError("the pull request", err, g.redact)
 		}
-		out.NotModified = out.NotModified && notModified(responseOf(resp))
+		out.NotModified = out.NotModified && notModified(resp)
 		for _, r := range page {
 			read++
 			at := r.GetSubmittedAt().Time
@@ -81,7 +81,7 @@ func (g *GitHub) ReviewComments(ctx context.Context, repo Repo, number int, sinc
 		if err != nil {
 			return nil, mapError("the pull request", err, g.redact)
 		}
-		out.NotModified = out.NotModified && notModified(responseOf(resp))
+		out.NotModified = out.NotModified && notModified(resp)
 		for _, c := range page {
 			if len(out.Items) == MaxItems {
 				out.Truncated = true

@@ -222,7 +222,7 @@ func TestCheckLogExcerpt(t *testing.T) {
 	wantCode(t, err, kanban.CodeNotFound)
 }
 
-func wantCode(t *testing.T, err error, code kanban.Code) *Error {
+func wantCode(t *testing.T, err error, code kanban.Code) Error {
 	t.Helper()
 	e, ok := err.(*Error)
 	if !ok {
@@ -236,5 +236,5 @@ func wantCode(t *testing.T, err error, code kanban.Code) *Error {
 			t.Fatalf("error %q (detail %q) echoes %q or the token", err, e.Detail(), s)
 		}
 	}
-	return e
+	return *e
 }

@@ -133,7 +133,7 @@ func (p *Prism) wait(ctx context.Context) error {
 		}
 		req.Header.Set("Accept", "application/json")
 		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			return nil
 		}
 		select {
@@ -184,6 +184,6 @@ func freePort() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }

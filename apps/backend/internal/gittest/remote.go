@@ -14,7 +14,7 @@ import (
 	"encoding/base64"
 	"io"
 	"net/http"
-	"net/http/cgi"
+	"net/http/cgi" //nolint:gosec // G504: Go has long fixed httpoxy; CGI is how git http-backend runs
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -157,7 +157,7 @@ func cleanEnv() []string {
 }
 
 func command(git, dir string, args ...string) *exec.Cmd {
-	cmd := exec.Command(git, args...)
+	cmd := exec.Command(git, args...) //nolint:gosec // G204: the machine's git with a test's arguments
 	cmd.Dir = dir
 	cmd.Env = cleanEnv()
 	return cmd

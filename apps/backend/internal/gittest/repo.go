@@ -59,10 +59,10 @@ func Run(t testing.TB, dir string, args ...string) string {
 func WriteFile(t testing.TB, dir, p, content string) {
 	t.Helper()
 	full := filepath.Join(dir, filepath.FromSlash(p))
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil { //nolint:gosec // G301: a test repository, modes as a checkout has them
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+	if err := os.WriteFile(full, []byte(content), 0o644); err != nil { //nolint:gosec // G306: as above
 		t.Fatal(err)
 	}
 }

@@ -147,7 +147,7 @@ func (t *Tree) changes(ctx context.Context, mb string, pathspec []string) ([]Cha
 	if err != nil {
 		return nil, "", err
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }()
 	budget := maxUntrackedRead
 	for _, e := range status.entries {
 		if !e.untracked || seen[e.path] {

@@ -50,7 +50,7 @@ func agentEdits(t *testing.T) *fixture {
 	if err := huge.Truncate(100 << 20); err != nil {
 		t.Fatal(err)
 	}
-	huge.Close()
+	must(t, huge.Close())
 	return f
 }
 

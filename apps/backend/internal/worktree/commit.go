@@ -149,7 +149,7 @@ func (t *Tree) existing(paths []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }()
 	var out []string
 	for _, p := range paths {
 		fi, err := stat(root, p)

@@ -107,7 +107,7 @@ func TestCommitRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.Close()
+	defer func() { _ = g.Close() }()
 	f.git(t, "checkout", "--quiet", taskBranch)
 	tree, err := g.Open(t.Context(), Spec{Dir: f.wt, Repo: f.repo.Dir, Base: "main", Branch: taskBranch})
 	if err != nil {

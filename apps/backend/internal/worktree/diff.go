@@ -95,7 +95,7 @@ func (t *Tree) checkPaths(path, oldPath string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }()
 	for _, p := range spec {
 		if _, err := stat(root, p); err != nil {
 			return nil, err
@@ -110,7 +110,7 @@ func (t *Tree) untrackedPatch(d *FileDiff) error {
 	if err != nil {
 		return err
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }()
 	fi, err := stat(root, d.Path)
 	if err != nil {
 		return err

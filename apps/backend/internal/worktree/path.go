@@ -116,7 +116,7 @@ func content(root *os.Root, p string, fi fileInfo) ([]byte, error) {
 	if err != nil {
 		return nil, errEscape
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, refuse(kanban.CodeInternal, "a file of the worktree could not be read")

@@ -46,7 +46,7 @@ func mustLookGit(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.Close()
+	defer func() { _ = g.Close() }()
 	return g.path
 }
 
@@ -242,7 +242,7 @@ func TestGitBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer small.Close()
+	defer func() { _ = small.Close() }()
 	tree, err := small.Open(t.Context(), Spec{Dir: f.wt, Repo: f.repo.Dir, Base: "main", Branch: taskBranch})
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +258,7 @@ func TestGitBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer hung.Close()
+	defer func() { _ = hung.Close() }()
 	start := time.Now()
 	_, err = hung.Open(t.Context(), Spec{Dir: f.wt, Repo: f.repo.Dir, Base: "main", Branch: taskBranch})
 	wantRefusal(t, err, kanban.CodeUnavailable)

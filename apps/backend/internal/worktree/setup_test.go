@@ -67,8 +67,9 @@ func lines(prefix string, n int) string {
 }
 
 // wantRefusal checks err is a worktree *Error with code whose text and
-// detail contain none of the forbidden strings (paths, names, tokens).
-func wantRefusal(t *testing.T, err error, code kanban.Code, forbidden ...string) *Error {
+// detail contain none of the forbidden strings (paths, names, tokens). It
+// returns a copy of the error (a value, so a caller may ignore it).
+func wantRefusal(t *testing.T, err error, code kanban.Code, forbidden ...string) Error {
 	t.Helper()
 	var we *Error
 	if !errors.As(err, &we) {
@@ -85,5 +86,5 @@ func wantRefusal(t *testing.T, err error, code kanban.Code, forbidden ...string)
 			t.Fatalf("error %q echoes %q", err.Error(), s)
 		}
 	}
-	return we
+	return *we
 }

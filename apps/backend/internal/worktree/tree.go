@@ -100,7 +100,7 @@ func findGitDir(dir, repo string) (string, error) {
 	if err != nil {
 		return "", bad
 	}
-	defer fh.Close()
+	defer func() { _ = fh.Close() }()
 	b, err := io.ReadAll(io.LimitReader(fh, maxGitFile))
 	if err != nil {
 		return "", bad
