@@ -7,7 +7,8 @@
 // are what the test set) while every request still goes through Prism's
 // validation, so a request GitHub would refuse fails the test.
 //
-// It imports the standard library only; nothing of Kandev.
+// It imports the standard library and santhosh-tekuri/jsonschema (for
+// the webhook schemas); nothing of Kandev.
 package forgetest
 
 import (
