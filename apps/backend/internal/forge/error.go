@@ -2,6 +2,7 @@ package forge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"net/http"
@@ -52,10 +53,12 @@ func mapError(what string, err error, r *redact.Redactor) error {
 		return nil
 	}
 	var (
-		rate  *github.RateLimitError
-		abuse *github.AbuseRateLimitError
-		resp  *github.ErrorResponse
-		e     *Error
+		rate   *github.RateLimitError
+		abuse  *github.AbuseRateLimitError
+		resp   *github.ErrorResponse
+		e      *Error
+		syntax *json.SyntaxError
+		typ    *json.UnmarshalTypeError
 	)
 	switch {
 	case errors.As(err, &e):
@@ -77,6 +80,8 @@ func mapError(what string, err error, r *redact.Redactor) error {
 		out := newError(kanban.CodeUnavailable, "the forge asked to slow down (secondary rate limit); retry in "+seconds(wait))
 		out.Status, out.RetryAfter = statusOf(abuse.Response), wait
 		return withDetail(out, err, r)
+	case errors.As(err, &syntax) || errors.As(err, &typ):
+		return withDetail(newError(kanban.CodeInternal, "the forge's answer could not be read"), err, r)
 	case errors.As(err, &resp) && resp.Response != nil:
 		out := statusError(what, resp)
 		out.Status = resp.Response.StatusCode
@@ -146,8 +151,9 @@ func seconds(d time.Duration) string {
 }
 
 // Backoff is the watcher's delay between calls to a forge after
-// failures: exponential from Base to Max with jitter, and never less than
-// a rate limit's RetryAfter (which may exceed Max).
+// failures: exponential from Base (default 5 s) to Max (default 15 min)
+// with jitter (each delay is between half and all of the step), and never
+// less than a rate limit's RetryAfter (which may exceed Max).
 type Backoff struct {
 	Base, Max time.Duration
 }

@@ -19,7 +19,11 @@ import (
 	"time"
 )
 
-// Forge is one forge account: a server-side token for an API.
+// Forge is one forge account: a server-side token for an API. Every
+// method may also return VALIDATION_ERROR (input it refused before any
+// request), UNAUTHORIZED (the token was refused), FORBIDDEN (the token may
+// not), NOT_FOUND and UNAVAILABLE (unreachable, timed out, the forge
+// failed, or rate-limited: then *Error.RetryAfter says when to retry).
 type Forge interface {
 	// OpenPR opens a pull request. VALIDATION_ERROR for bad input or a
 	// head/base the forge does not know; CONFLICT when one is already

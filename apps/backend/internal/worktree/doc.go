@@ -12,9 +12,11 @@
 // hooks, fsmonitor, signing and credential helpers off. Text a caller
 // chose (paths, commit messages) reaches git only after "--" or
 // "--end-of-options", or on stdin; paths are checked to stay inside the
-// worktree and files are read through os.Root. Errors are *Error: their
+// worktree and files are read through os.Root. Errors are *Error (or,
+// for a page's limit and cursor bounds, kanban's own *kanban.Error): their
 // text is safe to show any caller (it never echoes a path, a message or a
-// token); Detail carries the redacted git output for the server's log.
+// token) and kanban.ErrorCode gives their code; Error.Detail carries the
+// redacted git output for the server's log.
 //
 // It imports the standard library, kanban (error codes, pagination),
 // credential and redact; nothing else of Kandev (no store, no action
