@@ -6,6 +6,8 @@
 //   - no site-root links (they break when the docs are served under a prefix)
 //   - every *_kandev name in the docs is a real tool, and every tool is documented
 //   - mcp-tool-reference.md equals a fresh `kandev tools --markdown`
+//   - every Go test, fuzz target or benchmark a page cites (`TestX`, `FuzzX`, `BenchmarkX`) is a
+//     function of a _test.go file under <root>/apps, so a promise never names a test that is gone
 // Problems are printed as `file:line: message`; the exit status is 1 if there are any.
 // No dependencies beyond Node itself.
 
@@ -17,6 +19,8 @@ import { fileURLToPath } from 'node:url';
 export const MODES = ['task', 'task-title-pending', 'config', 'external', 'office'];
 export const REFERENCE_PAGE = 'mcp-tool-reference.md';
 const TOOL_NAME = /\b[a-z][a-z0-9_]*_kandev\b/g;
+const CITED_TEST = /`((?:Test|Fuzz|Benchmark)[A-Z0-9_][A-Za-z0-9_]*)`/g;
+const GO_TEST_FUNC = /^func ((?:Test|Fuzz|Benchmark)[A-Z0-9_][A-Za-z0-9_]*)\(/gm;
 const BUILD_HINT = 'cannot run kandev tools: build it with `make build`';
 
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -283,6 +287,28 @@ export function loadCatalog(kandev) {
 
 // ---------------------------------------------------------------- whole tree
 
+/** The names of every Test, Fuzz and Benchmark function in the _test.go files under dir. */
+export function goTestNames(dir) {
+  const names = new Set();
+  const walk = (d) => {
+    let entries;
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const abs = path.join(d, e.name);
+      if (e.isDirectory() && e.name !== 'node_modules' && e.name !== 'testdata' && !e.name.startsWith('.')) walk(abs);
+      else if (e.isFile() && e.name.endsWith('_test.go')) {
+        for (const m of fs.readFileSync(abs, 'utf8').matchAll(GO_TEST_FUNC)) names.add(m[1]);
+      }
+    }
+  };
+  walk(dir);
+  return names;
+}
+
 function listPages(dir) {
   const pages = [];
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -324,6 +350,18 @@ export function validate({ root, docs, kandev }) {
     return anchorCache.get(abs);
   };
   for (const page of pages) problems.push(...checkPage(page.abs, page.text, { root, anchorsOf }));
+
+  // Cited tests: a page that says a promise is proved by a test names one that exists.
+  const tests = goTestNames(path.join(root, 'apps'));
+  for (const page of pages) {
+    page.text.split('\n').forEach((line, i) => {
+      for (const m of line.matchAll(CITED_TEST)) {
+        if (!tests.has(m[1])) {
+          problems.push({ file: rel(page.abs), line: i + 1, message: `cites \`${m[1]}\`, which is no test, fuzz target or benchmark under apps/` });
+        }
+      }
+    });
+  }
 
   let catalog;
   try {

@@ -68,9 +68,13 @@ after(() => {
  * `kandev`: 'ok' (default), 'fail' (exit 3), 'missing' (no binary), or 'garbage' (not JSON).
  * `reference`: the text `kandev tools --markdown` prints; the page on disk defaults to the same.
  */
-function fixture({ pages = {}, catalog = CATALOG, reference = REFERENCE, kandev = 'ok', writeReference = true } = {}) {
+function fixture({ pages = {}, catalog = CATALOG, reference = REFERENCE, kandev = 'ok', writeReference = true, goFiles = {} } = {}) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kandev-docs-'));
   dirs.push(root);
+  for (const [name, text] of Object.entries(goFiles)) {
+    fs.mkdirSync(path.dirname(path.join(root, 'apps', name)), { recursive: true });
+    fs.writeFileSync(path.join(root, 'apps', name), text);
+  }
   const docs = path.join(root, 'docs', 'public');
   const all = { 'index.md': INDEX, 'getting-started.md': GETTING_STARTED, ...pages };
   if (writeReference && !('mcp-tool-reference.md' in pages)) all['mcp-tool-reference.md'] = reference;
@@ -366,5 +370,24 @@ describe('parseArgs', () => {
     assert.equal(parseArgs(['--root=/r'], { KANDEV_BIN: '/x/kandev' }).kandev, '/x/kandev');
     assert.equal(parseArgs(['--root', '/r', '--kandev', 'kandev'], {}).kandev, 'kandev');
     assert.throws(() => parseArgs(['--docs']), /needs a value/);
+  });
+});
+
+describe('cited tests', () => {
+  const goFiles = {
+    'backend/internal/app/attack_test.go': 'package app\n\nfunc TestAttackThing(t *testing.T) {}\nfunc FuzzPaths(f *testing.F) {}\n',
+    'backend/internal/app/helper.go': 'package app\n\nfunc TestNotATest(t *testing.T) {}\n',
+  };
+  test('a cited test, fuzz target or benchmark that exists passes', () => {
+    assertOk({ goFiles, pages: extra('# X\n\nProved by `TestAttackThing` and `FuzzPaths`.\n') });
+  });
+  test('a cited test that does not exist fails on its line', () => {
+    assertOne({ goFiles, pages: extra('# X\n\nline\nProved by `TestAttackGone`.\n') }, /extra\.md:8: cites `TestAttackGone`, which is no test/);
+  });
+  test('a function outside a _test.go file is not a test', () => {
+    assertOne({ goFiles, pages: extra('# X\n\nProved by `TestNotATest`.\n') }, /cites `TestNotATest`/);
+  });
+  test('words that merely start with Test are not citations', () => {
+    assertOk({ goFiles, pages: extra('# X\n\nTesting and `Testify` and Test plans.\n') });
   });
 });

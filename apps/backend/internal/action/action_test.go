@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 )
@@ -38,6 +40,28 @@ func (r *recorder) has(topic, name string) bool {
 	return slices.ContainsFunc(r.events, func(e event) bool { return e.Topic == topic && e.Name == name })
 }
 
+// testPolicy is a filesystem policy whose one source root is the temp
+// base (where tests make their checkouts) and whose data dir is a fresh
+// temp dir.
+func testPolicy(t *testing.T) *fsguard.Policy {
+	t.Helper()
+	p, err := fsguard.New(fsguard.Config{Roots: []string{os.TempDir()}, DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// testDir is dir as a directory the policy accepted.
+func testDir(t *testing.T, dir string) fsguard.Dir {
+	t.Helper()
+	d, err := testPolicy(t).SourceDir("dir", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // harness is a real store (seeded) with the action registry on top.
 type harness struct {
 	t     *testing.T
@@ -61,7 +85,7 @@ func newHarness(t *testing.T) *harness {
 		t.Fatalf("seed: %v", err)
 	}
 	h := &harness{t: t, st: st, pub: &recorder{}}
-	h.reg, _ = New(Deps{Store: st, Publisher: h.pub})
+	h.reg, _ = New(Deps{Store: st, Publisher: h.pub, FS: testPolicy(t)})
 	wss, err := st.ListWorkspaces(ctx, kanban.Page{})
 	if err != nil || len(wss.Items) != 1 {
 		t.Fatalf("seeded workspaces: %v, %v", wss, err)

@@ -179,7 +179,7 @@ func (s *Service) registerSessionArtifacts(r *Registry) {
 		if err := checkArtifactData(in.Kind, in.Data); err != nil {
 			return nil, err
 		}
-		t, err := s.taskFor(ctx, p, in.TaskID)
+		t, err := s.mutableTask(ctx, p, in.TaskID)
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +214,7 @@ func (s *Service) registerSessionArtifacts(r *Registry) {
 		return s.store.ListArtifacts(ctx, t.ID, in.Kind, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	})
 	Register(r, kanban.ActionArtifactDelete, all, func(ctx context.Context, p Principal, in ArtifactKindIn) (*ArtifactDeleteOut, error) {
-		t, err := s.taskFor(ctx, p, in.TaskID)
+		t, err := s.mutableTask(ctx, p, in.TaskID)
 		if err != nil {
 			return nil, err
 		}

@@ -9,11 +9,11 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// branchReach: a session changes the branches of its own task and of its
-// descendants.
-const branchReach = reachDescendants
+// branchReach: a session changes the repositories and branches of the
+// tasks it may change (writeReach), whatever --session-scope says.
+const branchReach = writeReach
 
-const branchForbidden = "a session may only change the repositories of its own task and its subtasks"
+const branchForbidden = "a session may only change the repositories of its own task, its subtasks and the tasks it created"
 
 // TaskBranchIn is the payload of task.repository.add: link a repository
 // (by at most one locator; none when the task has exactly one) to a task
@@ -92,13 +92,21 @@ func (s *Service) registerBranches(r *Registry) {
 
 // addTaskBranch links a repository to a task with a base branch (and an
 // optional branch to check out). A local path or URL unknown to the
-// workspace registers the repository; without a locator the task's only
-// repository is meant.
+// workspace registers the repository (the operator only; see
+// resolveSource); without a locator the task's only repository is meant.
+// A task-mode session gets the repository without its local path.
 func (s *Service) addTaskBranch(ctx context.Context, p Principal, in TaskBranchIn) (*TaskBranchOut, error) {
 	if err := checkLocator(in.RepositoryID, in.LocalPath, in.RepositoryURL, true); err != nil {
 		return nil, err
 	}
+	if err := checkGitText("", "repository_url", in.RepositoryURL, in.BaseBranch, in.CheckoutBranch); err != nil {
+		return nil, err
+	}
 	t, err := s.taskInTree(ctx, p, in.TaskID, branchReach, branchForbidden)
+	if err != nil {
+		return nil, err
+	}
+	see, err := s.seesLocalPaths(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -107,15 +115,25 @@ func (s *Service) addTaskBranch(ctx context.Context, p Principal, in TaskBranchI
 	case in.RepositoryID != "":
 		out.Repository, err = s.repositoryInScope(ctx, p, in.RepositoryID)
 	case in.LocalPath != "" || in.RepositoryURL != "":
-		out.Repository, out.RepositoryCreated, err = s.findOrCreateRepo(ctx, t.WorkspaceID, kanban.Repository{LocalPath: in.LocalPath, RemoteURL: in.RepositoryURL})
+		var reg *kanban.Repository
+		out.Repository, reg, err = s.resolveSource(ctx, p, t.WorkspaceID, kanban.Repository{LocalPath: in.LocalPath, RemoteURL: in.RepositoryURL}, "local_path")
+		if err == nil && reg != nil {
+			out.Repository, err = s.register(ctx, reg)
+			out.RepositoryCreated = err == nil
+		}
 	default:
 		out.Repository, err = s.onlyRepository(ctx, t.ID)
 	}
 	if err != nil {
 		return nil, err
 	}
-	out.TaskRepository, err = s.linkRepository(ctx, t, out.Repository, in.BaseBranch, in.CheckoutBranch)
-	return out, err
+	if out.TaskRepository, err = s.linkRepository(ctx, t, out.Repository, in.BaseBranch, in.CheckoutBranch); err != nil {
+		return nil, err
+	}
+	if !see {
+		out.Repository = withoutLocalPath(out.Repository)
+	}
+	return out, nil
 }
 
 // onlyRepository returns the repository of a task that has exactly one.
@@ -160,6 +178,20 @@ func checkLocator(id, localPath, url string, optional bool) error {
 	return nil
 }
 
+// checkGitText refuses, before anything is written, a remote URL (field
+// urlField) that is not one (kanban.CheckRemoteURL) and base or checkout
+// branches that are not branch names (kanban.CheckBranch); prefix leads
+// the branch field names ("sources[2].").
+func checkGitText(prefix, urlField, remoteURL, base, checkout string) error {
+	if err := kanban.CheckRemoteURL(urlField, remoteURL); err != nil {
+		return err
+	}
+	if err := kanban.CheckBranch(prefix+"base_branch", base); err != nil {
+		return err
+	}
+	return kanban.CheckBranch(prefix+"checkout_branch", checkout)
+}
+
 // countSet counts the non-empty values.
 func countSet(vs ...string) int {
 	n := 0
@@ -171,29 +203,11 @@ func countSet(vs ...string) int {
 	return n
 }
 
-// findOrCreateRepo returns the workspace's repository with src's local
-// path (else URL), registering it when there is none.
-func (s *Service) findOrCreateRepo(ctx context.Context, workspaceID string, src kanban.Repository) (*kanban.Repository, bool, error) {
-	repo, err := s.store.FindRepository(ctx, workspaceID, src.LocalPath, src.RemoteURL)
-	if err == nil {
-		return repo, false, nil
-	}
-	if kanban.ErrorCode(err) != kanban.CodeNotFound {
-		return nil, false, err
-	}
-	src.WorkspaceID = workspaceID
-	repo, err = s.store.CreateRepository(ctx, src)
-	if err != nil {
-		return nil, false, err
-	}
-	s.pub.Publish(WorkspaceTopic(workspaceID), "repository.created", repo)
-	return repo, true, nil
-}
-
 // addSources attaches repositories and folders to a task (a session's
-// own by default, or one of its subtasks), registering in the workspace
-// those it does not know. Every source is checked before the first is
-// written; attaching what the task already has changes nothing, so an
+// own by default, or one of its subtasks). A source the workspace does not
+// have is registered, by the operator only, its local path checked by the
+// filesystem policy. Every source is checked and resolved before the first
+// is written; attaching what the task already has changes nothing, so an
 // exact retry is harmless.
 func (s *Service) addSources(ctx context.Context, p Principal, in SourcesAddIn) (*SourcesAddOut, error) {
 	for i, src := range in.Sources {
@@ -206,7 +220,8 @@ func (s *Service) addSources(ctx context.Context, p Principal, in SourcesAddIn) 
 		return nil, err
 	}
 	repos := make([]*kanban.Repository, len(in.Sources))
-	for i, src := range in.Sources { // ids in scope before anything is written
+	regs := make([]*kanban.Repository, len(in.Sources))
+	for i, src := range in.Sources { // nothing is written before every source is resolved
 		if src.RepositoryID != "" {
 			if repos[i], err = s.repositoryInScope(ctx, p, src.RepositoryID); err != nil {
 				return nil, err
@@ -214,19 +229,36 @@ func (s *Service) addSources(ctx context.Context, p Principal, in SourcesAddIn) 
 			if repos[i].WorkspaceID != t.WorkspaceID {
 				return nil, kanban.FieldError(fmt.Sprintf("sources[%d].repository_id", i), "must be a repository of the task's workspace")
 			}
+			continue
 		}
+		src := kanban.Repository{Name: src.DisplayName, LocalPath: src.LocalPath, RemoteURL: src.remote()}
+		if repos[i], regs[i], err = s.resolveSource(ctx, p, t.WorkspaceID, src, fmt.Sprintf("sources[%d].local_path", i)); err != nil {
+			return nil, err
+		}
+		for j := range i { // two spellings of one directory
+			if regs[i] != nil && regs[j] != nil && regs[j].LocalPath+"\x00"+regs[j].RemoteURL == regs[i].LocalPath+"\x00"+regs[i].RemoteURL {
+				return nil, kanban.FieldError(fmt.Sprintf("sources[%d]", i), "repeats an earlier source")
+			}
+		}
+	}
+	see, err := s.seesLocalPaths(ctx, p)
+	if err != nil {
+		return nil, err
 	}
 	out := &SourcesAddOut{TaskID: t.ID, Items: make([]SourceOut, 0, len(in.Sources))}
 	for i, src := range in.Sources {
 		item := SourceOut{Kind: src.Kind, Repository: repos[i]}
-		if item.Repository == nil {
-			reg := kanban.Repository{Name: src.DisplayName, LocalPath: src.LocalPath, RemoteURL: src.remote()}
-			if item.Repository, item.Created, err = s.findOrCreateRepo(ctx, t.WorkspaceID, reg); err != nil {
+		if regs[i] != nil {
+			if item.Repository, err = s.register(ctx, regs[i]); err != nil {
 				return nil, err
 			}
+			item.Created = true
 		}
 		if item.TaskRepository, err = s.linkRepository(ctx, t, item.Repository, src.BaseBranch, src.CheckoutBranch); err != nil {
 			return nil, err
+		}
+		if !see {
+			item.Repository = withoutLocalPath(item.Repository)
 		}
 		out.Items = append(out.Items, item)
 	}
@@ -256,6 +288,13 @@ func checkSource(i int, src SourceIn, earlier []SourceIn) error {
 		}
 		if src.GitHubURL != "" && !strings.HasPrefix(src.GitHubURL, "https://github.com/") {
 			return kanban.FieldError(path+".github_url", "must start with https://github.com/")
+		}
+		urlField := path + ".remote_url"
+		if src.GitHubURL != "" {
+			urlField = path + ".github_url"
+		}
+		if err := checkGitText(path+".", urlField, src.remote(), src.BaseBranch, src.CheckoutBranch); err != nil {
+			return err
 		}
 	case kanban.SourceFolder:
 		if src.RepositoryID != "" || src.RemoteURL != "" || src.GitHubURL != "" || src.BaseBranch != "" || src.CheckoutBranch != "" {

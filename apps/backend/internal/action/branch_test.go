@@ -2,11 +2,22 @@ package action
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
+
+// realDir is a fresh directory, by its canonical path.
+func realDir(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
 
 func TestAddBranchToTask(t *testing.T) {
 	t.Parallel()
@@ -27,12 +38,31 @@ func TestAddBranchToTask(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	h.refuse(sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{TaskID: sib.ID, LocalPath: "/src/a", BaseBranch: "main"}, kanban.CodeForbidden)
-
-	out := call[TaskBranchOut](h, sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{LocalPath: "/src/a", BaseBranch: "develop", CheckoutBranch: "feat/x"})
-	if !out.RepositoryCreated || out.Repository.LocalPath != "/src/a" || out.TaskRepository.TaskID != me.ID ||
+	src := realDir(t)
+	h.refuse(sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{TaskID: sib.ID, LocalPath: src, BaseBranch: "main"}, kanban.CodeForbidden)
+	// A session registers nothing: only the operator does, and the
+	// canonical path is stored.
+	if msg := h.refuse(sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{LocalPath: src, BaseBranch: "main"}, kanban.CodeForbidden); !strings.Contains(msg, "registering a new repository or folder is for the operator") {
+		t.Errorf("a session registering: got %q", msg)
+	}
+	if msg := h.refuse(operator, kanban.ActionTaskRepositoryAdd, TaskBranchIn{TaskID: me.ID, LocalPath: "/etc", BaseBranch: "main"}, kanban.CodeValidation); !strings.Contains(msg, "local_path: is, contains or lies inside a path Kandev protects") {
+		t.Errorf("the operator registering /etc: got %q", msg)
+	}
+	if n := h.count("repositories"); n != 0 {
+		t.Fatalf("refused calls registered %d repositories", n)
+	}
+	reg := call[TaskBranchOut](h, operator, kanban.ActionTaskRepositoryAdd, TaskBranchIn{TaskID: me.ID, LocalPath: src + "/sub/..", BaseBranch: "main"})
+	if !reg.RepositoryCreated || reg.Repository.LocalPath != src {
+		t.Fatalf("the operator registering: got %+v, want a new repository at the canonical path", reg)
+	}
+	out := call[TaskBranchOut](h, sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{LocalPath: src, BaseBranch: "develop", CheckoutBranch: "feat/x"})
+	if out.RepositoryCreated || out.Repository.ID != reg.Repository.ID || out.Repository.LocalPath != "" || out.TaskRepository.TaskID != me.ID ||
 		out.TaskRepository.BaseBranch != "develop" || out.TaskRepository.CheckoutBranch != "feat/x" {
-		t.Fatalf("task.repository.add: got %+v, want a new repository linked to the task", out)
+		t.Fatalf("task.repository.add: got %+v, want the registered repository, without its local path, linked to the task", out)
+	}
+	if cfg := call[TaskBranchOut](h, h.session(me, kanban.ModeConfig), kanban.ActionTaskRepositoryAdd, TaskBranchIn{RepositoryID: reg.Repository.ID,
+		BaseBranch: "develop", CheckoutBranch: "feat/x"}); cfg.Repository.LocalPath != src {
+		t.Errorf("a config-mode session: got local path %q, want the operator's delegate to see it", cfg.Repository.LocalPath)
 	}
 	again := call[TaskBranchOut](h, sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{TaskID: kid.ID, RepositoryID: out.Repository.ID})
 	if again.RepositoryCreated || again.TaskRepository.TaskID != kid.ID || again.TaskRepository.BaseBranch != "main" {
@@ -66,6 +96,8 @@ func TestAddBranchToTask(t *testing.T) {
 		t.Errorf("set_base_branch by task_repository_id: got %+v", byLink)
 	}
 	h.refuse(sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{TaskRepositoryID: out.Repository.ID, RepositoryID: repo.ID, BaseBranch: "x"}, kanban.CodeValidation)
+	h.refuse(sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{RepositoryURL: "https://example.com/b.git", BaseBranch: "main"}, kanban.CodeForbidden)
+	call[kanban.Repository](h, operator, kanban.ActionRepositoryCreate, RepositoryCreateIn{RemoteURL: "https://example.com/b.git"})
 	call[TaskBranchOut](h, sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{RepositoryURL: "https://example.com/b.git", BaseBranch: "main"})
 	if msg := h.refuse(sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{BaseBranch: "x"}, kanban.CodeValidation); !strings.Contains(msg, "several") {
 		t.Errorf("set_base_branch without repository_id on two repositories: got %q", msg)
@@ -99,21 +131,36 @@ func TestAddWorkspaceSources(t *testing.T) {
 		}
 	}
 
-	in := SourcesAddIn{Sources: []SourceIn{repo(SourceIn{LocalPath: "/src/api", BaseBranch: "trunk"}),
-		repo(SourceIn{GitHubURL: "https://github.com/acme/web", CheckoutBranch: "pr-7"}), {Kind: kanban.SourceFolder, LocalPath: "/srv/docs", DisplayName: "Docs"}}}
-	out := call[SourcesAddOut](h, sess, kanban.ActionWorkspaceSourceAdd, in)
+	api, docs := realDir(t), realDir(t)
+	in := SourcesAddIn{Sources: []SourceIn{repo(SourceIn{LocalPath: api, BaseBranch: "trunk"}),
+		repo(SourceIn{GitHubURL: "https://github.com/acme/web", CheckoutBranch: "pr-7"}), {Kind: kanban.SourceFolder, LocalPath: docs, DisplayName: "Docs"}}}
+	// A session registers nothing; the operator's refusal of one source
+	// registers none of the others.
+	h.refuse(sess, kanban.ActionWorkspaceSourceAdd, in, kanban.CodeForbidden)
+	bad := SourcesAddIn{TaskID: me.ID, Sources: append(append([]SourceIn{}, in.Sources...), SourceIn{Kind: kanban.SourceFolder, LocalPath: "/proc/self/root"})}
+	if msg := h.refuse(operator, kanban.ActionWorkspaceSourceAdd, bad, kanban.CodeValidation); !strings.HasPrefix(msg, "sources[3].local_path: is, contains or lies inside") {
+		t.Errorf("the operator registering /proc/self/root: got %q", msg)
+	}
+	if n := h.count("repositories"); n != 0 {
+		t.Fatalf("refused calls registered %d repositories", n)
+	}
+	in.TaskID = me.ID
+	out := call[SourcesAddOut](h, operator, kanban.ActionWorkspaceSourceAdd, in)
 	if out.TaskID != me.ID || len(out.Items) != 3 || !out.Items[0].Created || out.Items[0].TaskRepository.BaseBranch != "trunk" ||
+		out.Items[0].Repository.LocalPath != api ||
 		out.Items[1].Repository.RemoteURL != "https://github.com/acme/web" || out.Items[1].TaskRepository.CheckoutBranch != "pr-7" ||
 		out.Items[2].Kind != kanban.SourceFolder || out.Items[2].Repository.Name != "Docs" {
 		t.Fatalf("workspace.source.add: got %+v, want three sources attached to the task", out)
 	}
+	in.TaskID = ""
 	links, err := h.st.ListTaskRepositories(context.Background(), me.ID)
 	if err != nil || len(links) != 3 {
 		t.Fatalf("task links: got %d, %v, want 3", len(links), err)
 	}
 	again := call[SourcesAddOut](h, sess, kanban.ActionWorkspaceSourceAdd, in)
-	if again.Items[0].Created || again.Items[0].Repository.ID != out.Items[0].Repository.ID || h.count("repositories") != 3 {
-		t.Errorf("an exact retry: got %+v, want the same sources, created false", again)
+	if again.Items[0].Created || again.Items[0].Repository.ID != out.Items[0].Repository.ID || h.count("repositories") != 3 ||
+		again.Items[0].Repository.LocalPath != "" || again.Items[2].Repository.LocalPath != "" {
+		t.Errorf("the session naming registered sources: got %+v, want the same sources, created false, no local paths", again)
 	}
 	byID := call[SourcesAddOut](h, sess, kanban.ActionWorkspaceSourceAdd, SourcesAddIn{TaskID: h.child(me, "kid").ID,
 		Sources: []SourceIn{repo(SourceIn{RepositoryID: out.Items[0].Repository.ID})}})

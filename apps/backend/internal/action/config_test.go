@@ -1,6 +1,8 @@
 package action
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -177,7 +179,13 @@ func TestExecutorProfiles(t *testing.T) {
 func TestRepositories(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	repo := call[kanban.Repository](h, operator, kanban.ActionRepositoryCreate, RepositoryCreateIn{LocalPath: "/src/kandev"})
+	src := filepath.Join(realDir(t), "kandev")
+	if err := os.Mkdir(src, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h.refuse(operator, kanban.ActionRepositoryCreate, RepositoryCreateIn{LocalPath: "/"}, kanban.CodeValidation)
+	h.refuse(operator, kanban.ActionRepositoryCreate, RepositoryCreateIn{LocalPath: "kandev"}, kanban.CodeValidation)
+	repo := call[kanban.Repository](h, operator, kanban.ActionRepositoryCreate, RepositoryCreateIn{LocalPath: src})
 	if repo.WorkspaceID != h.ws || repo.Name != "kandev" || repo.DefaultBranch != "main" {
 		t.Errorf("repository.create: got %+v, want the default workspace, derived name and branch", repo)
 	}
@@ -194,8 +202,9 @@ func TestRepositories(t *testing.T) {
 	if len(l.Items) != 1 || l.Items[0].ID != repo.ID {
 		t.Errorf("repository.list as session: got %+v, want only its workspace's repository", l.Items)
 	}
-	h.refuse(sess, kanban.ActionRepositoryCreate, RepositoryCreateIn{LocalPath: "/x"}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionRepositoryCreate, RepositoryCreateIn{LocalPath: src}, kanban.CodeForbidden)
 	cfg := h.session(other, kanban.ModeConfig)
+	h.refuse(cfg, kanban.ActionRepositoryCreate, RepositoryCreateIn{RemoteURL: "https://x.example/s.git"}, kanban.CodeForbidden)
 	h.refuse(cfg, kanban.ActionRepositoryUpdate, RepositoryUpdateIn{ID: repo.ID, DefaultBranch: "x"}, kanban.CodeForbidden)
 	call[kanban.Repository](h, cfg, kanban.ActionRepositoryUpdate, RepositoryUpdateIn{ID: theirs.ID, DefaultBranch: "trunk"})
 }

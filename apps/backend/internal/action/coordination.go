@@ -240,8 +240,8 @@ func (s *Service) endSessions(ctx context.Context, taskID, sessionID string, not
 	return ids, nil
 }
 
-// spawnSession starts a new session on an existing task; its first
-// message is the given prompt, else the task's prompt.
+// spawnSession starts a new session on an existing task the caller may
+// change; its first message is the given prompt, else the task's prompt.
 func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawnIn) (*SessionSpawnOut, error) {
 	if err := kanban.SingleLine("name", in.Name); err != nil {
 		return nil, err
@@ -249,14 +249,20 @@ func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawn
 	if in.TaskID == "" && p.Kind == Session {
 		in.TaskID = "self"
 	}
-	t, err := s.taskFor(ctx, p, in.TaskID)
+	// A new session acts on its task with the prompt given here: a write,
+	// within the caller's write scope (mutableTask).
+	t, err := s.mutableTask(ctx, p, in.TaskID)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkProfiles(ctx, t.WorkspaceID, in.AgentProfileID, in.ExecutorProfileID); err != nil {
+	agent, executor, err := s.launchProfiles(ctx, t, in.AgentProfileID, in.ExecutorProfileID)
+	if err != nil {
 		return nil, err
 	}
-	sc := s.firstSession(t.Title, launchText(t), in.AgentProfileID, in.ExecutorProfileID)
+	if err := s.checkProfiles(ctx, t.WorkspaceID, agent, executor); err != nil {
+		return nil, err
+	}
+	sc := s.firstSession(t.Title, launchText(t), agent, executor)
 	sc.TaskID, sc.Name = t.ID, in.Name
 	if in.Prompt != "" {
 		sc.FirstMessage.Author, sc.FirstMessage.Content = sender(p), in.Prompt

@@ -3,6 +3,8 @@ package action
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -101,8 +103,10 @@ type DiagnosticBundleIn struct {
 // DiagnosticBundleOut is the result of diagnostic_bundle.create.
 type DiagnosticBundleOut struct {
 	// Path is the bundle's path relative to the task's workspace.
-	Path         string        `json:"path"`
-	AbsolutePath string        `json:"absolute_path"`
+	Path string `json:"path"`
+	// AbsolutePath is the bundle's path on the server: for the operator
+	// only (a session learns no absolute server path).
+	AbsolutePath string        `json:"absolute_path,omitempty"`
 	Bytes        int64         `json:"bytes"`
 	Source       string        `json:"source"`
 	CreatedAt    time.Time     `json:"created_at"`
@@ -166,7 +170,7 @@ func (s *Service) createBundle(ctx context.Context, p Principal, in DiagnosticBu
 	defer func() { s.diag.end(key, written) }()
 	ctx, cancel := context.WithTimeout(ctx, bundleWait)
 	defer cancel()
-	call := DiagnosticCall{Task: t, Dir: dir, SessionID: p.SessionID}
+	call := DiagnosticCall{Task: t, Dir: dir.Path, SessionID: p.SessionID}
 	sessions, err := s.store.ListSessions(ctx, t.ID, kanban.Page{Limit: bundleSessions})
 	if err != nil {
 		return nil, err
@@ -178,13 +182,36 @@ func (s *Service) createBundle(ctx context.Context, p Principal, in DiagnosticBu
 			return nil, fmt.Errorf("read the secrets to redact: %w", err)
 		}
 	}
-	b := s.collect(ctx, cfg, call, folders, redact.New(secrets...))
+	red := redact.New(secrets...)
+	if p.Kind != Operator { // an agent learns no absolute server path from its bundle either
+		red = red.WithPaths(serverPaths(s.dirs.Guard.DataDir()))
+	}
+	b := s.collect(ctx, cfg, call, folders, red)
 	out, err := b.write(dir, in.Source)
 	if err != nil {
 		return nil, err
 	}
 	written = true
+	if p.Kind != Operator { // no absolute server path for an agent: the relative one is its own
+		out.AbsolutePath = ""
+	}
 	return out, nil
+}
+
+// serverPaths labels the absolute paths of the server's files: the data
+// dir and the backend user's home directory.
+func serverPaths(dataDir string) map[string]string {
+	out := map[string]string{}
+	if abs, err := filepath.Abs(dataDir); err == nil {
+		out[abs] = "<data dir>"
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			out[real] = "<data dir>"
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "/" {
+		out[home] = "~"
+	}
+	return out
 }
 
 // bundleTask is the task whose workspace receives a bundle: a session's

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/redact"
 )
@@ -141,7 +142,7 @@ func (b *bundle) zip(source string) ([]byte, error) {
 }
 
 // write stores the bundle in the workspace dir under DiagnosticsDir.
-func (b *bundle) write(dir, source string) (*DiagnosticBundleOut, error) {
+func (b *bundle) write(dir fsguard.Dir, source string) (*DiagnosticBundleOut, error) {
 	data, err := b.zip(source)
 	if err != nil {
 		return nil, fmt.Errorf("encode diagnostic bundle: %w", err)
@@ -150,18 +151,19 @@ func (b *bundle) write(dir, source string) (*DiagnosticBundleOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DiagnosticBundleOut{Path: rel, AbsolutePath: filepath.Join(dir, filepath.FromSlash(rel)), Bytes: int64(len(data)),
+	return &DiagnosticBundleOut{Path: rel, AbsolutePath: filepath.Join(dir.Path, filepath.FromSlash(rel)), Bytes: int64(len(data)),
 		Source: source, CreatedAt: b.created, Entries: b.entries, Omitted: b.omitted}, nil
 }
 
 // writeBundle writes data as a new file in dir's DiagnosticsDir, named
 // after created (with a -2, -3… suffix when taken: a bundle never replaces
 // another), and returns its slash-separated path relative to dir. Every
-// step stays inside dir (os.Root): a link out of the workspace is refused.
-func writeBundle(dir string, created time.Time, data []byte) (string, error) {
-	root, err := os.OpenRoot(dir)
+// step stays inside dir (os.Root, opened only while dir is still the
+// directory its check accepted): a link out of the workspace is refused.
+func writeBundle(dir fsguard.Dir, created time.Time, data []byte) (string, error) {
+	root, err := dir.OpenRoot()
 	if err != nil {
-		return "", fmt.Errorf("open workspace: %w", err)
+		return "", err
 	}
 	defer func() { _ = root.Close() }()
 	blocked := kanban.Errorf(kanban.CodeConflict, "the workspace's %s cannot be created or leaves the workspace", DiagnosticsDir)

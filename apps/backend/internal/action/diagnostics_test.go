@@ -19,11 +19,11 @@ var bundleTime = time.Date(2026, 12, 1, 10, 20, 30, 0, time.UTC)
 
 func TestWriteBundleNeverReplaces(t *testing.T) {
 	dir := t.TempDir()
-	first, err := writeBundle(dir, bundleTime, []byte("one"))
+	first, err := writeBundle(testDir(t, dir), bundleTime, []byte("one"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := writeBundle(dir, bundleTime, []byte("two"))
+	second, err := writeBundle(testDir(t, dir), bundleTime, []byte("two"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestWriteBundleStaysInWorkspace(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, ".kandev")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := writeBundle(dir, bundleTime, []byte("x"))
+	_, err := writeBundle(testDir(t, dir), bundleTime, []byte("x"))
 	if kanban.ErrorCode(err) != kanban.CodeConflict {
 		t.Fatalf("link out of the workspace: got %v, want CONFLICT", err)
 	}
@@ -54,7 +54,7 @@ func TestWriteBundleStaysInWorkspace(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".kandev"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := writeBundle(dir, bundleTime, []byte("x")); kanban.ErrorCode(err) != kanban.CodeConflict {
+	if _, err := writeBundle(testDir(t, dir), bundleTime, []byte("x")); kanban.ErrorCode(err) != kanban.CodeConflict {
 		t.Fatalf("a file in the way: got %v, want CONFLICT", err)
 	}
 }
@@ -63,7 +63,7 @@ func TestPruneKeepsTheNewest(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
 	for i := range bundlesKept + 2 {
-		p, err := writeBundle(dir, bundleTime.Add(time.Duration(i)*time.Second), []byte("x"))
+		p, err := writeBundle(testDir(t, dir), bundleTime.Add(time.Duration(i)*time.Second), []byte("x"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestCreateBundleRefusals(t *testing.T) {
 // secrets that cannot be read stop the bundle before anything is written.
 func TestBundleEntriesAndSecrets(t *testing.T) {
 	h := newHarness(t)
-	reg, svc := New(Deps{Store: h.st})
+	reg, svc := New(Deps{Store: h.st, FS: testPolicy(t)})
 	ws := t.TempDir()
 	f := false
 	created := call[TaskCreateOut](h, operator, kanban.ActionTaskCreate, TaskCreateIn{Title: "Diag", LocalPath: ws, StartAgent: &f})

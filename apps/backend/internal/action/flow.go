@@ -45,8 +45,8 @@ func (s *Service) StartAgent(ctx context.Context, taskID, agentProfileID, execut
 	if live, err := s.liveSession(ctx, t.ID, ""); err == nil {
 		return live, false, nil
 	}
-	if agentProfileID == "" {
-		agentProfileID = s.launchProfile(ctx, t)
+	if agentProfileID, executorProfileID, err = s.launchProfiles(ctx, t, agentProfileID, executorProfileID); err != nil {
+		return nil, false, err
 	}
 	if err := s.checkProfiles(ctx, t.WorkspaceID, agentProfileID, executorProfileID); err != nil {
 		return nil, false, err
@@ -68,17 +68,39 @@ func (s *Service) StartAgent(ctx context.Context, taskID, agentProfileID, execut
 	return sess, true, nil
 }
 
-// launchProfile is the agent profile automations start agents on task t
-// with when they name none: its step's, else its workflow's (empty: the
-// default profile).
-func (s *Service) launchProfile(ctx context.Context, t *kanban.Task) string {
-	if st, err := s.store.GetStep(ctx, t.WorkflowStepID); err == nil && st.AgentProfileID != "" {
-		return st.AgentProfileID
+// launchProfiles returns the profiles a start of an agent on task t runs
+// with, given the ones the start itself names (an automation's config, a
+// spawn's payload; empty when it names none). The agent profile: the one
+// named, else the task's step's, else the one the task was created with,
+// else its workflow's; the executor profile: the one named, else the
+// task's. Empty means the default profile. A step's profile is a setting
+// of that step, as if its automations named it, so it outranks the task's;
+// a workflow's is the default for its tasks that name none.
+func (s *Service) launchProfiles(ctx context.Context, t *kanban.Task, agent, executor string) (string, string, error) {
+	if agent != "" && executor != "" {
+		return agent, executor, nil
 	}
-	if w, err := s.store.GetWorkflow(ctx, t.WorkflowID); err == nil {
-		return w.AgentProfileID
+	if agent == "" {
+		if st, err := s.store.GetStep(ctx, t.WorkflowStepID); err == nil && st.AgentProfileID != "" {
+			agent = st.AgentProfileID
+		}
 	}
-	return ""
+	taskAgent, taskExecutor, err := s.store.StartProfiles(ctx, t.ID)
+	if err != nil {
+		return "", "", err
+	}
+	if agent == "" {
+		agent = taskAgent
+	}
+	if executor == "" {
+		executor = taskExecutor
+	}
+	if agent == "" {
+		if w, err := s.store.GetWorkflow(ctx, t.WorkflowID); err == nil {
+			agent = w.AgentProfileID
+		}
+	}
+	return agent, executor, nil
 }
 
 // SendPrompt queues a prompt from author to the task's live session

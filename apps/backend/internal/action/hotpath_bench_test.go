@@ -63,3 +63,49 @@ func BenchmarkDispatchTaskList5(b *testing.B) {
 	}
 	benchDispatch(b, reg, kanban.ActionTaskList, json.RawMessage(`{"limit":5}`))
 }
+
+// BenchmarkDispatchTaskUpdateScope is update_task_kandev's action from a
+// task session (--session-scope tree): on its own task (no walk), and on
+// a task three parent links below it, whose write scope is checked by
+// walking up to it.
+func BenchmarkDispatchTaskUpdateScope(b *testing.B) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	if err := st.Seed(ctx); err != nil {
+		b.Fatal(err)
+	}
+	reg, _ := New(Deps{Store: st, Publisher: &recorder{}})
+	create := func(parent string) *kanban.Task {
+		ws, err := st.DefaultWorkspaceID(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t, _, err := st.CreateTask(ctx, kanban.TaskCreate{WorkspaceID: ws, Title: "t", ParentID: parent})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return t
+	}
+	root := create("")
+	deep := create(create(create(root.ID).ID).ID)
+	sess, _, err := st.CreateSession(ctx, kanban.SessionCreate{TaskID: root.ID})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := Principal{Kind: Session, SessionID: sess.ID, TaskID: root.ID, WorkspaceID: root.WorkspaceID}
+	for name, target := range map[string]string{"self": "self", "depth3": deep.ID} {
+		raw := json.RawMessage(`{"task_id":"` + target + `","description":"benchmark"}`)
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := reg.Dispatch(ctx, p, kanban.ActionTaskUpdate, raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

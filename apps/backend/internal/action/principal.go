@@ -1,5 +1,7 @@
 package action
 
+import "github.com/kandev/kandev/apps/backend/internal/kanban"
+
 // Kind is the kind of authenticated caller.
 type Kind int
 
@@ -18,6 +20,10 @@ type Principal struct {
 	SessionID   string
 	TaskID      string
 	WorkspaceID string
+	// Mode is a session's MCP mode at the time of the call, set by the
+	// registry from the stored session when it authorizes the call
+	// (whatever the caller set is replaced).
+	Mode kanban.Mode
 }
 
 // IsOperator reports whether p is the operator.

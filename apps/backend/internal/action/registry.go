@@ -161,38 +161,41 @@ func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Sessi
 	if !ok {
 		return nil, kanban.Errorf(kanban.CodeUnknownAction, "unknown action")
 	}
-	if err := r.authorize(ctx, a, p, sess); err != nil {
+	mode, err := r.authorize(ctx, a, p, sess)
+	if err != nil {
 		return nil, err
 	}
+	p.Mode = mode
 	return a.run(ctx, p, raw, checked)
 }
 
 // authorize checks that p may run a; a session principal's session is
-// sess, or loaded when sess is nil.
-func (r *Registry) authorize(ctx context.Context, a *Action, p Principal, sess *kanban.Session) error {
+// sess, or loaded when sess is nil. It returns the session's current mode
+// (empty for the operator).
+func (r *Registry) authorize(ctx context.Context, a *Action, p Principal, sess *kanban.Session) (kanban.Mode, error) {
 	switch p.Kind {
 	case Operator:
 		if a.Allow&AllowOperator != 0 {
-			return nil
+			return "", nil
 		}
-		return kanban.Errorf(kanban.CodeForbidden, "action %s is only available to agent sessions", a.Name)
+		return "", kanban.Errorf(kanban.CodeForbidden, "action %s is only available to agent sessions", a.Name)
 	case Session:
 		if a.Allow&(AllowSession|AllowConfigSession) == 0 {
-			return kanban.Errorf(kanban.CodeForbidden, "action %s is not available to this session", a.Name)
+			return "", kanban.Errorf(kanban.CodeForbidden, "action %s is not available to this session", a.Name)
 		}
 		if sess == nil {
 			var err error
 			if sess, err = r.sessionOf(ctx, p.SessionID); err != nil {
-				return err
+				return "", err
 			}
 		}
 		if r.modeActions != nil && !r.modeActions(sess.MCPMode, sess.Capabilities)[a.Name] {
-			return kanban.Errorf(kanban.CodeForbidden, "action %s is not available in this session's mode (%s)", a.Name, sess.MCPMode)
+			return "", kanban.Errorf(kanban.CodeForbidden, "action %s is not available in this session's mode (%s)", a.Name, sess.MCPMode)
 		}
 		if a.Allow&AllowSession != 0 || sess.MCPMode == kanban.ModeConfig {
-			return nil
+			return sess.MCPMode, nil
 		}
-		return kanban.Errorf(kanban.CodeForbidden, "action %s is not available to this session", a.Name)
+		return "", kanban.Errorf(kanban.CodeForbidden, "action %s is not available to this session", a.Name)
 	}
-	return kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
+	return "", kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
 }

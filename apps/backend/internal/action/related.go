@@ -15,14 +15,25 @@ const (
 	reachAncestors reach = 1 << iota
 	// reachDescendants admits the bound task's children, grandchildren, ...
 	reachDescendants
+	// reachCreated admits the tasks the bound task's sessions created
+	// (kanban.Task.CreatedByTaskID) and their descendants.
+	reachCreated
+)
+
+// writeReach is what a task session changes under --session-scope tree
+// (DESIGN §6, D6): its own task, its descendants, the tasks it created and
+// their descendants.
+const (
+	writeReach     = reachDescendants | reachCreated
+	writeForbidden = "a task session may change only its own task, its subtasks and the tasks it created (with their subtasks)"
 )
 
 // Reach of plans and documents for sessions (DESIGN §6): plans within the
-// bound task's tree; documents readable in the tree, writable on the
-// bound task and its ancestors only.
+// bound task's tree and the tasks it created; documents readable in the
+// tree, writable on the bound task and its ancestors only.
 const (
-	planReach         = reachAncestors | reachDescendants
-	planForbidden     = "a session's plans are limited to its task, the task's ancestors and its descendants"
+	planReach         = reachAncestors | reachDescendants | reachCreated
+	planForbidden     = "a session's plans are limited to its task, the task's ancestors, its descendants and the tasks it created"
 	docReadReach      = reachAncestors | reachDescendants
 	docReadForbidden  = "a session reads documents of its task, the task's ancestors and its descendants only"
 	docWriteReach     = reachAncestors
@@ -34,9 +45,9 @@ const maxTreeDepth = 64
 
 // taskInTree resolves taskID to a task the principal may reach. For a
 // session an empty id or "self" is its bound task, and besides the bound
-// task only the ancestors and/or descendants allowed by r are reachable:
-// anything else is FORBIDDEN with the message forbidden. The operator
-// reaches any task and must name it.
+// task only the tasks allowed by r are reachable: anything else is
+// FORBIDDEN with the message forbidden. The operator reaches any task and
+// must name it.
 func (s *Service) taskInTree(ctx context.Context, p Principal, taskID string, r reach, forbidden string) (*kanban.Task, error) {
 	if taskID == "" && p.Kind == Session {
 		taskID = "self"
@@ -51,8 +62,8 @@ func (s *Service) taskInTree(ctx context.Context, p Principal, taskID string, r 
 			return t, err
 		}
 	}
-	if r&reachDescendants != 0 {
-		ok, err := s.isAncestor(ctx, p.TaskID, t.ID)
+	if r&(reachDescendants|reachCreated) != 0 {
+		ok, err := s.below(ctx, t, p.TaskID, r)
 		if err != nil || ok {
 			return t, err
 		}
@@ -76,6 +87,30 @@ func (s *Service) isAncestor(ctx context.Context, anc, id string) (bool, error) 
 			return true, nil
 		}
 		cur = t.ParentID
+	}
+	return false, nil
+}
+
+// below reports whether t lies below task owner, walking parent links up
+// from t: owner is one of t's ancestors (with reachDescendants), or t or
+// one of its ancestors was created by owner (with reachCreated).
+func (s *Service) below(ctx context.Context, t *kanban.Task, owner string, r reach) (bool, error) {
+	cur := t
+	for range maxTreeDepth {
+		if r&reachCreated != 0 && cur.CreatedByTaskID == owner {
+			return true, nil
+		}
+		switch {
+		case cur.ParentID == "":
+			return false, nil
+		case r&reachDescendants != 0 && cur.ParentID == owner:
+			return true, nil
+		}
+		next, err := s.store.GetTask(ctx, cur.ParentID)
+		if err != nil {
+			return false, err
+		}
+		cur = next
 	}
 	return false, nil
 }

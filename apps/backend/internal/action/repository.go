@@ -36,20 +36,35 @@ func (s *Service) registerRepositories(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		return s.store.ListRepositories(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+		l, err := s.store.ListRepositories(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+		if err != nil {
+			return nil, err
+		}
+		see, err := s.seesLocalPaths(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if !see { // a task-mode agent learns no absolute server path
+			for i := range l.Items {
+				l.Items[i].LocalPath = ""
+			}
+		}
+		return l, nil
 	})
-	Register(r, kanban.ActionRepositoryCreate, cfg, func(ctx context.Context, p Principal, in RepositoryCreateIn) (*kanban.Repository, error) {
+	// Registering a repository is the operator's (see errRegisterForbidden).
+	Register(r, kanban.ActionRepositoryCreate, AllowOperator, func(ctx context.Context, p Principal, in RepositoryCreateIn) (*kanban.Repository, error) {
 		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
 		if err != nil {
 			return nil, err
 		}
-		out, err := s.store.CreateRepository(ctx, kanban.Repository{WorkspaceID: ws, Name: in.Name, LocalPath: in.LocalPath,
-			RemoteURL: in.RemoteURL, DefaultBranch: in.DefaultBranch})
-		if err != nil {
-			return nil, err
+		local := in.LocalPath
+		if local != "" {
+			if local, err = s.fs.CheckSource("local_path", local); err != nil {
+				return nil, err
+			}
 		}
-		s.pub.Publish(WorkspaceTopic(ws), "repository.created", out)
-		return out, nil
+		return s.register(ctx, &kanban.Repository{WorkspaceID: ws, Name: in.Name, LocalPath: local,
+			RemoteURL: in.RemoteURL, DefaultBranch: in.DefaultBranch})
 	})
 	Register(r, kanban.ActionRepositoryUpdate, cfg, func(ctx context.Context, p Principal, in RepositoryUpdateIn) (*kanban.Repository, error) {
 		repo, err := s.repositoryInScope(ctx, p, in.ID)

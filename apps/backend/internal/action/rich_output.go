@@ -7,17 +7,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/taskdir"
 )
 
 // maxRichFileBytes bounds a file block's stored preview (what rich output
@@ -98,31 +96,29 @@ func (s *Service) expandRichOutput(ctx context.Context, t *kanban.Task, data jso
 	return json.Marshal(r)
 }
 
-// workspaceFile resolves a workspace-relative path of task t (in its
-// repository repo, or its main one).
-func (s *Service) workspaceFile(ctx context.Context, t *kanban.Task, repo, rel, field string) (string, error) {
+// workspaceHead reads at most limit bytes of the workspace-relative file
+// rel of task t (in its repository repo, or its main one), through the
+// filesystem policy's bounded reader.
+func (s *Service) workspaceHead(ctx context.Context, t *kanban.Task, repo, rel, field string, limit int64) (*fsguard.File, error) {
 	root, err := s.dirs.Existing(ctx, t, repo)
 	if err != nil {
 		if e, ok := kanban.AsError(err); ok && e.Field == "repo" {
-			return "", kanban.FieldError(strings.TrimSuffix(field, ".path")+".repo", "%s", strings.TrimPrefix(e.Message, "repo: "))
+			return nil, kanban.FieldError(strings.TrimSuffix(field, ".path")+".repo", "%s", strings.TrimPrefix(e.Message, "repo: "))
 		}
-		return "", err
+		return nil, err
 	}
-	return taskdir.Resolve(root, rel, field)
+	return s.fs.ReadFile(ctx, root, rel, field, limit)
 }
 
 func (s *Service) readFileBlock(ctx context.Context, t *kanban.Task, b *richBlock, field string) error {
-	path, err := s.workspaceFile(ctx, t, b.Repo, b.Path, field+".path")
+	f, err := s.workspaceHead(ctx, t, b.Repo, b.Path, field+".path", maxRichFileBytes)
 	if err != nil {
 		return err
 	}
-	head, size, err := readHead(path, maxRichFileBytes, field+".path")
-	if err != nil {
-		return err
-	}
-	b.Size, b.Truncated = size, size > int64(len(head))
+	head := f.Head
+	b.Size, b.Truncated = f.Size, f.Size > int64(len(head))
 	if b.MimeType == "" {
-		b.MimeType = mime.TypeByExtension(filepath.Ext(path))
+		b.MimeType = mime.TypeByExtension(filepath.Ext(b.Path))
 		if b.MimeType == "" {
 			b.MimeType = http.DetectContentType(head)
 		}
@@ -139,24 +135,6 @@ func (s *Service) readFileBlock(ctx context.Context, t *kanban.Task, b *richBloc
 	}
 	b.Content = string(text)
 	return nil
-}
-
-// readHead reads at most n bytes of a regular file and reports its size.
-func readHead(path string, n int64, field string) ([]byte, int64, error) {
-	f, err := os.Open(path) //nolint:gosec // a path taskdir.Resolve kept inside the task's workspace
-	if err != nil {
-		return nil, 0, kanban.FieldError(field, "cannot be read")
-	}
-	defer func() { _ = f.Close() }()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return nil, 0, kanban.FieldError(field, "must name a regular file")
-	}
-	head, err := io.ReadAll(io.LimitReader(f, n))
-	if err != nil {
-		return nil, 0, kanban.FieldError(field, "cannot be read")
-	}
-	return head, st.Size(), nil
 }
 
 // chartData checks a chart's data: inline (one value per label) or from a
@@ -184,15 +162,12 @@ func (s *Service) csvChart(ctx context.Context, t *kanban.Task, b *richBlock, fi
 	if !strings.EqualFold(filepath.Ext(c.Path), ".csv") {
 		return kanban.FieldError(field+".path", "must name a .csv file")
 	}
-	path, err := s.workspaceFile(ctx, t, c.Repo, c.Path, field+".path")
+	f, err := s.workspaceHead(ctx, t, c.Repo, c.Path, field+".path", kanban.MaxCSVBytes)
 	if err != nil {
 		return err
 	}
-	head, size, err := readHead(path, kanban.MaxCSVBytes, field+".path")
-	if err != nil {
-		return err
-	}
-	if size > kanban.MaxCSVBytes {
+	head := f.Head
+	if f.Size > kanban.MaxCSVBytes {
 		return kanban.FieldError(field+".path", "is larger than %d KiB", kanban.MaxCSVBytes>>10)
 	}
 	rows, err := csv.NewReader(bytes.NewReader(head)).ReadAll()

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/taskdir"
 )
@@ -32,9 +33,18 @@ type Deps struct {
 	// runtime). Nil: this backend launches no agent, and sessions wait
 	// for agents an operator connects by hand.
 	Agents Agents
-	// DataDir is the backend's data directory: tasks without a
-	// repository work in a folder under it (see taskdir).
-	DataDir string
+	// FS is the filesystem policy: the source roots and protected paths
+	// every local path is checked against, the data dir whose per-task
+	// folders tasks without a checkout work in, and the bounded reader of
+	// workspace files. Nil: a policy with no root and no data dir, which
+	// refuses every local path.
+	FS *fsguard.Policy
+	// SessionScope is how far a task session's writes reach (default
+	// kanban.ScopeTree; see mutableTask).
+	SessionScope kanban.SessionScope
+	// BackendID is this backend, recorded as the holder of the MCP
+	// connection of a session made by hand when it attaches here.
+	BackendID string
 }
 
 // Service holds the dependencies shared by every handler.
@@ -48,11 +58,16 @@ type Service struct {
 	// managed: sessions that tasks start are run by agents.
 	managed bool
 	flow    Workflow
-	// dirs finds a task's workspace directory (rich output files,
-	// diagnostic bundles).
+	// fs is the filesystem policy; dirs finds a task's workspace
+	// directory under it (rich output files, diagnostic bundles).
+	fs   *fsguard.Policy
 	dirs taskdir.Dirs
 	// diag configures and rate-limits diagnostic bundles.
 	diag *diagnostics
+	// scope is how far a task session's writes reach.
+	scope kanban.SessionScope
+	// backend is this backend's id (Deps.BackendID).
+	backend string
 }
 
 // New builds the registry with every action registered.
@@ -66,8 +81,12 @@ func New(d Deps) (*Registry, *Service) {
 	if d.Publisher == nil {
 		d.Publisher = nopPublisher{}
 	}
+	if d.FS == nil {
+		d.FS = &fsguard.Policy{}
+	}
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
-		agents: d.Agents, managed: launches(d.Agents), flow: noWorkflow{}, dirs: taskdir.Dirs{Store: d.Store, DataDir: d.DataDir}}
+		agents: d.Agents, managed: launches(d.Agents), flow: noWorkflow{}, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
+		scope: d.SessionScope, backend: d.BackendID}
 	if s.agents == nil {
 		s.agents = noAgents{}
 	}

@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -93,9 +94,14 @@ func (s *Service) registerSessions(r *Registry) {
 		return &SessionCreateOut{Session: sess, Token: tok}, nil
 	})
 	Register(r, kanban.ActionSessionGet, all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Session, error) {
-		return s.sessionInScope(ctx, p, in.ID)
+		sess, err := s.sessionInScope(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		return sess, s.hideWorkdirs(ctx, p, sess)
 	})
 	Register(r, kanban.ActionSessionList, all, func(ctx context.Context, p Principal, in SessionListIn) (*kanban.List[kanban.Session], error) {
+		var l *kanban.List[kanban.Session]
 		if in.WorkspaceID != "" {
 			if in.TaskID != "" {
 				return nil, kanban.FieldError("workspace_id", "give task_id or workspace_id, not both")
@@ -104,13 +110,23 @@ func (s *Service) registerSessions(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			return s.store.ListWorkspaceSessions(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+			if l, err = s.store.ListWorkspaceSessions(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor}); err != nil {
+				return nil, err
+			}
+		} else {
+			t, err := s.taskInScope(ctx, p, in.TaskID)
+			if err != nil {
+				return nil, err
+			}
+			if l, err = s.store.ListSessions(ctx, t.ID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor}); err != nil {
+				return nil, err
+			}
 		}
-		t, err := s.taskInScope(ctx, p, in.TaskID)
-		if err != nil {
-			return nil, err
+		sessions := make([]*kanban.Session, len(l.Items))
+		for i := range l.Items {
+			sessions[i] = &l.Items[i]
 		}
-		return s.store.ListSessions(ctx, t.ID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+		return l, s.hideWorkdirs(ctx, p, sessions...)
 	})
 	Register(r, kanban.ActionSessionSetMode, AllowOperator, func(ctx context.Context, _ Principal, in SetModeIn) (*kanban.Session, error) {
 		return s.SetMode(ctx, in.ID, in.Mode)
@@ -137,7 +153,7 @@ func (s *Service) registerSessions(r *Registry) {
 		return &TokenOut{SessionID: in.ID, Token: tok}, nil
 	})
 	Register(r, kanban.ActionSessionAttach, AllowSession, func(ctx context.Context, p Principal, _ NoIn) (*Profile, error) {
-		sess, err := s.store.SetSessionAttached(ctx, p.SessionID, true)
+		sess, err := s.store.AttachSession(ctx, p.SessionID, s.backend)
 		if err != nil {
 			return nil, err
 		}
@@ -175,12 +191,31 @@ func (s *Service) SetMode(ctx context.Context, id string, m kanban.Mode) (*kanba
 
 // Detached records that a session's MCP server went away.
 func (s *Service) Detached(ctx context.Context, sessionID string) {
-	sess, err := s.store.SetSessionAttached(ctx, sessionID, false)
+	sess, err := s.store.DetachSession(ctx, sessionID)
 	if err != nil {
 		s.log.Warn("record detach", "err", err)
 		return
 	}
 	s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.updated", sess)
+}
+
+// ReleaseAttachments detaches the sessions whose MCP server was attached
+// to a backend that is gone (this backend's earlier process, a backend
+// whose lease lapsed before since) and announces them, so that none reads
+// "tools connected", or a session made by hand "running", for ever.
+func (s *Service) ReleaseAttachments(ctx context.Context, since time.Time) error {
+	for {
+		released, err := s.store.ReleaseAttachments(ctx, s.backend, since)
+		if err != nil {
+			return err
+		}
+		for i := range released {
+			s.pub.Publish(WorkspaceTopic(released[i].WorkspaceID), "session.updated", &released[i])
+		}
+		if len(released) < kanban.MaxLimit {
+			return nil
+		}
+	}
 }
 
 // sessionInScope loads a session a principal may see.
@@ -212,4 +247,18 @@ func (s *Service) listMessages(ctx context.Context, p Principal, in MessageListI
 		return nil, kanban.FieldError("sort", "must be one of: asc, desc")
 	}
 	return s.store.ListMessages(ctx, f)
+}
+
+// hideWorkdirs clears the working directories (absolute server paths) of
+// sessions shown to a principal that may not learn them (see
+// seesLocalPaths).
+func (s *Service) hideWorkdirs(ctx context.Context, p Principal, sessions ...*kanban.Session) error {
+	see, err := s.seesLocalPaths(ctx, p)
+	if err != nil || see {
+		return err
+	}
+	for _, sess := range sessions {
+		sess.Workdir = ""
+	}
+	return nil
 }

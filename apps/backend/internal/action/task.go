@@ -193,12 +193,33 @@ func (s *Service) changeTask(ctx context.Context, p Principal, id, event string,
 	return out, nil
 }
 
-// mutableTask resolves "self" and checks the principal may change the task.
+// mutableTask resolves "self" and checks the principal may change the
+// task: every write on a task a session names goes through here. Under
+// --session-scope tree (the default) a task session changes only the
+// tasks of writeReach; the operator, a config-mode session (the
+// workspace's delegate) and, under --session-scope workspace, every
+// session change any task of their workspace.
 func (s *Service) mutableTask(ctx context.Context, p Principal, id string) (*kanban.Task, error) {
 	if id == "" {
 		return nil, kanban.FieldError("task_id", "is required")
 	}
-	return s.taskInScope(ctx, p, id)
+	return s.writableTask(ctx, p, id, writeForbidden)
+}
+
+// writableTask is mutableTask for a non-empty id, refusing a task outside
+// the write scope with the message forbidden.
+func (s *Service) writableTask(ctx context.Context, p Principal, id, forbidden string) (*kanban.Task, error) {
+	if !s.treeScoped(p) {
+		return s.taskInScope(ctx, p, id)
+	}
+	return s.taskInTree(ctx, p, id, writeReach, forbidden)
+}
+
+// treeScoped reports whether p's writes are limited to writeReach: a
+// session that is not in config mode, unless the operator chose
+// --session-scope workspace.
+func (s *Service) treeScoped(p Principal) bool {
+	return p.Kind == Session && p.Mode != kanban.ModeConfig && s.scope != kanban.ScopeWorkspace
 }
 
 // listTasks answers task.list: a page of *kanban.List[kanban.TaskSummary],

@@ -18,10 +18,11 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 	// A task with blockers never starts at once: start_when_unblocked
 	// (its default) defers the start, false means no automatic start.
 	start := (in.StartAgent == nil || *in.StartAgent) && (len(c.BlockedBy) == 0 || c.StartWhenUnblocked)
-	if start {
-		if err := s.checkProfiles(ctx, c.WorkspaceID, in.AgentProfileID, in.ExecutorProfileID); err != nil {
-			return nil, err
-		}
+	// The profiles are kept with the task for every later start, so they
+	// must exist, and may run a task of its workspace, whether or not an
+	// agent starts now.
+	if err := s.checkProfiles(ctx, c.WorkspaceID, in.AgentProfileID, in.ExecutorProfileID); err != nil {
+		return nil, err
 	}
 	var (
 		t     *kanban.Task
@@ -69,9 +70,12 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 	return out, nil
 }
 
+const parentForbidden = "a task session creates subtasks only under its own task, its subtasks and the tasks it created"
+
 // taskCreateOf resolves and scopes the ids of a task.create payload: the
 // workspace, the parent, the workflow (a session's own by default) and the
-// blockers ("self" for sessions).
+// blockers ("self" for sessions). A session's bound task is recorded as
+// the creator.
 func (s *Service) taskCreateOf(ctx context.Context, p Principal, in TaskCreateIn) (kanban.TaskCreate, error) {
 	c := kanban.TaskCreate{
 		WorkflowID: in.WorkflowID, WorkflowStepID: in.WorkflowStepID, Title: in.Title,
@@ -88,11 +92,16 @@ func (s *Service) taskCreateOf(ctx context.Context, p Principal, in TaskCreateIn
 		return c, err
 	}
 	if in.ParentID != "" {
-		parent, err := s.taskInScope(ctx, p, in.ParentID)
+		// A subtask joins its parent's tree (and may share its working
+		// directory): a change to the parent, within the write scope.
+		parent, err := s.writableTask(ctx, p, in.ParentID, parentForbidden)
 		if err != nil {
 			return c, err
 		}
 		c.ParentID = parent.ID
+	}
+	if p.Kind == Session {
+		c.CreatedByTaskID = p.TaskID
 	}
 	if p.Kind == Session && c.WorkflowID == "" && c.WorkflowStepID == "" {
 		bound, err := s.store.GetTask(ctx, p.TaskID)
@@ -114,8 +123,31 @@ func (s *Service) taskCreateOf(ctx context.Context, p Principal, in TaskCreateIn
 	if in.RepositoryID != "" || in.LocalPath != "" || in.RepositoryURL != "" || in.BaseBranch != "" {
 		c.Repository = &kanban.TaskRepositoryInput{RepositoryID: in.RepositoryID, LocalPath: in.LocalPath,
 			RepositoryURL: in.RepositoryURL, BaseBranch: in.BaseBranch}
+		if err := s.taskRepoLocator(ctx, p, c.WorkspaceID, c.Repository); err != nil {
+			return c, err
+		}
 	}
 	return c, nil
+}
+
+// taskRepoLocator resolves a new task's repository locator before the
+// task is written: a repository the workspace has is named by its id; a
+// new one (the operator only) keeps its canonical local path or its URL,
+// for the store to register in the task's transaction.
+func (s *Service) taskRepoLocator(ctx context.Context, p Principal, workspaceID string, in *kanban.TaskRepositoryInput) error {
+	if err := in.Check(); err != nil || in.RepositoryID != "" || (in.LocalPath == "" && in.RepositoryURL == "") {
+		return err
+	}
+	repo, reg, err := s.resolveSource(ctx, p, workspaceID, kanban.Repository{LocalPath: in.LocalPath, RemoteURL: in.RepositoryURL}, "local_path")
+	switch {
+	case err != nil:
+		return err
+	case repo != nil:
+		in.RepositoryID, in.LocalPath, in.RepositoryURL = repo.ID, "", ""
+	default:
+		in.LocalPath = reg.LocalPath
+	}
+	return nil
 }
 
 // unblocked reports whether every task that taskID depends on is completed.
@@ -141,8 +173,8 @@ func (s *Service) unblocked(ctx context.Context, taskID string) (bool, error) {
 // startUnblocked starts the deferred agent session of every task that
 // waited (start_when_unblocked) on the just-completed task done and is now
 // unblocked. Such a task has no session yet; it starts with the profiles
-// named when it was created (the defaults when none were, or when they
-// were deleted since).
+// launchProfiles gives (the ones named when it was created, unless its
+// step names one; the defaults when none were, or were deleted since).
 func (s *Service) startUnblocked(ctx context.Context, done *kanban.Task) error {
 	page := kanban.Page{Limit: kanban.MaxLimit}
 	for {
@@ -175,7 +207,7 @@ func (s *Service) startIfReady(ctx context.Context, t *kanban.Task) error {
 	if err != nil || len(sessions.Items) > 0 {
 		return err
 	}
-	agent, executor, err := s.store.DeferredStart(ctx, t.ID)
+	agent, executor, err := s.launchProfiles(ctx, t, "", "")
 	if err != nil {
 		return err
 	}

@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/agent"
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
-	"github.com/kandev/kandev/apps/backend/internal/runtime"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 )
 
 // AgentsConfig configures how `kandev serve` runs agents.
@@ -39,16 +40,16 @@ type AgentsConfig struct {
 
 // newRuntime builds the agent runtime of a backend, or nil when it
 // launches no agents.
-func newRuntime(cfg Config, st kanban.Store, pub action.Publisher, token string, onTurn func(kanban.TurnEvent), backendID string) (*runtime.Manager, error) {
+func newRuntime(cfg Config, st kanban.Store, pub action.Publisher, token string, guard *fsguard.Policy, onTurn func(kanban.TurnEvent), backendID string) (*agent.Manager, error) {
 	a := cfg.Agents
 	if !a.Launch {
 		return nil, nil
 	}
 	file := a.File
 	if file == "" {
-		file = filepath.Join(cfg.DataDir, runtime.AgentsFile)
+		file = filepath.Join(cfg.DataDir, agent.AgentsFile)
 	}
-	cmds, err := runtime.LoadCommands(file)
+	cmds, err := agent.LoadCommands(file)
 	if err != nil {
 		return nil, err
 	}
@@ -58,12 +59,8 @@ func newRuntime(cfg Config, st kanban.Store, pub action.Publisher, token string,
 			return nil, fmt.Errorf("locate the kandev binary: %w", err)
 		}
 	}
-	dataDir, err := filepath.Abs(cfg.DataDir)
-	if err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
-	}
-	return runtime.New(runtime.Config{
-		Store: st, Publisher: pub, Logger: cfg.Logger, DataDir: dataDir, Executable: exe, Version: mcpsrv.Version,
+	return agent.New(agent.Config{
+		Store: st, Publisher: pub, Logger: cfg.Logger, Guard: guard, Executable: exe, Version: toolserver.Version,
 		Commands: cmds, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
 		StopGrace: a.StopGrace, OperatorToken: token, OnTurn: onTurn, StartTimeout: a.StartTimeout, SilenceTimeout: a.SilenceTimeout,
 		BackendID: backendID, LeaseTTL: cfg.LeaseTTL,

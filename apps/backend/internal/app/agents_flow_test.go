@@ -121,6 +121,36 @@ func TestAgentPermissionExpires(t *testing.T) {
 	if len(all.Items) != 1 || all.Items[0].State != kanban.PermissionExpired {
 		t.Fatalf("permissions %+v", all.Items)
 	}
+	e.waitMessage(task.ID, "permission", "Expired, nobody answered in time: Wait forever")
+	assertNoWaitingRecord(t, e, task.ID)
+}
+
+// TestAgentPermissionCancelledByStop: stopping an agent whose permission
+// request waits cancels the request, and the conversation's record says
+// so instead of "Waiting for an operator".
+func TestAgentPermissionCancelledByStop(t *testing.T) {
+	t.Parallel()
+	e := newAgentEnv(t)
+	task, sid := e.startMock("Stop while asking", "@permission Deploy it\n@say after", nil)
+	e.waitPermission(task.ID, "Deploy it")
+	e.dispatch(kanban.ActionTaskStop, action.TaskStopIn{TaskID: task.ID}, nil)
+	e.waitState(sid, kanban.SessionCancelled)
+	e.waitMessage(task.ID, "permission", "Cancelled (the agent's session stopped): Deploy it")
+	assertNoWaitingRecord(t, e, task.ID)
+	if got := e.task(task.ID).State; got != kanban.TaskCancelled {
+		t.Fatalf("task state: got %s, want CANCELLED (stopped while waiting for input)", got)
+	}
+}
+
+// assertNoWaitingRecord fails when a permission record of the task's
+// conversation still says it waits for an operator.
+func assertNoWaitingRecord(t *testing.T, e *env, taskID string) {
+	t.Helper()
+	for _, m := range e.conversation(taskID) {
+		if m.Type == "permission" && strings.HasPrefix(m.Content, "Waiting for an operator") {
+			t.Fatalf("a closed permission request still reads %q", m.Content)
+		}
+	}
 }
 
 // TestAgentCrash: an agent that exits with code 3 fails its session with
@@ -160,8 +190,26 @@ func TestAgentStop(t *testing.T) {
 	if s.EndedAt == nil {
 		t.Fatal("no ended_at")
 	}
-	e.waitTask(task.ID, kanban.TaskReview)
+	// Stopped mid-work: the task says its agent's work was cancelled
+	// (before: REVIEW, as if the agent had finished).
+	e.waitTask(task.ID, kanban.TaskCancelled)
 	e.waitMessage(task.ID, "status", "no longer needed")
+}
+
+// TestAgentStopAtRest: stopping an agent that finished its turn interrupts
+// nothing: the task stays in Review (step and state), as for an agent
+// that exits.
+func TestAgentStopAtRest(t *testing.T) {
+	t.Parallel()
+	e := newAgentEnv(t)
+	task, sid := e.startMock("Rest", "@say All done.", nil)
+	e.waitState(sid, kanban.SessionIdle)
+	e.waitTask(task.ID, kanban.TaskReview)
+	e.dispatch(kanban.ActionTaskStop, action.TaskStopIn{TaskID: task.ID}, nil)
+	e.waitState(sid, kanban.SessionCancelled)
+	if got := e.task(task.ID).State; got != kanban.TaskReview {
+		t.Fatalf("task state after stopping an idle agent: got %s, want REVIEW", got)
+	}
 }
 
 // TestAgentQueuedMessageAndInterrupt: a queued message is the agent's next

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/runtime"
 )
 
 // TestAgentResumeAfterRestart: a session left live by a backend that
@@ -57,15 +57,21 @@ func TestAgentRestartWithoutLoad(t *testing.T) {
 
 // TestAgentWorktree: exec-worktree runs the agent in a real git worktree on
 // kandev/<short id> from the base branch; archiving the task removes the
-// worktree and keeps the branch.
+// worktree and keeps the branch. The repository's hooks (an agent can
+// write them) never run as the backend.
 func TestAgentWorktree(t *testing.T) {
 	t.Parallel()
 	repo := gitRepo(t)
+	hookRan := filepath.Join(t.TempDir(), "hook-ran")
+	hook := "#!/bin/sh\ntouch " + hookRan + "\n"
+	if err := os.WriteFile(filepath.Join(repo, ".git", "hooks", "post-checkout"), []byte(hook), 0o700); err != nil { //nolint:gosec // a test hook
+		t.Fatal(err)
+	}
 	e := newAgentEnv(t)
 	worktree := e.executorProfileNamed("exec-worktree")
 	task, sid := e.startMock("Worktree task", "@say in the worktree", map[string]any{"local_path": repo, "executor_profile_id": worktree})
 	s := e.waitState(sid, kanban.SessionIdle)
-	short := runtime.ShortID(task.ID)
+	short := agent.ShortID(task.ID)
 	want := filepath.Join(e.cfg.DataDir, "worktrees", short)
 	if abs, _ := filepath.Abs(want); s.Workdir != abs {
 		t.Fatalf("workdir %q, want %q", s.Workdir, abs)
@@ -75,6 +81,9 @@ func TestAgentWorktree(t *testing.T) {
 	}
 	if out := gitOut(t, s.Workdir, "rev-parse", "--abbrev-ref", "HEAD"); out != "kandev/"+short {
 		t.Fatalf("worktree branch %q", out)
+	}
+	if _, err := os.Stat(hookRan); !os.IsNotExist(err) {
+		t.Fatal("the repository's post-checkout hook ran as the backend")
 	}
 	e.dispatch(kanban.ActionTaskArchive, action.TaskRefIn{TaskID: task.ID}, nil)
 	if _, err := os.Stat(s.Workdir); !os.IsNotExist(err) {
@@ -88,18 +97,26 @@ func TestAgentWorktree(t *testing.T) {
 	}
 	e.waitState(sid, kanban.SessionCancelled)
 
-	// A base branch is caller text: one shaped like a git option is never
-	// read as one.
+	// A base branch is caller text: one shaped like a git option is refused
+	// when written (kanban.CheckBranch), and a row written before that rule
+	// is refused when used, before git runs.
 	canary := filepath.Join(t.TempDir(), "pwned")
-	task2, sid2 := e.startMock("Hostile base", "@say no", map[string]any{"local_path": repo, "executor_profile_id": worktree,
-		"base_branch": "--upload-pack=touch " + canary})
-	if s := e.waitState(sid2, kanban.SessionFailed); !strings.Contains(s.Error, "does not name a commit") {
+	f := false
+	var out action.TaskCreateOut
+	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Hostile base", "local_path": repo, "start_agent": f}, &out)
+	if _, err := e.b.store.DB().Exec(`UPDATE task_repositories SET base_branch = ? WHERE task_id = ?`,
+		"--upload-pack=touch "+canary, out.Task.ID); err != nil {
+		t.Fatal(err)
+	}
+	var spawned action.SessionSpawnOut
+	e.dispatch(kanban.ActionSessionSpawn, action.SessionSpawnIn{TaskID: out.Task.ID, AgentProfileID: e.profileOf("mock-agent").ID,
+		ExecutorProfileID: worktree, Prompt: "@say no"}, &spawned)
+	if s := e.waitState(spawned.Session.ID, kanban.SessionFailed); !strings.Contains(s.Error, "not a valid git branch name") {
 		t.Fatalf("error %q", s.Error)
 	}
 	if _, err := os.Stat(canary); !os.IsNotExist(err) {
 		t.Fatal("the base branch ran as a git option")
 	}
-	_ = task2
 }
 
 // TestAgentWorkspaceMode: a subtask without a repository of its own works

@@ -216,6 +216,13 @@ func TestBoardAgentStatusAndQueue(t *testing.T) {
 	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: busy.ID, WorkflowStepID: steps["In Progress"].ID}, nil)
 	limit := 1
 	e.dispatch(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{StepID: steps["In Progress"].ID, WIPLimit: &limit}, nil)
+	// Backlog without its automations, auto-advancing on the agent's
+	// signal at the turn's end: only the agent's step_complete_kandev moves
+	// its tasks, through the engine, so the one that signals waits in the
+	// queue of the full In Progress.
+	signal := true
+	e.dispatch(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{StepID: steps["Backlog"].ID, Events: map[string][]kanban.StepAction{},
+		AutoAdvanceRequiresSignal: &signal}, nil)
 	b := newTab(t, e)
 	b.signIn()
 	queued, _ := e.startMock("Queue me", `@tool step_complete_kandev {"summary":"Ready for work"}`, nil)
@@ -283,8 +290,24 @@ func TestBoardNewcomer(t *testing.T) {
 	if !strings.HasPrefix(label, "Mock Agent — default") { // as docs/public/board.md names it
 		t.Fatalf("mock-agent profile option: got %q", label)
 	}
+	var labels []string
+	b.js(`[...document.querySelectorAll('#create-task [name=agent_profile_id] option')].map((o) => o.textContent)`, &labels)
+	for _, l := range labels {
+		if strings.Contains(l, "default (default)") {
+			t.Fatalf("profile option %q says default twice", l)
+		}
+	}
 	b.click("#create-task button.primary")
 	b.until("the dialog closed", `!document.getElementById('create-task')`)
+	// The toast that says so does not stand between the pointer and the
+	// board: what is under its middle is the page, not the toast.
+	b.until("the toast", `document.querySelector('#toast p')`)
+	var underToast bool
+	b.js(`(() => { const r = document.querySelector('#toast p').getBoundingClientRect();
+		const el = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2); return !!el && !el.closest('#toast'); })()`, &underToast)
+	if !underToast {
+		t.Fatal("the toast takes the pointer: a card under it cannot be clicked or dragged")
+	}
 	b.until("the new card", `[...document.querySelectorAll('.card .title')].some((a) => a.textContent === 'Try the mock agent')`)
 	taskID := b.str(`[...document.querySelectorAll('.card')].find((c) => c.querySelector('.title').textContent === 'Try the mock agent').dataset.id`)
 	card := fmt.Sprintf(`.card[data-id=%q]`, taskID)
@@ -296,6 +319,8 @@ func TestBoardNewcomer(t *testing.T) {
 	b.until("the task page", fmt.Sprintf(`document.body.dataset.view === 'task' && location.hash === %q && document.getElementById('main').dataset.ready === '1'`, "#/task/"+taskID))
 	b.until("the agent's greeting", `[...document.querySelectorAll('.msg.type-message')].some((m) => m.textContent.includes('Hello! I am the mock agent.'))`)
 	b.until("the agent's plan", `document.querySelectorAll('.agent-plan li').length === 3`)
+	// The plan panel does not say "No plan yet." beside the agent's plan.
+	b.until("the working plan in the plan panel", `document.getElementById('plan-working') && !document.getElementById('plan-none')`)
 	b.until("the permission on the page", `document.querySelector('#task-permissions .permission button[data-option=allow]')`)
 	b.until("the subtask created", `[...document.querySelectorAll('.tool')].filter((x) => x.dataset.status === 'completed').length === 2`)
 	b.shotPage("board-task")
@@ -305,6 +330,16 @@ func TestBoardNewcomer(t *testing.T) {
 	b.click("#task-questions .question button.primary")
 	b.until("the agent's thanks", `[...document.querySelectorAll('.msg.type-message')].some((m) => m.textContent.includes('Thanks, done.'))`)
 	b.until("the task in review", `document.querySelector('.task-head .badge').textContent.includes('Review')`)
+	// Not only its state: the seeded workflow moved the card itself, Backlog
+	// → In Progress when the agent started → Review when its turn ended.
+	steps := seededSteps(e)
+	waitFor(t, func() bool { return stepOf(e, taskID) == steps["Review"].ID })
+	for _, rec := range []string{"on_turn_start of Backlog, move_to_next: moved to In Progress",
+		"on_turn_complete of In Progress, move_to_step: moved to Review"} {
+		e.waitMessage(taskID, "status", rec)
+	}
+	b.open("#/", "board")
+	b.until("the card in the Review column", fmt.Sprintf(`(document.querySelector(%q) || {closest: () => null}).closest('.column')?.dataset.step === %q`, card, steps["Review"].ID))
 	var subtasks kanban.List[kanban.Task]
 	e.dispatch(kanban.ActionTaskList, action.TaskListIn{ParentID: taskID}, &subtasks)
 	if len(subtasks.Items) != 1 {
@@ -315,4 +350,89 @@ func TestBoardNewcomer(t *testing.T) {
 		t.Fatalf("the question's tool call did not return the page's answer: %s", tc.Content)
 	}
 	e.waitMessage(taskID, "message", "Permission granted: Touch the repository")
+
+	// The conversation's record of the permission request tells its
+	// outcome, live and after a reload (before: "Waiting for an operator"
+	// for ever).
+	b.open("#/task/"+taskID, "task")
+	permMsg := `[...document.querySelectorAll('.msg.type-permission')].map((m) => m.textContent).join('|')`
+	b.until("the answered permission", permMsg+`.includes('Answered “Allow” by operator: Touch the repository')`)
+	b.js(`location.reload(), true`, nil)
+	b.until("the task page again", `document.body.dataset.view === 'task' && document.getElementById('main').dataset.ready === '1'`)
+	b.until("the answered permission after a reload", permMsg+`.includes('Answered “Allow” by operator: Touch the repository')`)
+	if got := b.str(permMsg); strings.Contains(got, "Waiting for an operator") {
+		t.Fatalf("the permission still reads waiting after it was answered: %q", got)
+	}
+}
+
+// TestBoardNewcomerStartsLater: a task created in the New task form with
+// the mock agent's profile and "Start an agent on it now" unticked waits
+// in Backlog with no agent; moved to In Progress from its card's Move
+// menu, the seeded workflow starts an agent on it with the profile chosen
+// in the form (before: the default profile, Claude Code), and the card
+// goes on to Review by itself when the agent's turn ends.
+func TestBoardNewcomerStartsLater(t *testing.T) {
+	e := newAgentEnv(t)
+	steps := seededSteps(e)
+	b := newTab(t, e)
+	b.signIn()
+	b.click("#new-task")
+	b.until("the dialog", `document.querySelector('#create-task [name=title]')`)
+	b.set("#create-task [name=title]", "Start me later")
+	b.set("#create-task [name=prompt]", "@say Started with the profile I chose.")
+	mock := e.profileOf("mock-agent").ID
+	b.set("#create-task [name=agent_profile_id]", mock)
+	b.js(`(() => { document.querySelector('#create-task [name=start_agent]').checked = false; return true; })()`, nil)
+	b.click("#create-task button.primary")
+	b.until("the dialog closed", `!document.getElementById('create-task')`)
+	b.until("the new card", `[...document.querySelectorAll('.card .title')].some((a) => a.textContent === 'Start me later')`)
+	taskID := b.str(`[...document.querySelectorAll('.card')].find((c) => c.querySelector('.title').textContent === 'Start me later').dataset.id`)
+	card := fmt.Sprintf(`.card[data-id=%q]`, taskID)
+	if got := stepOf(e, taskID); got != steps["Backlog"].ID {
+		t.Fatalf("the new task is on %s, want Backlog", got)
+	}
+	if n := dbStr(e, `SELECT COUNT(*) FROM task_sessions WHERE task_id = ?`, taskID); n != "0" {
+		t.Fatalf("%s sessions before the move, want none", n)
+	}
+
+	b.click(card + " button.move")
+	b.until("the move menu", `document.getElementById('movemenu')`)
+	b.click(`#movemenu button:nth-child(1)`) // the first other step: In Progress
+	e.waitMessage(taskID, "message", "Started with the profile I chose.")
+	if got := dbStr(e, `SELECT agent_profile_id FROM task_sessions WHERE task_id = ?`, taskID); got != mock {
+		t.Fatalf("the workflow started the agent with profile %s, want the mock agent's %s chosen in the form", got, mock)
+	}
+	b.until("the card in the Review column", fmt.Sprintf(`(document.querySelector(%q) || {closest: () => null}).closest('.column')?.dataset.step === %q`, card, steps["Review"].ID))
+	b.until("its Review state", fmt.Sprintf(`document.querySelector(%q + ' .badge.state-REVIEW')`, card))
+}
+
+// TestBoardStoppedAgent: stopping a working agent from the task page
+// leaves its task in its step (In Progress, where its turn took it) with
+// the state Cancelled, and the state badge explains what the state means
+// next to the column; before, the card read Review as if the agent had
+// finished. Stopping an agent at rest after its turn keeps Review.
+func TestBoardStoppedAgent(t *testing.T) {
+	e := newAgentEnv(t)
+	steps := seededSteps(e)
+	b := newTab(t, e)
+	b.signIn()
+	task, sid := e.startMock("Stop me", "@sleep 60000", nil)
+	e.waitState(sid, kanban.SessionRunning)
+	waitFor(t, func() bool { return stepOf(e, task.ID) == steps["In Progress"].ID })
+	b.open("#/task/"+task.ID, "task")
+	b.until("the running agent", `document.querySelector('#session-info .badge.agent').textContent.includes('Running')`)
+	b.click("#stop-agent")
+	b.until("the cancelled state", `document.querySelector('.task-head .badge').textContent.includes('Cancelled')`)
+	if got := b.str(`document.querySelector('.task-head .badge').title`); !strings.Contains(got, "stopped before it finished") || !strings.Contains(got, "column") {
+		t.Fatalf("state badge explanation: got %q", got)
+	}
+	b.open("#/", "board")
+	card := fmt.Sprintf(`.card[data-id=%q]`, task.ID)
+	b.until("the cancelled card", fmt.Sprintf(`document.querySelector(%q + ' .badge.state-CANCELLED')`, card))
+	if got := b.str(fmt.Sprintf(`document.querySelector(%q).closest('.column').dataset.step`, card)); got != steps["In Progress"].ID {
+		t.Fatalf("the stopped task's card is in column %s, want In Progress", got)
+	}
+	if got := e.task(task.ID).State; got != kanban.TaskCancelled {
+		t.Fatalf("stored state %s, want CANCELLED", got)
+	}
 }

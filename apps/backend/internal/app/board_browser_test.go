@@ -30,6 +30,14 @@ func TestBoardSignIn(t *testing.T) {
 	if got := b.str(`document.getElementById('token-error').textContent`); !strings.Contains(got, "not the operator token") {
 		t.Fatalf("refusal: got %q", got)
 	}
+	// One warning sign, drawn by the stylesheet (before: one in the page
+	// and one from the stylesheet, "⚠ ⚠").
+	var signs int
+	b.js(`(() => { const el = document.getElementById('token-error');
+		return (el.textContent.match(/⚠/g) || []).length + (getComputedStyle(el, '::before').content.match(/⚠/g) || []).length; })()`, &signs)
+	if signs != 1 {
+		t.Fatalf("the refusal shows %d warning signs, want 1", signs)
+	}
 	if got := b.str(`document.body.innerText`); strings.Contains(got, "not-the-token") {
 		t.Fatal("the refused token is echoed in the page")
 	}
@@ -38,6 +46,11 @@ func TestBoardSignIn(t *testing.T) {
 	b.js(`[...document.querySelectorAll('.column h2')].map((h) => h.textContent)`, &cols)
 	if strings.Join(cols, ",") != "Backlog,In Progress,Review,Done" {
 		t.Fatalf("columns: got %v, want the seeded Kanban steps", cols)
+	}
+	// The empty board says how to get a first task (before: nothing).
+	b.until("the empty-board hint", `!document.getElementById('empty-board').hidden`)
+	if got := b.str(`document.getElementById('empty-board').textContent`); !strings.Contains(got, "+ New task") || !strings.Contains(got, "Mock Agent") {
+		t.Fatalf("empty-board hint: got %q", got)
 	}
 	var leaks struct {
 		Cookie, URL string
@@ -69,6 +82,7 @@ func TestBoardLiveCreateOverMCP(t *testing.T) {
 	}
 	b.until("the agent badge", fmt.Sprintf(`document.querySelector(%q + ' .badge.agent')`, sel))
 	b.until("the count", `document.querySelector('.column .wip').textContent.startsWith('1 task')`)
+	b.until("the empty-board hint gone", `document.getElementById('empty-board').hidden`)
 }
 
 // TestBoardMove: a card dragged to another step moves there on the

@@ -123,6 +123,28 @@ func TestBoardTaskPageModeSwitch(t *testing.T) {
 	}
 }
 
+// TestBoardHandSessionDetached: a session made by hand reads Running with
+// its tools connected while its kandev mcp is attached; when the client
+// goes away the page and the card say Not connected, live and after a
+// reload (before: "Running · Tools not connected" for ever).
+func TestBoardHandSessionDetached(t *testing.T) {
+	e := newEnv(t)
+	s := e.sessionMCP(kanban.ModeTask, "")
+	b := newTab(t, e)
+	b.signIn()
+	b.open("#/task/"+s.TaskID, "task")
+	info := `document.getElementById('session-info').textContent`
+	b.until("the attached session", info+`.includes('Tools connected') && `+info+`.includes('Running')`)
+	s.MCP.Close()
+	b.until("the detached session", info+`.includes('Not connected') && `+info+`.includes('Tools not connected')`)
+	if got := b.str(info); strings.Contains(got, "Running") {
+		t.Fatalf("session info after its client went away: %q", got)
+	}
+	b.open("#/", "board")
+	card := fmt.Sprintf(`.card[data-id=%q]`, s.TaskID)
+	b.until("the card's agent badge", fmt.Sprintf(`(document.querySelector(%q + ' .badge.agent') || {}).textContent?.includes('Not connected')`, card))
+}
+
 // TestBoardRendersInert: a task title, a prompt and an agent message
 // holding <script>, an event-handler attribute and javascript: links show
 // as text; nothing runs and no such link is live.

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 	"github.com/kandev/kandev/apps/backend/internal/mockagent"
-	"github.com/kandev/kandev/apps/backend/internal/runtime"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
@@ -30,12 +30,12 @@ type ToolsOptions struct {
 
 // Tools prints a mode's catalog exactly as tools/list serves it.
 func Tools(w io.Writer, o ToolsOptions) error {
-	c, err := mcpsrv.Compile()
+	c, err := toolserver.Compile()
 	if err != nil {
 		return err
 	}
 	if o.Markdown {
-		md, err := mcpsrv.Markdown(c)
+		md, err := toolserver.Markdown(c)
 		if err != nil {
 			return err
 		}
@@ -48,7 +48,7 @@ func Tools(w io.Writer, o ToolsOptions) error {
 	if !slices.Contains(kanban.AllModes, o.Mode) {
 		return fmt.Errorf("unknown mode %q (want one of %s)", o.Mode, modeList())
 	}
-	tools, err := mcpsrv.ListTools(c, catalog.DefaultProfile(o.Mode))
+	tools, err := toolserver.ListTools(c, catalog.DefaultProfile(o.Mode))
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func RunMockAgent(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer
 // AgentEnvAllow is the default agent environment allow-list plus the
 // comma-separated extra names or prefixes in extra.
 func AgentEnvAllow(extra string) []string {
-	out := slices.Clone(runtime.DefaultEnvAllow)
+	out := slices.Clone(agent.DefaultEnvAllow)
 	for _, e := range strings.Split(extra, ",") {
 		if e = strings.TrimSpace(e); e != "" {
 			out = append(out, e)

@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 )
 
 // ConformancePath is where `kandev serve --conformance` serves the fixture
@@ -28,7 +28,7 @@ func (b *backend) enableConformance(on bool, addr net.Addr) error {
 	if !isLoopback(addr) {
 		return errConformanceAddr
 	}
-	s, err := conformance.New(ConformancePath, mcpsrv.Version)
+	s, err := conformance.New(ConformancePath, toolserver.Version)
 	if err != nil {
 		return err
 	}

@@ -12,11 +12,11 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/argcheck"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 )
 
 // setContracts gives every action its payload contract (see contracts).
-func setContracts(reg *action.Registry, compiled *mcpsrv.Compiled) error {
+func setContracts(reg *action.Registry, compiled *toolserver.Compiled) error {
 	all, err := contracts(reg, compiled)
 	if err != nil {
 		return err
@@ -42,7 +42,7 @@ type actionContract struct {
 // the one tool that forwards its arguments to the action unchanged, else
 // the catalog's declared payload schema. An action with neither, or with
 // both, is a declaration error: the backend does not start.
-func contracts(reg *action.Registry, compiled *mcpsrv.Compiled) (map[kanban.Action]actionContract, error) {
+func contracts(reg *action.Registry, compiled *toolserver.Compiled) (map[kanban.Action]actionContract, error) {
 	tools := contractTools(reg, compiled.Catalog())
 	out := map[kanban.Action]actionContract{}
 	for _, name := range reg.Names() {
@@ -66,7 +66,7 @@ func contracts(reg *action.Registry, compiled *mcpsrv.Compiled) (map[kanban.Acti
 }
 
 // payloadContract is the Contract of an action's declared payload schema.
-func payloadContract(compiled *mcpsrv.Compiled, name kanban.Action) action.Contract {
+func payloadContract(compiled *toolserver.Compiled, name kanban.Action) action.Contract {
 	return func(raw json.RawMessage) (json.RawMessage, error) {
 		out, err := compiled.CheckActionPayload(name, raw)
 		return out, refusal(err)

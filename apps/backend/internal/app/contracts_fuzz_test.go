@@ -9,7 +9,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 )
 
@@ -28,7 +28,7 @@ func FuzzActionContracts(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { _ = st.Close() })
-	compiled, err := mcpsrv.Compile()
+	compiled, err := toolserver.Compile()
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/board"
 	"github.com/kandev/kandev/apps/backend/internal/logring"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 	"github.com/kandev/kandev/apps/backend/internal/redact"
 )
 
@@ -32,7 +32,7 @@ func (b *backend) setDiagnostics(cfg Config, ring *logring.Ring) {
 		return action.DiagnosticEntry{Name: name, Build: build}
 	}
 	b.svc.SetDiagnostics(action.Diagnostics{
-		Version: mcpsrv.Version,
+		Version: toolserver.Version,
 		Secrets: b.diagnosticSecrets,
 		Entries: []action.DiagnosticEntry{
 			entry("backend/config.json", func(ctx context.Context, c action.DiagnosticCall) ([]byte, error) {
@@ -133,7 +133,7 @@ func boardEntry(bd *board.Board) ([]byte, error) {
 		total += a.Bytes
 	}
 	return indent(map[string]any{
-		"kandev":         mcpsrv.Version,
+		"kandev":         toolserver.Version,
 		"served_at":      "/",
 		"embedded":       "the board's files are embedded in the kandev binary; they change only with it",
 		"asset_count":    len(assets),

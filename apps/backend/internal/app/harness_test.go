@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -63,7 +64,10 @@ func newEnvWith(t *testing.T, opts ...func(*Config)) *env {
 	t.Helper()
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	cfg := Config{DataDir: t.TempDir(), Token: "operator-test-token", Logger: log, QuestionWait: 30 * time.Second}
+	// Tests register repositories and folders in their temp dirs: the temp
+	// base is the one source root (the data dir in it stays out).
+	cfg := Config{DataDir: t.TempDir(), Token: "operator-test-token", Logger: log, QuestionWait: 30 * time.Second,
+		SourceRoots: []string{os.TempDir()}}
 	for _, o := range opts {
 		o(&cfg)
 	}

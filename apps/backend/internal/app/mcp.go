@@ -18,7 +18,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
@@ -44,7 +44,7 @@ type SessionMCP struct {
 	client   *ws.Client
 	connects atomic.Int32 // OnConnect calls: the first is the initial dial
 	mu       sync.Mutex
-	srv      *mcpsrv.Server
+	srv      *toolserver.Server
 	upstream *upstream.Manager // nil without proxied servers
 }
 
@@ -80,7 +80,7 @@ func StartSessionMCP(ctx context.Context, cfg MCPConfig) (*SessionMCP, error) {
 	if err != nil {
 		return nil, err
 	}
-	compiled, err := mcpsrv.Compile()
+	compiled, err := toolserver.Compile()
 	if err != nil {
 		return nil, fmt.Errorf("build MCP catalog: %w", err)
 	}
@@ -101,7 +101,7 @@ func StartSessionMCP(ctx context.Context, cfg MCPConfig) (*SessionMCP, error) {
 		_ = m.client.Close()
 		return nil, err
 	}
-	srv, err := mcpsrv.New(mcpsrv.Config{Compiled: compiled, Backend: m.client, Profile: prof, Logger: cfg.Logger})
+	srv, err := toolserver.New(toolserver.Config{Compiled: compiled, Backend: m.client, Profile: prof, Logger: cfg.Logger})
 	if err != nil {
 		_ = m.client.Close()
 		return nil, err
@@ -118,7 +118,7 @@ func StartSessionMCP(ctx context.Context, cfg MCPConfig) (*SessionMCP, error) {
 }
 
 // Server returns the session's MCP server.
-func (m *SessionMCP) Server() *mcpsrv.Server { return m.srv }
+func (m *SessionMCP) Server() *toolserver.Server { return m.srv }
 
 // Upstream returns the proxied servers' manager, or nil when the session
 // has none.
@@ -201,7 +201,7 @@ func (m *SessionMCP) apply(p catalog.Profile) {
 	}
 }
 
-func (m *SessionMCP) serveHTTP(ctx context.Context, srv *mcpsrv.Server) error {
+func (m *SessionMCP) serveHTTP(ctx context.Context, srv *toolserver.Server) error {
 	host, _, err := net.SplitHostPort(m.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)

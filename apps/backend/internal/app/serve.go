@@ -10,18 +10,19 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/board"
 	"github.com/kandev/kandev/apps/backend/internal/flow"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/logring"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
-	"github.com/kandev/kandev/apps/backend/internal/runtime"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
@@ -65,7 +66,14 @@ type Config struct {
 	// profiles are served (see pprof.go); empty serves none.
 	Pprof string
 	// MCPSessions bound the /mcp endpoint's Streamable HTTP sessions.
-	MCPSessions mcpsrv.SessionLimits
+	MCPSessions toolserver.SessionLimits
+	// SourceRoots are the directories local repositories and folders may
+	// lie in (--source-roots): absolute, existing, no system directory.
+	// Empty: the operator's home directory (see sourcePolicy).
+	SourceRoots []string
+	// SessionScope is how far a task session's writes reach: tree (the
+	// default when empty) or workspace (--session-scope).
+	SessionScope kanban.SessionScope
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down
@@ -126,7 +134,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Database != "" {
 		where = "database " + store.RedactURL(cfg.Database) + ", " + where
 	}
-	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (%s; operator token in %s)\n", mcpsrv.Version, addr, where, tokenWhere)
+	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (%s; operator token in %s)\n", toolserver.Version, addr, where, tokenWhere)
 	if err := b.startAgents(ctx, addr); err != nil {
 		_ = srv.Close()
 		return fmt.Errorf("resume agent sessions: %w", err)
@@ -164,8 +172,8 @@ type backend struct {
 	// own actions), by the same compiled validator as every action's.
 	topics  map[kanban.Action]action.Contract
 	ws      *ws.Server
-	mcp     *mcpsrv.Server
-	mcpHTTP *mcpsrv.HTTPHandlers
+	mcp     *toolserver.Server
+	mcpHTTP *toolserver.HTTPHandlers
 	// cred is the operator credential: the token's hash (and the token
 	// itself when this start read it).
 	cred      credential
@@ -176,7 +184,7 @@ type backend struct {
 	attached sync.Map
 
 	// agents runs agents (nil when this backend launches none).
-	agents *runtime.Manager
+	agents *agent.Manager
 	// flow is the workflow engine.
 	flow *flow.Engine
 	// board is the operator's web board; boardConns its WebSocket
@@ -196,6 +204,12 @@ type backend struct {
 func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	var ring *logring.Ring
 	cfg.Logger, ring = withLogRing(cfg.Logger)
+	if cfg.SessionScope == "" {
+		cfg.SessionScope = kanban.ScopeTree
+	}
+	if !slices.Contains(kanban.SessionScopes, cfg.SessionScope) {
+		return nil, errors.New("the session scope must be tree or workspace")
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
@@ -207,11 +221,16 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	guard, err := sourcePolicy(cfg, cfg.Logger) // after the token and the database exist: their identities are pinned
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
 	if err := st.Seed(ctx); err != nil {
 		_ = st.Close()
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	compiled, err := mcpsrv.Compile()
+	compiled, err := toolserver.Compile()
 	if err != nil {
 		_ = st.Close()
 		return nil, fmt.Errorf("build MCP catalog: %w", err)
@@ -220,12 +239,12 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	hub := &hub{}
 	b.shared = newShared(cfg, st, hub)
 	pub := b.shared.publisher(hub)
-	if b.agents, err = newRuntime(cfg, st, pub, cred.clear, b.onTurn, b.shared.id); err != nil {
+	if b.agents, err = newRuntime(cfg, st, pub, cred.clear, guard, b.onTurn, b.shared.id); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
 	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
-		ModeActions: modeActions(compiled.Catalog()), DataDir: cfg.DataDir}
+		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope, BackendID: b.shared.id}
 	var local action.Agents // nil unless this backend runs agents
 	if b.agents != nil {
 		local = b.agents
@@ -247,7 +266,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		OnConnect:    b.boardConns.add,
 		OnDisconnect: b.disconnected,
 		Logger:       cfg.Logger,
-		LogAction:    b.logAction,
+		Known:        b.knownAction,
 		// Room for any MCP call the 4 MiB gate admits once a session's
 		// kandev mcp forwards it (ws.MaxRequestBytes).
 		ReadLimit: ws.MaxRequestBytes,
@@ -259,7 +278,7 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		Compression: true,
 	})
 	hub.ws = b.ws
-	b.mcp, err = mcpsrv.New(mcpsrv.Config{
+	b.mcp, err = toolserver.New(toolserver.Config{
 		Compiled: compiled,
 		Backend:  inProcess{reg: b.reg, principal: action.Principal{Kind: action.Operator}},
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
@@ -285,9 +304,18 @@ func (b *backend) close() { _ = b.store.Close() }
 // database (nothing on SQLite), before its agents resume; with agents,
 // each lease renewal then takes over orphaned sessions.
 func (b *backend) join(ctx context.Context, addr string) error {
-	var takeOver func(context.Context) error
+	// What backends that are gone left attached (an earlier process of
+	// this one, on SQLite every one) is released now, and on PostgreSQL
+	// after every renewal of the lease, with the orphaned sessions.
+	release := func(ctx context.Context) error {
+		return b.svc.ReleaseAttachments(ctx, time.Now().Add(-b.shared.ttl))
+	}
+	if err := release(ctx); err != nil {
+		return fmt.Errorf("release the MCP attachments of backends that are gone: %w", err)
+	}
+	takeOver := release
 	if b.agents != nil {
-		takeOver = b.agents.Resume
+		takeOver = func(ctx context.Context) error { return errors.Join(release(ctx), b.agents.Resume(ctx)) }
 	}
 	if err := b.shared.start(ctx, "http://"+addr, takeOver); err != nil {
 		return fmt.Errorf("join the backends of the database: %w", err)

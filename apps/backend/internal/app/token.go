@@ -65,14 +65,14 @@ func operatorToken(dataDir, env string) (credential, error) {
 	}
 	tok = hex.EncodeToString(raw[:])
 	c := credential{hash: sha256.Sum256([]byte(tok)), clear: tok}
-	// The hash first: a start that stops between the two files leaves a
-	// hash with no token, which the next start reports, never a token the
-	// backend would not accept.
-	if err := recordHash(hashPath, c.hash); err != nil {
-		return credential{}, err
-	}
+	// The token first: a start that stops between the two files leaves a
+	// token without its hash, which the next start records; a hash whose
+	// token was never written would lock the operator out.
 	if err := writeNewFile(path, []byte(tok+"\n")); err != nil {
 		return credential{}, fmt.Errorf("write operator token: %w", err)
+	}
+	if err := recordHash(hashPath, c.hash); err != nil {
+		return credential{}, err
 	}
 	return c, nil
 }

@@ -39,8 +39,20 @@ func TestWalkthroughTools(t *testing.T) {
 		t.Fatalf("delete again: got %d, want 0", del.Deleted)
 	}
 
-	// task_id: another task of the workspace, read and deleted by id.
-	other := e.newTask("other")
+	// task_id: a task the session created, written, read and deleted by
+	// id; another task of the workspace is only read (--session-scope
+	// tree).
+	var made action.TaskCreateOut
+	callJSON(e, s.Client, "create_task_kandev", `{"title":"other","start_agent":false}`, &made)
+	other := made.Task
+	neighbour := e.newTask("neighbour")
+	e.dispatch(kanban.ActionArtifactCreate, map[string]any{"task_id": neighbour.ID, "kind": kanban.ArtifactWalkthrough,
+		"data": map[string]any{"steps": []any{map[string]any{"file": "n.go", "line": 1, "text": "theirs"}}}}, nil)
+	callJSON(e, s.Client, "get_walkthrough_kandev", fmt.Sprintf(`{"task_id":%q}`, neighbour.ID), &got)
+	for _, args := range []string{fmt.Sprintf(`{"task_id":%q}`, neighbour.ID), fmt.Sprintf(`{"task_id":%q,"steps":[{"file":"x.go","line":1,"text":"t"}]}`, neighbour.ID)} {
+		tool := map[bool]string{true: "show_walkthrough_kandev", false: "delete_walkthrough_kandev"}[strings.Contains(args, "steps")]
+		refused(e, s.Client, tool, args, "FORBIDDEN: a task session may change only its own task, its subtasks and the tasks it created (with their subtasks)")
+	}
 	callJSON(e, s.Client, "show_walkthrough_kandev", fmt.Sprintf(`{"task_id":%q,"steps":[{"file":"x.go","line":1,"text":"t"}]}`, other.ID), &first)
 	callJSON(e, s.Client, "get_walkthrough_kandev", fmt.Sprintf(`{"task_id":%q}`, other.ID), &got)
 	if first.TaskID != other.ID || got.ID != first.ID {
@@ -110,11 +122,17 @@ func TestBranchSourceTools(t *testing.T) {
 	refused(e, s.Client, "update_repository_base_branch_kandev", `{"base_branch":"dev"}`,
 		"NOT_FOUND: the task has no repository; add one with a branch first")
 
+	// The session names what the operator registered (it may register
+	// nothing itself: TestAttackRegisterHostilePaths).
+	api, notes := t.TempDir(), t.TempDir()
+	for _, r := range []action.RepositoryCreateIn{{LocalPath: api}, {RemoteURL: "https://example.com/web.git"}, {Name: "Notes", LocalPath: notes}} {
+		e.dispatch(kanban.ActionRepositoryCreate, r, nil)
+	}
 	var added action.TaskBranchOut
-	callJSON(e, s.Client, "add_branch_to_task_kandev", `{"local_path":"/src/api","base_branch":"develop","checkout_branch":"feat/login"}`, &added)
+	callJSON(e, s.Client, "add_branch_to_task_kandev", `{"local_path":`+mustJSONString(api)+`,"base_branch":"develop","checkout_branch":"feat/login"}`, &added)
 	row := dbStr(e, `SELECT base_branch || '|' || checkout_branch FROM task_repositories WHERE task_id = ? AND repository_id = ?`, s.TaskID, added.Repository.ID)
-	if !added.RepositoryCreated || row != "develop|feat/login" {
-		t.Fatalf("add branch: got %+v and row %q, want a new repository linked develop|feat/login", added, row)
+	if added.RepositoryCreated || added.Repository.LocalPath != "" || row != "develop|feat/login" {
+		t.Fatalf("add branch: got %+v and row %q, want the registered repository (no local path shown) linked develop|feat/login", added, row)
 	}
 	var link kanban.TaskRepository
 	callJSON(e, s.Client, "update_repository_base_branch_kandev", `{"base_branch":"release"}`, &link)
@@ -126,11 +144,11 @@ func TestBranchSourceTools(t *testing.T) {
 	var sources action.SourcesAddOut
 	refused(e, s.Client, "add_workspace_sources_kandev", `{"sources":[{"kind":"folder","local_path":"docs"}]}`,
 		"VALIDATION_ERROR: sources[0].local_path: must be an absolute path")
-	callJSON(e, s.Client, "add_workspace_sources_kandev", `{"sources":[{"kind":"repository","local_path":"/src/api"},`+
-		`{"kind":"repository","remote_url":"https://example.com/web.git","base_branch":"trunk"},{"kind":"folder","local_path":"/srv/notes","display_name":"Notes"}]}`, &sources)
-	if len(sources.Items) != 3 || sources.Items[0].Created || !sources.Items[1].Created || sources.Items[1].TaskRepository.BaseBranch != "trunk" ||
+	callJSON(e, s.Client, "add_workspace_sources_kandev", `{"sources":[{"kind":"repository","local_path":`+mustJSONString(api)+`},`+
+		`{"kind":"repository","remote_url":"https://example.com/web.git","base_branch":"trunk"},{"kind":"folder","local_path":`+mustJSONString(notes)+`}]}`, &sources)
+	if len(sources.Items) != 3 || sources.Items[0].Created || sources.Items[1].Created || sources.Items[1].TaskRepository.BaseBranch != "trunk" ||
 		sources.Items[2].Repository.Name != "Notes" {
-		t.Fatalf("sources: got %+v, want the known api repository, a new web one and a folder", sources)
+		t.Fatalf("sources: got %+v, want the known api and web repositories and the notes folder", sources)
 	}
 	if n := dbInt(e, `SELECT COUNT(*) FROM task_repositories WHERE task_id = ?`, s.TaskID); n != 3 {
 		t.Fatalf("task repositories: got %d, want 3", n)
@@ -144,7 +162,7 @@ func TestBranchSourceTools(t *testing.T) {
 	}
 	sib := e.newTask("sibling")
 	refused(e, s.Client, "add_branch_to_task_kandev", fmt.Sprintf(`{"task_id":%q,"local_path":"/x","base_branch":"main"}`, sib.ID),
-		"FORBIDDEN: a session may only change the repositories of its own task and its subtasks")
+		"FORBIDDEN: a session may only change the repositories of its own task, its subtasks and the tasks it created")
 }
 
 func TestStepCompleteTool(t *testing.T) {

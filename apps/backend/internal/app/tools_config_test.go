@@ -18,7 +18,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 )
 
 // dbStr returns one string column of one row.
@@ -84,7 +84,7 @@ func checkOutputSchema(e *env, c *client.Client, tool string, structured []byte)
 	checkOutput(e, tool, outputSchema(e, c, tool), structured)
 }
 
-// outputSchema compiles the tool's result contract (mcpsrv.ResultSchema).
+// outputSchema compiles the tool's result contract (toolserver.ResultSchema).
 // The tool must be listed; where tools/list advertises an output schema it
 // must be that contract.
 func outputSchema(e *env, c *client.Client, tool string) *jsonschema.Schema {
@@ -101,7 +101,7 @@ func outputSchema(e *env, c *client.Client, tool string) *jsonschema.Schema {
 	if !ok || def.Output == nil {
 		e.t.Fatalf("%s: no result contract", tool)
 	}
-	raw, err := mcpsrv.ResultSchema(def)
+	raw, err := toolserver.ResultSchema(def)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -480,7 +480,7 @@ func TestRepositoryAndTaskStateTools(t *testing.T) {
 	e := newEnv(t)
 	c := e.operatorMCP()
 	var repo kanban.Repository
-	e.dispatch(kanban.ActionRepositoryCreate, action.RepositoryCreateIn{Name: "api", LocalPath: "/src/api", DefaultBranch: "main"}, &repo)
+	e.dispatch(kanban.ActionRepositoryCreate, action.RepositoryCreateIn{Name: "api", LocalPath: t.TempDir(), DefaultBranch: "main"}, &repo)
 	var repos struct {
 		Items []kanban.Repository `json:"items"`
 	}

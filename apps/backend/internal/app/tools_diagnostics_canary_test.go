@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,6 +49,9 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 	e.b.log.Info("operator uses " + opToken)
 	e.b.log.Info("upstream request", "header", "Authorization: Bearer "+canary("logbearer"))
 
+	// The server's own paths: an agent learns none from its bundle.
+	dataDir, _ := filepath.Abs(e.cfg.DataDir)
+	canaries["data dir path"] = dataDir
 	ws := t.TempDir()
 	prompt := "Prompt canary: " + canary("prompt") + "\n@tool get_diagnostic_bundle_kandev {\"source\":\"all\"}\n@say done"
 	var created action.TaskCreateOut
@@ -62,7 +66,7 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 	if err := json.Unmarshal([]byte(tc.Content), &call); err != nil || call.Status != "completed" || json.Unmarshal([]byte(call.Output), &out) != nil {
 		t.Fatalf("got tool call %s (%v), want a completed bundle", tc.Content, err)
 	}
-	files, _ := readBundle(t, out.AbsolutePath)
+	files, _ := readBundle(t, filepath.Join(ws, filepath.FromSlash(out.Path)))
 	var all bytes.Buffer
 	for name, b := range files {
 		all.WriteString(name + "\n")

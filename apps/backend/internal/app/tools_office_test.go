@@ -118,7 +118,7 @@ func TestOfficeSharedTools(t *testing.T) {
 		t.Fatalf("plan on the subtask: got %+v", p)
 	}
 	refused(e, c, "update_task_plan_kandev", fmt.Sprintf(`{"task_id":%q,"content":"x"}`, o.sib.ID),
-		"FORBIDDEN: a session's plans are limited to its task, the task's ancestors and its descendants")
+		"FORBIDDEN: a session's plans are limited to its task, the task's ancestors, its descendants and the tasks it created")
 	var rel action.RelatedOut
 	callJSON(e, c, "list_related_tasks_kandev", `{"task_id":"self"}`, &rel)
 	if rel.Parent == nil || rel.Parent.ID != o.root.ID || len(rel.Children) != 1 || len(rel.Siblings) != 1 {

@@ -50,7 +50,7 @@ func TestRichOutputReadsTheWorkspace(t *testing.T) {
 	for _, tc := range []struct{ args, want string }{
 		{file("../outside.txt"), "VALIDATION_ERROR: blocks[0].path: must stay inside the task's workspace"},
 		{file("/etc/passwd"), "VALIDATION_ERROR: blocks[0].path: must be a path relative to the task's workspace"},
-		{file("escape.txt"), "VALIDATION_ERROR: blocks[0].path: must stay inside the task's workspace"},
+		{file("escape.txt"), "VALIDATION_ERROR: blocks[0].path: is a symbolic link; name a regular file of the task's workspace itself"},
 		{file("missing.txt"), "NOT_FOUND: blocks[0].path: no such file in the task's workspace"},
 		{file("bench"), "VALIDATION_ERROR: blocks[0].path: must name a regular file"},
 		{`{"version":1,"title":"T","blocks":[{"type":"file","path":"README.md","repo":"other"}]}`,

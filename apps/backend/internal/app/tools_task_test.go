@@ -65,7 +65,7 @@ func TestTaskLifecycleTools(t *testing.T) {
 	}
 	limit := 1
 	e.dispatch(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{StepID: steps[2].ID, WIPLimit: &limit}, nil)
-	occupant := e.newTask("occupant")
+	occupant := subtaskOf(e, s.TaskID, "occupant")
 	e.dispatch(kanban.ActionTaskMove, action.TaskMoveIn{TaskID: occupant.ID, WorkflowStepID: steps[2].ID}, nil)
 	refused(e, s.Client, "move_task_kandev", fmt.Sprintf(`{"task_id":"self","workflow_step_id":%q}`, steps[2].ID),
 		"CONFLICT: step wip_limit reached (1 tasks)")
@@ -123,7 +123,7 @@ func TestUpdateTaskTool(t *testing.T) {
 	// deferred_launch_prompt: only a task still waiting on its blockers to
 	// start its agent; once an agent started, refused with nothing changed.
 	var waiting action.TaskCreateOut
-	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "waiting", BlockedBy: []string{e.newTask("blocker").ID}, StartWhenUnblocked: ptr(true)}, &waiting)
+	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "waiting", ParentID: s.TaskID, BlockedBy: []string{e.newTask("blocker").ID}, StartWhenUnblocked: ptr(true)}, &waiting)
 	callJSON(e, s.Client, "update_task_kandev", fmt.Sprintf(`{"task_id":%q,"deferred_launch_prompt":"later"}`, waiting.Task.ID), &got)
 	if lp := dbStr(e, `SELECT launch_prompt FROM tasks WHERE id = ?`, waiting.Task.ID); lp != "later" {
 		t.Fatalf("deferred launch prompt: got %q, want later", lp)
@@ -316,7 +316,7 @@ func TestPlanTools(t *testing.T) {
 	}
 	callJSON(e, s.Client, "create_task_plan_kandev", fmt.Sprintf(`{"task_id":%q,"content":"root plan"}`, root.ID), &p)
 	refused(e, s.Client, "create_task_plan_kandev", fmt.Sprintf(`{"task_id":%q,"content":"x"}`, sib.ID),
-		"FORBIDDEN: a session's plans are limited to its task, the task's ancestors and its descendants")
+		"FORBIDDEN: a session's plans are limited to its task, the task's ancestors, its descendants and the tasks it created")
 	refused(e, s.Client, "get_task_plan_kandev", fmt.Sprintf(`{"task_id":%q}`, foreignTask(e).ID), "FORBIDDEN: task is outside this session's workspace")
 	var del struct {
 		Deleted bool `json:"deleted"`

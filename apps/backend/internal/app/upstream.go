@@ -6,7 +6,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream"
 )
 
@@ -19,7 +19,7 @@ const upstreamFirstWait = 15 * time.Second
 // if there are any, connects to them: their tools are served by srv, what
 // they refuse is reported to the backend. It returns nil when there are
 // none.
-func (m *SessionMCP) startUpstreams(ctx context.Context, srv *mcpsrv.Server) (*upstream.Manager, error) {
+func (m *SessionMCP) startUpstreams(ctx context.Context, srv *toolserver.Server) (*upstream.Manager, error) {
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	var cfg action.UpstreamConfigOut
@@ -33,7 +33,7 @@ func (m *SessionMCP) startUpstreams(ctx context.Context, srv *mcpsrv.Server) (*u
 	mgr := upstream.Start(context.WithoutCancel(ctx), upstream.Config{
 		Servers: cfg.Servers,
 		Logger:  log,
-		Tools: func(tools []mcpsrv.UpstreamTool) {
+		Tools: func(tools []toolserver.UpstreamTool) {
 			if err := srv.SetUpstream(tools); err != nil {
 				log.Error("serve upstream tools", "err", err)
 			}

@@ -70,13 +70,12 @@ type SubscribeOut struct {
 	Topics []string `json:"topics"`
 }
 
-// logAction labels a request in the logs by its action name only when the
-// name is registered: other names are caller-chosen text.
-func (b *backend) logAction(name kanban.Action) string {
-	if _, ok := b.reg.Lookup(name); ok || name == kanban.ActionSubscribe || name == kanban.ActionUnsubscribe {
-		return string(name)
-	}
-	return "unknown"
+// knownAction reports whether name is a registered action (or subscribe,
+// unsubscribe): only such a name is logged or carried back in a reply's
+// action field; any other is caller-chosen text.
+func (b *backend) knownAction(name kanban.Action) bool {
+	_, ok := b.reg.Lookup(name)
+	return ok || name == kanban.ActionSubscribe || name == kanban.ActionUnsubscribe
 }
 
 // dispatch runs one WebSocket request as the connection's principal.

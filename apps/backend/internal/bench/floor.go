@@ -12,7 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 )
 
 // FloorTool is the floor server's no-op tool.
@@ -23,7 +23,7 @@ const FloorTool = "noop"
 // validation, and these tools: FloorTool, which does nothing and answers
 // "ok" (the no-op floor), and one tool per entry of same, named by its
 // key, which answers that entry's precomputed JSON exactly as Kandev's
-// wrapper serves a tool result (mcpsrv.Result: the bytes as text and as
+// wrapper serves a tool result (toolserver.Result: the bytes as text and as
 // structured content), the same-bytes floor of that call. It prints
 // "floor serving on http://ADDR/mcp" to out once listening.
 func ServeFloor(ctx context.Context, addr string, out io.Writer, same map[string][]byte) error {
@@ -35,7 +35,7 @@ func ServeFloor(ctx context.Context, addr string, out io.Writer, same map[string
 	for name, b := range same {
 		s.AddTool(mcp.Tool{Name: name, Description: "Answers a precomputed result.", RawInputSchema: []byte(`{"type":"object"}`)},
 			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return mcpsrv.Result(b, true), nil
+				return toolserver.Result(b, true), nil
 			})
 	}
 	st := mcpserver.NewStreamableHTTPServer(s, mcpserver.WithEndpointPath("/mcp"))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 )
 
 // switchesPerRep is how many timed switches into each mode one repetition makes.
@@ -19,8 +19,8 @@ const switchesPerRep = 200
 // default profile from another mode (a no-op switch is free by design, so
 // each timed switch follows an untimed one away), and a full Compile() of
 // the catalog for comparison.
-func MeasureModeSwitch(c *mcpsrv.Compiled, reps int, logf func(string, ...any)) ([]ModeSwitch, LatencyStat, error) {
-	srv, err := mcpsrv.New(mcpsrv.Config{Compiled: c, Profile: catalog.DefaultProfile(kanban.ModeTask)})
+func MeasureModeSwitch(c *toolserver.Compiled, reps int, logf func(string, ...any)) ([]ModeSwitch, LatencyStat, error) {
+	srv, err := toolserver.New(toolserver.Config{Compiled: c, Profile: catalog.DefaultProfile(kanban.ModeTask)})
 	if err != nil {
 		return nil, LatencyStat{}, err
 	}
@@ -59,7 +59,7 @@ func MeasureModeSwitch(c *mcpsrv.Compiled, reps int, logf func(string, ...any)) 
 	for rep := range reps {
 		logf("full compile: repetition %d/%d", rep+1, reps)
 		t0 := time.Now()
-		if _, err := mcpsrv.Compile(); err != nil {
+		if _, err := toolserver.Compile(); err != nil {
 			return nil, LatencyStat{}, err
 		}
 		lat = append(lat, time.Since(t0))
@@ -71,10 +71,10 @@ func MeasureModeSwitch(c *mcpsrv.Compiled, reps int, logf func(string, ...any)) 
 // default profile is served (compact JSON bytes, exactly as mcp-go
 // renders it), with an audit of the input schemas: objects that are
 // neither closed nor explicit records, and properties without description.
-func MeasureCatalog(c *mcpsrv.Compiled) ([]CatalogMode, error) {
+func MeasureCatalog(c *toolserver.Compiled) ([]CatalogMode, error) {
 	var out []CatalogMode
 	for _, m := range kanban.AllModes {
-		tools, err := mcpsrv.ListTools(c, catalog.DefaultProfile(m))
+		tools, err := toolserver.ListTools(c, catalog.DefaultProfile(m))
 		if err != nil {
 			return nil, err
 		}

@@ -30,7 +30,7 @@ var profileCategories = []profileCategory{
 		"net/http.(*chunkWriter).", "net/http.(*connReader).", "bufio.", "internal/poll.", "net.(*conn).", "syscall."))},
 	{"Kandev: actions, store, result encoding", anyFrame(contains("/internal/action.", "/internal/store.", "/internal/kanban.",
 		"/internal/app.inProcess.Call"))},
-	{"Kandev: auth, gate, preflight, wrapper", anyFrame(contains("/internal/mcp/gate.", "/internal/mcp/server.", "/internal/app."))},
+	{"Kandev: auth, gate, preflight, wrapper", anyFrame(contains("/internal/mcp/gate.", "/internal/mcp/toolserver.", "/internal/app."))},
 	{"mcp-go handling the request", anyFrame(prefix("github.com/mark3labs/mcp-go/"))},
 	{"Go runtime (GC, scheduler)", func([]string) bool { return true }},
 }

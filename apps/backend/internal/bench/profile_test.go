@@ -23,7 +23,7 @@ func TestCategorize(t *testing.T) {
 	}
 	const (
 		handle = "github.com/mark3labs/mcp-go/server.(*StreamableHTTPServer).handlePost"
-		wrap   = "github.com/kandev/kandev/apps/backend/internal/mcp/server.New.wrap.func7"
+		wrap   = "github.com/kandev/kandev/apps/backend/internal/mcp/toolserver.New.wrap.func7"
 		encode = "encoding/json.(*Encoder).Encode"
 	)
 	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples"}, {Type: "cpu", Unit: "nanoseconds"}}}
@@ -32,7 +32,7 @@ func TestCategorize(t *testing.T) {
 	}
 	add(4000, "modernc.org/sqlite/lib._sqlite3VdbeExec", "github.com/kandev/kandev/apps/backend/internal/store.(*Store).ListTasks", wrap, handle)
 	add(3000, "encoding/json.appendCompact", encode, handle)                                                                                // mcp-go writes the response
-	add(2000, "encoding/json.appendCompact", encode, "github.com/kandev/kandev/apps/backend/internal/mcp/server.marshalArgs", wrap, handle) // ours
+	add(2000, "encoding/json.appendCompact", encode, "github.com/kandev/kandev/apps/backend/internal/mcp/toolserver.marshalArgs", wrap, handle) // ours
 	add(1000, "runtime.gcDrain", "runtime.gcBgMarkWorker")
 	cpu, shares, err := categorize(p, 10)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 )
 
 // Sections are the run's parts, in the order they run.
@@ -36,7 +36,7 @@ func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
 	} else {
 		return nil, err
 	}
-	compiled, err := mcpsrv.Compile()
+	compiled, err := toolserver.Compile()
 	if err != nil {
 		return nil, fmt.Errorf("compile catalog: %w", err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/mcp/argcheck"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 )
 
 // validationSubject is one fixture ready to measure.
@@ -31,7 +31,7 @@ type validationSubject struct {
 // MeasureValidation runs section 1: for each fixture and repetition, the
 // wrapper's check, the bare cached Validate, a fresh compile per call and
 // mcp-go's built-in validation (on minus off), back to back.
-func MeasureValidation(c *mcpsrv.Compiled, reps int, logf func(string, ...any)) ([]ValidationCase, error) {
+func MeasureValidation(c *toolserver.Compiled, reps int, logf func(string, ...any)) ([]ValidationCase, error) {
 	out := make([]ValidationCase, 0, len(validationFixtures))
 	for _, fx := range validationFixtures {
 		vc := ValidationCase{Case: fx.Case, Tool: fx.Tool, Valid: fx.Valid}
@@ -85,7 +85,7 @@ func MeasureValidation(c *mcpsrv.Compiled, reps int, logf func(string, ...any)) 
 
 var errMissingTool = errors.New("tool not in the catalog")
 
-func newValidationSubject(c *mcpsrv.Compiled, fx validationFixture) (*validationSubject, error) {
+func newValidationSubject(c *toolserver.Compiled, fx validationFixture) (*validationSubject, error) {
 	var tool *catalog.Tool
 	for _, t := range c.Catalog().All() {
 		if t.Name == fx.Tool {
@@ -151,7 +151,7 @@ func peerServer(name string, schema []byte, opts ...mcpserver.ServerOption) *mcp
 
 // sanity checks that the fixture does what its case claims; a mismatch is
 // reported next to the figures instead of failing the run.
-func (s *validationSubject) sanity(c *mcpsrv.Compiled) (note string, problems int) {
+func (s *validationSubject) sanity(c *toolserver.Compiled) (note string, problems int) {
 	err := c.Check(s.fx.Tool, s.args)
 	var p *argcheck.Problems
 	if errors.As(err, &p) {
@@ -182,7 +182,7 @@ func (s *validationSubject) mcpgoRejects() bool {
 	return ok && res.IsError
 }
 
-func (s *validationSubject) benchWrapper(c *mcpsrv.Compiled) func(b *testing.B) {
+func (s *validationSubject) benchWrapper(c *toolserver.Compiled) func(b *testing.B) {
 	return func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -193,7 +193,7 @@ func (s *validationSubject) benchWrapper(c *mcpsrv.Compiled) func(b *testing.B) 
 	}
 }
 
-func (s *validationSubject) benchWrapperJSON(c *mcpsrv.Compiled) func(b *testing.B) {
+func (s *validationSubject) benchWrapperJSON(c *toolserver.Compiled) func(b *testing.B) {
 	return func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

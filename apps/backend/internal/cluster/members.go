@@ -36,8 +36,9 @@ type MembersConfig struct {
 	Beat  time.Duration
 	TTL   time.Duration
 	Log   *slog.Logger
-	// TakeOver claims and resumes orphaned sessions (nil: this backend
-	// runs no agents and takes over nothing).
+	// TakeOver takes over what backends that are gone left: it claims and
+	// resumes orphaned sessions (when this backend runs agents) and
+	// releases their sessions' MCP attachments (nil: nothing).
 	TakeOver func(context.Context) error
 }
 

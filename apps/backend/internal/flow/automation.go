@@ -12,12 +12,12 @@ import (
 // stepID is empty), in order, recording each in the task's conversation.
 // signalled is set for on_turn_complete: whether the agent called
 // step_complete_kandev in the turn (moves wait for it when the step says so).
-func (e *Engine) run(taskID, stepID, event string, chain int, signalled *bool) {
-	e.runWhere(taskID, stepID, event, chain, signalled, nil)
+func (e *Engine) run(taskID, stepID, event string, c cause, signalled *bool) {
+	e.runWhere(taskID, stepID, event, c, signalled, nil)
 }
 
 // runWhere is run for the automations keep selects (all when nil).
-func (e *Engine) runWhere(taskID, stepID, event string, chain int, signalled *bool, keep func(kanban.StepAction) bool) {
+func (e *Engine) runWhere(taskID, stepID, event string, c cause, signalled *bool, keep func(kanban.StepAction) bool) {
 	ctx := context.Background()
 	if stepID != "" {
 		// A step without automations for event needs no further read.
@@ -43,7 +43,7 @@ func (e *Engine) runWhere(taskID, stepID, event string, chain int, signalled *bo
 		if t, err = e.store.GetTask(ctx, taskID); err != nil || t.ArchivedAt != nil {
 			return
 		}
-		outcome, failed := e.exec(ctx, t, step, a, chain, signalled)
+		outcome, failed := e.exec(ctx, t, step, a, c, signalled)
 		typ := "status"
 		if failed {
 			typ = "error"
@@ -62,9 +62,12 @@ func keepAll(keep func(kanban.StepAction) bool) func(kanban.StepAction) bool {
 
 // exec performs one automation and says what happened; failed marks an
 // error (recorded; the next automation runs anyway).
-func (e *Engine) exec(ctx context.Context, t *kanban.Task, step *kanban.WorkflowStep, a kanban.StepAction, chain int, signalled *bool) (string, bool) {
+func (e *Engine) exec(ctx context.Context, t *kanban.Task, step *kanban.WorkflowStep, a kanban.StepAction, c cause, signalled *bool) (string, bool) {
 	switch a.Type {
 	case kanban.AutoStartAgent, kanban.AutoAutoStartAgent:
+		if why := e.agentStopped(ctx, c); why != "" {
+			return why, false
+		}
 		sess, started, err := e.svc.StartAgent(ctx, t.ID, a.ConfigString("agent_profile_id"), a.ConfigString("executor_profile_id"), a.ConfigString("prompt"))
 		switch {
 		case err != nil:
@@ -96,6 +99,9 @@ func (e *Engine) exec(ctx context.Context, t *kanban.Task, step *kanban.Workflow
 		if err != nil {
 			return failure(err), true
 		}
+		if c.turn != nil {
+			c.turn.replaced = true // the workflow stopped the agent: a start later in the chain replaces it
+		}
 		return fmt.Sprintf("stopped %d session(s)", len(ids)), false
 	case kanban.AutoArchive:
 		if _, err := e.svc.ArchiveTask(ctx, t.ID, "Stopped: the workflow archived the task"); err != nil {
@@ -107,11 +113,40 @@ func (e *Engine) exec(ctx context.Context, t *kanban.Task, step *kanban.Workflow
 	case kanban.AutoResetContext:
 		return e.execReset(ctx, t)
 	}
-	return e.execMove(ctx, t, step, a, chain, signalled)
+	return e.execMove(ctx, t, step, a, c, signalled)
+}
+
+// agentStopped says why a start_agent of a chain that an agent's turn
+// caused is skipped: that agent is the task's agent, and if it has ended
+// meanwhile (someone stopped it, it crashed) no other one starts in its
+// place behind the operator's back — unless a stop_agent of the same
+// chain stopped it, to replace it. "" lets the start go on (it is still
+// skipped while a session is live).
+func (e *Engine) agentStopped(ctx context.Context, c cause) string {
+	if c.turn == nil || c.turn.replaced {
+		return ""
+	}
+	s, err := e.store.GetSession(ctx, c.turn.session)
+	if err != nil || !s.State.Ended() {
+		return ""
+	}
+	return "skipped: the agent whose turn led here (session " + s.ID + ") has " + endedWord(s.State) +
+		"; start one from the task page or move the task again"
+}
+
+// endedWord words how a session ended.
+func endedWord(st kanban.SessionState) string {
+	switch st {
+	case kanban.SessionCancelled:
+		return "been stopped"
+	case kanban.SessionFailed:
+		return "failed"
+	}
+	return "exited"
 }
 
 // execMove performs the move automations.
-func (e *Engine) execMove(ctx context.Context, t *kanban.Task, step *kanban.WorkflowStep, a kanban.StepAction, chain int, signalled *bool) (string, bool) {
+func (e *Engine) execMove(ctx context.Context, t *kanban.Task, step *kanban.WorkflowStep, a kanban.StepAction, c cause, signalled *bool) (string, bool) {
 	if signalled != nil && step.AutoAdvanceRequiresSignal && !*signalled {
 		return "skipped: waiting for the agent's step_complete_kandev (auto_advance_requires_signal)", false
 	}
@@ -141,16 +176,16 @@ func (e *Engine) execMove(ctx context.Context, t *kanban.Task, step *kanban.Work
 	if target == nil {
 		return "skipped: there is no step in that direction", false
 	}
-	if chain >= MaxChain {
-		return fmt.Sprintf("cut: %d automatic transitions in a row (a loop?); the task stays on %s", chain, step.Name), true
+	if c.chain >= MaxChain {
+		return fmt.Sprintf("cut: %d automatic transitions in a row (a loop?); the task stays on %s", c.chain, step.Name), true
 	}
-	return e.move(ctx, t, step, target, chain+1), false
+	return e.move(ctx, t, step, target, c.next()), false
 }
 
-// move moves t from step to target for an automation (chain counts the
+// move moves t from step to target for an automation (c counts the
 // transitions so far): the exit and enter automations follow, in order,
 // behind the current ones.
-func (e *Engine) move(ctx context.Context, t *kanban.Task, from, to *kanban.WorkflowStep, chain int) string {
+func (e *Engine) move(ctx context.Context, t *kanban.Task, from, to *kanban.WorkflowStep, c cause) string {
 	moved, queued, err := e.svc.FlowMove(ctx, t.ID, to.ID)
 	if err != nil {
 		return failure(err)
@@ -158,7 +193,7 @@ func (e *Engine) move(ctx context.Context, t *kanban.Task, from, to *kanban.Work
 	if queued {
 		return "moving to " + to.Name + ": it is full (wip_limit), so the task waits in its admission queue"
 	}
-	e.moved(moved.ID, from.ID, to.ID, chain)
+	e.moved(moved.ID, from.ID, to.ID, c)
 	e.freed(from.ID, 0)
 	return "moved to " + to.Name
 }

@@ -72,10 +72,13 @@ type Engine struct {
 	agents Agents
 	once   func(ctx context.Context, name string, sweep func())
 
-	mu      sync.Mutex
-	queues  map[string][]func() // pending work by key ("task:ID", "step:ID")
-	running sync.WaitGroup
-	closed  bool
+	mu     sync.Mutex
+	queues map[string][]func() // pending work by key ("task:ID", "step:ID")
+	// admitting holds the depth of the admission queued for a step and
+	// not started yet (see freed).
+	admitting map[string]int
+	running   sync.WaitGroup
+	closed    bool
 	// onIdle, for tests, is called whenever a key's queue drains.
 	onIdle func()
 }
@@ -100,7 +103,7 @@ func New(cfg Config) *Engine {
 		cfg.Once = func(_ context.Context, _ string, sweep func()) { sweep() }
 	}
 	return &Engine{store: cfg.Store, svc: cfg.Service, log: cfg.Logger, clock: cfg.Clock, every: cfg.SweepInterval,
-		agents: cfg.Agents, once: cfg.Once, queues: map[string][]func(){}}
+		agents: cfg.Agents, once: cfg.Once, queues: map[string][]func(){}, admitting: map[string]int{}}
 }
 
 // do queues fn behind the work already pending for key and runs each

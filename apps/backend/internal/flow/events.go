@@ -8,30 +8,65 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Created runs the on_enter automations of a new task's first step.
+// Created runs the on_enter automations of a new task's first step, then
+// lets the steps that pull from it admit the task.
 func (e *Engine) Created(t *kanban.Task) {
 	id, step := t.ID, t.WorkflowStepID
-	e.do(taskKey(id), func() { e.enter(id, step, 0, true) })
+	e.do(taskKey(id), func() {
+		e.enter(id, step, cause{}, true)
+		e.arrived(step, "", 0)
+	})
 }
 
 // Moved runs the on_exit automations of the step a task left and the
 // on_enter ones of the step it entered, then admits waiting tasks into
 // the step it left.
 func (e *Engine) Moved(t *kanban.Task, fromStepID string) {
-	e.moved(t.ID, fromStepID, t.WorkflowStepID, 0)
+	e.moved(t.ID, fromStepID, t.WorkflowStepID, cause{})
 	e.Freed(fromStepID)
 }
 
-func (e *Engine) moved(taskID, from, to string, chain int) {
+func (e *Engine) moved(taskID, from, to string, c cause) {
 	e.do(taskKey(taskID), func() {
-		e.run(taskID, from, kanban.EventExit, chain, nil)
-		e.enter(taskID, to, chain, false)
+		e.run(taskID, from, kanban.EventExit, c, nil)
+		e.enter(taskID, to, c, false)
+		e.arrived(to, from, c.chain)
 	})
+}
+
+// arrived lets the steps that pull from stepID (their pull_from_step_id)
+// admit what waits there, now that a task arrived on it from the step
+// from: a pulling step with room takes the task at once, not only when one
+// of its own tasks leaves. It runs after the arrival's on_enter
+// automations, so a task they moved on is not pulled. from is told of its
+// room by whoever moved the task, so it is not told again: every hop of a
+// pull cascade then causes one admission, and depth (the transitions in a
+// row that led here) cuts steps that pull from each other like any loop.
+func (e *Engine) arrived(stepID, from string, depth int) {
+	if stepID == "" {
+		return
+	}
+	ids, err := e.store.PullingSteps(context.Background(), stepID)
+	if err != nil {
+		e.log.Error("workflow engine: steps pulling from a step", "step", stepID, "err", err)
+		return
+	}
+	for _, id := range ids {
+		if id != from {
+			e.freed(id, depth+1)
+		}
+	}
 }
 
 // Freed admits waiting tasks into a step that may have room.
 func (e *Engine) Freed(stepID string) { e.freed(stepID, 0) }
 
+// freed queues an admission for stepID. Admissions are idempotent (each
+// looks for room and takes what waits), so one already queued for the
+// step and not started yet absorbs this one, keeping the deeper depth: a
+// cascade then grows along one chain of transitions, cut at MaxChain,
+// instead of branching (a step is told twice per hop: a task left it, a
+// task arrived on its source).
 func (e *Engine) freed(stepID string, depth int) {
 	if stepID == "" {
 		return
@@ -40,14 +75,33 @@ func (e *Engine) freed(stepID string, depth int) {
 		e.log.Warn("workflow engine: admission cascade cut", "step", stepID, "depth", depth)
 		return
 	}
-	e.do(stepKey(stepID), func() { e.admit(stepID, depth) })
+	e.mu.Lock()
+	if d, queued := e.admitting[stepID]; queued {
+		e.admitting[stepID] = max(d, depth)
+		e.mu.Unlock()
+		return
+	}
+	e.admitting[stepID] = depth
+	e.mu.Unlock()
+	queued := e.do(stepKey(stepID), func() {
+		e.mu.Lock()
+		d := e.admitting[stepID]
+		delete(e.admitting, stepID)
+		e.mu.Unlock()
+		e.admit(stepID, d)
+	})
+	if !queued {
+		e.mu.Lock()
+		delete(e.admitting, stepID)
+		e.mu.Unlock()
+	}
 }
 
 // Turn handles a turn event of the runtime.
 func (e *Engine) Turn(ev kanban.TurnEvent) {
 	e.do(taskKey(ev.TaskID), func() {
 		if !ev.Ended {
-			e.run(ev.TaskID, "", kanban.EventTurnStart, 0, nil)
+			e.run(ev.TaskID, "", kanban.EventTurnStart, turnCause(ev), nil)
 			return
 		}
 		if ev.StopReason == "error" || (ev.StopReason == "cancelled" && !e.cancelCounts(ev.StepID)) {
@@ -57,11 +111,33 @@ func (e *Engine) Turn(ev kanban.TurnEvent) {
 	})
 }
 
+// cause is what led to the automations running now: how many automatic
+// transitions in a row (chain, cut at MaxChain), and the agent turn that
+// started the chain, if one did.
+type cause struct {
+	chain int
+	turn  *turnOrigin
+}
+
+// turnOrigin is the agent turn a chain of automations started from. It
+// is shared by the whole chain, which runs in order on its task's queue.
+type turnOrigin struct {
+	session string
+	// replaced: a stop_agent of the chain stopped the agent, so a later
+	// start_agent of the chain replaces it.
+	replaced bool
+}
+
+func turnCause(ev kanban.TurnEvent) cause { return cause{turn: &turnOrigin{session: ev.SessionID}} }
+
+// next is the cause of the transition c makes.
+func (c cause) next() cause { return cause{chain: c.chain + 1, turn: c.turn} }
+
 // enter runs on_enter: first the automations that set up the agent (its
 // mode, its context), then delivers the step's prompt to the task's
 // running agent (a new one gets it before the task's prompt from the
 // runtime), then the other automations.
-func (e *Engine) enter(taskID, stepID string, chain int, created bool) {
+func (e *Engine) enter(taskID, stepID string, c cause, created bool) {
 	ctx := context.Background()
 	if stepID != "" {
 		// Most steps have no on_enter automation and no prompt to deliver:
@@ -70,11 +146,11 @@ func (e *Engine) enter(taskID, stepID string, chain int, created bool) {
 			return
 		}
 	}
-	e.runWhere(taskID, stepID, kanban.EventEnter, chain, nil, kanban.StepAction.SetsUpAgent)
+	e.runWhere(taskID, stepID, kanban.EventEnter, c, nil, kanban.StepAction.SetsUpAgent)
 	if step, err := e.store.GetStep(ctx, stepID); err == nil && step.Prompt != "" && !created {
 		e.stepPrompt(ctx, taskID, step)
 	}
-	e.runWhere(taskID, stepID, kanban.EventEnter, chain, nil, func(a kanban.StepAction) bool { return !a.SetsUpAgent() })
+	e.runWhere(taskID, stepID, kanban.EventEnter, c, nil, func(a kanban.StepAction) bool { return !a.SetsUpAgent() })
 }
 
 // stepPrompt queues a step's prompt to the task's running agent; a
@@ -102,7 +178,8 @@ func (e *Engine) turnEnded(ev kanban.TurnEvent) {
 		return
 	}
 	signalled := e.signalled(ctx, ev)
-	e.run(t.ID, t.WorkflowStepID, kanban.EventTurnComplete, 0, &signalled)
+	c := turnCause(ev)
+	e.run(t.ID, t.WorkflowStepID, kanban.EventTurnComplete, c, &signalled)
 	if t, err = e.store.GetTask(ctx, ev.TaskID); err != nil || t.ArchivedAt != nil || t.WorkflowStepID != ev.StepID || t.QueuedForStepID != "" {
 		return // it moved during the turn or by an automation, or waits for a step already
 	}
@@ -117,7 +194,7 @@ func (e *Engine) turnEnded(ev kanban.TurnEvent) {
 	if err != nil || next == nil {
 		return
 	}
-	e.svc.Record(ctx, t.ID, "status", "auto_advance: "+e.move(ctx, t, step, next, 0))
+	e.svc.Record(ctx, t.ID, "status", "auto_advance: "+e.move(ctx, t, step, next, c))
 }
 
 // signalled reports whether the turn's session called step_complete_kandev
@@ -136,8 +213,13 @@ func (e *Engine) signalled(ctx context.Context, ev kanban.TurnEvent) bool {
 // admit moves waiting tasks onto a step while it has room.
 func (e *Engine) admit(stepID string, depth int) {
 	ctx := context.Background()
+	// Only tasks already on the source step when the admission started
+	// are pulled: a task that comes back meanwhile (steps that pull from
+	// each other) is its own arrival, counted deeper, not another round of
+	// this loop.
+	start := kanban.Now()
 	for range maxAdmissions {
-		a, err := e.store.AdmitNext(ctx, stepID)
+		a, err := e.store.AdmitNext(ctx, stepID, start)
 		if err != nil {
 			if kanban.ErrorCode(err) != kanban.CodeNotFound {
 				e.log.Error("workflow engine: admit", "step", stepID, "err", err)
@@ -157,7 +239,10 @@ func (e *Engine) admit(stepID string, depth int) {
 			step = st.Name
 		}
 		e.svc.Record(ctx, a.Task.ID, "status", fmt.Sprintf("Admitted to %s %s.", step, how))
-		e.moved(a.Task.ID, a.FromStepID, stepID, 0)
+		// The admission is the depth-th transition of its cascade: the
+		// task's automations and the pulls its arrival causes go on
+		// counting from there (MaxChain cuts a loop of pulls).
+		e.moved(a.Task.ID, a.FromStepID, stepID, cause{chain: depth})
 		e.freed(a.FromStepID, depth+1)
 	}
 }

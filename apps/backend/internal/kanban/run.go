@@ -15,12 +15,34 @@ func taskStateOf(s SessionState) (TaskState, int) {
 		return TaskWaitingForInput, 3
 	case SessionStarting, SessionRunning:
 		return TaskInProgress, 2
-	case SessionIdle, SessionCompleted, SessionCancelled:
+	case SessionIdle, SessionCompleted:
 		return TaskReview, 1
 	case SessionFailed:
 		return TaskFailed, 1
+	case SessionCancelled:
+		return TaskCancelled, 1
 	}
 	return "", 0 // CREATED and QUEUED imply nothing
+}
+
+// StoppedAs is the session state that stands, for TaskStateForSessions,
+// for managed sessions someone stopped while they were in the states was.
+// Stopping an agent in the middle of its work (starting, running, waiting
+// for a person) cancels that work: CANCELLED, so the task says so.
+// Stopping an agent at rest after its turn interrupts nothing: as for an
+// agent that exits, COMPLETED (the task stays for review). Stopping one
+// that never started (created, queued) implies nothing.
+func StoppedAs(was []SessionState) SessionState {
+	out := SessionQueued
+	for _, s := range was {
+		switch s {
+		case SessionStarting, SessionRunning, SessionWaitingForInput:
+			return SessionCancelled
+		case SessionIdle:
+			out = SessionCompleted
+		}
+	}
+	return out
 }
 
 // TaskStateForSessions returns the state a task takes when one of its
@@ -30,8 +52,8 @@ func taskStateOf(s SessionState) (TaskState, int) {
 //
 // The rules: a live session that waits for a person makes the task
 // WAITING_FOR_INPUT; else one that works makes it IN_PROGRESS; else the
-// changed session decides: idle, completed or cancelled → REVIEW, failed
-// → FAILED. A task someone set to COMPLETED or CANCELLED keeps that state
+// changed session decides: idle or completed → REVIEW, failed → FAILED,
+// cancelled (stopped mid-work, see StoppedAs) → CANCELLED. A task someone set to COMPLETED or CANCELLED keeps that state
 // unless an agent starts working on it again.
 func TaskStateForSessions(current TaskState, changed SessionState, live []SessionState) (TaskState, bool) {
 	best, rank := TaskState(""), 0
@@ -102,6 +124,9 @@ type Permission struct {
 	ResolvedBy  string             `json:"resolved_by,omitempty"`
 	CreatedAt   time.Time          `json:"created_at"`
 	ResolvedAt  *time.Time         `json:"resolved_at,omitempty"`
+	// MessageID is the conversation message that tells of the request,
+	// rewritten with its outcome ("" when none was recorded).
+	MessageID string `json:"-"`
 }
 
 // PermissionOption is one choice the agent offered.
@@ -188,9 +213,13 @@ type FlowService interface {
 	// workflow (it stays on its step meanwhile).
 	QueueTask(ctx context.Context, taskID, stepID string) (*Task, error)
 	// AdmitNext moves one waiting task onto the step when it has room: the
-	// longest queued, else the longest on its pull_from_step_id step; nil
-	// when the step is full or nothing waits.
-	AdmitNext(ctx context.Context, stepID string) (*Admission, error)
+	// longest queued, else the longest on its pull_from_step_id step that
+	// arrived there by arrivedBy; nil when the step is full or nothing
+	// waits.
+	AdmitNext(ctx context.Context, stepID string, arrivedBy time.Time) (*Admission, error)
+	// PullingSteps returns the ids of the steps that pull from stepID
+	// (their pull_from_step_id), in board order.
+	PullingSteps(ctx context.Context, stepID string) ([]string, error)
 	// DueForArchive returns up to limit live tasks that stayed on a step
 	// with auto_archive_after_hours longer than that at now.
 	DueForArchive(ctx context.Context, now time.Time, limit int) ([]Task, error)

@@ -3,6 +3,7 @@ package kanban
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // The service interfaces below are implemented by the store. Unless a
@@ -105,9 +106,9 @@ type TaskService interface {
 	// that depend on taskID.
 	ListBlockers(ctx context.Context, taskID string, p Page) (*List[Task], error)
 	ListBlocked(ctx context.Context, taskID string, p Page) (*List[Task], error)
-	// DeferredStart returns the profiles kept for a start_when_unblocked
-	// task's session (empty when none were named).
-	DeferredStart(ctx context.Context, taskID string) (agentProfileID, executorProfileID string, err error)
+	// StartProfiles returns the profiles a task was created with, kept for
+	// every later start of an agent on it (empty when none were named).
+	StartProfiles(ctx context.Context, taskID string) (agentProfileID, executorProfileID string, err error)
 	ListTaskRepositories(ctx context.Context, taskID string) ([]TaskRepository, error)
 	// SetTaskRepository adds or updates the link of a task to a repository.
 	SetTaskRepository(ctx context.Context, tr TaskRepository) (*TaskRepository, error)
@@ -136,8 +137,15 @@ type SessionService interface {
 	// CancelSession is CancelSessions for one session; it cancels nothing
 	// (and returns none) when the session has already ended.
 	CancelSession(ctx context.Context, sessionID string, note Message) ([]Session, error)
-	// SetSessionAttached records that the session's MCP server attached or detached.
-	SetSessionAttached(ctx context.Context, id string, attached bool) (*Session, error)
+	// AttachSession records that the session's MCP server attached to
+	// backend (which holds its connection): a CREATED session is RUNNING.
+	AttachSession(ctx context.Context, id, backend string) (*Session, error)
+	// DetachSession records that the session's last MCP server went away:
+	// a session made by hand is CREATED again (waiting for its agent).
+	DetachSession(ctx context.Context, id string) (*Session, error)
+	// ReleaseAttachments detaches the sessions attached to a backend other
+	// than backend with no lease renewed since then, and returns them.
+	ReleaseAttachments(ctx context.Context, backend string, since time.Time) ([]Session, error)
 	AppendMessage(ctx context.Context, m Message) (*Message, error)
 	// AppendTaskMessage appends a message to a task's conversation that
 	// belongs to no session (what the workflow engine did).

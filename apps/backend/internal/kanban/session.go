@@ -57,6 +57,22 @@ var AllModes = []Mode{ModeTask, ModeTaskTitlePending, ModeConfig, ModeExternal, 
 // ValidSessionMode reports whether m may be set on a session.
 func ValidSessionMode(m Mode) bool { return slices.Contains(SessionModes, m) }
 
+// SessionScope is how far a task session's writes reach: the server
+// setting --session-scope (KANDEV_SESSION_SCOPE).
+type SessionScope string
+
+// Session scopes.
+const (
+	// ScopeTree (the default): a task session changes only its own task,
+	// its descendants, the tasks it created and their descendants.
+	ScopeTree SessionScope = "tree"
+	// ScopeWorkspace: a task session changes any task of its workspace.
+	ScopeWorkspace SessionScope = "workspace"
+)
+
+// SessionScopes lists every SessionScope, the default first.
+var SessionScopes = []SessionScope{ScopeTree, ScopeWorkspace}
+
 // Session capabilities.
 const (
 	// CapUserQuestion lets a session ask the operator questions.

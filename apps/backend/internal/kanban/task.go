@@ -28,11 +28,14 @@ func (s TaskState) Valid() bool { return slices.Contains(TaskStates, s) }
 
 // Task is a unit of work on a workflow step.
 type Task struct {
-	ID                 string     `json:"id"`
-	WorkspaceID        string     `json:"workspace_id"`
-	WorkflowID         string     `json:"workflow_id"`
-	WorkflowStepID     string     `json:"workflow_step_id"`
-	ParentID           string     `json:"parent_id,omitempty"`
+	ID             string `json:"id"`
+	WorkspaceID    string `json:"workspace_id"`
+	WorkflowID     string `json:"workflow_id"`
+	WorkflowStepID string `json:"workflow_step_id"`
+	ParentID       string `json:"parent_id,omitempty"`
+	// CreatedByTaskID is the task whose session created this one (empty
+	// when the operator did, or that task was deleted since).
+	CreatedByTaskID    string     `json:"created_by_task_id,omitempty"`
 	Title              string     `json:"title"`
 	Description        string     `json:"description"`
 	State              TaskState  `json:"state"`
@@ -109,10 +112,12 @@ var DependencyDirections = []string{RelatedBlockers, RelatedBlocked}
 // defaults: WorkflowID from the workspace's first workflow, WorkflowStepID
 // from the workflow's start step.
 type TaskCreate struct {
-	WorkspaceID        string
-	WorkflowID         string
-	WorkflowStepID     string
-	ParentID           string
+	WorkspaceID    string
+	WorkflowID     string
+	WorkflowStepID string
+	ParentID       string
+	// CreatedByTaskID is the bound task of the session creating it.
+	CreatedByTaskID    string
 	Title              string
 	Description        string
 	State              TaskState // default TODO
@@ -120,9 +125,11 @@ type TaskCreate struct {
 	BlockedBy          []string
 	StartWhenUnblocked bool
 	Repository         *TaskRepositoryInput
-	// StartAgentProfileID and StartExecutorProfileID are kept, with
-	// StartWhenUnblocked, for the session started once the task is
-	// unblocked (empty: the defaults).
+	// StartAgentProfileID and StartExecutorProfileID are the profiles the
+	// task was created with, kept for every later start of an agent on it
+	// (a start_agent automation, start_when_unblocked, a spawn naming
+	// none); empty: what the task's step or workflow names, else the
+	// defaults.
 	StartAgentProfileID    string
 	StartExecutorProfileID string
 	Autopilot              bool

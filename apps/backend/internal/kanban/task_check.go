@@ -30,8 +30,10 @@ func (c TaskCreate) Check() error {
 	return nil
 }
 
-// Check refuses a repository input with more than one locator, or with a
-// base branch and no locator.
+// Check refuses a repository input with more than one locator, with a
+// base branch and no locator, with a base branch that is not a branch name
+// (CheckBranch) or a repository URL that is not a remote URL
+// (CheckRemoteURL).
 func (in TaskRepositoryInput) Check() error {
 	locators := 0
 	for _, v := range []string{in.RepositoryID, in.LocalPath, in.RepositoryURL} {
@@ -46,7 +48,10 @@ func (in TaskRepositoryInput) Check() error {
 	if locators == 0 && in.BaseBranch != "" {
 		return FieldError("base_branch", "needs one of repository_id, local_path, repository_url")
 	}
-	return nil
+	if err := CheckBranch("base_branch", in.BaseBranch); err != nil {
+		return err
+	}
+	return CheckRemoteURL("repository_url", in.RepositoryURL)
 }
 
 // Check refuses an update whose new title is not a single line.

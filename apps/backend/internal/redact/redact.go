@@ -66,9 +66,32 @@ var patterns = []struct {
 	{regexp.MustCompile(`()[0-9A-Fa-f]{48,}`), ""},
 }
 
-// Redactor replaces known secret values and credential-shaped text.
+// Redactor replaces known secret values and credential-shaped text, and
+// optionally absolute paths by labels.
 type Redactor struct {
 	values []string // longest first, so a secret containing another goes whole
+	paths  []pathLabel
+}
+
+// pathLabel replaces an absolute path (and what lies under it) by a label.
+type pathLabel struct{ path, label string }
+
+// WithPaths returns a copy of r that also replaces each absolute path of
+// labels (and every path under it) by its label, longest path first, so
+// text shown to an agent names "<data dir>/tasks/…" instead of where the
+// server keeps its files.
+func (r *Redactor) WithPaths(labels map[string]string) *Redactor {
+	out := &Redactor{}
+	if r != nil {
+		out.values = r.values
+	}
+	for p, l := range labels {
+		if len(p) > 1 && strings.HasPrefix(p, "/") {
+			out.paths = append(out.paths, pathLabel{path: strings.TrimRight(p, "/"), label: l})
+		}
+	}
+	slices.SortFunc(out.paths, func(a, b pathLabel) int { return len(b.path) - len(a.path) })
+	return out
 }
 
 // New returns a redactor for the given secret values (empty and very
@@ -89,6 +112,9 @@ func (r *Redactor) String(s string) string {
 	if r != nil {
 		for _, v := range r.values {
 			s = strings.ReplaceAll(s, v, Mark)
+		}
+		for _, p := range r.paths {
+			s = strings.ReplaceAll(s, p.path, p.label)
 		}
 	}
 	for _, p := range patterns {

@@ -68,3 +68,14 @@ func TestSecretName(t *testing.T) {
 		}
 	}
 }
+
+// TestWithPaths: an absolute path, and every path under it, becomes its
+// label, the longest first; the secrets are still redacted.
+func TestWithPaths(t *testing.T) {
+	r := New("s3cr3t-value").WithPaths(map[string]string{"/srv/kandev": "<data dir>", "/home/op": "~", "/": "root", "rel": "x"})
+	got := r.String(`{"dir":"/srv/kandev/tasks/1","home":"/home/op/.cache","k":"s3cr3t-value","other":"/srv/kandevx"}`)
+	want := `{"dir":"<data dir>/tasks/1","home":"~/.cache","k":"[redacted]","other":"<data dir>x"}`
+	if got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/store"
 )
 
 // killDuringStart starts `kandev serve` on a fresh data dir (token file
@@ -72,7 +74,8 @@ func checkSeeded(ctx context.Context, env *Env, dataDir, logDir string) error {
 		{"agent profiles", `SELECT COUNT(*) FROM agent_profiles`, 5},
 		{"executors", `SELECT COUNT(*) FROM executors`, 2},
 		{"executor profiles", `SELECT COUNT(*) FROM executor_profiles`, 2},
-		{"migrations recorded once", `SELECT COUNT(*) - MAX(version) FROM schema_migrations`, 0},
+		{"migrations recorded once", `SELECT COUNT(*) FROM schema_migrations`, store.MigrationCount()},
+		{"schema at the latest version", `SELECT MAX(version) FROM schema_migrations`, store.LatestVersion()},
 	}
 	var errs []error
 	for _, w := range want {

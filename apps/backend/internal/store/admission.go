@@ -42,10 +42,11 @@ func (s *Store) QueueTask(ctx context.Context, taskID, stepID string) (*kanban.T
 
 // AdmitNext moves one task onto step stepID when the step has room: the
 // task waiting longest in its admission queue, else the task that has
-// been on its pull_from_step_id step the longest (not archived, not
-// waiting for another step). It returns nil when the step is full or
-// nothing waits. One transaction: the room is checked and taken at once.
-func (s *Store) AdmitNext(ctx context.Context, stepID string) (*kanban.Admission, error) {
+// been on its pull_from_step_id step the longest, since arrivedBy at the
+// latest (not archived, not waiting for another step). It returns nil
+// when the step is full or nothing waits. One transaction: the room is
+// checked and taken at once.
+func (s *Store) AdmitNext(ctx context.Context, stepID string, arrivedBy time.Time) (*kanban.Admission, error) {
 	var out *kanban.Admission
 	err := s.tx(ctx, func(tx txn) error {
 		st, err := getStep(ctx, tx, stepID)
@@ -62,7 +63,7 @@ func (s *Store) AdmitNext(ctx context.Context, stepID string) (*kanban.Admission
 				return nil
 			}
 		}
-		id, pulled, err := nextAdmission(ctx, tx, st)
+		id, pulled, err := nextAdmission(ctx, tx, st, arrivedBy)
 		if err != nil || id == "" {
 			return err
 		}
@@ -81,7 +82,7 @@ func (s *Store) AdmitNext(ctx context.Context, stepID string) (*kanban.Admission
 }
 
 // nextAdmission picks the task to admit onto st ("" when none).
-func nextAdmission(ctx context.Context, tx txn, st *kanban.WorkflowStep) (string, bool, error) {
+func nextAdmission(ctx context.Context, tx txn, st *kanban.WorkflowStep, arrivedBy time.Time) (string, bool, error) {
 	var id string
 	err := tx.QueryRowContext(ctx, `SELECT id FROM tasks WHERE queued_for_step_id = ? AND archived_at IS NULL
 		ORDER BY queued_at, id LIMIT 1`, st.ID).Scan(&id)
@@ -95,7 +96,8 @@ func nextAdmission(ctx context.Context, tx txn, st *kanban.WorkflowStep) (string
 		return "", false, nil
 	}
 	err = tx.QueryRowContext(ctx, `SELECT id FROM tasks WHERE workflow_step_id = ? AND archived_at IS NULL
-		AND queued_for_step_id IS NULL ORDER BY step_entered_at, id LIMIT 1`, st.PullFromStepID).Scan(&id)
+		AND queued_for_step_id IS NULL AND step_entered_at <= ? ORDER BY step_entered_at, id LIMIT 1`,
+		st.PullFromStepID, fmtTime(arrivedBy)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
@@ -103,6 +105,21 @@ func nextAdmission(ctx context.Context, tx txn, st *kanban.WorkflowStep) (string
 		return "", false, fmt.Errorf("admit: %w", err)
 	}
 	return id, true, nil
+}
+
+// PullingSteps returns the ids of the steps whose pull_from_step_id is
+// stepID, by position (one indexed lookup; none for most steps).
+func (s *Store) PullingSteps(ctx context.Context, stepID string) ([]string, error) {
+	scan := func(r rowSource) (*string, error) {
+		var id string
+		return &id, r.Scan(&id)
+	}
+	ids, err := scanAll(ctx, s.stmts, scan, `SELECT id FROM workflow_steps WHERE pull_from_step_id = ?
+		ORDER BY position, id`, stepID)
+	if err != nil {
+		return nil, fmt.Errorf("pulling steps: %w", err)
+	}
+	return ids, nil
 }
 
 // DueForArchive returns up to limit live tasks, across all workflows, that

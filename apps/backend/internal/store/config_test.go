@@ -164,7 +164,7 @@ func testDeleteAgentProfileWithRunningSession(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create session: %v", err)
 	}
-	if _, err := f.s.SetSessionAttached(ctx, sess.ID, true); err != nil { // CREATED → RUNNING
+	if _, err := f.s.AttachSession(ctx, sess.ID, "backend"); err != nil { // CREATED → RUNNING
 		t.Fatalf("attach: %v", err)
 	}
 	before := snapshot(t, f.s)

@@ -27,7 +27,8 @@ func TestReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Engine != "sqlite" || r.EngineVersion == "" || r.SchemaVersion != LatestVersion() || len(r.Migrations) != r.SchemaLatest {
+	// Versions may skip numbers (ones reserved for changes not merged yet).
+	if r.Engine != "sqlite" || r.EngineVersion == "" || r.SchemaVersion != LatestVersion() || len(r.Migrations) != MigrationCount() {
 		t.Fatalf("got engine %s %q schema %d/%d with %d migrations, want sqlite, a version, every migration applied",
 			r.Engine, r.EngineVersion, r.SchemaVersion, r.SchemaLatest, len(r.Migrations))
 	}

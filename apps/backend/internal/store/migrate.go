@@ -80,6 +80,16 @@ func readMigrations(fsys fs.FS, eng Engine) ([]migration, error) {
 	return ms, nil
 }
 
+// MigrationCount is how many migrations this binary applies to a fresh
+// database (versions may skip numbers reserved for other changes).
+func MigrationCount() int {
+	ms, err := loadMigrations(SQLite)
+	if err != nil {
+		return 0
+	}
+	return len(ms)
+}
+
 // LatestVersion is the schema version this binary writes.
 func LatestVersion() int {
 	ms, err := loadMigrations(SQLite)

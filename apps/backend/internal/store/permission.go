@@ -12,7 +12,7 @@ import (
 )
 
 const permissionColumns = `id, pending_id, session_id, task_id, workspace_id, title, kind, options, state,
-	option_id, resolved_by, created_at, resolved_at`
+	option_id, resolved_by, created_at, resolved_at, message_id`
 
 // CreatePermission stores a pending permission request of a session (task
 // and workspace come from the session). Agent-supplied text is bounded
@@ -41,9 +41,9 @@ func (s *Store) CreatePermission(ctx context.Context, p kanban.Permission) (*kan
 		}
 		id := kanban.NewID()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO agent_permissions (id, pending_id, session_id, task_id,
-			workspace_id, title, kind, options, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			workspace_id, title, kind, options, state, created_at, message_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			id, p.PendingID, p.SessionID, taskID, wsID, p.Title, p.Kind, string(opts), kanban.PermissionPending,
-			fmtTime(kanban.Now())); err != nil {
+			fmtTime(kanban.Now()), p.MessageID); err != nil {
 			return fmt.Errorf("create permission: %w", err)
 		}
 		out, err = getPermission(ctx, tx, id)
@@ -171,7 +171,7 @@ func scanPermission(r rowSource) (*kanban.Permission, error) {
 		resolvedAt sql.NullString
 	)
 	if err := r.Scan(&p.ID, &p.PendingID, &p.SessionID, &p.TaskID, &p.WorkspaceID, &p.Title, &p.Kind, &opts,
-		&p.State, &p.OptionID, &p.ResolvedBy, &createdAt, &resolvedAt); err != nil {
+		&p.State, &p.OptionID, &p.ResolvedBy, &createdAt, &resolvedAt, &p.MessageID); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(opts), &p.Options); err != nil {

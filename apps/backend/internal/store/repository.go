@@ -28,7 +28,10 @@ func validateLocators(localPath, remoteURL string) error {
 	if err := kanban.CheckText("local_path", localPath, false, kanban.MaxPathLen); err != nil {
 		return err
 	}
-	return kanban.CheckText("remote_url", remoteURL, false, kanban.MaxURLLen)
+	if err := kanban.CheckText("remote_url", remoteURL, false, kanban.MaxURLLen); err != nil {
+		return err
+	}
+	return kanban.CheckRemoteURL("remote_url", remoteURL)
 }
 
 // prepareRepository applies defaults (name from the locator's last path
@@ -52,7 +55,10 @@ func prepareRepository(r *kanban.Repository) error {
 	if err := kanban.CheckLine("name", r.Name, true, kanban.MaxNameLen); err != nil {
 		return err
 	}
-	return kanban.CheckText("default_branch", r.DefaultBranch, true, kanban.MaxBranchLen)
+	if err := kanban.CheckText("default_branch", r.DefaultBranch, true, kanban.MaxBranchLen); err != nil {
+		return err
+	}
+	return kanban.CheckBranch("default_branch", r.DefaultBranch)
 }
 
 // repoNameFrom derives a repository name from a path or URL: its last
@@ -185,6 +191,9 @@ func (s *Store) UpdateRepository(ctx context.Context, id string, defaultBranch *
 		if err := kanban.CheckText("default_branch", *defaultBranch, true, kanban.MaxBranchLen); err != nil {
 			return err
 		}
+		if err := kanban.CheckBranch("default_branch", *defaultBranch); err != nil {
+			return err
+		}
 		r.DefaultBranch, r.UpdatedAt = *defaultBranch, kanban.Now()
 		if _, err := tx.ExecContext(ctx, `UPDATE repositories SET default_branch = ?, updated_at = ? WHERE id = ?`,
 			r.DefaultBranch, fmtTime(r.UpdatedAt), id); err != nil {
@@ -227,9 +236,22 @@ func attachNewTaskRepo(ctx context.Context, tx txn, t *kanban.Task, in *kanban.T
 	return err
 }
 
+// checkBranches refuses a link whose base or checkout branch (the base
+// may come from a repository's default branch written before the rule) is
+// not a branch name (kanban.CheckBranch).
+func checkBranches(tr kanban.TaskRepository) error {
+	if err := kanban.CheckBranch("base_branch", tr.BaseBranch); err != nil {
+		return err
+	}
+	return kanban.CheckBranch("checkout_branch", tr.CheckoutBranch)
+}
+
 func upsertTaskRepository(ctx context.Context, tx txn, tr kanban.TaskRepository, repo *kanban.Repository) (*kanban.TaskRepository, error) {
 	if tr.BaseBranch == "" {
 		tr.BaseBranch = repo.DefaultBranch
+	}
+	if err := checkBranches(tr); err != nil {
+		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO task_repositories (task_id, repository_id, base_branch, checkout_branch)
 		VALUES (?, ?, ?, ?) ON CONFLICT (task_id, repository_id)

@@ -2,23 +2,52 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// seedSteps are the steps of the default "Kanban" workflow, in order. The
-// auto-advancing ones move a task on when its agent signals the step done
-// (step_complete_kandev; for an agent the runtime runs, at the end of
-// that turn).
+// seedSteps are the steps of the default "Kanban" workflow, in order, and
+// their automations (the reference product's Kanban, in function): an
+// agent's turn on a Backlog task takes it to In Progress, a task moved to
+// In Progress gets an agent, a finished turn takes the task to Review, a
+// new turn in Review or Done (the operator answered the agent) takes it
+// back to In Progress, and Done completes the task. auto_advance is there
+// for agents connected by hand, which have no turns: their
+// step_complete_kandev moves the task on at once.
 var seedSteps = []struct {
 	name, color string
 	start, auto bool
+	events      func(ids []string) map[string][]kanban.StepAction
 }{
-	{"Backlog", "#6b7280", true, true},
-	{"In Progress", "#3b82f6", false, true},
-	{"Review", "#f59e0b", false, true},
-	{"Done", "#10b981", false, false},
+	{"Backlog", "#6b7280", true, true, func(ids []string) map[string][]kanban.StepAction {
+		return map[string][]kanban.StepAction{
+			kanban.EventTurnStart:    {{Type: kanban.AutoMoveNext}},
+			kanban.EventTurnComplete: {moveTo(ids[2])},
+		}
+	}},
+	{"In Progress", "#3b82f6", false, true, func(ids []string) map[string][]kanban.StepAction {
+		return map[string][]kanban.StepAction{
+			kanban.EventEnter:        {{Type: kanban.AutoStartAgent}},
+			kanban.EventTurnComplete: {moveTo(ids[2])},
+		}
+	}},
+	{"Review", "#f59e0b", false, true, func([]string) map[string][]kanban.StepAction {
+		return map[string][]kanban.StepAction{kanban.EventTurnStart: {{Type: kanban.AutoMovePrevious}}}
+	}},
+	{"Done", "#10b981", false, false, func(ids []string) map[string][]kanban.StepAction {
+		return map[string][]kanban.StepAction{
+			kanban.EventEnter:     {{Type: kanban.AutoSetState, Config: map[string]json.RawMessage{"state": json.RawMessage(`"COMPLETED"`)}}},
+			kanban.EventTurnStart: {moveTo(ids[1])},
+		}
+	}},
+}
+
+// moveTo is a move_to_step automation to the step stepID.
+func moveTo(stepID string) kanban.StepAction {
+	id, _ := json.Marshal(stepID) // a string always marshals
+	return kanban.StepAction{Type: kanban.AutoMoveToStep, Config: map[string]json.RawMessage{"step_id": id}}
 }
 
 // seedAgents are the built-in agent types: name and display name.
@@ -79,11 +108,19 @@ func seedWorkspace(ctx context.Context, tx txn, now string) error {
 		created_at, updated_at) VALUES (?, ?, 'Kanban', '', 0, ?, ?)`, wfID, wsID, now, now); err != nil {
 		return err
 	}
+	ids := make([]string, len(seedSteps))
+	for i := range ids {
+		ids[i] = kanban.NewID()
+	}
 	for i, st := range seedSteps {
+		events, err := encodeEvents(st.events(ids))
+		if err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO workflow_steps (id, workflow_id, name, position, color,
 			prompt, is_start_step, allow_manual_move, auto_advance, auto_advance_requires_signal, wip_limit,
-			auto_archive_after_hours, events, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '', ?, 1, ?, ?, 0, 0, '{}', ?, ?)`,
-			kanban.NewID(), wfID, st.name, i, st.color, boolInt(st.start), boolInt(st.auto), boolInt(st.auto), now, now); err != nil {
+			auto_archive_after_hours, events, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '', ?, 1, ?, 0, 0, 0, ?, ?, ?)`,
+			ids[i], wfID, st.name, i, st.color, boolInt(st.start), boolInt(st.auto), events, now, now); err != nil {
 			return err
 		}
 	}

@@ -56,14 +56,37 @@ func testSeedDefaults(t *testing.T) {
 		t.Fatalf("list steps: %v", err)
 	}
 	var got []string
+	name := map[string]string{}
 	for _, st := range steps.Items {
-		got = append(got, fmt.Sprintf("%d:%s start=%v auto=%v", st.Position, st.Name, st.IsStartStep, st.AutoAdvance))
+		name[st.ID] = st.Name
+	}
+	for _, st := range steps.Items {
+		line := fmt.Sprintf("%d:%s start=%v auto=%v signal=%v", st.Position, st.Name, st.IsStartStep, st.AutoAdvance, st.AutoAdvanceRequiresSignal)
+		for _, ev := range kanban.StepEventKinds {
+			for _, a := range st.Events[ev] {
+				line += " " + ev + ":" + a.Type
+				if to := a.ConfigString("step_id"); to != "" {
+					line += "→" + name[to]
+				}
+				if state := a.ConfigString("state"); state != "" {
+					line += "=" + state
+				}
+			}
+		}
+		got = append(got, line)
 		if st.Color == "" || !st.AllowManualMove {
 			t.Errorf("step %s: got color %q allow_manual_move %v, want a color and manual moves", st.Name, st.Color, st.AllowManualMove)
 		}
 	}
-	want := []string{"0:Backlog start=true auto=true", "1:In Progress start=false auto=true",
-		"2:Review start=false auto=true", "3:Done start=false auto=false"}
+	// The reference's Kanban in function: a turn on Backlog takes the
+	// task to In Progress, In Progress starts an agent, a finished turn
+	// goes to Review, a new turn in Review or Done goes back to work, Done
+	// completes the task.
+	want := []string{
+		"0:Backlog start=true auto=true signal=false on_turn_start:move_to_next on_turn_complete:move_to_step→Review",
+		"1:In Progress start=false auto=true signal=false on_enter:start_agent on_turn_complete:move_to_step→Review",
+		"2:Review start=false auto=true signal=false on_turn_start:move_to_previous",
+		"3:Done start=false auto=false signal=false on_enter:set_state=COMPLETED on_turn_start:move_to_step→In Progress"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got steps %v, want %v", got, want)
 	}

@@ -348,7 +348,15 @@ func (s *Store) cancelLive(ctx context.Context, taskID, sessionID string, note k
 			return err
 		}
 		now := fmtTime(kanban.Now())
+		var was []kanban.SessionState // the managed sessions' states before the stop
 		for _, id := range ids {
+			before, err := getSession(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			if before.Managed {
+				was = append(was, before.State)
+			}
 			if _, err := tx.ExecContext(ctx, `UPDATE task_sessions SET state = ?, updated_at = ?, ended_at = ? WHERE id = ?`,
 				string(kanban.SessionCancelled), now, now, id); err != nil {
 				return fmt.Errorf("cancel sessions: %w", err)
@@ -363,10 +371,11 @@ func (s *Store) cancelLive(ctx context.Context, taskID, sessionID string, note k
 			}
 			out = append(out, *sess)
 		}
-		if slices.ContainsFunc(out, func(x kanban.Session) bool { return x.Managed }) {
-			_, err = syncTaskState(ctx, tx, taskID, kanban.SessionCancelled)
+		if len(was) > 0 {
+			_, err := syncTaskState(ctx, tx, taskID, kanban.StoppedAs(was))
+			return err
 		}
-		return err
+		return nil
 	})
 	return out, err
 }
@@ -389,18 +398,6 @@ func liveSessionIDs(ctx context.Context, tx txn, taskID, sessionID string) ([]st
 		return nil, fmt.Errorf("cancel sessions: %w", err)
 	}
 	return ids, nil
-}
-
-// SetSessionAttached records an MCP server attaching (which also moves a
-// CREATED session to RUNNING) or detaching.
-func (s *Store) SetSessionAttached(ctx context.Context, id string, attached bool) (*kanban.Session, error) {
-	now := fmtTime(kanban.Now())
-	if attached {
-		return s.updateSession(ctx, id, `mcp_attached = 1, last_attached_at = ?,
-			state = CASE WHEN state = ? THEN ? ELSE state END`,
-			now, string(kanban.SessionCreated), string(kanban.SessionRunning))
-	}
-	return s.updateSession(ctx, id, `mcp_attached = 0, last_detached_at = ?`, now)
 }
 
 // updateSession applies a SET clause (our own constant SQL) to one session

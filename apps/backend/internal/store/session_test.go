@@ -351,14 +351,14 @@ func testSetSessionModeAndState(t *testing.T) {
 	}
 }
 
-func TestSetSessionAttached(t *testing.T) {
-	bothEngines(t, testSetSessionAttached)
+func TestAttachSession(t *testing.T) {
+	bothEngines(t, testAttachSession)
 }
 
-func testSetSessionAttached(t *testing.T) {
+func testAttachSession(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
-	got, err := f.s.SetSessionAttached(ctx, f.sess.ID, true)
+	got, err := f.s.AttachSession(ctx, f.sess.ID, "backend")
 	if err != nil {
 		t.Fatalf("attach: %v", err)
 	}
@@ -366,25 +366,26 @@ func testSetSessionAttached(t *testing.T) {
 		t.Fatalf("got attached=%v last_attached_at=%v state=%s, want true, set, RUNNING",
 			got.MCPAttached, got.LastAttachedAt, got.State)
 	}
-	got, err = f.s.SetSessionAttached(ctx, f.sess.ID, false)
+	got, err = f.s.DetachSession(ctx, f.sess.ID)
 	if err != nil {
 		t.Fatalf("detach: %v", err)
 	}
-	if got.MCPAttached || got.LastDetachedAt == nil || got.State != kanban.SessionRunning {
-		t.Fatalf("got attached=%v last_detached_at=%v state=%s, want false, set, RUNNING",
+	// A session made by hand whose agent went away waits for one again.
+	if got.MCPAttached || got.LastDetachedAt == nil || got.State != kanban.SessionCreated {
+		t.Fatalf("got attached=%v last_detached_at=%v state=%s, want false, set, CREATED",
 			got.MCPAttached, got.LastDetachedAt, got.State)
 	}
 	if _, err := f.s.SetSessionState(ctx, f.sess.ID, kanban.SessionCompleted); err != nil {
 		t.Fatalf("set state: %v", err)
 	}
-	got, err = f.s.SetSessionAttached(ctx, f.sess.ID, true)
+	got, err = f.s.AttachSession(ctx, f.sess.ID, "backend")
 	if err != nil {
 		t.Fatalf("attach: %v", err)
 	}
 	if got.State != kanban.SessionCompleted {
 		t.Fatalf("got state %s after attaching a completed session, want COMPLETED", got.State)
 	}
-	_, err = f.s.SetSessionAttached(ctx, kanban.NewID(), true)
+	_, err = f.s.AttachSession(ctx, kanban.NewID(), "backend")
 	wantCode(t, err, kanban.CodeNotFound)
 }
 

@@ -14,10 +14,10 @@ import (
 const (
 	taskCols = `id, workspace_id, workflow_id, workflow_step_id, parent_id, title, description, state,
 	position, external_id, start_when_unblocked, launch_prompt, archived_at, created_at, updated_at,
-	queued_for_step_id, queued_at, step_entered_at, autopilot, workspace_mode`
+	queued_for_step_id, queued_at, step_entered_at, autopilot, workspace_mode, created_by_task_id`
 	taskColsT = `t.id, t.workspace_id, t.workflow_id, t.workflow_step_id, t.parent_id, t.title, t.description,
 	t.state, t.position, t.external_id, t.start_when_unblocked, t.launch_prompt, t.archived_at, t.created_at, t.updated_at,
-	t.queued_for_step_id, t.queued_at, t.step_entered_at, t.autopilot, t.workspace_mode`
+	t.queued_for_step_id, t.queued_at, t.step_entered_at, t.autopilot, t.workspace_mode, t.created_by_task_id`
 )
 
 func scanTask(r rowSource) (*kanban.Task, error) {
@@ -31,12 +31,12 @@ func scanTask(r rowSource) (*kanban.Task, error) {
 // scanTaskInto scans the taskCols of a row into t, then the row's further
 // columns into extra.
 func scanTaskInto(r rowSource, t *kanban.Task, extra ...any) error {
-	var parent, ext, archived, queuedFor, queuedAt sql.NullString
+	var parent, ext, archived, queuedFor, queuedAt, creator sql.NullString
 	var start, autopilot int
 	var created, updated, entered string
 	if err := r.Scan(append([]any{&t.ID, &t.WorkspaceID, &t.WorkflowID, &t.WorkflowStepID, &parent, &t.Title,
 		&t.Description, &t.State, &t.Position, &ext, &start, &t.LaunchPrompt,
-		&archived, &created, &updated, &queuedFor, &queuedAt, &entered, &autopilot, &t.WorkspaceMode}, extra...)...); err != nil {
+		&archived, &created, &updated, &queuedFor, &queuedAt, &entered, &autopilot, &t.WorkspaceMode, &creator}, extra...)...); err != nil {
 		return err
 	}
 	t.Autopilot = autopilot != 0
@@ -45,6 +45,7 @@ func scanTaskInto(r rowSource, t *kanban.Task, extra ...any) error {
 		t.StepEnteredAt = parseTime(entered)
 	}
 	t.ParentID, t.ExternalID, t.StartWhenUnblocked = parent.String, ext.String, start != 0
+	t.CreatedByTaskID = creator.String
 	t.ArchivedAt = parseTimePtr(archived)
 	t.CreatedAt, t.UpdatedAt = parseTime(created), parseTime(updated)
 	return nil
@@ -158,16 +159,16 @@ func insertTask(ctx context.Context, tx txn, in kanban.TaskCreate) (*kanban.Task
 	t := &kanban.Task{ID: kanban.NewID(), WorkspaceID: in.WorkspaceID, WorkflowID: in.WorkflowID,
 		WorkflowStepID: in.WorkflowStepID, ParentID: in.ParentID, Title: in.Title, Description: in.Description,
 		State: in.State, ExternalID: in.ExternalID, StartWhenUnblocked: in.StartWhenUnblocked,
-		Autopilot: in.Autopilot, WorkspaceMode: in.WorkspaceMode, CreatedAt: now, UpdatedAt: now}
+		Autopilot: in.Autopilot, WorkspaceMode: in.WorkspaceMode, CreatedByTaskID: in.CreatedByTaskID, CreatedAt: now, UpdatedAt: now}
 	t.StepEnteredAt = now
 	// The task goes last on its step: the position is computed in the
 	// insert and returned by it.
 	err := tx.QueryRowContext(ctx, `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?,
 		(SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE workflow_step_id = ?),
-		?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?) RETURNING position`,
+		?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?) RETURNING position`,
 		t.ID, t.WorkspaceID, t.WorkflowID, t.WorkflowStepID, nullString(t.ParentID), t.Title, t.Description,
 		string(t.State), t.WorkflowStepID, nullString(t.ExternalID), boolInt(t.StartWhenUnblocked), t.LaunchPrompt,
-		nil, fmtTime(now), fmtTime(now), fmtTime(now), boolInt(t.Autopilot), t.WorkspaceMode).Scan(&t.Position)
+		nil, fmtTime(now), fmtTime(now), fmtTime(now), boolInt(t.Autopilot), t.WorkspaceMode, nullString(t.CreatedByTaskID)).Scan(&t.Position)
 	if err != nil {
 		return nil, fmt.Errorf("create task: %w", err)
 	}
@@ -179,25 +180,26 @@ func insertTask(ctx context.Context, tx txn, in kanban.TaskCreate) (*kanban.Task
 	if err := attachNewTaskRepo(ctx, tx, t, in.Repository); err != nil {
 		return nil, err
 	}
-	if in.StartWhenUnblocked && (in.StartAgentProfileID != "" || in.StartExecutorProfileID != "") {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO task_deferred_starts (task_id, agent_profile_id, executor_profile_id)
+	if in.StartAgentProfileID != "" || in.StartExecutorProfileID != "" {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO task_start_profiles (task_id, agent_profile_id, executor_profile_id)
 			VALUES (?, ?, ?)`, t.ID, nullString(in.StartAgentProfileID), nullString(in.StartExecutorProfileID)); err != nil {
-			return nil, fmt.Errorf("create task: deferred start: %w", err)
+			return nil, fmt.Errorf("create task: start profiles: %w", err)
 		}
 	}
 	return t, nil
 }
 
-// DeferredStart returns the profiles kept for a task's deferred session.
-func (s *Store) DeferredStart(ctx context.Context, taskID string) (string, string, error) {
+// StartProfiles returns the profiles a task was created with (empty when
+// none were named, or when they were deleted since).
+func (s *Store) StartProfiles(ctx context.Context, taskID string) (string, string, error) {
 	var agent, executor sql.NullString
-	err := s.stmts.QueryRowContext(ctx, `SELECT agent_profile_id, executor_profile_id FROM task_deferred_starts WHERE task_id = ?`,
+	err := s.stmts.QueryRowContext(ctx, `SELECT agent_profile_id, executor_profile_id FROM task_start_profiles WHERE task_id = ?`,
 		taskID).Scan(&agent, &executor)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", "", nil
 	}
 	if err != nil {
-		return "", "", fmt.Errorf("deferred start: %w", err)
+		return "", "", fmt.Errorf("start profiles: %w", err)
 	}
 	return agent.String, executor.String, nil
 }

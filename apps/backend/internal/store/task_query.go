@@ -77,7 +77,8 @@ func taskJSONBound(t kanban.Task) int {
 		}
 	}
 	return 6*(len(t.ID)+len(t.WorkspaceID)+len(t.WorkflowID)+len(t.WorkflowStepID)+len(t.ParentID)+len(t.Title)+
-		len(t.Description)+len(t.State)+len(t.ExternalID)+len(t.LaunchPrompt)+len(t.QueuedForStepID)+len(t.WorkspaceMode)) +
+		len(t.Description)+len(t.State)+len(t.ExternalID)+len(t.LaunchPrompt)+len(t.QueuedForStepID)+len(t.WorkspaceMode)+
+		len(t.CreatedByTaskID)) +
 		taskJSONFixed
 }
 

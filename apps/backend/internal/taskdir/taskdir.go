@@ -1,16 +1,15 @@
 // Package taskdir finds the directory a task's agent works in — its
 // repository checkout, its git worktree, a parent's directory it shares, or
-// a per-task folder under the data dir — and resolves workspace-relative
-// paths inside it without letting them escape.
+// a per-task folder under the data dir — checked by the filesystem policy
+// (internal/fsguard) each time it is used. It imports the domain and
+// fsguard, never the store, the action layer or the runtime.
 package taskdir
 
 import (
 	"context"
-	"errors"
-	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -18,10 +17,11 @@ import (
 // looked for.
 const maxInheritDepth = 16
 
-// Dirs resolves task directories from the store and the data dir.
+// Dirs resolves task directories from the store under the filesystem
+// policy (whose data dir holds the per-task folders).
 type Dirs struct {
-	Store   kanban.Store
-	DataDir string
+	Store kanban.Store
+	Guard *fsguard.Policy
 }
 
 // Owner returns the task whose directory t works in: t, or the ancestor it
@@ -86,59 +86,36 @@ func (d Dirs) Repository(ctx context.Context, taskID, sel string) (*kanban.Repos
 
 // Existing returns the directory task t works in (for repository sel, or
 // its main one) as it is now, creating nothing: its git worktree when it
-// has one, else its repository's checkout, else its per-task folder.
-// NOT_FOUND when that directory does not exist yet.
-func (d Dirs) Existing(ctx context.Context, t *kanban.Task, sel string) (string, error) {
+// has one, else its repository's checkout, else its per-task folder. Each
+// passes the filesystem policy at this use (a repository row may predate
+// it): a checkout must lie in a source root and touch no protected path
+// (FORBIDDEN), Kandev's own folders must be what Kandev made. NOT_FOUND
+// when the directory does not exist yet.
+func (d Dirs) Existing(ctx context.Context, t *kanban.Task, sel string) (fsguard.Dir, error) {
 	owner, err := d.Owner(ctx, t)
 	if err != nil {
-		return "", err
+		return fsguard.Dir{}, err
 	}
 	repo, _, err := d.Repository(ctx, owner.ID, sel)
 	if err != nil {
-		return "", err
+		return fsguard.Dir{}, err
 	}
-	dir := filepath.Join(d.DataDir, "tasks", owner.ID)
-	if wt, err := d.Store.GetWorktree(ctx, owner.ID); err == nil && (repo == nil || wt.RepositoryID == repo.ID) {
-		dir = wt.Path
-	} else if err != nil && kanban.ErrorCode(err) != kanban.CodeNotFound {
-		return "", err
-	} else if repo != nil && repo.LocalPath != "" {
-		dir = repo.LocalPath
+	wt, err := d.Store.GetWorktree(ctx, owner.ID)
+	switch {
+	case err == nil && (repo == nil || wt.RepositoryID == repo.ID):
+		return d.Guard.KandevDir(wt.Path)
+	case err != nil && kanban.ErrorCode(err) != kanban.CodeNotFound:
+		return fsguard.Dir{}, err
+	case repo != nil && repo.LocalPath != "":
+		return d.Guard.SourceDir(RepositoryPath, repo.LocalPath)
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return "", kanban.Errorf(kanban.CodeNotFound, "the task's workspace directory does not exist on this machine yet")
-	}
-	return abs, nil
+	return d.Guard.KandevDir(d.TaskFolder(owner.ID))
 }
 
-// Resolve returns the absolute path of the workspace-relative path rel in
-// root. It refuses absolute paths, paths that climb out of root, and
-// symbolic links that lead out of it; field names the argument in errors.
-func Resolve(root, rel, field string) (string, error) {
-	if rel == "" || filepath.IsAbs(rel) || strings.ContainsRune(rel, 0) {
-		return "", kanban.FieldError(field, "must be a path relative to the task's workspace")
-	}
-	clean := filepath.Clean(rel)
-	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return "", kanban.FieldError(field, "must stay inside the task's workspace")
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return "", err
-	}
-	full, err := filepath.EvalSymlinks(filepath.Join(realRoot, clean))
-	if errors.Is(err, os.ErrNotExist) {
-		return "", kanban.Errorf(kanban.CodeNotFound, "%s: no such file in the task's workspace", field)
-	}
-	if err != nil {
-		return "", kanban.FieldError(field, "cannot be read")
-	}
-	if full != realRoot && !strings.HasPrefix(full, realRoot+string(filepath.Separator)) {
-		return "", kanban.FieldError(field, "must stay inside the task's workspace")
-	}
-	return full, nil
+// RepositoryPath names a task's repository checkout in use-time refusals.
+const RepositoryPath = "the task's repository local_path"
+
+// TaskFolder is the per-task folder of a task without a checkout.
+func (d Dirs) TaskFolder(taskID string) string {
+	return filepath.Join(d.Guard.DataDir(), "tasks", taskID)
 }

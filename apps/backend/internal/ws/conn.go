@@ -120,7 +120,7 @@ func (c *Conn) Send(action string, payload any) {
 func (c *Conn) send(m Message) bool {
 	b, err := encode(m)
 	if err != nil {
-		c.srv.log.Error("ws send", slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(kanban.Action(m.Action))), slog.String("error", err.Error()))
+		c.srv.log.Error("ws send", slog.String("conn", c.id), slog.String("action", c.srv.logName(m.Action)), slog.String("error", err.Error()))
 		return false
 	}
 	return c.link.enqueue(b)
@@ -174,9 +174,9 @@ func (c *Conn) handleFrame(data []byte, isText bool) {
 
 // reject answers a request that will not be dispatched.
 func (c *Conn) reject(req Message, e *kanban.Error) {
-	c.srv.log.Debug("ws request rejected", slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(kanban.Action(req.Action))),
+	c.srv.log.Debug("ws request rejected", slog.String("conn", c.id), slog.String("action", c.srv.logName(req.Action)),
 		slog.String("code", string(e.Code)))
-	c.send(errorMessage(req.ID, req.Action, e))
+	c.send(errorMessage(req.ID, c.srv.echoName(req.Action), e))
 }
 
 // run executes one request on its own goroutine and queues its reply.
@@ -187,7 +187,7 @@ func (c *Conn) run(req Message) {
 	res, err := c.dispatch(req)
 	if c.ctx.Err() != nil {
 		c.srv.log.Debug("ws request abandoned: connection closed",
-			slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(kanban.Action(req.Action))), slog.Duration("duration", time.Since(start)))
+			slog.String("conn", c.id), slog.String("action", c.srv.logName(req.Action)), slog.Duration("duration", time.Since(start)))
 		return
 	}
 	reply := c.reply(req, res, err)
@@ -197,7 +197,7 @@ func (c *Conn) run(req Message) {
 		code = string(kanban.ErrorCode(err))
 		level = slog.LevelInfo
 	}
-	c.srv.log.LogAttrs(c.ctx, level, "ws request", slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(kanban.Action(req.Action))),
+	c.srv.log.LogAttrs(c.ctx, level, "ws request", slog.String("conn", c.id), slog.String("action", c.srv.logName(req.Action)),
 		slog.Duration("duration", time.Since(start)), slog.String("code", code))
 	c.send(reply)
 }
@@ -216,17 +216,35 @@ func (c *Conn) dispatch(req Message) (res any, err error) {
 // non-domain error is logged with a reference that alone is sent.
 func (c *Conn) reply(req Message, res any, err error) Message {
 	if err == nil {
-		m, merr := newMessage(req.ID, TypeResponse, req.Action, res)
+		m, merr := newMessage(req.ID, TypeResponse, c.srv.echoName(req.Action), res)
 		if merr == nil {
 			return m
 		}
 		err = merr
 	}
 	if kerr, ok := kanban.AsError(err); ok {
-		return errorMessage(req.ID, req.Action, kerr)
+		return errorMessage(req.ID, c.srv.echoName(req.Action), kerr)
 	}
 	ref := newRef()
-	c.srv.log.Error("ws request failed", slog.String("conn", c.id), slog.String("action", c.srv.cfg.LogAction(kanban.Action(req.Action))),
+	c.srv.log.Error("ws request failed", slog.String("conn", c.id), slog.String("action", c.srv.logName(req.Action)),
 		slog.String("ref", ref), slog.String("error", err.Error()))
-	return errorMessage(req.ID, req.Action, kanban.Errorf(kanban.CodeInternal, "internal error (ref %s)", ref))
+	return errorMessage(req.ID, c.srv.echoName(req.Action), kanban.Errorf(kanban.CodeInternal, "internal error (ref %s)", ref))
+}
+
+// echoName is the action a reply carries back: the request's when it is
+// known, else empty (an unknown name is caller text).
+func (s *Server) echoName(action string) string {
+	if action != "" && s.cfg.Known(kanban.Action(action)) {
+		return action
+	}
+	return ""
+}
+
+// logName is the label an action is logged with: its name when known,
+// else "unknown".
+func (s *Server) logName(action string) string {
+	if n := s.echoName(action); n != "" {
+		return n
+	}
+	return "unknown"
 }

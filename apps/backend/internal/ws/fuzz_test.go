@@ -45,6 +45,9 @@ func FuzzDecodeRequest(f *testing.F) {
 		if len(m.ID) > maxIDLen || len(m.Action) > maxIDLen {
 			t.Fatalf("got id %d and action %d bytes, want <= %d", len(m.ID), len(m.Action), maxIDLen)
 		}
+		if m.ID != "" && !validID(m.ID) {
+			t.Fatalf("got id %q, want empty or 1 to %d of A-Z a-z 0-9 %s", m.ID, maxIDLen, idPunct)
+		}
 		if kerr != nil {
 			if kerr.Code != kanban.CodeBadRequest {
 				t.Fatalf("got code %s, want BAD_REQUEST", kerr.Code)

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -32,9 +33,14 @@ const (
 // maxIDLen bounds request ids and action names (bytes).
 const maxIDLen = 128
 
+// idPunct are the characters a request id may use besides ASCII letters
+// and digits.
+const idPunct = "._:-"
+
 // Message is the envelope of every frame: one JSON object per text frame.
-// Responses and errors carry the request's ID and Action; notifications
-// have no ID.
+// Responses and errors carry the request's ID (when it is a valid id) and
+// its Action (when the application knows it, see ServerConfig.Known);
+// notifications have no ID.
 type Message struct {
 	ID      string          `json:"id,omitempty"`
 	Type    string          `json:"type"`
@@ -67,7 +73,7 @@ func decodeRequest(data []byte) (Message, *kanban.Error) {
 		return m, malformed
 	}
 	id, idErr := stringField(fields, "id")
-	if idErr == nil && len(id) <= maxIDLen {
+	if idErr == nil && validID(id) {
 		m.ID = id
 	}
 	action, actionErr := stringField(fields, "action")
@@ -86,8 +92,8 @@ func decodeRequest(data []byte) (Message, *kanban.Error) {
 		return m, kanban.Errorf(kanban.CodeBadRequest, "request id must be a string")
 	case id == "":
 		return m, kanban.Errorf(kanban.CodeBadRequest, "request id is required")
-	case len(id) > maxIDLen:
-		return m, kanban.Errorf(kanban.CodeBadRequest, "request id is too long (max %d bytes)", maxIDLen)
+	case !validID(id):
+		return m, kanban.Errorf(kanban.CodeBadRequest, "request id must be 1 to %d ASCII letters, digits and %s", maxIDLen, idPunct)
 	case actionErr != nil:
 		return m, kanban.Errorf(kanban.CodeBadRequest, "action must be a string")
 	case action == "":
@@ -98,6 +104,22 @@ func decodeRequest(data []byte) (Message, *kanban.Error) {
 	m.Type = TypeRequest
 	m.Payload = fields["payload"]
 	return m, nil
+}
+
+// validID reports whether id is a request id a reply may carry back:
+// 1 to maxIDLen ASCII letters, digits and idPunct.
+func validID(id string) bool {
+	if id == "" || len(id) > maxIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && strings.IndexByte(idPunct, c) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // stringField returns fields[key] as a string; a missing key is "".

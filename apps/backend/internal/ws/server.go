@@ -34,10 +34,11 @@ type ServerConfig struct {
 	// OnDisconnect runs once the connection's reader and writer have stopped.
 	OnDisconnect func(c *Conn)
 	Logger       *slog.Logger
-	// LogAction maps a request's action name to the label logged for it
-	// (action names are caller-chosen; the app logs only registered ones).
-	// Default: "request".
-	LogAction func(action kanban.Action) string
+	// Known reports whether an action name is one the application serves.
+	// Action names are caller-chosen text: only a known one is logged and
+	// carried back in a reply's action field; any other is logged as
+	// "unknown" and answered with an empty action. Default: none is known.
+	Known func(action kanban.Action) bool
 	// ReadLimit caps one inbound message (default 1 MiB); a larger message
 	// closes the connection with 1009.
 	ReadLimit int64
@@ -85,8 +86,8 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.Authenticate == nil || cfg.Dispatch == nil {
 		panic("ws: ServerConfig.Authenticate and Dispatch are required")
 	}
-	if cfg.LogAction == nil {
-		cfg.LogAction = func(kanban.Action) string { return "request" }
+	if cfg.Known == nil {
+		cfg.Known = func(kanban.Action) bool { return false }
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

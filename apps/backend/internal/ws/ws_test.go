@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,6 +19,10 @@ import (
 const goodToken = "good-token"
 
 type testPrincipal struct{ name string }
+
+// toyActions are the actions the toy serves (ServerConfig.Known).
+var toyActions = []kanban.Action{"echo", "whoami", kanban.ActionSubscribe, "block", "fail.domain", "fail.wrapped",
+	"fail.plain", "panic", "unmarshalable"}
 
 // toy is a Dispatch with a handful of actions and a call counter.
 type toy struct {
@@ -82,6 +87,9 @@ func startServer(t *testing.T, cfg ServerConfig, d *toy) (*Server, string) {
 	}
 	if cfg.Dispatch == nil {
 		cfg.Dispatch = d.dispatch
+	}
+	if cfg.Known == nil {
+		cfg.Known = func(a kanban.Action) bool { return slices.Contains(toyActions, a) }
 	}
 	s := NewServer(cfg)
 	ts := httptest.NewServer(s)
@@ -170,20 +178,25 @@ func TestRequestReplies(t *testing.T) {
 		{name: "plain error hidden", action: "fail.plain", wantType: TypeError, wantCode: "INTERNAL_ERROR", wantIn: "internal error (ref ", wantNotIn: "secret"},
 		{name: "panic hidden", action: "panic", wantType: TypeError, wantCode: "INTERNAL_ERROR", wantIn: "ref", wantNotIn: "secret"},
 		{name: "unmarshalable result", action: "unmarshalable", wantType: TypeError, wantCode: "INTERNAL_ERROR"},
-		{name: "unknown action", action: "nope", wantType: TypeError, wantCode: "UNKNOWN_ACTION"},
+		{name: "unknown action", action: "nope", wantType: TypeError, wantCode: "UNKNOWN_ACTION", wantNotIn: "nope"},
 	}
 	_, url := startServer(t, ServerConfig{}, newToy())
 	c := dialRaw(t, url, goodToken+"alice")
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			req := `{"id":"r-` + tc.name + `","type":"request","action":"` + tc.action + `"`
+			id := "r-" + strings.ReplaceAll(tc.name, " ", "-")
+			req := `{"id":"` + id + `","type":"request","action":"` + tc.action + `"`
 			if tc.payload != "" {
 				req += `,"payload":` + tc.payload
 			}
 			writeJSON(t, c, req+"}")
 			m := readMsg(t, c)
-			if m.ID != "r-"+tc.name || m.Action != tc.action || m.Type != tc.wantType {
-				t.Fatalf("got id=%q action=%q type=%q, want %q %q %q", m.ID, m.Action, m.Type, "r-"+tc.name, tc.action, tc.wantType)
+			wantAction := tc.action // an unknown action is caller text: not carried back
+			if !slices.Contains(toyActions, kanban.Action(tc.action)) {
+				wantAction = ""
+			}
+			if m.ID != id || m.Action != wantAction || m.Type != tc.wantType {
+				t.Fatalf("got id=%q action=%q type=%q, want %q %q %q", m.ID, m.Action, m.Type, id, wantAction, tc.wantType)
 			}
 			if tc.wantCode != "" {
 				if p := errPayload(t, m); string(p.Code) != tc.wantCode {
@@ -219,7 +232,7 @@ func TestMalformedFrames(t *testing.T) {
 		{name: "missing type", frame: `{"id":"x2","action":"echo"}`, wantID: "x2", wantMsg: "expected a request"},
 		{name: "missing id", frame: `{"type":"request","action":"echo"}`, wantMsg: "request id is required"},
 		{name: "numeric id", frame: `{"id":7,"type":"request","action":"echo"}`, wantMsg: "request id must be a string"},
-		{name: "id too long", frame: `{"id":"` + strings.Repeat("i", 129) + `","type":"request","action":"echo"}`, wantMsg: "too long", wantNotInResp: "iiii"},
+		{name: "id too long", frame: `{"id":"` + strings.Repeat("i", 129) + `","type":"request","action":"echo"}`, wantMsg: "request id must be 1 to 128", wantNotInResp: "iiii"},
 		{name: "missing action", frame: `{"id":"x3","type":"request"}`, wantID: "x3", wantMsg: "action is required"},
 		{name: "unknown field neither named nor valued", frame: `{"id":"x4","type":"request","action":"echo","extra":"hunter2"}`, wantID: "x4", wantMsg: "unknown envelope field; allowed: id, type, action, payload", wantNotInResp: "hunter2"},
 		{name: "case-folded field", frame: `{"ID":"x5","type":"request","action":"echo"}`, wantMsg: "unknown envelope field; allowed: id, type, action, payload"},

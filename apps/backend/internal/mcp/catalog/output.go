@@ -51,7 +51,8 @@ var (
 	taskOut = out("A task.", P{
 		"id": Str("Task id."), "workspace_id": Str("Workspace."), "workflow_id": Str("Workflow."),
 		"workflow_step_id": Str("Current step."), "parent_id": Str("Parent task, if any."),
-		"title": Str("Title."), "description": Str("The task's prompt."),
+		"created_by_task_id": Str("The task whose agent session created it, if any: that task's sessions may change it."),
+		"title":              Str("Title."), "description": Str("The task's prompt."),
 		"state":       Str("Task state."),
 		"position":    Int("0-based position within the step."),
 		"external_id": Str("Caller's idempotency key, if set."),

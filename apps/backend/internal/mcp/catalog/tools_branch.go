@@ -4,7 +4,7 @@ import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
 // branchTaskRef is the task_id of the branch tools.
 func branchTaskRef() S {
-	return SelfTaskRef(`Task to change: yours ("self", default) or a subtask.`)
+	return SelfTaskRef(`Task to change: yours ("self", default), a subtask or a task you created.`)
 }
 
 var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
@@ -12,10 +12,10 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 		Name:   "add_branch_to_task_kandev",
 		Action: kanban.ActionTaskRepositoryAdd,
 		Title:  "Add branch to task",
-		Description: "Attach a repository to a task with the branch to start from (or an existing branch to check out, e.g. " +
-			"a pull request's head), named by at most one of repository_id, local_path or repository_url (none when the " +
-			"task has one repository); unknown paths and URLs are registered. Re-adding updates its branches. The next " +
-			"agent session works on it.",
+		Description: "Attach a repository of the workspace to a task with the branch to start from (or an existing branch to " +
+			"check out, e.g. a pull request's head), named by at most one of repository_id, local_path or repository_url " +
+			"(none when the task has one repository); only the operator registers new ones. Re-adding updates its branches. " +
+			"The next agent session works on it.",
 		Input: Obj("", P{
 			"task_id":         branchTaskRef(),
 			"repository_id":   ID("Repository of the workspace."),
@@ -35,9 +35,9 @@ var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 		Name:   "add_workspace_sources_kandev",
 		Action: kanban.ActionWorkspaceSourceAdd,
 		Title:  "Add workspace sources",
-		Description: "Attach repositories and folders to a task, in order, all checked before any is attached. A " +
-			"repository is named by one of repository_id, local_path, remote_url or github_url; a folder by an absolute " +
-			"local_path. Unknown sources are registered; re-attaching changes nothing.",
+		Description: "Attach repositories and folders of the workspace to a task, in order, all checked before any is " +
+			"attached. A repository is named by one of repository_id, local_path, remote_url or github_url; a folder by an " +
+			"absolute local_path. Only the operator registers new ones; re-attaching changes nothing.",
 		Input: Obj("", P{
 			"task_id": branchTaskRef(),
 			"sources": Arr("The sources, in order.", Obj("One source: a repository or a folder.", P{
@@ -89,7 +89,7 @@ var (
 	}, "task_id", "repository_id", "base_branch")
 	workspaceRepoOut = out("A repository of the workspace.", P{
 		"id": Str("Repository id."), "workspace_id": Str("Workspace."), "name": Str("Name."),
-		"local_path":     Str("Local checkout path, if known."),
+		"local_path":     Str("Local checkout path; absent for a task-mode session."),
 		"remote_url":     Str("Remote URL, if known."),
 		"default_branch": Str("Default branch."),
 	}, "id", "workspace_id", "name", "default_branch")

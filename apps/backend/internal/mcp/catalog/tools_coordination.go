@@ -47,13 +47,14 @@ var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
 		Name:   "spawn_session_kandev",
 		Action: kanban.ActionSessionSpawn,
 		Title:  "Spawn session",
-		Description: "Start another agent session on a task of your workspace, e.g. a reviewer or a retry. Its first " +
-			"message is prompt (the only context it gets), else the task's prompt.",
+		Description: "Start another agent session on your task, a subtask or a task you created (any task of your " +
+			"workspace under --session-scope workspace), e.g. a reviewer or a retry. Its first message is prompt (the only " +
+			"context it gets), else the task's prompt.",
 		Input: Obj("", P{
 			"task_id":             SelfTaskRef(`Task to start a session on; default "self".`),
 			"name":                Str(`Session name shown to people, e.g. "reviewer".`).Len(1, kanban.MaxNameLen),
-			"agent_profile_id":    ID("Agent profile; default the default one."),
-			"executor_profile_id": ID("Executor profile; default the default one."),
+			"agent_profile_id":    ID("Agent profile; default the task's step's, else the task's, else its workflow's, else the default one."),
+			"executor_profile_id": ID("Executor profile; default the task's, else the default one."),
 			"prompt":              Str("First message; default the task's prompt.").Len(1, kanban.MaxPromptLen),
 		}),
 		Output: out("The new session.", P{

@@ -17,11 +17,10 @@ var _ = declare(&Group{Name: "diagnostics", Tools: []*Tool{
 			"source": Enum("Diagnostic source to collect: backend, frontend, or all", action.BundleSources()...),
 		}, "source"),
 		Output: out("The bundle written.", P{
-			"path":          Str("Workspace-relative path of the zip."),
-			"absolute_path": Str("Absolute path of the zip."),
-			"bytes":         Int("Zip size."),
-			"entries":       Arr("Files in the zip.", out("A file.", P{"name": Str("Name."), "bytes": Int("Size.")}, "name")),
-		}, "path", "absolute_path", "bytes", "entries"),
+			"path":    Str("Path of the zip, relative to your workspace (your working directory)."),
+			"bytes":   Int("Zip size."),
+			"entries": Arr("Files in the zip.", out("A file.", P{"name": Str("Name."), "bytes": Int("Size.")}, "name")),
+		}, "path", "bytes", "entries"),
 		Hints: Hints{Destructive: true},
 	},
 }})

@@ -13,7 +13,7 @@ var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 		Action: kanban.ActionArtifactCreate,
 		Title:  "Show walkthrough",
 		Description: "Publish a guided tour of code for the operator: an ordered list of steps, each pointing at a file " +
-			"and line range with an explanation. It is stored on your task (or task_id, within your workspace); a new " +
+			"and line range with an explanation. It is stored on your task (or task_id: a subtask or a task you created); a new " +
 			"walkthrough replaces the shown one (get_walkthrough_kandev returns the latest).",
 		Input: Obj("", P{
 			"task_id": artifactTaskRef("Task to store the walkthrough on"),
@@ -70,7 +70,8 @@ func artifactOut(desc, dataDesc string) S {
 
 // artifactTaskRef is the task_id of the artifact tools.
 func artifactTaskRef(what string) S {
-	return SelfTaskRef(what + `: "self" (default) is your own task; another task of your workspace by id.`)
+	return SelfTaskRef(what + `: "self" (default) is your own task; another by id (any task of your workspace to read; ` +
+		`to write, a subtask or a task you created).`)
 }
 
 // createArtifact returns a Run that stores the arguments (but task_id) as

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 )
 
 type refuseBackend struct{}
@@ -29,11 +29,11 @@ func (refuseBackend) Call(context.Context, kanban.Action, any, any) error {
 // defaults) accepts and rejects, over generated arguments.
 func TestDifferential(t *testing.T) {
 	t.Parallel()
-	compiled, err := mcpsrv.Compile()
+	compiled, err := toolserver.Compile()
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := mcpsrv.New(mcpsrv.Config{Compiled: compiled, Backend: refuseBackend{}, Profile: catalog.DefaultProfile(kanban.ModeTask)})
+	srv, err := toolserver.New(toolserver.Config{Compiled: compiled, Backend: refuseBackend{}, Profile: catalog.DefaultProfile(kanban.ModeTask)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestDifferential(t *testing.T) {
 		}
 		schemas++
 		forwarded := 0
-		if err := srv.SetUpstream([]mcpsrv.UpstreamTool{{Wire: tl.wire, Validator: tl.validator,
+		if err := srv.SetUpstream([]toolserver.UpstreamTool{{Wire: tl.wire, Validator: tl.validator,
 			Call: func(context.Context, map[string]any) (*mcp.CallToolResult, string) {
 				forwarded++
 				return mcp.NewToolResultText("ok"), "ok"

@@ -10,7 +10,7 @@
 // notifications/tools/list_changed re-lists and recompiles. What is
 // refused, and why, is reported.
 //
-// It imports mcp-go's client, internal/mcp/server (for the tool type it
+// It imports mcp-go's client, internal/mcp/toolserver (for the tool type it
 // produces), argcheck, schemabudget, escape and the domain package; it must
 // not import the store, the action registry or the WebSocket client.
 package upstream

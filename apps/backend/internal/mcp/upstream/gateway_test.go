@@ -20,7 +20,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream/fixture"
 )
@@ -81,7 +81,7 @@ func (s *syncBuf) String() string {
 // real MCP client session to it.
 type gw struct {
 	t       *testing.T
-	srv     *mcpsrv.Server
+	srv     *toolserver.Server
 	mgr     *upstream.Manager
 	cl      *client.Client
 	logs    *syncBuf
@@ -108,19 +108,19 @@ func httpServer(t *testing.T, hostile bool) (kanban.MCPServerConfig, func() []fi
 
 func newGW(t *testing.T, cfg kanban.MCPServerConfig, events func() []fixture.Event) *gw {
 	t.Helper()
-	compiled, err := mcpsrv.Compile()
+	compiled, err := toolserver.Compile()
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := &gw{t: t, logs: &syncBuf{}, events: events}
 	log := slog.New(slog.NewTextHandler(g.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	g.srv, err = mcpsrv.New(mcpsrv.Config{Compiled: compiled, Backend: noBackend{}, Profile: catalog.DefaultProfile(kanban.ModeTask), Logger: log})
+	g.srv, err = toolserver.New(toolserver.Config{Compiled: compiled, Backend: noBackend{}, Profile: catalog.DefaultProfile(kanban.ModeTask), Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.mgr = upstream.Start(context.Background(), upstream.Config{
 		Servers: map[string]kanban.MCPServerConfig{"fx": cfg}, Logger: log,
-		Tools: func(tools []mcpsrv.UpstreamTool) {
+		Tools: func(tools []toolserver.UpstreamTool) {
 			if err := g.srv.SetUpstream(tools); err != nil {
 				t.Errorf("SetUpstream: %v", err)
 			}

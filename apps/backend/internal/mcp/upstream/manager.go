@@ -15,7 +15,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/escape"
-	mcpsrv "github.com/kandev/kandev/apps/backend/internal/mcp/server"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 )
 
 // Config configures a Manager.
@@ -24,7 +24,7 @@ type Config struct {
 	Servers map[string]kanban.MCPServerConfig
 	Logger  *slog.Logger
 	// Tools receives the whole upstream tool set whenever it changes.
-	Tools func([]mcpsrv.UpstreamTool)
+	Tools func([]toolserver.UpstreamTool)
 	// Report receives every server's state whenever it changes; calls come
 	// from one goroutine, coalesced (the latest state wins).
 	Report func([]kanban.UpstreamServer)
@@ -171,7 +171,7 @@ func (m *Manager) toolsChanged() {
 	}
 	slices.Sort(order)
 	coll := map[string][]kanban.RefusedTool{}
-	var out []mcpsrv.UpstreamTool
+	var out []toolserver.UpstreamTool
 	h := sha256.New()
 	for _, name := range order {
 		owners := byName[name]
@@ -184,7 +184,7 @@ func (m *Manager) toolsChanged() {
 		}
 		o := owners[0]
 		srv, t := o.s, o.t
-		out = append(out, mcpsrv.UpstreamTool{Wire: t.wire, Validator: t.validator,
+		out = append(out, toolserver.UpstreamTool{Wire: t.wire, Validator: t.validator,
 			Call: func(ctx context.Context, args map[string]any) (*mcp.CallToolResult, string) {
 				return srv.call(ctx, t, args)
 			}})

@@ -13,8 +13,27 @@ async function optional(p) {
 
 export async function planPanel(el, taskId) {
   const plan = await optional(api.request('plan.get', { task_id: taskId }));
-  if (!plan) { fill(el, h('h2', {}, 'Plan'), h('p', { class: 'muted' }, 'No plan yet.')); return; }
+  if (!plan) {
+    // No saved plan, but the agent may have shown its working plan (ACP)
+    // in the conversation: say so rather than "no plan" beside it.
+    const working = await api.request('message.list', { task_id: taskId, message_types: ['plan'], sort: 'desc', limit: 1 });
+    const m = working.items && working.items[0];
+    const entries = m ? planEntries(m.content) : [];
+    if (!entries.length) { fill(el, h('h2', {}, 'Plan'), h('p', { class: 'muted', id: 'plan-none' }, 'No plan yet.')); return; }
+    fill(el, h('h2', {}, 'Plan'), h('p', { class: 'hint', id: 'plan-working' }, `The agent's working plan, from its conversation (${when(m.created_at)}); it has not saved a plan to the task.`),
+      h('ol', {}, entries.map((e) => h('li', {}, String(e.content ?? ''), h('span', { class: 'muted' }, ` (${String(e.status || 'pending').replace(/_/g, ' ')})`)))));
+    return;
+  }
   fill(el, h('h2', {}, 'Plan'), h('p', { class: 'hint' }, `${plan.title || 'Plan'} · revision ${plan.revision} · ${when(plan.updated_at)}`), markdown(plan.content));
+}
+
+// planEntries reads the entries of a conversation plan message (JSON
+// {entries: [{content, priority, status}]}; [] when it is not one).
+function planEntries(content) {
+  try {
+    const v = JSON.parse(content);
+    return v && Array.isArray(v.entries) ? v.entries.slice(0, 100) : [];
+  } catch { return []; }
 }
 
 export async function documentsPanel(el, taskId) {

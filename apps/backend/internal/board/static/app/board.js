@@ -81,8 +81,14 @@ class Board {
       this.cards.set(t.id, card);
       c.list.append(card);
     }
-    for (const c of this.columns.values()) this.count(c);
-    fill(this.main, h('h1', { class: 'sr-label' }, `${this.wf.name} board`), this.toolbar(), this.error,
+    // A board with no task says how to get one, and that the mock agent
+    // needs no model account.
+    this.empty = h('p', { class: 'notice', id: 'empty-board', hidden: true },
+      'No tasks on this board yet. Choose ', h('strong', {}, '+ New task'), ' to create one: with the ',
+      h('strong', {}, 'Mock Agent — default'), ' profile and “Start an agent on it now” ticked, an agent works on it and its card ',
+      'moves on by itself, with no model account needed. Agents and scripts create tasks with create_task_kandev.');
+    this.countAll();
+    fill(this.main, h('h1', { class: 'sr-label' }, `${this.wf.name} board`), this.toolbar(), this.error, this.empty,
       h('p', { class: 'hint', id: MOVE_HINT_ID }, 'Drag a card, or focus it and press Shift+←/→ to move it to another step (Shift+↑/↓ within a step); Enter opens it.'),
       cols);
     for (const sw of cols.querySelectorAll('.swatch')) sw.style.background = sw.dataset.color;
@@ -114,7 +120,10 @@ class Board {
     c.wip.dataset.full = lim > 0 && n >= lim ? 'true' : 'false';
   }
 
-  countAll() { for (const c of this.columns.values()) this.count(c); }
+  countAll() {
+    for (const c of this.columns.values()) this.count(c);
+    if (this.empty) this.empty.hidden = this.cards.size > 0;
+  }
 
   // detach returns an undo that puts the card back where it is now.
   detach(card) {

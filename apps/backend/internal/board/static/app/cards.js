@@ -1,6 +1,6 @@
 // Board cards: title, state, agent status, waiting-for-you badges
 // (questions, permission requests) and the admission-queue badge.
-import { h, fill, badge, stateLabel, when, clip } from './dom.js';
+import { h, fill, taskBadge, sessionBadge, stateLabel, when, clip } from './dom.js';
 
 export const MOVE_HINT_ID = 'move-hint';
 
@@ -19,7 +19,7 @@ export function fillCard(card, task, { session, questions = 0, permissions = 0, 
   card.dataset.position = task.position;
   card.dataset.state = task.state;
   card.task = task;
-  const meta = h('div', { class: 'meta' }, badge(task.state));
+  const meta = h('div', { class: 'meta' }, taskBadge(task.state));
   if (session) meta.append(agentBadge(session));
   if (questions > 0) meta.append(waitingBadge('questions', '⚑', 'Question for you', questions));
   if (permissions > 0) meta.append(waitingBadge('permissions', '☑', 'Permission needed', permissions));
@@ -41,7 +41,7 @@ function waitingBadge(kind, icon, words, n) {
 // agent ended.
 export function agentBadge(s) {
   const tools = s.mcp_attached ? 'tools connected' : 'tools not connected';
-  const el = badge(s.state, 'agent');
+  const el = sessionBadge(s);
   el.prepend('Agent: ');
   const exit = s.exit_code !== undefined && s.exit_code !== null && s.state === 'FAILED' ? ` (exit ${s.exit_code})` : '';
   if (exit) el.append(exit);

@@ -66,6 +66,37 @@ const icons = {
   TODO: '○', IN_PROGRESS: '◐', REVIEW: '◑', BLOCKED: '⊗', WAITING_FOR_INPUT: '⚑', COMPLETED: '✓', FAILED: '✗',
   CANCELLED: '⊘', CREATED: '○', QUEUED: '…', STARTING: '◔', RUNNING: '▶', IDLE: '‖',
 };
+// taskStateWhy says what a task's state means: it follows the task's
+// agents, while the card's column is the task's workflow step, so the two
+// can differ (a card moved by hand, an agent stopped mid-work).
+const taskStateWhy = {
+  TODO: 'no agent has worked on it yet',
+  IN_PROGRESS: 'its agent is working',
+  REVIEW: 'its agent finished its turn: yours to review',
+  BLOCKED: 'it is blocked',
+  WAITING_FOR_INPUT: 'its agent waits for your answer',
+  COMPLETED: 'it is done',
+  FAILED: 'its agent failed',
+  CANCELLED: 'its agent was stopped before it finished (or someone cancelled the task)',
+};
+export function taskBadge(state) {
+  const el = badge(state);
+  el.title = `State ${stateLabel(state)}: ${taskStateWhy[state] || 'set by hand'}. The state follows the task's agents; the column is its workflow step.`;
+  return el;
+}
+
+// sessionBadge is badge for an agent session: a session made by hand
+// that waits for its agent (CREATED: none attached yet, or it went away)
+// says so instead of "Created".
+export function sessionBadge(s) {
+  const el = badge(s.state, 'agent');
+  if (!s.managed && s.state === 'CREATED') {
+    fill(el, h('span', { 'aria-hidden': 'true' }, icons.CREATED), 'Not connected');
+    el.title = 'No agent is connected to this session: connect one with kandev mcp --session';
+  }
+  return el;
+}
+
 export function badge(state, extra) {
   return h('span', { class: `badge state-${state}${extra ? ` ${extra}` : ''}` },
     h('span', { 'aria-hidden': 'true' }, icons[state] || '•'), stateLabel(state));

@@ -2,7 +2,7 @@
 // live conversation and controls, plan, documents and other artifacts,
 // and the questions and permission requests its agents wait on.
 import { api } from './api.js';
-import { h, fill, badge, when, toast, stateLabel, clip } from './dom.js';
+import { h, fill, badge, taskBadge, sessionBadge, when, toast, stateLabel, clip } from './dom.js';
 import { useWorkspace } from './context.js';
 import { markdown } from './md.js';
 import { form } from './form.js';
@@ -38,8 +38,10 @@ class TaskPage {
       profileOptions(), executorOptions()]);
     this.steps = steps;
     this.sessions = sessions;
-    this.profiles = profiles;
-    this.executors = executors;
+    // A spawn naming no profile starts with the task's: its step's, else
+    // the one chosen at its creation, else its workflow's, else the default.
+    this.profiles = [{ value: '', label: 'The task’s profile' }, ...profiles.slice(1)];
+    this.executors = [{ value: '', label: 'The task’s executor profile' }, ...executors.slice(1)];
     this.drawHead();
     const controls = h('section', { class: 'panel', id: 'panel-controls' }, h('h2', {}, 'Agent'), this.spawnForm(), this.stopButton());
     fill(this.main, this.head, h('div', { class: 'grid2' },
@@ -53,7 +55,7 @@ class TaskPage {
     const t = this.task;
     const step = this.steps.find((s) => s.id === t.workflow_step_id);
     fill(this.head, h('p', {}, h('a', { href: `#/?ws=${encodeURIComponent(t.workspace_id)}&wf=${encodeURIComponent(t.workflow_id)}` }, '← Board')),
-      h('div', { class: 'task-head' }, h('h1', { id: 'task-title' }, t.title), badge(t.state), step ? h('span', { class: 'badge' }, `Step: ${step.name}`) : null,
+      h('div', { class: 'task-head' }, h('h1', { id: 'task-title' }, t.title), taskBadge(t.state), step ? h('span', { class: 'badge' }, `Step: ${step.name}`) : null,
         t.queued_for_step_id ? h('span', { class: 'badge queued', id: 'task-queued' }, h('span', { 'aria-hidden': 'true' }, '⇢'),
           `Waiting for room in ${(this.steps.find((s) => s.id === t.queued_for_step_id) || { name: 'a full step' }).name} since ${when(t.queued_at)}`) : null,
         t.archived_at ? h('span', { class: 'badge' }, 'Archived') : null),
@@ -100,7 +102,7 @@ class TaskPage {
       } catch (err) { e.target.value = s.mcp_mode; toast(err.message, 'error'); }
     } }, MODES.map((m) => h('option', { value: m, selected: m === s.mcp_mode }, m)));
     const ended = s.state === 'FAILED' && s.exit_code !== undefined && s.exit_code !== null ? `Exit code ${s.exit_code}` : '';
-    return h('div', { id: 'session-info' }, h('div', { class: 'actions' }, badge(s.state, 'agent'),
+    return h('div', { id: 'session-info' }, h('div', { class: 'actions' }, sessionBadge(s),
       h('span', { class: 'badge' }, s.mcp_attached ? '⚡ Tools connected' : 'Tools not connected'),
       h('span', { class: 'badge', title: s.managed ? 'Kandev launched this agent' : 'An agent you connect yourself' }, s.managed ? 'Run by Kandev' : 'Connected by hand'),
       ended ? h('span', { class: 'badge state-FAILED' }, ended) : null,
@@ -220,6 +222,7 @@ class TaskPage {
     });
     on('plan.updated', (p) => { if (mine(p)) planPanel(this.panels.plan, this.task.id); });
     on('plan.deleted', (p) => { if (mine(p)) planPanel(this.panels.plan, this.task.id); });
+    on('session.message', (ev) => { if (ev && ev.message && ev.message.type === 'plan' && mine(ev.message)) planPanel(this.panels.plan, this.task.id); });
     on('document.updated', (d) => { if (mine(d)) documentsPanel(this.panels.documents, this.task.id); });
     const art = (a) => { if (mine(a)) this.drawArtifacts(); };
     on('artifact.created', art);

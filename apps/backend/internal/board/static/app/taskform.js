@@ -12,7 +12,7 @@ export async function profileOptions() {
   const [agents, profiles] = await Promise.all([api.listAll('agent.list'), api.listAll('agent.profile.list', { workspace_id: ctx.workspaceId })]);
   const name = new Map(agents.map((a) => [a.id, a.display_name || a.name]));
   return [{ value: '', label: 'Default profile' },
-    ...profiles.map((p) => ({ value: p.id, label: `${name.get(p.agent_id) || p.agent_id} — ${p.name}${p.is_default ? ' (default)' : ''}` }))];
+    ...profiles.map((p) => ({ value: p.id, label: `${name.get(p.agent_id) || p.agent_id} — ${p.name}${p.is_default && p.name !== 'default' ? ' (default)' : ''}` }))];
 }
 
 // executorOptions lists the executor profiles a task of the current

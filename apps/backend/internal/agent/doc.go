@@ -1,0 +1,13 @@
+// Package agent runs the coding agents of managed sessions: it prepares
+// each session's working directory (exec-local: the task's repository or a
+// per-task directory; exec-worktree: a git worktree on its own branch),
+// runs the executor profile's scripts, launches the agent type's ACP
+// command with an allow-listed environment, hands it the session's own
+// Kandev MCP server and its prompts, records everything the agent reports
+// in the task's conversation, answers or forwards its permission requests,
+// and stops it (ACP cancel, SIGTERM, SIGKILL after a bound).
+//
+// It depends on the domain (kanban) and the action package's Publisher;
+// the action package reaches it only through the action.Agents interface,
+// so it must not be imported by action, store, ws or mcp.
+package agent

@@ -1,0 +1,45 @@
+package agent
+
+import (
+	"strings"
+)
+
+// DefaultEnvAllow is what an agent inherits of kandev serve's environment:
+// exact names, and prefixes ending in "*". Provider credentials and base
+// URLs pass; nothing of Kandev's own (KANDEV_*) ever does, whatever the
+// allow-list says, so the operator token cannot reach an agent.
+var DefaultEnvAllow = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TZ", "TMPDIR", "LANG", "LC_*",
+	"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
+	"NODE_OPTIONS", "NODE_EXTRA_CA_CERTS", "NPM_CONFIG_*", "npm_config_*", "SSL_CERT_FILE", "SSL_CERT_DIR",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+	"ANTHROPIC_*", "CLAUDE_*", "OPENAI_*", "CODEX_*", "GEMINI_*", "GOOGLE_*", "OPENCODE_*",
+}
+
+// agentEnv filters environ (KEY=VALUE entries) through allow.
+func agentEnv(environ, allow []string) []string {
+	out := make([]string, 0, len(allow))
+	for _, kv := range environ {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok || strings.HasPrefix(k, "KANDEV_") {
+			continue
+		}
+		if envAllowed(k, allow) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func envAllowed(name string, allow []string) bool {
+	for _, a := range allow {
+		if p, ok := strings.CutSuffix(a, "*"); ok {
+			if strings.HasPrefix(name, p) {
+				return true
+			}
+		} else if a == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,412 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// Config configures the runtime.
+type Config struct {
+	Store     kanban.Store
+	Publisher action.Publisher
+	Logger    *slog.Logger
+	// Guard is the filesystem policy: agents work only in checkouts it
+	// allows, or in the per-task folders and worktrees under its data dir.
+	Guard *fsguard.Policy
+	// Executable is the kandev binary: the mock agent and every session's
+	// own MCP server (kandev mcp) run from it.
+	Executable string
+	Version    string
+	// Commands are the launch commands by agent type (LoadCommands).
+	Commands map[string]Command
+	// EnvAllow is what agents inherit of the backend's environment
+	// (DefaultEnvAllow when nil).
+	EnvAllow []string
+	// MaxAgents bounds the agents that run at once (default 4); more
+	// sessions wait QUEUED, and an idle agent yields its slot to them.
+	MaxAgents int
+	// PermissionWait bounds how long a permission request waits for an
+	// operator before it is answered cancelled (default 1h).
+	PermissionWait time.Duration
+	// StartTimeout bounds initialize and session/new (default 2m: an npx
+	// launch may download the agent first).
+	StartTimeout time.Duration
+	// StopGrace is the time between SIGTERM and SIGKILL (default 5s).
+	StopGrace time.Duration
+	// SilenceTimeout fails a session whose agent sends no ACP message for
+	// this long during a turn while no question or permission is open
+	// (default 30m).
+	SilenceTimeout time.Duration
+	// ScriptTimeout bounds each prepare and cleanup script (default 10m).
+	ScriptTimeout time.Duration
+	// OutputLimit bounds the bytes recorded per session (default 8 MiB).
+	OutputLimit int
+	// OperatorToken is redacted from anything shown of an agent's output.
+	OperatorToken string
+	// OnTurn, when set, hears every turn start and end (the workflow
+	// engine's on_turn_start / on_turn_complete and auto-advance).
+	OnTurn func(kanban.TurnEvent)
+	// BackendID names this backend as the owner of the sessions whose
+	// agents it runs (default: a new id per process). LeaseTTL is how
+	// long another backend's lease stays valid after its last renewal:
+	// sessions of a backend whose lease lapsed are orphans that Resume
+	// takes over (default 15s; on SQLite no other backend has a lease).
+	BackendID string
+	LeaseTTL  time.Duration
+}
+
+func (c *Config) defaults() {
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.EnvAllow == nil {
+		c.EnvAllow = DefaultEnvAllow
+	}
+	if c.MaxAgents <= 0 {
+		c.MaxAgents = 4
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.PermissionWait, time.Hour)
+	def(&c.StartTimeout, 2*time.Minute)
+	def(&c.StopGrace, 5*time.Second)
+	def(&c.SilenceTimeout, 30*time.Minute)
+	def(&c.ScriptTimeout, 10*time.Minute)
+	if c.OutputLimit <= 0 {
+		c.OutputLimit = 8 << 20
+	}
+	if c.BackendID == "" {
+		c.BackendID = kanban.NewID()
+	}
+	def(&c.LeaseTTL, DefaultLeaseTTL)
+}
+
+// DefaultLeaseTTL is how long a backend's lease lasts without renewal.
+const DefaultLeaseTTL = 15 * time.Second
+
+// Manager runs the agents of managed sessions. It implements action.Agents.
+type Manager struct {
+	cfg      Config
+	store    kanban.Store
+	pub      action.Publisher
+	log      *slog.Logger
+	acpLog   *slog.Logger
+	workdirs *workdirs
+	waiters  *action.Waiters
+	backend  atomic.Value // string: the backend's base URL
+
+	mu     sync.Mutex
+	runs   map[string]*run // live runs by session id, queued ones included
+	queue  []*run          // waiting for a slot, oldest first
+	active int             // runs holding a slot
+	closed bool
+	wg     sync.WaitGroup
+}
+
+var _ action.Agents = (*Manager)(nil)
+
+// New returns a runtime; SetBackendURL must be called before agents start.
+func New(cfg Config) *Manager {
+	cfg.defaults()
+	m := &Manager{cfg: cfg, store: cfg.Store, pub: cfg.Publisher, log: cfg.Logger,
+		workdirs: &workdirs{store: cfg.Store, guard: cfg.Guard}, waiters: action.NewWaiters(), runs: map[string]*run{}}
+	// The ACP library logs unparsable lines raw: keep its diagnostics at
+	// warning level without their attributes, which may hold agent output.
+	m.acpLog = slog.New(dropAttrs{cfg.Logger.Handler()})
+	m.backend.Store("")
+	return m
+}
+
+// SetBackendURL tells the runtime where sessions' MCP servers connect.
+func (m *Manager) SetBackendURL(u string) { m.backend.Store(u) }
+
+func (m *Manager) backendURL() string { return m.backend.Load().(string) }
+
+// Start runs (or queues) a managed session's agent, once this backend
+// owns the session.
+func (m *Manager) Start(sess *kanban.Session) {
+	if sess == nil || !sess.Managed {
+		return
+	}
+	owned, err := m.store.OwnSession(context.Background(), sess.ID, m.cfg.BackendID, m.leaseSince())
+	if err != nil {
+		m.log.Error("own session", "session", sess.ID, "err", err)
+		return
+	}
+	if owned {
+		m.enqueue(sess.ID, false)
+	}
+}
+
+// leaseSince is the oldest renewal of a lease still valid now.
+func (m *Manager) leaseSince() time.Time { return time.Now().Add(-m.cfg.LeaseTTL) }
+
+// BackendID is the id this runtime owns sessions as.
+func (m *Manager) BackendID() string { return m.cfg.BackendID }
+
+func (m *Manager) enqueue(id string, resume bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed || m.runs[id] != nil {
+		return
+	}
+	r := newRun(m, id, resume)
+	m.runs[id] = r
+	m.queue = append(m.queue, r)
+	m.scheduleLocked()
+}
+
+// scheduleLocked starts queued runs while slots are free, and asks idle
+// agents to yield their slots to the runs still queued.
+func (m *Manager) scheduleLocked() {
+	for len(m.queue) > 0 && m.active < m.cfg.MaxAgents {
+		r := m.queue[0]
+		m.queue = m.queue[1:]
+		m.active++
+		m.wg.Add(1)
+		go r.drive()
+	}
+	need := len(m.queue)
+	for need > 0 {
+		var oldest *run
+		var longest time.Duration
+		for _, r := range m.runs {
+			if d, idle := r.idleFor(); idle && r.stopWhy.Load() == int32(stopNone) && (oldest == nil || d > longest) {
+				oldest, longest = r, d
+			}
+		}
+		if oldest == nil {
+			return
+		}
+		oldest.stop(stopEvict)
+		need--
+	}
+}
+
+// finished releases a run's slot.
+func (m *Manager) finished(r *run) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.runs, r.id)
+	m.active--
+	m.scheduleLocked()
+	m.wg.Done()
+}
+
+// becameIdle gives queued runs a chance at an idle agent's slot.
+func (m *Manager) becameIdle() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.queue) > 0 {
+		m.scheduleLocked()
+	}
+}
+
+func (m *Manager) lookup(id string) *run {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.runs[id]
+}
+
+// Deliver tells a session's agent that prompts are pending.
+func (m *Manager) Deliver(sessionID string, interrupt bool) {
+	if r := m.lookup(sessionID); r != nil {
+		r.poke(interrupt)
+	}
+}
+
+// ModeChanged tells a task's running agents that its agent mode changed:
+// each applies it before its next turn, an idle one at once.
+func (m *Manager) ModeChanged(taskID string) {
+	m.mu.Lock()
+	var runs []*run
+	for _, r := range m.runs {
+		if r.taskID() == taskID {
+			runs = append(runs, r)
+		}
+	}
+	m.mu.Unlock()
+	for _, r := range runs {
+		r.poke(false)
+	}
+}
+
+// Stopped stops the agents of sessions that were just cancelled.
+func (m *Manager) Stopped(sessionIDs []string) {
+	for _, id := range sessionIDs {
+		m.mu.Lock()
+		r := m.runs[id]
+		for i, q := range m.queue {
+			if q == r {
+				// Never started: drop it from the queue.
+				m.queue = append(m.queue[:i], m.queue[i+1:]...)
+				delete(m.runs, id)
+				r = nil
+				break
+			}
+		}
+		m.mu.Unlock()
+		if r != nil {
+			r.stop(stopCancel)
+		}
+	}
+}
+
+// Waiting counts a question of a session opening (+1) or closing (-1).
+func (m *Manager) Waiting(sessionID string, delta int) {
+	if r := m.lookup(sessionID); r != nil {
+		r.inputWait(delta)
+	}
+}
+
+// PermissionResolved wakes the agent waiting on permission id.
+func (m *Manager) PermissionResolved(id string) { m.waiters.Wake(id) }
+
+// ReleaseTask removes a task's worktree (its branch stays) once the task
+// is archived or about to be deleted.
+func (m *Manager) ReleaseTask(ctx context.Context, taskID string) error {
+	return m.workdirs.removeWorktree(ctx, taskID)
+}
+
+// Resume takes over the orphaned sessions (see kanban ClaimOrphans):
+// those a previous process of this backend left, or another backend
+// whose lease lapsed. Queued sessions start, live ones are resumed (ACP
+// session/load) or fail, and their pending permission requests (whose
+// agents are gone) are cancelled. It is run at start and, with several
+// backends, again on every lease renewal; each orphan is taken over by
+// one backend once.
+func (m *Manager) Resume(ctx context.Context) error {
+	for {
+		claimed, err := m.store.ClaimOrphans(ctx, m.cfg.BackendID, m.leaseSince(), kanban.MaxLimit)
+		if err != nil {
+			return err
+		}
+		for _, s := range claimed {
+			if err := m.cancelPermissions(ctx, s.ID); err != nil {
+				return err
+			}
+			m.enqueue(s.ID, s.State != kanban.SessionQueued && s.AgentSessionID != "")
+		}
+		if len(claimed) < kanban.MaxLimit {
+			return nil
+		}
+	}
+}
+
+// cancelPermissions cancels the pending permission requests of a session
+// whose agent is gone.
+func (m *Manager) cancelPermissions(ctx context.Context, sessionID string) error {
+	for {
+		l, err := m.store.ListPermissions(ctx, kanban.PermissionFilter{SessionID: sessionID, State: kanban.PermissionPending},
+			kanban.Page{Limit: kanban.MaxLimit})
+		if err != nil {
+			return err
+		}
+		for i := range l.Items {
+			p, closed, err := m.store.ClosePermission(ctx, l.Items[i].ID, kanban.PermissionCancelled)
+			if err != nil {
+				return err
+			}
+			if closed {
+				m.settlePermission(p, "its agent was restarted")
+				m.publishPermission("permission.resolved", p)
+			}
+		}
+		if l.NextCursor == "" {
+			return nil
+		}
+	}
+}
+
+// Shutdown stops every agent (their sessions resume on the next start)
+// and waits for them, bounded by ctx.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	m.mu.Lock()
+	m.closed = true
+	for _, r := range m.runs {
+		r.stop(stopShutdown)
+	}
+	m.queue = nil
+	m.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		m.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return errors.New("agents did not stop in time")
+	}
+}
+
+// update applies a run update and publishes what changed.
+func (m *Manager) update(id string, u kanban.RunUpdate) {
+	sess, task, err := m.store.UpdateRun(context.Background(), id, u)
+	if err != nil {
+		if kanban.ErrorCode(err) != kanban.CodeConflict { // conflict: the session ended meanwhile
+			m.log.Error("record session run", "session", id, "err", err)
+		}
+		return
+	}
+	m.pub.Publish(action.SessionTopic(sess.ID), "session.updated", sess)
+	m.pub.Publish(action.WorkspaceTopic(sess.WorkspaceID), "session.updated", sess)
+	if task != nil {
+		m.pub.Publish(action.WorkspaceTopic(task.WorkspaceID), "task.updated", task)
+	}
+	if u.State == kanban.SessionIdle {
+		m.becameIdle()
+	}
+}
+
+func (m *Manager) turn(ev kanban.TurnEvent) {
+	if m.cfg.OnTurn != nil {
+		m.cfg.OnTurn(ev)
+	}
+}
+
+func (m *Manager) publishMessage(msg *kanban.Message) {
+	ev := map[string]any{"message": msg}
+	m.pub.Publish(action.SessionTopic(msg.SessionID), "session.message", ev)
+	if s, err := m.store.GetSession(context.Background(), msg.SessionID); err == nil {
+		m.pub.Publish(action.WorkspaceTopic(s.WorkspaceID), "session.message", ev)
+	}
+}
+
+func (m *Manager) publishPermission(event string, p *kanban.Permission) {
+	m.pub.Publish(action.SessionTopic(p.SessionID), event, p)
+	m.pub.Publish(action.WorkspaceTopic(p.WorkspaceID), event, p)
+}
+
+// dropAttrs is a slog handler that logs messages without their attributes.
+type dropAttrs struct{ slog.Handler }
+
+func (d dropAttrs) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && d.Handler.Enabled(ctx, l)
+}
+
+func (d dropAttrs) Handle(ctx context.Context, r slog.Record) error {
+	return d.Handler.Handle(ctx, slog.NewRecord(r.Time, r.Level, "acp: "+r.Message, 0))
+}
+
+func (d dropAttrs) WithAttrs([]slog.Attr) slog.Handler { return d }
+func (d dropAttrs) WithGroup(string) slog.Handler      { return d }
+
+// Running is how many agents are running (holding a slot) now.
+func (m *Manager) Running() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.active
+}

@@ -1,0 +1,130 @@
+package agent
+
+import (
+	"context"
+	"slices"
+	"sort"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// kandevServer is the name of the session's own MCP server in session/new.
+const kandevServer = "kandev"
+
+// mcpServers is what a session's agent is given: its own Kandev MCP
+// server (kandev mcp, authenticated by the session token in its
+// environment, never on its command line; it also serves the profile's
+// proxied servers' tools), then the agent profile's other servers as the
+// executor's mcp_policy allows: inherit follows the
+// profile's MCP config enabled flag, enabled gives them regardless,
+// disabled gives none, restricted gives only stdio (local) servers. HTTP
+// servers go only to agents that support them. A stored server that breaks
+// a launch rule (kanban.MCPServerConfig.LaunchCheck: an environment
+// variable that hijacks the loader or an interpreter, a header with a
+// control character; entries written before the rule existed) is not
+// given: dropped says which and why, for the operator.
+func (m *Manager) mcpServers(ctx context.Context, sessionID string, prof *kanban.AgentProfile, l *launchInfo) ([]profileServer, []string, error) {
+	own := profileServer{name: kandevServer, server: acp.McpServer{Stdio: &acp.McpServerStdio{
+		Name: kandevServer, Command: m.cfg.Executable,
+		Args: []string{"mcp", "--backend", m.backendURL(), "--session", sessionID},
+		Env:  []acp.EnvVariable{{Name: "KANDEV_SESSION_TOKEN", Value: l.token}},
+	}}}
+	out := []profileServer{own}
+	var dropped []string
+	policy := "inherit"
+	if l.executor != nil && l.executor.MCPPolicy != "" {
+		policy = l.executor.MCPPolicy
+	}
+	if policy == "disabled" {
+		return out, nil, nil
+	}
+	cfg, err := m.store.GetMCPConfig(ctx, prof.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !cfg.Enabled && policy != "enabled" {
+		return out, nil, nil
+	}
+	names := make([]string, 0, len(cfg.Servers))
+	for n := range cfg.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		s := cfg.Servers[n]
+		if n == kandevServer || s.Proxy {
+			continue // the session's own server's name; proxied servers are served through it
+		}
+		if err := s.LaunchCheck(); err != nil {
+			dropped = append(dropped, "MCP server "+kanban.Clip(n, 100)+" was not given to the agent: "+err.Error()+
+				". Fix the profile's MCP configuration.")
+			continue
+		}
+		switch s.Type {
+		case "http":
+			if policy == "restricted" {
+				continue
+			}
+			out = append(out, profileServer{name: n, http: true, server: acp.McpServer{Http: &acp.McpServerHttpInline{
+				Name: n, Url: s.URL, Headers: headers(s.Headers), Type: "http"}}})
+		default:
+			out = append(out, profileServer{name: n, server: acp.McpServer{Stdio: &acp.McpServerStdio{
+				Name: n, Command: s.Command, Args: nonNil(s.Args), Env: envVars(s.Env)}}})
+		}
+	}
+	return out, dropped, nil
+}
+
+// profileServer is one MCP server of a session, before the agent's
+// capabilities are known.
+type profileServer struct {
+	name   string
+	http   bool
+	server acp.McpServer
+}
+
+// forAgent keeps the servers an agent with HTTP support (or without) can use.
+func forAgent(servers []profileServer, httpOK bool) (use []acp.McpServer, skipped []string) {
+	for _, s := range servers {
+		if s.http && !httpOK {
+			skipped = append(skipped, s.name)
+			continue
+		}
+		use = append(use, s.server)
+	}
+	return use, skipped
+}
+
+func headers(h map[string]string) []acp.HttpHeader {
+	out := []acp.HttpHeader{}
+	for _, k := range sortedKeys(h) {
+		out = append(out, acp.HttpHeader{Name: k, Value: h[k]})
+	}
+	return out
+}
+
+func envVars(e map[string]string) []acp.EnvVariable {
+	out := []acp.EnvVariable{}
+	for _, k := range sortedKeys(e) {
+		out = append(out, acp.EnvVariable{Name: k, Value: e[k]})
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

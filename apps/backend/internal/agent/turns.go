@@ -1,0 +1,312 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+const (
+	// maxPromptsPerTurn bounds how many queued messages one turn delivers.
+	maxPromptsPerTurn = 20
+	// interruptGrace bounds how long an interrupted turn may take to end
+	// after session/cancel before Kandev stops waiting for it.
+	interruptGrace = 15 * time.Second
+)
+
+var (
+	errStopped     = errors.New("stopped")
+	errInterrupted = errors.New("the agent did not end its interrupted turn in time; Kandev stopped waiting for it")
+)
+
+// turns delivers pending prompts turn by turn until the run is stopped or
+// the agent exits. Between turns the session is IDLE.
+func (r *run) turns(l *launchInfo, proc *process) {
+	ctx := context.Background()
+	first := !r.resume
+	for turn := 1; ; turn++ {
+		prompts, err := r.m.store.PendingPrompts(ctx, r.id, maxPromptsPerTurn)
+		if err != nil {
+			r.m.log.Error("read pending prompts", "session", r.id, "err", err)
+			return
+		}
+		// After reading the prompts: a mode change stored before a prompt
+		// (an on_enter's, before its step prompt) is seen for its turn.
+		plan := r.reconcile(l)
+		if len(prompts) == 0 {
+			r.setState(kanban.SessionIdle)
+			select {
+			case <-r.wake:
+				turn--
+				continue
+			case <-r.stopCtx.Done():
+				return
+			case <-proc.done:
+				return
+			case <-r.conn.Done():
+				if !exitsSoon(proc) {
+					r.setFailure(errBroken.Error())
+				}
+				return
+			case <-r.aborted:
+				return
+			}
+		}
+		blocks, last := r.promptBlocks(l, prompts, first, plan)
+		first = false
+		if err := r.m.store.MarkDelivered(ctx, r.id, last); err != nil {
+			r.m.log.Error("mark prompts delivered", "session", r.id, "err", err)
+			return
+		}
+		r.mu.Lock()
+		r.turnActive = true
+		waiting := r.waits > 0
+		r.mu.Unlock()
+		if waiting {
+			r.setState(kanban.SessionWaitingForInput)
+		} else {
+			r.setState(kanban.SessionRunning)
+		}
+		r.rec.startTurn(turn)
+		ev := r.turnEvent(l.task.ID)
+		r.m.turn(ev)
+		resp, err := r.prompt(blocks)
+		r.mu.Lock()
+		r.turnActive = false
+		r.mu.Unlock()
+		r.rec.endTurn()
+		ev.Ended, ev.StopReason = true, string(resp.StopReason)
+		if err != nil {
+			ev.StopReason = "error"
+		}
+		if err == nil || !errors.Is(err, errStopped) {
+			r.m.turn(ev)
+		}
+		if err != nil {
+			if errors.Is(err, errStopped) || processExited(proc) {
+				return
+			}
+			var silent silentError
+			if errors.Is(err, errAborted) {
+				return
+			}
+			if errors.As(err, &silent) {
+				r.setFailure(err.Error())
+				return
+			}
+			if errors.Is(err, errBroken) || connBroken(r.conn) {
+				if !exitsSoon(proc) {
+					r.setFailure(errBroken.Error())
+				}
+				return
+			}
+			msg := "The agent's turn failed."
+			if errors.Is(err, errInterrupted) {
+				msg = "The agent's turn was interrupted: " + err.Error() + "."
+			}
+			r.rec.note("error", msg)
+			continue
+		}
+		if resp.StopReason != acp.StopReasonEndTurn {
+			r.rec.note("status", "The agent ended its turn: "+string(resp.StopReason)+".")
+		}
+	}
+}
+
+// turnEvent describes a turn starting now on the task (its current step).
+func (r *run) turnEvent(taskID string) kanban.TurnEvent {
+	ev := kanban.TurnEvent{SessionID: r.id, TaskID: taskID, StartedAt: kanban.Now()}
+	if t, err := r.m.store.GetTask(context.Background(), taskID); err == nil {
+		ev.StepID = t.WorkflowStepID
+	}
+	return ev
+}
+
+func processExited(p *process) bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// prompt runs one turn. A stop cancels it at once; an interrupt sends
+// session/cancel and waits (bounded) for the agent to end the turn.
+func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r.mu.Lock()
+	conn, sid := r.conn, r.agentSID
+	r.mu.Unlock()
+	type result struct {
+		resp acp.PromptResponse
+		err  error
+	}
+	done := make(chan result, 1)
+	r.seen()
+	go func() {
+		resp, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sid, Prompt: blocks})
+		done <- result{resp, err}
+	}()
+	watching := make(chan struct{})
+	defer close(watching)
+	abandon := r.watchTurn(conn, watching)
+	var grace, resend <-chan time.Time
+	for {
+		select {
+		case res := <-done:
+			return res.resp, res.err
+		case err := <-abandon:
+			cancel()
+			return acp.PromptResponse{}, err
+		case <-r.stopCtx.Done():
+			_ = conn.Cancel(context.Background(), acp.CancelNotification{SessionId: sid})
+			return acp.PromptResponse{}, errStopped
+		case <-r.interrupts:
+			if grace == nil {
+				t := time.NewTimer(interruptGrace)
+				defer t.Stop()
+				grace = t.C
+				// A cancel that reached the agent before the prompt did is
+				// lost (seen under load): repeat it every second until the
+				// turn ends. session/cancel is idempotent, and stdin keeps
+				// every resend ahead of the next turn's prompt.
+				tk := time.NewTicker(time.Second)
+				defer tk.Stop()
+				resend = tk.C
+			}
+		case <-resend:
+			_ = conn.Cancel(context.Background(), acp.CancelNotification{SessionId: sid})
+		case <-grace:
+			cancel()
+			<-done
+			return acp.PromptResponse{}, errInterrupted
+		}
+	}
+}
+
+// promptBlocks turns pending prompt messages into one turn's content: in
+// plan mode the plan-mode instructions first; on the session's first turn
+// the workflow's prompt (as "Workflow instructions") and the current step's
+// prompt (recorded in the conversation as the workflow's prompt) — with a
+// {{task_prompt}} in it replaced by the first message, which it then stands
+// for; then each message (one from another task says so on a line of its
+// own). last is the newest message the turn delivers.
+func (r *run) promptBlocks(l *launchInfo, prompts []kanban.Message, first, plan bool) (blocks []acp.ContentBlock, last string) {
+	last = prompts[len(prompts)-1].ID
+	if plan {
+		blocks = append(blocks, acp.TextBlock(planModeText))
+	}
+	if first {
+		if w, err := r.m.store.GetWorkflow(context.Background(), l.task.WorkflowID); err == nil && strings.TrimSpace(w.Prompt) != "" {
+			blocks = append(blocks, acp.TextBlock("## Workflow instructions\n\n"+w.Prompt))
+		}
+		if step, err := r.m.store.GetStep(context.Background(), l.task.WorkflowStepID); err == nil && step.Prompt != "" {
+			text, combined := kanban.StepPromptWith(step.Prompt, prompts[0].Content)
+			if combined {
+				prompts = prompts[1:]
+			}
+			blocks = append(blocks, acp.TextBlock(text))
+			if m, err := r.m.store.AppendMessage(context.Background(), kanban.Message{SessionID: r.id, Author: "workflow",
+				Type: "prompt", Content: text}); err == nil {
+				r.m.publishMessage(m)
+				last = m.ID
+			}
+		}
+	}
+	for _, m := range prompts {
+		text := m.Content
+		if strings.HasPrefix(m.Author, "task:") {
+			text = "Message from " + m.Author + ":\n" + text
+		}
+		blocks = append(blocks, acp.TextBlock(text))
+	}
+	return blocks, last
+}
+
+// finish stops the agent if it still runs and records how the session
+// ended; the cleanup script runs once the session has ended.
+func (r *run) finish(l *launchInfo, proc *process) {
+	why := stopMode(r.stopWhy.Load())
+	if proc != nil {
+		proc.terminate(r.m.cfg.StopGrace)
+	}
+	switch why {
+	case stopCancel:
+	case stopEvict:
+		r.rec.note("status", "The idle agent was stopped to free an agent slot for a queued session.")
+		r.m.update(r.id, kanban.RunUpdate{State: kanban.SessionCompleted})
+	case stopShutdown:
+		r.rec.note("status", "The backend shut down and stopped the agent; the session resumes when it starts again.")
+		return
+	default:
+		if proc == nil {
+			return
+		}
+		if reason := r.failureReason(); reason != "" {
+			r.fail(reason, proc)
+			break
+		}
+		code := proc.exitCode()
+		if code == 0 {
+			r.rec.note("status", "The agent exited.")
+			r.m.update(r.id, kanban.RunUpdate{State: kanban.SessionCompleted, ExitCode: &code})
+		} else {
+			r.fail(fmt.Sprintf("the agent exited with code %d", code), proc)
+		}
+	}
+	r.cleanup(l)
+}
+
+// fail records a failed session with its reason and, when the agent ran,
+// its exit code and the tail of its stderr (redacted).
+func (r *run) fail(reason string, proc *process) {
+	var u kanban.RunUpdate
+	u.State = kanban.SessionFailed
+	msg := reason
+	if proc != nil {
+		<-proc.done
+		code := proc.exitCode()
+		u.ExitCode = &code
+	}
+	if tail := r.stderrTail(); tail != "" {
+		msg += "\nstderr (last lines):\n" + tail
+	}
+	u.Error = &msg
+	r.rec.note("error", "The session failed: "+msg)
+	r.m.update(r.id, u)
+}
+
+// stderrTail is the end of the agent's stderr, redacted, at most 2 KiB.
+func (r *run) stderrTail() string { return r.stderrEnd(2048) }
+
+// stderrEnd is the end of the agent's stderr, redacted, at most n bytes.
+func (r *run) stderrEnd(n int) string {
+	r.mu.Lock()
+	l := r.info
+	r.mu.Unlock()
+	if l == nil {
+		return ""
+	}
+	s := strings.TrimSpace(l.redact.String(l.stderr.String()))
+	if len(s) > n {
+		s = s[len(s)-n:]
+		s = strings.ToValidUTF8(s, "")
+	}
+	return s
+}
+
+// cleanup runs the executor's cleanup script after the session ended.
+func (r *run) cleanup(l *launchInfo) {
+	if l == nil || l.executor == nil || l.executor.CleanupScript == "" {
+		return
+	}
+	_ = r.script(l, "cleanup", l.executor.CleanupScript) // recorded; the session has ended either way
+}
