@@ -224,12 +224,18 @@ func checkSHA(field, s string) error {
 	return nil
 }
 
-// checkRef is deliberately minimal (the forge checks branch names
-// itself): a single token a URL or a JSON body cannot misread.
+// checkRef refuses a head or base that is empty or that
+// kanban.CheckBranch refuses (a pull request's head is the task branch of
+// the same repository, so "owner:branch" fork heads are not taken).
 func checkRef(field, s string) error {
-	if s == "" || len(s) > 255 || !utf8.ValidString(s) || s[0] == '-' ||
-		strings.IndexFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
-		return invalid(field, "must be a branch name (at most 255 bytes, no spaces or control characters, no leading -)")
+	if s == "" {
+		return invalid(field, "is required")
+	}
+	var ke *kanban.Error
+	if err := kanban.CheckBranch(field, s); errors.As(err, &ke) {
+		return &Error{Safe: ke}
+	} else if err != nil {
+		return err
 	}
 	return nil
 }

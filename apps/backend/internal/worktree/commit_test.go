@@ -191,7 +191,7 @@ func TestHostileBranchNames(t *testing.T) {
 	for _, name := range []string{
 		"", "-b", "--upload-pack=touch /tmp/x", "-", "..", "a..b", "refs/heads/../../x", "a\x00b", "a\x01", "a\nb", "a\tb", "a b",
 		"HEAD", "@", "a@{1}", "a~1", "a^", "a:b", "a?", "a*", "a[", `a\b`, "/a", "a/", "a//b", "a.", ".a", "a/.b", "a.lock", "a/b.lock",
-		strings.Repeat("b", maxBranchLen+1), "\xff", "a\u200bb", "a\u202eb",
+		strings.Repeat("b", kanban.MaxBranchLen+1), "\xff", "a\u200bb", "a\u202eb",
 	} {
 		for _, spec := range []Spec{
 			{Dir: f.wt, Repo: f.repo.Dir, Base: name, Branch: taskBranch},

@@ -12,9 +12,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/redact"
 )
 
-// maxURLLen bounds a remote URL.
-const maxURLLen = 2048
-
 // AuthScheme is how a token is presented to a git remote over HTTP.
 type AuthScheme string
 
@@ -167,32 +164,34 @@ func authHeader(a Auth) (string, *redact.Redactor, error) {
 	return "", nil, invalid("auth_scheme", `must be "basic" or "bearer"`)
 }
 
-// checkRemoteURL refuses a push URL that is not https://host/path, or
-// http:// to a loopback host (tests, local forges); no credentials, query
-// or fragment. Private and minimal: kanban.CheckRemoteURL (branch scope)
-// replaces it once that lands. Messages never echo the URL.
+// checkRemoteURL refuses a push URL that kanban.CheckRemoteURL refuses
+// (transport helpers, file:// and local paths, options, control
+// characters, credentials in http(s) URLs, …) and, since a push
+// authenticates with a token over HTTP, any URL but https://host/path or
+// http:// to a loopback host, without query or fragment. Messages never
+// echo the URL.
 func checkRemoteURL(raw string) (string, error) {
-	bad := func(why string) (string, error) {
-		return "", invalid("remote_url", "must be an https URL of a repository ("+why+")")
+	if raw == "" {
+		return "", invalid("remote_url", "is required")
 	}
-	if raw == "" || len(raw) > maxURLLen || strings.IndexFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
-		return bad("non-empty, at most 2048 bytes, no spaces or control characters")
+	if err := kanban.CheckRemoteURL("remote_url", raw); err != nil {
+		return "", asError(err)
+	}
+	bad := func(why string) (string, error) {
+		return "", invalid("remote_url", "a push needs an https URL ("+why+")")
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Opaque != "" || u.Host == "" {
-		return bad("scheme://host/path")
-	}
 	switch {
+	case err != nil || u.Host == "" || u.Opaque != "":
+		return bad("scheme://host/path")
 	case u.User != nil:
-		return bad("no credentials in the URL: the token comes from server configuration")
+		return bad("no user in the URL: the token comes from server configuration")
 	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
 		return bad("no query or fragment")
 	case strings.Trim(u.Path, "/") == "":
 		return bad("a repository path")
-	case u.Scheme == "https":
-	case u.Scheme == "http" && isLoopback(u.Hostname()):
-	default:
-		return bad("https, or http to a loopback host only")
+	case u.Scheme != "https" && (u.Scheme != "http" || !isLoopback(u.Hostname())):
+		return bad("https, or http to a loopback host only; SSH remotes take keys, not tokens")
 	}
 	return strings.TrimSuffix(raw, "/"), nil
 }
