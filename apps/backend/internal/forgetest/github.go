@@ -146,7 +146,7 @@ func NewGitHub(t testing.TB, prism *Prism, token string) *GitHub {
 	t.Cleanup(func() {
 		srv.Close()
 		for _, v := range g.TakeViolations() {
-			t.Errorf("GitHub would refuse this request (Prism's validation of its OpenAPI description): %s", v)
+			t.Errorf("the GitHub mock caught a request GitHub would not accept (Prism validates against its OpenAPI description), or a credential sent where it must not go: %s", v)
 		}
 	})
 	return g
@@ -363,7 +363,13 @@ func (g *GitHub) rateLimited(w http.ResponseWriter) bool {
 	return true
 }
 
+// serveLog serves a job's log as the pre-signed blob URL GitHub
+// redirects to. Such a URL is on another host than the API: a client that
+// sends its token there leaks it, and that is a violation.
 func (g *GitHub) serveLog(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Authorization") != "" {
+		g.violation(r, "the client sent its credentials to a pre-signed log URL")
+	}
 	id, err := strconv.ParseInt(strings.TrimPrefix(r.URL.Path, "/_blob/logs/"), 10, 64)
 	g.mu.Lock()
 	log, ok := g.logs[id]
