@@ -119,7 +119,7 @@ func (s *Service) registerPlans(r *Registry) {
 		if err := s.store.DeletePlan(ctx, t.ID); err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "plan.deleted", map[string]string{"task_id": t.ID})
+		kanban.EventPlanDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedPlan{TaskID: t.ID})
 		return &Deleted{ID: t.ID, Deleted: true}, nil
 	})
 	Register(r, kanban.ActionPlanRevisions, all, func(ctx context.Context, p Principal, in TaskPageIn) (*kanban.List[kanban.Plan], error) {
@@ -136,7 +136,7 @@ func (s *Service) publishPlan(t *kanban.Task, pl *kanban.Plan, err error) (*kanb
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "plan.updated", pl)
+	kanban.EventPlanUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), pl)
 	return pl, nil
 }
 
@@ -165,7 +165,7 @@ func (s *Service) registerDocuments(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "document.updated", out)
+		kanban.EventDocumentUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), out)
 		return out, nil
 	})
 }
@@ -196,7 +196,7 @@ func (s *Service) registerSessionArtifacts(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "artifact.created", out)
+		kanban.EventArtifactCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), out)
 		return out, nil
 	})
 	Register(r, kanban.ActionArtifactLatest, all, func(ctx context.Context, p Principal, in ArtifactKindIn) (*kanban.Artifact, error) {
@@ -223,7 +223,7 @@ func (s *Service) registerSessionArtifacts(r *Registry) {
 			return nil, err
 		}
 		if n > 0 {
-			s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "artifact.deleted", map[string]any{"task_id": t.ID, "kind": in.Kind, "deleted": n})
+			kanban.EventArtifactDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedArtifacts{Deleted: n, Kind: in.Kind, TaskID: t.ID})
 		}
 		return &ArtifactDeleteOut{Deleted: n}, nil
 	})

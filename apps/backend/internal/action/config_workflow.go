@@ -77,7 +77,7 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "workflow.updated", out)
+		kanban.EventWorkflowUpdated.Publish(s.pub, WorkspaceTopic(out.WorkspaceID), out)
 		return out, nil
 	})
 	Register(r, kanban.ActionWorkflowDelete, cfg, func(ctx context.Context, p Principal, in WorkflowDeleteIn) (*Deleted, error) {
@@ -88,7 +88,7 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 		if err := s.store.DeleteWorkflow(ctx, w.ID, in.Cascade); err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.deleted", map[string]string{"id": w.ID, "workspace_id": w.WorkspaceID})
+		kanban.EventWorkflowDeleted.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.DeletedWorkflow{ID: w.ID, WorkspaceID: w.WorkspaceID})
 		return &Deleted{ID: w.ID, Deleted: true}, nil
 	})
 	Register(r, kanban.ActionWorkflowExport, cfg, func(ctx context.Context, p Principal, in WorkflowRefIn) (*WorkflowDocument, error) {
@@ -202,7 +202,7 @@ func (s *Service) createWorkflow(ctx context.Context, p Principal, in WorkflowCr
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(ws), "workflow.created", out)
+		kanban.EventWorkflowCreated.Publish(s.pub, WorkspaceTopic(ws), out)
 		return &WorkflowOut{Workflow: out, Steps: []kanban.WorkflowStep{}}, nil
 	}
 	steps, err := checkStepSpecs("steps", in.Steps)
@@ -218,7 +218,7 @@ func (s *Service) importWorkflow(ctx context.Context, w kanban.Workflow, steps [
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "workflow.created", out)
+	kanban.EventWorkflowCreated.Publish(s.pub, WorkspaceTopic(out.WorkspaceID), out)
 	return &WorkflowOut{Workflow: out, Steps: outSteps}, nil
 }
 
@@ -309,7 +309,7 @@ func (s *Service) registerStepConfig(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.step_updated", out)
+		kanban.EventWorkflowStepUpdated.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), out)
 		s.flow.Freed(out.ID) // a raised wip_limit or a new pull_from_step_id may admit tasks
 		return out, nil
 	})
@@ -321,7 +321,7 @@ func (s *Service) registerStepConfig(r *Registry) {
 		if err := s.store.DeleteStep(ctx, st.ID); err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.step_deleted", map[string]string{"id": st.ID, "workflow_id": st.WorkflowID})
+		kanban.EventWorkflowStepDeleted.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.DeletedStep{ID: st.ID, WorkflowID: st.WorkflowID})
 		return &Deleted{ID: st.ID, Deleted: true}, nil
 	})
 	Register(r, kanban.ActionWorkflowStepReorder, cfg, func(ctx context.Context, p Principal, in StepReorderIn) (*kanban.List[kanban.WorkflowStep], error) {
@@ -336,7 +336,7 @@ func (s *Service) registerStepConfig(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.steps_reordered", map[string]any{"workflow_id": w.ID, "step_ids": in.StepIDs})
+		kanban.EventWorkflowStepsReordered.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.StepOrder{StepIDs: in.StepIDs, WorkflowID: w.ID})
 		return &kanban.List[kanban.WorkflowStep]{Items: steps}, nil
 	})
 }
@@ -357,7 +357,7 @@ func (s *Service) createStep(ctx context.Context, p Principal, in StepCreateIn) 
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.step_created", out)
+	kanban.EventWorkflowStepCreated.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), out)
 	return out, nil
 }
 

@@ -17,7 +17,7 @@ func (s *Service) registerDependencies(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(p.WorkspaceID), "task.dependency_added", d)
+		kanban.EventTaskDependencyAdded.Publish(s.pub, WorkspaceTopic(p.WorkspaceID), d)
 		return d, nil
 	})
 	Register(r, kanban.ActionTaskDependencyRemove, all, func(ctx context.Context, p Principal, in DependencyIn) (*Deleted, error) {

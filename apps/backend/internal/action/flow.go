@@ -63,7 +63,7 @@ func (s *Service) StartAgent(ctx context.Context, taskID, agentProfileID, execut
 	if prompt == "" {
 		s.launched(ctx, t)
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
+	kanban.EventSessionCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), sess)
 	s.agents.Start(sess)
 	return sess, true, nil
 }
@@ -114,9 +114,9 @@ func (s *Service) SendPrompt(ctx context.Context, taskID, author, text string) (
 	if err != nil {
 		return nil, err
 	}
-	ev := map[string]any{"message": m, "delivery_mode": kanban.DeliveryQueued}
-	s.pub.Publish(SessionTopic(target.ID), "session.message", ev)
-	s.pub.Publish(WorkspaceTopic(target.WorkspaceID), "session.message", ev)
+	ev := kanban.SessionMessage{DeliveryMode: kanban.DeliveryQueued, Message: m}
+	kanban.EventSessionMessage.Publish(s.pub, SessionTopic(target.ID), ev)
+	kanban.EventSessionMessage.Publish(s.pub, WorkspaceTopic(target.WorkspaceID), ev)
 	s.agents.Deliver(target.ID, false)
 	return m, nil
 }
@@ -136,19 +136,19 @@ func (s *Service) FlowMove(ctx context.Context, taskID, stepID string) (t *kanba
 		if t, err = s.store.QueueTask(ctx, taskID, stepID); err != nil {
 			return nil, false, err
 		}
-		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.updated", t)
+		kanban.EventTaskUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
 		return t, true, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.moved", t)
+	kanban.EventTaskMoved.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
 	return t, false, nil
 }
 
 // Admitted announces a task that a step's admission moved onto it.
 func (s *Service) Admitted(t *kanban.Task) {
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.moved", t)
+	kanban.EventTaskMoved.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
 }
 
 // SetTaskState sets a task's state, starting the tasks that waited for it
@@ -158,7 +158,7 @@ func (s *Service) SetTaskState(ctx context.Context, taskID string, st kanban.Tas
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.updated", t)
+	kanban.EventTaskUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
 	return t, nil
 }
 
@@ -177,7 +177,7 @@ func (s *Service) ArchiveTask(ctx context.Context, taskID, why string) (*kanban.
 	if err := s.releaseTask(ctx, t.ID, why); err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.updated", t)
+	kanban.EventTaskUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
 	s.flow.Freed(t.WorkflowStepID)
 	return t, nil
 }
@@ -193,7 +193,7 @@ func (s *Service) Record(ctx context.Context, taskID, typ, content string) {
 		return
 	}
 	if t, err := s.store.GetTask(ctx, taskID); err == nil {
-		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.message", map[string]any{"message": m})
+		kanban.EventSessionMessage.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.SessionMessage{Message: m})
 	}
 }
 

@@ -75,7 +75,7 @@ func (s *Service) registerRepositories(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "repository.updated", out)
+		kanban.EventRepositoryUpdated.Publish(s.pub, WorkspaceTopic(out.WorkspaceID), out)
 		return out, nil
 	})
 }

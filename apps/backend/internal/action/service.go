@@ -10,16 +10,10 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/taskdir"
 )
 
-// Publisher delivers notifications to subscribers of a topic
-// ("workspace:<id>", "session:<id>").
-type Publisher interface {
-	Publish(topic, event string, payload any)
-}
-
 // Deps are what the action handlers are built from.
 type Deps struct {
 	Store     kanban.Store
-	Publisher Publisher
+	Publisher kanban.Publisher
 	Logger    *slog.Logger
 	// QuestionWait bounds how long question.ask waits for an answer
 	// (default 10 minutes); a caller may ask for less.
@@ -50,7 +44,7 @@ type Deps struct {
 // Service holds the dependencies shared by every handler.
 type Service struct {
 	store     kanban.Store
-	pub       Publisher
+	pub       kanban.Publisher
 	log       *slog.Logger
 	questions *Waiters
 	qWait     time.Duration

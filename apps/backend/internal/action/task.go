@@ -122,7 +122,7 @@ func (s *Service) registerTasks(r *Registry) {
 	})
 	Register(r, kanban.ActionTaskCreate, all, s.createTask)
 	Register(r, kanban.ActionTaskUpdate, all, func(ctx context.Context, p Principal, in TaskUpdateIn) (*kanban.Task, error) {
-		return s.changeTask(ctx, p, in.TaskID, "task.updated", func(id string) (*kanban.Task, error) {
+		return s.changeTask(ctx, p, in.TaskID, kanban.EventTaskUpdated, func(id string) (*kanban.Task, error) {
 			if in.LaunchPrompt != nil {
 				if err := s.awaitingStart(ctx, id); err != nil {
 					return nil, err
@@ -133,13 +133,13 @@ func (s *Service) registerTasks(r *Registry) {
 		})
 	})
 	Register(r, kanban.ActionTaskSetState, AllowOperator|AllowConfigSession, func(ctx context.Context, p Principal, in TaskStateIn) (*kanban.Task, error) {
-		return s.changeTask(ctx, p, in.TaskID, "task.updated", func(id string) (*kanban.Task, error) {
+		return s.changeTask(ctx, p, in.TaskID, kanban.EventTaskUpdated, func(id string) (*kanban.Task, error) {
 			return s.completing(ctx)(s.store.UpdateTask(ctx, id, kanban.TaskUpdate{State: &in.State}))
 		})
 	})
 	Register(r, kanban.ActionTaskMove, all, s.moveTask)
 	Register(r, kanban.ActionTaskArchive, all, func(ctx context.Context, p Principal, in TaskRefIn) (*kanban.Task, error) {
-		return s.changeTask(ctx, p, in.TaskID, "task.updated", func(id string) (*kanban.Task, error) {
+		return s.changeTask(ctx, p, in.TaskID, kanban.EventTaskUpdated, func(id string) (*kanban.Task, error) {
 			t, err := s.store.ArchiveTask(ctx, id)
 			if err != nil {
 				return nil, err
@@ -162,7 +162,7 @@ func (s *Service) registerTasks(r *Registry) {
 		if err := s.store.DeleteTask(ctx, t.ID); err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.deleted", map[string]string{"id": t.ID, "workspace_id": t.WorkspaceID})
+		kanban.EventTaskDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedTask{ID: t.ID, WorkspaceID: t.WorkspaceID})
 		s.flow.Freed(t.WorkflowStepID)
 		return &Deleted{ID: t.ID, Deleted: true}, nil
 	})
@@ -180,7 +180,7 @@ func (s *Service) releaseTask(ctx context.Context, taskID, why string) error {
 
 // changeTask applies change to a task the principal may change (id may be
 // "self") and announces the changed task to its workspace as event.
-func (s *Service) changeTask(ctx context.Context, p Principal, id, event string, change func(id string) (*kanban.Task, error)) (*kanban.Task, error) {
+func (s *Service) changeTask(ctx context.Context, p Principal, id string, event kanban.Event[*kanban.Task], change func(id string) (*kanban.Task, error)) (*kanban.Task, error) {
 	t, err := s.mutableTask(ctx, p, id)
 	if err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func (s *Service) changeTask(ctx context.Context, p Principal, id, event string,
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(out.WorkspaceID), event, out)
+	event.Publish(s.pub, WorkspaceTopic(out.WorkspaceID), out)
 	return out, nil
 }
 
@@ -256,7 +256,7 @@ func (s *Service) moveTask(ctx context.Context, p Principal, in TaskMoveIn) (*ka
 		pos = *in.Position
 	}
 	var from string
-	moved, err := s.changeTask(ctx, p, in.TaskID, "task.moved", func(id string) (*kanban.Task, error) {
+	moved, err := s.changeTask(ctx, p, in.TaskID, kanban.EventTaskMoved, func(id string) (*kanban.Task, error) {
 		before, err := s.store.GetTask(ctx, id)
 		if err != nil {
 			return nil, err

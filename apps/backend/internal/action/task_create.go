@@ -44,11 +44,11 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 		}
 		return out, nil
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.created", t)
+	kanban.EventTaskCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
 	defer s.flow.Created(t)
 	switch {
 	case sess != nil:
-		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
+		kanban.EventSessionCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), sess)
 		s.agents.Start(sess)
 	case start:
 		// Deferred: it starts now only when no blocker is pending, else
@@ -225,7 +225,7 @@ func (s *Service) startSession(ctx context.Context, t *kanban.Task, agentProfile
 		return nil, err
 	}
 	s.launched(ctx, t)
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
+	kanban.EventSessionCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), sess)
 	s.agents.Start(sess)
 	return sess, nil
 }

@@ -73,7 +73,7 @@ func (r *run) RequestPermission(ctx context.Context, req acp.RequestPermissionRe
 	}
 	wait := r.m.waiters.Add(created.ID)
 	defer r.m.waiters.Remove(created.ID, wait)
-	r.m.publishPermission("permission.requested", created)
+	r.m.publishPermission(kanban.EventPermissionRequested, created)
 	r.inputWait(+1)
 	defer r.inputWait(-1)
 	timer := time.NewTimer(r.m.cfg.PermissionWait)
@@ -96,7 +96,7 @@ func (r *run) RequestPermission(ctx context.Context, req acp.RequestPermissionRe
 	if cur, closed, err := r.m.store.ClosePermission(context.Background(), created.ID, closeAs); err == nil {
 		if closed {
 			r.m.settlePermission(cur, why)
-			r.m.publishPermission("permission.resolved", cur)
+			r.m.publishPermission(kanban.EventPermissionResolved, cur)
 		} else if cur.State == kanban.PermissionResolved {
 			r.m.settlePermission(cur, "")
 			return selected(acp.PermissionOptionId(cur.OptionID)), nil // answered as the wait ended

@@ -7,7 +7,8 @@
 // in the task's conversation, answers or forwards its permission requests,
 // and stops it (ACP cancel, SIGTERM, SIGKILL after a bound).
 //
-// It depends on the domain (kanban) and the action package's Publisher;
-// the action package reaches it only through the action.Agents interface,
-// so it must not be imported by action, store, ws or mcp.
+// It depends on the domain (kanban, whose events it publishes) and the
+// action package's topics and waiters; the action package reaches it only
+// through the action.Agents interface, so it must not be imported by
+// action, store, ws or mcp.
 package agent

@@ -16,7 +16,7 @@ import (
 // Config configures the runtime.
 type Config struct {
 	Store     kanban.Store
-	Publisher action.Publisher
+	Publisher kanban.Publisher
 	Logger    *slog.Logger
 	// Guard is the filesystem policy: agents work only in checkouts it
 	// allows, or in the per-task folders and worktrees under its data dir.
@@ -99,7 +99,7 @@ const DefaultLeaseTTL = 15 * time.Second
 type Manager struct {
 	cfg      Config
 	store    kanban.Store
-	pub      action.Publisher
+	pub      kanban.Publisher
 	log      *slog.Logger
 	acpLog   *slog.Logger
 	workdirs *workdirs
@@ -320,7 +320,7 @@ func (m *Manager) cancelPermissions(ctx context.Context, sessionID string) error
 			}
 			if closed {
 				m.settlePermission(p, "its agent was restarted")
-				m.publishPermission("permission.resolved", p)
+				m.publishPermission(kanban.EventPermissionResolved, p)
 			}
 		}
 		if l.NextCursor == "" {
@@ -361,10 +361,10 @@ func (m *Manager) update(id string, u kanban.RunUpdate) {
 		}
 		return
 	}
-	m.pub.Publish(action.SessionTopic(sess.ID), "session.updated", sess)
-	m.pub.Publish(action.WorkspaceTopic(sess.WorkspaceID), "session.updated", sess)
+	kanban.EventSessionUpdated.Publish(m.pub, action.SessionTopic(sess.ID), sess)
+	kanban.EventSessionUpdated.Publish(m.pub, action.WorkspaceTopic(sess.WorkspaceID), sess)
 	if task != nil {
-		m.pub.Publish(action.WorkspaceTopic(task.WorkspaceID), "task.updated", task)
+		kanban.EventTaskUpdated.Publish(m.pub, action.WorkspaceTopic(task.WorkspaceID), task)
 	}
 	if u.State == kanban.SessionIdle {
 		m.becameIdle()
@@ -378,16 +378,16 @@ func (m *Manager) turn(ev kanban.TurnEvent) {
 }
 
 func (m *Manager) publishMessage(msg *kanban.Message) {
-	ev := map[string]any{"message": msg}
-	m.pub.Publish(action.SessionTopic(msg.SessionID), "session.message", ev)
+	ev := kanban.SessionMessage{Message: msg}
+	kanban.EventSessionMessage.Publish(m.pub, action.SessionTopic(msg.SessionID), ev)
 	if s, err := m.store.GetSession(context.Background(), msg.SessionID); err == nil {
-		m.pub.Publish(action.WorkspaceTopic(s.WorkspaceID), "session.message", ev)
+		kanban.EventSessionMessage.Publish(m.pub, action.WorkspaceTopic(s.WorkspaceID), ev)
 	}
 }
 
-func (m *Manager) publishPermission(event string, p *kanban.Permission) {
-	m.pub.Publish(action.SessionTopic(p.SessionID), event, p)
-	m.pub.Publish(action.WorkspaceTopic(p.WorkspaceID), event, p)
+func (m *Manager) publishPermission(event kanban.Event[*kanban.Permission], p *kanban.Permission) {
+	event.Publish(m.pub, action.SessionTopic(p.SessionID), p)
+	event.Publish(m.pub, action.WorkspaceTopic(p.WorkspaceID), p)
 }
 
 // dropAttrs is a slog handler that logs messages without their attributes.

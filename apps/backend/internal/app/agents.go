@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -40,7 +39,7 @@ type AgentsConfig struct {
 
 // newRuntime builds the agent runtime of a backend, or nil when it
 // launches no agents.
-func newRuntime(cfg Config, st kanban.Store, pub action.Publisher, token string, guard *fsguard.Policy, onTurn func(kanban.TurnEvent), backendID string) (*agent.Manager, error) {
+func newRuntime(cfg Config, st kanban.Store, pub kanban.Publisher, token string, guard *fsguard.Policy, onTurn func(kanban.TurnEvent), backendID string) (*agent.Manager, error) {
 	a := cfg.Agents
 	if !a.Launch {
 		return nil, nil

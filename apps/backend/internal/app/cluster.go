@@ -32,7 +32,7 @@ type shared struct {
 
 // newShared builds the bus of a backend on PostgreSQL (nil on SQLite);
 // start runs it once the backend listens.
-func newShared(cfg Config, st *store.Store, local action.Publisher) *shared {
+func newShared(cfg Config, st *store.Store, local kanban.Publisher) *shared {
 	sh := &shared{id: kanban.NewID(), st: st, log: cfg.Logger, beat: cfg.LeaseBeat, ttl: cfg.LeaseTTL}
 	if sh.ttl <= 0 {
 		sh.ttl = cluster.DefaultTTL
@@ -93,7 +93,7 @@ func (sh *shared) stop(ctx context.Context) {
 
 // publisher is where the backend's events go: the bus, or this process's
 // subscribers alone.
-func (sh *shared) publisher(local action.Publisher) action.Publisher {
+func (sh *shared) publisher(local kanban.Publisher) kanban.Publisher {
 	if sh.bus == nil {
 		return local
 	}
@@ -116,7 +116,7 @@ func (sh *shared) wire(svc *action.Service) {
 	if sh.bus == nil {
 		return
 	}
-	sh.bus.Handle("question.answered", func(p json.RawMessage) {
+	sh.bus.Handle(kanban.EventQuestionAnswered.Name(), func(p json.RawMessage) {
 		var q struct {
 			ID string `json:"id"`
 		}

@@ -136,9 +136,9 @@ func TestBackendsShareOneBoard(t *testing.T) {
 	wg.Wait()
 	total := 2 * writers * each
 	waitFor(t, func() bool {
-		return len(heardOnA.ids("task.created")) == total && len(heardOnB.ids("task.created")) == total
+		return len(heardOnA.ids(kanban.EventTaskCreated.Name())) == total && len(heardOnB.ids(kanban.EventTaskCreated.Name())) == total
 	})
-	for id, n := range heardOnA.ids("task.created") {
+	for id, n := range heardOnA.ids(kanban.EventTaskCreated.Name()) {
 		if n != 1 {
 			t.Fatalf("task %s announced %d times on backend A, want once", id, n)
 		}

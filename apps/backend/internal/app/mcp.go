@@ -145,7 +145,7 @@ func (m *SessionMCP) attach(ctx context.Context) (catalog.Profile, error) {
 	if err := m.client.Call(ctx, kanban.ActionSubscribe, SubscribeIn{Topics: []string{action.SessionTopic(m.cfg.SessionID)}}, nil); err != nil {
 		return catalog.Profile{}, fmt.Errorf("subscribe to session: %w", err)
 	}
-	var p action.Profile
+	var p kanban.SessionProfile
 	if err := m.client.Call(ctx, kanban.ActionSessionAttach, action.NoIn{}, &p); err != nil {
 		return catalog.Profile{}, fmt.Errorf("attach session: %w", err)
 	}
@@ -179,10 +179,10 @@ func (m *SessionMCP) reattach(ctx context.Context, _ *ws.Client) {
 
 // notified follows mode switches pushed by the backend.
 func (m *SessionMCP) notified(name string, payload json.RawMessage) {
-	if name != "session.mode_changed" {
+	if name != kanban.EventSessionModeChanged.Name() {
 		return
 	}
-	var p action.Profile
+	var p kanban.SessionProfile
 	if err := json.Unmarshal(payload, &p); err != nil || p.SessionID != m.cfg.SessionID {
 		return
 	}

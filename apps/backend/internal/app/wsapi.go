@@ -10,7 +10,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
-// hub adapts the WebSocket server to action.Publisher.
+// hub adapts the WebSocket server to kanban.Publisher.
 type hub struct{ ws *ws.Server }
 
 func (h *hub) Publish(topic, event string, payload any) {

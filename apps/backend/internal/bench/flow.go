@@ -75,7 +75,7 @@ func measureEventToAction(ctx context.Context, cfg Config) (LatencyStat, error) 
 	c, err := ws.Dial(ctx, ws.ClientConfig{URL: "ws" + strings.TrimPrefix(b.base, "http") + "/ws", Token: b.token,
 		OnNotification: func(name string, payload json.RawMessage) {
 			var t struct{ ID, State string }
-			if name == "task.updated" && json.Unmarshal(payload, &t) == nil && t.State == "REVIEW" {
+			if name == kanban.EventTaskUpdated.Name() && json.Unmarshal(payload, &t) == nil && t.State == "REVIEW" {
 				ch := signal(t.ID)
 				mu.Lock()
 				select {

@@ -20,7 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 )
 
@@ -43,12 +43,12 @@ const (
 	seenMax = 4096
 )
 
-// Bus is an action.Publisher for a backend that shares its database: it
+// Bus is an kanban.Publisher for a backend that shares its database: it
 // publishes to this backend's subscribers at once, appends the event to
 // the log for the other backends, and publishes their events here.
 type Bus struct {
 	st    *store.Store
-	local action.Publisher
+	local kanban.Publisher
 	id    string
 	log   *slog.Logger
 	queue chan store.Event
@@ -61,10 +61,10 @@ type Bus struct {
 	listening chan struct{} // closed once the first LISTEN is in place
 }
 
-var _ action.Publisher = (*Bus)(nil)
+var _ kanban.Publisher = (*Bus)(nil)
 
 // NewBus returns the bus of backend id; Run moves its events.
-func NewBus(st *store.Store, local action.Publisher, id string, log *slog.Logger) *Bus {
+func NewBus(st *store.Store, local kanban.Publisher, id string, log *slog.Logger) *Bus {
 	return &Bus{st: st, local: local, id: id, log: log, queue: make(chan store.Event, queueLen),
 		handlers: map[string][]func(json.RawMessage){}, done: make(chan struct{}), listening: make(chan struct{})}
 }

@@ -4,7 +4,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-var _ = declare(&Group{Name: "board", Tools: []*Tool{
+var groupBoard = declare(&Group{Name: "board", Tools: []*Tool{
 	{
 		Name:        "list_workspaces_kandev",
 		Action:      kanban.ActionWorkspaceList,

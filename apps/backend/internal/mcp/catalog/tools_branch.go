@@ -7,7 +7,7 @@ func branchTaskRef() S {
 	return SelfTaskRef(`Task to change: yours ("self", default), a subtask or a task you created.`)
 }
 
-var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
+var groupBranchSources = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 	{
 		Name:   "add_branch_to_task_kandev",
 		Action: kanban.ActionTaskRepositoryAdd,

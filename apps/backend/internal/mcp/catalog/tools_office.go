@@ -7,7 +7,7 @@ func docTaskRef(reach string) S {
 	return SelfTaskRef(`Task of the document: yours ("self", default)` + reach)
 }
 
-var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
+var groupOfficeDocuments = declare(&Group{Name: "office-documents", Tools: []*Tool{
 	{
 		Name:        "list_task_documents_kandev",
 		Action:      kanban.ActionDocumentList,
@@ -49,7 +49,7 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 	},
 }})
 
-var _ = declare(&Group{Name: "office-decisions", Tools: []*Tool{
+var groupOfficeDecisions = declare(&Group{Name: "office-decisions", Tools: []*Tool{
 	{
 		Name:   "record_step_decision_kandev",
 		Action: kanban.ActionStepDecide,

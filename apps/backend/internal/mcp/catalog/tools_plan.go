@@ -17,7 +17,7 @@ func planInput(titleDesc, contentDesc string) S {
 	}, "content")
 }
 
-var _ = declare(&Group{Name: "plan", Tools: []*Tool{
+var groupPlan = declare(&Group{Name: "plan", Tools: []*Tool{
 	{
 		Name:        "create_task_plan_kandev",
 		Action:      kanban.ActionPlanCreate,

@@ -66,7 +66,7 @@ func askInput(asked string, extra P) S {
 	return Obj("", props, "questions")
 }
 
-var _ = declare(&Group{Name: "user-question", Tools: []*Tool{
+var groupUserQuestion = declare(&Group{Name: "user-question", Tools: []*Tool{
 	{
 		Name:   "ask_user_question_kandev",
 		Action: kanban.ActionQuestionAsk,
@@ -97,7 +97,7 @@ var _ = declare(&Group{Name: "user-question", Tools: []*Tool{
 	},
 }})
 
-var _ = declare(&Group{Name: "parent-question", Tools: []*Tool{
+var groupParentQuestion = declare(&Group{Name: "parent-question", Tools: []*Tool{
 	{
 		Name:   "ask_parent_question_kandev",
 		Action: kanban.ActionQuestionAskParent,

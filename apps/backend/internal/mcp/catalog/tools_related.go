@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "related", Tools: []*Tool{
+var groupRelated = declare(&Group{Name: "related", Tools: []*Tool{
 	{
 		Name:   "list_related_tasks_kandev",
 		Action: kanban.ActionTaskRelated,

@@ -5,7 +5,7 @@ import "github.com/kandev/kandev/apps/backend/internal/kanban"
 // workspacePath is a path relative to the task's workspace.
 func workspacePath(desc string) S { return Str(desc).Len(1, kanban.MaxRichPathLen) }
 
-var _ = declare(&Group{Name: "rich-output", Tools: []*Tool{
+var groupRichOutput = declare(&Group{Name: "rich-output", Tools: []*Tool{
 	{
 		Name:   "show_rich_output_kandev",
 		Action: kanban.ActionArtifactCreate,

@@ -7,7 +7,7 @@ import "github.com/kandev/kandev/apps/backend/internal/kanban"
 const writeReachNote = " From task mode you change only your task, its subtasks and the tasks you created (with their " +
 	"subtasks), unless the operator set --session-scope workspace; you read every task of your workspace."
 
-var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
+var groupTaskLifecycle = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 	{
 		Name:   "move_task_kandev",
 		Action: kanban.ActionTaskMove,
@@ -53,7 +53,7 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 	},
 }})
 
-var _ = declare(&Group{Name: "task-update", Tools: []*Tool{
+var groupTaskUpdate = declare(&Group{Name: "task-update", Tools: []*Tool{
 	{
 		Name:   "update_task_kandev",
 		Action: kanban.ActionTaskUpdate,

@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "task-state", Tools: []*Tool{
+var groupTaskState = declare(&Group{Name: "task-state", Tools: []*Tool{
 	{
 		Name:   "update_task_state_kandev",
 		Action: kanban.ActionTaskSetState,
