@@ -121,6 +121,17 @@ func (s *Service) SendPrompt(ctx context.Context, taskID, author, text string) (
 	return m, nil
 }
 
+// UpdateAgentMode applies u to the task's agent mode and tells the
+// task's agents (wherever they run) to apply it. It returns the mode
+// before and after.
+func (s *Service) UpdateAgentMode(ctx context.Context, taskID string, u kanban.AgentModeUpdate) (before, after *kanban.AgentMode, err error) {
+	if before, after, err = s.store.UpdateAgentMode(ctx, taskID, u); err != nil {
+		return nil, nil, err
+	}
+	s.agents.ModeChanged(taskID)
+	return before, after, nil
+}
+
 // LiveSession returns the task's newest session that has not ended
 // (CONFLICT when none).
 func (s *Service) LiveSession(ctx context.Context, taskID string) (*kanban.Session, error) {

@@ -30,8 +30,8 @@ type Deps struct {
 	// cannot. Nil leaves sessions limited by each action's Allow only.
 	ModeActions func(mode kanban.Mode, caps []string) map[kanban.Action]bool
 	// Agents runs the agents of the sessions that tasks start (the
-	// runtime). Nil: this backend launches no agent, and sessions wait
-	// for agents an operator connects by hand.
+	// runtime). Nil (NoAgents): this backend launches no agent, and
+	// sessions wait for agents an operator connects by hand.
 	Agents Agents
 	// FS is the filesystem policy: the source roots and protected paths
 	// every local path is checked against, the data dir whose per-task
@@ -84,12 +84,12 @@ func New(d Deps) (*Registry, *Service) {
 	if d.FS == nil {
 		d.FS = &fsguard.Policy{}
 	}
-	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
-		agents: d.Agents, managed: launches(d.Agents), flow: noWorkflow{}, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
-		scope: d.SessionScope, backend: d.BackendID}
-	if s.agents == nil {
-		s.agents = noAgents{}
+	if d.Agents == nil {
+		d.Agents = NoAgents{}
 	}
+	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
+		agents: d.Agents, managed: d.Agents.Launches(), flow: noWorkflow{}, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
+		scope: d.SessionScope, backend: d.BackendID}
 	r := NewRegistry(d.Store.GetSession)
 	r.modeActions = d.ModeActions
 	s.registerBoard(r)
@@ -103,16 +103,6 @@ func New(d Deps) (*Registry, *Service) {
 	s.registerUpstreams(r)
 	s.registerDiagnostics(r)
 	return r, s
-}
-
-// launches reports whether a runs agents. An Agents that only relays to
-// the runtimes of other backends (several backends on one database) says
-// it runs none with Launches() false.
-func launches(a Agents) bool {
-	if l, ok := a.(interface{ Launches() bool }); ok {
-		return l.Launches()
-	}
-	return a != nil
 }
 
 // WakeQuestion wakes a question.ask waiting here for question id (its

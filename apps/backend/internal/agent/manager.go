@@ -152,6 +152,9 @@ func (m *Manager) Start(sess *kanban.Session) {
 // leaseSince is the oldest renewal of a lease still valid now.
 func (m *Manager) leaseSince() time.Time { return time.Now().Add(-m.cfg.LeaseTTL) }
 
+// Launches is true: this runtime runs agents.
+func (m *Manager) Launches() bool { return true }
+
 // BackendID is the id this runtime owns sessions as.
 func (m *Manager) BackendID() string { return m.cfg.BackendID }
 

@@ -10,15 +10,8 @@ import (
 // newFlow builds the workflow engine of a backend and connects it to the
 // action layer (task moves) and the runtime (agent turns).
 func (b *backend) newFlow(cfg Config) {
-	fc := flow.Config{Store: b.store, Service: b.svc, Logger: cfg.Logger, Clock: cfg.Clock, SweepInterval: cfg.ArchiveSweep,
-		Once: b.shared.once()}
-	if b.agents != nil {
-		fc.Agents = b.agents
-	}
-	if r, ok := b.svcAgents.(flow.Agents); ok {
-		fc.Agents = r // several backends: the change reaches the runtime running the agent
-	}
-	b.flow = flow.New(fc)
+	b.flow = flow.New(flow.Config{Store: b.store, Service: b.svc, Logger: cfg.Logger, Clock: cfg.Clock, SweepInterval: cfg.ArchiveSweep,
+		Once: b.shared.once()})
 	b.svc.SetWorkflow(b.flow)
 }
 

@@ -194,11 +194,8 @@ type backend struct {
 
 	// conformance is the conformance fixture server (nil unless enabled).
 	conformance *conformance.Server
-	// shared is what the backend shares with others on its database;
-	// svcAgents the runtime as the action layer sees it (relayed to the
-	// other backends on a shared database).
-	shared    *shared
-	svcAgents action.Agents
+	// shared is what the backend shares with others on its database.
+	shared *shared
 }
 
 func newBackend(ctx context.Context, cfg Config) (*backend, error) {
@@ -245,12 +242,11 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	}
 	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
 		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope, BackendID: b.shared.id}
-	var local action.Agents // nil unless this backend runs agents
+	var local action.Agents = action.NoAgents{}
 	if b.agents != nil {
 		local = b.agents
 	}
 	deps.Agents = b.shared.agents(local)
-	b.svcAgents = deps.Agents
 	b.reg, b.svc = action.New(deps)
 	b.topics = map[kanban.Action]action.Contract{kanban.ActionSubscribe: payloadContract(compiled, kanban.ActionSubscribe),
 		kanban.ActionUnsubscribe: payloadContract(compiled, kanban.ActionUnsubscribe)}

@@ -44,33 +44,19 @@ type Config struct {
 	Clock func() time.Time
 	// SweepInterval is how often the auto-archive sweep runs (1 minute).
 	SweepInterval time.Duration
-	// Agents hears of agent mode changes (nil: no runtime).
-	Agents Agents
 	// Once, when set, runs a sweep unless another backend sharing the
 	// database is running it (see cluster.Once); nil runs every sweep.
 	Once func(ctx context.Context, name string, sweep func())
 }
 
-// Agents is what the engine tells the runtime directly: a task's agent
-// mode changed (plan mode, session mode, a context reset). The runtime
-// applies it before its agents' next turns, and at once to an idle agent.
-type Agents interface {
-	ModeChanged(taskID string)
-}
-
-type noAgents struct{}
-
-func (noAgents) ModeChanged(string) {}
-
 // Engine is the workflow engine. It implements action.Workflow.
 type Engine struct {
-	store  kanban.Store
-	svc    *action.Service
-	log    *slog.Logger
-	clock  func() time.Time
-	every  time.Duration
-	agents Agents
-	once   func(ctx context.Context, name string, sweep func())
+	store kanban.Store
+	svc   *action.Service
+	log   *slog.Logger
+	clock func() time.Time
+	every time.Duration
+	once  func(ctx context.Context, name string, sweep func())
 
 	mu     sync.Mutex
 	queues map[string][]func() // pending work by key ("task:ID", "step:ID")
@@ -96,14 +82,11 @@ func New(cfg Config) *Engine {
 	if cfg.SweepInterval <= 0 {
 		cfg.SweepInterval = time.Minute
 	}
-	if cfg.Agents == nil {
-		cfg.Agents = noAgents{}
-	}
 	if cfg.Once == nil {
 		cfg.Once = func(_ context.Context, _ string, sweep func()) { sweep() }
 	}
 	return &Engine{store: cfg.Store, svc: cfg.Service, log: cfg.Logger, clock: cfg.Clock, every: cfg.SweepInterval,
-		agents: cfg.Agents, once: cfg.Once, queues: map[string][]func(){}, admitting: map[string]int{}}
+		once: cfg.Once, queues: map[string][]func(){}, admitting: map[string]int{}}
 }
 
 // do queues fn behind the work already pending for key and runs each

@@ -29,11 +29,18 @@ type harness struct {
 	notified map[string]int
 }
 
+// runtime is the harness's agent runtime: it runs no agent and counts the
+// mode changes the engine has the Service tell it.
+type runtime struct {
+	action.NoAgents
+	h *harness
+}
+
 // ModeChanged records what the engine tells the runtime.
-func (h *harness) ModeChanged(taskID string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.notified[taskID]++
+func (r runtime) ModeChanged(taskID string) {
+	r.h.mu.Lock()
+	defer r.h.mu.Unlock()
+	r.h.notified[taskID]++
 }
 
 func (h *harness) notifications(taskID string) int {
@@ -80,8 +87,8 @@ func newHarness(t *testing.T, dir string) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, st: st, now: time.Now(), notified: map[string]int{}}
-	h.reg, h.svc = action.New(action.Deps{Store: st})
-	h.eng = New(Config{Store: st, Service: h.svc, Clock: h.clock, Agents: h})
+	h.reg, h.svc = action.New(action.Deps{Store: st, Agents: runtime{h: h}})
+	h.eng = New(Config{Store: st, Service: h.svc, Clock: h.clock})
 	h.svc.SetWorkflow(h.eng)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
