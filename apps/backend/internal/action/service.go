@@ -42,6 +42,13 @@ type Deps struct {
 	// SessionScope is how far a task session's writes reach (default
 	// kanban.ScopeTree; see mutableTask).
 	SessionScope kanban.SessionScope
+	// Diagnostics gives diagnostic bundles what only the application
+	// knows: its version, its own entries and its secrets.
+	Diagnostics Diagnostics
+	// Events receives the domain events the actions emit (a task created
+	// or moved, a step freed), which the workflow engine reacts to. Nil:
+	// nobody reacts.
+	Events *kanban.DomainEvents
 	// BackendID is this backend, recorded as the holder of the MCP
 	// connection of a session made by hand when it attaches here.
 	BackendID string
@@ -57,7 +64,8 @@ type Service struct {
 	agents    Agents
 	// managed: sessions that tasks start are run by agents.
 	managed bool
-	flow    Workflow
+	// events receives the actions' domain events (Deps.Events).
+	events *kanban.DomainEvents
 	// fs is the filesystem policy; dirs finds a task's workspace
 	// directory under it (rich output files, diagnostic bundles).
 	fs   *fsguard.Policy
@@ -87,8 +95,11 @@ func New(d Deps) (*Registry, *Service) {
 	if d.Agents == nil {
 		d.Agents = NoAgents{}
 	}
+	if d.Events == nil {
+		d.Events = &kanban.DomainEvents{}
+	}
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
-		agents: d.Agents, managed: d.Agents.Launches(), flow: noWorkflow{}, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
+		agents: d.Agents, managed: d.Agents.Launches(), events: d.Events, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
 		scope: d.SessionScope, backend: d.BackendID}
 	r := NewRegistry(d.Store.GetSession)
 	r.modeActions = d.ModeActions
@@ -101,7 +112,7 @@ func New(d Deps) (*Registry, *Service) {
 	s.registerConfig(r)
 	s.registerPermissions(r)
 	s.registerUpstreams(r)
-	s.registerDiagnostics(r)
+	s.registerDiagnostics(r, d.Diagnostics)
 	return r, s
 }
 

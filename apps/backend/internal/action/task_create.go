@@ -45,7 +45,7 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 		return out, nil
 	}
 	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.created", t)
-	defer s.flow.Created(t)
+	defer s.events.Emit(kanban.TaskCreated{Task: t})
 	switch {
 	case sess != nil:
 		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)

@@ -51,9 +51,10 @@ type Config struct {
 	OutputLimit int
 	// OperatorToken is redacted from anything shown of an agent's output.
 	OperatorToken string
-	// OnTurn, when set, hears every turn start and end (the workflow
-	// engine's on_turn_start / on_turn_complete and auto-advance).
-	OnTurn func(kanban.TurnEvent)
+	// Events receive a kanban.TurnEvent at every turn's start and end
+	// (the workflow engine's on_turn_start / on_turn_complete and
+	// auto-advance react to them).
+	Events *kanban.DomainEvents
 	// BackendID names this backend as the owner of the sessions whose
 	// agents it runs (default: a new id per process). LeaseTTL is how
 	// long another backend's lease stays valid after its last renewal:
@@ -66,6 +67,9 @@ type Config struct {
 func (c *Config) defaults() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Events == nil {
+		c.Events = &kanban.DomainEvents{}
 	}
 	if c.EnvAllow == nil {
 		c.EnvAllow = DefaultEnvAllow
@@ -371,12 +375,6 @@ func (m *Manager) update(id string, u kanban.RunUpdate) {
 	}
 	if u.State == kanban.SessionIdle {
 		m.becameIdle()
-	}
-}
-
-func (m *Manager) turn(ev kanban.TurnEvent) {
-	if m.cfg.OnTurn != nil {
-		m.cfg.OnTurn(ev)
 	}
 }
 

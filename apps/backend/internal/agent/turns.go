@@ -75,7 +75,7 @@ func (r *run) turns(l *launchInfo, proc *process) {
 		}
 		r.rec.startTurn(turn)
 		ev := r.turnEvent(l.task.ID)
-		r.m.turn(ev)
+		r.m.cfg.Events.Emit(ev)
 		resp, err := r.prompt(blocks)
 		r.mu.Lock()
 		r.turnActive = false
@@ -86,7 +86,7 @@ func (r *run) turns(l *launchInfo, proc *process) {
 			ev.StopReason = "error"
 		}
 		if err == nil || !errors.Is(err, errStopped) {
-			r.m.turn(ev)
+			r.m.cfg.Events.Emit(ev)
 		}
 		if err != nil {
 			if errors.Is(err, errStopped) || processExited(proc) {

@@ -38,9 +38,19 @@ type AgentsConfig struct {
 	StartTimeout, SilenceTimeout time.Duration
 }
 
+// runtimeDeps are the parts the agent runtime is built from.
+type runtimeDeps struct {
+	store     kanban.Store
+	pub       action.Publisher
+	events    *kanban.DomainEvents
+	guard     *fsguard.Policy
+	token     string // the operator token, redacted from what agents print
+	backendID string
+}
+
 // newRuntime builds the agent runtime of a backend, or nil when it
 // launches no agents.
-func newRuntime(cfg Config, st kanban.Store, pub action.Publisher, token string, guard *fsguard.Policy, onTurn func(kanban.TurnEvent), backendID string) (*agent.Manager, error) {
+func newRuntime(cfg Config, d runtimeDeps) (*agent.Manager, error) {
 	a := cfg.Agents
 	if !a.Launch {
 		return nil, nil
@@ -60,10 +70,10 @@ func newRuntime(cfg Config, st kanban.Store, pub action.Publisher, token string,
 		}
 	}
 	return agent.New(agent.Config{
-		Store: st, Publisher: pub, Logger: cfg.Logger, Guard: guard, Executable: exe, Version: toolserver.Version,
+		Store: d.store, Publisher: d.pub, Events: d.events, Logger: cfg.Logger, Guard: d.guard, Executable: exe, Version: toolserver.Version,
 		Commands: cmds, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
-		StopGrace: a.StopGrace, OperatorToken: token, OnTurn: onTurn, StartTimeout: a.StartTimeout, SilenceTimeout: a.SilenceTimeout,
-		BackendID: backendID, LeaseTTL: cfg.LeaseTTL,
+		StopGrace: a.StopGrace, OperatorToken: d.token, StartTimeout: a.StartTimeout, SilenceTimeout: a.SilenceTimeout,
+		BackendID: d.backendID, LeaseTTL: cfg.LeaseTTL,
 	}), nil
 }
 

@@ -4,23 +4,13 @@ import (
 	"context"
 
 	"github.com/kandev/kandev/apps/backend/internal/flow"
-	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// newFlow builds the workflow engine of a backend and connects it to the
-// action layer (task moves) and the runtime (agent turns).
+// newFlow builds the workflow engine of a backend, reacting to the domain
+// events of the action layer (task moves) and the runtime (agent turns).
 func (b *backend) newFlow(cfg Config) {
 	b.flow = flow.New(flow.Config{Store: b.store, Service: b.svc, Logger: cfg.Logger, Clock: cfg.Clock, SweepInterval: cfg.ArchiveSweep,
-		Once: b.shared.once()})
-	b.svc.SetWorkflow(b.flow)
-}
-
-// onTurn forwards the runtime's turn events to the engine (set once the
-// engine exists; the runtime starts no agent before the backend serves).
-func (b *backend) onTurn(ev kanban.TurnEvent) {
-	if b.flow != nil {
-		b.flow.Turn(ev)
-	}
+		Once: b.shared.once(), Events: b.events})
 }
 
 // runFlow runs the engine's auto-archive sweeps until ctx ends.

@@ -185,6 +185,9 @@ type backend struct {
 
 	// agents runs agents (nil when this backend launches none).
 	agents *agent.Manager
+	// events carry the domain events of the action layer and the runtime
+	// to the workflow engine (flow).
+	events *kanban.DomainEvents
 	// flow is the workflow engine.
 	flow *flow.Engine
 	// board is the operator's web board; boardConns its WebSocket
@@ -236,12 +239,18 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	hub := &hub{}
 	b.shared = newShared(cfg, st, hub)
 	pub := b.shared.publisher(hub)
-	if b.agents, err = newRuntime(cfg, st, pub, cred.clear, guard, b.onTurn, b.shared.id); err != nil {
+	b.events = &kanban.DomainEvents{}
+	if b.agents, err = newRuntime(cfg, runtimeDeps{store: st, pub: pub, events: b.events, guard: guard, token: cred.clear, backendID: b.shared.id}); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	if b.board, err = b.newBoard(); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
 	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
-		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope, BackendID: b.shared.id}
+		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope, BackendID: b.shared.id,
+		Events: b.events, Diagnostics: b.diagnostics(cfg, ring)}
 	var local action.Agents = action.NoAgents{}
 	if b.agents != nil {
 		local = b.agents
@@ -286,11 +295,6 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		return nil, err
 	}
 	b.mcpHTTP = b.mcp.HTTP("/mcp", "/mcp/sse", "/mcp/message")
-	if b.board, err = b.newBoard(); err != nil {
-		_ = st.Close()
-		return nil, err
-	}
-	b.setDiagnostics(cfg, ring)
 	return b, nil
 }
 

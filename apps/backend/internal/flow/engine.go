@@ -5,10 +5,12 @@
 // (never on a request's path), in order per task, failure-isolated (one
 // failing automation is recorded and the others run), and loop-bounded.
 //
-// It depends on the domain (kanban) and the action layer's Service, whose
-// exported methods perform what automations do; neither depends on it
-// (action reaches it through action.Workflow, the runtime through the
-// turn callbacks the composition root wires).
+// It reacts to the domain events (kanban.DomainEvents) the action layer
+// and the agent runtime emit, and performs what automations do through
+// the action layer's Service. It depends on the domain (kanban) and the
+// action layer; neither they nor the runtime depend on it. Its automations
+// run under the base context it is built with: when that ends, running
+// ones are cancelled and queued ones dropped.
 package flow
 
 import (
@@ -39,7 +41,10 @@ const (
 type Config struct {
 	Store   kanban.Store
 	Service *action.Service
-	Logger  *slog.Logger
+	// Events are the domain events the engine reacts to (task created,
+	// moved, step freed, agent turns); nil: none reach it.
+	Events *kanban.DomainEvents
+	Logger *slog.Logger
 	// Clock is the time the auto-archive sweep compares with (time.Now).
 	Clock func() time.Time
 	// SweepInterval is how often the auto-archive sweep runs (1 minute).
@@ -49,7 +54,7 @@ type Config struct {
 	Once func(ctx context.Context, name string, sweep func())
 }
 
-// Engine is the workflow engine. It implements action.Workflow.
+// Engine is the workflow engine.
 type Engine struct {
 	store kanban.Store
 	svc   *action.Service
@@ -69,9 +74,8 @@ type Engine struct {
 	onIdle func()
 }
 
-var _ action.Workflow = (*Engine)(nil)
-
-// New returns an engine; Run starts its auto-archive sweeps.
+// New returns an engine reacting to cfg.Events; Run starts its
+// auto-archive sweeps.
 func New(cfg Config) *Engine {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -85,8 +89,27 @@ func New(cfg Config) *Engine {
 	if cfg.Once == nil {
 		cfg.Once = func(_ context.Context, _ string, sweep func()) { sweep() }
 	}
-	return &Engine{store: cfg.Store, svc: cfg.Service, log: cfg.Logger, clock: cfg.Clock, every: cfg.SweepInterval,
+	e := &Engine{store: cfg.Store, svc: cfg.Service, log: cfg.Logger, clock: cfg.Clock, every: cfg.SweepInterval,
 		once: cfg.Once, queues: map[string][]func(){}, admitting: map[string]int{}}
+	if cfg.Events != nil {
+		cfg.Events.React(e.react)
+	}
+	return e
+}
+
+// react queues the engine's reaction to a domain event.
+func (e *Engine) react(ev kanban.DomainEvent) {
+	switch ev := ev.(type) {
+	case kanban.TaskCreated:
+		e.created(ev.Task)
+	case kanban.TaskMoved:
+		e.moved(ev.Task.ID, ev.FromStepID, ev.Task.WorkflowStepID, cause{})
+		e.freed(ev.FromStepID, 0)
+	case kanban.StepFreed:
+		e.freed(ev.StepID, 0)
+	case kanban.TurnEvent:
+		e.turn(ev)
+	}
 }
 
 // do queues fn behind the work already pending for key and runs each

@@ -8,9 +8,9 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Created runs the on_enter automations of a new task's first step, then
+// created runs the on_enter automations of a new task's first step, then
 // lets the steps that pull from it admit the task.
-func (e *Engine) Created(t *kanban.Task) {
+func (e *Engine) created(t *kanban.Task) {
 	id, step := t.ID, t.WorkflowStepID
 	e.do(taskKey(id), func() {
 		e.enter(id, step, cause{}, true)
@@ -18,14 +18,9 @@ func (e *Engine) Created(t *kanban.Task) {
 	})
 }
 
-// Moved runs the on_exit automations of the step a task left and the
-// on_enter ones of the step it entered, then admits waiting tasks into
-// the step it left.
-func (e *Engine) Moved(t *kanban.Task, fromStepID string) {
-	e.moved(t.ID, fromStepID, t.WorkflowStepID, cause{})
-	e.Freed(fromStepID)
-}
-
+// moved runs the on_exit automations of the step a task left and the
+// on_enter ones of the step it entered (a TaskMoved reaction also admits
+// waiting tasks into the step it left).
 func (e *Engine) moved(taskID, from, to string, c cause) {
 	e.do(taskKey(taskID), func() {
 		e.run(taskID, from, kanban.EventExit, c, nil)
@@ -57,9 +52,6 @@ func (e *Engine) arrived(stepID, from string, depth int) {
 		}
 	}
 }
-
-// Freed admits waiting tasks into a step that may have room.
-func (e *Engine) Freed(stepID string) { e.freed(stepID, 0) }
 
 // freed queues an admission for stepID. Admissions are idempotent (each
 // looks for room and takes what waits), so one already queued for the
@@ -97,8 +89,8 @@ func (e *Engine) freed(stepID string, depth int) {
 	}
 }
 
-// Turn handles a turn event of the runtime.
-func (e *Engine) Turn(ev kanban.TurnEvent) {
+// turn handles a turn event of the runtime.
+func (e *Engine) turn(ev kanban.TurnEvent) {
 	e.do(taskKey(ev.TaskID), func() {
 		if !ev.Ended {
 			e.run(ev.TaskID, "", kanban.EventTurnStart, turnCause(ev), nil)

@@ -22,9 +22,12 @@ type harness struct {
 	reg *action.Registry
 	svc *action.Service
 	eng *Engine
-	ws  string
-	now time.Time
-	mu  sync.Mutex
+	// events carry the domain events between the action layer and the
+	// engine (tests emit agent turns on them as the runtime would).
+	events *kanban.DomainEvents
+	ws     string
+	now    time.Time
+	mu     sync.Mutex
 	// notified counts the engine's ModeChanged calls by task.
 	notified map[string]int
 }
@@ -86,10 +89,9 @@ func newHarness(t *testing.T, dir string) *harness {
 	if err := st.Seed(ctx); err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, st: st, now: time.Now(), notified: map[string]int{}}
-	h.reg, h.svc = action.New(action.Deps{Store: st, Agents: runtime{h: h}})
-	h.eng = New(Config{Store: st, Service: h.svc, Clock: h.clock})
-	h.svc.SetWorkflow(h.eng)
+	h := &harness{t: t, st: st, now: time.Now(), notified: map[string]int{}, events: &kanban.DomainEvents{}}
+	h.reg, h.svc = action.New(action.Deps{Store: st, Agents: runtime{h: h}, Events: h.events})
+	h.eng = New(Config{Store: st, Service: h.svc, Clock: h.clock, Events: h.events})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

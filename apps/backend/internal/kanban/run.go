@@ -225,9 +225,9 @@ type FlowService interface {
 	DueForArchive(ctx context.Context, now time.Time, limit int) ([]Task, error)
 }
 
-// TurnEvent is an agent turn starting or ending on a task, as the runtime
-// reports it to the workflow engine. StepID is the task's step when the
-// turn started.
+// TurnEvent is an agent turn starting or ending on a task: a domain event
+// the runtime emits and the workflow engine reacts to. StepID is the
+// task's step when the turn started.
 type TurnEvent struct {
 	SessionID  string
 	TaskID     string
