@@ -177,7 +177,7 @@ func (s *Service) ArchiveTask(ctx context.Context, taskID, why string) (*kanban.
 func (s *Service) Record(ctx context.Context, taskID, typ, content string) {
 	m, err := s.store.AppendTaskMessage(ctx, taskID, kanban.Message{Author: "workflow", Type: typ, Content: content})
 	if err != nil {
-		if kanban.ErrorCode(err) != kanban.CodeNotFound { // the task was deleted meanwhile
+		if kanban.ErrorCode(err) != kanban.CodeNotFound && ctx.Err() == nil { // the task was deleted meanwhile, or the backend stops
 			s.log.Warn("record workflow message", "err", err)
 		}
 		return

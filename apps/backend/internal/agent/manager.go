@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
@@ -24,6 +23,9 @@ type Config struct {
 	// Executable is the kandev binary: the mock agent and every session's
 	// own MCP server (kandev mcp) run from it.
 	Executable string
+	// BackendURL is where sessions' MCP servers connect (the backend
+	// listens before its runtime is built).
+	BackendURL string
 	Version    string
 	// Commands are the launch commands by agent type (LoadCommands).
 	Commands map[string]Command
@@ -108,7 +110,9 @@ type Manager struct {
 	acpLog   *slog.Logger
 	workdirs *workdirs
 	waiters  *action.Waiters
-	backend  atomic.Value // string: the backend's base URL
+	// ctx is the runtime's base context (New's): every call the runtime
+	// makes derives from it, and when it ends every agent is stopped.
+	ctx context.Context
 
 	mu     sync.Mutex
 	runs   map[string]*run // live runs by session id, queued ones included
@@ -120,22 +124,19 @@ type Manager struct {
 
 var _ action.Agents = (*Manager)(nil)
 
-// New returns a runtime; SetBackendURL must be called before agents start.
-func New(cfg Config) *Manager {
+// New returns a runtime whose agents live within ctx: every call it makes
+// derives from ctx, and when ctx ends every agent is stopped (its session
+// resumes on the next start, see Resume); Shutdown waits for them.
+func New(ctx context.Context, cfg Config) *Manager {
 	cfg.defaults()
-	m := &Manager{cfg: cfg, store: cfg.Store, pub: cfg.Publisher, log: cfg.Logger,
+	m := &Manager{cfg: cfg, store: cfg.Store, pub: cfg.Publisher, log: cfg.Logger, ctx: ctx,
 		workdirs: &workdirs{store: cfg.Store, guard: cfg.Guard}, waiters: action.NewWaiters(), runs: map[string]*run{}}
 	// The ACP library logs unparsable lines raw: keep its diagnostics at
 	// warning level without their attributes, which may hold agent output.
 	m.acpLog = slog.New(dropAttrs{cfg.Logger.Handler()})
-	m.backend.Store("")
+	context.AfterFunc(ctx, m.stopAll)
 	return m
 }
-
-// SetBackendURL tells the runtime where sessions' MCP servers connect.
-func (m *Manager) SetBackendURL(u string) { m.backend.Store(u) }
-
-func (m *Manager) backendURL() string { return m.backend.Load().(string) }
 
 // Start runs (or queues) a managed session's agent, once this backend
 // owns the session.
@@ -143,7 +144,7 @@ func (m *Manager) Start(sess *kanban.Session) {
 	if sess == nil || !sess.Managed {
 		return
 	}
-	owned, err := m.store.OwnSession(context.Background(), sess.ID, m.cfg.BackendID, m.leaseSince())
+	owned, err := m.store.OwnSession(m.ctx, sess.ID, m.cfg.BackendID, m.leaseSince())
 	if err != nil {
 		m.log.Error("own session", "session", sess.ID, "err", err)
 		return
@@ -326,7 +327,7 @@ func (m *Manager) cancelPermissions(ctx context.Context, sessionID string) error
 				return err
 			}
 			if closed {
-				m.settlePermission(p, "its agent was restarted")
+				m.settlePermission(ctx, p, "its agent was restarted")
 				m.publishPermission("permission.resolved", p)
 			}
 		}
@@ -336,16 +337,23 @@ func (m *Manager) cancelPermissions(ctx context.Context, sessionID string) error
 	}
 }
 
-// Shutdown stops every agent (their sessions resume on the next start)
-// and waits for them, bounded by ctx.
-func (m *Manager) Shutdown(ctx context.Context) error {
+// stopAll stops every agent for the backend's shutdown (their sessions
+// resume on the next start) and starts no more.
+func (m *Manager) stopAll() {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.closed = true
 	for _, r := range m.runs {
 		r.stop(stopShutdown)
 	}
 	m.queue = nil
-	m.mu.Unlock()
+}
+
+// Shutdown stops every agent (their sessions resume on the next start),
+// as the end of the base context does, and waits for them, bounded by
+// ctx.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	m.stopAll()
 	done := make(chan struct{})
 	go func() {
 		m.wg.Wait()
@@ -359,11 +367,12 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	}
 }
 
-// update applies a run update and publishes what changed.
-func (m *Manager) update(id string, u kanban.RunUpdate) {
-	sess, task, err := m.store.UpdateRun(context.Background(), id, u)
+// update applies a run update and publishes what changed. An update cut
+// short by the end of ctx is not logged (the run was stopped).
+func (m *Manager) update(ctx context.Context, id string, u kanban.RunUpdate) {
+	sess, task, err := m.store.UpdateRun(ctx, id, u)
 	if err != nil {
-		if kanban.ErrorCode(err) != kanban.CodeConflict { // conflict: the session ended meanwhile
+		if kanban.ErrorCode(err) != kanban.CodeConflict && ctx.Err() == nil { // conflict: the session ended meanwhile
 			m.log.Error("record session run", "session", id, "err", err)
 		}
 		return
@@ -378,10 +387,10 @@ func (m *Manager) update(id string, u kanban.RunUpdate) {
 	}
 }
 
-func (m *Manager) publishMessage(msg *kanban.Message) {
+func (m *Manager) publishMessage(ctx context.Context, msg *kanban.Message) {
 	ev := map[string]any{"message": msg}
 	m.pub.Publish(action.SessionTopic(msg.SessionID), "session.message", ev)
-	if s, err := m.store.GetSession(context.Background(), msg.SessionID); err == nil {
+	if s, err := m.store.GetSession(ctx, msg.SessionID); err == nil {
 		m.pub.Publish(action.WorkspaceTopic(s.WorkspaceID), "session.message", ev)
 	}
 }

@@ -227,7 +227,7 @@ func (m *SessionMCP) serveHTTP(ctx context.Context, srv *toolserver.Server) erro
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	h.Shutdown(sctx)
 	return hs.Shutdown(sctx)

@@ -150,7 +150,7 @@ func measureSweep(ctx context.Context, cfg Config, out *FlowRun) error {
 	}
 	events := &kanban.DomainEvents{}
 	_, svc := action.New(action.Deps{Store: st, Events: events})
-	eng := flow.New(flow.Config{Store: st, Service: svc, Events: events})
+	eng := flow.New(ctx, flow.Config{Store: st, Service: svc, Events: events})
 	defer eng.Close(ctx)
 	t0 := time.Now()
 	out.Archived = eng.Sweep(ctx)

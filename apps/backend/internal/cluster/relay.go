@@ -45,7 +45,7 @@ type waitingSignal struct {
 // The signals a Relay sends to the other backends.
 const (
 	sigDeliver    signal[deliverSignal] = "agents.deliver"
-	sigStopped    signal[[]string]      = "agents.stopped"    // session ids
+	sigStopped    signal[[]string]      = "agents.stopped" // session ids
 	sigWaiting    signal[waitingSignal] = "agents.waiting"
 	sigPermission signal[string]        = "agents.permission_resolved" // permission id
 	sigMode       signal[string]        = "agents.mode_changed"        // task id

@@ -10,7 +10,7 @@
 // the action layer's Service. It depends on the domain (kanban) and the
 // action layer; neither they nor the runtime depend on it. Its automations
 // run under the base context it is built with: when that ends, running
-// ones are cancelled and queued ones dropped.
+// and queued ones are cancelled.
 package flow
 
 import (
@@ -56,6 +56,9 @@ type Config struct {
 
 // Engine is the workflow engine.
 type Engine struct {
+	// ctx is the engine's base context (New's): every automation runs
+	// under it.
+	ctx   context.Context
 	store kanban.Store
 	svc   *action.Service
 	log   *slog.Logger
@@ -74,9 +77,11 @@ type Engine struct {
 	onIdle func()
 }
 
-// New returns an engine reacting to cfg.Events; Run starts its
-// auto-archive sweeps.
-func New(cfg Config) *Engine {
+// New returns an engine reacting to cfg.Events, whose automations run
+// under ctx: once it ends, the engine takes no more work, and what runs
+// or is queued is cancelled (its store calls fail at once). Run starts
+// its auto-archive sweeps.
+func New(ctx context.Context, cfg Config) *Engine {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -89,7 +94,7 @@ func New(cfg Config) *Engine {
 	if cfg.Once == nil {
 		cfg.Once = func(_ context.Context, _ string, sweep func()) { sweep() }
 	}
-	e := &Engine{store: cfg.Store, svc: cfg.Service, log: cfg.Logger, clock: cfg.Clock, every: cfg.SweepInterval,
+	e := &Engine{ctx: ctx, store: cfg.Store, svc: cfg.Service, log: cfg.Logger, clock: cfg.Clock, every: cfg.SweepInterval,
 		once: cfg.Once, queues: map[string][]func(){}, admitting: map[string]int{}}
 	if cfg.Events != nil {
 		cfg.Events.React(e.react)
@@ -115,10 +120,11 @@ func (e *Engine) react(ev kanban.DomainEvent) {
 // do queues fn behind the work already pending for key and runs each
 // key's work in order on its own goroutine. Past maxPending the work is
 // dropped and logged (false): a storm cannot grow memory without bound.
+// Once the engine is closed or its context ended, nothing is queued.
 func (e *Engine) do(key string, fn func()) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
+	if e.closed || e.ctx.Err() != nil {
 		return false
 	}
 	q, busy := e.queues[key]

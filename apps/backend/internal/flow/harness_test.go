@@ -91,7 +91,7 @@ func newHarness(t *testing.T, dir string) *harness {
 	}
 	h := &harness{t: t, st: st, now: time.Now(), notified: map[string]int{}, events: &kanban.DomainEvents{}}
 	h.reg, h.svc = action.New(action.Deps{Store: st, Agents: runtime{h: h}, Events: h.events})
-	h.eng = New(Config{Store: st, Service: h.svc, Clock: h.clock, Events: h.events})
+	h.eng = New(t.Context(), Config{Store: st, Service: h.svc, Clock: h.clock, Events: h.events})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
