@@ -125,7 +125,7 @@ func newGW(t *testing.T, cfg kanban.MCPServerConfig, events func() []fixture.Eve
 				t.Errorf("SetUpstream: %v", err)
 			}
 		},
-		Report: func(s []kanban.UpstreamServer) { g.reports.Store(&s) },
+		Report: func(_ context.Context, s []kanban.UpstreamServer) { g.reports.Store(&s) },
 	})
 	t.Cleanup(g.mgr.Close)
 	g.mgr.WaitFirst(context.Background(), 2*time.Minute) // the hostile list is slow under -race
