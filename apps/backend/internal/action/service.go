@@ -49,8 +49,10 @@ type Deps struct {
 	// or moved, a step freed), which the workflow engine reacts to. Nil:
 	// nobody reacts.
 	Events *kanban.DomainEvents
-	// BackendID is this backend, recorded as the holder of the MCP
-	// connection of a session made by hand when it attaches here.
+	// BackendID is this backend: the owner of the managed sessions it
+	// creates (its runtime's kanban id, agent.Config.BackendID), and the
+	// holder of the MCP connection of a session made by hand when it
+	// attaches here.
 	BackendID string
 }
 

@@ -58,7 +58,9 @@ type Config struct {
 	// auto-advance react to them).
 	Events *kanban.DomainEvents
 	// BackendID names this backend as the owner of the sessions whose
-	// agents it runs (default: a new id per process). LeaseTTL is how
+	// agents it runs: the action layer writes it into the sessions it
+	// creates (action.Deps.BackendID), Resume into those it takes over
+	// (default: a new id per process). LeaseTTL is how
 	// long another backend's lease stays valid after its last renewal:
 	// sessions of a backend whose lease lapsed are orphans that Resume
 	// takes over (default 15s; on SQLite no other backend has a lease).
@@ -138,20 +140,14 @@ func New(ctx context.Context, cfg Config) *Manager {
 	return m
 }
 
-// Start runs (or queues) a managed session's agent, once this backend
-// owns the session.
+// Start runs (or queues) the agent of a managed session this backend
+// just created: the session's owner, written with it, is this backend
+// (kanban.SessionCreate.Owner), so no other backend takes it over.
 func (m *Manager) Start(sess *kanban.Session) {
 	if sess == nil || !sess.Managed {
 		return
 	}
-	owned, err := m.store.OwnSession(m.ctx, sess.ID, m.cfg.BackendID, m.leaseSince())
-	if err != nil {
-		m.log.Error("own session", "session", sess.ID, "err", err)
-		return
-	}
-	if owned {
-		m.enqueue(sess.ID, false)
-	}
+	m.enqueue(sess.ID, false)
 }
 
 // leaseSince is the oldest renewal of a lease still valid now.

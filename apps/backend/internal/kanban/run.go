@@ -187,11 +187,6 @@ type RunService interface {
 	GetWorktree(ctx context.Context, taskID string) (*Worktree, error)
 	DeleteWorktree(ctx context.Context, taskID string) error
 
-	// OwnSession makes backend the owner of a live managed session (the
-	// backend whose runtime runs its agent) unless another backend whose
-	// lease was renewed at or after since owns it; owned says whether it
-	// is backend's now.
-	OwnSession(ctx context.Context, sessionID, backend string, since time.Time) (owned bool, err error)
 	// ClaimOrphans makes backend the owner of up to limit live managed
 	// sessions whose owner's lease lapsed before since (or that have none),
 	// oldest first, and returns them. Each is claimed by one backend only.
