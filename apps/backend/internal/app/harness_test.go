@@ -33,6 +33,9 @@ type env struct {
 	token string
 	logs  *syncBuffer
 	cfg   Config
+	// progress is the keep-alive interval of the session MCP servers
+	// sessionMCP starts (0: the default).
+	progress time.Duration
 	// close shuts the backend down as kandev serve does (once).
 	close func()
 }
@@ -160,7 +163,7 @@ func (e *env) sessionMCP(mode kanban.Mode, taskID string) *session {
 	var created action.SessionCreateOut
 	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: taskID, Mode: mode}, &created)
 	m, err := StartSessionMCP(context.Background(), MCPConfig{BackendURL: e.url, SessionID: created.Session.ID, Token: created.Token,
-		Logger: slog.New(slog.NewTextHandler(e.logs, nil))})
+		Logger: slog.New(slog.NewTextHandler(e.logs, nil)), ProgressInterval: e.progress})
 	if err != nil {
 		e.t.Fatalf("start session MCP: %v", err)
 	}

@@ -36,6 +36,10 @@ type MCPConfig struct {
 	Stdout io.Writer
 	// Ready, if set, is called once serving (with the bound address for Listen).
 	Ready func(addr string)
+	// ProgressInterval is how often ask_user_question_kandev sends a
+	// progress keep-alive while it waits (KANDEV_PROGRESS_INTERVAL; 0:
+	// catalog.DefaultQuestionKeepAlive).
+	ProgressInterval time.Duration
 }
 
 // SessionMCP is a session's MCP server connected to the backend.
@@ -101,7 +105,8 @@ func StartSessionMCP(ctx context.Context, cfg MCPConfig) (*SessionMCP, error) {
 		_ = m.client.Close()
 		return nil, err
 	}
-	srv, err := toolserver.New(toolserver.Config{Compiled: compiled, Backend: m.client, Profile: prof, Logger: cfg.Logger})
+	srv, err := toolserver.New(toolserver.Config{Compiled: compiled, Backend: m.client, Profile: prof, Logger: cfg.Logger,
+		KeepAlive: cfg.ProgressInterval})
 	if err != nil {
 		_ = m.client.Close()
 		return nil, err
