@@ -68,7 +68,7 @@ func Main(ctx context.Context, args []string, std Stdio) error {
 		}
 		return RunMCP(ctx, cfg)
 	case "tools":
-		return toolsCmd(rest, stdout, stderr)
+		return toolsCmd(ctx, rest, stdout, stderr)
 	case "mode":
 		return modeCmd(ctx, rest, stdout, stderr)
 	case "session":
@@ -160,7 +160,7 @@ func agentCmd(ctx context.Context, args []string, std Stdio) error {
 	return RunMockAgent(ctx, std.In, std.Out, stderr, o)
 }
 
-func toolsCmd(args []string, stdout, stderr io.Writer) error {
+func toolsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o := ToolsOptions{}
 	if len(args) > 0 && args[0] == "describe" {
 		if len(args) < 2 {
@@ -177,7 +177,7 @@ func toolsCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	o.Mode = kanban.Mode(*mode)
-	return Tools(stdout, o)
+	return Tools(ctx, stdout, o)
 }
 
 // operatorFlags adds --backend and --data-dir; the returned function gives

@@ -218,7 +218,7 @@ func (m *SessionMCP) serveHTTP(ctx context.Context, srv *toolserver.Server) erro
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	h := srv.HTTP("/mcp", "", "")
+	h := srv.HTTP(ctx, "/mcp", "", "")
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", sameMachine(h.Streamable))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

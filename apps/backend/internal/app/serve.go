@@ -346,7 +346,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.mcpHTTP = b.mcp.HTTP("/mcp", "/mcp/sse", "/mcp/message")
+	b.mcpHTTP = b.mcp.HTTP(ctx, "/mcp", "/mcp/sse", "/mcp/message")
 	return b, nil
 }
 

@@ -136,7 +136,7 @@ func (s *Store) TryLock(ctx context.Context, name string) (unlock func(), ok boo
 	return func() {
 		// Closing a connection whose unlock failed would return a session
 		// still holding the lock to the pool: discard it instead.
-		if _, err := conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, key); err != nil {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key); err != nil {
 			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		}
 		_ = conn.Close()

@@ -27,7 +27,7 @@ import (
 
 // TestMain serves the fixture when this binary is launched as a stdio server.
 func TestMain(m *testing.M) {
-	fixture.MainIfAsked()
+	fixture.MainIfAsked(context.Background())
 	os.Exit(m.Run())
 }
 
