@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,3 +67,47 @@ func TestRuntimeContextEndCancelsStoreCalls(t *testing.T) {
 type nopPublisher struct{}
 
 func (nopPublisher) Publish(string, string, any) {}
+
+// brokenExecutors is the real store, except that executors cannot be read
+// (a database error).
+type brokenExecutors struct{ kanban.Store }
+
+var errExecutorRead = errors.New("disk I/O error")
+
+func (brokenExecutors) GetExecutor(context.Context, string) (*kanban.Executor, error) {
+	return nil, errExecutorRead
+}
+
+// TestExecutorLookupFailureFailsTheStart: when a session's executor cannot
+// be read, its start fails and says so; the agent never runs on another
+// executor (the local one) than its profile names.
+func TestExecutorLookupFailureFailsTheStart(t *testing.T) {
+	t.Parallel()
+	st, sess := recorderFixture(t)
+	if sess.ExecutorProfileID == "" || sess.AgentProfileID == "" {
+		t.Fatalf("fixture session without default profiles: %+v", sess)
+	}
+	cmds, err := LoadCommands("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(t.Context(), Config{Store: brokenExecutors{st}, Publisher: nopPublisher{}, Logger: discardLog(), Commands: cmds})
+	m.Start(sess)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, err := st.GetSession(context.Background(), sess.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.State == kanban.SessionFailed {
+			if want := "the executor profile's executor could not be read"; !strings.HasPrefix(got.Error, want) || got.Workdir != "" {
+				t.Fatalf("got error %q and workdir %q, want %q and no working directory", got.Error, got.Workdir, want)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session %s after 10s, want FAILED", got.State)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
