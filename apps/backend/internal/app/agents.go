@@ -71,8 +71,8 @@ func newRuntime(ctx context.Context, cfg Config, d runtimeDeps) (*agent.Manager,
 		}
 	}
 	return agent.New(ctx, agent.Config{
-		BackendURL: d.url, Store: d.store, Publisher: d.pub, Events: d.events, Logger: cfg.Logger, Guard: d.guard, Executable: exe, Version: toolserver.Version,
-		Commands: cmds, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
+		BackendURL: d.url, Store: d.store, Publisher: d.pub, Events: d.events, Logger: cfg.Logger, Guard: d.guard,
+		Executable: exe, Version: toolserver.Version, Commands: cmds, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
 		StopGrace: a.StopGrace, OperatorToken: d.token, StartTimeout: a.StartTimeout, SilenceTimeout: a.SilenceTimeout,
 		BackendID: d.backendID, LeaseTTL: cfg.LeaseTTL,
 	}), nil

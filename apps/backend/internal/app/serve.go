@@ -378,9 +378,10 @@ func (b *backend) join() error {
 	}
 	// The lease ends once the agents stopped, so that the other backends
 	// take over their sessions at once, and the bus stops once it sent
-	// what they published on the way out.
+	// what the agents and the automations published on the way out.
 	b.life.push("cluster", func(ctx context.Context) error {
 		b.stopAgents(ctx)
+		b.flow.Close(ctx)
 		b.shared.stop(ctx)
 		return nil
 	})

@@ -1,11 +1,11 @@
 // Package cluster lets several backends serve one board from one
 // PostgreSQL database: events published on one backend reach the
 // subscribers of every backend (Bus, over the store's event log and
-// LISTEN/NOTIFY); what the action layer tells the agent runtime reaches
-// the backend that runs the agent (Relay); backends renew leases, and a
-// live backend takes over the sessions of one whose lease lapsed
-// (Members); work that must run once at a time takes an advisory lock
-// (Once).
+// LISTEN/NOTIFY); what the rest of the backend tells the agent runtime
+// (action.Agents) reaches the backend that runs the agent (Relay, as
+// typed signals); backends renew leases, and a live backend takes over
+// the sessions of one whose lease lapsed (Members); work that must run
+// once at a time takes an advisory lock (Once).
 //
 // It depends on the domain (kanban), the action layer's interfaces and
 // the store; nothing but the composition root (app) imports it.
