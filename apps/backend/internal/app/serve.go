@@ -365,8 +365,10 @@ func (b *backend) join() error {
 		return fmt.Errorf("release the MCP attachments of backends that are gone: %w", err)
 	}
 	takeOver := func(ctx context.Context) error {
-		if b.life.ctx.Err() != nil {
+		select {
+		case <-b.life.ctx.Done():
 			return nil // shutting down: the lease only lasts until the agents stopped
+		default:
 		}
 		if b.agents == nil {
 			return release(ctx)

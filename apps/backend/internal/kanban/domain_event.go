@@ -9,17 +9,17 @@ import "sync"
 // published to subscribers, domain events never leave the process.
 type DomainEvent interface{ domainEvent() }
 
-// TaskCreated: a task arrived on its first step.
+// TaskCreated says a task arrived on its first step.
 type TaskCreated struct{ Task *Task }
 
-// TaskMoved: a task left FromStepID for its current step.
+// TaskMoved says a task left FromStepID for its current step.
 type TaskMoved struct {
 	Task       *Task
 	FromStepID string
 }
 
-// StepFreed: a step may have room now (a task was archived or deleted,
-// its settings changed).
+// StepFreed says a step may have room now (a task was archived or
+// deleted, its settings changed).
 type StepFreed struct{ StepID string }
 
 func (TaskCreated) domainEvent() {}
