@@ -310,7 +310,7 @@ func (s *Service) registerStepConfig(r *Registry) {
 			return nil, err
 		}
 		kanban.EventWorkflowStepUpdated.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), out)
-		s.flow.Freed(out.ID) // a raised wip_limit or a new pull_from_step_id may admit tasks
+		s.events.Emit(kanban.StepFreed{StepID: out.ID}) // a raised wip_limit or a new pull_from_step_id may admit tasks
 		return out, nil
 	})
 	Register(r, kanban.ActionWorkflowStepDelete, cfg, func(ctx context.Context, p Principal, in StepRefIn) (*Deleted, error) {

@@ -131,15 +131,8 @@ type diagnostics struct {
 	last     map[string]time.Time // by session (task for the operator)
 }
 
-// SetDiagnostics gives bundles the application's version and entries.
-func (s *Service) SetDiagnostics(d Diagnostics) {
-	s.diag.mu.Lock()
-	defer s.diag.mu.Unlock()
-	s.diag.cfg = d
-}
-
-func (s *Service) registerDiagnostics(r *Registry) {
-	s.diag = &diagnostics{last: map[string]time.Time{}}
+func (s *Service) registerDiagnostics(r *Registry, d Diagnostics) {
+	s.diag = &diagnostics{cfg: d, last: map[string]time.Time{}}
 	Register(r, kanban.ActionDiagnosticBundleCreate, AllowOperator|AllowSession, s.createBundle)
 }
 

@@ -7,32 +7,11 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Workflow runs step automations (the workflow engine). The action layer
-// tells it where tasks went; it never reaches back into the actions but
-// through the exported Service methods below. Calls return at once: the
-// engine works asynchronously, in order per task.
-type Workflow interface {
-	// Created: a task arrived on its first step.
-	Created(t *kanban.Task)
-	// Moved: a task left fromStepID for its current step.
-	Moved(t *kanban.Task, fromStepID string)
-	// Freed: a step may have room now (a task was archived or deleted,
-	// its settings changed).
-	Freed(stepID string)
-}
-
-type noWorkflow struct{}
-
-func (noWorkflow) Created(*kanban.Task)       {}
-func (noWorkflow) Moved(*kanban.Task, string) {}
-func (noWorkflow) Freed(string)               {}
-
-// SetWorkflow installs the workflow engine (once, while the backend is
-// built, before it serves).
-func (s *Service) SetWorkflow(w Workflow) { s.flow = w }
-
-// The methods below are what automations do. Each publishes what changed,
-// as the actions do, and returns domain errors for the engine to record.
+// The workflow engine reacts to the domain events the actions emit
+// (kanban.TaskCreated, TaskMoved, StepFreed); it never reaches back into
+// the actions but through the exported Service methods below, which are
+// what automations do. Each publishes what changed, as the actions do,
+// and returns domain errors for the engine to record.
 
 // StartAgent starts an agent session on a task unless one is live (then it
 // returns that session and started=false). prompt, when set, is the first
@@ -121,6 +100,17 @@ func (s *Service) SendPrompt(ctx context.Context, taskID, author, text string) (
 	return m, nil
 }
 
+// UpdateAgentMode applies u to the task's agent mode and tells the
+// task's agents (wherever they run) to apply it. It returns the mode
+// before and after.
+func (s *Service) UpdateAgentMode(ctx context.Context, taskID string, u kanban.AgentModeUpdate) (before, after *kanban.AgentMode, err error) {
+	if before, after, err = s.store.UpdateAgentMode(ctx, taskID, u); err != nil {
+		return nil, nil, err
+	}
+	s.agents.ModeChanged(taskID)
+	return before, after, nil
+}
+
 // LiveSession returns the task's newest session that has not ended
 // (CONFLICT when none).
 func (s *Service) LiveSession(ctx context.Context, taskID string) (*kanban.Session, error) {
@@ -178,7 +168,7 @@ func (s *Service) ArchiveTask(ctx context.Context, taskID, why string) (*kanban.
 		return nil, err
 	}
 	kanban.EventTaskUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
-	s.flow.Freed(t.WorkflowStepID)
+	s.events.Emit(kanban.StepFreed{StepID: t.WorkflowStepID})
 	return t, nil
 }
 
@@ -187,7 +177,7 @@ func (s *Service) ArchiveTask(ctx context.Context, taskID, why string) (*kanban.
 func (s *Service) Record(ctx context.Context, taskID, typ, content string) {
 	m, err := s.store.AppendTaskMessage(ctx, taskID, kanban.Message{Author: "workflow", Type: typ, Content: content})
 	if err != nil {
-		if kanban.ErrorCode(err) != kanban.CodeNotFound { // the task was deleted meanwhile
+		if kanban.ErrorCode(err) != kanban.CodeNotFound && ctx.Err() == nil { // the task was deleted meanwhile, or the backend stops
 			s.log.Warn("record workflow message", "err", err)
 		}
 		return

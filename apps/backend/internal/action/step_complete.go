@@ -88,7 +88,7 @@ func (s *Service) completeStep(ctx context.Context, p Principal, in StepComplete
 		out.Outcome = "recorded; the next step is full (wip_limit): the task waits in its admission queue and moves when there is room"
 		return out, nil
 	}
-	s.flow.Moved(moved, step.ID)
+	s.events.Emit(kanban.TaskMoved{Task: moved, FromStepID: step.ID})
 	out.Advanced, out.ToStepID = true, next.ID
 	out.Outcome = "recorded; the task moved to the next step"
 	return out, nil

@@ -144,7 +144,7 @@ func (s *Service) registerTasks(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			defer s.flow.Freed(t.WorkflowStepID)
+			defer s.events.Emit(kanban.StepFreed{StepID: t.WorkflowStepID})
 			return t, s.releaseTask(ctx, t.ID, "Stopped: the task was archived")
 		})
 	})
@@ -163,7 +163,7 @@ func (s *Service) registerTasks(r *Registry) {
 			return nil, err
 		}
 		kanban.EventTaskDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedTask{ID: t.ID, WorkspaceID: t.WorkspaceID})
-		s.flow.Freed(t.WorkflowStepID)
+		s.events.Emit(kanban.StepFreed{StepID: t.WorkflowStepID})
 		return &Deleted{ID: t.ID, Deleted: true}, nil
 	})
 	s.registerDependencies(r)
@@ -278,7 +278,7 @@ func (s *Service) moveTask(ctx context.Context, p Principal, in TaskMoveIn) (*ka
 		return nil, err
 	}
 	if moved.WorkflowStepID != from {
-		s.flow.Moved(moved, from)
+		s.events.Emit(kanban.TaskMoved{Task: moved, FromStepID: from})
 	}
 	if in.Prompt != "" {
 		if err := s.handOff(ctx, p, moved, in.Prompt); err != nil {

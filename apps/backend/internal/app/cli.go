@@ -29,7 +29,7 @@ type ToolsOptions struct {
 }
 
 // Tools prints a mode's catalog exactly as tools/list serves it.
-func Tools(w io.Writer, o ToolsOptions) error {
+func Tools(ctx context.Context, w io.Writer, o ToolsOptions) error {
 	c, err := toolserver.Compile()
 	if err != nil {
 		return err
@@ -48,7 +48,7 @@ func Tools(w io.Writer, o ToolsOptions) error {
 	if !slices.Contains(kanban.AllModes, o.Mode) {
 		return fmt.Errorf("unknown mode %q (want one of %s)", o.Mode, modeList())
 	}
-	tools, err := toolserver.ListTools(c, catalog.DefaultProfile(o.Mode))
+	tools, err := toolserver.ListTools(ctx, c, catalog.DefaultProfile(o.Mode))
 	if err != nil {
 		return err
 	}

@@ -100,8 +100,9 @@ func (sh *shared) publisher(local kanban.Publisher) kanban.Publisher {
 	return sh.bus
 }
 
-// agents is the action layer's runtime: the local one, relayed to the
-// other backends on PostgreSQL. Nil when there is nothing to tell.
+// agents is the runtime as the rest of the backend sees it: the local one
+// (action.NoAgents when this backend runs none), relayed to the other
+// backends on PostgreSQL.
 func (sh *shared) agents(local action.Agents) action.Agents {
 	if sh.bus == nil {
 		return local

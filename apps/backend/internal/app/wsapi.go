@@ -161,7 +161,9 @@ func (b *backend) disconnected(c *ws.Conn) {
 	if !ok || b.stillAttached(id) {
 		return
 	}
-	b.svc.Detached(context.Background(), id.(string))
+	// The detach is recorded even when the backend is stopping (its
+	// connections close then).
+	b.svc.Detached(context.WithoutCancel(c.Context()), id.(string))
 }
 
 // stillAttached reports whether another connection's MCP server is

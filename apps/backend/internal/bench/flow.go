@@ -148,9 +148,9 @@ func measureSweep(ctx context.Context, cfg Config, out *FlowRun) error {
 		WHERE workflow_step_id = ? ORDER BY created_at LIMIT ?)`, due, board.step, sweepDue); err != nil {
 		return err
 	}
-	_, svc := action.New(action.Deps{Store: st})
-	eng := flow.New(flow.Config{Store: st, Service: svc})
-	svc.SetWorkflow(eng)
+	events := &kanban.DomainEvents{}
+	_, svc := action.New(action.Deps{Store: st, Events: events})
+	eng := flow.New(ctx, flow.Config{Store: st, Service: svc, Events: events})
 	defer eng.Close(ctx)
 	t0 := time.Now()
 	out.Archived = eng.Sweep(ctx)

@@ -151,6 +151,10 @@ type SessionCreate struct {
 	// Managed sessions are run by the runtime; they start QUEUED.
 	// Others start CREATED.
 	Managed bool
+	// Owner is the backend whose runtime runs a managed session's agent
+	// (the one creating it), written with the session: no other backend
+	// takes it over while that backend's lease is valid.
+	Owner string
 	// FirstMessage, when set, opens the session's conversation: it is
 	// appended as AppendMessage would (its SessionID and TaskID are the new
 	// session's) in the session's own transaction.
