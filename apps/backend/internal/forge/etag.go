@@ -16,8 +16,13 @@ const (
 	maxCachedBody = 4 << 20 // a larger response is not kept
 )
 
-// notModifiedHeader marks a response served from the cache after a 304.
-const notModifiedHeader = "X-Kandev-Not-Modified"
+// notModifiedHeader marks a response served from the cache after a 304;
+// bodilessHeader marks a 304 to a caller's validator (Validators) for
+// which no body is cached here: its body is empty.
+const (
+	notModifiedHeader = "X-Kandev-Not-Modified"
+	bodilessHeader    = "X-Kandev-Bodiless"
+)
 
 // conditional is an http.RoundTripper that makes GETs conditional: it
 // keeps the last 200 response with an ETag per URL (and Accept), sends
@@ -50,28 +55,45 @@ func (c *conditional) RoundTrip(req *http.Request) (*http.Response, error) {
 		return c.next.RoundTrip(req)
 	}
 	key := req.URL.String() + "\x00" + req.Header.Get("Accept")
+	vals, seed := validatorsOf(req.Context())
+	vkey := req.URL.RequestURI()
 	c.mu.Lock()
 	hit := c.entries[key]
 	c.mu.Unlock()
+	seeded := ""
 	if hit != nil {
 		req = req.Clone(req.Context())
 		req.Header.Set("If-None-Match", hit.etag)
+	} else if seed {
+		seeded = vals.known(vkey)
+	}
+	if seeded != "" {
+		req = req.Clone(req.Context())
+		req.Header.Set("If-None-Match", seeded)
 	}
 	resp, err := c.next.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case resp.StatusCode == http.StatusNotModified && hit != nil:
+	case resp.StatusCode == http.StatusNotModified && (hit != nil || seeded != ""):
 		_ = resp.Body.Close()
-		h := hit.header.Clone()
+		h, body := http.Header{}, []byte(nil)
+		if hit != nil {
+			h, body = hit.header.Clone(), hit.body
+			vals.record(vkey, hit.etag)
+		} else {
+			h.Set(bodilessHeader, "1")
+			vals.record(vkey, seeded)
+		}
 		for k, v := range resp.Header { // fresh rate-limit headers, ETag
 			h[k] = v
 		}
 		h.Set(notModifiedHeader, "1")
 		return &http.Response{Status: "200 OK", StatusCode: http.StatusOK, Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
-			Header: h, Body: io.NopCloser(bytes.NewReader(hit.body)), ContentLength: int64(len(hit.body)), Request: resp.Request}, nil
+			Header: h, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: resp.Request}, nil
 	case resp.StatusCode == http.StatusOK && resp.Header.Get("ETag") != "":
+		vals.record(vkey, resp.Header.Get("ETag"))
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxCachedBody+1))
 		_ = resp.Body.Close()
 		if err != nil {
@@ -104,4 +126,10 @@ func (c *conditional) store(key string, e *cachedResponse) {
 // after a 304.
 func notModified(r *github.Response) bool {
 	return r != nil && r.Response != nil && r.Header.Get(notModifiedHeader) != ""
+}
+
+// bodiless reports whether go-github's response is a 304 to a caller's
+// validator with nothing cached here: it decoded to an empty value.
+func bodiless(r *github.Response) bool {
+	return r != nil && r.Response != nil && r.Header.Get(bodilessHeader) != ""
 }
