@@ -160,6 +160,8 @@ type PRWatch struct {
 	// final checks result reported ("failing:SHA", "passing:SHA").
 	LastCheckID    int64  `json:"last_check_id,omitempty"`
 	ChecksReported string `json:"checks_reported,omitempty"`
+	// MergeSHA is the head the automation decided to merge (once per head).
+	MergeSHA string `json:"merge_sha,omitempty"`
 	// RequestedReviewers is the last observed set (nil before the first
 	// observation, which only sets the baseline); ReviewRequests counts
 	// the requests reported, Reopens the closed → open transitions seen.

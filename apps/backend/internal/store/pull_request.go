@@ -21,7 +21,7 @@ const prCols = `id, task_id, repository_id, forge, forge_repo, number, url, titl
 	checks, review, mergeable, auto_fix_enabled, auto_merge_enabled, prompt_on_review_requested, prompt_on_merged,
 	prompt_on_closed, options_updated_at, auto_fix_rounds, last_fix_at, auto_fix_exhausted_at, last_merge_attempt_at,
 	last_error, last_polled_at, next_poll_at, validators, last_review_id, last_comment_id, comments_since, last_check_id,
-	checks_reported, requested_reviewers, review_requests, reopens, failures, version, created_at, updated_at`
+	checks_reported, merge_sha, requested_reviewers, review_requests, reopens, failures, version, created_at, updated_at`
 
 // prRow is a pull request with the time its switches last changed.
 type prRow struct {
@@ -40,7 +40,7 @@ func scanPRRow(r rowSource) (*prRow, error) {
 		&p.BaseBranch, &p.State, &p.HeadSHA, &p.Checks, &p.Review, &mergeable, &o.AutoFixEnabled, &o.AutoMergeEnabled,
 		&o.PromptOnReviewRequested, &o.PromptOnMerged, &o.PromptOnClosed, &optsAt, &a.AutoFixRounds, &lastFix, &exhausted,
 		&lastMerge, &a.LastError, &polled, &nextPoll, &validators, &w.LastReviewID, &w.LastCommentID, &since, &w.LastCheckID,
-		&w.ChecksReported, &reviewers, &w.ReviewRequests, &w.Reopens, &w.Failures, &w.Version, &created, &updated); err != nil {
+		&w.ChecksReported, &w.MergeSHA, &reviewers, &w.ReviewRequests, &w.Reopens, &w.Failures, &w.Version, &created, &updated); err != nil {
 		return nil, err
 	}
 	if mergeable.Valid {

@@ -102,12 +102,12 @@ func (s *Store) RecordPoll(ctx context.Context, p kanban.PullRequest, events []k
 		res, err := tx.ExecContext(ctx, `UPDATE task_pull_requests SET url = ?, title = ?, state = ?, head_sha = ?, checks = ?, review = ?,
 			mergeable = ?, auto_fix_rounds = ?, last_fix_at = ?, auto_fix_exhausted_at = ?, last_merge_attempt_at = ?, last_error = ?,
 			last_polled_at = ?, next_poll_at = ?, validators = ?, last_review_id = ?, last_comment_id = ?, comments_since = ?,
-			last_check_id = ?, checks_reported = ?, requested_reviewers = ?, review_requests = ?, reopens = ?, failures = ?,
+			last_check_id = ?, checks_reported = ?, merge_sha = ?, requested_reviewers = ?, review_requests = ?, reopens = ?, failures = ?,
 			version = version + 1, updated_at = ? WHERE id = ? AND version = ?`,
 			p.URL, p.Title, string(p.State), p.HeadSHA, string(p.Checks), string(p.Review), nullBool(p.Mergeable), a.AutoFixRounds,
 			nullTime(a.LastFixAt), nullTime(a.AutoFixExhaustedAt), nullTime(a.LastMergeAttemptAt), kanban.Clip(a.LastError, kanban.MaxPRErrorLen),
 			nullTime(w.LastPolledAt), fmtTime(w.NextPollAt), string(validators), w.LastReviewID, w.LastCommentID, zeroTime(w.CommentsSince),
-			w.LastCheckID, w.ChecksReported, reviewers, w.ReviewRequests, w.Reopens, w.Failures, fmtTime(now), p.ID, w.Version)
+			w.LastCheckID, w.ChecksReported, w.MergeSHA, reviewers, w.ReviewRequests, w.Reopens, w.Failures, fmtTime(now), p.ID, w.Version)
 		if err != nil {
 			return err
 		}
@@ -177,6 +177,9 @@ func checkWatch(p kanban.PullRequest) error {
 		if err := kanban.CheckLine("watch.requested_reviewers", r, true, kanban.MaxReviewerLoginLen); err != nil {
 			return err
 		}
+	}
+	if err := checkSHA("watch.merge_sha", w.MergeSHA); err != nil {
+		return err
 	}
 	if w.NextPollAt.IsZero() {
 		return kanban.FieldError("watch.next_poll_at", "is required")

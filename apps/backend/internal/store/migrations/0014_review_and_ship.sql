@@ -42,6 +42,7 @@ CREATE TABLE task_pull_requests (
     comments_since             TEXT NOT NULL DEFAULT '',
     last_check_id              BIGINT NOT NULL DEFAULT 0,
     checks_reported            TEXT NOT NULL DEFAULT '',
+    merge_sha                  TEXT NOT NULL DEFAULT '',
     requested_reviewers        TEXT,
     review_requests            INTEGER NOT NULL DEFAULT 0,
     reopens                    INTEGER NOT NULL DEFAULT 0,
