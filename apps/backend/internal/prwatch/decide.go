@@ -65,7 +65,9 @@ func decide(p kanban.PullRequest, o observation, s settings, method forge.MergeM
 	return d.pr, d.events
 }
 
-func (d *decider) add(kind Kind, key string, p payload) { d.events = append(d.events, entry(kind, key, p)) }
+func (d *decider) add(kind Kind, key string, p payload) {
+	d.events = append(d.events, entry(kind, key, p))
+}
 
 // room is how many reviews and comments one poll may still report.
 func (d *decider) room() int { return kanban.MaxPREventsPerPoll - reserve - len(d.events) }

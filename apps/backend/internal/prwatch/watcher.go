@@ -76,7 +76,9 @@ type Forges interface {
 type ForgesFunc func(ctx context.Context, pr kanban.PullRequest) (forge.Forge, error)
 
 // Forge calls f.
-func (f ForgesFunc) Forge(ctx context.Context, pr kanban.PullRequest) (forge.Forge, error) { return f(ctx, pr) }
+func (f ForgesFunc) Forge(ctx context.Context, pr kanban.PullRequest) (forge.Forge, error) {
+	return f(ctx, pr)
+}
 
 // Config configures a Watcher.
 type Config struct {
