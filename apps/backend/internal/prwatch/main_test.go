@@ -138,11 +138,17 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	gh := mockGitHub(t)
 	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newEnvOn(t, st)
+}
+
+// newEnvOn is newEnv on the store st (closed when t ends).
+func newEnvOn(t *testing.T, st *store.Store) *env {
+	t.Helper()
+	gh := mockGitHub(t)
 	t.Cleanup(func() { _ = st.Close() })
 	e := &env{t: t, gh: gh, st: st, client: newClient(t, gh), sink: &recorder{}}
 	e.seed(st)
