@@ -182,7 +182,7 @@ func checkSCPLike(s string, bad func(string) error) error {
 // validUser accepts a user name of letters, digits and "._-" that starts
 // with a letter, a digit or "_" (so never an option or a relative path).
 func validUser(u string) bool {
-	if u == "" || len(u) > maxHostLen || !(asciiAlnum(rune(u[0])) || u[0] == '_') {
+	if u == "" || len(u) > maxHostLen || !asciiAlnum(rune(u[0])) && u[0] != '_' {
 		return false
 	}
 	return strings.IndexFunc(u, func(r rune) bool { return !asciiAlnum(r) && !strings.ContainsRune("._-", r) }) < 0

@@ -236,4 +236,4 @@ func must(t testing.TB, err error) {
 	}
 }
 
-var on, off = true, false
+var on = true
