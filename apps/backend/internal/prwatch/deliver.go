@@ -119,6 +119,9 @@ func (w *Watcher) merge(ctx context.Context, pr kanban.PullRequest, plan *mergeP
 		return refuse("the pull request is no longer open")
 	}
 	f, err := w.cfg.Forges.Forge(ctx, pr)
+	if err == nil && f == nil {
+		err = kanban.Errorf(kanban.CodeUnavailable, "no forge is configured for this repository")
+	}
 	if err != nil {
 		o := w.retry(e, err, "the forge is not available")
 		o.Error = "auto-merge: " + o.Error

@@ -43,6 +43,9 @@ func (w *Watcher) poll(ctx context.Context) {
 func (w *Watcher) pollOne(ctx context.Context, p kanban.PullRequest) {
 	now := w.cfg.Clock()
 	f, err := w.cfg.Forges.Forge(ctx, p)
+	if err == nil && f == nil {
+		err = kanban.Errorf(kanban.CodeUnavailable, "no forge is configured for this repository")
+	}
 	if err != nil {
 		w.failed(ctx, p, nil, err)
 		return

@@ -46,6 +46,9 @@ const (
 	// idle bounds a wait for work: other backends' writes and retries
 	// that came due are seen within it.
 	idle = 30 * time.Second
+	// maxWebhookReads bounds the webhook deliveries read at once (each up
+	// to forge.MaxWebhookBody before its signature can be checked).
+	maxWebhookReads = 4
 )
 
 // Store is what the watcher reads and writes (*store.Store).
@@ -118,12 +121,16 @@ type Watcher struct {
 	cfg  Config
 	log  *slog.Logger
 	wake chan struct{}
-	// slots bounds the polls and deliveries in flight.
-	polls, deliveries chan struct{}
-	running           sync.WaitGroup
+	// slots bounds the polls and deliveries in flight, and the webhook
+	// deliveries being read.
+	polls, deliveries, webhookReads chan struct{}
+	running                         sync.WaitGroup
 
 	mu     sync.Mutex
 	paused map[any]time.Time // a forge client → no call before
+	// interrupted is when orphaned events were last looked for (by Run's
+	// goroutine only).
+	interrupted time.Time
 }
 
 // New returns a watcher; Run starts it.
@@ -160,7 +167,7 @@ func New(cfg Config) (*Watcher, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Watcher{cfg: cfg, log: log, wake: make(chan struct{}, 1), polls: make(chan struct{}, cfg.Concurrency),
-		deliveries: make(chan struct{}, cfg.Concurrency), paused: map[any]time.Time{}}, nil
+		deliveries: make(chan struct{}, cfg.Concurrency), webhookReads: make(chan struct{}, maxWebhookReads), paused: map[any]time.Time{}}, nil
 }
 
 // Wake makes the watcher look for due pull requests and events now (a
@@ -180,7 +187,10 @@ func (w *Watcher) Run(ctx context.Context) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
-		w.interrupt(ctx)
+		if now := w.cfg.Clock(); now.Sub(w.interrupted) >= w.cfg.BackendTTL {
+			w.interrupted = now
+			w.interrupt(ctx)
+		}
 		w.deliver(ctx)
 		w.poll(ctx)
 		timer.Reset(w.untilDue(ctx))
@@ -225,7 +235,7 @@ func (w *Watcher) interrupt(ctx context.Context) {
 
 // pause keeps f from being called before until (a rate limit).
 func (w *Watcher) pause(f forge.Forge, until time.Time) {
-	if !reflect.TypeOf(f).Comparable() {
+	if f == nil || !reflect.TypeOf(f).Comparable() {
 		return
 	}
 	w.mu.Lock()
@@ -237,7 +247,7 @@ func (w *Watcher) pause(f forge.Forge, until time.Time) {
 
 // pausedUntil returns when f may be called again (zero: now).
 func (w *Watcher) pausedUntil(f forge.Forge) time.Time {
-	if !reflect.TypeOf(f).Comparable() {
+	if f == nil || !reflect.TypeOf(f).Comparable() {
 		return time.Time{}
 	}
 	w.mu.Lock()

@@ -23,13 +23,21 @@ import (
 // watched pull request, or an event the watcher does not act on), 401 for
 // a missing or forged signature, 413 for a body over
 // forge.MaxWebhookBody, 400 for a payload that is not its event's JSON,
-// 405 for a method other than POST, 503 without a secret. Answers never
-// echo the delivery.
+// 405 for a method other than POST, 503 without a secret or while
+// maxWebhookReads deliveries are being read (GitHub redelivers). Answers
+// never echo the delivery.
 func (w *Watcher) Webhook(secret credential.Token) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			rw.Header().Set("Allow", http.MethodPost)
 			http.Error(rw, "POST only", http.StatusMethodNotAllowed)
+			return
+		}
+		select { // an unverified body may be 25 MB: a few at a time
+		case w.webhookReads <- struct{}{}:
+			defer func() { <-w.webhookReads }()
+		default:
+			http.Error(rw, "too many deliveries at once; redeliver later", http.StatusServiceUnavailable)
 			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(rw, r.Body, forge.MaxWebhookBody))

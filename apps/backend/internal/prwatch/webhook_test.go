@@ -153,6 +153,15 @@ func TestWebhook(t *testing.T) {
 	if rec.Code != http.StatusMethodNotAllowed {
 		t.Fatalf("GET: %d", rec.Code)
 	}
+	for range maxWebhookReads { // deliveries being read
+		e.w.webhookReads <- struct{}{}
+	}
+	if got := post(h, "ping", ping, forgetest.Sign(webhookSecret, ping)); got != http.StatusServiceUnavailable {
+		t.Fatalf("with %d deliveries being read: got %d, want 503", maxWebhookReads, got)
+	}
+	for range maxWebhookReads {
+		<-e.w.webhookReads
+	}
 	huge := bytes.Repeat([]byte(" "), forge.MaxWebhookBody+1)
 	if got := post(h, "pull_request", huge, forgetest.Sign(webhookSecret, huge)); got != http.StatusRequestEntityTooLarge {
 		t.Fatalf("a body over the bound: %d", got)
