@@ -84,12 +84,17 @@ func (w *Watcher) pollOne(ctx context.Context, p kanban.PullRequest) {
 }
 
 // record writes a poll's result; a stale one (the row was written since
-// the claim) is dropped: the pull request is polled again.
+// the claim: a webhook, a delivery, an operator) is dropped, and the pull
+// request made due at once to be polled again.
 func (w *Watcher) record(ctx context.Context, p kanban.PullRequest, events []kanban.PREvent) {
 	recorded, err := w.cfg.Store.RecordPoll(ctx, p, events)
 	switch {
 	case errors.Is(err, store.ErrStale):
-		w.log.Debug("prwatch: poll result stale, dropped", "pr", p.ID)
+		w.log.Debug("prwatch: poll result stale, dropped; polling again", "pr", p.ID)
+		if _, err := w.cfg.Store.AddPREvents(ctx, p.ID, nil, true); err != nil && ctx.Err() == nil {
+			w.log.Error("prwatch: make a pull request due again", "pr", p.ID, "err", err)
+		}
+		w.Wake()
 	case err != nil:
 		if ctx.Err() == nil {
 			w.log.Error("prwatch: record poll", "pr", p.ID, "err", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/credential"
 	"github.com/kandev/kandev/apps/backend/internal/forge"
 	"github.com/kandev/kandev/apps/backend/internal/forgetest"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 const webhookSecret = "whsec_0123456789abcdef0123456789abcdef"
@@ -198,4 +199,51 @@ func (e *env) fingerprint() string {
 	b, err := json.Marshal(p)
 	must(e.t, err)
 	return string(b) + "\n" + e.journal()
+}
+
+// TestRunTakesWebhooks: the running watcher (its own loop, an hour
+// between polls) polls a newly linked pull request at once, then sleeps;
+// a webhook delivery wakes it, and the comment it tells of — also on the
+// forge, so the poll it triggers sees it too — is delivered once.
+func TestRunTakesWebhooks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	schemas := webhookSchemas(t)
+	secret, err := credential.Parse(webhookSecret)
+	must(t, err)
+	w, err := New(Config{Store: e.st, Forges: ForgesFunc(func(context.Context, kanban.PullRequest) (forge.Forge, error) { return e.client, nil }),
+		Sink: e.sink, Backend: "runner", Interval: time.Hour})
+	must(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, "the first poll", func() bool { return e.record().Watch.LastPolledAt != nil })
+	polled := len(e.gh.Requests())
+
+	at := time.Now().UTC().Truncate(time.Second)
+	c := e.gh.AddReviewComment(owner, repoName, e.pr.Number, forgetest.ReviewComment{User: "bob", Body: "Add a test.", Path: "a.go", Line: 2,
+		Side: "RIGHT", CommitID: sha1, CreatedAt: at})
+	body := delivery(t, schemas, "pull-request-review-comment-created", map[string]any{"number": e.pr.Number, "pull_request.number": e.pr.Number,
+		"pull_request.head.sha": sha1, "comment.id": c.ID, "comment.body": c.Body, "comment.path": c.Path, "comment.line": 2, "comment.side": "RIGHT",
+		"comment.commit_id": sha1, "comment.created_at": at.Format(time.RFC3339), "comment.updated_at": at.Format(time.RFC3339), "comment.user.login": "bob"})
+	if got := post(w.Webhook(secret), "pull_request_review_comment", body, forgetest.Sign(webhookSecret, body)); got != http.StatusAccepted {
+		t.Fatalf("delivery: %d", got)
+	}
+	waitFor(t, "the comment event", func() bool { return len(e.sink.of(ReviewCommented)) > 0 })
+	waitFor(t, "the poll the delivery triggered", func() bool { return len(e.gh.Requests()) > polled && e.record().Watch.LastCommentID == c.ID })
+	time.Sleep(300 * time.Millisecond) // anything more would be delivered by now
+	if got := e.sink.of(ReviewCommented); len(got) != 1 || got[0].Comment.ID != c.ID {
+		t.Fatalf("comment events %+v, want one", got)
+	}
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
 }
