@@ -60,32 +60,38 @@ func (c *conditional) RoundTrip(req *http.Request) (*http.Response, error) {
 	c.mu.Lock()
 	hit := c.entries[key]
 	c.mu.Unlock()
-	seeded := ""
-	if hit != nil {
-		req = req.Clone(req.Context())
-		req.Header.Set("If-None-Match", hit.etag)
-	} else if seed {
-		seeded = vals.known(vkey)
+	// The ETag sent: the last one this client read, or — when the caller
+	// keeps its own (Validators) — the caller's, so that a 304 means
+	// "unchanged since the read the caller recorded", not since a read
+	// whose result it dropped.
+	sent := ""
+	switch {
+	case vals != nil && seed:
+		sent = vals.known(vkey)
+	case vals == nil && hit != nil:
+		sent = hit.etag
 	}
-	if seeded != "" {
+	if hit != nil && hit.etag != sent {
+		hit = nil // its body is not what the caller last saw
+	}
+	if sent != "" {
 		req = req.Clone(req.Context())
-		req.Header.Set("If-None-Match", seeded)
+		req.Header.Set("If-None-Match", sent)
 	}
 	resp, err := c.next.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case resp.StatusCode == http.StatusNotModified && (hit != nil || seeded != ""):
+	case resp.StatusCode == http.StatusNotModified && sent != "":
 		_ = resp.Body.Close()
 		h, body := http.Header{}, []byte(nil)
 		if hit != nil {
 			h, body = hit.header.Clone(), hit.body
-			vals.record(vkey, hit.etag)
 		} else {
 			h.Set(bodilessHeader, "1")
-			vals.record(vkey, seeded)
 		}
+		vals.record(vkey, sent)
 		for k, v := range resp.Header { // fresh rate-limit headers, ETag
 			h[k] = v
 		}

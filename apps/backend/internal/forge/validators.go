@@ -15,13 +15,16 @@ const MaxValidators = 64
 // with each watched pull request, so the first poll after a restart, or
 // on a backend that never read that pull request, is answered 304 too.
 //
-// A read given through WithValidators sends If-None-Match with the
-// caller's ETag when this client has nothing cached for the URL. A 304
-// to it has no body here, so the method reports NotModified with an
-// empty value: the caller keeps what it derived from its last read. A
-// method that reads several URLs and finds only some of them unchanged
-// reads those again without the caller's ETags (its result must be
-// whole). Seen returns what to keep for next time.
+// A read given through WithValidators is conditional on the caller's
+// ETag only (none: a full read), not on what this client read last: a
+// 304 means "unchanged since the read the caller recorded", so a result
+// the caller dropped (a poll that failed half-way, or lost a race) is
+// read again in full. A 304 to an ETag whose body this client does not
+// hold reports NotModified with an empty value: the caller keeps what it
+// derived from its last read. A method that reads several URLs and finds
+// only some of them unchanged reads those again without the caller's
+// ETags (its result must be whole). Seen returns what to keep for next
+// time.
 type Validators struct {
 	mu   sync.Mutex
 	in   map[string]string

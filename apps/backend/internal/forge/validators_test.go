@@ -83,6 +83,16 @@ func TestValidatorsOutliveTheClient(t *testing.T) {
 	if err != nil || pr.NotModified || pr.Number != 1 || len(pr.RequestedReviewers) != 0 {
 		t.Fatalf("changed PR: %+v, %v", pr, err)
 	}
+	// A read whose result the caller dropped (its poll failed later, or
+	// lost a race): with the ETags the caller kept, the next read is whole
+	// again, though this client read the change already.
+	gh.UpdatePR(repo.Owner, repo.Name, 1, func(p *forgetest.PullRequest) { p.Title = "Renamed" })
+	for i := range 2 {
+		pr, err = third.PR(WithValidators(ctx, NewValidators(kept)), repo, 1)
+		if err != nil || pr.NotModified || pr.Title != "Renamed" {
+			t.Fatalf("read %d after a dropped one: %+v, %v; want the change again", i+1, pr, err)
+		}
+	}
 	// Without validators nothing is seeded.
 	if _, err := newClient(t, gh).PR(context.Background(), repo, 1); err != nil {
 		t.Fatal(err)

@@ -279,3 +279,43 @@ func TestRunStopsWithItsContext(t *testing.T) {
 		t.Fatal("Run did not return after its context ended")
 	}
 }
+
+// flakyReviews fails its forge's Reviews calls while fail is set.
+type flakyReviews struct {
+	forge.Forge
+	fail atomic.Bool
+}
+
+func (f *flakyReviews) Reviews(ctx context.Context, repo forge.Repo, n int, since time.Time) (*forge.Reviews, error) {
+	if f.fail.Load() {
+		return nil, kanban.Errorf(kanban.CodeUnavailable, "the forge failed (HTTP 502); retry later")
+	}
+	return f.Forge.Reviews(ctx, repo, n, since)
+}
+
+// TestHalfFailedPollReadAgain: a poll that read a change and then failed
+// records nothing of it; the next poll reads the change again (its reads
+// are conditional on what was recorded, not on what the client last saw)
+// and records it.
+func TestHalfFailedPollReadAgain(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	flaky := &flakyReviews{Forge: e.client}
+	w := e.watcher(e.st, flaky, e.sink, "backend-1")
+	e.steps(w, 1)
+	e.gh.UpdatePR(owner, repoName, e.pr.Number, func(p *forgetest.PullRequest) { p.Title = "Add the login form (v2)"; p.Draft = true })
+	flaky.fail.Store(true)
+	e.steps(w, 1)
+	if p := e.record(); p.Watch.Failures != 1 || p.Title == "Add the login form (v2)" {
+		t.Fatalf("after the half-failed poll: failures %d, title %q", p.Watch.Failures, p.Title)
+	}
+	flaky.fail.Store(false)
+	p := e.record()
+	p.Watch.NextPollAt = time.Now()
+	_, err := e.st.RecordPoll(context.Background(), *p, nil)
+	must(t, err)
+	e.steps(w, 1)
+	if p := e.record(); p.Watch.Failures != 0 || p.Title != "Add the login form (v2)" || p.State != kanban.PRDraft {
+		t.Fatalf("the next poll: failures %d, title %q, state %s; want the change the failed poll had read", p.Watch.Failures, p.Title, p.State)
+	}
+}
