@@ -186,15 +186,21 @@ func ControlSession(ctx context.Context, backendURL, token, sub string, c Sessio
 	return "", fmt.Errorf("unknown session subcommand")
 }
 
+// DefaultMockShTimeout is how long one @sh command of the mock agent may
+// run by default.
+const DefaultMockShTimeout = mockagent.DefaultShTimeout
+
 // MockAgentOptions are the flags of kandev agent mock.
 type MockAgentOptions struct {
-	NoLoad  bool // offer no session/load
-	NoModes bool // offer no session modes
+	NoLoad    bool          // offer no session/load
+	NoModes   bool          // offer no session modes
+	ShTimeout time.Duration // bound of one @sh command (0: mockagent's default)
 }
 
 // RunMockAgent runs the built-in mock ACP agent on stdin/stdout.
 func RunMockAgent(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, o MockAgentOptions) error {
-	return mockagent.Run(ctx, stdin, stdout, mockagent.Options{NoLoad: o.NoLoad, NoModes: o.NoModes, Stderr: stderr, Exit: os.Exit})
+	return mockagent.Run(ctx, stdin, stdout, mockagent.Options{NoLoad: o.NoLoad, NoModes: o.NoModes, ShTimeout: o.ShTimeout,
+		Stderr: stderr, Exit: os.Exit})
 }
 
 // AgentEnvAllow is the default agent environment allow-list plus the

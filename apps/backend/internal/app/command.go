@@ -154,6 +154,7 @@ func agentCmd(ctx context.Context, args []string, std Stdio) error {
 	var o MockAgentOptions
 	fs.BoolVar(&o.NoLoad, "no-load", false, "do not offer ACP session/load (to test clients that must cope without it)")
 	fs.BoolVar(&o.NoModes, "no-modes", false, "offer no ACP session modes (to test clients that must cope without them)")
+	fs.DurationVar(&o.ShTimeout, "sh-timeout", DefaultMockShTimeout, "how long one @sh command may run before its process group is killed")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}

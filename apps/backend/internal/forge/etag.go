@@ -16,8 +16,13 @@ const (
 	maxCachedBody = 4 << 20 // a larger response is not kept
 )
 
-// notModifiedHeader marks a response served from the cache after a 304.
-const notModifiedHeader = "X-Kandev-Not-Modified"
+// notModifiedHeader marks a response served from the cache after a 304;
+// bodilessHeader marks a 304 to a caller's validator (Validators) for
+// which no body is cached here: its body is empty.
+const (
+	notModifiedHeader = "X-Kandev-Not-Modified"
+	bodilessHeader    = "X-Kandev-Bodiless"
+)
 
 // conditional is an http.RoundTripper that makes GETs conditional: it
 // keeps the last 200 response with an ETag per URL (and Accept), sends
@@ -50,28 +55,51 @@ func (c *conditional) RoundTrip(req *http.Request) (*http.Response, error) {
 		return c.next.RoundTrip(req)
 	}
 	key := req.URL.String() + "\x00" + req.Header.Get("Accept")
+	vals, seed := validatorsOf(req.Context())
+	vkey := req.URL.RequestURI()
 	c.mu.Lock()
 	hit := c.entries[key]
 	c.mu.Unlock()
-	if hit != nil {
+	// The ETag sent: the last one this client read, or — when the caller
+	// keeps its own (Validators) — the caller's, so that a 304 means
+	// "unchanged since the read the caller recorded", not since a read
+	// whose result it dropped.
+	sent := ""
+	switch {
+	case vals != nil && seed:
+		sent = vals.known(vkey)
+	case vals == nil && hit != nil:
+		sent = hit.etag
+	}
+	if hit != nil && hit.etag != sent {
+		hit = nil // its body is not what the caller last saw
+	}
+	if sent != "" {
 		req = req.Clone(req.Context())
-		req.Header.Set("If-None-Match", hit.etag)
+		req.Header.Set("If-None-Match", sent)
 	}
 	resp, err := c.next.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case resp.StatusCode == http.StatusNotModified && hit != nil:
+	case resp.StatusCode == http.StatusNotModified && sent != "":
 		_ = resp.Body.Close()
-		h := hit.header.Clone()
+		h, body := http.Header{}, []byte(nil)
+		if hit != nil {
+			h, body = hit.header.Clone(), hit.body
+		} else {
+			h.Set(bodilessHeader, "1")
+		}
+		vals.record(vkey, sent)
 		for k, v := range resp.Header { // fresh rate-limit headers, ETag
 			h[k] = v
 		}
 		h.Set(notModifiedHeader, "1")
 		return &http.Response{Status: "200 OK", StatusCode: http.StatusOK, Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
-			Header: h, Body: io.NopCloser(bytes.NewReader(hit.body)), ContentLength: int64(len(hit.body)), Request: resp.Request}, nil
+			Header: h, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: resp.Request}, nil
 	case resp.StatusCode == http.StatusOK && resp.Header.Get("ETag") != "":
+		vals.record(vkey, resp.Header.Get("ETag"))
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxCachedBody+1))
 		_ = resp.Body.Close()
 		if err != nil {
@@ -104,4 +132,10 @@ func (c *conditional) store(key string, e *cachedResponse) {
 // after a 304.
 func notModified(r *github.Response) bool {
 	return r != nil && r.Response != nil && r.Header.Get(notModifiedHeader) != ""
+}
+
+// bodiless reports whether go-github's response is a 304 to a caller's
+// validator with nothing cached here: it decoded to an empty value.
+func bodiless(r *github.Response) bool {
+	return r != nil && r.Response != nil && r.Header.Get(bodilessHeader) != ""
 }

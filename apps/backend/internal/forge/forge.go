@@ -5,6 +5,8 @@
 //
 // Reads are conditional (ETag / If-None-Match): an unchanged answer comes
 // back as a 304, which costs no rate limit, and is reported NotModified.
+// The ETags can outlive the client (Validators): a NotModified answer to
+// a caller's own ETag carries no value, the caller keeps its own.
 // A rate-limited call fails at once with an *Error whose RetryAfter says
 // when to try again (Backoff turns it into the watcher's next delay).
 // Every error is an *Error whose text is safe to show any caller: never
@@ -96,8 +98,12 @@ type PR struct {
 	MergeableState string     `json:"mergeable_state,omitempty"`
 	MergedAt       *time.Time `json:"merged_at,omitempty"`
 	UpdatedAt      time.Time  `json:"updated_at"`
+	// RequestedReviewers are the logins whose review is requested (teams
+	// are not listed).
+	RequestedReviewers []string `json:"requested_reviewers,omitempty"`
 	// NotModified: the forge answered 304 to the conditional read: the
-	// pull request is as it was last read.
+	// pull request is as it was last read (every other field is empty
+	// when the 304 answered the caller's Validators).
 	NotModified bool `json:"-"`
 }
 
@@ -125,9 +131,11 @@ type Review struct {
 
 // Reviews is a list of reviews.
 type Reviews struct {
-	Items       []Review `json:"items"`
-	Truncated   bool     `json:"truncated"` // more than MaxItems
-	NotModified bool     `json:"-"`         // every page answered 304
+	Items     []Review `json:"items"`
+	Truncated bool     `json:"truncated"` // more than MaxItems
+	// NotModified: every page answered 304 (Items is empty when they
+	// answered the caller's Validators).
+	NotModified bool `json:"-"`
 }
 
 // ReviewComment is a comment on lines of the pull request's diff.
@@ -149,9 +157,10 @@ type ReviewComment struct {
 
 // ReviewComments is a list of review comments.
 type ReviewComments struct {
-	Items       []ReviewComment `json:"items"`
-	Truncated   bool            `json:"truncated"`
-	NotModified bool            `json:"-"`
+	Items     []ReviewComment `json:"items"`
+	Truncated bool            `json:"truncated"`
+	// NotModified: as Reviews'.
+	NotModified bool `json:"-"`
 }
 
 // CheckState is the combined state of a commit's checks.
@@ -177,7 +186,8 @@ type Checks struct {
 	// Failing describes each failed check (at most 50).
 	Failing []FailedCheck `json:"failing,omitempty"`
 	// NotModified: neither the check runs nor the statuses changed since
-	// the last read.
+	// the last read (only SHA is set when the 304s answered the caller's
+	// Validators).
 	NotModified bool `json:"-"`
 }
 

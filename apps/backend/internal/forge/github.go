@@ -23,6 +23,10 @@ const DefaultGitHubAPI = "https://api.github.com/"
 // DefaultTimeout bounds one forge request.
 const DefaultTimeout = 30 * time.Second
 
+// maxRequested bounds a pull request's requested reviewers (GitHub allows
+// 15 users and teams together).
+const maxRequested = 50
+
 // GitHubConfig is server configuration of one GitHub account.
 type GitHubConfig struct {
 	// APIURL is the REST API root: DefaultGitHubAPI when empty, or a
@@ -141,6 +145,9 @@ func (g *GitHub) PR(ctx context.Context, repo Repo, number int) (*PR, error) {
 	if err != nil {
 		return nil, mapError("the pull request", err, g.redact)
 	}
+	if bodiless(resp) {
+		return &PR{NotModified: true}, nil
+	}
 	return prOf(p, notModified(resp)), nil
 }
 
@@ -172,6 +179,11 @@ func prOf(p *github.PullRequest, nm bool) *PR {
 		Head: p.GetHead().GetRef(), Base: p.GetBase().GetRef(), HeadSHA: p.GetHead().GetSHA(),
 		Mergeable: p.Mergeable, MergeableState: p.GetMergeableState(), UpdatedAt: p.GetUpdatedAt().Time,
 		NotModified: nm,
+	}
+	for _, u := range p.RequestedReviewers {
+		if l := u.GetLogin(); l != "" && len(out.RequestedReviewers) < maxRequested {
+			out.RequestedReviewers = append(out.RequestedReviewers, boundText(l, 100))
+		}
 	}
 	switch {
 	case p.GetMerged() || p.MergedAt != nil:

@@ -37,6 +37,7 @@ func (g *GitHub) Checks(ctx context.Context, repo Repo, sha string) (*Checks, er
 		return nil, err
 	}
 	out := &Checks{SHA: sha, NotModified: true}
+	anyBodiless := false
 	latest := "latest"
 	opts := &github.ListCheckRunsOptions{Filter: &latest, ListOptions: github.ListOptions{PerPage: perPage}}
 	for range maxCheckPages {
@@ -45,7 +46,8 @@ func (g *GitHub) Checks(ctx context.Context, repo Repo, sha string) (*Checks, er
 			return nil, mapError("the commit's checks", err, g.redact)
 		}
 		out.NotModified = out.NotModified && notModified(resp)
-		for _, run := range res.CheckRuns {
+		anyBodiless = anyBodiless || bodiless(resp)
+		for _, run := range res.GetCheckRuns() {
 			out.addRun(run)
 		}
 		if resp.NextPage == 0 {
@@ -60,13 +62,20 @@ func (g *GitHub) Checks(ctx context.Context, repo Repo, sha string) (*Checks, er
 			return nil, mapError("the commit's statuses", err, g.redact)
 		}
 		out.NotModified = out.NotModified && notModified(resp)
-		for _, s := range st.Statuses {
+		anyBodiless = anyBodiless || bodiless(resp)
+		for _, s := range st.GetStatuses() {
 			out.addStatus(s)
 		}
 		if resp.NextPage == 0 {
 			break
 		}
 		sopts.Page = resp.NextPage
+	}
+	switch {
+	case out.NotModified && anyBodiless:
+		return &Checks{SHA: sha, NotModified: true}, nil
+	case anyBodiless:
+		return g.Checks(withoutSeeds(ctx), repo, sha)
 	}
 	switch {
 	case out.Failed > 0:

@@ -23,12 +23,14 @@ func (g *GitHub) Reviews(ctx context.Context, repo Repo, number int, since time.
 	}
 	out := &Reviews{Items: []Review{}, NotModified: true}
 	opts := &github.ListOptions{PerPage: perPage}
+	anyBodiless := false
 	for read := 0; ; {
 		page, resp, err := g.c.PullRequests.ListReviews(ctx, repo.Owner, repo.Name, number, opts)
 		if err != nil {
 			return nil, mapError("the pull request", err, g.redact)
 		}
 		out.NotModified = out.NotModified && notModified(resp)
+		anyBodiless = anyBodiless || bodiless(resp)
 		for _, r := range page {
 			read++
 			at := r.GetSubmittedAt().Time
@@ -46,6 +48,12 @@ func (g *GitHub) Reviews(ctx context.Context, repo Repo, number int, since time.
 			break
 		}
 		opts.Page = resp.NextPage
+	}
+	switch {
+	case out.NotModified && anyBodiless:
+		return &Reviews{Items: []Review{}, NotModified: true}, nil
+	case anyBodiless:
+		return g.Reviews(withoutSeeds(ctx), repo, number, since)
 	}
 	return out, nil
 }
@@ -76,12 +84,14 @@ func (g *GitHub) ReviewComments(ctx context.Context, repo Repo, number int, sinc
 	out := &ReviewComments{Items: []ReviewComment{}, NotModified: true}
 	opts := &github.PullRequestListCommentsOptions{Sort: "updated", Direction: "asc", Since: since.UTC().Truncate(time.Second),
 		ListOptions: github.ListOptions{PerPage: perPage}}
+	anyBodiless := false
 	for {
 		page, resp, err := g.c.PullRequests.ListComments(ctx, repo.Owner, repo.Name, number, opts)
 		if err != nil {
 			return nil, mapError("the pull request", err, g.redact)
 		}
 		out.NotModified = out.NotModified && notModified(resp)
+		anyBodiless = anyBodiless || bodiless(resp)
 		for _, c := range page {
 			if len(out.Items) == MaxItems {
 				out.Truncated = true
@@ -98,6 +108,12 @@ func (g *GitHub) ReviewComments(ctx context.Context, repo Repo, number int, sinc
 			break
 		}
 		opts.Page = resp.NextPage
+	}
+	switch {
+	case out.NotModified && anyBodiless:
+		return &ReviewComments{Items: []ReviewComment{}, NotModified: true}, nil
+	case anyBodiless:
+		return g.ReviewComments(withoutSeeds(ctx), repo, number, since)
 	}
 	return out, nil
 }

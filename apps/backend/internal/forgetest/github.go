@@ -72,10 +72,12 @@ type PullRequest struct {
 	// MergeableState its mergeable_state ("clean", "blocked", "dirty", …).
 	Mergeable      *bool
 	MergeableState string
-	MergeMethod    string // of the merge call
-	MergeCommitSHA string
-	MergedAt       time.Time
-	UpdatedAt      time.Time
+	// RequestedReviewers are the logins whose review is requested.
+	RequestedReviewers []string
+	MergeMethod        string // of the merge call
+	MergeCommitSHA     string
+	MergedAt           time.Time
+	UpdatedAt          time.Time
 }
 
 // CheckRun is a check run on a commit.

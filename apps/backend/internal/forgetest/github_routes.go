@@ -145,6 +145,11 @@ func prJSON(base string, pr *PullRequest, tmpl any) map[string]any {
 		"merged_at": timeOrNil(pr.MergedAt), "closed_at": timeOrNil(pr.MergedAt), "updated_at": pr.UpdatedAt.Format(time.RFC3339),
 		"merge_commit_sha": nilIfEmpty(pr.MergeCommitSHA),
 	})
+	reviewers := []any{}
+	for _, login := range pr.RequestedReviewers {
+		reviewers = append(reviewers, user(m["user"], login)) // the author's generated user: every field GitHub documents
+	}
+	m["requested_reviewers"], m["requested_teams"] = reviewers, []any{}
 	head, baseRef := object(m["head"]), object(m["base"])
 	set(head, map[string]any{"ref": pr.Head, "sha": pr.HeadSHA, "label": pr.Owner + ":" + pr.Head})
 	set(baseRef, map[string]any{"ref": pr.Base, "label": pr.Owner + ":" + pr.Base})
