@@ -5,7 +5,7 @@
 BACKEND := apps/backend
 KANDEV  := $(BACKEND)/bin/kandev
 
-.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres board-screenshots
+.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres board-screenshots forge-mock
 
 run: build
 	$(KANDEV) serve
@@ -25,9 +25,17 @@ lint:
 # under make test (KANDEV_BROWSER_TESTS=1) instead of being skipped. The
 # store and multi-backend tests start a throwaway PostgreSQL cluster of
 # their own (initdb in a temp dir, a Unix socket, removed after); with
-# KANDEV_POSTGRES_TESTS=1 a cluster that fails to start fails them.
-test-go: browser postgres
-	KANDEV_BROWSER_TESTS=1 KANDEV_POSTGRES_TESTS=1 $(MAKE) -C $(BACKEND) test
+# KANDEV_POSTGRES_TESTS=1 a cluster that fails to start fails them. The
+# forge tests start the Prism mock of GitHub's API from tests/forge; with
+# KANDEV_FORGE_TESTS=1 a missing or failing mock fails them.
+test-go: browser postgres forge-mock
+	KANDEV_BROWSER_TESTS=1 KANDEV_POSTGRES_TESTS=1 KANDEV_FORGE_TESTS=1 $(MAKE) -C $(BACKEND) test
+
+# Installs the forge API mocks (Prism, GitHub's OpenAPI descriptions, the
+# Node 24 Prism needs) from tests/forge/package-lock.json with npm ci;
+# a no-op while the lockfile is unchanged.
+forge-mock:
+	$(MAKE) -C tests/forge install
 
 # Installs Debian's chromium package when /usr/bin/chromium is missing
 # (needs root, as on CI; nothing is downloaded by the test driver).

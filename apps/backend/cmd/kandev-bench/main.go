@@ -77,7 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return bench.ServeFloor(ctx, *addr, stdout, same)
 	case "fixture":
-		fixture.Main()
+		fixture.Main(ctx)
 		return nil
 	}
 	return fmt.Errorf("unknown command %q", args[0])

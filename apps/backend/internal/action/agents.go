@@ -6,10 +6,18 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Agents runs the agents of managed sessions (the runtime). The action
-// layer tells it what changed; it never reaches back into the actions.
+// Agents is the agent runtime as the rest of the backend sees it: the
+// action layer and the workflow engine (through the Service) tell it what
+// changed, and on a shared database the cluster relays it to the backend
+// that runs the agent. It never reaches back into them. Every method but
+// ReleaseTask returns at once.
 type Agents interface {
-	// Start runs, or queues, the agent of a managed session just created.
+	// Launches reports whether this backend runs agents. Without, the
+	// sessions tasks start are rows for agents an operator connects by
+	// hand.
+	Launches() bool
+	// Start runs, or queues, the agent of a managed session just created
+	// (owned by this backend: its owner is written with it).
 	Start(sess *kanban.Session)
 	// Deliver tells the session's agent that prompt messages are pending;
 	// with interrupt, its current turn is cancelled first.
@@ -20,18 +28,41 @@ type Agents interface {
 	Waiting(sessionID string, delta int)
 	// PermissionResolved wakes the agent waiting on the permission.
 	PermissionResolved(id string)
+	// ModeChanged tells the task's agents that its agent mode (plan mode,
+	// session mode, a context reset) changed: each applies it before its
+	// next turn, an idle one at once.
+	ModeChanged(taskID string)
 	// ReleaseTask frees what the runtime holds for a task (its git
 	// worktree) once the task is archived or before it is deleted.
 	ReleaseTask(ctx context.Context, taskID string) error
 }
 
-// noAgents is the Agents of a backend that launches no agents: sessions
-// are rows for agents an operator connects by hand.
-type noAgents struct{}
+// NoAgents is the Agents of a backend that launches no agents: sessions
+// are rows for agents an operator connects by hand. Test doubles embed it.
+type NoAgents struct{}
 
-func (noAgents) Start(*kanban.Session)                     {}
-func (noAgents) Deliver(string, bool)                      {}
-func (noAgents) Stopped([]string)                          {}
-func (noAgents) Waiting(string, int)                       {}
-func (noAgents) PermissionResolved(string)                 {}
-func (noAgents) ReleaseTask(context.Context, string) error { return nil }
+var _ Agents = NoAgents{}
+
+// Launches is false: no agent runs here.
+func (NoAgents) Launches() bool { return false }
+
+// Start does nothing.
+func (NoAgents) Start(*kanban.Session) {}
+
+// Deliver does nothing.
+func (NoAgents) Deliver(string, bool) {}
+
+// Stopped does nothing.
+func (NoAgents) Stopped([]string) {}
+
+// Waiting does nothing.
+func (NoAgents) Waiting(string, int) {}
+
+// PermissionResolved does nothing.
+func (NoAgents) PermissionResolved(string) {}
+
+// ModeChanged does nothing.
+func (NoAgents) ModeChanged(string) {}
+
+// ReleaseTask holds nothing to free.
+func (NoAgents) ReleaseTask(context.Context, string) error { return nil }

@@ -136,7 +136,7 @@ var _ = declare(Def[TaskRefIn, *Deleted]{
 		if err := s.store.DeletePlan(ctx, t.ID); err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "plan.deleted", map[string]string{"task_id": t.ID})
+		kanban.EventPlanDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedPlan{TaskID: t.ID})
 		return &Deleted{ID: t.ID, Deleted: true}, nil
 	},
 })
@@ -159,7 +159,7 @@ func (s *Service) publishPlan(t *kanban.Task, pl *kanban.Plan, err error) (*kanb
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "plan.updated", pl)
+	kanban.EventPlanUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), pl)
 	return pl, nil
 }
 
@@ -216,7 +216,7 @@ var _ = declare(Def[DocumentWriteIn, *kanban.Document]{
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "document.updated", out)
+		kanban.EventDocumentUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), out)
 		return out, nil
 	},
 })
@@ -249,7 +249,7 @@ var _ = declare(Def[ArtifactCreateIn, *kanban.Artifact]{
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "artifact.created", out)
+		kanban.EventArtifactCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), out)
 		return out, nil
 	},
 })
@@ -294,7 +294,7 @@ var _ = declare(Def[ArtifactKindIn, *ArtifactDeleteOut]{
 			return nil, err
 		}
 		if n > 0 {
-			s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "artifact.deleted", map[string]any{"task_id": t.ID, "kind": in.Kind, "deleted": n})
+			kanban.EventArtifactDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedArtifacts{Deleted: n, Kind: in.Kind, TaskID: t.ID})
 		}
 		return &ArtifactDeleteOut{Deleted: n}, nil
 	},

@@ -37,7 +37,7 @@ func TestPlanRevisions(t *testing.T) {
 	if got.Content != updated.Content {
 		t.Errorf("plan.get: got %q, want %q", got.Content, updated.Content)
 	}
-	if !h.pub.has(WorkspaceTopic(h.ws), "plan.updated") {
+	if !h.pub.has(WorkspaceTopic(h.ws), kanban.EventPlanUpdated.Name()) {
 		t.Errorf("plan.updated: not published")
 	}
 	call[Deleted](h, sess, kanban.ActionPlanDelete, TaskRefIn{TaskID: "self"})
@@ -69,7 +69,7 @@ func TestDocuments(t *testing.T) {
 	if got.Content != "v2" {
 		t.Errorf("document.get: got %q, want v2", got.Content)
 	}
-	if !h.pub.has(WorkspaceTopic(h.ws), "document.updated") {
+	if !h.pub.has(WorkspaceTopic(h.ws), kanban.EventDocumentUpdated.Name()) {
 		t.Errorf("document.updated: not published")
 	}
 }
@@ -116,7 +116,7 @@ func TestArtifacts(t *testing.T) {
 	if n := h.count("task_artifacts"); n != 1 {
 		t.Errorf("artifacts left: got %d, want the rich output only", n)
 	}
-	if !h.pub.has(WorkspaceTopic(h.ws), "artifact.created") || !h.pub.has(WorkspaceTopic(h.ws), "artifact.deleted") {
+	if !h.pub.has(WorkspaceTopic(h.ws), kanban.EventArtifactCreated.Name()) || !h.pub.has(WorkspaceTopic(h.ws), kanban.EventArtifactDeleted.Name()) {
 		t.Errorf("artifact.created and artifact.deleted: not both published")
 	}
 }

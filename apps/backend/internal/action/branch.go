@@ -202,7 +202,7 @@ func (s *Service) linkRepository(ctx context.Context, t *kanban.Task, repo *kanb
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.repository_updated", link)
+	kanban.EventTaskRepositoryUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), link)
 	return link, nil
 }
 
@@ -394,7 +394,7 @@ func (s *Service) setBaseBranch(ctx context.Context, p Principal, in BaseBranchI
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.repository_updated", out)
+	kanban.EventTaskRepositoryUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), out)
 	return out, nil
 }
 

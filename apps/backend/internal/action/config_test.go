@@ -23,7 +23,7 @@ func TestWorkflowUpdateDelete(t *testing.T) {
 	if n := h.count("tasks"); n != 0 {
 		t.Errorf("tasks after cascade delete: got %d, want 0", n)
 	}
-	if !h.pub.has(WorkspaceTopic(h.ws), "workflow.deleted") {
+	if !h.pub.has(WorkspaceTopic(h.ws), kanban.EventWorkflowDeleted.Name()) {
 		t.Errorf("workflow.deleted: not published")
 	}
 	h.refuse(operator, kanban.ActionWorkflowExport, WorkflowRefIn{WorkflowID: h.wf}, kanban.CodeNotFound)
@@ -61,7 +61,7 @@ func TestWorkflowSteps(t *testing.T) {
 	h.refuse(operator, kanban.ActionWorkflowStepDelete, StepRefIn{StepID: task.WorkflowStepID}, kanban.CodeConflict)
 	call[Deleted](h, operator, kanban.ActionWorkflowStepDelete, StepRefIn{StepID: st.ID})
 	h.refuse(operator, kanban.ActionWorkflowStepGet, IDIn{ID: st.ID}, kanban.CodeNotFound)
-	for _, ev := range []string{"workflow.step_created", "workflow.step_updated", "workflow.steps_reordered", "workflow.step_deleted"} {
+	for _, ev := range []string{kanban.EventWorkflowStepCreated.Name(), kanban.EventWorkflowStepUpdated.Name(), kanban.EventWorkflowStepsReordered.Name(), kanban.EventWorkflowStepDeleted.Name()} {
 		if !h.pub.has(WorkspaceTopic(h.ws), ev) {
 			t.Errorf("%s: not published", ev)
 		}

@@ -85,7 +85,7 @@ var _ = declare(Def[WorkflowUpdateIn, *kanban.Workflow]{
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "workflow.updated", out)
+		kanban.EventWorkflowUpdated.Publish(s.pub, WorkspaceTopic(out.WorkspaceID), out)
 		return out, nil
 	},
 })
@@ -106,7 +106,7 @@ var _ = declare(Def[WorkflowDeleteIn, *Deleted]{
 		if err := s.store.DeleteWorkflow(ctx, w.ID, in.Cascade); err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.deleted", map[string]string{"id": w.ID, "workspace_id": w.WorkspaceID})
+		kanban.EventWorkflowDeleted.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.DeletedWorkflow{ID: w.ID, WorkspaceID: w.WorkspaceID})
 		return &Deleted{ID: w.ID, Deleted: true}, nil
 	},
 })
@@ -240,7 +240,7 @@ func (s *Service) createWorkflow(ctx context.Context, p Principal, in WorkflowCr
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(ws), "workflow.created", out)
+		kanban.EventWorkflowCreated.Publish(s.pub, WorkspaceTopic(ws), out)
 		return &WorkflowOut{Workflow: out, Steps: []kanban.WorkflowStep{}}, nil
 	}
 	steps, err := checkStepSpecs("steps", in.Steps)
@@ -256,7 +256,7 @@ func (s *Service) importWorkflow(ctx context.Context, w kanban.Workflow, steps [
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "workflow.created", out)
+	kanban.EventWorkflowCreated.Publish(s.pub, WorkspaceTopic(out.WorkspaceID), out)
 	return &WorkflowOut{Workflow: out, Steps: outSteps}, nil
 }
 
@@ -362,8 +362,8 @@ var _ = declare(Def[StepUpdateIn, *kanban.WorkflowStep]{
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.step_updated", out)
-		s.flow.Freed(out.ID) // a raised wip_limit or a new pull_from_step_id may admit tasks
+		kanban.EventWorkflowStepUpdated.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), out)
+		s.events.Emit(kanban.StepFreed{StepID: out.ID}) // a raised wip_limit or a new pull_from_step_id may admit tasks
 		return out, nil
 	},
 })
@@ -383,7 +383,7 @@ var _ = declare(Def[StepRefIn, *Deleted]{
 		if err := s.store.DeleteStep(ctx, st.ID); err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.step_deleted", map[string]string{"id": st.ID, "workflow_id": st.WorkflowID})
+		kanban.EventWorkflowStepDeleted.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.DeletedStep{ID: st.ID, WorkflowID: st.WorkflowID})
 		return &Deleted{ID: st.ID, Deleted: true}, nil
 	},
 })
@@ -409,7 +409,7 @@ var _ = declare(Def[StepReorderIn, *kanban.List[kanban.WorkflowStep]]{
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.steps_reordered", map[string]any{"workflow_id": w.ID, "step_ids": in.StepIDs})
+		kanban.EventWorkflowStepsReordered.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.StepOrder{StepIDs: in.StepIDs, WorkflowID: w.ID})
 		return &kanban.List[kanban.WorkflowStep]{Items: steps}, nil
 	},
 })
@@ -430,7 +430,7 @@ func (s *Service) createStep(ctx context.Context, p Principal, in StepCreateIn) 
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(w.WorkspaceID), "workflow.step_created", out)
+	kanban.EventWorkflowStepCreated.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), out)
 	return out, nil
 }
 

@@ -201,9 +201,9 @@ func (s *Service) messageTask(ctx context.Context, p Principal, in TaskMessageIn
 // publishMessage tells the message's session and workspace about a
 // prompt delivered to it.
 func (s *Service) publishMessage(m *kanban.Message, workspaceID, mode string) {
-	ev := map[string]any{"message": m, "delivery_mode": mode}
-	s.pub.Publish(SessionTopic(m.SessionID), "session.message", ev)
-	s.pub.Publish(WorkspaceTopic(workspaceID), "session.message", ev)
+	ev := kanban.SessionMessage{DeliveryMode: mode, Message: m}
+	kanban.EventSessionMessage.Publish(s.pub, SessionTopic(m.SessionID), ev)
+	kanban.EventSessionMessage.Publish(s.pub, WorkspaceTopic(workspaceID), ev)
 }
 
 // liveSession returns the task's newest session that has not ended, or
@@ -301,13 +301,13 @@ func (s *Service) endSessions(ctx context.Context, taskID, sessionID string, not
 		sess := &stopped[i]
 		ids = append(ids, sess.ID)
 		managed = managed || sess.Managed
-		s.pub.Publish(SessionTopic(sess.ID), "session.stopped", sess)
-		s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.updated", sess)
+		kanban.EventSessionStopped.Publish(s.pub, SessionTopic(sess.ID), sess)
+		kanban.EventSessionUpdated.Publish(s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
 	}
 	s.agents.Stopped(ids)
 	if managed {
 		if t, err := s.store.GetTask(ctx, taskID); err == nil {
-			s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.updated", t)
+			kanban.EventTaskUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
 		}
 	}
 	return ids, nil
@@ -347,7 +347,7 @@ func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawn
 	if in.Prompt == "" {
 		s.launched(ctx, t)
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
+	kanban.EventSessionCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), sess)
 	s.agents.Start(sess)
 	out := &SessionSpawnOut{Session: sess}
 	if sess.AgentProfileID != "" {

@@ -47,7 +47,7 @@ func TestTaskMessage(t *testing.T) {
 	if intr.DeliveryMode != kanban.DeliveryInterrupt {
 		t.Errorf("interrupt by parent: got %+v, want delivery interrupt", intr)
 	}
-	if !h.pub.has(SessionTopic(ks.SessionID), "session.message") {
+	if !h.pub.has(SessionTopic(ks.SessionID), kanban.EventSessionMessage.Name()) {
 		t.Errorf("session.message: not published to the target session")
 	}
 	msgs := call[kanban.List[kanban.Message]](h, operator, kanban.ActionMessageList, MessageListIn{TaskID: kid.ID, MessageTypes: []string{"prompt"}})

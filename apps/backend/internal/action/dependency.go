@@ -21,7 +21,7 @@ var _ = declare(Def[DependencyIn, *kanban.TaskDependency]{
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(p.WorkspaceID), "task.dependency_added", d)
+		kanban.EventTaskDependencyAdded.Publish(s.pub, WorkspaceTopic(p.WorkspaceID), d)
 		return d, nil
 	},
 })

@@ -132,13 +132,6 @@ type diagnostics struct {
 	last     map[string]time.Time // by session (task for the operator)
 }
 
-// SetDiagnostics gives bundles the application's version and entries.
-func (s *Service) SetDiagnostics(d Diagnostics) {
-	s.diag.mu.Lock()
-	defer s.diag.mu.Unlock()
-	s.diag.cfg = d
-}
-
 var _ = declare(Def[DiagnosticBundleIn, *DiagnosticBundleOut]{
 	Name:  kanban.ActionDiagnosticBundleCreate,
 	Allow: AllowOperator | AllowSession,

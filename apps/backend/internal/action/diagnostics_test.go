@@ -154,7 +154,6 @@ func TestCreateBundleRefusals(t *testing.T) {
 // secrets that cannot be read stop the bundle before anything is written.
 func TestBundleEntriesAndSecrets(t *testing.T) {
 	h := newHarness(t)
-	reg, svc := mustNew(t, Deps{Store: h.st, FS: testPolicy(t)})
 	ws := t.TempDir()
 	f := false
 	created := call[TaskCreateOut](h, operator, kanban.ActionTaskCreate, TaskCreateIn{Title: "Diag", LocalPath: ws, StartAgent: &f})
@@ -162,9 +161,9 @@ func TestBundleEntriesAndSecrets(t *testing.T) {
 		return DiagnosticEntry{Name: name, Build: func(context.Context, DiagnosticCall) ([]byte, error) { return []byte(body), err }}
 	}
 	failing := errors.New("store unreachable")
-	svc.SetDiagnostics(Diagnostics{Version: "v-test",
+	reg, _ := mustNew(t, Deps{Store: h.st, FS: testPolicy(t), Diagnostics: Diagnostics{Version: "v-test",
 		Secrets: func(context.Context) ([]string, error) { return nil, failing },
-		Entries: []DiagnosticEntry{entry("backend/app.txt", "value s3cr3t-value and Bearer abc.def", nil)}})
+		Entries: []DiagnosticEntry{entry("backend/app.txt", "value s3cr3t-value and Bearer abc.def", nil)}}})
 	in := payload(t, map[string]string{"source": "backend", "task_id": created.Task.ID})
 	if _, err := reg.Dispatch(context.Background(), operator, kanban.ActionDiagnosticBundleCreate, in); !errors.Is(err, failing) {
 		t.Fatalf("got %v, want the secrets' error", err)
@@ -173,10 +172,10 @@ func TestBundleEntriesAndSecrets(t *testing.T) {
 		t.Fatalf("a bundle without its secrets wrote into the workspace (stat: %v)", err)
 	}
 
-	svc.SetDiagnostics(Diagnostics{Version: "v-test",
+	reg, _ = mustNew(t, Deps{Store: h.st, FS: testPolicy(t), Diagnostics: Diagnostics{Version: "v-test",
 		Secrets: func(context.Context) ([]string, error) { return []string{"s3cr3t-value"}, nil },
 		Entries: []DiagnosticEntry{entry("backend/app.txt", "value s3cr3t-value and Bearer abc.def", nil),
-			entry("backend/broken.json", "", failing), entry("backend/empty.txt", "", nil), entry("frontend/x.json", "{}", nil)}})
+			entry("backend/broken.json", "", failing), entry("backend/empty.txt", "", nil), entry("frontend/x.json", "{}", nil)}}})
 	res, err := reg.Dispatch(context.Background(), operator, kanban.ActionDiagnosticBundleCreate, in)
 	if err != nil {
 		t.Fatal(err)

@@ -7,32 +7,11 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Workflow runs step automations (the workflow engine). The action layer
-// tells it where tasks went; it never reaches back into the actions but
-// through the exported Service methods below. Calls return at once: the
-// engine works asynchronously, in order per task.
-type Workflow interface {
-	// Created: a task arrived on its first step.
-	Created(t *kanban.Task)
-	// Moved: a task left fromStepID for its current step.
-	Moved(t *kanban.Task, fromStepID string)
-	// Freed: a step may have room now (a task was archived or deleted,
-	// its settings changed).
-	Freed(stepID string)
-}
-
-type noWorkflow struct{}
-
-func (noWorkflow) Created(*kanban.Task)       {}
-func (noWorkflow) Moved(*kanban.Task, string) {}
-func (noWorkflow) Freed(string)               {}
-
-// SetWorkflow installs the workflow engine (once, while the backend is
-// built, before it serves).
-func (s *Service) SetWorkflow(w Workflow) { s.flow = w }
-
-// The methods below are what automations do. Each publishes what changed,
-// as the actions do, and returns domain errors for the engine to record.
+// The workflow engine reacts to the domain events the actions emit
+// (kanban.TaskCreated, TaskMoved, StepFreed); it never reaches back into
+// the actions but through the exported Service methods below, which are
+// what automations do. Each publishes what changed, as the actions do,
+// and returns domain errors for the engine to record.
 
 // StartAgent starts an agent session on a task unless one is live (then it
 // returns that session and started=false). prompt, when set, is the first
@@ -63,7 +42,7 @@ func (s *Service) StartAgent(ctx context.Context, taskID, agentProfileID, execut
 	if prompt == "" {
 		s.launched(ctx, t)
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
+	kanban.EventSessionCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), sess)
 	s.agents.Start(sess)
 	return sess, true, nil
 }
@@ -114,11 +93,22 @@ func (s *Service) SendPrompt(ctx context.Context, taskID, author, text string) (
 	if err != nil {
 		return nil, err
 	}
-	ev := map[string]any{"message": m, "delivery_mode": kanban.DeliveryQueued}
-	s.pub.Publish(SessionTopic(target.ID), "session.message", ev)
-	s.pub.Publish(WorkspaceTopic(target.WorkspaceID), "session.message", ev)
+	ev := kanban.SessionMessage{DeliveryMode: kanban.DeliveryQueued, Message: m}
+	kanban.EventSessionMessage.Publish(s.pub, SessionTopic(target.ID), ev)
+	kanban.EventSessionMessage.Publish(s.pub, WorkspaceTopic(target.WorkspaceID), ev)
 	s.agents.Deliver(target.ID, false)
 	return m, nil
+}
+
+// UpdateAgentMode applies u to the task's agent mode and tells the
+// task's agents (wherever they run) to apply it. It returns the mode
+// before and after.
+func (s *Service) UpdateAgentMode(ctx context.Context, taskID string, u kanban.AgentModeUpdate) (before, after *kanban.AgentMode, err error) {
+	if before, after, err = s.store.UpdateAgentMode(ctx, taskID, u); err != nil {
+		return nil, nil, err
+	}
+	s.agents.ModeChanged(taskID)
+	return before, after, nil
 }
 
 // LiveSession returns the task's newest session that has not ended
@@ -136,19 +126,19 @@ func (s *Service) FlowMove(ctx context.Context, taskID, stepID string) (t *kanba
 		if t, err = s.store.QueueTask(ctx, taskID, stepID); err != nil {
 			return nil, false, err
 		}
-		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.updated", t)
+		kanban.EventTaskUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
 		return t, true, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.moved", t)
+	kanban.EventTaskMoved.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
 	return t, false, nil
 }
 
 // Admitted announces a task that a step's admission moved onto it.
 func (s *Service) Admitted(t *kanban.Task) {
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.moved", t)
+	kanban.EventTaskMoved.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
 }
 
 // SetTaskState sets a task's state, starting the tasks that waited for it
@@ -158,7 +148,7 @@ func (s *Service) SetTaskState(ctx context.Context, taskID string, st kanban.Tas
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.updated", t)
+	kanban.EventTaskUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
 	return t, nil
 }
 
@@ -177,8 +167,8 @@ func (s *Service) ArchiveTask(ctx context.Context, taskID, why string) (*kanban.
 	if err := s.releaseTask(ctx, t.ID, why); err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.updated", t)
-	s.flow.Freed(t.WorkflowStepID)
+	kanban.EventTaskUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
+	s.events.Emit(kanban.StepFreed{StepID: t.WorkflowStepID})
 	return t, nil
 }
 
@@ -187,13 +177,13 @@ func (s *Service) ArchiveTask(ctx context.Context, taskID, why string) (*kanban.
 func (s *Service) Record(ctx context.Context, taskID, typ, content string) {
 	m, err := s.store.AppendTaskMessage(ctx, taskID, kanban.Message{Author: "workflow", Type: typ, Content: content})
 	if err != nil {
-		if kanban.ErrorCode(err) != kanban.CodeNotFound { // the task was deleted meanwhile
+		if kanban.ErrorCode(err) != kanban.CodeNotFound && ctx.Err() == nil { // the task was deleted meanwhile, or the backend stops
 			s.log.Warn("record workflow message", "err", err)
 		}
 		return
 	}
 	if t, err := s.store.GetTask(ctx, taskID); err == nil {
-		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.message", map[string]any{"message": m})
+		kanban.EventSessionMessage.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.SessionMessage{Message: m})
 	}
 }
 

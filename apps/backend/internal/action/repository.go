@@ -102,7 +102,7 @@ var _ = declare(Def[RepositoryUpdateIn, *kanban.Repository]{
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(out.WorkspaceID), "repository.updated", out)
+		kanban.EventRepositoryUpdated.Publish(s.pub, WorkspaceTopic(out.WorkspaceID), out)
 		return out, nil
 	},
 })

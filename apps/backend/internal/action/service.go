@@ -10,16 +10,10 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/taskdir"
 )
 
-// Publisher delivers notifications to subscribers of a topic
-// ("workspace:<id>", "session:<id>").
-type Publisher interface {
-	Publish(topic, event string, payload any)
-}
-
 // Deps are what the action handlers are built from.
 type Deps struct {
 	Store     kanban.Store
-	Publisher Publisher
+	Publisher kanban.Publisher
 	Logger    *slog.Logger
 	// QuestionWait bounds how long question.ask waits for an answer
 	// (default 10 minutes); a caller may ask for less.
@@ -30,8 +24,8 @@ type Deps struct {
 	// cannot. Nil leaves sessions limited by each action's Allow only.
 	ModeActions func(mode kanban.Mode, caps []string) map[kanban.Action]bool
 	// Agents runs the agents of the sessions that tasks start (the
-	// runtime). Nil: this backend launches no agent, and sessions wait
-	// for agents an operator connects by hand.
+	// runtime). Nil (NoAgents): this backend launches no agent, and
+	// sessions wait for agents an operator connects by hand.
 	Agents Agents
 	// FS is the filesystem policy: the source roots and protected paths
 	// every local path is checked against, the data dir whose per-task
@@ -42,22 +36,32 @@ type Deps struct {
 	// SessionScope is how far a task session's writes reach (default
 	// kanban.ScopeTree; see mutableTask).
 	SessionScope kanban.SessionScope
-	// BackendID is this backend, recorded as the holder of the MCP
-	// connection of a session made by hand when it attaches here.
+	// Diagnostics gives diagnostic bundles what only the application
+	// knows: its version, its own entries and its secrets.
+	Diagnostics Diagnostics
+	// Events receives the domain events the actions emit (a task created
+	// or moved, a step freed), which the workflow engine reacts to. Nil:
+	// nobody reacts.
+	Events *kanban.DomainEvents
+	// BackendID is this backend: the owner of the managed sessions it
+	// creates (its runtime's kanban id, agent.Config.BackendID), and the
+	// holder of the MCP connection of a session made by hand when it
+	// attaches here.
 	BackendID string
 }
 
 // Service holds the dependencies shared by every handler.
 type Service struct {
 	store     kanban.Store
-	pub       Publisher
+	pub       kanban.Publisher
 	log       *slog.Logger
 	questions *Waiters
 	qWait     time.Duration
 	agents    Agents
 	// managed: sessions that tasks start are run by agents.
 	managed bool
-	flow    Workflow
+	// events receives the actions' domain events (Deps.Events).
+	events *kanban.DomainEvents
 	// fs is the filesystem policy; dirs finds a task's workspace
 	// directory under it (rich output files, diagnostic bundles).
 	fs   *fsguard.Policy
@@ -89,27 +93,21 @@ func New(d Deps) (*Registry, *Service, error) {
 	if d.FS == nil {
 		d.FS = &fsguard.Policy{}
 	}
-	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait, diag: &diagnostics{last: map[string]time.Time{}},
-		agents: d.Agents, managed: launches(d.Agents), flow: noWorkflow{}, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
-		scope: d.SessionScope, backend: d.BackendID}
-	if s.agents == nil {
-		s.agents = noAgents{}
+	if d.Agents == nil {
+		d.Agents = NoAgents{}
 	}
+	if d.Events == nil {
+		d.Events = &kanban.DomainEvents{}
+	}
+	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
+		diag:   &diagnostics{cfg: d.Diagnostics, last: map[string]time.Time{}},
+		agents: d.Agents, managed: d.Agents.Launches(), events: d.Events, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
+		scope: d.SessionScope, backend: d.BackendID}
 	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions}
 	for _, b := range declared {
 		r.actions[b.c.name] = &registered{c: b.c, run: b.bind(s)}
 	}
 	return r, s, nil
-}
-
-// launches reports whether a runs agents. An Agents that only relays to
-// the runtimes of other backends (several backends on one database) says
-// it runs none with Launches() false.
-func launches(a Agents) bool {
-	if l, ok := a.(interface{ Launches() bool }); ok {
-		return l.Launches()
-	}
-	return a != nil
 }
 
 // WakeQuestion wakes a question.ask waiting here for question id (its

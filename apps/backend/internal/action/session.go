@@ -51,24 +51,6 @@ type TokenOut struct {
 	Token     string `json:"token"`
 }
 
-// Profile is what a session's MCP server needs to build its tool set.
-type Profile struct {
-	SessionID    string      `json:"session_id"`
-	TaskID       string      `json:"task_id"`
-	WorkspaceID  string      `json:"workspace_id"`
-	Mode         kanban.Mode `json:"mode"`
-	Capabilities []string    `json:"capabilities"`
-}
-
-// ProfileOf derives a session's MCP profile.
-func ProfileOf(s *kanban.Session) *Profile {
-	caps := s.Capabilities
-	if caps == nil {
-		caps = []string{}
-	}
-	return &Profile{SessionID: s.ID, TaskID: s.TaskID, WorkspaceID: s.WorkspaceID, Mode: s.MCPMode, Capabilities: caps}
-}
-
 // MessageListIn is the payload of message.list (a task's conversation).
 type MessageListIn struct {
 	TaskID       string   `json:"task_id,omitzero"`
@@ -100,7 +82,7 @@ var _ = declare(Def[SessionCreateIn, *SessionCreateOut]{
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.created", sess)
+		kanban.EventSessionCreated.Publish(s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
 		return &SessionCreateOut{Session: sess, Token: tok}, nil
 	},
 })
@@ -203,30 +185,30 @@ var _ = declare(Def[IDIn, *TokenOut]{
 	},
 })
 
-var _ = declare(Def[NoIn, *Profile]{
+var _ = declare(Def[NoIn, *kanban.SessionProfile]{
 	Name:   kanban.ActionSessionAttach,
 	Allow:  AllowSession,
 	Schema: schema.NoParams(),
-	Run: func(s *Service, ctx context.Context, p Principal, _ NoIn) (*Profile, error) {
+	Run: func(s *Service, ctx context.Context, p Principal, _ NoIn) (*kanban.SessionProfile, error) {
 		sess, err := s.store.AttachSession(ctx, p.SessionID, s.backend)
 		if err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.updated", sess)
-		return ProfileOf(sess), nil
+		kanban.EventSessionUpdated.Publish(s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
+		return kanban.ProfileOf(sess), nil
 	},
 })
 
-var _ = declare(Def[NoIn, *Profile]{
+var _ = declare(Def[NoIn, *kanban.SessionProfile]{
 	Name:   kanban.ActionSessionProfile,
 	Allow:  AllowSession,
 	Schema: schema.NoParams(),
-	Run: func(s *Service, ctx context.Context, p Principal, _ NoIn) (*Profile, error) {
+	Run: func(s *Service, ctx context.Context, p Principal, _ NoIn) (*kanban.SessionProfile, error) {
 		sess, err := s.store.GetSession(ctx, p.SessionID)
 		if err != nil {
 			return nil, err
 		}
-		return ProfileOf(sess), nil
+		return kanban.ProfileOf(sess), nil
 	},
 })
 
@@ -260,9 +242,9 @@ func (s *Service) SetMode(ctx context.Context, id string, m kanban.Mode) (*kanba
 	if err != nil {
 		return nil, err
 	}
-	prof := ProfileOf(sess)
-	s.pub.Publish(SessionTopic(sess.ID), "session.mode_changed", prof)
-	s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.mode_changed", prof)
+	prof := kanban.ProfileOf(sess)
+	kanban.EventSessionModeChanged.Publish(s.pub, SessionTopic(sess.ID), prof)
+	kanban.EventSessionModeChanged.Publish(s.pub, WorkspaceTopic(sess.WorkspaceID), prof)
 	return sess, nil
 }
 
@@ -273,7 +255,7 @@ func (s *Service) Detached(ctx context.Context, sessionID string) {
 		s.log.Warn("record detach", "err", err)
 		return
 	}
-	s.pub.Publish(WorkspaceTopic(sess.WorkspaceID), "session.updated", sess)
+	kanban.EventSessionUpdated.Publish(s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
 }
 
 // ReleaseAttachments detaches the sessions whose MCP server was attached
@@ -287,7 +269,7 @@ func (s *Service) ReleaseAttachments(ctx context.Context, since time.Time) error
 			return err
 		}
 		for i := range released {
-			s.pub.Publish(WorkspaceTopic(released[i].WorkspaceID), "session.updated", &released[i])
+			kanban.EventSessionUpdated.Publish(s.pub, WorkspaceTopic(released[i].WorkspaceID), &released[i])
 		}
 		if len(released) < kanban.MaxLimit {
 			return nil

@@ -61,7 +61,7 @@ func (s *Service) completeStep(ctx context.Context, p Principal, in StepComplete
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "artifact.created", a)
+	kanban.EventArtifactCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), a)
 	out := &StepCompleteOut{Artifact: a, Task: t, FromStepID: step.ID}
 	if !step.AutoAdvance {
 		out.Outcome = "recorded; the step does not auto-advance, so the task stays on it"
@@ -88,7 +88,7 @@ func (s *Service) completeStep(ctx context.Context, p Principal, in StepComplete
 		out.Outcome = "recorded; the next step is full (wip_limit): the task waits in its admission queue and moves when there is room"
 		return out, nil
 	}
-	s.flow.Moved(moved, step.ID)
+	s.events.Emit(kanban.TaskMoved{Task: moved, FromStepID: step.ID})
 	out.Advanced, out.ToStepID = true, next.ID
 	out.Outcome = "recorded; the task moved to the next step"
 	return out, nil
@@ -176,6 +176,6 @@ func (s *Service) decideStep(ctx context.Context, p Principal, in StepDecideIn) 
 	if out.Artifact, err = s.store.CreateArtifact(ctx, a); err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "artifact.created", out.Artifact)
+	kanban.EventArtifactCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), out.Artifact)
 	return out, nil
 }

@@ -24,7 +24,7 @@ func TestStepCompleteAdvances(t *testing.T) {
 	if err := json.Unmarshal(out.Artifact.Data, &data); err != nil || data.Summary != "triaged" || data.StepID != h.steps[0].ID || data.Blockers != "needs a key" {
 		t.Errorf("recorded signal: got %s (%v), want summary, step and blockers", out.Artifact.Data, err)
 	}
-	if !h.pub.has(WorkspaceTopic(h.ws), "task.moved") {
+	if !h.pub.has(WorkspaceTopic(h.ws), kanban.EventTaskMoved.Name()) {
 		t.Errorf("task.moved: not published")
 	}
 

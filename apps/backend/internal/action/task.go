@@ -186,7 +186,7 @@ var _ = declare(Def[TaskUpdateIn, *kanban.Task]{
 	}, "task_id"),
 	Aliases: Aliases{Names: []Alias{{From: "prompt", To: "description"}}, Values: stateAliases},
 	Run: func(s *Service, ctx context.Context, p Principal, in TaskUpdateIn) (*kanban.Task, error) {
-		return s.changeTask(ctx, p, in.TaskID, "task.updated", func(id string) (*kanban.Task, error) {
+		return s.changeTask(ctx, p, in.TaskID, kanban.EventTaskUpdated, func(id string) (*kanban.Task, error) {
 			if in.LaunchPrompt != nil {
 				if err := s.awaitingStart(ctx, id); err != nil {
 					return nil, err
@@ -208,7 +208,7 @@ var _ = declare(Def[TaskStateIn, *kanban.Task]{
 	}, "task_id", "state"),
 	Aliases: Aliases{Values: stateAliases},
 	Run: func(s *Service, ctx context.Context, p Principal, in TaskStateIn) (*kanban.Task, error) {
-		return s.changeTask(ctx, p, in.TaskID, "task.updated", func(id string) (*kanban.Task, error) {
+		return s.changeTask(ctx, p, in.TaskID, kanban.EventTaskUpdated, func(id string) (*kanban.Task, error) {
 			return s.completing(ctx)(s.store.UpdateTask(ctx, id, kanban.TaskUpdate{State: &in.State}))
 		})
 	},
@@ -237,12 +237,12 @@ var _ = declare(Def[TaskRefIn, *kanban.Task]{
 		"task_id": taskRef(`Task to archive; "self" is yours.`),
 	}, "task_id"),
 	Run: func(s *Service, ctx context.Context, p Principal, in TaskRefIn) (*kanban.Task, error) {
-		return s.changeTask(ctx, p, in.TaskID, "task.updated", func(id string) (*kanban.Task, error) {
+		return s.changeTask(ctx, p, in.TaskID, kanban.EventTaskUpdated, func(id string) (*kanban.Task, error) {
 			t, err := s.store.ArchiveTask(ctx, id)
 			if err != nil {
 				return nil, err
 			}
-			defer s.flow.Freed(t.WorkflowStepID)
+			defer s.events.Emit(kanban.StepFreed{StepID: t.WorkflowStepID})
 			return t, s.releaseTask(ctx, t.ID, "Stopped: the task was archived")
 		})
 	},
@@ -269,8 +269,8 @@ var _ = declare(Def[TaskRefIn, *Deleted]{
 		if err := s.store.DeleteTask(ctx, t.ID); err != nil {
 			return nil, err
 		}
-		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.deleted", map[string]string{"id": t.ID, "workspace_id": t.WorkspaceID})
-		s.flow.Freed(t.WorkflowStepID)
+		kanban.EventTaskDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedTask{ID: t.ID, WorkspaceID: t.WorkspaceID})
+		s.events.Emit(kanban.StepFreed{StepID: t.WorkflowStepID})
 		return &Deleted{ID: t.ID, Deleted: true}, nil
 	},
 })
@@ -286,7 +286,7 @@ func (s *Service) releaseTask(ctx context.Context, taskID, why string) error {
 
 // changeTask applies change to a task the principal may change (id may be
 // "self") and announces the changed task to its workspace as event.
-func (s *Service) changeTask(ctx context.Context, p Principal, id, event string, change func(id string) (*kanban.Task, error)) (*kanban.Task, error) {
+func (s *Service) changeTask(ctx context.Context, p Principal, id string, event kanban.Event[*kanban.Task], change func(id string) (*kanban.Task, error)) (*kanban.Task, error) {
 	t, err := s.mutableTask(ctx, p, id)
 	if err != nil {
 		return nil, err
@@ -295,7 +295,7 @@ func (s *Service) changeTask(ctx context.Context, p Principal, id, event string,
 	if err != nil {
 		return nil, err
 	}
-	s.pub.Publish(WorkspaceTopic(out.WorkspaceID), event, out)
+	event.Publish(s.pub, WorkspaceTopic(out.WorkspaceID), out)
 	return out, nil
 }
 
@@ -362,7 +362,7 @@ func (s *Service) moveTask(ctx context.Context, p Principal, in TaskMoveIn) (*ka
 		pos = *in.Position
 	}
 	var from string
-	moved, err := s.changeTask(ctx, p, in.TaskID, "task.moved", func(id string) (*kanban.Task, error) {
+	moved, err := s.changeTask(ctx, p, in.TaskID, kanban.EventTaskMoved, func(id string) (*kanban.Task, error) {
 		before, err := s.store.GetTask(ctx, id)
 		if err != nil {
 			return nil, err
@@ -384,7 +384,7 @@ func (s *Service) moveTask(ctx context.Context, p Principal, in TaskMoveIn) (*ka
 		return nil, err
 	}
 	if moved.WorkflowStepID != from {
-		s.flow.Moved(moved, from)
+		s.events.Emit(kanban.TaskMoved{Task: moved, FromStepID: from})
 	}
 	if in.Prompt != "" {
 		if err := s.handOff(ctx, p, moved, in.Prompt); err != nil {

@@ -44,11 +44,11 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 		}
 		return out, nil
 	}
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "task.created", t)
-	defer s.flow.Created(t)
+	kanban.EventTaskCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
+	defer s.events.Emit(kanban.TaskCreated{Task: t})
 	switch {
 	case sess != nil:
-		s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
+		kanban.EventSessionCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), sess)
 		s.agents.Start(sess)
 	case start:
 		// Deferred: it starts now only when no blocker is pending, else
@@ -225,7 +225,7 @@ func (s *Service) startSession(ctx context.Context, t *kanban.Task, agentProfile
 		return nil, err
 	}
 	s.launched(ctx, t)
-	s.pub.Publish(WorkspaceTopic(t.WorkspaceID), "session.created", sess)
+	kanban.EventSessionCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), sess)
 	s.agents.Start(sess)
 	return sess, nil
 }
@@ -253,12 +253,17 @@ func (s *Service) launched(ctx context.Context, t *kanban.Task) {
 // firstSession is the session a task starts with: the given profiles (empty
 // for the defaults) and the task's prompt, its description or else its
 // title, as the first message. It is managed (its agent is launched) when
-// this backend runs agents.
+// this backend runs agents, and then owned by this backend from its
+// INSERT on (the runtime starts it here).
 func (s *Service) firstSession(title, description, agentProfileID, executorProfileID string) kanban.SessionCreate {
 	prompt := description
 	if prompt == "" {
 		prompt = title
 	}
-	return kanban.SessionCreate{AgentProfileID: agentProfileID, ExecutorProfileID: executorProfileID, Managed: s.managed,
+	sc := kanban.SessionCreate{AgentProfileID: agentProfileID, ExecutorProfileID: executorProfileID, Managed: s.managed,
 		FirstMessage: &kanban.Message{Author: "user", Type: "prompt", Content: prompt}}
+	if s.managed {
+		sc.Owner = s.backend
+	}
+	return sc
 }

@@ -149,7 +149,7 @@ func TestQuestionAskBlocksUntilAnswered(t *testing.T) {
 	if got := ans.Question.Answers[0].SelectedOptions[0]; got != "q1_opt1" {
 		t.Errorf("answer after second answer: got %s, want the first (SQLite)", got)
 	}
-	if !h.pub.has(WorkspaceTopic(h.ws), "question.answered") {
+	if !h.pub.has(WorkspaceTopic(h.ws), kanban.EventQuestionAnswered.Name()) {
 		t.Errorf("question.answered: not published to the workspace")
 	}
 }
@@ -199,7 +199,7 @@ func TestTaskCreateStartsAgentWithPrompt(t *testing.T) {
 	if msgs.Items[0].SessionID != out.SessionID {
 		t.Errorf("prompt session: got %s, want %s", msgs.Items[0].SessionID, out.SessionID)
 	}
-	if !h.pub.has(WorkspaceTopic(h.ws), "task.created") || !h.pub.has(WorkspaceTopic(h.ws), "session.created") {
+	if !h.pub.has(WorkspaceTopic(h.ws), kanban.EventTaskCreated.Name()) || !h.pub.has(WorkspaceTopic(h.ws), kanban.EventSessionCreated.Name()) {
 		t.Errorf("task.create: task.created and session.created not both published")
 	}
 	quiet := call[TaskCreateOut](h, operator, kanban.ActionTaskCreate, map[string]any{"title": "No agent", "start_agent": false})
@@ -217,7 +217,7 @@ func TestTaskLifecycle(t *testing.T) {
 	if moved.WorkflowStepID != h.steps[1].ID {
 		t.Errorf("task.move: got step %s, want %s", moved.WorkflowStepID, h.steps[1].ID)
 	}
-	if !h.pub.has(WorkspaceTopic(h.ws), "task.moved") {
+	if !h.pub.has(WorkspaceTopic(h.ws), kanban.EventTaskMoved.Name()) {
 		t.Errorf("task.moved: not published")
 	}
 	h.refuse(operator, kanban.ActionTaskMove, map[string]any{"task_id": task.ID}, kanban.CodeValidation)

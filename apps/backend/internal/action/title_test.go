@@ -19,7 +19,7 @@ func TestSetTitleSwitchesMode(t *testing.T) {
 	if out.Task.Title != "Fix the parser" || out.Mode != kanban.ModeTask {
 		t.Errorf("task.set_title: got %+v, want the new title and mode task", out)
 	}
-	if !h.pub.has(SessionTopic(pending.SessionID), "session.mode_changed") {
+	if !h.pub.has(SessionTopic(pending.SessionID), kanban.EventSessionModeChanged.Name()) {
 		t.Errorf("session.mode_changed: not published to the session")
 	}
 	if msg := h.refuse(pending, kanban.ActionTaskSetTitle, SetTitleIn{Title: "Again"}, kanban.CodeForbidden); !strings.Contains(msg, "task-title-pending") {

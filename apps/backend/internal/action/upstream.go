@@ -55,13 +55,6 @@ type UpstreamRefusedIn struct {
 	Cursor    string `json:"cursor,omitzero"`
 }
 
-// UpstreamsChanged is the payload of the session.upstreams_changed
-// notification (workspace and session topics).
-type UpstreamsChanged struct {
-	SessionID string                  `json:"session_id"`
-	Servers   []kanban.UpstreamServer `json:"servers"`
-}
-
 var _ = declare(Def[NoIn, *UpstreamConfigOut]{
 	Name:   kanban.ActionUpstreamConfig,
 	Allow:  AllowSession,
@@ -69,7 +62,7 @@ var _ = declare(Def[NoIn, *UpstreamConfigOut]{
 	Run:    (*Service).upstreamConfig,
 })
 
-var _ = declare(Def[UpstreamReportIn, *UpstreamsChanged]{
+var _ = declare(Def[UpstreamReportIn, *kanban.SessionUpstreams]{
 	Name:   kanban.ActionUpstreamReport,
 	Allow:  AllowSession,
 	Schema: upstreamReport(),
@@ -128,7 +121,7 @@ func (s *Service) upstreamConfig(ctx context.Context, p Principal, _ NoIn) (*Ups
 }
 
 // upstreamReport stores the session's report and notifies operators.
-func (s *Service) upstreamReport(ctx context.Context, p Principal, in UpstreamReportIn) (*UpstreamsChanged, error) {
+func (s *Service) upstreamReport(ctx context.Context, p Principal, in UpstreamReportIn) (*kanban.SessionUpstreams, error) {
 	servers := make([]kanban.UpstreamServer, len(in.Servers))
 	for i, u := range in.Servers {
 		refused := make([]kanban.RefusedTool, len(u.Refused))
@@ -142,9 +135,9 @@ func (s *Service) upstreamReport(ctx context.Context, p Principal, in UpstreamRe
 	if err != nil {
 		return nil, err
 	}
-	out := &UpstreamsChanged{SessionID: p.SessionID, Servers: stored}
-	s.pub.Publish(SessionTopic(p.SessionID), "session.upstreams_changed", out)
-	s.pub.Publish(WorkspaceTopic(p.WorkspaceID), "session.upstreams_changed", out)
+	out := &kanban.SessionUpstreams{SessionID: p.SessionID, Servers: stored}
+	kanban.EventSessionUpstreamsChanged.Publish(s.pub, SessionTopic(p.SessionID), out)
+	kanban.EventSessionUpstreamsChanged.Publish(s.pub, WorkspaceTopic(p.WorkspaceID), out)
 	return out, nil
 }
 

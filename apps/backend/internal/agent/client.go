@@ -9,19 +9,23 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// The ACP client side of a run. Kandev advertises no file-system or
-// terminal capability (agents work in their own directory with their own
-// tools), so those requests are refused as unknown methods.
+// client is the ACP client side of one launch of a run: its connection's
+// callbacks. Kandev advertises no file-system or terminal capability
+// (agents work in their own directory with their own tools), so those
+// requests are refused as unknown methods.
+type client struct {
+	r *run
+	l *launch
+}
 
-var _ acp.Client = (*run)(nil)
+var _ acp.Client = (*client)(nil)
 
 // SessionUpdate records an update of the agent's session. Updates the
 // agent replays while a session is loaded are history already recorded.
-func (r *run) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
+func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
+	r := c.r
 	r.seen()
-	if o := r.order.Load(); o != nil {
-		defer o.processedOne()
-	}
+	defer c.l.order.processedOne()
 	if r.loading.Load() {
 		return nil
 	}
@@ -37,17 +41,16 @@ func (r *run) SessionUpdate(_ context.Context, n acp.SessionNotification) error 
 // auto-approve picks the allow option; otherwise the request waits
 // (bounded) for an operator, and is answered cancelled when nobody
 // answers in time or the session stops.
-func (r *run) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+func (c *client) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	r := c.r
 	r.seen()
-	if o := r.order.Load(); o != nil {
-		o.waitBefore(ctx, string(req.ToolCall.ToolCallId))
-	}
+	c.l.order.waitBefore(ctx, string(req.ToolCall.ToolCallId))
 	cancelled := acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}
 	title := "Permission requested"
 	if req.ToolCall.Title != nil && *req.ToolCall.Title != "" {
 		title = *req.ToolCall.Title
 	}
-	if r.autoApprove {
+	if c.l.autoApprove {
 		if id, ok := allowOption(req.Options); ok {
 			r.rec.note("permission", "Auto-approved (agent profile auto_approve): "+kanban.Clip(title, 500))
 			return selected(id), nil
@@ -65,15 +68,17 @@ func (r *run) RequestPermission(ctx context.Context, req acp.RequestPermissionRe
 	if m := r.rec.note("permission", permissionWaiting+kanban.Clip(title, 500)); m != nil {
 		p.MessageID = m.ID
 	}
-	created, err := r.m.store.CreatePermission(context.Background(), p)
+	created, err := r.m.store.CreatePermission(r.ctx, p)
 	if err != nil {
-		r.m.log.Warn("store permission request", "session", r.id, "err", err)
-		r.m.rewrite(p.MessageID, "Not recorded (the agent was answered cancelled): "+kanban.Clip(title, 500))
+		if !r.stopped() {
+			r.m.log.Warn("store permission request", "session", r.id, "err", err)
+		}
+		r.m.rewrite(r.keep(), p.MessageID, "Not recorded (the agent was answered cancelled): "+kanban.Clip(title, 500))
 		return cancelled, nil
 	}
 	wait := r.m.waiters.Add(created.ID)
 	defer r.m.waiters.Remove(created.ID, wait)
-	r.m.publishPermission("permission.requested", created)
+	r.m.publishPermission(kanban.EventPermissionRequested, created)
 	r.inputWait(+1)
 	defer r.inputWait(-1)
 	timer := time.NewTimer(r.m.cfg.PermissionWait)
@@ -81,8 +86,8 @@ func (r *run) RequestPermission(ctx context.Context, req acp.RequestPermissionRe
 	closeAs, why := kanban.PermissionCancelled, ""
 	select {
 	case <-wait:
-		if cur, err := r.m.store.GetPermission(context.Background(), created.ID); err == nil && cur.State == kanban.PermissionResolved {
-			r.m.settlePermission(cur, "")
+		if cur, err := r.m.store.GetPermission(r.keep(), created.ID); err == nil && cur.State == kanban.PermissionResolved {
+			r.m.settlePermission(r.keep(), cur, "")
 			return selected(acp.PermissionOptionId(cur.OptionID)), nil
 		}
 		return cancelled, nil // closed by whoever woke the wait (and recorded there)
@@ -90,15 +95,17 @@ func (r *run) RequestPermission(ctx context.Context, req acp.RequestPermissionRe
 		closeAs = kanban.PermissionExpired
 	case <-ctx.Done(): // the agent withdrew the request, or the connection closed
 		why = "the agent withdrew it"
-	case <-r.stopCtx.Done():
+	case <-r.ctx.Done():
 		why = "the agent's session stopped"
 	}
-	if cur, closed, err := r.m.store.ClosePermission(context.Background(), created.ID, closeAs); err == nil {
+	// The request is closed whatever ended the wait, the run's stop
+	// included.
+	if cur, closed, err := r.m.store.ClosePermission(r.keep(), created.ID, closeAs); err == nil {
 		if closed {
-			r.m.settlePermission(cur, why)
-			r.m.publishPermission("permission.resolved", cur)
+			r.m.settlePermission(r.keep(), cur, why)
+			r.m.publishPermission(kanban.EventPermissionResolved, cur)
 		} else if cur.State == kanban.PermissionResolved {
-			r.m.settlePermission(cur, "")
+			r.m.settlePermission(r.keep(), cur, "")
 			return selected(acp.PermissionOptionId(cur.OptionID)), nil // answered as the wait ended
 		}
 	}
@@ -121,30 +128,30 @@ func selected(id acp.PermissionOptionId) acp.RequestPermissionResponse {
 	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{OptionId: id}}}
 }
 
-func (r *run) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+func (*client) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
 	return acp.ReadTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsReadTextFile)
 }
 
-func (r *run) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+func (*client) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
 	return acp.WriteTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsWriteTextFile)
 }
 
-func (r *run) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+func (*client) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
 	return acp.CreateTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalCreate)
 }
 
-func (r *run) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+func (*client) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
 	return acp.KillTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalKill)
 }
 
-func (r *run) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+func (*client) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
 	return acp.TerminalOutputResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalOutput)
 }
 
-func (r *run) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+func (*client) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
 	return acp.ReleaseTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalRelease)
 }
 
-func (r *run) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+func (*client) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
 	return acp.WaitForTerminalExitResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalWaitForExit)
 }

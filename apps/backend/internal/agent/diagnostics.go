@@ -47,5 +47,5 @@ func (m *Manager) StderrTail(sessionID string) string {
 	if r == nil {
 		return ""
 	}
-	return r.stderrEnd(stderrKeep)
+	return stderrEnd(r.launched.Load(), stderrKeep)
 }

@@ -7,7 +7,10 @@
 // in the task's conversation, answers or forwards its permission requests,
 // and stops it (ACP cancel, SIGTERM, SIGKILL after a bound).
 //
-// It depends on the domain (kanban) and the action package's Publisher;
-// the action package reaches it only through the action.Agents interface,
-// so it must not be imported by action, store, ws or mcp.
+// Every call it makes derives from the base context it is built with; when
+// that ends, every agent is stopped and its session left to resume. It
+// emits kanban.TurnEvent domain events. It depends on the domain (kanban,
+// whose events it publishes) and the action package's topics and waiters;
+// the rest of the backend reaches it only through the action.Agents
+// interface, so it must not be imported by action, flow, store, ws or mcp.
 package agent

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
@@ -16,7 +15,7 @@ import (
 // Config configures the runtime.
 type Config struct {
 	Store     kanban.Store
-	Publisher action.Publisher
+	Publisher kanban.Publisher
 	Logger    *slog.Logger
 	// Guard is the filesystem policy: agents work only in checkouts it
 	// allows, or in the per-task folders and worktrees under its data dir.
@@ -24,6 +23,9 @@ type Config struct {
 	// Executable is the kandev binary: the mock agent and every session's
 	// own MCP server (kandev mcp) run from it.
 	Executable string
+	// BackendURL is where sessions' MCP servers connect (the backend
+	// listens before its runtime is built).
+	BackendURL string
 	Version    string
 	// Commands are the launch commands by agent type (LoadCommands).
 	Commands map[string]Command
@@ -51,11 +53,14 @@ type Config struct {
 	OutputLimit int
 	// OperatorToken is redacted from anything shown of an agent's output.
 	OperatorToken string
-	// OnTurn, when set, hears every turn start and end (the workflow
-	// engine's on_turn_start / on_turn_complete and auto-advance).
-	OnTurn func(kanban.TurnEvent)
+	// Events receive a kanban.TurnEvent at every turn's start and end
+	// (the workflow engine's on_turn_start / on_turn_complete and
+	// auto-advance react to them).
+	Events *kanban.DomainEvents
 	// BackendID names this backend as the owner of the sessions whose
-	// agents it runs (default: a new id per process). LeaseTTL is how
+	// agents it runs: the action layer writes it into the sessions it
+	// creates (action.Deps.BackendID), Resume into those it takes over
+	// (default: a new id per process). LeaseTTL is how
 	// long another backend's lease stays valid after its last renewal:
 	// sessions of a backend whose lease lapsed are orphans that Resume
 	// takes over (default 15s; on SQLite no other backend has a lease).
@@ -66,6 +71,9 @@ type Config struct {
 func (c *Config) defaults() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Events == nil {
+		c.Events = &kanban.DomainEvents{}
 	}
 	if c.EnvAllow == nil {
 		c.EnvAllow = DefaultEnvAllow
@@ -99,12 +107,14 @@ const DefaultLeaseTTL = 15 * time.Second
 type Manager struct {
 	cfg      Config
 	store    kanban.Store
-	pub      action.Publisher
+	pub      kanban.Publisher
 	log      *slog.Logger
 	acpLog   *slog.Logger
 	workdirs *workdirs
 	waiters  *action.Waiters
-	backend  atomic.Value // string: the backend's base URL
+	// ctx is the runtime's base context (New's): every call the runtime
+	// makes derives from it, and when it ends every agent is stopped.
+	ctx context.Context
 
 	mu     sync.Mutex
 	runs   map[string]*run // live runs by session id, queued ones included
@@ -116,41 +126,35 @@ type Manager struct {
 
 var _ action.Agents = (*Manager)(nil)
 
-// New returns a runtime; SetBackendURL must be called before agents start.
-func New(cfg Config) *Manager {
+// New returns a runtime whose agents live within ctx: every call it makes
+// derives from ctx, and when ctx ends every agent is stopped (its session
+// resumes on the next start, see Resume); Shutdown waits for them.
+func New(ctx context.Context, cfg Config) *Manager {
 	cfg.defaults()
-	m := &Manager{cfg: cfg, store: cfg.Store, pub: cfg.Publisher, log: cfg.Logger,
+	m := &Manager{cfg: cfg, store: cfg.Store, pub: cfg.Publisher, log: cfg.Logger, ctx: ctx,
 		workdirs: &workdirs{store: cfg.Store, guard: cfg.Guard}, waiters: action.NewWaiters(), runs: map[string]*run{}}
 	// The ACP library logs unparsable lines raw: keep its diagnostics at
 	// warning level without their attributes, which may hold agent output.
 	m.acpLog = slog.New(dropAttrs{cfg.Logger.Handler()})
-	m.backend.Store("")
+	context.AfterFunc(ctx, m.stopAll)
 	return m
 }
 
-// SetBackendURL tells the runtime where sessions' MCP servers connect.
-func (m *Manager) SetBackendURL(u string) { m.backend.Store(u) }
-
-func (m *Manager) backendURL() string { return m.backend.Load().(string) }
-
-// Start runs (or queues) a managed session's agent, once this backend
-// owns the session.
+// Start runs (or queues) the agent of a managed session this backend
+// just created: the session's owner, written with it, is this backend
+// (kanban.SessionCreate.Owner), so no other backend takes it over.
 func (m *Manager) Start(sess *kanban.Session) {
 	if sess == nil || !sess.Managed {
 		return
 	}
-	owned, err := m.store.OwnSession(context.Background(), sess.ID, m.cfg.BackendID, m.leaseSince())
-	if err != nil {
-		m.log.Error("own session", "session", sess.ID, "err", err)
-		return
-	}
-	if owned {
-		m.enqueue(sess.ID, false)
-	}
+	m.enqueue(sess.ID, false)
 }
 
 // leaseSince is the oldest renewal of a lease still valid now.
 func (m *Manager) leaseSince() time.Time { return time.Now().Add(-m.cfg.LeaseTTL) }
+
+// Launches is true: this runtime runs agents.
+func (m *Manager) Launches() bool { return true }
 
 // BackendID is the id this runtime owns sessions as.
 func (m *Manager) BackendID() string { return m.cfg.BackendID }
@@ -319,8 +323,8 @@ func (m *Manager) cancelPermissions(ctx context.Context, sessionID string) error
 				return err
 			}
 			if closed {
-				m.settlePermission(p, "its agent was restarted")
-				m.publishPermission("permission.resolved", p)
+				m.settlePermission(ctx, p, "its agent was restarted")
+				m.publishPermission(kanban.EventPermissionResolved, p)
 			}
 		}
 		if l.NextCursor == "" {
@@ -329,16 +333,23 @@ func (m *Manager) cancelPermissions(ctx context.Context, sessionID string) error
 	}
 }
 
-// Shutdown stops every agent (their sessions resume on the next start)
-// and waits for them, bounded by ctx.
-func (m *Manager) Shutdown(ctx context.Context) error {
+// stopAll stops every agent for the backend's shutdown (their sessions
+// resume on the next start) and starts no more.
+func (m *Manager) stopAll() {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.closed = true
 	for _, r := range m.runs {
 		r.stop(stopShutdown)
 	}
 	m.queue = nil
-	m.mu.Unlock()
+}
+
+// Shutdown stops every agent (their sessions resume on the next start),
+// as the end of the base context does, and waits for them, bounded by
+// ctx.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	m.stopAll()
 	done := make(chan struct{})
 	go func() {
 		m.wg.Wait()
@@ -352,42 +363,37 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	}
 }
 
-// update applies a run update and publishes what changed.
-func (m *Manager) update(id string, u kanban.RunUpdate) {
-	sess, task, err := m.store.UpdateRun(context.Background(), id, u)
+// update applies a run update and publishes what changed. An update cut
+// short by the end of ctx is not logged (the run was stopped).
+func (m *Manager) update(ctx context.Context, id string, u kanban.RunUpdate) {
+	sess, task, err := m.store.UpdateRun(ctx, id, u)
 	if err != nil {
-		if kanban.ErrorCode(err) != kanban.CodeConflict { // conflict: the session ended meanwhile
+		if kanban.ErrorCode(err) != kanban.CodeConflict && ctx.Err() == nil { // conflict: the session ended meanwhile
 			m.log.Error("record session run", "session", id, "err", err)
 		}
 		return
 	}
-	m.pub.Publish(action.SessionTopic(sess.ID), "session.updated", sess)
-	m.pub.Publish(action.WorkspaceTopic(sess.WorkspaceID), "session.updated", sess)
+	kanban.EventSessionUpdated.Publish(m.pub, action.SessionTopic(sess.ID), sess)
+	kanban.EventSessionUpdated.Publish(m.pub, action.WorkspaceTopic(sess.WorkspaceID), sess)
 	if task != nil {
-		m.pub.Publish(action.WorkspaceTopic(task.WorkspaceID), "task.updated", task)
+		kanban.EventTaskUpdated.Publish(m.pub, action.WorkspaceTopic(task.WorkspaceID), task)
 	}
 	if u.State == kanban.SessionIdle {
 		m.becameIdle()
 	}
 }
 
-func (m *Manager) turn(ev kanban.TurnEvent) {
-	if m.cfg.OnTurn != nil {
-		m.cfg.OnTurn(ev)
+func (m *Manager) publishMessage(ctx context.Context, msg *kanban.Message) {
+	ev := kanban.SessionMessage{Message: msg}
+	kanban.EventSessionMessage.Publish(m.pub, action.SessionTopic(msg.SessionID), ev)
+	if s, err := m.store.GetSession(ctx, msg.SessionID); err == nil {
+		kanban.EventSessionMessage.Publish(m.pub, action.WorkspaceTopic(s.WorkspaceID), ev)
 	}
 }
 
-func (m *Manager) publishMessage(msg *kanban.Message) {
-	ev := map[string]any{"message": msg}
-	m.pub.Publish(action.SessionTopic(msg.SessionID), "session.message", ev)
-	if s, err := m.store.GetSession(context.Background(), msg.SessionID); err == nil {
-		m.pub.Publish(action.WorkspaceTopic(s.WorkspaceID), "session.message", ev)
-	}
-}
-
-func (m *Manager) publishPermission(event string, p *kanban.Permission) {
-	m.pub.Publish(action.SessionTopic(p.SessionID), event, p)
-	m.pub.Publish(action.WorkspaceTopic(p.WorkspaceID), event, p)
+func (m *Manager) publishPermission(event kanban.Event[*kanban.Permission], p *kanban.Permission) {
+	event.Publish(m.pub, action.SessionTopic(p.SessionID), p)
+	event.Publish(m.pub, action.WorkspaceTopic(p.WorkspaceID), p)
 }
 
 // dropAttrs is a slog handler that logs messages without their attributes.

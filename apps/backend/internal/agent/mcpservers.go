@@ -25,10 +25,10 @@ const kandevServer = "kandev"
 // variable that hijacks the loader or an interpreter, a header with a
 // control character; entries written before the rule existed) is not
 // given: dropped says which and why, for the operator.
-func (m *Manager) mcpServers(ctx context.Context, sessionID string, prof *kanban.AgentProfile, l *launchInfo) ([]profileServer, []string, error) {
+func (m *Manager) mcpServers(ctx context.Context, sessionID string, prof *kanban.AgentProfile, l *launch) ([]profileServer, []string, error) {
 	own := profileServer{name: kandevServer, server: acp.McpServer{Stdio: &acp.McpServerStdio{
 		Name: kandevServer, Command: m.cfg.Executable,
-		Args: []string{"mcp", "--backend", m.backendURL(), "--session", sessionID},
+		Args: []string{"mcp", "--backend", m.cfg.BackendURL, "--session", sessionID},
 		Env:  []acp.EnvVariable{{Name: "KANDEV_SESSION_TOKEN", Value: l.token}},
 	}}}
 	out := []profileServer{own}

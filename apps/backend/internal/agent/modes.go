@@ -140,60 +140,63 @@ func (s *sessionModes) want(m *kanban.AgentMode) (acp.SessionModeId, []string) {
 // turn: a context reset that is due, then the ACP session mode. It
 // reports whether plan mode is on (the turn's prompt then starts with the
 // plan-mode instructions).
-func (r *run) reconcile(l *launchInfo) bool {
-	ctx := context.Background()
+func (r *run) reconcile(l *launch) bool {
+	ctx := r.ctx
 	m, err := r.m.store.AgentMode(ctx, l.task.ID)
 	if err != nil {
-		if kanban.ErrorCode(err) != kanban.CodeNotFound {
+		if kanban.ErrorCode(err) != kanban.CodeNotFound && !r.stopped() {
 			r.m.log.Error("read agent mode", "session", r.id, "err", err)
 		}
 		return false
 	}
 	if m.ResetSessionID == r.id {
 		if taken, err := r.m.store.TakeReset(ctx, l.task.ID, r.id); err != nil {
-			r.m.log.Error("take context reset", "session", r.id, "err", err)
+			if !r.stopped() {
+				r.m.log.Error("take context reset", "session", r.id, "err", err)
+			}
 		} else if taken {
 			r.resetContext(l)
 		}
 	}
-	r.applyMode(m)
+	r.applyMode(l, m)
 	return m.PlanMode
 }
 
 // applyMode switches the agent's ACP session mode to what m asks for.
-func (r *run) applyMode(m *kanban.AgentMode) {
-	r.mu.Lock()
-	want, notes := r.modes.want(m)
-	cur, refused := r.modes.current, r.modes.refused[want]
-	conn, sid := r.conn, r.agentSID
+func (r *run) applyMode(l *launch, m *kanban.AgentMode) {
+	t := &r.turn
+	t.mu.Lock()
+	want, notes := t.modes.want(m)
+	cur, refused := t.modes.current, t.modes.refused[want]
+	sid := t.agentSID
 	switching := want != "" && want != cur && !refused
 	if switching {
-		r.modes.pending = want
+		t.modes.pending = want
 	}
-	r.mu.Unlock()
+	t.mu.Unlock()
 	for _, n := range notes {
 		r.rec.note("status", n)
 	}
 	if !switching {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.stopCtx, r.m.cfg.StartTimeout)
+	ctx, cancel := context.WithTimeout(r.ctx, r.m.cfg.StartTimeout)
 	defer cancel()
-	_, err := conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: sid, ModeId: want})
-	r.mu.Lock()
-	r.modes.pending = ""
+	_, err := l.conn.SetSessionMode(ctx, acp.SetSessionModeRequest{SessionId: sid, ModeId: want})
+	t.mu.Lock()
+	t.modes.pending = ""
 	if err != nil {
-		if r.modes.refused == nil {
-			r.modes.refused = map[acp.SessionModeId]bool{}
+		if t.modes.refused == nil {
+			t.modes.refused = map[acp.SessionModeId]bool{}
 		}
-		r.modes.refused[want] = true
+		t.modes.refused[want] = true
 	} else {
-		r.modes.current, r.modes.forced = want, want != r.modes.base
+		t.modes.current, t.modes.forced = want, want != t.modes.base
 	}
-	r.mu.Unlock()
+	t.mu.Unlock()
 	if err != nil {
-		if r.stopCtx.Err() == nil {
-			r.rec.note("error", "The agent did not switch to ACP session mode "+modeName(want)+" (session/set_mode): "+r.acpError(err)+".")
+		if !r.stopped() {
+			r.rec.note("error", "The agent did not switch to ACP session mode "+modeName(want)+" (session/set_mode): "+r.acpError(l, err)+".")
 		}
 		return
 	}
@@ -202,12 +205,13 @@ func (r *run) applyMode(m *kanban.AgentMode) {
 
 // agentSwitched records a mode change the agent made by itself.
 func (r *run) agentSwitched(sid acp.SessionId, id acp.SessionModeId) {
-	r.mu.Lock()
-	mine := sid == r.agentSID && id != r.modes.current && id != r.modes.pending
+	t := &r.turn
+	t.mu.Lock()
+	mine := sid == t.agentSID && id != t.modes.current && id != t.modes.pending
 	if mine {
-		r.modes.current = id
+		t.modes.current = id
 	}
-	r.mu.Unlock()
+	t.mu.Unlock()
 	if mine {
 		r.rec.note("status", "The agent switched its ACP session mode to "+modeName(id)+".")
 	}
@@ -216,23 +220,23 @@ func (r *run) agentSwitched(sid acp.SessionId, id acp.SessionModeId) {
 // resetContext gives the agent a fresh ACP session on the same
 // connection; the old one is closed when the agent supports that. On
 // failure the turn runs in the old session, with an error recorded.
-func (r *run) resetContext(l *launchInfo) {
-	ctx, cancel := context.WithTimeout(r.stopCtx, r.m.cfg.StartTimeout)
+func (r *run) resetContext(l *launch) {
+	ctx, cancel := context.WithTimeout(r.ctx, r.m.cfg.StartTimeout)
 	defer cancel()
-	r.mu.Lock()
-	conn, old := r.conn, r.agentSID
-	r.mu.Unlock()
-	ns, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: l.workdir, McpServers: r.servers})
+	r.turn.mu.Lock()
+	old, servers, canClose := r.turn.agentSID, r.turn.servers, r.turn.canClose
+	r.turn.mu.Unlock()
+	ns, err := l.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: l.workdir, McpServers: servers})
 	if err != nil {
-		if r.stopCtx.Err() == nil {
-			r.rec.note("error", "reset_agent_context: the agent could not start a fresh session (session/new: "+r.acpError(err)+
+		if !r.stopped() {
+			r.rec.note("error", "reset_agent_context: the agent could not start a fresh session (session/new: "+r.acpError(l, err)+
 				"); the next turn runs in its previous session.")
 		}
 		return
 	}
 	r.openedSession(ns.SessionId, ns.Modes)
-	if r.canClose {
-		if _, err := conn.CloseSession(ctx, acp.CloseSessionRequest{SessionId: old}); err != nil {
+	if canClose {
+		if _, err := l.conn.CloseSession(ctx, acp.CloseSessionRequest{SessionId: old}); err != nil {
 			r.m.log.Debug("close the agent's previous session", "session", r.id, "err", err)
 		}
 	}
@@ -242,24 +246,18 @@ func (r *run) resetContext(l *launchInfo) {
 // openedSession records a new ACP session of the run: its id (stored, so
 // a restart loads it) and its modes.
 func (r *run) openedSession(id acp.SessionId, modes *acp.SessionModeState) {
-	r.mu.Lock()
-	r.agentSID, r.modes = id, newSessionModes(modes)
-	r.mu.Unlock()
+	r.turn.mu.Lock()
+	r.turn.agentSID, r.turn.modes = id, newSessionModes(modes)
+	r.turn.mu.Unlock()
 	sid := string(id)
-	r.m.update(r.id, kanban.RunUpdate{AgentSessionID: &sid})
+	r.m.update(r.ctx, r.id, kanban.RunUpdate{AgentSessionID: &sid})
 }
 
 // acpError is an agent's error message, redacted and clipped, for the
 // conversation.
-func (r *run) acpError(err error) string {
+func (r *run) acpError(l *launch, err error) string {
 	var re *acp.RequestError
 	if errors.As(err, &re) {
-		r.mu.Lock()
-		l := r.info
-		r.mu.Unlock()
-		if l == nil {
-			return "refused"
-		}
 		return kanban.Clip(l.redact.String(re.Message), 300)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -271,8 +269,8 @@ func (r *run) acpError(err error) string {
 // entryModes starts a task's first session in the modes its step's
 // on_enter sets when no automation has set any yet (the engine may not
 // have run them: the session was created with the task).
-func (r *run) entryModes(l *launchInfo) {
-	ctx := context.Background()
+func (r *run) entryModes(l *launch) {
+	ctx := r.ctx
 	m, err := r.m.store.AgentMode(ctx, l.task.ID)
 	if err != nil || !m.UpdatedAt.IsZero() {
 		return
@@ -286,7 +284,7 @@ func (r *run) entryModes(l *launchInfo) {
 		return
 	}
 	if u, ok := step.EntryModes(); ok {
-		if _, _, err := r.m.store.UpdateAgentMode(ctx, t.ID, u); err != nil {
+		if _, _, err := r.m.store.UpdateAgentMode(ctx, t.ID, u); err != nil && !r.stopped() {
 			r.m.log.Error("set the step's entry modes", "session", r.id, "err", err)
 		}
 	}

@@ -41,25 +41,25 @@ func permissionOutcome(p *kanban.Permission, why string) string {
 // settlePermission rewrites the conversation's record of the closed
 // permission request p with its outcome and publishes it, so the page
 // redraws it in place and a reload reads the outcome.
-func (m *Manager) settlePermission(p *kanban.Permission, why string) {
+func (m *Manager) settlePermission(ctx context.Context, p *kanban.Permission, why string) {
 	if p.State == kanban.PermissionPending {
 		return
 	}
-	m.rewrite(p.MessageID, permissionOutcome(p, why))
+	m.rewrite(ctx, p.MessageID, permissionOutcome(p, why))
 }
 
 // rewrite replaces a runtime message's content ("" id: none) and
 // publishes it.
-func (m *Manager) rewrite(messageID, content string) {
+func (m *Manager) rewrite(ctx context.Context, messageID, content string) {
 	if messageID == "" {
 		return
 	}
-	msg, err := m.store.UpdateMessage(context.Background(), messageID, content)
+	msg, err := m.store.UpdateMessage(ctx, messageID, content)
 	if err != nil {
 		if kanban.ErrorCode(err) != kanban.CodeNotFound { // the task was deleted meanwhile
 			m.log.Warn("record a permission's outcome", "err", err)
 		}
 		return
 	}
-	m.publishMessage(msg)
+	m.publishMessage(ctx, msg)
 }

@@ -33,8 +33,11 @@ const (
 // session's total is bounded by limit bytes; past it, one status message
 // says so and the rest is not stored.
 type recorder struct {
+	// ctx is the context of every write: the run's, without its
+	// cancellation (what the agent said is recorded to the end).
+	ctx     context.Context
 	store   kanban.Store
-	publish func(m *kanban.Message)
+	publish func(ctx context.Context, m *kanban.Message)
 	log     *slog.Logger
 	session string
 	limit   int
@@ -72,8 +75,9 @@ type toolRecord struct {
 	Output     string `json:"output,omitempty"`
 }
 
-func newRecorder(st kanban.Store, sessionID string, limit int, log *slog.Logger, publish func(*kanban.Message)) *recorder {
-	r := &recorder{store: st, session: sessionID, limit: limit, log: log, publish: publish,
+func newRecorder(ctx context.Context, st kanban.Store, sessionID string, limit int, log *slog.Logger,
+	publish func(context.Context, *kanban.Message)) *recorder {
+	r := &recorder{ctx: ctx, store: st, session: sessionID, limit: limit, log: log, publish: publish,
 		tools: map[string]*toolCall{}, stopped: make(chan struct{})}
 	go r.flushLoop()
 	return r
@@ -278,24 +282,24 @@ func (r *recorder) appendLocked(typ, author, content string) *kanban.Message {
 	if !r.charge(len(content)) {
 		return nil
 	}
-	m, err := r.store.AppendMessage(context.Background(), kanban.Message{SessionID: r.session, Author: author,
+	m, err := r.store.AppendMessage(r.ctx, kanban.Message{SessionID: r.session, Author: author,
 		Type: typ, Content: content, Turn: r.turn})
 	if err != nil {
 		r.log.Warn("record agent message", "session", r.session, "err", err)
 		return nil
 	}
-	r.publish(m)
+	r.publish(r.ctx, m)
 	return m
 }
 
 func (r *recorder) saveLocked(m *kanban.Message, content string) {
-	saved, err := r.store.UpdateMessage(context.Background(), m.ID, content)
+	saved, err := r.store.UpdateMessage(r.ctx, m.ID, content)
 	if err != nil {
 		r.log.Warn("record agent message", "session", r.session, "err", err)
 		return
 	}
 	*m = *saved
-	r.publish(saved)
+	r.publish(r.ctx, saved)
 }
 
 // charge counts n more bytes against the session's limit; past it, one
@@ -309,11 +313,11 @@ func (r *recorder) charge(n int) bool {
 		return true
 	}
 	r.full = true
-	m, err := r.store.AppendMessage(context.Background(), kanban.Message{SessionID: r.session, Author: "kandev",
+	m, err := r.store.AppendMessage(r.ctx, kanban.Message{SessionID: r.session, Author: "kandev",
 		Type: "status", Turn: r.turn,
 		Content: "The agent's output reached this session's recording limit; further output is not recorded."})
 	if err == nil {
-		r.publish(m)
+		r.publish(r.ctx, m)
 	}
 	return false
 }

@@ -28,72 +28,125 @@ const (
 )
 
 // run is one managed session's agent: prepared, launched, fed prompts
-// turn by turn, and stopped.
+// turn by turn, and stopped. Its state is split by what changes together,
+// each part with one way of sharing it:
+//   - the signals (the stop context and its reason, the wake-ups): anyone
+//     sends them, the run's goroutine waits on them;
+//   - launch: what the run resolved and started, built by the run's
+//     goroutine and published once the agent process runs, never changed
+//     after;
+//   - turn: what changes as the turns go by, under its own mutex;
+//   - the agent's activity (lastSeen, loading): atomics the ACP callbacks
+//     update on every message.
 type run struct {
 	m  *Manager
 	id string
 	// resume is set for a session a previous backend process left live.
 	resume bool
+	// rec records the session's conversation; drive sets it before any
+	// other goroutine can read it.
+	rec *recorder
 
-	stopCtx  context.Context
-	stopFunc context.CancelFunc
-	stopWhy  atomic.Int32
-	wake     chan struct{} // prompts pending
-	// interrupts tells the turn in progress that it was cancelled.
+	// ctx is the run's lifetime, cancelled by stop (whose reason is set
+	// first, in stopWhy). It derives from the runtime's base context
+	// without its cancellation: the runtime stops its runs itself, so
+	// that each knows why it stopped. Writes that record how the run ended
+	// use keep().
+	ctx     context.Context
+	cancel  context.CancelFunc
+	stopWhy atomic.Int32
+	// wake says prompts are pending; interrupts tells the turn in
+	// progress that it was cancelled; aborted is closed when the run must
+	// end FAILED at once (watchdog.go).
+	wake       chan struct{}
 	interrupts chan struct{}
-	loading    atomic.Bool // replayed updates of session/load are ignored
+	aborted    chan struct{}
+	abortOnce  sync.Once
 
+	// launched is the run's launch, nil until the agent process runs.
+	launched atomic.Pointer[launch]
+
+	turn turnState
+
+	// lastSeen is when the agent last sent an ACP message (unix nanos);
+	// loading is set while the replayed updates of session/load are
+	// ignored.
+	lastSeen atomic.Int64
+	loading  atomic.Bool
+}
+
+// launch is what a run resolved and started: built by the run's
+// goroutine (prepare, then start) and, once published in run.launched,
+// never changed. The ACP callbacks get it with their connection.
+type launch struct {
+	task        *kanban.Task
+	agent       string
+	command     Command
+	executor    *kanban.ExecutorProfile
 	autoApprove bool
-	rec         *recorder
+	workdir     string
+	env         []string
+	servers     []profileServer
+	token       string
+	redact      *redact.Redactor
+	stderr      *tailBuffer
 
+	// Set by start: the agent process, its ACP connection, and the order
+	// of its permission requests behind the updates it wrote before them
+	// (order.go).
+	proc  *process
+	conn  *acp.ClientSideConnection
+	order *updateOrder
+}
+
+// turnState is what changes as the run goes: the agent's ACP session and
+// its modes, what its sessions get, whether a turn is in progress, the
+// questions and permissions open, the session's state and why the run
+// must fail. The run's goroutine, the ACP callbacks and the runtime
+// (Deliver, Waiting, the scheduler) share it under mu.
+type turnState struct {
 	mu       sync.Mutex
-	info     *launchInfo
-	conn     *acp.ClientSideConnection
 	agentSID acp.SessionId
 	modes    sessionModes
 	// servers are the MCP servers the agent's sessions get; canClose:
 	// the agent supports session/close.
-	servers    []acp.McpServer
-	canClose   bool
-	turnActive bool
-	waits      int
-	state      kanban.SessionState
-	idleSince  time.Time
-	exited     chan struct{} // closed when the agent process exited
+	servers   []acp.McpServer
+	canClose  bool
+	active    bool // a turn is in progress
+	waits     int  // questions and permissions open
+	state     kanban.SessionState
+	idleSince time.Time
 	// failure, once set, is why the run ends FAILED (watchdog.go).
 	failure string
-	// lastSeen is when the agent last sent an ACP message (unix nanos).
-	lastSeen atomic.Int64
-	// aborted is closed when the run must end as FAILED at once (abort).
-	aborted   chan struct{}
-	abortOnce sync.Once
-	// order keeps permission requests behind the updates the agent wrote
-	// before them (order.go); one per launched process.
-	order atomic.Pointer[updateOrder]
 }
 
 func newRun(m *Manager, id string, resume bool) *run {
-	r := &run{m: m, id: id, resume: resume, wake: make(chan struct{}, 1), interrupts: make(chan struct{}, 1), state: kanban.SessionQueued,
-		aborted: make(chan struct{})}
-	r.stopCtx, r.stopFunc = context.WithCancel(context.Background())
+	r := &run{m: m, id: id, resume: resume, wake: make(chan struct{}, 1), interrupts: make(chan struct{}, 1), aborted: make(chan struct{})}
+	r.turn.state = kanban.SessionQueued
+	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(m.ctx))
 	return r
 }
 
-// taskID is the run's task ("" before the run read its session).
+// keep is the context of the writes that record how the run went, which
+// must finish after the run was stopped.
+func (r *run) keep() context.Context { return context.WithoutCancel(r.ctx) }
+
+// taskID is the run's task ("" before the agent was launched).
 func (r *run) taskID() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.info == nil || r.info.task == nil {
-		return ""
+	if l := r.launched.Load(); l != nil {
+		return l.task.ID
 	}
-	return r.info.task.ID
+	return ""
 }
 
 // stop asks the run to end for why; the first reason wins.
 func (r *run) stop(why stopMode) {
 	r.stopWhy.CompareAndSwap(int32(stopNone), int32(why))
-	r.stopFunc()
+	r.cancel()
 }
+
+// stopped reports whether the run was asked to stop.
+func (r *run) stopped() bool { return r.ctx.Err() != nil }
 
 // poke tells the run that prompts are pending; with interrupt, the turn in
 // progress is cancelled first.
@@ -105,11 +158,12 @@ func (r *run) poke(interrupt bool) {
 	if !interrupt {
 		return
 	}
-	r.mu.Lock()
-	conn, sid, active := r.conn, r.agentSID, r.turnActive
-	r.mu.Unlock()
-	if active && conn != nil {
-		_ = conn.Cancel(context.Background(), acp.CancelNotification{SessionId: sid})
+	l := r.launched.Load()
+	r.turn.mu.Lock()
+	sid, active := r.turn.agentSID, r.turn.active
+	r.turn.mu.Unlock()
+	if active && l != nil {
+		_ = l.conn.Cancel(r.ctx, acp.CancelNotification{SessionId: sid}) // best effort: the turn may have just ended
 		select {
 		case r.interrupts <- struct{}{}:
 		default:
@@ -119,27 +173,27 @@ func (r *run) poke(interrupt bool) {
 
 // setState records a state change (and the task state it implies).
 func (r *run) setState(st kanban.SessionState) {
-	r.mu.Lock()
-	if r.state == st {
-		r.mu.Unlock()
+	r.turn.mu.Lock()
+	if r.turn.state == st {
+		r.turn.mu.Unlock()
 		return
 	}
-	r.state = st
+	r.turn.state = st
 	if st == kanban.SessionIdle {
-		r.idleSince = time.Now()
+		r.turn.idleSince = time.Now()
 	}
-	r.mu.Unlock()
-	r.m.update(r.id, kanban.RunUpdate{State: st})
+	r.turn.mu.Unlock()
+	r.m.update(r.ctx, r.id, kanban.RunUpdate{State: st})
 }
 
 // inputWait counts a question or permission opening (+1) or closing (-1)
 // and moves the session between RUNNING and WAITING_FOR_INPUT.
 func (r *run) inputWait(delta int) {
 	r.seen() // the silence watchdog counts from the wait's start or end
-	r.mu.Lock()
-	r.waits += delta
-	waiting, active := r.waits > 0, r.turnActive
-	r.mu.Unlock()
+	r.turn.mu.Lock()
+	r.turn.waits += delta
+	waiting, active := r.turn.waits > 0, r.turn.active
+	r.turn.mu.Unlock()
 	if !active {
 		return
 	}
@@ -152,78 +206,59 @@ func (r *run) inputWait(delta int) {
 
 // idleFor reports how long the run has been idle (false when not idle).
 func (r *run) idleFor() (time.Duration, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.state != kanban.SessionIdle || r.turnActive {
+	r.turn.mu.Lock()
+	defer r.turn.mu.Unlock()
+	if r.turn.state != kanban.SessionIdle || r.turn.active {
 		return 0, false
 	}
-	return time.Since(r.idleSince), true
+	return time.Since(r.turn.idleSince), true
 }
 
-// drive runs the session from start to end.
+// drive runs the session from start to end. A run stopped while it
+// prepares or launches ends as its stop says (finish), not as a failure.
 func (r *run) drive() {
 	defer r.m.finished(r)
-	sess, err := r.m.store.GetSession(context.Background(), r.id)
+	sess, err := r.m.store.GetSession(r.ctx, r.id)
 	if err != nil || sess.State.Ended() {
 		return
 	}
-	r.rec = newRecorder(r.m.store, r.id, r.m.cfg.OutputLimit, r.m.log, r.m.publishMessage)
+	r.rec = newRecorder(r.keep(), r.m.store, r.id, r.m.cfg.OutputLimit, r.m.log, r.m.publishMessage)
 	defer r.rec.close()
 	l, err := r.prepare(sess)
-	if err != nil {
-		r.fail(err.Error(), nil)
+	if err != nil || r.stopped() {
+		if r.stopped() {
+			r.finish(l)
+			return
+		}
+		r.fail(err.Error(), l)
 		return
 	}
-	if r.stopCtx.Err() != nil {
-		r.finish(l, nil)
-		return
-	}
-	proc, err := r.launch(l)
-	if err != nil {
-		r.fail(err.Error(), nil)
+	if err := r.start(l); err != nil {
+		r.fail(err.Error(), l)
 		r.cleanup(l)
 		return
 	}
 	if err := r.open(l, sess); err != nil {
-		proc.terminate(r.m.cfg.StopGrace)
-		r.fail(err.Error(), proc)
+		l.proc.terminate(r.m.cfg.StopGrace)
+		r.fail(err.Error(), l)
 		r.cleanup(l)
 		return
 	}
-	r.turns(l, proc)
-	r.finish(l, proc)
-}
-
-// launchInfo is what a run resolved before launching its agent.
-type launchInfo struct {
-	task     *kanban.Task
-	agent    string
-	command  Command
-	executor *kanban.ExecutorProfile
-	workdir  string
-	env      []string
-	servers  []profileServer
-	token    string
-	redact   *redact.Redactor
-	stderr   *tailBuffer
+	r.turns(l)
+	r.finish(l)
 }
 
 // prepare resolves the agent and executor, prepares the working directory
-// and runs the prepare script.
-func (r *run) prepare(sess *kanban.Session) (*launchInfo, error) {
-	ctx := context.Background()
+// and runs the prepare script. A failure's error text is shown to
+// operators.
+func (r *run) prepare(sess *kanban.Session) (*launch, error) {
+	ctx := r.ctx
 	r.setState(kanban.SessionStarting)
-	l := &launchInfo{stderr: newTailBuffer(stderrKeep)}
-	r.mu.Lock()
-	r.info = l
-	r.mu.Unlock()
+	l := &launch{stderr: newTailBuffer(stderrKeep)}
 	var err error
 	if l.task, err = r.m.store.GetTask(ctx, sess.TaskID); err != nil {
 		return nil, errors.New("the session's task could not be read")
 	}
-	r.mu.Lock()
-	r.info = l
-	r.mu.Unlock()
 	if sess.AgentProfileID == "" {
 		return nil, errors.New("the session has no agent profile")
 	}
@@ -231,7 +266,7 @@ func (r *run) prepare(sess *kanban.Session) (*launchInfo, error) {
 	if err != nil {
 		return nil, errors.New("the session's agent profile no longer exists")
 	}
-	r.autoApprove = prof.AutoApprove
+	l.autoApprove = prof.AutoApprove
 	agent, err := r.m.store.GetAgent(ctx, prof.AgentID)
 	if err != nil {
 		return nil, errors.New("the agent profile's agent no longer exists")
@@ -242,19 +277,14 @@ func (r *run) prepare(sess *kanban.Session) (*launchInfo, error) {
 		return nil, errors.New("no launch command is configured for agent type " + agent.Name)
 	}
 	l.command = cmd
-	execType := executorLocal
-	if sess.ExecutorProfileID != "" {
-		if l.executor, err = r.m.store.GetExecutorProfile(ctx, sess.ExecutorProfileID); err != nil {
-			return nil, errors.New("the session's executor profile no longer exists")
-		}
-		if ex, err := r.m.store.GetExecutor(ctx, l.executor.ExecutorID); err == nil {
-			execType = ex.Type
-		}
+	execType, err := r.executor(ctx, sess, l)
+	if err != nil {
+		return nil, err
 	}
 	if l.workdir, err = r.m.workdirs.prepare(ctx, l.task, execType); err != nil {
 		return nil, err
 	}
-	r.m.update(r.id, kanban.RunUpdate{Workdir: &l.workdir})
+	r.m.update(ctx, r.id, kanban.RunUpdate{Workdir: &l.workdir})
 	if l.token, err = r.m.store.RotateSessionToken(ctx, r.id); err != nil {
 		return nil, errors.New("could not mint the session's token")
 	}
@@ -276,10 +306,33 @@ func (r *run) prepare(sess *kanban.Session) (*launchInfo, error) {
 	return l, nil
 }
 
+// executor resolves the session's executor profile into l and returns the
+// type of its executor (local without a profile). A profile or executor
+// that cannot be read fails the start: the agent never runs somewhere
+// else than where its profile says.
+func (r *run) executor(ctx context.Context, sess *kanban.Session, l *launch) (string, error) {
+	if sess.ExecutorProfileID == "" {
+		return executorLocal, nil
+	}
+	var err error
+	if l.executor, err = r.m.store.GetExecutorProfile(ctx, sess.ExecutorProfileID); err != nil {
+		return "", errors.New("the session's executor profile no longer exists")
+	}
+	ex, err := r.m.store.GetExecutor(ctx, l.executor.ExecutorID)
+	switch {
+	case kanban.ErrorCode(err) == kanban.CodeNotFound:
+		return "", errors.New("the executor profile's executor no longer exists")
+	case err != nil:
+		r.m.log.Error("read the session's executor", "session", r.id, "err", err)
+		return "", errors.New("the executor profile's executor could not be read")
+	}
+	return ex.Type, nil
+}
+
 // script runs one executor script and records its output.
-func (r *run) script(l *launchInfo, name, script string) error {
+func (r *run) script(l *launch, name, script string) error {
 	env := append(append([]string{}, l.env...), "KANDEV_TASK_ID="+l.task.ID, "KANDEV_SESSION_ID="+r.id, "KANDEV_WORKDIR="+l.workdir)
-	out, err := runScript(r.stopCtx, l.workdir, script, env, r.m.cfg.ScriptTimeout, 16<<10)
+	out, err := runScript(r.ctx, l.workdir, script, env, r.m.cfg.ScriptTimeout, 16<<10)
 	text := "The executor's " + name + " script "
 	if err != nil {
 		text += "failed (" + err.Error() + ")"
@@ -297,8 +350,9 @@ func (r *run) script(l *launchInfo, name, script string) error {
 	return err
 }
 
-// launch starts the agent process in the working directory.
-func (r *run) launch(l *launchInfo) (*process, error) {
+// start starts the agent process in the working directory, connects ACP
+// to it and publishes the launch.
+func (r *run) start(l *launch) error {
 	path := l.command.Path
 	if path == selfCommand {
 		path = r.m.cfg.Executable
@@ -307,32 +361,30 @@ func (r *run) launch(l *launchInfo) (*process, error) {
 	cmd.Dir, cmd.Env, cmd.Stderr = l.workdir, l.env, l.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, fmt.Errorf("start the agent: %w", err)
+		return fmt.Errorf("start the agent: %w", err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("start the agent: %w", err)
+		return fmt.Errorf("start the agent: %w", err)
 	}
-	proc, err := startProcess(cmd)
-	if err != nil {
-		return nil, fmt.Errorf("start the agent (%s): %w", filepath.Base(path), errors.Unwrap(err))
+	if l.proc, err = startProcess(cmd); err != nil {
+		return fmt.Errorf("start the agent (%s): %w", filepath.Base(path), errors.Unwrap(err))
 	}
-	order := newUpdateOrder()
-	r.order.Store(order)
-	conn := acp.NewClientSideConnection(r, stdin, order.reader(stdout, proc.done))
-	conn.SetLogger(newRunLog(r.m.acpLog.Handler(), r))
-	r.mu.Lock()
-	r.conn, r.exited = conn, proc.done
-	r.mu.Unlock()
-	return proc, nil
+	l.order = newUpdateOrder()
+	// The connection's goroutines start here: everything of l they read
+	// is set above.
+	l.conn = acp.NewClientSideConnection(&client{r: r, l: l}, stdin, l.order.reader(stdout, l.proc.done))
+	l.conn.SetLogger(newRunLog(r.m.acpLog.Handler(), r))
+	r.launched.Store(l)
+	return nil
 }
 
 // open initializes the ACP connection and creates (or, resuming, loads)
 // the agent's session.
-func (r *run) open(l *launchInfo, sess *kanban.Session) error {
-	ctx, cancel := context.WithTimeout(r.stopCtx, r.m.cfg.StartTimeout)
+func (r *run) open(l *launch, sess *kanban.Session) error {
+	ctx, cancel := context.WithTimeout(r.ctx, r.m.cfg.StartTimeout)
 	defer cancel()
-	init, err := r.conn.Initialize(ctx, acp.InitializeRequest{
+	init, err := l.conn.Initialize(ctx, acp.InitializeRequest{
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		ClientInfo:      &acp.Implementation{Name: "kandev", Version: r.m.cfg.Version},
 	})
@@ -340,34 +392,36 @@ func (r *run) open(l *launchInfo, sess *kanban.Session) error {
 		return r.startError("initialize", ctx, err, l)
 	}
 	servers, skipped := forAgent(l.servers, init.AgentCapabilities.McpCapabilities.Http)
-	r.servers, r.canClose = servers, init.AgentCapabilities.SessionCapabilities.Close != nil
+	r.turn.mu.Lock()
+	r.turn.servers, r.turn.canClose = servers, init.AgentCapabilities.SessionCapabilities.Close != nil
+	r.turn.mu.Unlock()
 	for _, name := range skipped {
 		r.rec.note("status", "MCP server "+kanban.Clip(name, 100)+" was not given to the agent: it does not support HTTP MCP servers.")
 	}
 	if r.resume && sess.AgentSessionID != "" && init.AgentCapabilities.LoadSession {
 		r.loading.Store(true)
-		loaded, err := r.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: acp.SessionId(sess.AgentSessionID), Cwd: l.workdir, McpServers: servers})
+		loaded, err := l.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: acp.SessionId(sess.AgentSessionID), Cwd: l.workdir, McpServers: servers})
 		r.loading.Store(false)
 		if err != nil {
 			return r.startError("session/load", ctx, err, l)
 		}
-		r.mu.Lock()
-		r.agentSID, r.modes = acp.SessionId(sess.AgentSessionID), newSessionModes(loaded.Modes)
-		r.mu.Unlock()
+		r.turn.mu.Lock()
+		r.turn.agentSID, r.turn.modes = acp.SessionId(sess.AgentSessionID), newSessionModes(loaded.Modes)
+		r.turn.mu.Unlock()
 		r.rec.note("status", "Resumed the agent's session after a backend restart (ACP session/load); a turn in progress then was interrupted.")
 		return nil
 	}
 	if r.resume && sess.AgentSessionID != "" {
 		return errors.New("backend restarted, and the agent cannot load its earlier session")
 	}
-	ns, err := r.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: l.workdir, McpServers: servers})
+	ns, err := l.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: l.workdir, McpServers: servers})
 	if err != nil {
 		return r.startError("session/new", ctx, err, l)
 	}
 	r.openedSession(ns.SessionId, ns.Modes)
 	// A fresh session needs no context reset, and starts in the modes of
 	// its step's on_enter when no automation has set any yet.
-	if _, err := r.m.store.TakeReset(context.Background(), l.task.ID, r.id); err != nil {
+	if _, err := r.m.store.TakeReset(r.ctx, l.task.ID, r.id); err != nil && !r.stopped() {
 		r.m.log.Error("take context reset", "session", r.id, "err", err)
 	}
 	r.entryModes(l)
@@ -376,16 +430,11 @@ func (r *run) open(l *launchInfo, sess *kanban.Session) error {
 
 // startError explains why the agent did not start: a timeout, an exit, or
 // the agent's own error (its message, redacted and clipped).
-func (r *run) startError(step string, ctx context.Context, err error, l *launchInfo) error {
-	r.mu.Lock()
-	exited := r.exited
-	r.mu.Unlock()
-	select {
-	case <-exited:
+func (r *run) startError(step string, ctx context.Context, err error, l *launch) error {
+	if processExited(l.proc) {
 		return fmt.Errorf("the agent exited during %s", step)
-	default:
 	}
-	if ctx.Err() != nil && r.stopCtx.Err() == nil {
+	if ctx.Err() != nil && !r.stopped() {
 		return fmt.Errorf("the agent did not answer %s within %s", step, r.m.cfg.StartTimeout)
 	}
 	var re *acp.RequestError

@@ -110,7 +110,7 @@ func messages(t *testing.T, st *store.Store, taskID string) []kanban.Message {
 func TestRecorderBounds(t *testing.T) {
 	st, sess := recorderFixture(t)
 	published := 0
-	rec := newRecorder(st, sess.ID, 1<<20, discardLog(), func(*kanban.Message) { published++ })
+	rec := newRecorder(t.Context(), st, sess.ID, 1<<20, discardLog(), func(context.Context, *kanban.Message) { published++ })
 	chunk := strings.Repeat("x", 1024)
 	for range 200 {
 		rec.update(acp.UpdateAgentMessageText(chunk))
@@ -123,7 +123,7 @@ func TestRecorderBounds(t *testing.T) {
 	rec.close()
 
 	st2, sess2 := recorderFixture(t)
-	rec2 := newRecorder(st2, sess2.ID, 10<<10, discardLog(), func(*kanban.Message) {})
+	rec2 := newRecorder(t.Context(), st2, sess2.ID, 10<<10, discardLog(), func(context.Context, *kanban.Message) {})
 	defer rec2.close()
 	for i := range 100 {
 		rec2.update(acp.UpdateAgentThoughtText(chunk))

@@ -27,13 +27,15 @@ var (
 
 // turns delivers pending prompts turn by turn until the run is stopped or
 // the agent exits. Between turns the session is IDLE.
-func (r *run) turns(l *launchInfo, proc *process) {
-	ctx := context.Background()
+func (r *run) turns(l *launch) {
+	ctx := r.ctx
 	first := !r.resume
 	for turn := 1; ; turn++ {
 		prompts, err := r.m.store.PendingPrompts(ctx, r.id, maxPromptsPerTurn)
 		if err != nil {
-			r.m.log.Error("read pending prompts", "session", r.id, "err", err)
+			if !r.stopped() {
+				r.m.log.Error("read pending prompts", "session", r.id, "err", err)
+			}
 			return
 		}
 		// After reading the prompts: a mode change stored before a prompt
@@ -45,12 +47,12 @@ func (r *run) turns(l *launchInfo, proc *process) {
 			case <-r.wake:
 				turn--
 				continue
-			case <-r.stopCtx.Done():
+			case <-ctx.Done():
 				return
-			case <-proc.done:
+			case <-l.proc.done:
 				return
-			case <-r.conn.Done():
-				if !exitsSoon(proc) {
+			case <-l.conn.Done():
+				if !exitsSoon(l.proc) {
 					r.setFailure(errBroken.Error())
 				}
 				return
@@ -61,68 +63,75 @@ func (r *run) turns(l *launchInfo, proc *process) {
 		blocks, last := r.promptBlocks(l, prompts, first, plan)
 		first = false
 		if err := r.m.store.MarkDelivered(ctx, r.id, last); err != nil {
-			r.m.log.Error("mark prompts delivered", "session", r.id, "err", err)
+			if !r.stopped() {
+				r.m.log.Error("mark prompts delivered", "session", r.id, "err", err)
+			}
 			return
 		}
-		r.mu.Lock()
-		r.turnActive = true
-		waiting := r.waits > 0
-		r.mu.Unlock()
-		if waiting {
-			r.setState(kanban.SessionWaitingForInput)
-		} else {
-			r.setState(kanban.SessionRunning)
+		if !r.oneTurn(l, turn, blocks) {
+			return
 		}
-		r.rec.startTurn(turn)
-		ev := r.turnEvent(l.task.ID)
-		r.m.turn(ev)
-		resp, err := r.prompt(blocks)
-		r.mu.Lock()
-		r.turnActive = false
-		r.mu.Unlock()
-		r.rec.endTurn()
-		ev.Ended, ev.StopReason = true, string(resp.StopReason)
-		if err != nil {
-			ev.StopReason = "error"
-		}
-		if err == nil || !errors.Is(err, errStopped) {
-			r.m.turn(ev)
-		}
-		if err != nil {
-			if errors.Is(err, errStopped) || processExited(proc) {
-				return
-			}
-			var silent silentError
-			if errors.Is(err, errAborted) {
-				return
-			}
-			if errors.As(err, &silent) {
-				r.setFailure(err.Error())
-				return
-			}
-			if errors.Is(err, errBroken) || connBroken(r.conn) {
-				if !exitsSoon(proc) {
-					r.setFailure(errBroken.Error())
-				}
-				return
-			}
-			msg := "The agent's turn failed."
-			if errors.Is(err, errInterrupted) {
-				msg = "The agent's turn was interrupted: " + err.Error() + "."
-			}
-			r.rec.note("error", msg)
-			continue
-		}
+	}
+}
+
+// oneTurn runs one turn with blocks and records how it ended; false ends
+// the run's turns (stopped, aborted, the agent gone or broken).
+func (r *run) oneTurn(l *launch, turn int, blocks []acp.ContentBlock) bool {
+	r.turn.mu.Lock()
+	r.turn.active = true
+	waiting := r.turn.waits > 0
+	r.turn.mu.Unlock()
+	if waiting {
+		r.setState(kanban.SessionWaitingForInput)
+	} else {
+		r.setState(kanban.SessionRunning)
+	}
+	r.rec.startTurn(turn)
+	ev := r.turnEvent(l.task.ID)
+	r.m.cfg.Events.Emit(ev)
+	resp, err := r.prompt(l, blocks)
+	r.turn.mu.Lock()
+	r.turn.active = false
+	r.turn.mu.Unlock()
+	r.rec.endTurn()
+	ev.Ended, ev.StopReason = true, string(resp.StopReason)
+	if err != nil {
+		ev.StopReason = "error"
+	}
+	if err == nil || !errors.Is(err, errStopped) {
+		r.m.cfg.Events.Emit(ev)
+	}
+	if err == nil {
 		if resp.StopReason != acp.StopReasonEndTurn {
 			r.rec.note("status", "The agent ended its turn: "+string(resp.StopReason)+".")
 		}
+		return true
 	}
+	var silent silentError
+	switch {
+	case errors.Is(err, errStopped) || processExited(l.proc) || errors.Is(err, errAborted):
+		return false
+	case errors.As(err, &silent):
+		r.setFailure(err.Error())
+		return false
+	case errors.Is(err, errBroken) || connBroken(l.conn):
+		if !exitsSoon(l.proc) {
+			r.setFailure(errBroken.Error())
+		}
+		return false
+	}
+	msg := "The agent's turn failed."
+	if errors.Is(err, errInterrupted) {
+		msg = "The agent's turn was interrupted: " + err.Error() + "."
+	}
+	r.rec.note("error", msg)
+	return true
 }
 
 // turnEvent describes a turn starting now on the task (its current step).
 func (r *run) turnEvent(taskID string) kanban.TurnEvent {
 	ev := kanban.TurnEvent{SessionID: r.id, TaskID: taskID, StartedAt: kanban.Now()}
-	if t, err := r.m.store.GetTask(context.Background(), taskID); err == nil {
+	if t, err := r.m.store.GetTask(r.ctx, taskID); err == nil {
 		ev.StepID = t.WorkflowStepID
 	}
 	return ev
@@ -139,12 +148,15 @@ func processExited(p *process) bool {
 
 // prompt runs one turn. A stop cancels it at once; an interrupt sends
 // session/cancel and waits (bounded) for the agent to end the turn.
-func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
-	ctx, cancel := context.WithCancel(context.Background())
+func (r *run) prompt(l *launch, blocks []acp.ContentBlock) (acp.PromptResponse, error) {
+	// The prompt outlives a stop: the agent is sent session/cancel, and
+	// the request ends with its answer or its connection.
+	ctx, cancel := context.WithCancel(r.keep())
 	defer cancel()
-	r.mu.Lock()
-	conn, sid := r.conn, r.agentSID
-	r.mu.Unlock()
+	conn := l.conn
+	r.turn.mu.Lock()
+	sid := r.turn.agentSID
+	r.turn.mu.Unlock()
 	type result struct {
 		resp acp.PromptResponse
 		err  error
@@ -166,8 +178,8 @@ func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
 		case err := <-abandon:
 			cancel()
 			return acp.PromptResponse{}, err
-		case <-r.stopCtx.Done():
-			_ = conn.Cancel(context.Background(), acp.CancelNotification{SessionId: sid})
+		case <-r.ctx.Done():
+			_ = conn.Cancel(r.keep(), acp.CancelNotification{SessionId: sid}) // best effort: the agent is stopped next
 			return acp.PromptResponse{}, errStopped
 		case <-r.interrupts:
 			if grace == nil {
@@ -183,7 +195,7 @@ func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
 				resend = tk.C
 			}
 		case <-resend:
-			_ = conn.Cancel(context.Background(), acp.CancelNotification{SessionId: sid})
+			_ = conn.Cancel(r.keep(), acp.CancelNotification{SessionId: sid}) // best effort, repeated
 		case <-grace:
 			cancel()
 			<-done
@@ -199,24 +211,24 @@ func (r *run) prompt(blocks []acp.ContentBlock) (acp.PromptResponse, error) {
 // {{task_prompt}} in it replaced by the first message, which it then stands
 // for; then each message (one from another task says so on a line of its
 // own). last is the newest message the turn delivers.
-func (r *run) promptBlocks(l *launchInfo, prompts []kanban.Message, first, plan bool) (blocks []acp.ContentBlock, last string) {
+func (r *run) promptBlocks(l *launch, prompts []kanban.Message, first, plan bool) (blocks []acp.ContentBlock, last string) {
 	last = prompts[len(prompts)-1].ID
 	if plan {
 		blocks = append(blocks, acp.TextBlock(planModeText))
 	}
 	if first {
-		if w, err := r.m.store.GetWorkflow(context.Background(), l.task.WorkflowID); err == nil && strings.TrimSpace(w.Prompt) != "" {
+		if w, err := r.m.store.GetWorkflow(r.ctx, l.task.WorkflowID); err == nil && strings.TrimSpace(w.Prompt) != "" {
 			blocks = append(blocks, acp.TextBlock("## Workflow instructions\n\n"+w.Prompt))
 		}
-		if step, err := r.m.store.GetStep(context.Background(), l.task.WorkflowStepID); err == nil && step.Prompt != "" {
+		if step, err := r.m.store.GetStep(r.ctx, l.task.WorkflowStepID); err == nil && step.Prompt != "" {
 			text, combined := kanban.StepPromptWith(step.Prompt, prompts[0].Content)
 			if combined {
 				prompts = prompts[1:]
 			}
 			blocks = append(blocks, acp.TextBlock(text))
-			if m, err := r.m.store.AppendMessage(context.Background(), kanban.Message{SessionID: r.id, Author: "workflow",
+			if m, err := r.m.store.AppendMessage(r.ctx, kanban.Message{SessionID: r.id, Author: "workflow",
 				Type: "prompt", Content: text}); err == nil {
-				r.m.publishMessage(m)
+				r.m.publishMessage(r.ctx, m)
 				last = m.ID
 			}
 		}
@@ -232,9 +244,14 @@ func (r *run) promptBlocks(l *launchInfo, prompts []kanban.Message, first, plan 
 }
 
 // finish stops the agent if it still runs and records how the session
-// ended; the cleanup script runs once the session has ended.
-func (r *run) finish(l *launchInfo, proc *process) {
+// ended; the cleanup script runs once the session has ended. l is nil
+// when the run stopped before it resolved its launch.
+func (r *run) finish(l *launch) {
 	why := stopMode(r.stopWhy.Load())
+	var proc *process
+	if l != nil {
+		proc = l.proc
+	}
 	if proc != nil {
 		proc.terminate(r.m.cfg.StopGrace)
 	}
@@ -242,7 +259,7 @@ func (r *run) finish(l *launchInfo, proc *process) {
 	case stopCancel:
 	case stopEvict:
 		r.rec.note("status", "The idle agent was stopped to free an agent slot for a queued session.")
-		r.m.update(r.id, kanban.RunUpdate{State: kanban.SessionCompleted})
+		r.m.update(r.keep(), r.id, kanban.RunUpdate{State: kanban.SessionCompleted})
 	case stopShutdown:
 		r.rec.note("status", "The backend shut down and stopped the agent; the session resumes when it starts again.")
 		return
@@ -251,47 +268,43 @@ func (r *run) finish(l *launchInfo, proc *process) {
 			return
 		}
 		if reason := r.failureReason(); reason != "" {
-			r.fail(reason, proc)
+			r.fail(reason, l)
 			break
 		}
 		code := proc.exitCode()
 		if code == 0 {
 			r.rec.note("status", "The agent exited.")
-			r.m.update(r.id, kanban.RunUpdate{State: kanban.SessionCompleted, ExitCode: &code})
+			r.m.update(r.keep(), r.id, kanban.RunUpdate{State: kanban.SessionCompleted, ExitCode: &code})
 		} else {
-			r.fail(fmt.Sprintf("the agent exited with code %d", code), proc)
+			r.fail(fmt.Sprintf("the agent exited with code %d", code), l)
 		}
 	}
 	r.cleanup(l)
 }
 
 // fail records a failed session with its reason and, when the agent ran,
-// its exit code and the tail of its stderr (redacted).
-func (r *run) fail(reason string, proc *process) {
+// its exit code and the tail of its stderr (redacted). l is nil when the
+// run failed before it resolved its launch.
+func (r *run) fail(reason string, l *launch) {
 	var u kanban.RunUpdate
 	u.State = kanban.SessionFailed
 	msg := reason
-	if proc != nil {
-		<-proc.done
-		code := proc.exitCode()
+	if l != nil && l.proc != nil {
+		<-l.proc.done
+		code := l.proc.exitCode()
 		u.ExitCode = &code
 	}
-	if tail := r.stderrTail(); tail != "" {
+	if tail := stderrEnd(l, 2048); tail != "" {
 		msg += "\nstderr (last lines):\n" + tail
 	}
 	u.Error = &msg
 	r.rec.note("error", "The session failed: "+msg)
-	r.m.update(r.id, u)
+	r.m.update(r.keep(), r.id, u)
 }
 
-// stderrTail is the end of the agent's stderr, redacted, at most 2 KiB.
-func (r *run) stderrTail() string { return r.stderrEnd(2048) }
-
-// stderrEnd is the end of the agent's stderr, redacted, at most n bytes.
-func (r *run) stderrEnd(n int) string {
-	r.mu.Lock()
-	l := r.info
-	r.mu.Unlock()
+// stderrEnd is the end of the launched agent's stderr, redacted, at most
+// n bytes ("" when l is nil).
+func stderrEnd(l *launch, n int) string {
 	if l == nil {
 		return ""
 	}
@@ -304,7 +317,7 @@ func (r *run) stderrEnd(n int) string {
 }
 
 // cleanup runs the executor's cleanup script after the session ended.
-func (r *run) cleanup(l *launchInfo) {
+func (r *run) cleanup(l *launch) {
 	if l == nil || l.executor == nil || l.executor.CleanupScript == "" {
 		return
 	}

@@ -66,9 +66,9 @@ func (r *run) watchTurn(conn *acp.ClientSideConnection, done <-chan struct{}) <-
 				out <- errAborted
 				return
 			case <-tick.C:
-				r.mu.Lock()
-				waiting := r.waits > 0
-				r.mu.Unlock()
+				r.turn.mu.Lock()
+				waiting := r.turn.waits > 0
+				r.turn.mu.Unlock()
 				if waiting {
 					r.seen()
 				} else if r.silentFor() > limit {
@@ -83,17 +83,17 @@ func (r *run) watchTurn(conn *acp.ClientSideConnection, done <-chan struct{}) <-
 
 // setFailure records why the run must end as FAILED; the first reason wins.
 func (r *run) setFailure(reason string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.failure == "" {
-		r.failure = reason
+	r.turn.mu.Lock()
+	defer r.turn.mu.Unlock()
+	if r.turn.failure == "" {
+		r.turn.failure = reason
 	}
 }
 
 func (r *run) failureReason() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.failure
+	r.turn.mu.Lock()
+	defer r.turn.mu.Unlock()
+	return r.turn.failure
 }
 
 // connBroken reports whether the run's ACP connection has closed.

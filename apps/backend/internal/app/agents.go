@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -38,9 +37,20 @@ type AgentsConfig struct {
 	StartTimeout, SilenceTimeout time.Duration
 }
 
-// newRuntime builds the agent runtime of a backend, or nil when it
-// launches no agents.
-func newRuntime(cfg Config, st kanban.Store, pub action.Publisher, token string, guard *fsguard.Policy, onTurn func(kanban.TurnEvent), backendID string) (*agent.Manager, error) {
+// runtimeDeps are the parts the agent runtime is built from.
+type runtimeDeps struct {
+	store     kanban.Store
+	pub       kanban.Publisher
+	events    *kanban.DomainEvents
+	guard     *fsguard.Policy
+	token     string // the operator token, redacted from what agents print
+	backendID string
+	url       string // where the backend listens: sessions' MCP servers connect there
+}
+
+// newRuntime builds the agent runtime of a backend, living within ctx, or
+// nil when it launches no agents.
+func newRuntime(ctx context.Context, cfg Config, d runtimeDeps) (*agent.Manager, error) {
 	a := cfg.Agents
 	if !a.Launch {
 		return nil, nil
@@ -59,25 +69,24 @@ func newRuntime(cfg Config, st kanban.Store, pub action.Publisher, token string,
 			return nil, fmt.Errorf("locate the kandev binary: %w", err)
 		}
 	}
-	return agent.New(agent.Config{
-		Store: st, Publisher: pub, Logger: cfg.Logger, Guard: guard, Executable: exe, Version: toolserver.Version,
-		Commands: cmds, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
-		StopGrace: a.StopGrace, OperatorToken: token, OnTurn: onTurn, StartTimeout: a.StartTimeout, SilenceTimeout: a.SilenceTimeout,
-		BackendID: backendID, LeaseTTL: cfg.LeaseTTL,
+	return agent.New(ctx, agent.Config{
+		BackendURL: d.url, Store: d.store, Publisher: d.pub, Events: d.events, Logger: cfg.Logger, Guard: d.guard,
+		Executable: exe, Version: toolserver.Version, Commands: cmds, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
+		StopGrace: a.StopGrace, OperatorToken: d.token, StartTimeout: a.StartTimeout, SilenceTimeout: a.SilenceTimeout,
+		BackendID: d.backendID, LeaseTTL: cfg.LeaseTTL,
 	}), nil
 }
 
-// startAgents points the runtime at the listening backend and resumes
-// what a previous process left running.
-func (b *backend) startAgents(ctx context.Context, addr string) error {
+// startAgents resumes what a previous process left running.
+func (b *backend) startAgents() error {
 	if b.agents == nil {
 		return nil
 	}
-	b.agents.SetBackendURL("http://" + addr)
-	return b.agents.Resume(ctx)
+	return b.agents.Resume(b.life.ctx)
 }
 
-// stopAgents stops every agent (their sessions resume on the next start).
+// stopAgents stops every agent (their sessions resume on the next start)
+// and waits for them, bounded by ctx.
 func (b *backend) stopAgents(ctx context.Context) {
 	if b.agents == nil {
 		return

@@ -144,6 +144,9 @@ func TestAgentWorkspaceMode(t *testing.T) {
 	if got := e.waitState(sid, kanban.SessionIdle).Workdir; got != want {
 		t.Fatalf("new_workspace: workdir %q, want %q", got, want)
 	}
+	// The finished turns' automations (the seeded Kanban moves tasks on)
+	// run after the sessions are idle: let them finish before comparing.
+	e.settleFlow()
 	before := e.fingerprint()
 	err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionTaskCreate,
 		map[string]any{"title": "Orphan", "workspace_mode": kanban.WorkspaceInheritParent}, nil)

@@ -200,7 +200,7 @@ func TestAttackSessionScopeWorkspaceRestoresReach(t *testing.T) {
 	for _, w := range scopeWrites(steps[1].ID) {
 		allowedOver(e, s.Client, w, e.newTask("Neighbour").ID, "a neighbour under --session-scope workspace")
 	}
-	if _, err := newBackend(context.Background(), Config{DataDir: t.TempDir(), Token: "x", SessionScope: "galaxy"}); err == nil ||
+	if _, err := start(context.Background(), Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), Token: "x", SessionScope: "galaxy"}); err == nil ||
 		strings.Contains(err.Error(), "galaxy") {
 		t.Fatalf("an unknown session scope: got %v, want a refusal that does not repeat it", err)
 	}

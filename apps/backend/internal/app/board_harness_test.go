@@ -47,7 +47,7 @@ type tab struct {
 // missing browser a failure.
 func newTab(t *testing.T, e *env) *tab {
 	t.Helper()
-	browserOnce.Do(func() { browser, browserErr = chrome.Start() })
+	browserOnce.Do(func() { browser, browserErr = chrome.Start(context.Background()) })
 	if browserErr != nil {
 		if os.Getenv("KANDEV_BROWSER_TESTS") == "1" {
 			t.Fatalf("browser tests: %v", browserErr)

@@ -29,7 +29,7 @@ type ToolsOptions struct {
 }
 
 // Tools prints a mode's catalog exactly as tools/list serves it.
-func Tools(w io.Writer, o ToolsOptions) error {
+func Tools(ctx context.Context, w io.Writer, o ToolsOptions) error {
 	c, err := toolserver.Compile()
 	if err != nil {
 		return err
@@ -48,7 +48,7 @@ func Tools(w io.Writer, o ToolsOptions) error {
 	if !slices.Contains(kanban.AllModes, o.Mode) {
 		return fmt.Errorf("unknown mode %q (want one of %s)", o.Mode, modeList())
 	}
-	tools, err := toolserver.ListTools(c, catalog.DefaultProfile(o.Mode))
+	tools, err := toolserver.ListTools(ctx, c, catalog.DefaultProfile(o.Mode))
 	if err != nil {
 		return err
 	}
@@ -186,15 +186,21 @@ func ControlSession(ctx context.Context, backendURL, token, sub string, c Sessio
 	return "", fmt.Errorf("unknown session subcommand")
 }
 
+// DefaultMockShTimeout is how long one @sh command of the mock agent may
+// run by default.
+const DefaultMockShTimeout = mockagent.DefaultShTimeout
+
 // MockAgentOptions are the flags of kandev agent mock.
 type MockAgentOptions struct {
-	NoLoad  bool // offer no session/load
-	NoModes bool // offer no session modes
+	NoLoad    bool          // offer no session/load
+	NoModes   bool          // offer no session modes
+	ShTimeout time.Duration // bound of one @sh command (0: mockagent's default)
 }
 
 // RunMockAgent runs the built-in mock ACP agent on stdin/stdout.
 func RunMockAgent(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, o MockAgentOptions) error {
-	return mockagent.Run(ctx, stdin, stdout, mockagent.Options{NoLoad: o.NoLoad, NoModes: o.NoModes, Stderr: stderr, Exit: os.Exit})
+	return mockagent.Run(ctx, stdin, stdout, mockagent.Options{NoLoad: o.NoLoad, NoModes: o.NoModes, ShTimeout: o.ShTimeout,
+		Stderr: stderr, Exit: os.Exit})
 }
 
 // AgentEnvAllow is the default agent environment allow-list plus the

@@ -32,7 +32,7 @@ type shared struct {
 
 // newShared builds the bus of a backend on PostgreSQL (nil on SQLite);
 // start runs it once the backend listens.
-func newShared(cfg Config, st *store.Store, local action.Publisher) *shared {
+func newShared(cfg Config, st *store.Store, local kanban.Publisher) *shared {
 	sh := &shared{id: kanban.NewID(), st: st, log: cfg.Logger, beat: cfg.LeaseBeat, ttl: cfg.LeaseTTL}
 	if sh.ttl <= 0 {
 		sh.ttl = cluster.DefaultTTL
@@ -93,15 +93,16 @@ func (sh *shared) stop(ctx context.Context) {
 
 // publisher is where the backend's events go: the bus, or this process's
 // subscribers alone.
-func (sh *shared) publisher(local action.Publisher) action.Publisher {
+func (sh *shared) publisher(local kanban.Publisher) kanban.Publisher {
 	if sh.bus == nil {
 		return local
 	}
 	return sh.bus
 }
 
-// agents is the action layer's runtime: the local one, relayed to the
-// other backends on PostgreSQL. Nil when there is nothing to tell.
+// agents is the runtime as the rest of the backend sees it: the local one
+// (action.NoAgents when this backend runs none), relayed to the other
+// backends on PostgreSQL.
 func (sh *shared) agents(local action.Agents) action.Agents {
 	if sh.bus == nil {
 		return local
@@ -116,7 +117,7 @@ func (sh *shared) wire(svc *action.Service) {
 	if sh.bus == nil {
 		return
 	}
-	sh.bus.Handle("question.answered", func(p json.RawMessage) {
+	sh.bus.Handle(kanban.EventQuestionAnswered.Name(), func(p json.RawMessage) {
 		var q struct {
 			ID string `json:"id"`
 		}

@@ -24,10 +24,10 @@ func openDatabase(ctx context.Context, loc string, mustExist bool) (*store.Store
 	if !ok || path == "" {
 		return nil, errors.New("a database is postgres://… or sqlite:PATH (a data dir or its kandev.db)")
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() { //nolint:gosec // the operator names the database (kandev db --database/--from)
 		path = filepath.Join(path, store.DatabaseFile)
 	}
-	if _, err := os.Stat(path); err != nil && mustExist {
+	if _, err := os.Stat(path); err != nil && mustExist { //nolint:gosec // as above
 		return nil, fmt.Errorf("no SQLite database at %s", path)
 	}
 	return store.OpenSQLiteFile(ctx, path)

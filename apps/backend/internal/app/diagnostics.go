@@ -25,13 +25,14 @@ func withLogRing(log *slog.Logger) (*slog.Logger, *logring.Ring) {
 	return slog.New(ring.Tee(log.Handler(), slog.LevelInfo)), ring
 }
 
-// setDiagnostics gives the action layer's diagnostic bundles what only
-// the application knows: its configuration, store, logs, agents and board.
-func (b *backend) setDiagnostics(cfg Config, ring *logring.Ring) {
+// diagnostics is what only the application gives the action layer's
+// diagnostic bundles: its configuration, store, logs, agents and board
+// (each built before the action layer).
+func (b *backend) diagnostics(cfg Config, ring *logring.Ring) action.Diagnostics {
 	entry := func(name string, build func(ctx context.Context, c action.DiagnosticCall) ([]byte, error)) action.DiagnosticEntry {
 		return action.DiagnosticEntry{Name: name, Build: build}
 	}
-	b.svc.SetDiagnostics(action.Diagnostics{
+	return action.Diagnostics{
 		Version: toolserver.Version,
 		Secrets: b.diagnosticSecrets,
 		Entries: []action.DiagnosticEntry{
@@ -55,7 +56,7 @@ func (b *backend) setDiagnostics(cfg Config, ring *logring.Ring) {
 				return boardEntry(b.board)
 			}),
 		},
-	})
+	}
 }
 
 // diagnosticSecrets are the values redacted from bundles wherever they

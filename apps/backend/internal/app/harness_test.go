@@ -6,9 +6,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -29,11 +29,13 @@ import (
 type env struct {
 	t     *testing.T
 	b     *backend
-	srv   *httptest.Server
 	url   string
 	token string
 	logs  *syncBuffer
 	cfg   Config
+	// progress is the keep-alive interval of the session MCP servers
+	// sessionMCP starts (0: the default).
+	progress time.Duration
 	// close shuts the backend down as kandev serve does (once).
 	close func()
 }
@@ -71,32 +73,25 @@ func newEnvWith(t *testing.T, opts ...func(*Config)) *env {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	b, err := newBackend(context.Background(), cfg)
+	// The backend starts as kandev serve starts it (start), and stops as
+	// it stops (its lifetime's close).
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	b, err := start(context.Background(), cfg)
 	if err != nil {
-		t.Fatalf("newBackend: %v", err)
+		t.Fatalf("start: %v", err)
 	}
-	srv := httptest.NewServer(b.routes())
-	e := &env{t: t, b: b, srv: srv, url: srv.URL, token: "operator-test-token", logs: logs, cfg: cfg}
-	if err := b.join(context.Background(), srv.Listener.Addr().String()); err != nil {
-		t.Fatalf("join: %v", err)
-	}
-	if err := b.startAgents(context.Background(), srv.Listener.Addr().String()); err != nil {
-		t.Fatalf("start agents: %v", err)
-	}
+	e := &env{t: t, b: b, url: "http://" + b.addr, token: "operator-test-token", logs: logs, cfg: cfg}
 	var once sync.Once
 	e.close = func() {
 		once.Do(func() {
-			sctx, scancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer scancel()
-			b.stopAgents(sctx)
-			b.stopFlow(sctx)
-			b.shared.stop(sctx)
-			b.ws.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			b.mcpHTTP.Shutdown(ctx)
-			srv.Close()
-			b.close()
+			if err := b.life.close(20 * time.Second); err != nil {
+				t.Errorf("stop the backend: %v", err)
+			}
 		})
 	}
 	t.Cleanup(e.close)
@@ -168,7 +163,7 @@ func (e *env) sessionMCP(mode kanban.Mode, taskID string) *session {
 	var created action.SessionCreateOut
 	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: taskID, Mode: mode}, &created)
 	m, err := StartSessionMCP(context.Background(), MCPConfig{BackendURL: e.url, SessionID: created.Session.ID, Token: created.Token,
-		Logger: slog.New(slog.NewTextHandler(e.logs, nil))})
+		Logger: slog.New(slog.NewTextHandler(e.logs, nil)), ProgressInterval: e.progress})
 	if err != nil {
 		e.t.Fatalf("start session MCP: %v", err)
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"flag"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 // closes the browser the board tests share and the throwaway PostgreSQL
 // cluster of the multi-backend tests).
 func TestMain(m *testing.M) {
-	fixture.MainIfAsked()
+	fixture.MainIfAsked(context.Background())
 	flag.Parse()
 	pgtest.Main(m, closeBrowser)
 }

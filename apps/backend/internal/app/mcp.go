@@ -36,6 +36,10 @@ type MCPConfig struct {
 	Stdout io.Writer
 	// Ready, if set, is called once serving (with the bound address for Listen).
 	Ready func(addr string)
+	// ProgressInterval is how often ask_user_question_kandev sends a
+	// progress keep-alive while it waits (KANDEV_PROGRESS_INTERVAL; 0:
+	// catalog.DefaultQuestionKeepAlive).
+	ProgressInterval time.Duration
 }
 
 // SessionMCP is a session's MCP server connected to the backend.
@@ -101,7 +105,8 @@ func StartSessionMCP(ctx context.Context, cfg MCPConfig) (*SessionMCP, error) {
 		_ = m.client.Close()
 		return nil, err
 	}
-	srv, err := toolserver.New(toolserver.Config{Compiled: compiled, Backend: m.client, Profile: prof, Logger: cfg.Logger})
+	srv, err := toolserver.New(toolserver.Config{Compiled: compiled, Backend: m.client, Profile: prof, Logger: cfg.Logger,
+		KeepAlive: cfg.ProgressInterval})
 	if err != nil {
 		_ = m.client.Close()
 		return nil, err
@@ -145,7 +150,7 @@ func (m *SessionMCP) attach(ctx context.Context) (catalog.Profile, error) {
 	if err := m.client.Call(ctx, kanban.ActionSubscribe, SubscribeIn{Topics: []string{action.SessionTopic(m.cfg.SessionID)}}, nil); err != nil {
 		return catalog.Profile{}, fmt.Errorf("subscribe to session: %w", err)
 	}
-	var p action.Profile
+	var p kanban.SessionProfile
 	if err := m.client.Call(ctx, kanban.ActionSessionAttach, action.NoIn{}, &p); err != nil {
 		return catalog.Profile{}, fmt.Errorf("attach session: %w", err)
 	}
@@ -179,10 +184,10 @@ func (m *SessionMCP) reattach(ctx context.Context, _ *ws.Client) {
 
 // notified follows mode switches pushed by the backend.
 func (m *SessionMCP) notified(name string, payload json.RawMessage) {
-	if name != "session.mode_changed" {
+	if name != kanban.EventSessionModeChanged.Name() {
 		return
 	}
-	var p action.Profile
+	var p kanban.SessionProfile
 	if err := json.Unmarshal(payload, &p); err != nil || p.SessionID != m.cfg.SessionID {
 		return
 	}
@@ -213,7 +218,7 @@ func (m *SessionMCP) serveHTTP(ctx context.Context, srv *toolserver.Server) erro
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	h := srv.HTTP("/mcp", "", "")
+	h := srv.HTTP(ctx, "/mcp", "", "")
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", sameMachine(h.Streamable))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -227,7 +232,7 @@ func (m *SessionMCP) serveHTTP(ctx context.Context, srv *toolserver.Server) erro
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	h.Shutdown(sctx)
 	return hs.Shutdown(sctx)

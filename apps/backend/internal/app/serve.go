@@ -76,33 +76,19 @@ type Config struct {
 	SessionScope kanban.SessionScope
 }
 
-// Run serves the backend until ctx is cancelled, then shuts down
-// gracefully: stop accepting, finish in-flight requests (bounded), close
-// the database.
-func Run(ctx context.Context, cfg Config) error {
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	if cfg.Out == nil {
-		cfg.Out = os.Stdout
-	}
-	b, err := newBackend(ctx, cfg)
+// Run serves the backend until ctx is cancelled, then shuts down. ctx is
+// the base context of every part: its end cancels every call in flight
+// (requests, automations, agents' store calls, waits for answers), and
+// the writes that record how the parts stopped (each agent's session,
+// the events still queued for other backends, the end of the lease)
+// finish within shutdownWait, before the database closes.
+func Run(ctx context.Context, cfg Config) (err error) {
+	b, err := start(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer b.close()
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	if err := b.enableConformance(cfg.Conformance, ln.Addr()); err != nil {
-		_ = ln.Close()
-		return err
-	}
-	srv := &http.Server{Handler: b.routes(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	addr := ln.Addr().String()
+	defer func() { err = errors.Join(err, b.stop()) }()
+	cfg = b.cfg
 	tokenWhere := "KANDEV_TOKEN"
 	switch {
 	case cfg.Token != "":
@@ -111,60 +97,127 @@ func Run(ctx context.Context, cfg Config) error {
 	default:
 		tokenWhere = b.tokenPath
 	}
-	if unregister, err := b.register(cfg, addr); err != nil {
-		cfg.Logger.Warn("operator commands will not find this backend's token by its address", "err", err)
-	} else {
-		defer unregister()
-	}
-	if cfg.Pprof != "" {
-		if err := b.servePprof(ctx, cfg.Pprof, cfg.Out); err != nil {
-			_ = srv.Close()
-			return err
-		}
-	}
-	flowCtx, stopSweeps := context.WithCancel(ctx)
-	defer stopSweeps()
-	b.runFlow(flowCtx)
-	if err := b.join(ctx, addr); err != nil {
-		_ = srv.Close()
-		return err
-	}
-	// Once announced, the backend hears the other backends' events.
 	where := "data dir " + cfg.DataDir
 	if cfg.Database != "" {
 		where = "database " + store.RedactURL(cfg.Database) + ", " + where
 	}
-	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (%s; operator token in %s)\n", toolserver.Version, addr, where, tokenWhere)
-	if err := b.startAgents(ctx, addr); err != nil {
-		_ = srv.Close()
-		return fmt.Errorf("resume agent sessions: %w", err)
-	}
-	_, _ = fmt.Fprintf(cfg.Out, "board: open http://%s/ and sign in with the operator token\n", addr)
+	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (%s; operator token in %s)\n", toolserver.Version, b.addr, where, tokenWhere)
+	_, _ = fmt.Fprintf(cfg.Out, "board: open http://%s/ and sign in with the operator token\n", b.addr)
 	if cfg.Ready != nil {
-		cfg.Ready(addr)
+		cfg.Ready(b.addr)
 	}
 	select {
-	case err := <-errc:
+	case err := <-b.served:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
+		return nil
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	b.stopAgents(shutdownCtx)
-	stopSweeps()
-	b.stopFlow(shutdownCtx)
-	b.shared.stop(shutdownCtx)
-	b.ws.Close()
-	b.mcpHTTP.Shutdown(shutdownCtx)
-	b.shutdownConformance(shutdownCtx)
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("shutdown: %w", err)
+}
+
+// start listens, builds the backend's parts in dependency order and
+// starts them: serving, the profile endpoint, the cluster (lease and
+// events), the workflow engine's sweeps and the agents a previous
+// process left. It listens first: the bound address is the URL every
+// part hands out. Each step pushes its stop onto the backend's lifetime;
+// on a failure what was started is stopped again.
+func start(ctx context.Context, cfg Config) (b *backend, err error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if cfg.Out == nil {
+		cfg.Out = os.Stdout
+	}
+	if cfg.SessionScope == "" {
+		cfg.SessionScope = kanban.ScopeTree
+	}
+	if !slices.Contains(kanban.SessionScopes, cfg.SessionScope) {
+		return nil, errors.New("the session scope must be tree or workspace")
+	}
+	life := newLifetime(ctx)
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, life.close(shutdownWait))
+		}
+	}()
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	life.push("listener", func(context.Context) error { return closeListener(ln) })
+	if b, err = newBackend(life, cfg, ln.Addr().String()); err != nil {
+		return nil, err
+	}
+	if err := b.enableConformance(cfg.Conformance, ln.Addr()); err != nil {
+		return nil, err
+	}
+	if err := b.register(); err != nil {
+		cfg.Logger.Warn("operator commands will not find this backend's token by its address", "err", err)
+	}
+	b.serve(ln)
+	if cfg.Pprof != "" {
+		if err := b.servePprof(life.ctx, cfg.Pprof, cfg.Out); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.join(); err != nil {
+		return nil, err
+	}
+	// Once announced, the backend hears the other backends' events.
+	b.runFlow()
+	if err := b.startAgents(); err != nil {
+		return nil, fmt.Errorf("resume agent sessions: %w", err)
+	}
+	return b, nil
+}
+
+// stop ends the backend's lifetime: see lifetime.close.
+func (b *backend) stop() error { return b.life.close(shutdownWait) }
+
+// serve serves the backend's routes on ln until its lifetime ends; every
+// request's context derives from the base context, so the end of it
+// cancels them. served receives the error of a server that stopped by
+// itself.
+func (b *backend) serve(ln net.Listener) {
+	srv := &http.Server{Handler: b.routes(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		BaseContext: func(net.Listener) context.Context { return b.life.ctx }}
+	b.served = make(chan error, 1)
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			b.served <- err
+		}
+	}()
+	b.life.push("shutdown", func(ctx context.Context) error {
+		if err := srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	// Pushed after the server, so stopped before it: the WebSocket
+	// connections and the long-lived streams end first, then the server
+	// waits for what is left.
+	b.life.push("conformance", func(ctx context.Context) error { b.shutdownConformance(ctx); return nil })
+	b.life.push("mcp", func(ctx context.Context) error { b.mcpHTTP.Shutdown(ctx); return nil })
+	b.life.push("ws", func(context.Context) error { b.ws.Close(); return nil })
+}
+
+// closeListener closes a listener the HTTP server may have closed first.
+func closeListener(ln net.Listener) error {
+	if err := ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+		return err
 	}
 	return nil
 }
 
 // backend is the running backend's parts.
 type backend struct {
+	// life is the backend's base context and cleanup stack; cfg its
+	// configuration (defaults applied); addr the address it listens on;
+	// served the error of an HTTP server that stopped by itself.
+	life   *lifetime
+	cfg    Config
+	addr   string
+	served chan error
+
 	store *store.Store
 	reg   *action.Registry
 	svc   *action.Service
@@ -185,6 +238,9 @@ type backend struct {
 
 	// agents runs agents (nil when this backend launches none).
 	agents *agent.Manager
+	// events carry the domain events of the action layer and the runtime
+	// to the workflow engine (flow).
+	events *kanban.DomainEvents
 	// flow is the workflow engine.
 	flow *flow.Engine
 	// board is the operator's web board; boardConns its WebSocket
@@ -194,22 +250,19 @@ type backend struct {
 
 	// conformance is the conformance fixture server (nil unless enabled).
 	conformance *conformance.Server
-	// shared is what the backend shares with others on its database;
-	// svcAgents the runtime as the action layer sees it (relayed to the
-	// other backends on a shared database).
-	shared    *shared
-	svcAgents action.Agents
+	// shared is what the backend shares with others on its database.
+	shared *shared
 }
 
-func newBackend(ctx context.Context, cfg Config) (*backend, error) {
+// newBackend builds the backend's parts in dependency order under life
+// (each pushes its stop): the data dir, the operator token, the store,
+// the filesystem policy, the catalog, the cluster's bus, the runtime, the
+// board, the action layer, the workflow engine, the WebSocket API and the
+// external MCP endpoint. addr is where the backend listens.
+func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
+	ctx := life.ctx
 	var ring *logring.Ring
 	cfg.Logger, ring = withLogRing(cfg.Logger)
-	if cfg.SessionScope == "" {
-		cfg.SessionScope = kanban.ScopeTree
-	}
-	if !slices.Contains(kanban.SessionScopes, cfg.SessionScope) {
-		return nil, errors.New("the session scope must be tree or workspace")
-	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
@@ -221,46 +274,50 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	life.push("store", func(context.Context) error { return st.Close() })
 	guard, err := sourcePolicy(cfg, cfg.Logger) // after the token and the database exist: their identities are pinned
 	if err != nil {
-		_ = st.Close()
 		return nil, err
 	}
 	if err := st.Seed(ctx); err != nil {
-		_ = st.Close()
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 	compiled, err := toolserver.Compile()
 	if err != nil {
-		_ = st.Close()
 		return nil, fmt.Errorf("build MCP catalog: %w", err)
 	}
-	b := &backend{store: st, cred: cred, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger}
+	b := &backend{life: life, cfg: cfg, addr: addr, store: st, cred: cred, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger}
 	hub := &hub{}
 	b.shared = newShared(cfg, st, hub)
 	pub := b.shared.publisher(hub)
-	if b.agents, err = newRuntime(cfg, st, pub, cred.clear, guard, b.onTurn, b.shared.id); err != nil {
-		_ = st.Close()
+	b.events = &kanban.DomainEvents{}
+	if b.agents, err = newRuntime(ctx, cfg, runtimeDeps{store: st, pub: pub, events: b.events, guard: guard, token: cred.clear,
+		backendID: b.shared.id, url: "http://" + addr}); err != nil {
+		return nil, err
+	}
+	// The base context's end stops the agents; their sessions' last
+	// writes finish before the store closes.
+	life.push("agents", func(ctx context.Context) error { b.stopAgents(ctx); return nil })
+	if b.board, err = b.newBoard(); err != nil {
 		return nil, err
 	}
 	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
-		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope, BackendID: b.shared.id}
-	var local action.Agents // nil unless this backend runs agents
+		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope, BackendID: b.shared.id,
+		Events: b.events, Diagnostics: b.diagnostics(cfg, ring)}
+	var local action.Agents = action.NoAgents{}
 	if b.agents != nil {
 		local = b.agents
 	}
 	deps.Agents = b.shared.agents(local)
-	b.svcAgents = deps.Agents
 	if b.reg, b.svc, err = action.New(deps); err != nil {
-		_ = st.Close()
 		return nil, err
 	}
 	if b.topics, err = topicContracts(); err != nil {
-		_ = st.Close()
 		return nil, err
 	}
 	b.shared.wire(b.svc)
 	b.newFlow(cfg)
+	life.push("workflow", func(ctx context.Context) error { b.flow.Close(ctx); return nil })
 	b.ws = ws.NewServer(ws.ServerConfig{
 		Authenticate: b.authenticate,
 		Dispatch:     b.dispatch,
@@ -287,24 +344,17 @@ func newBackend(ctx context.Context, cfg Config) (*backend, error) {
 		Sessions: cfg.MCPSessions,
 	})
 	if err != nil {
-		_ = st.Close()
 		return nil, err
 	}
-	b.mcpHTTP = b.mcp.HTTP("/mcp", "/mcp/sse", "/mcp/message")
-	if b.board, err = b.newBoard(); err != nil {
-		_ = st.Close()
-		return nil, err
-	}
-	b.setDiagnostics(cfg, ring)
+	b.mcpHTTP = b.mcp.HTTP(ctx, "/mcp", "/mcp/sse", "/mcp/message")
 	return b, nil
 }
-
-func (b *backend) close() { _ = b.store.Close() }
 
 // join starts relaying events and this backend's lease on a shared
 // database (nothing on SQLite), before its agents resume; with agents,
 // each lease renewal then takes over orphaned sessions.
-func (b *backend) join(ctx context.Context, addr string) error {
+func (b *backend) join() error {
+	ctx := b.life.ctx
 	// What backends that are gone left attached (an earlier process of
 	// this one, on SQLite every one) is released now, and on PostgreSQL
 	// after every renewal of the lease, with the orphaned sessions.
@@ -314,31 +364,53 @@ func (b *backend) join(ctx context.Context, addr string) error {
 	if err := release(ctx); err != nil {
 		return fmt.Errorf("release the MCP attachments of backends that are gone: %w", err)
 	}
-	takeOver := release
-	if b.agents != nil {
-		takeOver = func(ctx context.Context) error { return errors.Join(release(ctx), b.agents.Resume(ctx)) }
+	takeOver := func(ctx context.Context) error {
+		select {
+		case <-b.life.ctx.Done():
+			return nil // shutting down: the lease only lasts until the agents stopped
+		default:
+		}
+		if b.agents == nil {
+			return release(ctx)
+		}
+		return errors.Join(release(ctx), b.agents.Resume(ctx))
 	}
-	if err := b.shared.start(ctx, "http://"+addr, takeOver); err != nil {
+	if err := b.shared.start(ctx, "http://"+b.addr, takeOver); err != nil {
 		return fmt.Errorf("join the backends of the database: %w", err)
 	}
+	// The lease ends once the agents stopped, so that the other backends
+	// take over their sessions at once, and the bus stops once it sent
+	// what the agents and the automations published on the way out.
+	b.life.push("cluster", func(ctx context.Context) error {
+		b.stopAgents(ctx)
+		b.flow.Close(ctx)
+		b.shared.stop(ctx)
+		return nil
+	})
 	return nil
 }
 
-// register records the backend in cfg.Registry (when set) under its bound
-// address; the returned function removes the record.
-func (b *backend) register(cfg Config, addr string) (func(), error) {
+// register records the backend in its configuration's Registry (when
+// set) under its bound address, until it stops.
+func (b *backend) register() error {
+	cfg := b.cfg
 	if cfg.Registry == "" {
-		return func() {}, nil
+		return nil
 	}
 	dataDir, err := filepath.Abs(cfg.DataDir)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	rec := BackendRecord{URL: "http://" + addr, PID: os.Getpid(), DataDir: dataDir}
+	rec := BackendRecord{URL: "http://" + b.addr, PID: os.Getpid(), DataDir: dataDir}
 	if cfg.Token == "" && b.cred.clear != "" {
 		rec.TokenFile = filepath.Join(dataDir, TokenFile)
 	}
-	return registerBackend(cfg.Registry, addr, rec)
+	unregister, err := registerBackend(cfg.Registry, b.addr, rec)
+	if err != nil {
+		return err
+	}
+	b.life.push("registry", func(context.Context) error { unregister(); return nil })
+	return nil
 }
 
 // routes mounts every endpoint.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,10 +17,10 @@ import (
 func TestSourceRootsAtStart(t *testing.T) {
 	quiet := slog.New(slog.DiscardHandler)
 	start := func(roots []string) (*backend, error) {
-		cfg := Config{DataDir: t.TempDir(), Token: "operator-test-token", Logger: quiet, SourceRoots: roots}
-		b, err := newBackend(context.Background(), cfg)
+		cfg := Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), Token: "operator-test-token", Logger: quiet, SourceRoots: roots, Out: io.Discard}
+		b, err := start(context.Background(), cfg)
 		if err == nil {
-			b.close()
+			err = b.stop()
 		}
 		return b, err
 	}

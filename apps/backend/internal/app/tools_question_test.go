@@ -14,7 +14,6 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 )
 
 // noteLog records the notifications an MCP client receives.
@@ -71,9 +70,9 @@ func pendingQuestionOf(e *env, sessionID string) kanban.Question {
 // with a progress token, keep-alives arrive, the operator answers over the
 // action API and the agent gets the answer as structured content.
 func TestAskUserQuestionAnsweredWhileWaiting(t *testing.T) {
-	prev := catalog.SetQuestionKeepAlive(50 * time.Millisecond)
-	t.Cleanup(func() { catalog.SetQuestionKeepAlive(prev) })
+	t.Parallel()
 	e := newEnv(t)
+	e.progress = 50 * time.Millisecond
 	s := e.sessionMCP(kanban.ModeTask, "")
 	notes := &noteLog{}
 	s.Client.OnNotification(notes.add)

@@ -30,7 +30,7 @@ func (m *SessionMCP) startUpstreams(ctx context.Context, srv *toolserver.Server)
 		return nil, nil
 	}
 	log := m.cfg.Logger
-	mgr := upstream.Start(context.WithoutCancel(ctx), upstream.Config{
+	mgr := upstream.Start(ctx, upstream.Config{
 		Servers: cfg.Servers,
 		Logger:  log,
 		Tools: func(tools []toolserver.UpstreamTool) {
@@ -38,8 +38,8 @@ func (m *SessionMCP) startUpstreams(ctx context.Context, srv *toolserver.Server)
 				log.Error("serve upstream tools", "err", err)
 			}
 		},
-		Report: func(servers []kanban.UpstreamServer) {
-			rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		Report: func(ctx context.Context, servers []kanban.UpstreamServer) {
+			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			defer cancel()
 			if err := m.client.Call(rctx, kanban.ActionUpstreamReport, reportOf(servers), nil); err != nil {
 				log.Warn("report upstream servers", "code", kanban.ErrorCode(err))

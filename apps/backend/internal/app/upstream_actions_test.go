@@ -149,7 +149,7 @@ func TestUpstreamReportOverWebSocket(t *testing.T) {
 	if err := sess.Call(ctx, kanban.ActionUpstreamReport, rep, nil); err != nil {
 		t.Fatal(err)
 	}
-	for got := ""; got != "session.upstreams_changed"; {
+	for got := ""; got != kanban.EventSessionUpstreamsChanged.Name(); {
 		select {
 		case got = <-notes:
 		case <-time.After(10 * time.Second):

@@ -11,7 +11,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
-// hub adapts the WebSocket server to action.Publisher.
+// hub adapts the WebSocket server to kanban.Publisher.
 type hub struct{ ws *ws.Server }
 
 func (h *hub) Publish(topic, event string, payload any) {
@@ -183,7 +183,9 @@ func (b *backend) disconnected(c *ws.Conn) {
 	if !ok || b.stillAttached(id) {
 		return
 	}
-	b.svc.Detached(context.Background(), id.(string))
+	// The detach is recorded even when the backend is stopping (its
+	// connections close then).
+	b.svc.Detached(context.WithoutCancel(c.Context()), id.(string))
 }
 
 // stillAttached reports whether another connection's MCP server is

@@ -66,7 +66,7 @@ func TestWebSocketBoardFlow(t *testing.T) {
 	if moved.WorkflowStepID != steps.Items[1].ID || moved.Position != 0 {
 		t.Fatalf("got %+v, want the task on step 2 at 0", moved)
 	}
-	want := []string{"task.created", "task.moved"}
+	want := []string{kanban.EventTaskCreated.Name(), kanban.EventTaskMoved.Name()}
 	for _, w := range want {
 		select {
 		case got := <-notes:

@@ -168,7 +168,7 @@ func watchCreated(ctx context.Context, b *backendProc) (*createdWatch, func(), e
 	w := &createdWatch{titles: map[string]chan struct{}{}}
 	c, err := ws.Dial(ctx, ws.ClientConfig{URL: "ws" + strings.TrimPrefix(b.base, "http") + "/ws", Token: b.token,
 		OnNotification: func(name string, payload json.RawMessage) {
-			if name != "task.created" {
+			if name != kanban.EventTaskCreated.Name() {
 				return
 			}
 			var t struct{ Title string }

@@ -49,7 +49,7 @@ func MeasureBoard(ctx context.Context, cfg Config) (*BoardResult, error) {
 		return nil, err
 	}
 	defer px.close()
-	br, err := chrome.Start()
+	br, err := chrome.Start(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func measureEventToAction(ctx context.Context, cfg Config) (LatencyStat, error) 
 	c, err := ws.Dial(ctx, ws.ClientConfig{URL: "ws" + strings.TrimPrefix(b.base, "http") + "/ws", Token: b.token,
 		OnNotification: func(name string, payload json.RawMessage) {
 			var t struct{ ID, State string }
-			if name == "task.updated" && json.Unmarshal(payload, &t) == nil && t.State == "REVIEW" {
+			if name == kanban.EventTaskUpdated.Name() && json.Unmarshal(payload, &t) == nil && t.State == "REVIEW" {
 				ch := signal(t.ID)
 				mu.Lock()
 				select {
@@ -148,12 +148,12 @@ func measureSweep(ctx context.Context, cfg Config, out *FlowRun) error {
 		WHERE workflow_step_id = ? ORDER BY created_at LIMIT ?)`, due, board.step, sweepDue); err != nil {
 		return err
 	}
-	_, svc, err := action.New(action.Deps{Store: st})
+	events := &kanban.DomainEvents{}
+	_, svc, err := action.New(action.Deps{Store: st, Events: events})
 	if err != nil {
 		return err
 	}
-	eng := flow.New(flow.Config{Store: st, Service: svc})
-	svc.SetWorkflow(eng)
+	eng := flow.New(ctx, flow.Config{Store: st, Service: svc, Events: events})
 	defer eng.Close(ctx)
 	t0 := time.Now()
 	out.Archived = eng.Sweep(ctx)

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -71,10 +72,10 @@ func MeasureModeSwitch(c *toolserver.Compiled, reps int, logf func(string, ...an
 // default profile is served (compact JSON bytes, exactly as mcp-go
 // renders it), with an audit of the input schemas: objects that are
 // neither closed nor explicit records, and properties without description.
-func MeasureCatalog(c *toolserver.Compiled) ([]CatalogMode, error) {
+func MeasureCatalog(ctx context.Context, c *toolserver.Compiled) ([]CatalogMode, error) {
 	var out []CatalogMode
 	for _, m := range kanban.AllModes {
-		tools, err := toolserver.ListTools(c, catalog.DefaultProfile(m))
+		tools, err := toolserver.ListTools(ctx, c, catalog.DefaultProfile(m))
 		if err != nil {
 			return nil, err
 		}

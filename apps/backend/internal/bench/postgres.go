@@ -236,7 +236,7 @@ func (l *arrivalLog) ch(id string) chan time.Time {
 func (l *arrivalLog) note(name string, payload json.RawMessage) {
 	now := time.Now()
 	var t struct{ ID string }
-	if name == "task.created" && json.Unmarshal(payload, &t) == nil {
+	if name == kanban.EventTaskCreated.Name() && json.Unmarshal(payload, &t) == nil {
 		select {
 		case l.ch(t.ID) <- now:
 		default:

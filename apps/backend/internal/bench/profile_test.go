@@ -31,7 +31,7 @@ func TestCategorize(t *testing.T) {
 		p.Sample = append(p.Sample, &profile.Sample{Value: []int64{1, ns}, Location: loc(stack...)})
 	}
 	add(4000, "modernc.org/sqlite/lib._sqlite3VdbeExec", "github.com/kandev/kandev/apps/backend/internal/store.(*Store).ListTasks", wrap, handle)
-	add(3000, "encoding/json.appendCompact", encode, handle)                                                                                // mcp-go writes the response
+	add(3000, "encoding/json.appendCompact", encode, handle)                                                                                    // mcp-go writes the response
 	add(2000, "encoding/json.appendCompact", encode, "github.com/kandev/kandev/apps/backend/internal/mcp/toolserver.marshalArgs", wrap, handle) // ours
 	add(1000, "runtime.gcDrain", "runtime.gcBgMarkWorker")
 	cpu, shares, err := categorize(p, 10)

@@ -41,7 +41,7 @@ func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
 		return nil, fmt.Errorf("compile catalog: %w", err)
 	}
 	if want("validation") {
-		if r.Validation, err = MeasureValidation(compiled, cfg.MicroReps, cfg.Logf); err != nil {
+		if r.Validation, err = MeasureValidation(ctx, compiled, cfg.MicroReps, cfg.Logf); err != nil {
 			return nil, fmt.Errorf("validation: %w", err)
 		}
 	}
@@ -51,7 +51,7 @@ func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
 		}
 	}
 	if want("catalog") {
-		if r.Catalog, err = MeasureCatalog(compiled); err != nil {
+		if r.Catalog, err = MeasureCatalog(ctx, compiled); err != nil {
 			return nil, fmt.Errorf("catalog: %w", err)
 		}
 	}

@@ -31,11 +31,11 @@ type validationSubject struct {
 // MeasureValidation runs section 1: for each fixture and repetition, the
 // wrapper's check, the bare cached Validate, a fresh compile per call and
 // mcp-go's built-in validation (on minus off), back to back.
-func MeasureValidation(c *toolserver.Compiled, reps int, logf func(string, ...any)) ([]ValidationCase, error) {
+func MeasureValidation(ctx context.Context, c *toolserver.Compiled, reps int, logf func(string, ...any)) ([]ValidationCase, error) {
 	out := make([]ValidationCase, 0, len(validationFixtures))
 	for _, fx := range validationFixtures {
 		vc := ValidationCase{Case: fx.Case, Tool: fx.Tool, Valid: fx.Valid}
-		sub, err := newValidationSubject(c, fx)
+		sub, err := newValidationSubject(ctx, c, fx)
 		if errors.Is(err, errMissingTool) {
 			vc.Missing, vc.Note = true, "not in the catalog when this run was made"
 			out = append(out, vc)
@@ -45,7 +45,7 @@ func MeasureValidation(c *toolserver.Compiled, reps int, logf func(string, ...an
 			return nil, err
 		}
 		vc.Note, vc.Problems = sub.sanity(c)
-		vc.MCPGoRejected = sub.mcpgoRejects()
+		vc.MCPGoRejected = sub.mcpgoRejects(ctx)
 		// Paired variants run next to each other; odd repetitions run in
 		// reverse order, so neither side of a pair always runs first. The
 		// garbage-heavy fresh compile runs at either end.
@@ -85,7 +85,7 @@ func MeasureValidation(c *toolserver.Compiled, reps int, logf func(string, ...an
 
 var errMissingTool = errors.New("tool not in the catalog")
 
-func newValidationSubject(c *toolserver.Compiled, fx validationFixture) (*validationSubject, error) {
+func newValidationSubject(ctx context.Context, c *toolserver.Compiled, fx validationFixture) (*validationSubject, error) {
 	var tool *catalog.Tool
 	for _, t := range c.Catalog().All() {
 		if t.Name == fx.Tool {
@@ -115,8 +115,8 @@ func newValidationSubject(c *toolserver.Compiled, fx validationFixture) (*valida
 	}
 	call := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, fx.Tool, compact.Bytes())
 	s := &validationSubject{fx: fx, schema: schema, raw: compact.Bytes(), args: args, bare: bare, call: call}
-	s.on = peerServer(fx.Tool, schema, mcpserver.WithInputSchemaValidation())
-	s.off = peerServer(fx.Tool, schema)
+	s.on = peerServer(ctx, fx.Tool, schema, mcpserver.WithInputSchemaValidation())
+	s.off = peerServer(ctx, fx.Tool, schema)
 	return s, nil
 }
 
@@ -139,13 +139,13 @@ func compileBare(schema []byte) (*jsonschema.Schema, error) {
 
 // peerServer is a plain mcp-go server with one no-op tool declaring the
 // same name and input schema.
-func peerServer(name string, schema []byte, opts ...mcpserver.ServerOption) *mcpserver.MCPServer {
+func peerServer(ctx context.Context, name string, schema []byte, opts ...mcpserver.ServerOption) *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("peer", "1", append([]mcpserver.ServerOption{mcpserver.WithToolCapabilities(false)}, opts...)...)
 	s.AddTool(mcp.Tool{Name: name, RawInputSchema: schema}, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("ok"), nil
 	})
 	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
-	s.HandleMessage(context.Background(), json.RawMessage(init))
+	s.HandleMessage(ctx, json.RawMessage(init))
 	return s
 }
 
@@ -172,8 +172,8 @@ func (s *validationSubject) sanity(c *toolserver.Compiled) (note string, problem
 }
 
 // mcpgoRejects reports whether mcp-go with validation on refused the call.
-func (s *validationSubject) mcpgoRejects() bool {
-	resp := s.on.HandleMessage(context.Background(), s.call)
+func (s *validationSubject) mcpgoRejects(ctx context.Context) bool {
+	resp := s.on.HandleMessage(ctx, s.call)
 	r, ok := resp.(mcp.JSONRPCResponse)
 	if !ok {
 		return true // a JSON-RPC error is a refusal too
@@ -226,7 +226,7 @@ func (s *validationSubject) benchFresh(b *testing.B) {
 
 func (s *validationSubject) benchHandle(srv *mcpserver.MCPServer) func(b *testing.B) {
 	return func(b *testing.B) {
-		ctx := context.Background()
+		ctx := b.Context()
 		b.ReportAllocs()
 		for b.Loop() {
 			_ = srv.HandleMessage(ctx, s.call)

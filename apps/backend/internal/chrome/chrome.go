@@ -40,10 +40,11 @@ type Browser struct {
 	cancelAlloc context.CancelFunc
 }
 
-// Start launches Chromium. The flags keep it off the network (this
-// machine has none: background requests would fail by the dozen) and
-// disable the sandbox when running as root, which Chromium requires.
-func Start() (*Browser, error) {
+// Start launches Chromium, which runs until ctx ends or Close. The flags
+// keep it off the network (this machine has none: background requests
+// would fail by the dozen) and disable the sandbox when running as root,
+// which Chromium requires.
+func Start(ctx context.Context) (*Browser, error) {
 	path, err := Path()
 	if err != nil {
 		return nil, err
@@ -64,7 +65,7 @@ func Start() (*Browser, error) {
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)
 	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	ctx, cancel := chromedp.NewContext(allocCtx)
 	if err := chromedp.Do(ctx); err != nil {
 		cancel()

@@ -1,11 +1,11 @@
 // Package cluster lets several backends serve one board from one
 // PostgreSQL database: events published on one backend reach the
 // subscribers of every backend (Bus, over the store's event log and
-// LISTEN/NOTIFY); what the action layer tells the agent runtime reaches
-// the backend that runs the agent (Relay); backends renew leases, and a
-// live backend takes over the sessions of one whose lease lapsed
-// (Members); work that must run once at a time takes an advisory lock
-// (Once).
+// LISTEN/NOTIFY); what the rest of the backend tells the agent runtime
+// (action.Agents) reaches the backend that runs the agent (Relay, as
+// typed signals); backends renew leases, and a live backend takes over
+// the sessions of one whose lease lapsed (Members); work that must run
+// once at a time takes an advisory lock (Once).
 //
 // It depends on the domain (kanban), the action layer's interfaces and
 // the store; nothing but the composition root (app) imports it.
@@ -20,7 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 )
 
@@ -43,12 +43,12 @@ const (
 	seenMax = 4096
 )
 
-// Bus is an action.Publisher for a backend that shares its database: it
+// Bus is an kanban.Publisher for a backend that shares its database: it
 // publishes to this backend's subscribers at once, appends the event to
 // the log for the other backends, and publishes their events here.
 type Bus struct {
 	st    *store.Store
-	local action.Publisher
+	local kanban.Publisher
 	id    string
 	log   *slog.Logger
 	queue chan store.Event
@@ -61,10 +61,10 @@ type Bus struct {
 	listening chan struct{} // closed once the first LISTEN is in place
 }
 
-var _ action.Publisher = (*Bus)(nil)
+var _ kanban.Publisher = (*Bus)(nil)
 
 // NewBus returns the bus of backend id; Run moves its events.
-func NewBus(st *store.Store, local action.Publisher, id string, log *slog.Logger) *Bus {
+func NewBus(st *store.Store, local kanban.Publisher, id string, log *slog.Logger) *Bus {
 	return &Bus{st: st, local: local, id: id, log: log, queue: make(chan store.Event, queueLen),
 		handlers: map[string][]func(json.RawMessage){}, done: make(chan struct{}), listening: make(chan struct{})}
 }
@@ -144,7 +144,7 @@ func (b *Bus) write(ctx context.Context) {
 		case e := <-b.queue:
 			batch = append(batch[:0], e)
 		case <-ctx.Done():
-			b.flush()
+			b.flush(ctx)
 			return
 		}
 		batch = b.drain(batch)
@@ -165,22 +165,32 @@ func (b *Bus) drain(batch []store.Event) []store.Event {
 	return batch
 }
 
-// append writes batch, trying again briefly when the database fails.
+// appendTries bounds the attempts to append one batch.
+const appendTries = 3
+
+// append writes batch, trying again briefly when the database fails. An
+// append that started finishes even if ctx ends meanwhile (its events
+// were published here already); the pause before the next attempt ends
+// with ctx, and the batch is then given up like one that failed every
+// attempt.
 func (b *Bus) append(ctx context.Context, batch []store.Event) {
 	var err error
-	for attempt := range 3 {
+	for attempt := range appendTries {
 		if err = b.st.AppendEvents(context.WithoutCancel(ctx), b.id, batch); err == nil {
 			return
 		}
-		time.Sleep(time.Duration(50<<attempt) * time.Millisecond)
+		if attempt == appendTries-1 || !sleep(ctx, time.Duration(50<<attempt)*time.Millisecond) {
+			break
+		}
 	}
 	b.dropped.Add(int64(len(batch)))
 	b.log.Error("cluster: events reached this backend's subscribers only", "events", len(batch), "err", err)
 }
 
-// flush appends what is queued, bounded by a few seconds.
-func (b *Bus) flush() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+// flush appends what is queued once ctx (Run's) ended, bounded by a few
+// seconds of its own.
+func (b *Bus) flush(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	for {
 		batch := b.drain(make([]store.Event, 0, batchMax))

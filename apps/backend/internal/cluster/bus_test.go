@@ -114,6 +114,19 @@ func TestBusRelaysEventsInOrder(t *testing.T) {
 	if n := len(a.rec.list()); n != len(want) {
 		t.Fatalf("got %d events on A, want its own %d once", n, len(want))
 	}
+	// The signal was sent after the events, but nothing orders it with
+	// them on B: wait (bounded) for it, then check it came once.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := len(signals)
+		mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // room for a duplicate to show
 	mu.Lock()
 	defer mu.Unlock()
 	if len(signals) != 1 || signals[0] != `{"session_id":"s1"}` {

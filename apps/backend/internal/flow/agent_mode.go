@@ -7,14 +7,14 @@ import (
 )
 
 // execMode stores what enable_plan_mode, disable_plan_mode and
-// set_session_mode set of the task's agent mode, and tells the runtime.
+// set_session_mode set of the task's agent mode; the Service tells the
+// runtime.
 func (e *Engine) execMode(ctx context.Context, t *kanban.Task, a kanban.StepAction) (string, bool) {
 	u, _ := a.ModeUpdate()
-	before, after, err := e.store.UpdateAgentMode(ctx, t.ID, u)
+	before, after, err := e.svc.UpdateAgentMode(ctx, t.ID, u)
 	if err != nil {
 		return failure(err), true
 	}
-	e.agents.ModeChanged(t.ID)
 	switch {
 	case a.Type == kanban.AutoSetSessionMode:
 		return "the task's agents switch to ACP session mode " + after.SessionMode + " where they offer it", false
@@ -41,9 +41,8 @@ func (e *Engine) execReset(ctx context.Context, t *kanban.Task) (string, bool) {
 	if !sess.Managed {
 		return "skipped: session " + sess.ID + " runs an agent connected by hand, which Kandev cannot reset", false
 	}
-	if _, _, err := e.store.UpdateAgentMode(ctx, t.ID, kanban.AgentModeUpdate{ResetSessionID: &sess.ID}); err != nil {
+	if _, _, err := e.svc.UpdateAgentMode(ctx, t.ID, kanban.AgentModeUpdate{ResetSessionID: &sess.ID}); err != nil {
 		return failure(err), true
 	}
-	e.agents.ModeChanged(t.ID)
 	return "the next turn of session " + sess.ID + " starts in a fresh agent session, without the previous context", false
 }

@@ -18,7 +18,7 @@ func (e *Engine) run(taskID, stepID, event string, c cause, signalled *bool) {
 
 // runWhere is run for the automations keep selects (all when nil).
 func (e *Engine) runWhere(taskID, stepID, event string, c cause, signalled *bool, keep func(kanban.StepAction) bool) {
-	ctx := context.Background()
+	ctx := e.ctx
 	if stepID != "" {
 		// A step without automations for event needs no further read.
 		if step, err := e.store.GetStep(ctx, stepID); err == nil && !slices.ContainsFunc(step.Events[event], keepAll(keep)) {

@@ -5,10 +5,12 @@
 // (never on a request's path), in order per task, failure-isolated (one
 // failing automation is recorded and the others run), and loop-bounded.
 //
-// It depends on the domain (kanban) and the action layer's Service, whose
-// exported methods perform what automations do; neither depends on it
-// (action reaches it through action.Workflow, the runtime through the
-// turn callbacks the composition root wires).
+// It reacts to the domain events (kanban.DomainEvents) the action layer
+// and the agent runtime emit, and performs what automations do through
+// the action layer's Service. It depends on the domain (kanban) and the
+// action layer; neither they nor the runtime depend on it. Its automations
+// run under the base context it is built with: when that ends, running
+// and queued ones are cancelled.
 package flow
 
 import (
@@ -39,38 +41,30 @@ const (
 type Config struct {
 	Store   kanban.Store
 	Service *action.Service
-	Logger  *slog.Logger
+	// Events are the domain events the engine reacts to (task created,
+	// moved, step freed, agent turns); nil: none reach it.
+	Events *kanban.DomainEvents
+	Logger *slog.Logger
 	// Clock is the time the auto-archive sweep compares with (time.Now).
 	Clock func() time.Time
 	// SweepInterval is how often the auto-archive sweep runs (1 minute).
 	SweepInterval time.Duration
-	// Agents hears of agent mode changes (nil: no runtime).
-	Agents Agents
 	// Once, when set, runs a sweep unless another backend sharing the
 	// database is running it (see cluster.Once); nil runs every sweep.
 	Once func(ctx context.Context, name string, sweep func())
 }
 
-// Agents is what the engine tells the runtime directly: a task's agent
-// mode changed (plan mode, session mode, a context reset). The runtime
-// applies it before its agents' next turns, and at once to an idle agent.
-type Agents interface {
-	ModeChanged(taskID string)
-}
-
-type noAgents struct{}
-
-func (noAgents) ModeChanged(string) {}
-
-// Engine is the workflow engine. It implements action.Workflow.
+// Engine is the workflow engine.
 type Engine struct {
-	store  kanban.Store
-	svc    *action.Service
-	log    *slog.Logger
-	clock  func() time.Time
-	every  time.Duration
-	agents Agents
-	once   func(ctx context.Context, name string, sweep func())
+	// ctx is the engine's base context (New's): every automation runs
+	// under it.
+	ctx   context.Context
+	store kanban.Store
+	svc   *action.Service
+	log   *slog.Logger
+	clock func() time.Time
+	every time.Duration
+	once  func(ctx context.Context, name string, sweep func())
 
 	mu     sync.Mutex
 	queues map[string][]func() // pending work by key ("task:ID", "step:ID")
@@ -83,10 +77,11 @@ type Engine struct {
 	onIdle func()
 }
 
-var _ action.Workflow = (*Engine)(nil)
-
-// New returns an engine; Run starts its auto-archive sweeps.
-func New(cfg Config) *Engine {
+// New returns an engine reacting to cfg.Events, whose automations run
+// under ctx: once it ends, the engine takes no more work, and what runs
+// or is queued is cancelled (its store calls fail at once). Run starts
+// its auto-archive sweeps.
+func New(ctx context.Context, cfg Config) *Engine {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -96,23 +91,40 @@ func New(cfg Config) *Engine {
 	if cfg.SweepInterval <= 0 {
 		cfg.SweepInterval = time.Minute
 	}
-	if cfg.Agents == nil {
-		cfg.Agents = noAgents{}
-	}
 	if cfg.Once == nil {
 		cfg.Once = func(_ context.Context, _ string, sweep func()) { sweep() }
 	}
-	return &Engine{store: cfg.Store, svc: cfg.Service, log: cfg.Logger, clock: cfg.Clock, every: cfg.SweepInterval,
-		agents: cfg.Agents, once: cfg.Once, queues: map[string][]func(){}, admitting: map[string]int{}}
+	e := &Engine{ctx: ctx, store: cfg.Store, svc: cfg.Service, log: cfg.Logger, clock: cfg.Clock, every: cfg.SweepInterval,
+		once: cfg.Once, queues: map[string][]func(){}, admitting: map[string]int{}}
+	if cfg.Events != nil {
+		cfg.Events.React(e.react)
+	}
+	return e
+}
+
+// react queues the engine's reaction to a domain event.
+func (e *Engine) react(ev kanban.DomainEvent) {
+	switch ev := ev.(type) {
+	case kanban.TaskCreated:
+		e.created(ev.Task)
+	case kanban.TaskMoved:
+		e.moved(ev.Task.ID, ev.FromStepID, ev.Task.WorkflowStepID, cause{})
+		e.freed(ev.FromStepID, 0)
+	case kanban.StepFreed:
+		e.freed(ev.StepID, 0)
+	case kanban.TurnEvent:
+		e.turn(ev)
+	}
 }
 
 // do queues fn behind the work already pending for key and runs each
 // key's work in order on its own goroutine. Past maxPending the work is
 // dropped and logged (false): a storm cannot grow memory without bound.
+// Once the engine is closed or its context ended, nothing is queued.
 func (e *Engine) do(key string, fn func()) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
+	if e.closed || e.ctx.Err() != nil {
 		return false
 	}
 	q, busy := e.queues[key]

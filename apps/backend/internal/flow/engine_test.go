@@ -24,7 +24,7 @@ func (h *harness) trigger(event string, t *kanban.Task, a, s kanban.WorkflowStep
 			h.t.Fatal(err)
 		}
 	default:
-		h.eng.Turn(kanban.TurnEvent{TaskID: t.ID, StepID: s.ID, StartedAt: kanban.Now(), Ended: event == kanban.EventTurnComplete, StopReason: "end_turn"})
+		h.events.Emit(kanban.TurnEvent{TaskID: t.ID, StepID: s.ID, StartedAt: kanban.Now(), Ended: event == kanban.EventTurnComplete, StopReason: "end_turn"})
 	}
 	h.settle()
 }
@@ -201,7 +201,7 @@ func TestAdmissionFIFO(t *testing.T) {
 	holder := h.task("holder", full)
 	t1, t2 := h.task("t1", in), h.task("t2", in)
 	for _, x := range []*kanban.Task{t1, t2} {
-		h.eng.Turn(kanban.TurnEvent{TaskID: x.ID, StepID: in.ID, StartedAt: kanban.Now(), Ended: true, StopReason: "end_turn"})
+		h.events.Emit(kanban.TurnEvent{TaskID: x.ID, StepID: in.ID, StartedAt: kanban.Now(), Ended: true, StopReason: "end_turn"})
 		h.settle()
 		time.Sleep(time.Millisecond) // distinct queued_at
 	}
@@ -280,12 +280,12 @@ func TestAutoAdvance(t *testing.T) {
 	turn := func(stop string) kanban.TurnEvent {
 		return kanban.TurnEvent{TaskID: task.ID, StepID: h.get(task.ID).WorkflowStepID, StartedAt: kanban.Now(), Ended: true, StopReason: stop}
 	}
-	h.eng.Turn(turn("cancelled"))
+	h.events.Emit(turn("cancelled"))
 	h.settle()
 	if h.get(task.ID).WorkflowStepID != work.ID {
 		t.Fatal("a cancelled turn advanced the task")
 	}
-	h.eng.Turn(turn("end_turn"))
+	h.events.Emit(turn("end_turn"))
 	h.settle()
 	if h.get(task.ID).WorkflowStepID != gated.ID {
 		t.Fatal("the turn's end did not advance the task")
@@ -294,7 +294,7 @@ func TestAutoAdvance(t *testing.T) {
 	h.must(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: task.ID}, &sess)
 	ev := turn("end_turn")
 	ev.SessionID = sess.Session.ID
-	h.eng.Turn(ev)
+	h.events.Emit(ev)
 	h.settle()
 	if h.get(task.ID).WorkflowStepID != gated.ID {
 		t.Fatal("a gated step advanced without the signal")
@@ -306,7 +306,7 @@ func TestAutoAdvance(t *testing.T) {
 		Kind: kanban.ArtifactStepComplete, Data: []byte(raw)}); err != nil {
 		t.Fatal(err)
 	}
-	h.eng.Turn(ev)
+	h.events.Emit(ev)
 	h.settle()
 	if h.get(task.ID).WorkflowStepID != steps[2].ID {
 		t.Fatalf("the signalled turn did not advance the task: %v", h.records(task.ID))

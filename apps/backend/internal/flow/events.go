@@ -8,9 +8,9 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Created runs the on_enter automations of a new task's first step, then
+// created runs the on_enter automations of a new task's first step, then
 // lets the steps that pull from it admit the task.
-func (e *Engine) Created(t *kanban.Task) {
+func (e *Engine) created(t *kanban.Task) {
 	id, step := t.ID, t.WorkflowStepID
 	e.do(taskKey(id), func() {
 		e.enter(id, step, cause{}, true)
@@ -18,14 +18,9 @@ func (e *Engine) Created(t *kanban.Task) {
 	})
 }
 
-// Moved runs the on_exit automations of the step a task left and the
-// on_enter ones of the step it entered, then admits waiting tasks into
-// the step it left.
-func (e *Engine) Moved(t *kanban.Task, fromStepID string) {
-	e.moved(t.ID, fromStepID, t.WorkflowStepID, cause{})
-	e.Freed(fromStepID)
-}
-
+// moved runs the on_exit automations of the step a task left and the
+// on_enter ones of the step it entered (a TaskMoved reaction also admits
+// waiting tasks into the step it left).
 func (e *Engine) moved(taskID, from, to string, c cause) {
 	e.do(taskKey(taskID), func() {
 		e.run(taskID, from, kanban.EventExit, c, nil)
@@ -46,9 +41,11 @@ func (e *Engine) arrived(stepID, from string, depth int) {
 	if stepID == "" {
 		return
 	}
-	ids, err := e.store.PullingSteps(context.Background(), stepID)
+	ids, err := e.store.PullingSteps(e.ctx, stepID)
 	if err != nil {
-		e.log.Error("workflow engine: steps pulling from a step", "step", stepID, "err", err)
+		if e.ctx.Err() == nil {
+			e.log.Error("workflow engine: steps pulling from a step", "step", stepID, "err", err)
+		}
 		return
 	}
 	for _, id := range ids {
@@ -57,9 +54,6 @@ func (e *Engine) arrived(stepID, from string, depth int) {
 		}
 	}
 }
-
-// Freed admits waiting tasks into a step that may have room.
-func (e *Engine) Freed(stepID string) { e.freed(stepID, 0) }
 
 // freed queues an admission for stepID. Admissions are idempotent (each
 // looks for room and takes what waits), so one already queued for the
@@ -97,8 +91,8 @@ func (e *Engine) freed(stepID string, depth int) {
 	}
 }
 
-// Turn handles a turn event of the runtime.
-func (e *Engine) Turn(ev kanban.TurnEvent) {
+// turn handles a turn event of the runtime.
+func (e *Engine) turn(ev kanban.TurnEvent) {
 	e.do(taskKey(ev.TaskID), func() {
 		if !ev.Ended {
 			e.run(ev.TaskID, "", kanban.EventTurnStart, turnCause(ev), nil)
@@ -138,7 +132,7 @@ func (c cause) next() cause { return cause{chain: c.chain + 1, turn: c.turn} }
 // running agent (a new one gets it before the task's prompt from the
 // runtime), then the other automations.
 func (e *Engine) enter(taskID, stepID string, c cause, created bool) {
-	ctx := context.Background()
+	ctx := e.ctx
 	if stepID != "" {
 		// Most steps have no on_enter automation and no prompt to deliver:
 		// one read of the step tells, and nothing else is read then.
@@ -172,7 +166,7 @@ func (e *Engine) stepPrompt(ctx context.Context, taskID string, step *kanban.Wor
 
 // turnEnded runs on_turn_complete and auto-advances the task.
 func (e *Engine) turnEnded(ev kanban.TurnEvent) {
-	ctx := context.Background()
+	ctx := e.ctx
 	t, err := e.store.GetTask(ctx, ev.TaskID)
 	if err != nil || t.ArchivedAt != nil {
 		return
@@ -212,7 +206,7 @@ func (e *Engine) signalled(ctx context.Context, ev kanban.TurnEvent) bool {
 
 // admit moves waiting tasks onto a step while it has room.
 func (e *Engine) admit(stepID string, depth int) {
-	ctx := context.Background()
+	ctx := e.ctx
 	// Only tasks already on the source step when the admission started
 	// are pulled: a task that comes back meanwhile (steps that pull from
 	// each other) is its own arrival, counted deeper, not another round of
@@ -221,7 +215,7 @@ func (e *Engine) admit(stepID string, depth int) {
 	for range maxAdmissions {
 		a, err := e.store.AdmitNext(ctx, stepID, start)
 		if err != nil {
-			if kanban.ErrorCode(err) != kanban.CodeNotFound {
+			if kanban.ErrorCode(err) != kanban.CodeNotFound && ctx.Err() == nil {
 				e.log.Error("workflow engine: admit", "step", stepID, "err", err)
 			}
 			return
@@ -250,6 +244,6 @@ func (e *Engine) admit(stepID string, depth int) {
 // cancelCounts reports whether the step runs on_turn_complete for turns
 // that were cancelled (cancel_triggers_turn_complete).
 func (e *Engine) cancelCounts(stepID string) bool {
-	st, err := e.store.GetStep(context.Background(), stepID)
+	st, err := e.store.GetStep(e.ctx, stepID)
 	return err == nil && st.CancelTriggersTurnComplete
 }

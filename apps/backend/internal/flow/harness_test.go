@@ -22,18 +22,28 @@ type harness struct {
 	reg *action.Registry
 	svc *action.Service
 	eng *Engine
-	ws  string
-	now time.Time
-	mu  sync.Mutex
+	// events carry the domain events between the action layer and the
+	// engine (tests emit agent turns on them as the runtime would).
+	events *kanban.DomainEvents
+	ws     string
+	now    time.Time
+	mu     sync.Mutex
 	// notified counts the engine's ModeChanged calls by task.
 	notified map[string]int
 }
 
+// runtime is the harness's agent runtime: it runs no agent and counts the
+// mode changes the engine has the Service tell it.
+type runtime struct {
+	action.NoAgents
+	h *harness
+}
+
 // ModeChanged records what the engine tells the runtime.
-func (h *harness) ModeChanged(taskID string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.notified[taskID]++
+func (r runtime) ModeChanged(taskID string) {
+	r.h.mu.Lock()
+	defer r.h.mu.Unlock()
+	r.h.notified[taskID]++
 }
 
 func (h *harness) notifications(taskID string) int {
@@ -79,12 +89,11 @@ func newHarness(t *testing.T, dir string) *harness {
 	if err := st.Seed(ctx); err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, st: st, now: time.Now(), notified: map[string]int{}}
-	if h.reg, h.svc, err = action.New(action.Deps{Store: st}); err != nil {
+	h := &harness{t: t, st: st, now: time.Now(), notified: map[string]int{}, events: &kanban.DomainEvents{}}
+	if h.reg, h.svc, err = action.New(action.Deps{Store: st, Agents: runtime{h: h}, Events: h.events}); err != nil {
 		t.Fatal(err)
 	}
-	h.eng = New(Config{Store: st, Service: h.svc, Clock: h.clock, Agents: h})
-	h.svc.SetWorkflow(h.eng)
+	h.eng = New(t.Context(), Config{Store: st, Service: h.svc, Clock: h.clock, Events: h.events})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

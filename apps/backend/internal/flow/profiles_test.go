@@ -170,7 +170,7 @@ func TestStoppedAgentNotReplaced(t *testing.T) {
 		{"name":"Fresh","events":{"on_turn_start":[{"type":"move_to_next"}]}},
 		{"name":"Replace","events":{"on_enter":[{"type":"stop_agent"},{"type":"start_agent"}]}}]`)
 	turn := func(task *kanban.Task, sess *kanban.Session, step kanban.WorkflowStep) {
-		h.eng.Turn(kanban.TurnEvent{SessionID: sess.ID, TaskID: task.ID, StepID: step.ID, StartedAt: kanban.Now()})
+		h.events.Emit(kanban.TurnEvent{SessionID: sess.ID, TaskID: task.ID, StepID: step.ID, StartedAt: kanban.Now()})
 		h.settle()
 	}
 

@@ -17,7 +17,9 @@ func (e *Engine) Sweep(ctx context.Context) int {
 	for ctx.Err() == nil {
 		due, err := e.store.DueForArchive(ctx, e.clock(), archiveBatch)
 		if err != nil {
-			e.log.Error("workflow engine: auto-archive sweep", "err", err)
+			if ctx.Err() == nil {
+				e.log.Error("workflow engine: auto-archive sweep", "err", err)
+			}
 			return total
 		}
 		var (
@@ -38,7 +40,9 @@ func (e *Engine) Sweep(ctx context.Context) int {
 					return
 				}
 				if _, err := e.svc.ArchiveTask(ctx, cur.ID, "Stopped: the task was archived automatically"); err != nil {
-					e.log.Error("workflow engine: auto-archive", "task", cur.ID, "err", err)
+					if ctx.Err() == nil {
+						e.log.Error("workflow engine: auto-archive", "task", cur.ID, "err", err)
+					}
 					return
 				}
 				n.Add(1)

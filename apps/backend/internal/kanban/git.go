@@ -169,14 +169,23 @@ func checkSCPLike(s string, bad func(string) error) error {
 	switch {
 	case !ok || strings.Contains(host, "/"):
 		return bad("use https://, ssh://, user@host:path, or http:// to a loopback host (local paths and file:// are refused: register a local repository by its local_path)")
-	case hasUser && (user == "" || strings.ContainsAny(user, ":/") || user[0] == '-'):
+	case hasUser && !validUser(user):
 		return bad("the user name is not valid (and no password in the URL)")
-	case !validHost(host):
+	case !validHost(host) || strings.EqualFold(host, "file"):
 		return bad("the host is not a valid host name or IP address")
 	case path == "" || path[0] == '-' || path[0] == ':':
 		return bad(`the path must not be empty or start with "-" or ":"`)
 	}
 	return nil
+}
+
+// validUser accepts a user name of letters, digits and "._-" that starts
+// with a letter, a digit or "_" (so never an option or a relative path).
+func validUser(u string) bool {
+	if u == "" || len(u) > maxHostLen || (!asciiAlnum(rune(u[0])) && u[0] != '_') {
+		return false
+	}
+	return strings.IndexFunc(u, func(r rune) bool { return !asciiAlnum(r) && !strings.ContainsRune("._-", r) }) < 0
 }
 
 // validHost accepts an IP address or a DNS name of letters, digits, "-"

@@ -187,11 +187,6 @@ type RunService interface {
 	GetWorktree(ctx context.Context, taskID string) (*Worktree, error)
 	DeleteWorktree(ctx context.Context, taskID string) error
 
-	// OwnSession makes backend the owner of a live managed session (the
-	// backend whose runtime runs its agent) unless another backend whose
-	// lease was renewed at or after since owns it; owned says whether it
-	// is backend's now.
-	OwnSession(ctx context.Context, sessionID, backend string, since time.Time) (owned bool, err error)
 	// ClaimOrphans makes backend the owner of up to limit live managed
 	// sessions whose owner's lease lapsed before since (or that have none),
 	// oldest first, and returns them. Each is claimed by one backend only.
@@ -225,9 +220,9 @@ type FlowService interface {
 	DueForArchive(ctx context.Context, now time.Time, limit int) ([]Task, error)
 }
 
-// TurnEvent is an agent turn starting or ending on a task, as the runtime
-// reports it to the workflow engine. StepID is the task's step when the
-// turn started.
+// TurnEvent is an agent turn starting or ending on a task: a domain event
+// the runtime emits and the workflow engine reacts to. StepID is the
+// task's step when the turn started.
 type TurnEvent struct {
 	SessionID  string
 	TaskID     string

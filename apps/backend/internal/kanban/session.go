@@ -117,6 +117,26 @@ type Session struct {
 	UpdatedAt      time.Time  `json:"updated_at"`
 }
 
+// SessionProfile is what a session's MCP server serves: the session's
+// mode and capabilities (the result of session.profile and the payload of
+// session.mode_changed).
+type SessionProfile struct {
+	SessionID    string   `json:"session_id"`
+	TaskID       string   `json:"task_id"`
+	WorkspaceID  string   `json:"workspace_id"`
+	Mode         Mode     `json:"mode"`
+	Capabilities []string `json:"capabilities"`
+}
+
+// ProfileOf derives a session's MCP profile.
+func ProfileOf(s *Session) *SessionProfile {
+	caps := s.Capabilities
+	if caps == nil {
+		caps = []string{}
+	}
+	return &SessionProfile{SessionID: s.ID, TaskID: s.TaskID, WorkspaceID: s.WorkspaceID, Mode: s.MCPMode, Capabilities: caps}
+}
+
 // SessionCreate is the input of SessionService.CreateSession. Empty profile
 // ids resolve to the defaults; Mode defaults to task; Capabilities nil means
 // the profile's defaults.
@@ -131,6 +151,10 @@ type SessionCreate struct {
 	// Managed sessions are run by the runtime; they start QUEUED.
 	// Others start CREATED.
 	Managed bool
+	// Owner is the backend whose runtime runs a managed session's agent
+	// (the one creating it), written with the session: no other backend
+	// takes it over while that backend's lease is valid.
+	Owner string
 	// FirstMessage, when set, opens the session's conversation: it is
 	// appended as AppendMessage would (its SessionID and TaskID are the new
 	// session's) in the session's own transaction.

@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -29,6 +31,8 @@ type Options struct {
 	Stderr io.Writer
 	// Exit ends the process for @exit (os.Exit in the binary).
 	Exit func(code int)
+	// ShTimeout bounds one @sh command (DefaultShTimeout).
+	ShTimeout time.Duration
 }
 
 // Run serves the agent side of ACP on in/out until the client disconnects
@@ -83,7 +87,7 @@ func (a *agent) NewSession(_ context.Context, req acp.NewSessionRequest) (acp.Ne
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	id := acp.SessionId("mock-" + hex.EncodeToString(b[:]))
-	s := a.addSession(id, req.McpServers)
+	s := a.addSession(id, req.McpServers, req.Cwd)
 	return acp.NewSessionResponse{SessionId: id, Modes: a.modeState(s)}, nil
 }
 
@@ -93,15 +97,23 @@ func (a *agent) LoadSession(_ context.Context, req acp.LoadSessionRequest) (acp.
 	if a.opts.NoLoad {
 		return acp.LoadSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionLoad)
 	}
-	s := a.addSession(req.SessionId, req.McpServers)
+	s := a.addSession(req.SessionId, req.McpServers, req.Cwd)
 	return acp.LoadSessionResponse{Modes: a.modeState(s)}, nil
 }
 
-// addSession opens a session (again, for a load: it keeps its mode).
-func (a *agent) addSession(id acp.SessionId, servers []acp.McpServer) *session {
+// addSession opens a session (again, for a load: it keeps its mode) in
+// the working directory cwd (the process's when the client gave none).
+func (a *agent) addSession(id acp.SessionId, servers []acp.McpServer, cwd string) *session {
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			wd = "."
+		}
+		cwd = wd
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := &session{id: id, mode: modeDefault}
+	s := &session{id: id, mode: modeDefault, cwd: cwd}
 	if old := a.sessions[id]; old != nil {
 		old.tools.close()
 		s.mode = old.currentMode()
@@ -172,6 +184,7 @@ func (a *agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOpti
 type session struct {
 	id    acp.SessionId
 	tools *toolbox
+	cwd   string // where @write and @sh work
 
 	mu      sync.Mutex
 	mode    acp.SessionModeId

@@ -30,7 +30,13 @@ type Directive struct {
 //	@session               say the ACP session id and the prompt's number in it
 //	@prompt                say the prompt's text blocks: how many, and the
 //	                       first line of each
-const Directives = "say think tool permission plan sleep exit end mode session prompt"
+//	@write PATH TEXT       write TEXT (\n, \t, \\ escapes) to PATH inside the
+//	                       working directory, parent directories made
+//	                       (≤ MaxWriteBytes; relative, no "..", no link out)
+//	@sh COMMAND            run sh -c COMMAND in the working directory
+//	                       (≤ Options.ShTimeout, then its process group is
+//	                       killed; MaxShOutput of output reported)
+const Directives = "say think tool permission plan sleep exit end mode session prompt write sh"
 
 // Parse returns the directives of a prompt's text blocks.
 func Parse(blocks []acp.ContentBlock) []Directive {

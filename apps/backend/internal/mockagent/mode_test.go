@@ -18,6 +18,8 @@ type acpClient struct {
 	mu       sync.Mutex
 	messages []string
 	modes    []acp.SessionModeId
+	// tools are the tool call updates with a status (the end of a call).
+	tools []acp.SessionToolCallUpdate
 }
 
 func (c *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
@@ -28,6 +30,8 @@ func (c *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 		c.messages = append(c.messages, u.AgentMessageChunk.Content.Text.Text)
 	case u.CurrentModeUpdate != nil:
 		c.modes = append(c.modes, u.CurrentModeUpdate.CurrentModeId)
+	case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil:
+		c.tools = append(c.tools, *u.ToolCallUpdate)
 	}
 	return nil
 }
@@ -70,6 +74,12 @@ func (c *acpClient) WaitForTerminalExit(context.Context, acp.WaitForTerminalExit
 // it with one new session; the agent stops when the test ends.
 func connect(tb testing.TB, o Options) (*acp.ClientSideConnection, *acpClient, acp.NewSessionResponse) {
 	tb.Helper()
+	return connectIn(tb, o, tb.TempDir())
+}
+
+// connectIn is connect with the session's working directory dir.
+func connectIn(tb testing.TB, o Options, dir string) (*acp.ClientSideConnection, *acpClient, acp.NewSessionResponse) {
+	tb.Helper()
 	toAgent, agentIn := io.Pipe()
 	agentOut, fromAgent := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -94,7 +104,7 @@ func connect(tb testing.TB, o Options) (*acp.ClientSideConnection, *acpClient, a
 	if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
 		tb.Fatal(err)
 	}
-	ns, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: tb.TempDir(), McpServers: []acp.McpServer{}})
+	ns, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
 	if err != nil {
 		tb.Fatal(err)
 	}

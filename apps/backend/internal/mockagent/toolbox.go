@@ -85,7 +85,9 @@ func (b *toolbox) dial(ctx context.Context, s acp.McpServer) (*client.Client, er
 		}
 		c, err = client.NewStreamableHttpClient(s.Http.Url, transport.WithHTTPHeaders(h))
 		if err == nil {
-			err = c.Start(context.Background())
+			// The stream outlives the connect's deadline: it lives as long
+			// as the client.
+			err = c.Start(context.WithoutCancel(ctx))
 		}
 	default:
 		return nil, errors.New("unsupported MCP server transport")
@@ -110,7 +112,7 @@ func (b *toolbox) call(ctx context.Context, name string, args map[string]any) (t
 	b.once.Do(func() {
 		// Not the turn's context: a cancelled turn must not leave the
 		// servers half connected for the next one.
-		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
 		b.connect(cctx)
 	})

@@ -67,6 +67,10 @@ func (t *turn) run(d Directive) (stop acp.StopReason, done bool) {
 		t.say(fmt.Sprintf("session: %s, prompt %d\n", t.s.id, t.number))
 	case "prompt":
 		t.say(describePrompt(t.prompt) + "\n")
+	case "write":
+		t.write(d.Arg)
+	case "sh":
+		t.sh(d.Arg)
 	default:
 		t.say("mock agent: unknown directive @" + clip(d.Verb, 40) + " (known: " + Directives + ")")
 	}
@@ -95,11 +99,16 @@ func (t *turn) sleep(arg string) (acp.StopReason, bool) {
 	}
 }
 
+// callID returns a new tool call id of the turn.
+func (t *turn) callID(kind string) acp.ToolCallId {
+	t.calls++
+	return acp.ToolCallId(fmt.Sprintf("mock-%s-%d-%d", kind, time.Now().UnixNano(), t.calls))
+}
+
 // tool calls an MCP tool and reports the call and its result.
 func (t *turn) tool(arg string) {
 	name, rawArgs, _ := strings.Cut(arg, " ")
-	t.calls++
-	id := acp.ToolCallId(fmt.Sprintf("mock-call-%d-%d", time.Now().UnixNano(), t.calls))
+	id := t.callID("call")
 	var args map[string]any
 	if rawArgs = strings.TrimSpace(rawArgs); rawArgs != "" {
 		if err := json.Unmarshal([]byte(rawArgs), &args); err != nil {

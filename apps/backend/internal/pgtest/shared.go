@@ -23,9 +23,10 @@ var shared struct {
 	skipped atomic.Int32
 }
 
-// Shared returns the test binary's cluster, starting it on first use.
-func Shared() (*Cluster, error) {
-	shared.once.Do(func() { shared.c, shared.err = Start(context.Background()) })
+// Shared returns the test binary's cluster, starting it on first use
+// (with ctx's values: the cluster outlives the test that started it).
+func Shared(ctx context.Context) (*Cluster, error) {
+	shared.once.Do(func() { shared.c, shared.err = Start(context.WithoutCancel(ctx)) })
 	return shared.c, shared.err
 }
 
@@ -55,7 +56,7 @@ func Main(m *testing.M, after ...func()) {
 func Database(t testing.TB) string {
 	t.Helper()
 	c := sharedOrSkip(t)
-	ctx := context.Background()
+	ctx := context.WithoutCancel(t.Context()) // the drop runs after t's context ended
 	name, u, err := c.CreateDatabase(ctx)
 	if err != nil {
 		t.Fatalf("create database: %v", err)
@@ -76,7 +77,7 @@ func Database(t testing.TB) string {
 func Schema(t testing.TB) string {
 	t.Helper()
 	c := sharedOrSkip(t)
-	ctx := context.Background()
+	ctx := context.WithoutCancel(t.Context()) // the drop runs after t's context ended
 	name, u, err := c.CreateSchema(ctx, "tests")
 	if err != nil {
 		t.Fatalf("create schema: %v", err)
@@ -92,7 +93,7 @@ func Schema(t testing.TB) string {
 // sharedOrSkip returns the shared cluster, or skips (fails) t without one.
 func sharedOrSkip(t testing.TB) *Cluster {
 	t.Helper()
-	c, err := Shared()
+	c, err := Shared(t.Context())
 	if err != nil {
 		if _, missing := BinDir(); missing == nil && os.Getenv(RequireEnv) == "1" {
 			t.Fatalf("PostgreSQL is installed but a throwaway cluster did not start: %v", err)

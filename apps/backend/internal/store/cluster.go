@@ -74,29 +74,6 @@ func (s *Store) PruneBackends(ctx context.Context, cutoff time.Time) error {
 	return nil
 }
 
-// OwnSession makes backend id the owner of a managed session that has
-// not ended and that no live backend owns (alive: lease renewed at or
-// after since): the backend that launches a session's agent claims it
-// first. owned is false when another live backend owns it.
-func (s *Store) OwnSession(ctx context.Context, sessionID, id string, since time.Time) (owned bool, err error) {
-	err = s.tx(ctx, func(tx txn) error {
-		res, err := tx.ExecContext(ctx, `UPDATE task_sessions SET owner_id = ? WHERE id = ? AND managed = 1
-			AND state NOT IN (?, ?, ?) AND (owner_id = ? OR owner_id NOT IN
-			(SELECT id FROM cluster_backends WHERE heartbeat_at >= ?))`, id, sessionID,
-			string(kanban.SessionCompleted), string(kanban.SessionFailed), string(kanban.SessionCancelled), id, fmtTime(since))
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		owned = n == 1
-		return err
-	})
-	if err != nil {
-		return false, fmt.Errorf("own session: %w", err)
-	}
-	return owned, nil
-}
-
 // ClaimOrphans makes backend id the owner of up to limit managed
 // sessions that have not ended and whose owner is gone (no lease renewed
 // at or after since, or none at all), oldest first, and returns them.
@@ -159,7 +136,7 @@ func (s *Store) TryLock(ctx context.Context, name string) (unlock func(), ok boo
 	return func() {
 		// Closing a connection whose unlock failed would return a session
 		// still holding the lock to the pool: discard it instead.
-		if _, err := conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, key); err != nil {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key); err != nil {
 			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		}
 		_ = conn.Close()

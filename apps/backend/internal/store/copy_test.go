@@ -74,6 +74,15 @@ func seedEveryEntity(t *testing.T, s *Store) string {
 	if err := s.SaveWorktree(ctx, kanban.Worktree{TaskID: parent.ID, RepositoryID: repo.ID, Path: "/wt", Branch: "kandev/x"}); err != nil {
 		t.Fatal(err)
 	}
+	pr := must(s.LinkPullRequest(ctx, kanban.PullRequest{TaskID: child.ID, RepositoryID: repo.ID, Forge: kanban.ForgeGitHub, ForgeRepo: "o/r",
+		Number: 4, State: kanban.PROpen, HeadSHA: shaA, Mergeable: new(false)}))(t)
+	on, override := true, "fix it"
+	must(s.UpdatePRAutomation(ctx, child.ID, kanban.ForgeGitHub, kanban.PRAutomationUpdate{AutoFixEnabled: &on, AutoFixPromptOverride: &override}))(t)
+	pr = must(s.GetPullRequest(ctx, pr.ID))(t)
+	pr.Watch.Validators, pr.Watch.RequestedReviewers, pr.Watch.LastCommentID = map[string]string{"/x": `"e"`}, []string{"a"}, 1<<40
+	must(s.RecordPoll(ctx, *pr, []kanban.PREvent{{Key: "comment:1", Kind: "review_comment", Payload: []byte(`{"body":"ü"}`)}}))(t)
+	must(s.CreateReviewComment(ctx, kanban.ReviewComment{TaskID: child.ID, RepositoryID: repo.ID, Path: "a.go", StartLine: 1, EndLine: 2,
+		Side: kanban.SideOld, Body: "why?", AnchorCommit: shaA, AnchorText: "x\ny", Author: "operator"}))(t)
 	return f.b.ws.ID
 }
 

@@ -112,7 +112,10 @@ func (s *Store) PruneEvents(ctx context.Context, cutoff time.Time) error {
 }
 
 // Listener is a connection of its own that listens on EventChannel.
-type Listener struct{ conn *pgx.Conn }
+type Listener struct {
+	conn *pgx.Conn
+	ctx  context.Context // Listen's: Close's values
+}
 
 // Listen opens a connection outside the pool and listens on EventChannel.
 func (s *Store) Listen(ctx context.Context) (*Listener, error) {
@@ -127,7 +130,7 @@ func (s *Store) Listen(ctx context.Context) (*Listener, error) {
 		_ = conn.Close(ctx)
 		return nil, fmt.Errorf("listen: %w", err)
 	}
-	return &Listener{conn: conn}, nil
+	return &Listener{conn: conn, ctx: ctx}, nil
 }
 
 // Wait returns the id range of the next notification, waiting until one
@@ -151,9 +154,10 @@ func parseRange(n *pgconn.Notification) (int64, int64, error) {
 	return first, last, nil
 }
 
-// Close closes the listener's connection.
+// Close closes the listener's connection, within a bound of its own (its
+// listening may have ended with its context).
 func (l *Listener) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), 5*time.Second)
 	defer cancel()
 	return l.conn.Close(ctx)
 }

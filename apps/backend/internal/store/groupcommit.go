@@ -75,6 +75,7 @@ type outcome struct {
 
 // committer runs batches of writers, one at a time.
 type committer struct {
+	ctx   context.Context // of every transaction (startCommitter)
 	db    *sql.DB
 	stmts *stmtCache
 	// committed is called after each successful commit.
@@ -93,8 +94,12 @@ type committer struct {
 	batches, writes atomic.Int64
 }
 
-func startCommitter(db *sql.DB, stmts *stmtCache, committed func()) *committer {
-	c := &committer{db: db, stmts: stmts, committed: committed, limit: maxBatch, wake: make(chan struct{}, 1), done: make(chan struct{})}
+// startCommitter starts the committer of db; its transactions run under
+// ctx, without its cancellation (a batch outlives any one writer, and the
+// store's Open).
+func startCommitter(ctx context.Context, db *sql.DB, stmts *stmtCache, committed func()) *committer {
+	c := &committer{ctx: context.WithoutCancel(ctx), db: db, stmts: stmts, committed: committed, limit: maxBatch,
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go c.run()
 	return c
 }
@@ -258,7 +263,7 @@ func (c *committer) runBatch(batch []*writer) (notRun []*writer) {
 		return nil
 	}
 	// The transaction outlives any one writer's context (see tx).
-	ctx := context.Background()
+	ctx := c.ctx
 	sqlTx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		for _, w := range batch {

@@ -100,10 +100,10 @@ func createSession(ctx context.Context, tx txn, in kanban.SessionCreate, hash st
 	// RETURNING reads the row back as getSession would, in the same statement.
 	sess, err := scanSession(tx.QueryRowContext(ctx, `INSERT INTO task_sessions (id, task_id, workspace_id,
 		agent_profile_id, executor_profile_id, state, mcp_mode, capabilities, token_hash,
-		mcp_attached, managed, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+		mcp_attached, managed, owner_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
 		RETURNING `+sessionColumns,
 		id, in.TaskID, wsID, nullString(agentID), nullString(execID), string(state),
-		string(in.Mode), string(capsJSON), hash, boolInt(in.Managed), in.Name, now, now))
+		string(in.Mode), string(capsJSON), hash, boolInt(in.Managed), in.Owner, in.Name, now, now))
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}

@@ -96,6 +96,34 @@ func testCreateSessionDefaults(t *testing.T) {
 	}
 }
 
+// TestCreateSessionWritesItsOwner: a managed session's owner (the backend
+// that runs its agent) is written by the INSERT that creates it, alone or
+// with its task, so that no other backend can take it over in between.
+func TestCreateSessionWritesItsOwner(t *testing.T) {
+	bothEngines(t, testCreateSessionWritesItsOwner)
+}
+
+func testCreateSessionWritesItsOwner(t *testing.T) {
+	s := newTestStore(t)
+	b := newBoard(t, s, "Owners")
+	ctx := context.Background()
+	alone, _, err := s.CreateSession(ctx, kanban.SessionCreate{TaskID: mustTask(t, s, b, "", "alone").ID, Managed: true, Owner: "backend-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, withTask, _, err := s.CreateTaskWithSession(ctx, kanban.TaskCreate{WorkspaceID: b.ws.ID, Title: "with its task"},
+		kanban.SessionCreate{Managed: true, Owner: "backend-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{alone.ID: "backend-a", withTask.ID: "backend-b"} {
+		var got string
+		if err := s.stmts.QueryRowContext(ctx, `SELECT owner_id FROM task_sessions WHERE id = ?`, id).Scan(&got); err != nil || got != want {
+			t.Errorf("session %s: got owner %q (%v), want %q", id, got, err, want)
+		}
+	}
+}
+
 func TestCreateSessionCapabilities(t *testing.T) {
 	bothEngines(t, testCreateSessionCapabilities)
 }

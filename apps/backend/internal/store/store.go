@@ -83,7 +83,7 @@ func OpenSQLiteFile(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	stmts, ckpt := newStmtCache(db, SQLite), startCheckpointer(db)
-	return &Store{db: db, eng: SQLite, stmts: stmts, ckpt: ckpt, writes: startCommitter(db, stmts, ckpt.committed),
+	return &Store{db: db, eng: SQLite, stmts: stmts, ckpt: ckpt, writes: startCommitter(ctx, db, stmts, ckpt.committed),
 		migrated: applied}, nil
 }
 

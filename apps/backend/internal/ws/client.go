@@ -68,7 +68,9 @@ type clientConn struct {
 }
 
 // Dial connects to the backend. The first connection must succeed: a
-// rejected token gives an error for which IsUnauthorized is true.
+// rejected token gives an error for which IsUnauthorized is true. ctx
+// bounds that first connection; the client then lives until Close (with
+// ctx's values).
 func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if cfg.DialTimeout <= 0 {
 		cfg.DialTimeout = 5 * time.Second
@@ -81,7 +83,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 		log:    cfg.Logger,
 		dialer: websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: cfg.DialTimeout},
 	}
-	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	cc, err := c.connect(ctx)
 	if err != nil {
 		c.cancel()

@@ -140,7 +140,7 @@ func (c *Conn) serve() {
 	if errors.Is(c.link.err(), errSlowConsumer) {
 		level = slog.LevelWarn
 	}
-	c.srv.log.LogAttrs(context.Background(), level, "ws connection closed",
+	c.srv.log.LogAttrs(c.ctx, level, "ws connection closed",
 		slog.String("conn", c.id), slog.String("cause", c.link.err().Error()))
 	if c.srv.cfg.OnDisconnect != nil {
 		c.srv.cfg.OnDisconnect(c)

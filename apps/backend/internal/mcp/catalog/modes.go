@@ -19,8 +19,8 @@ type Profile struct {
 var declared []*Group
 
 // declare registers a group; each group file declares its group with
-// `var _ = declare(&Group{...})`. Adding a group: declare it in its
-// own file and name it in the tables below.
+// `var groupX = declare(&Group{...})`. Adding a group: declare it in its
+// own file and give it a row in the table below.
 func declare(g *Group) *Group {
 	for _, t := range g.Tools {
 		// here, at init, so that New never writes shared state
@@ -35,41 +35,44 @@ func declare(g *Group) *Group {
 // table is the one place that decides visibility: each group, the modes
 // that see it, and the capability that gates it (if any). It mirrors the
 // design's group table row for row.
-var table = []struct {
-	Group      string
+var table = []row{
+	{groupBoard, []kanban.Mode{task, config, external}, ""},
+	{groupCreateTask, []kanban.Mode{task, external}, ""},
+	// Task and office mode groups.
+	{groupTaskLifecycle, []kanban.Mode{task, config, external}, ""},
+	{groupTaskUpdate, []kanban.Mode{task}, ""},
+	{groupConversation, []kanban.Mode{task, config, external}, ""},
+	{groupCoordination, []kanban.Mode{task}, ""},
+	{groupDependencies, []kanban.Mode{task, external}, ""},
+	{groupRelated, []kanban.Mode{task, office}, ""},
+	{groupUserQuestion, nil, kanban.CapUserQuestion},
+	{groupParentQuestion, nil, kanban.CapParentQuestion},
+	{groupPlan, []kanban.Mode{task, office}, ""},
+	{groupWalkthrough, []kanban.Mode{task}, ""},
+	{groupReview, []kanban.Mode{task}, ""},
+	{groupRichOutput, []kanban.Mode{task, office}, ""},
+	{groupBranchSources, []kanban.Mode{task}, ""},
+	{groupStepCompletion, []kanban.Mode{task}, ""},
+	{groupDiagnostics, []kanban.Mode{task}, ""},
+	{groupTaskTitle, []kanban.Mode{taskTitlePending}, ""},
+	{groupOfficeDocuments, []kanban.Mode{office}, ""},
+	{groupOfficeDecisions, []kanban.Mode{office}, ""},
+	// Configuration and external mode groups.
+	{groupRepositories, []kanban.Mode{config, external}, ""},
+	{groupTaskState, []kanban.Mode{config, external}, ""},
+	{groupExternalQuestions, []kanban.Mode{external}, ""},
+	{groupExternalPermissions, []kanban.Mode{external}, ""},
+	{groupConfigWorkflows, []kanban.Mode{config, external}, ""},
+	{groupConfigAgents, []kanban.Mode{config, external}, ""},
+	{groupConfigMCP, []kanban.Mode{config, external}, ""},
+	{groupConfigExecutors, []kanban.Mode{config, external}, ""},
+}
+
+// row is one group's entry in the mode table.
+type row struct {
+	Group      *Group
 	Modes      []kanban.Mode
 	Capability string // non-empty: only sessions with this capability see it
-}{
-	{"board", []kanban.Mode{task, config, external}, ""},
-	{"create-task", []kanban.Mode{task, external}, ""},
-	// Task and office mode groups.
-	{"task-lifecycle", []kanban.Mode{task, config, external}, ""},
-	{"task-update", []kanban.Mode{task}, ""},
-	{"conversation", []kanban.Mode{task, config, external}, ""},
-	{"coordination", []kanban.Mode{task}, ""},
-	{"dependencies", []kanban.Mode{task, external}, ""},
-	{"related", []kanban.Mode{task, office}, ""},
-	{"user-question", nil, kanban.CapUserQuestion},
-	{"parent-question", nil, kanban.CapParentQuestion},
-	{"plan", []kanban.Mode{task, office}, ""},
-	{"walkthrough", []kanban.Mode{task}, ""},
-	{"review", []kanban.Mode{task}, ""},
-	{"rich-output", []kanban.Mode{task, office}, ""},
-	{"branch-sources", []kanban.Mode{task}, ""},
-	{"step-completion", []kanban.Mode{task}, ""},
-	{"diagnostics", []kanban.Mode{task}, ""},
-	{"task-title", []kanban.Mode{taskTitlePending}, ""},
-	{"office-documents", []kanban.Mode{office}, ""},
-	{"office-decisions", []kanban.Mode{office}, ""},
-	// Configuration and external mode groups.
-	{"repositories", []kanban.Mode{config, external}, ""},
-	{"task-state", []kanban.Mode{config, external}, ""},
-	{"external-questions", []kanban.Mode{external}, ""},
-	{"external-permissions", []kanban.Mode{external}, ""},
-	{"config-workflows", []kanban.Mode{config, external}, ""},
-	{"config-agents", []kanban.Mode{config, external}, ""},
-	{"config-mcp", []kanban.Mode{config, external}, ""},
-	{"config-executors", []kanban.Mode{config, external}, ""},
 }
 
 const (
@@ -97,16 +100,29 @@ func sees(p Profile, modes []kanban.Mode, capability string) bool {
 	return mode == taskTitlePending && slices.Contains(modes, task)
 }
 
-// GroupNames returns the groups a profile sees, in table order.
-func GroupNames(p Profile) ([]string, error) {
+// visible returns the groups a profile sees, in table order.
+func visible(p Profile) ([]*Group, error) {
 	if !slices.Contains(kanban.AllModes, p.Mode) {
 		return nil, fmt.Errorf("unknown mode %q", p.Mode)
 	}
-	var out []string
-	for _, row := range table {
-		if sees(p, row.Modes, row.Capability) {
-			out = append(out, row.Group)
+	var out []*Group
+	for _, r := range table {
+		if sees(p, r.Modes, r.Capability) {
+			out = append(out, r.Group)
 		}
+	}
+	return out, nil
+}
+
+// GroupNames returns the names of the groups a profile sees, in table order.
+func GroupNames(p Profile) ([]string, error) {
+	groups, err := visible(p)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(groups))
+	for i, g := range groups {
+		out[i] = g.Name
 	}
 	return out, nil
 }
@@ -146,19 +162,13 @@ func New() (*Catalog, error) {
 			c.order = append(c.order, t.Name)
 		}
 	}
-	for _, row := range table {
-		if c.groups[row.Group] == nil {
-			return nil, fmt.Errorf("mode table: unknown group %s", row.Group)
+	for _, r := range table {
+		if c.groups[r.Group.Name] != r.Group {
+			return nil, fmt.Errorf("mode table: group %s is not declared", r.Group.Name)
 		}
 	}
-	for name := range c.groups {
-		if !slices.ContainsFunc(table, func(r struct {
-			Group      string
-			Modes      []kanban.Mode
-			Capability string
-		}) bool {
-			return r.Group == name
-		}) {
+	for name, g := range c.groups {
+		if !slices.ContainsFunc(table, func(r row) bool { return r.Group == g }) {
 			return nil, fmt.Errorf("group %s is in no mode", name)
 		}
 	}
@@ -181,14 +191,14 @@ func (c *Catalog) All() []*Tool {
 
 // Tools returns the tools a profile sees, sorted by name, without duplicates.
 func (c *Catalog) Tools(p Profile) ([]*Tool, error) {
-	names, err := GroupNames(p)
+	groups, err := visible(p)
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
 	var out []*Tool
-	for _, g := range names {
-		for _, t := range c.groups[g].Tools {
+	for _, g := range groups {
+		for _, t := range g.Tools {
 			if !seen[t.Name] {
 				seen[t.Name] = true
 				out = append(out, t)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -55,6 +56,9 @@ type Call struct {
 	Progress func(progress, total float64, message string)
 	// Action is the tool's backend action.
 	Action kanban.Action
+	// KeepAlive is how often a call that waits (ask_user_question_kandev)
+	// sends a progress notification; 0: DefaultQuestionKeepAlive.
+	KeepAlive time.Duration
 }
 
 // Forward runs the tool's action with payload and returns its answer.

@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "config-agents", Tools: []*Tool{
+var groupConfigAgents = declare(&Group{Name: "config-agents", Tools: []*Tool{
 	{
 		Action: kanban.ActionAgentUpdate,
 		Title:  "Update agent",

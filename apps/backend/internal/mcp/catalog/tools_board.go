@@ -4,7 +4,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-var _ = declare(&Group{Name: "board", Tools: []*Tool{
+var groupBoard = declare(&Group{Name: "board", Tools: []*Tool{
 	{
 		Action:      kanban.ActionWorkspaceList,
 		Title:       "List workspaces",

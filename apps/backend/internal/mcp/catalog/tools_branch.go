@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "branch-sources", Tools: []*Tool{
+var groupBranchSources = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 	{
 		Action: kanban.ActionTaskRepositoryAdd,
 		Title:  "Add branch to task",

@@ -6,7 +6,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-var _ = declare(&Group{Name: "conversation", Tools: []*Tool{
+var groupConversation = declare(&Group{Name: "conversation", Tools: []*Tool{
 	{
 		Action: kanban.ActionMessageList,
 		Title:  "Get task conversation",

@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "coordination", Tools: []*Tool{
+var groupCoordination = declare(&Group{Name: "coordination", Tools: []*Tool{
 	{
 		Action: kanban.ActionTaskMessage,
 		Title:  "Message another task",

@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "create-task", Tools: []*Tool{createTaskTool}})
+var groupCreateTask = declare(&Group{Name: "create-task", Tools: []*Tool{createTaskTool}})
 
 var createTaskTool = &Tool{
 	Action: kanban.ActionTaskCreate,

@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "dependencies", Tools: []*Tool{
+var groupDependencies = declare(&Group{Name: "dependencies", Tools: []*Tool{
 	{
 		Action: kanban.ActionTaskDependencyAdd,
 		Title:  "Add task dependency",

@@ -4,7 +4,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-var _ = declare(&Group{Name: "diagnostics", Tools: []*Tool{
+var groupDiagnostics = declare(&Group{Name: "diagnostics", Tools: []*Tool{
 	{
 		Name:   "get_diagnostic_bundle_kandev",
 		Action: kanban.ActionDiagnosticBundleCreate,

@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "config-executors", Tools: []*Tool{
+var groupConfigExecutors = declare(&Group{Name: "config-executors", Tools: []*Tool{
 	{
 		Action:      kanban.ActionExecutorList,
 		Title:       "List executors",

@@ -7,7 +7,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-var _ = declare(&Group{Name: "external-questions", Tools: []*Tool{
+var groupExternalQuestions = declare(&Group{Name: "external-questions", Tools: []*Tool{
 	{
 		Name:   "list_pending_questions_kandev",
 		Action: kanban.ActionQuestionList,

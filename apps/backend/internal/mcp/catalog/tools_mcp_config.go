@@ -5,7 +5,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-var _ = declare(&Group{Name: "config-mcp", Tools: []*Tool{
+var groupConfigMCP = declare(&Group{Name: "config-mcp", Tools: []*Tool{
 	{
 		Action: kanban.ActionMCPConfigGet,
 		Title:  "Get MCP config",

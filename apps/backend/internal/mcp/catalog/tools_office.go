@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
+var groupOfficeDocuments = declare(&Group{Name: "office-documents", Tools: []*Tool{
 	{
 		Action:      kanban.ActionDocumentList,
 		Title:       "List task documents",
@@ -27,7 +27,7 @@ var _ = declare(&Group{Name: "office-documents", Tools: []*Tool{
 	},
 }})
 
-var _ = declare(&Group{Name: "office-decisions", Tools: []*Tool{
+var groupOfficeDecisions = declare(&Group{Name: "office-decisions", Tools: []*Tool{
 	{
 		Action: kanban.ActionStepDecide,
 		Title:  "Record step decision",

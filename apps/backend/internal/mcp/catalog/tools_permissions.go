@@ -6,7 +6,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-var _ = declare(&Group{Name: "external-permissions", Tools: []*Tool{
+var groupExternalPermissions = declare(&Group{Name: "external-permissions", Tools: []*Tool{
 	{
 		Name:    "list_pending_agent_permissions_kandev",
 		Action:  kanban.ActionPermissionList,

@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "plan", Tools: []*Tool{
+var groupPlan = declare(&Group{Name: "plan", Tools: []*Tool{
 	{
 		Action:      kanban.ActionPlanCreate,
 		Title:       "Create task plan",

@@ -5,42 +5,21 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // DefaultQuestionKeepAlive is how often ask_user_question_kandev sends a
-// progress notification while it waits.
+// progress notification while it waits, unless the call's KeepAlive says
+// otherwise.
 const DefaultQuestionKeepAlive = 20 * time.Second
-
-// questionKeepAlive is the current interval in nanoseconds (0: the
-// default); atomic so a test may change it while calls run.
-var questionKeepAlive atomic.Int64
-
-// SetQuestionKeepAlive changes the keep-alive interval (tests shorten it;
-// 0 restores the default) and returns the previous one.
-func SetQuestionKeepAlive(d time.Duration) time.Duration {
-	prev := time.Duration(questionKeepAlive.Swap(int64(d)))
-	if prev == 0 {
-		prev = DefaultQuestionKeepAlive
-	}
-	return prev
-}
-
-func keepAliveInterval() time.Duration {
-	if d := time.Duration(questionKeepAlive.Load()); d > 0 {
-		return d
-	}
-	return DefaultQuestionKeepAlive
-}
 
 // askGrace is how much longer than the wait the backend call may take
 // before the tool gives up on it.
 const askGrace = 30 * time.Second
 
-var _ = declare(&Group{Name: "user-question", Tools: []*Tool{
+var groupUserQuestion = declare(&Group{Name: "user-question", Tools: []*Tool{
 	{
 		Name:   "ask_user_question_kandev",
 		Action: kanban.ActionQuestionAsk,
@@ -71,7 +50,7 @@ var _ = declare(&Group{Name: "user-question", Tools: []*Tool{
 	},
 }})
 
-var _ = declare(&Group{Name: "parent-question", Tools: []*Tool{
+var groupParentQuestion = declare(&Group{Name: "parent-question", Tools: []*Tool{
 	{
 		Action: kanban.ActionQuestionAskParent,
 		Title:  "Ask the parent task a question",
@@ -160,7 +139,11 @@ func keepAlive(c Call, wait time.Duration) (stop func()) {
 	go func() {
 		defer close(finished)
 		start := time.Now()
-		t := time.NewTicker(keepAliveInterval())
+		every := c.KeepAlive
+		if every <= 0 {
+			every = DefaultQuestionKeepAlive
+		}
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {

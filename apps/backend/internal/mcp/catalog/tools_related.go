@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "related", Tools: []*Tool{
+var groupRelated = declare(&Group{Name: "related", Tools: []*Tool{
 	{
 		Action: kanban.ActionTaskRelated,
 		Title:  "List related tasks",

@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "repositories", Tools: []*Tool{
+var groupRepositories = declare(&Group{Name: "repositories", Tools: []*Tool{
 	{
 		Action: kanban.ActionRepositoryList,
 		Title:  "List repositories",

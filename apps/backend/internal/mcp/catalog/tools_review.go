@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "review", Tools: []*Tool{
+var groupReview = declare(&Group{Name: "review", Tools: []*Tool{
 	{
 		Name:   "publish_review_findings_kandev",
 		Action: kanban.ActionArtifactCreate,

@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "rich-output", Tools: []*Tool{
+var groupRichOutput = declare(&Group{Name: "rich-output", Tools: []*Tool{
 	{
 		Name:   "show_rich_output_kandev",
 		Action: kanban.ActionArtifactCreate,

@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "step-completion", Tools: []*Tool{
+var groupStepCompletion = declare(&Group{Name: "step-completion", Tools: []*Tool{
 	{
 		Action: kanban.ActionStepComplete,
 		Title:  "Complete step",

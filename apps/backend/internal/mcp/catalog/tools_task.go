@@ -7,7 +7,7 @@ import "github.com/kandev/kandev/apps/backend/internal/kanban"
 const writeReachNote = " From task mode you change only your task, its subtasks and the tasks you created (with their " +
 	"subtasks), unless the operator set --session-scope workspace; you read every task of your workspace."
 
-var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
+var groupTaskLifecycle = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 	{
 		Action: kanban.ActionTaskMove,
 		Title:  "Move task",
@@ -36,7 +36,7 @@ var _ = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 	},
 }})
 
-var _ = declare(&Group{Name: "task-update", Tools: []*Tool{
+var groupTaskUpdate = declare(&Group{Name: "task-update", Tools: []*Tool{
 	{
 		Action: kanban.ActionTaskUpdate,
 		Title:  "Update task",

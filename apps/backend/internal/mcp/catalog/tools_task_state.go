@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "task-state", Tools: []*Tool{
+var groupTaskState = declare(&Group{Name: "task-state", Tools: []*Tool{
 	{
 		Action: kanban.ActionTaskSetState,
 		Title:  "Update task state",

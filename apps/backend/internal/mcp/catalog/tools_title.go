@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-var _ = declare(&Group{Name: "task-title", Tools: []*Tool{
+var groupTaskTitle = declare(&Group{Name: "task-title", Tools: []*Tool{
 	{
 		Action: kanban.ActionTaskSetTitle,
 		Title:  "Set task title",

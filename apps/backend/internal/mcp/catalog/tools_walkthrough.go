@@ -7,7 +7,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-var _ = declare(&Group{Name: "walkthrough", Tools: []*Tool{
+var groupWalkthrough = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 	{
 		Name:   "show_walkthrough_kandev",
 		Action: kanban.ActionArtifactCreate,

@@ -5,7 +5,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-var _ = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
+var groupConfigWorkflows = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 	{
 		Action:      kanban.ActionWorkflowCreate,
 		Title:       "Create workflow",

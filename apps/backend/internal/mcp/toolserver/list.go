@@ -11,12 +11,11 @@ import (
 // ListTools returns the tools/list result's tools array for a profile,
 // produced by a real tools/list request through mcp-go so that the CLI and
 // the docs print exactly what clients are served.
-func ListTools(c *Compiled, p catalog.Profile) ([]json.RawMessage, error) {
+func ListTools(ctx context.Context, c *Compiled, p catalog.Profile) ([]json.RawMessage, error) {
 	s, err := New(Config{Compiled: c, Profile: p})
 	if err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"kandev-tools","version":"1"}}}`
 	s.mcp.HandleMessage(ctx, json.RawMessage(init))
 	resp := s.mcp.HandleMessage(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))

@@ -38,7 +38,7 @@ func TestPreflightOncePerPath(t *testing.T) {
 	if got := answer(withPreflighted(context.Background())); !strings.Contains(got, canary) {
 		t.Errorf("marked in-process call: got %s, want mcp-go's own answer (the hook skipped)", got)
 	}
-	h := s.HTTP("/mcp", "", "")
+	h := s.HTTP(t.Context(), "/mcp", "", "")
 	t.Cleanup(func() { h.Shutdown(context.Background()) })
 	req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(call))
 	req.Header.Set("Content-Type", "application/json")

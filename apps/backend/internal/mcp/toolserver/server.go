@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -29,6 +30,9 @@ type Config struct {
 	// Sessions bound the Streamable HTTP sessions of HTTP endpoints
 	// (defaults: DefaultMaxSessions, DefaultSessionIdle).
 	Sessions SessionLimits
+	// KeepAlive is how often a tool call that waits sends a progress
+	// notification (0: catalog.DefaultQuestionKeepAlive).
+	KeepAlive time.Duration
 }
 
 // Server is one MCP server whose tool set follows a profile.
@@ -82,7 +86,7 @@ func New(cfg Config) (*Server, error) {
 	// which made a mode switch cost ~10 µs per tool.)
 	s.builtin = make([]mcpserver.ServerTool, 0, len(cfg.Compiled.entries))
 	for _, e := range cfg.Compiled.entries {
-		s.builtin = append(s.builtin, mcpserver.ServerTool{Tool: e.wire, Handler: wrap(e, forwarder(e, cfg.Backend, cfg.Logger), cfg.Logger)})
+		s.builtin = append(s.builtin, mcpserver.ServerTool{Tool: e.wire, Handler: wrap(e, forwarder(e, cfg.Backend, cfg.KeepAlive, cfg.Logger), cfg.Logger)})
 	}
 	s.mcp.SetTools(s.builtin...)
 	if err := s.SetProfile(cfg.Profile); err != nil {

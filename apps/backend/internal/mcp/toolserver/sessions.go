@@ -117,10 +117,10 @@ func (t *sessionTable) len() int {
 }
 
 // dropper returns a drop function that terminates a session through h,
-// with the DELETE a client would send.
-func dropper(h http.Handler, path string) func(string) {
+// with the DELETE a client would send, under ctx.
+func dropper(ctx context.Context, h http.Handler, path string) func(string) {
 	return func(id string) {
-		req, err := http.NewRequestWithContext(context.Background(), http.MethodDelete, path, http.NoBody)
+		req, err := http.NewRequestWithContext(ctx, http.MethodDelete, path, http.NoBody)
 		if err != nil {
 			return
 		}

@@ -30,7 +30,7 @@ func TestSessionsBounded(t *testing.T) {
 	var live atomic.Int64
 	s.MCP().GetHooks().AddOnRegisterSession(func(context.Context, mcpserver.ClientSession) { live.Add(1) })
 	s.MCP().GetHooks().AddOnUnregisterSession(func(context.Context, mcpserver.ClientSession) { live.Add(-1) })
-	h := s.HTTP("/mcp", "", "")
+	h := s.HTTP(t.Context(), "/mcp", "", "")
 	srv := httptest.NewServer(h.Streamable)
 	defer srv.Close()
 	defer h.Shutdown(context.Background())
@@ -62,7 +62,7 @@ func TestSessionsExpireWhenIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := s.HTTP("/mcp", "", "")
+	h := s.HTTP(t.Context(), "/mcp", "", "")
 	srv := httptest.NewServer(h.Streamable)
 	defer srv.Close()
 	defer h.Shutdown(context.Background())

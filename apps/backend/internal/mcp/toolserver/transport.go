@@ -37,8 +37,10 @@ func (h *HTTPHandlers) Shutdown(ctx context.Context) {
 // not empty, the legacy SSE transport at ssePath + messagePath.
 //
 // Its sessions are bounded by the server's SessionLimits: clients that
-// never close theirs cost at most Max sessions, none kept past Idle.
-func (s *Server) HTTP(path, ssePath, messagePath string) *HTTPHandlers {
+// never close theirs cost at most Max sessions, none kept past Idle. ctx
+// is the context of the requests the handlers make themselves (a dropped
+// session's DELETE): the server's lifetime.
+func (s *Server) HTTP(ctx context.Context, path, ssePath, messagePath string) *HTTPHandlers {
 	table := newSessionTable(s.sessions.Max)
 	st := mcpserver.NewStreamableHTTPServer(s.mcp,
 		mcpserver.WithEndpointPath(path),
@@ -47,7 +49,7 @@ func (s *Server) HTTP(path, ssePath, messagePath string) *HTTPHandlers {
 		mcpserver.WithSessionIdleTTL(s.sessions.Idle),
 	)
 	table.mu.Lock()
-	table.drop = dropper(st, path)
+	table.drop = dropper(ctx, st, path)
 	table.mu.Unlock()
 	h := &HTTPHandlers{Streamable: gate.HTTP(s.preflightHTTP(st)), sessions: table}
 	h.shutdown = append(h.shutdown, st.Shutdown)

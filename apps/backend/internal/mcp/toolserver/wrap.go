@@ -66,13 +66,14 @@ type runner func(ctx context.Context, req mcp.CallToolRequest, args map[string]a
 
 // forwarder runs a catalog tool: its handler, given the backend restricted
 // to the tool's declared action.
-func forwarder(e *entry, backend catalog.Backend, log *slog.Logger) runner {
+func forwarder(e *entry, backend catalog.Backend, keepAlive time.Duration, log *slog.Logger) runner {
 	return func(ctx context.Context, req mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, string) {
 		raw, err := marshalArgs(args)
 		if err != nil {
 			return internalError(log, e.name, err), "internal"
 		}
-		v, herr := e.def.Run(ctx, catalog.Call{Args: raw, Backend: declared{backend, e.def}, Progress: progressFunc(ctx, req), Action: e.def.Action})
+		v, herr := e.def.Run(ctx, catalog.Call{Args: raw, Backend: declared{backend, e.def}, Progress: progressFunc(ctx, req), Action: e.def.Action,
+			KeepAlive: keepAlive})
 		if herr != nil {
 			return errorResult(log, e.name, herr), string(kanban.ErrorCode(herr))
 		}

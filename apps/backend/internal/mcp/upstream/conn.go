@@ -24,9 +24,11 @@ import (
 // conn is one live connection to an upstream server. lost is closed when
 // it ends (the process exited, or the transport failed); cause says why.
 type conn struct {
-	tr     transport.Interface
-	cl     *client.Client
-	cmd    *exec.Cmd
+	tr  transport.Interface
+	cl  *client.Client
+	cmd *exec.Cmd
+	// life is the connection's context, cancelled (cancel) when it closes.
+	life   context.Context
 	cancel context.CancelFunc
 	ids    atomic.Int64
 	lost   chan struct{}
@@ -78,7 +80,7 @@ func (c *conn) cancelled(id mcp.RequestId, reason string) {
 		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": reason}},
 	}}
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.life), 5*time.Second)
 		defer cancel()
 		_ = c.tr.SendNotification(ctx, n) // best effort: the caller already has its answer
 	}()
@@ -88,7 +90,7 @@ func (c *conn) cancelled(id mcp.RequestId, reason string) {
 // receives the server's notifications.
 func dial(ctx context.Context, cfg kanban.MCPServerConfig, onNotify func(mcp.JSONRPCNotification)) (*conn, error) {
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c := &conn{cancel: cancel, lost: make(chan struct{})}
+	c := &conn{life: life, cancel: cancel, lost: make(chan struct{})}
 	var err error
 	switch cfg.Type {
 	case "stdio":

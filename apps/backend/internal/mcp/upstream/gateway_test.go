@@ -27,7 +27,7 @@ import (
 
 // TestMain serves the fixture when this binary is launched as a stdio server.
 func TestMain(m *testing.M) {
-	fixture.MainIfAsked()
+	fixture.MainIfAsked(context.Background())
 	os.Exit(m.Run())
 }
 
@@ -125,7 +125,7 @@ func newGW(t *testing.T, cfg kanban.MCPServerConfig, events func() []fixture.Eve
 				t.Errorf("SetUpstream: %v", err)
 			}
 		},
-		Report: func(s []kanban.UpstreamServer) { g.reports.Store(&s) },
+		Report: func(_ context.Context, s []kanban.UpstreamServer) { g.reports.Store(&s) },
 	})
 	t.Cleanup(g.mgr.Close)
 	g.mgr.WaitFirst(context.Background(), 2*time.Minute) // the hostile list is slow under -race

@@ -26,8 +26,9 @@ type Config struct {
 	// Tools receives the whole upstream tool set whenever it changes.
 	Tools func([]toolserver.UpstreamTool)
 	// Report receives every server's state whenever it changes; calls come
-	// from one goroutine, coalesced (the latest state wins).
-	Report func([]kanban.UpstreamServer)
+	// from one goroutine, coalesced (the latest state wins), with the
+	// manager's context (Start's, cancelled by Close).
+	Report func(ctx context.Context, servers []kanban.UpstreamServer)
 }
 
 // Manager runs a session's proxied servers.
@@ -41,16 +42,28 @@ type Manager struct {
 
 	mu         sync.Mutex
 	collisions map[string][]kanban.RefusedTool // by server: names two servers would serve
-	served     string                          // fingerprint of the last tool set handed to Tools
+	served     string                          // fingerprint of the last tool set built for Tools
+	// The tool sets handed to Tools, which runs outside mu (it does I/O:
+	// the session's MCP server tells its clients): each set built gets
+	// the next generation; one caller at a time hands over the newest,
+	// and every caller returns once a set at least as new as its own was
+	// handed over, so Tools sees the sets in order, the last one last.
+	built      uint64                    // generation of the newest set built
+	next       []toolserver.UpstreamTool // that set
+	handedOver uint64                    // generation of the newest set handed over
+	handing    bool                      // a caller is in Tools
+	handed     chan struct{}             // closed (and replaced) after each hand-over
 }
 
-// Start connects to every server in the background.
+// Start connects to every server in the background, until ctx ends or
+// Close is called.
 func Start(ctx context.Context, cfg Config) *Manager {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	m := &Manager{cfg: cfg, log: cfg.Logger, cancel: cancel, report: make(chan struct{}, 1), collisions: map[string][]kanban.RefusedTool{}}
+	m := &Manager{cfg: cfg, log: cfg.Logger, cancel: cancel, report: make(chan struct{}, 1), collisions: map[string][]kanban.RefusedTool{},
+		handed: make(chan struct{})}
 	names := make([]string, 0, len(cfg.Servers))
 	for n := range cfg.Servers {
 		names = append(names, n)
@@ -142,7 +155,7 @@ func (m *Manager) reporter(ctx context.Context) {
 			return
 		case <-m.report:
 			if m.cfg.Report != nil {
-				m.cfg.Report(m.Servers())
+				m.cfg.Report(ctx, m.Servers())
 			}
 		}
 	}
@@ -150,10 +163,19 @@ func (m *Manager) reporter(ctx context.Context) {
 
 // toolsChanged rebuilds the whole upstream tool set: every server's tools,
 // minus names two servers would both serve (refused for both), and hands
-// it to Tools when it differs from the last one.
+// it to Tools when it differs from the last one. It returns once Tools
+// has the set (or a newer one).
 func (m *Manager) toolsChanged() {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	gen := m.rebuildLocked()
+	m.mu.Unlock()
+	m.handOver(gen)
+	m.changed()
+}
+
+// rebuildLocked builds the tool set and returns its generation (that of
+// the last set built when it did not change).
+func (m *Manager) rebuildLocked() uint64 {
 	type owned struct {
 		s *upstreamServer
 		t *tool
@@ -195,7 +217,32 @@ func (m *Manager) toolsChanged() {
 	fp := hex.EncodeToString(h.Sum(nil))
 	if fp != m.served && m.cfg.Tools != nil {
 		m.served = fp
-		m.cfg.Tools(out)
+		m.built++
+		m.next = out
 	}
-	m.changed()
+	return m.built
+}
+
+// handOver calls Tools, outside mu, until the set of generation gen (or a
+// newer one) was handed over.
+func (m *Manager) handOver(gen uint64) {
+	m.mu.Lock()
+	for m.handedOver < gen {
+		if m.handing {
+			wait := m.handed
+			m.mu.Unlock()
+			<-wait
+			m.mu.Lock()
+			continue
+		}
+		m.handing = true
+		tools, newest := m.next, m.built
+		m.mu.Unlock()
+		m.cfg.Tools(tools)
+		m.mu.Lock()
+		m.handing, m.handedOver = false, newest
+		close(m.handed)
+		m.handed = make(chan struct{})
+	}
+	m.mu.Unlock()
 }

@@ -119,7 +119,7 @@ func (a *agent) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptRe
 			case <-a.conn.Done():
 				os.Exit(0)
 			case <-tick.C:
-				_ = a.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: req.SessionId,
+				_ = a.conn.SessionUpdate(context.WithoutCancel(ctx), acp.SessionNotification{SessionId: req.SessionId,
 					Update: acp.UpdateAgentThoughtText("still working")})
 			}
 		}

@@ -1,6 +1,8 @@
 // The WebSocket API client of the board. The browser sends the board's
 // session cookie with the upgrade; no token ever passes through script.
 
+import { MAX_LIMIT, SUBSCRIBE, UNSUBSCRIBE } from './contract.js';
+
 // ApiError is a server error: code, message and the field it names.
 export class ApiError extends Error {
   constructor(code, message, field) {
@@ -12,7 +14,7 @@ export class ApiError extends Error {
 
 const REQUEST_TIMEOUT_MS = 30000;
 const MAX_BACKOFF_MS = 10000;
-// MAX_LIST_PAGES bounds listAll (200 items a page).
+// MAX_LIST_PAGES bounds listAll (MAX_LIMIT items a page).
 const MAX_LIST_PAGES = 100;
 
 export class API {
@@ -41,7 +43,7 @@ export class API {
         this.emit('connection', { state: 'up', again: this.everOpened });
         const again = this.everOpened;
         this.everOpened = true;
-        if (this.topics.size) await this.send('subscribe', { topics: [...this.topics] }).catch(() => {});
+        if (this.topics.size) await this.send(SUBSCRIBE, { topics: [...this.topics] }).catch(() => {});
         resolve();
         if (again) this.emit('reconnected', {});
       };
@@ -113,7 +115,7 @@ export class API {
     const items = [];
     let cursor = '';
     for (let i = 0; i < MAX_LIST_PAGES; i += 1) {
-      const page = await this.request(action, { ...payload, limit: 200, ...(cursor ? { cursor } : {}) });
+      const page = await this.request(action, { ...payload, limit: MAX_LIMIT, ...(cursor ? { cursor } : {}) });
       items.push(...(page.items || []));
       if (!page.next_cursor) return items;
       cursor = page.next_cursor;
@@ -126,12 +128,12 @@ export class API {
     const fresh = topics.filter((t) => !this.topics.has(t));
     if (!fresh.length) return;
     fresh.forEach((t) => this.topics.add(t));
-    await this.request('subscribe', { topics: fresh });
+    await this.request(SUBSCRIBE, { topics: fresh });
   }
 
   async unsubscribe(...topics) {
     const had = topics.filter((t) => this.topics.delete(t));
-    if (had.length && this.sock) await this.send('unsubscribe', { topics: had }).catch(() => {});
+    if (had.length && this.sock) await this.send(UNSUBSCRIBE, { topics: had }).catch(() => {});
   }
 
   // on registers a handler for a notification (or "connection",

@@ -4,6 +4,7 @@ import { api } from './api.js';
 import { h, fill, when, clip, stateLabel } from './dom.js';
 import { markdown } from './md.js';
 import { chart } from './charts.js';
+import { ARTIFACT_LATEST, ARTIFACT_LIST, DOCUMENT_GET, DOCUMENT_LIST, MESSAGE_LIST, PLAN_GET } from './contract.js';
 
 const MAX_FILE_TEXT = 65536;
 
@@ -12,11 +13,11 @@ async function optional(p) {
 }
 
 export async function planPanel(el, taskId) {
-  const plan = await optional(api.request('plan.get', { task_id: taskId }));
+  const plan = await optional(api.request(PLAN_GET, { task_id: taskId }));
   if (!plan) {
     // No saved plan, but the agent may have shown its working plan (ACP)
     // in the conversation: say so rather than "no plan" beside it.
-    const working = await api.request('message.list', { task_id: taskId, message_types: ['plan'], sort: 'desc', limit: 1 });
+    const working = await api.request(MESSAGE_LIST, { task_id: taskId, message_types: ['plan'], sort: 'desc', limit: 1 });
     const m = working.items && working.items[0];
     const entries = m ? planEntries(m.content) : [];
     if (!entries.length) { fill(el, h('h2', {}, 'Plan'), h('p', { class: 'muted', id: 'plan-none' }, 'No plan yet.')); return; }
@@ -37,7 +38,7 @@ function planEntries(content) {
 }
 
 export async function documentsPanel(el, taskId) {
-  const docs = await api.listAll('document.list', { task_id: taskId });
+  const docs = await api.listAll(DOCUMENT_LIST, { task_id: taskId });
   if (!docs.length) { fill(el, h('h2', {}, 'Documents'), h('p', { class: 'muted' }, 'No documents.')); return; }
   fill(el, h('h2', {}, 'Documents'), docs.map((d) => {
     const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
@@ -45,7 +46,7 @@ export async function documentsPanel(el, taskId) {
     det.addEventListener('toggle', async () => {
       if (!det.open || det.dataset.loaded) return;
       det.dataset.loaded = '1';
-      const full = await api.request('document.get', { task_id: taskId, document_key: d.key });
+      const full = await api.request(DOCUMENT_GET, { task_id: taskId, document_key: d.key });
       fill(body, d.type === 'markdown' || d.type === 'md' ? markdown(full.content) : h('pre', {}, clip(full.content, MAX_FILE_TEXT)));
     });
     return det;
@@ -53,7 +54,7 @@ export async function documentsPanel(el, taskId) {
 }
 
 export async function walkthroughPanel(el, taskId) {
-  const a = await optional(api.request('artifact.latest', { task_id: taskId, kind: 'walkthrough' }));
+  const a = await optional(api.request(ARTIFACT_LATEST, { task_id: taskId, kind: 'walkthrough' }));
   el.hidden = !a;
   if (!a) return;
   const w = a.data || {};
@@ -66,7 +67,7 @@ export async function walkthroughPanel(el, taskId) {
 const SEVERITY = { blocker: '⊗', major: '▲', minor: '●', nit: '·' };
 
 export async function findingsPanel(el, taskId) {
-  const a = await optional(api.request('artifact.latest', { task_id: taskId, kind: 'review_findings' }));
+  const a = await optional(api.request(ARTIFACT_LATEST, { task_id: taskId, kind: 'review_findings' }));
   el.hidden = !a;
   if (!a) return;
   const r = a.data || {};
@@ -82,7 +83,7 @@ export async function findingsPanel(el, taskId) {
 }
 
 export async function richOutputPanel(el, taskId) {
-  const items = (await api.request('artifact.list', { task_id: taskId, kind: 'rich_output', limit: 20 })).items || [];
+  const items = (await api.request(ARTIFACT_LIST, { task_id: taskId, kind: 'rich_output', limit: 20 })).items || [];
   el.hidden = !items.length;
   if (!items.length) return;
   fill(el, h('h2', {}, 'Output'), items.map((a) => {

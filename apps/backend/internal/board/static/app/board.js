@@ -8,11 +8,16 @@ import { cardFor, fillCard, openMoveMenu, closeMoveMenu, MOVE_HINT_ID } from './
 import { enableDrag } from './drag.js';
 import { openCreateTask } from './taskform.js';
 import { PendingByTask } from './waiting.js';
+import {
+  SESSION_CREATED, SESSION_LIST, SESSION_UPDATED, TASK_CREATED, TASK_DELETED, TASK_LIST, TASK_MOVE, TASK_MOVED,
+  TASK_UPDATED, WORKFLOW_DELETED, WORKFLOW_LIST, WORKFLOW_STEPS_REORDERED, WORKFLOW_STEP_CREATED,
+  WORKFLOW_STEP_DELETED, WORKFLOW_STEP_LIST, WORKFLOW_STEP_UPDATED, WORKFLOW_UPDATED
+} from './contract.js';
 
 export async function renderBoard(main, params) {
   const wsId = params.get('ws') || ctx.workspaceId;
   await useWorkspace(wsId);
-  const workflows = await api.listAll('workflow.list', { workspace_id: ctx.workspaceId });
+  const workflows = await api.listAll(WORKFLOW_LIST, { workspace_id: ctx.workspaceId });
   const wf = workflows.find((w) => w.id === params.get('wf')) || workflows[0];
   const board = new Board(main, workflows, wf);
   await board.load();
@@ -36,9 +41,9 @@ class Board {
       return;
     }
     const [steps, tasks, sessions] = await Promise.all([
-      api.listAll('workflow.step.list', { workflow_id: this.wf.id }),
-      api.listAll('task.list', { workspace_id: ctx.workspaceId, workflow_id: this.wf.id }),
-      api.listAll('session.list', { workspace_id: ctx.workspaceId }),
+      api.listAll(WORKFLOW_STEP_LIST, { workflow_id: this.wf.id }),
+      api.listAll(TASK_LIST, { workspace_id: ctx.workspaceId, workflow_id: this.wf.id }),
+      api.listAll(SESSION_LIST, { workspace_id: ctx.workspaceId }),
       this.pending.load(),
     ]);
     this.steps = steps.sort((a, b) => a.position - b.position);
@@ -161,7 +166,7 @@ class Board {
     this.error.hidden = true;
     const title = card.task ? card.task.title : 'task';
     try {
-      const t = await api.request('task.move', { task_id: card.dataset.id, workflow_step_id: stepId, position });
+      const t = await api.request(TASK_MOVE, { task_id: card.dataset.id, workflow_step_id: stepId, position });
       this.place(t);
       const to = this.columns.get(stepId);
       toast(`Moved “${title}” to ${to ? to.step.name : 'another step'}`);
@@ -199,10 +204,10 @@ class Board {
 
   listen() {
     const on = (ev, fn) => this.off.push(api.on(ev, fn));
-    on('task.created', (t) => this.place(t));
-    on('task.updated', (t) => this.place(t));
-    on('task.moved', (t) => this.place(t));
-    on('task.deleted', (t) => {
+    on(TASK_CREATED, (t) => this.place(t));
+    on(TASK_UPDATED, (t) => this.place(t));
+    on(TASK_MOVED, (t) => this.place(t));
+    on(TASK_DELETED, (t) => {
       const card = this.cards.get(t.id);
       if (card) { card.remove(); this.cards.delete(t.id); this.countAll(); }
     });
@@ -210,10 +215,10 @@ class Board {
       const cur = this.sessions.get(s.task_id);
       if (!cur || cur.id === s.id || s.created_at >= cur.created_at) { this.sessions.set(s.task_id, s); this.retask(s.task_id); }
     };
-    on('session.created', session);
-    on('session.updated', session);
+    on(SESSION_CREATED, session);
+    on(SESSION_UPDATED, session);
     this.off.push(...this.pending.listen());
-    for (const ev of ['workflow.step_created', 'workflow.step_updated', 'workflow.step_deleted', 'workflow.steps_reordered', 'workflow.updated', 'workflow.deleted']) {
+    for (const ev of [WORKFLOW_STEP_CREATED, WORKFLOW_STEP_UPDATED, WORKFLOW_STEP_DELETED, WORKFLOW_STEPS_REORDERED, WORKFLOW_UPDATED, WORKFLOW_DELETED]) {
       on(ev, () => window.dispatchEvent(new HashChangeEvent('hashchange')));
     }
   }

@@ -6,9 +6,13 @@ import { h, toast } from './dom.js';
 import { form } from './form.js';
 import { reloadOn } from './config.js';
 import { scopeBadge } from './context.js';
+import {
+  AGENT_LIST, AGENT_PROFILE_CREATE, AGENT_PROFILE_DELETE, AGENT_PROFILE_LIST, AGENT_PROFILE_UPDATE, MCP_CONFIG_GET,
+  MCP_CONFIG_UPDATE
+} from './contract.js';
 
 export async function renderAgents(el) {
-  const [agents, profiles] = await Promise.all([api.listAll('agent.list'), api.listAll('agent.profile.list')]);
+  const [agents, profiles] = await Promise.all([api.listAll(AGENT_LIST), api.listAll(AGENT_PROFILE_LIST)]);
   el.append(h('h2', {}, 'New agent profile'), form({
     fields: [
       { name: 'agent_id', label: 'Agent', type: 'select', options: [{ value: '', label: 'Choose an agent' }, ...agents.map((a) => ({ value: a.id, label: a.display_name || a.name }))] },
@@ -18,7 +22,7 @@ export async function renderAgents(el) {
       { name: 'user_question', label: 'The agent may ask you questions', type: 'checkbox', value: true },
     ],
     submitLabel: 'Create profile',
-    submit: (v) => api.request('agent.profile.create', v),
+    submit: (v) => api.request(AGENT_PROFILE_CREATE, v),
     onDone: () => { toast('Profile created'); window.dispatchEvent(new HashChangeEvent('hashchange')); },
   }));
   for (const a of agents) {
@@ -33,7 +37,7 @@ export async function renderAgents(el) {
 function profileRow(p) {
   const del = h('button', { type: 'button', class: 'danger', onclick: async () => {
     if (!window.confirm(`Delete the profile “${p.name}”?`)) return;
-    try { await api.request('agent.profile.delete', { profile_id: p.id }); toast('Profile deleted'); window.dispatchEvent(new HashChangeEvent('hashchange')); } catch (e) { toast(e.message, 'error'); }
+    try { await api.request(AGENT_PROFILE_DELETE, { profile_id: p.id }); toast('Profile deleted'); window.dispatchEvent(new HashChangeEvent('hashchange')); } catch (e) { toast(e.message, 'error'); }
   } }, 'Delete profile');
   const mcp = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
   const det = h('details', { class: 'edit' }, h('summary', {}, 'MCP servers'), mcp);
@@ -47,7 +51,7 @@ function profileRow(p) {
         { name: 'auto_approve', label: 'Approve permission requests automatically', type: 'checkbox', value: p.auto_approve },
         { name: 'user_question', label: 'The agent may ask you questions', type: 'checkbox', value: p.user_question },
       ],
-      submit: (v) => api.request('agent.profile.update', { profile_id: p.id, ...v }),
+      submit: (v) => api.request(AGENT_PROFILE_UPDATE, { profile_id: p.id, ...v }),
       onDone: () => toast('Profile saved'),
       extra: [del],
     })),
@@ -56,7 +60,7 @@ function profileRow(p) {
 
 async function mcpForm(el, p) {
   try {
-    const cfg = await api.request('mcp_config.get', { profile_id: p.id });
+    const cfg = await api.request(MCP_CONFIG_GET, { profile_id: p.id });
     el.replaceChildren(h('p', { class: 'hint' }, 'Servers as JSON: {"name": {"type": "stdio", "command": "…", "args": […], "env": {…}} or {"type": "http", "url": "…", "headers": {…}}}. ',
       'Secret env and header values are shown masked; leave a masked value as it is to keep it. ',
       'env may not set loader or interpreter variables (LD_*, DYLD_*, PATH, NODE_OPTIONS, PYTHONPATH, BASH_ENV, GIT_*, KANDEV_*…); headers may not hold line breaks or other control characters.'), form({
@@ -64,7 +68,7 @@ async function mcpForm(el, p) {
         { name: 'enabled', label: 'Give the agent these MCP servers', type: 'checkbox', value: cfg.enabled },
         { name: 'servers', label: 'Servers', type: 'json', rows: 8, value: cfg.servers || {} },
       ],
-      submit: (v) => api.request('mcp_config.update', { profile_id: p.id, ...v }),
+      submit: (v) => api.request(MCP_CONFIG_UPDATE, { profile_id: p.id, ...v }),
       onDone: () => toast('MCP servers saved'),
     }));
   } catch (e) {

@@ -4,6 +4,9 @@ import { h, toast } from './dom.js';
 import { form } from './form.js';
 import { reloadOn } from './config.js';
 import { scopeBadge } from './context.js';
+import {
+  EXECUTOR_LIST, EXECUTOR_PROFILE_CREATE, EXECUTOR_PROFILE_DELETE, EXECUTOR_PROFILE_LIST, EXECUTOR_PROFILE_UPDATE
+} from './contract.js';
 
 const POLICIES = ['inherit', 'enabled', 'disabled', 'restricted'].map((p) => ({ value: p, label: p }));
 
@@ -18,12 +21,12 @@ function fields(p) {
 }
 
 export async function renderExecutors(el) {
-  const [executors, profiles] = await Promise.all([api.listAll('executor.list'), api.listAll('executor.profile.list')]);
+  const [executors, profiles] = await Promise.all([api.listAll(EXECUTOR_LIST), api.listAll(EXECUTOR_PROFILE_LIST)]);
   const again = () => window.dispatchEvent(new HashChangeEvent('hashchange'));
   el.append(h('h2', {}, 'New executor profile'), form({
     fields: [{ name: 'executor_id', label: 'Executor', type: 'select', options: [{ value: '', label: 'Choose an executor' }, ...executors.map((x) => ({ value: x.id, label: x.name }))] }, ...fields({})],
     submitLabel: 'Create profile',
-    submit: (v) => api.request('executor.profile.create', v),
+    submit: (v) => api.request(EXECUTOR_PROFILE_CREATE, v),
     onDone: () => { toast('Profile created'); again(); },
   }));
   for (const x of executors) {
@@ -33,11 +36,11 @@ export async function renderExecutors(el) {
         h('div', { class: 'actions' }, h('strong', {}, p.name), p.is_default ? h('span', { class: 'badge' }, 'Default') : null, h('span', { class: 'badge' }, `MCP ${p.mcp_policy}`), scopeBadge(h, p)),
         h('details', { class: 'edit' }, h('summary', {}, `Edit ${p.name}`), form({
           fields: fields(p),
-          submit: (v) => api.request('executor.profile.update', { profile_id: p.id, ...v }),
+          submit: (v) => api.request(EXECUTOR_PROFILE_UPDATE, { profile_id: p.id, ...v }),
           onDone: () => toast('Profile saved'),
           extra: [h('button', { type: 'button', class: 'danger', onclick: async () => {
             if (!window.confirm(`Delete the profile “${p.name}”?`)) return;
-            try { await api.request('executor.profile.delete', { profile_id: p.id }); toast('Profile deleted'); again(); } catch (e) { toast(e.message, 'error'); }
+            try { await api.request(EXECUTOR_PROFILE_DELETE, { profile_id: p.id }); toast('Profile deleted'); again(); } catch (e) { toast(e.message, 'error'); }
           } }, 'Delete profile')],
         }))))));
   }

@@ -5,30 +5,35 @@ import { h, toast } from './dom.js';
 import { ctx } from './context.js';
 import { form } from './form.js';
 import { reloadOn } from './config.js';
+import {
+  WORKFLOW_CREATE, WORKFLOW_CREATED, WORKFLOW_DELETE, WORKFLOW_DELETED, WORKFLOW_LIST, WORKFLOW_STEPS_REORDERED,
+  WORKFLOW_STEP_CREATE, WORKFLOW_STEP_CREATED, WORKFLOW_STEP_DELETE, WORKFLOW_STEP_DELETED, WORKFLOW_STEP_LIST,
+  WORKFLOW_STEP_REORDER, WORKFLOW_STEP_UPDATE, WORKFLOW_STEP_UPDATED, WORKFLOW_UPDATE, WORKFLOW_UPDATED
+} from './contract.js';
 
 export async function renderWorkflows(el) {
-  const workflows = await api.listAll('workflow.list', { workspace_id: ctx.workspaceId });
-  const steps = await Promise.all(workflows.map((w) => api.listAll('workflow.step.list', { workflow_id: w.id })));
+  const workflows = await api.listAll(WORKFLOW_LIST, { workspace_id: ctx.workspaceId });
+  const steps = await Promise.all(workflows.map((w) => api.listAll(WORKFLOW_STEP_LIST, { workflow_id: w.id })));
   el.append(h('h2', {}, 'New workflow'), form({
     fields: [{ name: 'name', label: 'Name' }, { name: 'description', label: 'Description', type: 'textarea', rows: 2 }],
     submitLabel: 'Create workflow',
-    submit: (v) => api.request('workflow.create', { ...v, workspace_id: ctx.workspaceId }),
+    submit: (v) => api.request(WORKFLOW_CREATE, { ...v, workspace_id: ctx.workspaceId }),
     onDone: () => toast('Workflow created'),
   }));
   workflows.forEach((w, i) => el.append(workflowSection(w, steps[i].sort((a, b) => a.position - b.position))));
-  return reloadOn(api, ['workflow.created', 'workflow.updated', 'workflow.deleted', 'workflow.step_created', 'workflow.step_updated', 'workflow.step_deleted', 'workflow.steps_reordered']);
+  return reloadOn(api, [WORKFLOW_CREATED, WORKFLOW_UPDATED, WORKFLOW_DELETED, WORKFLOW_STEP_CREATED, WORKFLOW_STEP_UPDATED, WORKFLOW_STEP_DELETED, WORKFLOW_STEPS_REORDERED]);
 }
 
 function workflowSection(w, steps) {
   const del = h('button', { type: 'button', class: 'danger', onclick: async () => {
     if (!window.confirm(`Delete the workflow “${w.name}”? Its tasks must be moved or deleted first.`)) return;
-    try { await api.request('workflow.delete', { workflow_id: w.id }); toast('Workflow deleted'); } catch (e) { toast(e.message, 'error'); }
+    try { await api.request(WORKFLOW_DELETE, { workflow_id: w.id }); toast('Workflow deleted'); } catch (e) { toast(e.message, 'error'); }
   } }, 'Delete workflow');
   return h('section', { class: 'panel', 'aria-label': `Workflow ${w.name}`, dataset: { workflow: w.id } },
     h('h2', {}, w.name),
     h('details', { class: 'edit' }, h('summary', {}, 'Rename or describe'), form({
       fields: [{ name: 'name', label: 'Name', value: w.name }, { name: 'description', label: 'Description', type: 'textarea', rows: 2, value: w.description }],
-      submit: (v) => api.request('workflow.update', { workflow_id: w.id, ...v }),
+      submit: (v) => api.request(WORKFLOW_UPDATE, { workflow_id: w.id, ...v }),
       onDone: () => toast('Workflow saved'),
       extra: [del],
     })),
@@ -37,7 +42,7 @@ function workflowSection(w, steps) {
     h('details', { class: 'edit' }, h('summary', {}, 'Add a step'), form({
       fields: stepFields({ allow_manual_move: true, events: {} }),
       submitLabel: 'Add step',
-      submit: (v) => api.request('workflow.step.create', { workflow_id: w.id, ...v }),
+      submit: (v) => api.request(WORKFLOW_STEP_CREATE, { workflow_id: w.id, ...v }),
       onDone: () => toast('Step added'),
     })));
 }
@@ -62,11 +67,11 @@ function stepRow(w, steps, st, i) {
     const ids = [...order];
     ids.splice(i, 1);
     ids.splice(to, 0, st.id);
-    try { await api.request('workflow.step.reorder', { workflow_id: w.id, step_ids: ids }); toast('Steps reordered'); } catch (e) { toast(e.message, 'error'); }
+    try { await api.request(WORKFLOW_STEP_REORDER, { workflow_id: w.id, step_ids: ids }); toast('Steps reordered'); } catch (e) { toast(e.message, 'error'); }
   };
   const del = h('button', { type: 'button', class: 'danger', onclick: async () => {
     if (!window.confirm(`Delete the step “${st.name}”?`)) return;
-    try { await api.request('workflow.step.delete', { step_id: st.id }); toast('Step deleted'); } catch (e) { toast(e.message, 'error'); }
+    try { await api.request(WORKFLOW_STEP_DELETE, { step_id: st.id }); toast('Step deleted'); } catch (e) { toast(e.message, 'error'); }
   } }, 'Delete step');
   return h('div', { class: 'step-row', dataset: { step: st.id } },
     h('div', { class: 'actions' }, h('strong', {}, `${i + 1}. ${st.name}`),
@@ -76,7 +81,7 @@ function stepRow(w, steps, st, i) {
       h('button', { type: 'button', disabled: i === steps.length - 1, 'aria-label': `Move ${st.name} down`, onclick: () => reorder(i + 1) }, '↓')),
     h('details', { class: 'edit' }, h('summary', {}, `Edit ${st.name}`), form({
       fields: stepFields(st),
-      submit: (v) => api.request('workflow.step.update', { step_id: st.id, ...v }),
+      submit: (v) => api.request(WORKFLOW_STEP_UPDATE, { step_id: st.id, ...v }),
       onDone: () => toast('Step saved'),
       extra: [del],
     })));

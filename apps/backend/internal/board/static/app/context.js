@@ -1,5 +1,6 @@
 // State shared by the views: the workspace the operator is looking at.
 import { api } from './api.js';
+import { WORKSPACE_LIST } from './contract.js';
 
 export const ctx = {
   workspaceId: '',
@@ -8,7 +9,7 @@ export const ctx = {
 
 // loadWorkspaces reads the workspaces once and picks the first by default.
 export async function loadWorkspaces() {
-  ctx.workspaces = await api.listAll('workspace.list');
+  ctx.workspaces = await api.listAll(WORKSPACE_LIST);
   if (!ctx.workspaces.some((w) => w.id === ctx.workspaceId)) ctx.workspaceId = ctx.workspaces[0] ? ctx.workspaces[0].id : '';
   return ctx.workspaces;
 }

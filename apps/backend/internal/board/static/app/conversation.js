@@ -7,10 +7,11 @@
 import { api } from './api.js';
 import { h, when, clip, stateLabel } from './dom.js';
 import { markdown } from './md.js';
+import { MAX_LIMIT, MESSAGE_LIST, SESSION_MESSAGE } from './contract.js';
 
 // MAX_TOOL_TEXT bounds the shown input or output of a tool call.
 const MAX_TOOL_TEXT = 4000;
-const PAGE = 200;
+const PAGE = MAX_LIMIT;
 
 export class Conversation {
   // sessionId: one session's messages; empty: the whole task (every
@@ -25,7 +26,7 @@ export class Conversation {
     this.list = h('ol', { class: 'conversation', 'aria-label': 'Conversation', 'aria-live': 'polite', 'aria-relevant': 'additions text' });
     this.more = h('button', { type: 'button', class: 'link', hidden: true, onclick: () => this.older() }, 'Show earlier messages');
     this.el = h('div', {}, this.more, this.list);
-    this.off = api.on('session.message', (p) => { if (p.message) this.put(p.message); });
+    this.off = api.on(SESSION_MESSAGE, (p) => { if (p.message) this.put(p.message); });
   }
 
   // close stops following notifications.
@@ -42,7 +43,7 @@ export class Conversation {
     this.waiting = [];
     let page;
     try {
-      page = await api.request('message.list', this.query({}));
+      page = await api.request(MESSAGE_LIST, this.query({}));
     } finally {
       const live = this.waiting;
       this.waiting = null;
@@ -58,7 +59,7 @@ export class Conversation {
   }
 
   async older() {
-    const page = await api.request('message.list', this.query({ before: this.before }));
+    const page = await api.request(MESSAGE_LIST, this.query({ before: this.before }));
     this.before = page.next_cursor || '';
     this.more.hidden = !this.before;
     for (const m of page.items) {

@@ -3,6 +3,7 @@
 // a later one is told which answer the agent got instead.
 import { api } from './api.js';
 import { h, when, toast } from './dom.js';
+import { PERMISSION_RESOLVE } from './contract.js';
 
 // Option kinds of ACP, in words and with a symbol (never colour alone).
 const KINDS = {
@@ -51,7 +52,7 @@ export function permissionCard(p, taskTitle) {
     buttons.forEach((b) => { b.disabled = true; });
     card.dataset.mine = '1';
     try {
-      const res = await api.request('permission.resolve', { task_id: p.task_id, session_id: p.session_id, request_id: p.request_id,
+      const res = await api.request(PERMISSION_RESOLVE, { task_id: p.task_id, session_id: p.session_id, request_id: p.request_id,
         pending_id: p.pending_id, option_id: o.option_id });
       if (res.claimed) {
         card.append(h('p', { class: 'notice', role: 'status' }, `You chose “${o.name}”. The agent was told.`));

@@ -3,6 +3,7 @@
 import { api } from './api.js';
 import { h, when, toast, id } from './dom.js';
 import { clearErrors, showError } from './form.js';
+import { QUESTION_ANSWER } from './contract.js';
 
 // questionCard is the answer form of one pending question bundle.
 export function questionCard(q, taskTitle) {
@@ -37,7 +38,7 @@ export function questionCard(q, taskTitle) {
     send.disabled = decline.disabled = true;
     card.dataset.mine = '1';
     try {
-      const res = await api.request('question.answer', payload);
+      const res = await api.request(QUESTION_ANSWER, payload);
       for (const c of form.querySelectorAll('input, textarea, button')) c.disabled = true;
       if (res.claimed) {
         card.append(h('p', { class: 'notice', role: 'status' }, payload.rejected ? 'Declined. The agent was told.' : 'Answer sent. The agent continues.'));

@@ -10,11 +10,15 @@ import { Conversation } from './conversation.js';
 import { planPanel, documentsPanel, walkthroughPanel, findingsPanel, richOutputPanel } from './artifacts.js';
 import { waitingList } from './waiting.js';
 import { profileOptions, executorOptions } from './taskform.js';
-
-const MODES = ['task', 'task-title-pending', 'config', 'office'];
+import {
+  ARTIFACT_CREATED, ARTIFACT_DELETED, DOCUMENT_UPDATED, PLAN_DELETED, PLAN_UPDATED, SESSION_CREATED, SESSION_LIST,
+  SESSION_MESSAGE, SESSION_MODES, SESSION_MODE_CHANGED, SESSION_SET_MODE, SESSION_SPAWN, SESSION_UPDATED,
+  TASK_CREATED, TASK_DELETED, TASK_DEPENDENCY_ADDED, TASK_DEPENDENCY_LIST, TASK_GET, TASK_LIST, TASK_MESSAGE,
+  TASK_MOVED, TASK_STOP, TASK_UPDATED, WORKFLOW_STEP_LIST
+} from './contract.js';
 
 export async function renderTask(main, taskId) {
-  const page = new TaskPage(main, await api.request('task.get', { id: taskId }));
+  const page = new TaskPage(main, await api.request(TASK_GET, { id: taskId }));
   await page.load();
   return () => page.close();
 }
@@ -33,8 +37,8 @@ class TaskPage {
   async load() {
     await useWorkspace(this.task.workspace_id);
     const [steps, sessions, profiles, executors] = await Promise.all([
-      api.listAll('workflow.step.list', { workflow_id: this.task.workflow_id }),
-      api.listAll('session.list', { task_id: this.task.id }),
+      api.listAll(WORKFLOW_STEP_LIST, { workflow_id: this.task.workflow_id }),
+      api.listAll(SESSION_LIST, { task_id: this.task.id }),
       profileOptions(), executorOptions()]);
     this.steps = steps;
     this.sessions = sessions;
@@ -96,11 +100,11 @@ class TaskPage {
     const s = this.current;
     const mode = h('select', { id: 'session-mode', onchange: async (e) => {
       try {
-        const out = await api.request('session.set_mode', { id: s.id, mode: e.target.value });
+        const out = await api.request(SESSION_SET_MODE, { id: s.id, mode: e.target.value });
         s.mcp_mode = out.mcp_mode;
         toast(`Mode switched to ${out.mcp_mode}`);
       } catch (err) { e.target.value = s.mcp_mode; toast(err.message, 'error'); }
-    } }, MODES.map((m) => h('option', { value: m, selected: m === s.mcp_mode }, m)));
+    } }, SESSION_MODES.map((m) => h('option', { value: m, selected: m === s.mcp_mode }, m)));
     const ended = s.state === 'FAILED' && s.exit_code !== undefined && s.exit_code !== null ? `Exit code ${s.exit_code}` : '';
     return h('div', { id: 'session-info' }, h('div', { class: 'actions' }, sessionBadge(s),
       h('span', { class: 'badge' }, s.mcp_attached ? '⚡ Tools connected' : 'Tools not connected'),
@@ -119,7 +123,7 @@ class TaskPage {
       submit: async (v) => {
         const delivery = mode;
         mode = 'queued';
-        return api.request('task.message', { task_id: this.task.id, prompt: v.message, delivery_mode: delivery });
+        return api.request(TASK_MESSAGE, { task_id: this.task.id, prompt: v.message, delivery_mode: delivery });
       },
       onDone: () => { f.reset(); toast('Message sent'); },
     });
@@ -136,7 +140,7 @@ class TaskPage {
         { name: 'prompt', label: 'Prompt (optional)', type: 'textarea', rows: 2, help: 'Empty: the task\'s prompt.' },
       ],
       submitLabel: 'Start agent',
-      submit: (v) => api.request('session.spawn', { ...v, task_id: this.task.id }),
+      submit: (v) => api.request(SESSION_SPAWN, { ...v, task_id: this.task.id }),
       onDone: (res) => { toast('Agent session started'); this.addSession(res.session); },
     });
     f.id = 'spawn';
@@ -146,7 +150,7 @@ class TaskPage {
   stopButton() {
     return h('p', {}, h('button', { type: 'button', class: 'danger', id: 'stop-agent', onclick: async () => {
       try {
-        const res = await api.request('task.stop', { task_id: this.task.id, reason: 'stopped from the board' });
+        const res = await api.request(TASK_STOP, { task_id: this.task.id, reason: 'stopped from the board' });
         toast(res.stopped_session_ids.length ? 'Agent stopped' : 'No agent was running');
       } catch (e) { toast(e.message, 'error'); }
     } }, 'Stop agent'));
@@ -178,9 +182,9 @@ class TaskPage {
   async drawRelations() {
     const t = this.task;
     const [subtasks, blockers, blocked] = await Promise.all([
-      api.listAll('task.list', { workspace_id: t.workspace_id, parent_id: t.id }),
-      api.listAll('task.dependency.list', { task_id: t.id, direction: 'blockers' }),
-      api.listAll('task.dependency.list', { task_id: t.id, direction: 'blocked' })]);
+      api.listAll(TASK_LIST, { workspace_id: t.workspace_id, parent_id: t.id }),
+      api.listAll(TASK_DEPENDENCY_LIST, { task_id: t.id, direction: 'blockers' }),
+      api.listAll(TASK_DEPENDENCY_LIST, { task_id: t.id, direction: 'blocked' })]);
     const links = (items, none) => (items.length ? h('ul', {}, items.map((x) => h('li', {}, h('a', { href: `#/task/${encodeURIComponent(x.id)}` }, x.title), ' ', badge(x.state))))
       : h('p', { class: 'muted' }, none));
     fill(this.panels.relations, h('h2', {}, 'Related tasks'),
@@ -209,26 +213,26 @@ class TaskPage {
     const on = (ev, fn) => this.off.push(api.on(ev, fn));
     const mine = (x) => x && (x.task_id === this.task.id || x.id === this.task.id);
     const retask = (t) => { if (t.id === this.task.id) { this.task = t; this.drawHead(); } };
-    on('task.updated', retask);
-    on('task.moved', retask);
-    on('task.deleted', (t) => { if (t.id === this.task.id) fill(this.main, h('h1', {}, 'Task deleted'), h('p', {}, h('a', { href: '#/' }, 'Back to the board'))); });
-    on('session.created', (s) => { if (mine(s)) this.addSession(s); });
-    on('session.updated', (s) => { if (mine(s)) this.addSession(s); });
-    on('session.mode_changed', (p) => {
+    on(TASK_UPDATED, retask);
+    on(TASK_MOVED, retask);
+    on(TASK_DELETED, (t) => { if (t.id === this.task.id) fill(this.main, h('h1', {}, 'Task deleted'), h('p', {}, h('a', { href: '#/' }, 'Back to the board'))); });
+    on(SESSION_CREATED, (s) => { if (mine(s)) this.addSession(s); });
+    on(SESSION_UPDATED, (s) => { if (mine(s)) this.addSession(s); });
+    on(SESSION_MODE_CHANGED, (p) => {
       if (!this.current || p.session_id !== this.current.id) return;
       this.current.mcp_mode = p.mode;
       const sel = document.getElementById('session-mode');
       if (sel) sel.value = p.mode;
     });
-    on('plan.updated', (p) => { if (mine(p)) planPanel(this.panels.plan, this.task.id); });
-    on('plan.deleted', (p) => { if (mine(p)) planPanel(this.panels.plan, this.task.id); });
-    on('session.message', (ev) => { if (ev && ev.message && ev.message.type === 'plan' && mine(ev.message)) planPanel(this.panels.plan, this.task.id); });
-    on('document.updated', (d) => { if (mine(d)) documentsPanel(this.panels.documents, this.task.id); });
+    on(PLAN_UPDATED, (p) => { if (mine(p)) planPanel(this.panels.plan, this.task.id); });
+    on(PLAN_DELETED, (p) => { if (mine(p)) planPanel(this.panels.plan, this.task.id); });
+    on(SESSION_MESSAGE, (ev) => { if (ev && ev.message && ev.message.type === 'plan' && mine(ev.message)) planPanel(this.panels.plan, this.task.id); });
+    on(DOCUMENT_UPDATED, (d) => { if (mine(d)) documentsPanel(this.panels.documents, this.task.id); });
     const art = (a) => { if (mine(a)) this.drawArtifacts(); };
-    on('artifact.created', art);
-    on('artifact.deleted', art);
-    on('task.created', (t) => { if (t.parent_id === this.task.id) this.drawRelations(); });
-    on('task.dependency_added', (d) => { if (d.task_id === this.task.id || d.depends_on_task_id === this.task.id) this.drawRelations(); });
+    on(ARTIFACT_CREATED, art);
+    on(ARTIFACT_DELETED, art);
+    on(TASK_CREATED, (t) => { if (t.parent_id === this.task.id) this.drawRelations(); });
+    on(TASK_DEPENDENCY_ADDED, (d) => { if (d.task_id === this.task.id || d.depends_on_task_id === this.task.id) this.drawRelations(); });
   }
 
   close() {

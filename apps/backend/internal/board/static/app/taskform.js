@@ -5,11 +5,14 @@ import { api } from './api.js';
 import { h, toast } from './dom.js';
 import { ctx } from './context.js';
 import { form } from './form.js';
+import {
+  AGENT_LIST, AGENT_PROFILE_LIST, EXECUTOR_LIST, EXECUTOR_PROFILE_LIST, MAX_TITLE_LEN, REPOSITORY_LIST, TASK_CREATE
+} from './contract.js';
 
 // profileOptions lists the agent profiles a task of the current workspace
 // may use (the global ones and the workspace's own) as "Agent — profile".
 export async function profileOptions() {
-  const [agents, profiles] = await Promise.all([api.listAll('agent.list'), api.listAll('agent.profile.list', { workspace_id: ctx.workspaceId })]);
+  const [agents, profiles] = await Promise.all([api.listAll(AGENT_LIST), api.listAll(AGENT_PROFILE_LIST, { workspace_id: ctx.workspaceId })]);
   const name = new Map(agents.map((a) => [a.id, a.display_name || a.name]));
   return [{ value: '', label: 'Default profile' },
     ...profiles.map((p) => ({ value: p.id, label: `${name.get(p.agent_id) || p.agent_id} — ${p.name}${p.is_default && p.name !== 'default' ? ' (default)' : ''}` }))];
@@ -18,7 +21,7 @@ export async function profileOptions() {
 // executorOptions lists the executor profiles a task of the current
 // workspace may use.
 export async function executorOptions() {
-  const [executors, profiles] = await Promise.all([api.listAll('executor.list'), api.listAll('executor.profile.list', { workspace_id: ctx.workspaceId })]);
+  const [executors, profiles] = await Promise.all([api.listAll(EXECUTOR_LIST), api.listAll(EXECUTOR_PROFILE_LIST, { workspace_id: ctx.workspaceId })]);
   const name = new Map(executors.map((e) => [e.id, e.name]));
   return [{ value: '', label: 'Default executor' },
     ...profiles.map((p) => ({ value: p.id, label: `${name.get(p.executor_id) || p.executor_id} — ${p.name}` }))];
@@ -26,13 +29,13 @@ export async function executorOptions() {
 
 export async function openCreateTask({ workflow, steps }) {
   const [agents, executors, repos] = await Promise.all([profileOptions(), executorOptions(),
-    api.listAll('repository.list', { workspace_id: ctx.workspaceId })]);
+    api.listAll(REPOSITORY_LIST, { workspace_id: ctx.workspaceId })]);
   const dialog = h('dialog', { 'aria-labelledby': 'create-task-title', id: 'create-task' });
   const close = () => { dialog.close(); dialog.remove(); };
   const start = steps.find((s) => s.is_start_step) || steps[0];
   const f = form({
     fields: [
-      { name: 'title', label: 'Title', help: 'Up to 60 characters.' },
+      { name: 'title', label: 'Title', help: `Up to ${MAX_TITLE_LEN} characters.` },
       { name: 'prompt', label: 'Prompt', type: 'textarea', rows: 5, help: 'What the agent is asked to do (Markdown).' },
       { name: 'workflow_step_id', label: 'Step', type: 'select', value: start && start.id, options: steps.map((s) => ({ value: s.id, label: s.name })) },
       { name: 'agent_profile_id', label: 'Agent profile', type: 'select', options: agents },
@@ -42,7 +45,7 @@ export async function openCreateTask({ workflow, steps }) {
     ],
     submitLabel: 'Create task',
     extra: [h('button', { type: 'button', onclick: close }, 'Cancel')],
-    submit: (v) => api.request('task.create', { ...v, workspace_id: ctx.workspaceId, workflow_id: workflow.id }),
+    submit: (v) => api.request(TASK_CREATE, { ...v, workspace_id: ctx.workspaceId, workflow_id: workflow.id }),
     onDone: (res) => {
       close();
       toast(res.deduplicated ? 'That task already exists' : `Created “${res.task.title}”`);

@@ -7,16 +7,20 @@ import { h, fill } from './dom.js';
 import { ctx } from './context.js';
 import { questionCard } from './questions.js';
 import { permissionCard, permissionOutcome } from './permissions.js';
+import {
+  PERMISSION_LIST, PERMISSION_REQUESTED, PERMISSION_RESOLVED, QUESTION_ANSWERED, QUESTION_CREATED, QUESTION_LIST,
+  TASK_GET
+} from './contract.js';
 
 export const KINDS = {
   questions: {
     heading: 'Questions waiting on you',
     hint: 'Agents blocked on a question continue as soon as it is answered.',
     empty: 'No agent is waiting on you.',
-    list: (taskId) => api.listAll('question.list', taskId ? { task_id: taskId, state: 'pending' } : { workspace_id: ctx.workspaceId, state: 'pending' }),
+    list: (taskId) => api.listAll(QUESTION_LIST, taskId ? { task_id: taskId, state: 'pending' } : { workspace_id: ctx.workspaceId, state: 'pending' }),
     key: (q) => q.id,
-    created: 'question.created',
-    closed: 'question.answered',
+    created: QUESTION_CREATED,
+    closed: QUESTION_ANSWERED,
     card: questionCard,
     closedText: () => 'This question was answered elsewhere.',
   },
@@ -24,10 +28,10 @@ export const KINDS = {
     heading: 'Permission requests waiting on you',
     hint: 'An agent waiting for permission goes on as soon as you choose one of its options.',
     empty: 'No agent is waiting for permission.',
-    list: (taskId) => api.listAll('permission.list', taskId ? { task_id: taskId } : { workspace_id: ctx.workspaceId }),
+    list: (taskId) => api.listAll(PERMISSION_LIST, taskId ? { task_id: taskId } : { workspace_id: ctx.workspaceId }),
     key: (p) => p.request_id,
-    created: 'permission.requested',
-    closed: 'permission.resolved',
+    created: PERMISSION_REQUESTED,
+    closed: PERMISSION_RESOLVED,
     card: permissionCard,
     closedText: (p) => `This request was ${permissionOutcome(p)}.`,
   },
@@ -86,7 +90,7 @@ export async function renderWaiting(main, kindName) {
 export async function taskTitles(ids) {
   const out = new Map();
   await Promise.all([...new Set(ids)].map(async (tid) => {
-    try { out.set(tid, (await api.request('task.get', { id: tid })).title); } catch { out.set(tid, 'a task'); }
+    try { out.set(tid, (await api.request(TASK_GET, { id: tid })).title); } catch { out.set(tid, 'a task'); }
   }));
   return out;
 }

@@ -1,0 +1,142 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
+)
+
+// serveConfig parses kandev serve's flags (and their environment
+// variables) into its configuration.
+func serveConfig(args []string, std Stdio) (Config, error) {
+	stderr := std.Err
+	fs, dataDir := newFlags("serve", stderr)
+	addr := fs.String("addr", envOr("KANDEV_ADDR", "127.0.0.1:38429"), "listen address (env KANDEV_ADDR)")
+	conf := fs.Bool("conformance", false, "also serve the MCP conformance suite's fixture tools at "+ConformancePath+" (unauthenticated; loopback --addr only; for tests)")
+	qwait, err := time.ParseDuration(envOr("KANDEV_QUESTION_TIMEOUT", "1h"))
+	if err != nil || qwait <= 0 {
+		return Config{}, errors.New("serve: KANDEV_QUESTION_TIMEOUT must be a positive duration such as 30m")
+	}
+	fs.DurationVar(&qwait, "question-timeout", qwait, "longest an agent's question waits for an answer (env KANDEV_QUESTION_TIMEOUT)")
+	pprofAddr := fs.String("pprof", "", "also serve Go's runtime profiles at http://ADDR/debug/pprof/ (loopback only; for make bench)")
+	agents := agentFlags(fs)
+	database := fs.String("database", os.Getenv("KANDEV_DATABASE_URL"),
+		"postgres://… to share a PostgreSQL database with other backends (env KANDEV_DATABASE_URL; default: SQLite in the data dir)")
+	ttl, err := time.ParseDuration(envOr("KANDEV_LEASE_TTL", "15s"))
+	if err != nil {
+		return Config{}, errors.New("serve: KANDEV_LEASE_TTL must be a duration such as 15s")
+	}
+	fs.DurationVar(&ttl, "lease-ttl", ttl, "with --database: how long a backend that stopped renewing its lease keeps its agents' sessions before another takes them over (env KANDEV_LEASE_TTL)")
+	roots := fs.String("source-roots", os.Getenv("KANDEV_SOURCE_ROOTS"), "directories local repositories and folders may lie in, separated by "+
+		string(os.PathListSeparator)+" (env KANDEV_SOURCE_ROOTS; default: your home directory)")
+	maxSessions := fs.Int("mcp-max-sessions", toolserver.DefaultMaxSessions, "Streamable HTTP sessions /mcp keeps; past it the least recently used is dropped")
+	sessionIdle := fs.Duration("mcp-session-idle", toolserver.DefaultSessionIdle, "an /mcp session unused this long is dropped")
+	scope := fs.String("session-scope", envOr("KANDEV_SESSION_SCOPE", string(kanban.ScopeTree)),
+		"tasks a task-mode agent session may change: tree (its own task, its subtasks and the tasks it created) or workspace (any task of its workspace) (env KANDEV_SESSION_SCOPE)")
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if *maxSessions <= 0 || *sessionIdle <= 0 {
+		return Config{}, errors.New("serve: --mcp-max-sessions and --mcp-session-idle must be positive")
+	}
+	if ttl < 500*time.Millisecond || ttl > 10*time.Minute {
+		return Config{}, errors.New("serve: --lease-ttl must be between 500ms and 10m")
+	}
+	if qwait <= 0 {
+		return Config{}, errors.New("serve: --question-timeout must be positive")
+	}
+	ac, err := agents()
+	if err != nil {
+		return Config{}, err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	return Config{Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
+		Logger: log, Out: std.Out, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: DefaultRegistryDir(),
+		Pprof: *pprofAddr, MCPSessions: toolserver.SessionLimits{Max: *maxSessions, Idle: *sessionIdle},
+		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope)}, nil
+}
+
+// agentFlags adds serve's agent runtime flags.
+func agentFlags(fs *flag.FlagSet) func() (AgentsConfig, error) {
+	launch := fs.Bool("launch-agents", envOr("KANDEV_LAUNCH_AGENTS", "true") != "false",
+		"run the agents of the sessions tasks start (env KANDEV_LAUNCH_AGENTS; false: sessions wait for agents connected by hand)")
+	maxAgents := fs.Int("max-agents", 4, "agents that run at once; more sessions wait QUEUED (env KANDEV_MAX_AGENTS)")
+	file := fs.String("agents-file", envOr("KANDEV_AGENTS_FILE", ""), "agent launch command overrides (JSON; default DATA_DIR/agents.json; env KANDEV_AGENTS_FILE)")
+	env := fs.String("agent-env", envOr("KANDEV_AGENT_ENV", ""), "comma-separated extra environment variables agents inherit (names, or prefixes ending in *; env KANDEV_AGENT_ENV)")
+	start := fs.Duration("agent-start-timeout", 2*time.Minute, "longest an agent may take to answer ACP initialize and session/new")
+	silence := fs.Duration("agent-silence-timeout", 30*time.Minute, "a session whose agent sends nothing this long during a turn (no question or permission open) fails")
+	return func() (AgentsConfig, error) {
+		if *start <= 0 || *silence <= 0 {
+			return AgentsConfig{}, errors.New("serve: --agent-start-timeout and --agent-silence-timeout must be positive")
+		}
+		n := *maxAgents
+		if v := os.Getenv("KANDEV_MAX_AGENTS"); v != "" && !flagSet(fs, "max-agents") {
+			if _, err := fmt.Sscan(v, &n); err != nil {
+				return AgentsConfig{}, errors.New("serve: KANDEV_MAX_AGENTS must be a number")
+			}
+		}
+		if n < 1 || n > 256 {
+			return AgentsConfig{}, errors.New("serve: --max-agents must be between 1 and 256")
+		}
+		return AgentsConfig{Launch: *launch, MaxAgents: n, File: *file, EnvAllow: AgentEnvAllow(*env),
+			StartTimeout: *start, SilenceTimeout: *silence}, nil
+	}
+}
+
+// flagSet reports whether the named flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// mcpConfig parses kandev mcp's flags (and their environment variables)
+// into its configuration.
+func mcpConfig(args []string, std Stdio) (MCPConfig, error) {
+	stderr := std.Err
+	fs := flag.NewFlagSet("kandev mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	backend := fs.String("backend", envOr("KANDEV_BACKEND", "http://127.0.0.1:38429"), "backend base URL (env KANDEV_BACKEND)")
+	session := fs.String("session", "", "session id (required)")
+	tokenFile := fs.String("token-file", "", "file holding the session token (default: env KANDEV_SESSION_TOKEN)")
+	listen := fs.String("listen", "", "serve Streamable HTTP at http://HOST:PORT/mcp (loopback only) instead of stdio")
+	if err := fs.Parse(args); err != nil {
+		return MCPConfig{}, err
+	}
+	if *session == "" {
+		return MCPConfig{}, errors.New("mcp: --session is required")
+	}
+	tok := os.Getenv("KANDEV_SESSION_TOKEN")
+	if *tokenFile != "" {
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			return MCPConfig{}, fmt.Errorf("mcp: read --token-file: %w", err)
+		}
+		tok = strings.TrimSpace(string(b))
+	}
+	var progress time.Duration
+	if v := os.Getenv("KANDEV_PROGRESS_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return MCPConfig{}, errors.New("mcp: KANDEV_PROGRESS_INTERVAL must be a positive duration such as 20s")
+		}
+		progress = d
+	}
+	// stdout carries the MCP protocol: logs go to stderr only.
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ready := func(addr string) {
+		if addr != "" {
+			_, _ = fmt.Fprintf(stderr, "kandev mcp serving on http://%s/mcp\n", addr)
+		}
+	}
+	return MCPConfig{BackendURL: *backend, SessionID: *session, Token: tok, Listen: *listen,
+		Logger: log, Stdin: std.In, Stdout: std.Out, Ready: ready, ProgressInterval: progress}, nil
+}

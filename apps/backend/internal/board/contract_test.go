@@ -1,0 +1,149 @@
+package board_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+var update = flag.Bool("update", false, "rewrite static/app/contract.js from package kanban")
+
+const contractPath = "static/app/contract.js"
+
+// TestContractJS keeps the board's copy of the backend's names and bounds
+// generated: static/app/contract.js is what contractJS renders from
+// package kanban (-update rewrites it), no other module spells an action
+// or event name as a string, and every name a module imports from it
+// exists there.
+func TestContractJS(t *testing.T) {
+	want, names, err := contractJS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(contractPath, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(contractPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is stale: run go test ./internal/board -run TestContractJS -update", contractPath)
+	}
+	wire := map[string]bool{}
+	for _, a := range append(slices.Clone(kanban.RegistryActions), kanban.ConnectionActions...) {
+		wire[string(a)] = true
+	}
+	for _, e := range kanban.EventNames() {
+		wire[e] = true
+	}
+	modules, err := filepath.Glob("static/app/*.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range modules {
+		if m == contractPath {
+			continue
+		}
+		src, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkModule(t, m, string(src), wire, names)
+	}
+}
+
+var (
+	literal        = regexp.MustCompile("'([^'\\n]*)'|\"([^\"\\n]*)\"|`([^`\\n]*)`")
+	contractImport = regexp.MustCompile(`(?s)import \{([^}]*)\} from '\./contract\.js'`)
+)
+
+// checkModule refuses, in module m, a string literal that is an action or
+// event name, and an import from contract.js of a name it does not export
+// (which would stop the page from loading).
+func checkModule(t *testing.T, m, src string, wire, exported map[string]bool) {
+	for i, line := range strings.Split(src, "\n") {
+		for _, g := range literal.FindAllStringSubmatch(line, -1) {
+			if s := g[1] + g[2] + g[3]; wire[s] {
+				t.Errorf("%s:%d: %q spelt out: import it from contract.js", m, i+1, s)
+			}
+		}
+	}
+	for _, g := range contractImport.FindAllStringSubmatch(src, -1) {
+		for _, n := range strings.Split(g[1], ",") {
+			if n = strings.TrimSpace(n); n != "" && !exported[n] {
+				t.Errorf("%s: imports %s, which contract.js does not export", m, n)
+			}
+		}
+	}
+}
+
+// jsName is the constant a wire name is exported as: task.set_title is
+// TASK_SET_TITLE.
+func jsName(wire string) string {
+	return strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(wire))
+}
+
+// contractJS renders contract.js and returns the names it exports.
+func contractJS() ([]byte, map[string]bool, error) {
+	var b bytes.Buffer
+	names := map[string]bool{}
+	export := func(name, value, comment string) error {
+		if names[name] {
+			return fmt.Errorf("contract.js: %s exported twice", name)
+		}
+		names[name] = true
+		if comment != "" {
+			comment = " // " + comment
+		}
+		fmt.Fprintf(&b, "export const %s = %s;%s\n", name, value, comment)
+		return nil
+	}
+	b.WriteString(`// Code generated from package kanban by TestContractJS
+// (go test ./internal/board -run TestContractJS -update). DO NOT EDIT.
+//
+// What the board shares with the backend: the name of every action the
+// WebSocket API serves and of every event it publishes, and the bounds and
+// enums the board's forms state. A module imports what it uses by name, so
+// a misspelt name stops the page from loading instead of failing quietly.
+
+// Actions.
+`)
+	actions := slices.Sorted(slices.Values(append(slices.Clone(kanban.RegistryActions), kanban.ConnectionActions...)))
+	for _, a := range actions {
+		if err := export(jsName(string(a)), fmt.Sprintf("'%s'", a), ""); err != nil {
+			return nil, nil, err
+		}
+	}
+	b.WriteString("\n// Events.\n")
+	for _, e := range kanban.EventNames() {
+		if err := export(jsName(e), fmt.Sprintf("'%s'", e), ""); err != nil {
+			return nil, nil, err
+		}
+	}
+	b.WriteString("\n// Bounds and enums.\n")
+	modes := make([]string, len(kanban.SessionModes))
+	for i, m := range kanban.SessionModes {
+		modes[i] = fmt.Sprintf("'%s'", m)
+	}
+	for _, c := range []struct{ name, value, comment string }{
+		{"MAX_TITLE_LEN", fmt.Sprint(kanban.MaxTitleLen), "a task's title, in characters"},
+		{"MAX_LIMIT", fmt.Sprint(kanban.MaxLimit), "items of one page of a list"},
+		{"SESSION_MODES", "Object.freeze([" + strings.Join(modes, ", ") + "])", "the modes a session may be put in"},
+	} {
+		if err := export(c.name, c.value, c.comment); err != nil {
+			return nil, nil, err
+		}
+	}
+	return b.Bytes(), names, nil
+}

@@ -1,0 +1,5 @@
+package forgetest
+
+import "syscall"
+
+func deathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }

@@ -1,0 +1,55 @@
+package kanban
+
+import "sync"
+
+// DomainEvent is something that happened on the board that another part
+// of the same backend reacts to: a task arrived on a step, a step may have
+// room, an agent turn started or ended. The action layer and the agent
+// runtime emit them; the workflow engine reacts. Unlike the notifications
+// published to subscribers, domain events never leave the process.
+type DomainEvent interface{ domainEvent() }
+
+// TaskCreated says a task arrived on its first step.
+type TaskCreated struct{ Task *Task }
+
+// TaskMoved says a task left FromStepID for its current step.
+type TaskMoved struct {
+	Task       *Task
+	FromStepID string
+}
+
+// StepFreed says a step may have room now (a task was archived or
+// deleted, its settings changed).
+type StepFreed struct{ StepID string }
+
+func (TaskCreated) domainEvent() {}
+func (TaskMoved) domainEvent()   {}
+func (StepFreed) domainEvent()   {}
+func (TurnEvent) domainEvent()   {}
+
+// DomainEvents hands every domain event emitted to the reactions
+// subscribed, in the order they subscribed, on the emitter's goroutine.
+// A reaction must return at once (it queues its work), since the emitter
+// may be serving a request. The composition root makes one, before the
+// parts that emit or react.
+type DomainEvents struct {
+	mu        sync.RWMutex
+	reactions []func(DomainEvent)
+}
+
+// React subscribes fn to every event emitted from now on.
+func (d *DomainEvents) React(fn func(DomainEvent)) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.reactions = append(d.reactions, fn)
+}
+
+// Emit hands ev to every reaction.
+func (d *DomainEvents) Emit(ev DomainEvent) {
+	d.mu.RLock()
+	reactions := d.reactions
+	d.mu.RUnlock()
+	for _, fn := range reactions {
+		fn(ev)
+	}
+}
