@@ -2,14 +2,16 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/schema"
 
-// S and P are package schema's, so that the output declarations here read
-// unqualified; the builders below are schema's too. Input schemas are not
-// written here: a tool's input is its action's contract (package action),
-// narrowed or adapted (see Tool).
-type (
-	S = schema.S
-	P = schema.P
-)
+// Input schemas are not written here: a tool's input is its action's
+// contract (package action), narrowed or adapted (see Tool). The builders
+// below are package schema's, so that the output declarations here read
+// unqualified.
+
+// S is schema.S.
+type S = schema.S
+
+// P is schema.P.
+type P = schema.P
 
 // Str is schema.Str.
 func Str(desc string) S { return schema.Str(desc) }
