@@ -125,7 +125,7 @@ func (g *GitLab) OpenPR(ctx context.Context, repo Repo, in NewPR) (*PR, error) {
 	}
 	mr, _, err := g.c.MergeRequests.CreateMergeRequest(pid, opt, gitlab.WithContext(ctx))
 	if err != nil {
-		return nil, mapGitLabError("the project", err, g.redact)
+		return nil, mapGitLabError(whatProject, err, g.redact)
 	}
 	return mrOf(mr, false), nil
 }

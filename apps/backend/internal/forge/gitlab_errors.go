@@ -103,6 +103,9 @@ func rateError(wait time.Duration, status int) *Error {
 	return e
 }
 
+// whatProject names the object of a create (OpenPR) to mapGitLabError.
+const whatProject = "the project"
+
 // mapGitLabError turns a GitLab client error into an *Error. what names
 // the object ("the merge request") for NOT_FOUND. GitLab's message text is
 // read to tell refusals apart (never passed on).
@@ -157,6 +160,10 @@ func gitlabStatusError(what string, resp *gitlab.ErrorResponse) *Error {
 		return invalid("head", "the forge has no such branch in this project")
 	case strings.Contains(msg, "target branch") && strings.Contains(msg, "does not exist"):
 		return invalid("base", "the forge has no such branch in this project")
+	case s == http.StatusConflict && what == whatProject:
+		// A create refused as conflicting: GitLab's message (which may be
+		// translated) names the open merge request of the branch.
+		return newError(kanban.CodeConflict, "a merge request for this branch is already open")
 	case s == http.StatusConflict:
 		return newError(kanban.CodeConflict, "the forge refused the change as conflicting with the merge request's state")
 	case s == http.StatusUnprocessableEntity && strings.Contains(msg, "cannot be merged"):

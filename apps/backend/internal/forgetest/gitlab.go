@@ -132,6 +132,7 @@ type GitLabStatus struct {
 	Description  string
 	Job          bool // a CI job: its target is its job page, it has a log
 	PipelineID   int64
+	CreatedAt    time.Time // set by SetStatuses when zero
 }
 
 // GitLabLimit is a 429 the fixture gives to the next request.
@@ -232,6 +233,9 @@ func (g *GitLab) SetStatuses(project, sha string, st ...GitLabStatus) []GitLabSt
 	for i := range st {
 		if st[i].ID == 0 {
 			st[i].ID = g.id()
+		}
+		if st[i].CreatedAt.IsZero() {
+			st[i].CreatedAt = now()
 		}
 	}
 	g.projects[project].statuses[sha] = st

@@ -220,7 +220,7 @@ func (g *GitLab) listStatuses(c call) result {
 		}
 		list = append(list, map[string]any{
 			"id": s.ID, "sha": c.params["sha"], "ref": nil, "status": s.Status, "name": s.Name, "target_url": target,
-			"description": nilIfEmpty(s.Description), "created_at": stamp(now()), "started_at": nil, "finished_at": nil,
+			"description": nilIfEmpty(s.Description), "created_at": stamp(s.CreatedAt), "started_at": nil, "finished_at": nil,
 			"allow_failure": s.AllowFailure, "coverage": nil, "pipeline_id": s.PipelineID, "author": userJSON("ci-runner"),
 		})
 	}
