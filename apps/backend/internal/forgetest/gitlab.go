@@ -98,7 +98,8 @@ type GitLabMR struct {
 	// DetailedMergeStatus, when set, is reported as it is; empty: it is
 	// worked out from the state (draft, approvals, statuses).
 	DetailedMergeStatus          string
-	Squash                       bool // of the merge call
+	Squash                       bool   // of the merge call
+	MergeSHAParam                string // the sha the merge call sent ("": none)
 	MergeCommitSHA, SquashCommit string
 	CreatedAt, UpdatedAt         time.Time
 	MergedAt                     time.Time

@@ -93,6 +93,7 @@ func (g *GitLab) mergeMR(c call) result {
 		return message(409, "SHA does not match HEAD of source branch: "+mr.SHA)
 	}
 	squash, _ := c.body["squash"].(bool)
+	mr.MergeSHAParam, _ = c.body["sha"].(string)
 	t := now()
 	sum := sha1.Sum([]byte(mr.SHA + "merge")) // #nosec G401 -- a fake commit id
 	mr.State, mr.Squash, mr.MergedAt, mr.UpdatedAt, mr.MergeCommitSHA = "merged", squash, t, t, hex.EncodeToString(sum[:])
