@@ -70,21 +70,24 @@ func TestGitLabInputRefused(t *testing.T) {
 	ctx := t.Context()
 	pr := func(r Repo) func() error { return func() error { _, err := c.PR(ctx, r, 1); return err } }
 	for name, call := range map[string]func() error{
-		"namespace ..":          pr(Repo{Owner: "..", Name: "r"}),
-		"namespace with ..":     pr(Repo{Owner: "a/../b", Name: "r"}),
-		"empty segment":         pr(Repo{Owner: "a//b", Name: "r"}),
-		"leading -":             pr(Repo{Owner: "-a", Name: "r"}),
-		"leading .":             pr(Repo{Owner: "a/.b", Name: "r"}),
-		"name with /":           pr(Repo{Owner: "o", Name: "r/../../x"}),
-		"name with ?":           pr(Repo{Owner: "o", Name: "r?x=1"}),
-		"name with %":           pr(Repo{Owner: "o", Name: "r%2Fx"}),
-		"name ending in .":      pr(Repo{Owner: "o", Name: "r."}),
-		"no namespace":          pr(Repo{Name: "r"}),
-		"number 0":              func() error { _, err := c.PR(ctx, glRepo, 0); return err },
-		"short sha":             func() error { _, err := c.Checks(ctx, glRepo, "abc"); return err },
-		"job id 0":              func() error { _, err := c.CheckLog(ctx, glRepo, 0); return err },
-		"empty title":           func() error { _, err := c.OpenPR(ctx, glRepo, NewPR{Title: " ", Head: "h", Base: "main"}); return err },
-		"title with a newline":  func() error { _, err := c.OpenPR(ctx, glRepo, NewPR{Title: "a\nb", Head: "h", Base: "main"}); return err },
+		"namespace ..":      pr(Repo{Owner: "..", Name: "r"}),
+		"namespace with ..": pr(Repo{Owner: "a/../b", Name: "r"}),
+		"empty segment":     pr(Repo{Owner: "a//b", Name: "r"}),
+		"leading -":         pr(Repo{Owner: "-a", Name: "r"}),
+		"leading .":         pr(Repo{Owner: "a/.b", Name: "r"}),
+		"name with /":       pr(Repo{Owner: "o", Name: "r/../../x"}),
+		"name with ?":       pr(Repo{Owner: "o", Name: "r?x=1"}),
+		"name with %":       pr(Repo{Owner: "o", Name: "r%2Fx"}),
+		"name ending in .":  pr(Repo{Owner: "o", Name: "r."}),
+		"no namespace":      pr(Repo{Name: "r"}),
+		"number 0":          func() error { _, err := c.PR(ctx, glRepo, 0); return err },
+		"short sha":         func() error { _, err := c.Checks(ctx, glRepo, "abc"); return err },
+		"job id 0":          func() error { _, err := c.CheckLog(ctx, glRepo, 0); return err },
+		"empty title":       func() error { _, err := c.OpenPR(ctx, glRepo, NewPR{Title: " ", Head: "h", Base: "main"}); return err },
+		"title with a newline": func() error {
+			_, err := c.OpenPR(ctx, glRepo, NewPR{Title: "a\nb", Head: "h", Base: "main"})
+			return err
+		},
 		"source branch option":  func() error { _, err := c.OpenPR(ctx, glRepo, NewPR{Title: "t", Head: "-h", Base: "main"}); return err },
 		"target branch with ..": func() error { _, err := c.OpenPR(ctx, glRepo, NewPR{Title: "t", Head: "h", Base: "a..b"}); return err },
 		"draft title too long": func() error {
