@@ -144,16 +144,6 @@ func bodiless(r *github.Response) bool {
 	return r != nil && r.Response != nil && r.Header.Get(bodilessHeader) != ""
 }
 
-// notModifiedHTTP is notModified for a plain response (GitLab's client).
-func notModifiedHTTP(r *http.Response) bool {
-	return r != nil && r.Header.Get(notModifiedHeader) != ""
-}
-
-// bodilessHTTP is bodiless for a plain response (GitLab's client).
-func bodilessHTTP(r *http.Response) bool {
-	return r != nil && r.Header.Get(bodilessHeader) != ""
-}
-
 type readCloser struct {
 	io.Reader
 	io.Closer

@@ -140,13 +140,13 @@ func (g *GitLab) PR(ctx context.Context, repo Repo, number int) (*PR, error) {
 		return nil, err
 	}
 	mr, resp, err := g.c.MergeRequests.GetMergeRequest(pid, int64(number), nil, gitlab.WithContext(ctx))
-	if bodilessHTTP(httpOf(resp)) {
+	if glBodiless(resp) {
 		return &PR{NotModified: true}, nil
 	}
 	if err != nil {
 		return nil, mapGitLabError("the merge request", err, g.redact)
 	}
-	return mrOf(mr, notModifiedHTTP(httpOf(resp))), nil
+	return mrOf(mr, glNotModified(resp)), nil
 }
 
 // Merge merges a merge request. GitLab merges by the project's merge
@@ -285,9 +285,14 @@ func gitlabPath(s string) bool {
 		!strings.Contains(s, "..")
 }
 
-func httpOf(r *gitlab.Response) *http.Response {
-	if r == nil {
-		return nil
-	}
-	return r.Response
+// glNotModified reports whether the GitLab client's response came from
+// the cache after a 304.
+func glNotModified(r *gitlab.Response) bool {
+	return r != nil && r.Response != nil && r.Header.Get(notModifiedHeader) != ""
+}
+
+// glBodiless reports whether the GitLab client's response is a 304 to a
+// caller's validator with nothing cached here (its body is empty).
+func glBodiless(r *gitlab.Response) bool {
+	return r != nil && r.Response != nil && r.Header.Get(bodilessHeader) != ""
 }

@@ -32,12 +32,12 @@ func (g *GitLab) Checks(ctx context.Context, repo Repo, sha string) (*Checks, er
 	opt := &gitlab.GetCommitStatusesOptions{ListOptions: gitlab.ListOptions{PerPage: gitlabPerPage}}
 	for range maxCheckPages {
 		st, resp, err := g.c.Commits.GetCommitStatuses(pid, sha, opt, gitlab.WithContext(ctx))
-		if bodilessHTTP(httpOf(resp)) {
+		if glBodiless(resp) {
 			anyBodiless = true
 		} else if err != nil {
 			return nil, mapGitLabError("the commit's statuses", err, g.redact)
 		}
-		out.NotModified = out.NotModified && notModifiedHTTP(httpOf(resp))
+		out.NotModified = out.NotModified && glNotModified(resp)
 		for _, s := range st {
 			out.addGitLabStatus(s)
 		}

@@ -29,13 +29,13 @@ func (g *GitLab) Reviews(ctx context.Context, repo Repo, number int, since time.
 		return nil, err
 	}
 	a, resp, err := g.c.MergeRequestApprovals.GetConfiguration(pid, int64(number), gitlab.WithContext(ctx))
-	if bodilessHTTP(httpOf(resp)) {
+	if glBodiless(resp) {
 		return &Reviews{Items: []Review{}, NotModified: true}, nil
 	}
 	if err != nil {
 		return nil, mapGitLabError("the merge request", err, g.redact)
 	}
-	out := &Reviews{Items: []Review{}, NotModified: notModifiedHTTP(httpOf(resp))}
+	out := &Reviews{Items: []Review{}, NotModified: glNotModified(resp)}
 	for _, ap := range a.ApprovedBy {
 		if ap == nil || ap.User == nil || ap.User.Username == "" {
 			continue
@@ -89,14 +89,14 @@ func (g *GitLab) ReviewComments(ctx context.Context, repo Repo, number int, sinc
 	done := false
 	for page := 0; page < maxNotePages && !done; page++ {
 		notes, resp, err := g.c.Notes.ListMergeRequestNotes(pid, int64(number), opt, gitlab.WithContext(ctx))
-		if bodilessHTTP(httpOf(resp)) {
+		if glBodiless(resp) {
 			anyBodiless = true
 			break // the caller's ETag of the newest page: nothing changed since
 		}
 		if err != nil {
 			return nil, mapGitLabError("the merge request", err, g.redact)
 		}
-		out.NotModified = out.NotModified && notModifiedHTTP(httpOf(resp))
+		out.NotModified = out.NotModified && glNotModified(resp)
 		for _, n := range notes {
 			if n.UpdatedAt != nil && !since.IsZero() && n.UpdatedAt.Before(since) {
 				done = true

@@ -20,13 +20,12 @@ type glParam struct {
 }
 
 var (
-	pInt     = glParam{kind: "int"}
-	pBool    = glParam{kind: "bool"}
-	pString  = glParam{kind: "string"}
-	pInts    = glParam{kind: "ints"}
-	pStrings = glParam{kind: "strings"}
-	pSort    = glParam{kind: "enum", enum: []string{"asc", "desc"}}
-	pPage    = map[string]glParam{"page": pInt, "per_page": pInt}
+	pInt    = glParam{kind: "int"}
+	pBool   = glParam{kind: "bool"}
+	pString = glParam{kind: "string"}
+	pInts   = glParam{kind: "ints"}
+	pSort   = glParam{kind: "enum", enum: []string{"asc", "desc"}}
+	pPage   = map[string]glParam{"page": pInt, "per_page": pInt}
 )
 
 func required(p glParam) glParam { p.required = true; return p }
