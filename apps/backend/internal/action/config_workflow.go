@@ -37,10 +37,14 @@ type WorkflowDeleteIn struct {
 }
 
 // WorkflowImportIn is the payload of workflow.import: a document's text,
-// YAML or JSON, whose size and shape are checked before it is decoded.
+// YAML or JSON, whose size and shape are checked before it is decoded, or
+// the id of a built-in template (whose document is imported the same
+// way). Name, when given, names the one workflow the document holds.
 type WorkflowImportIn struct {
 	WorkspaceID string `json:"workspace_id,omitzero"`
 	Document    string `json:"document,omitzero"`
+	TemplateID  string `json:"template_id,omitzero"`
+	Name        string `json:"name,omitzero"`
 }
 
 // WorkflowImportOut is the result of workflow.import: the names created
@@ -59,6 +63,7 @@ type WorkflowImportOut struct {
 // agents and their MCP configs, executors, repositories.
 func (s *Service) registerConfig(r *Registry) {
 	s.registerWorkflowConfig(r)
+	s.registerTemplates(r)
 	s.registerStepConfig(r)
 	s.registerAgentConfig(r)
 	s.registerExecutorConfig(r)
@@ -105,12 +110,19 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 	Register(r, kanban.ActionWorkflowImport, cfg, s.importDocument)
 }
 
-// importDocument creates the document's workflows that the workspace does
-// not have yet (by name), each atomically with its steps. The whole
-// document is checked before anything is written.
+// importDocument creates the document's workflows (or the template's) that
+// the workspace does not have yet (by name), each atomically with its
+// steps. The whole document is checked before anything is written.
 func (s *Service) importDocument(ctx context.Context, p Principal, in WorkflowImportIn) (*WorkflowImportOut, error) {
-	doc, parsed, err := parseWorkflowDocument(in.Document)
+	text, err := importText(in)
 	if err != nil {
+		return nil, err
+	}
+	doc, parsed, err := parseWorkflowDocument(text)
+	if err != nil {
+		return nil, err
+	}
+	if err := rename(in.Name, doc, parsed); err != nil {
 		return nil, err
 	}
 	ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)

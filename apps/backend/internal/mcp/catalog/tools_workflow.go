@@ -57,17 +57,36 @@ var groupConfigWorkflows = declare(&Group{Name: "config-workflows", Tools: appen
 		Hints:  ReadHints,
 	},
 	{
+		Name:   "list_workflow_templates_kandev",
+		Action: kanban.ActionWorkflowTemplateList,
+		Title:  "List workflow templates",
+		Description: "List the built-in workflow templates (Kanban, Plan & Build, Feature Dev, ...) in gallery order: each " +
+			"with what it does and its kandev_workflow document (steps, prompts, automations). Create one with " +
+			"import_workflow_kandev and its template_id.",
+		Input:  Obj("", PageProps(P{})),
+		Output: listOf(out("A built-in template.", P{
+			"id":          Str("Its template_id."),
+			"name":        Str("The name of the workflow it creates."),
+			"description": Str("What the workflow does."),
+			"document":    workflowDocumentOut,
+		}, "id", "name", "description", "document")),
+		Hints: ReadHints,
+	},
+	{
 		Name:   "import_workflow_kandev",
 		Action: kanban.ActionWorkflowImport,
 		Title:  "Import workflow",
 		Description: "Import the workflows of a kandev_workflow document (YAML or JSON, as export_workflow_kandev or the " +
-			"reference Kandev writes it) into a workspace, skipping names it has. The whole document is checked first; a " +
-			"rejected one creates nothing. Warnings name what could not be carried over.",
+			"reference Kandev writes it), or a built-in template's (template_id, from list_workflow_templates_kandev), into " +
+			"a workspace, skipping names it has. The whole document is checked first; a rejected one creates nothing. " +
+			"Warnings name what could not be carried over.",
 		Input: Obj("", P{
 			"workspace_id": ID("Workspace; default yours, else the first."),
-			"document": Str(`The document: {"version":1,"type":"kandev_workflow","workflows":[...]} as JSON or YAML.`).
-				Len(1, kanban.MaxWorkflowDocBytes),
-		}, "document"),
+			"document": Str(`The document: {"version":1,"type":"kandev_workflow","workflows":[...]} as JSON or YAML; `+
+				`give it or template_id.`).Len(1, kanban.MaxWorkflowDocBytes),
+			"template_id": Enum("A built-in template to create instead of a document.", action.TemplateIDs...),
+			"name":        Str("Name of the created workflow, for a template or a one-workflow document; default its own.").Len(1, kanban.MaxNameLen),
+		}),
 		Output: out("What the import did.", P{
 			"created": Arr("Names of the workflows created, in document order.", Str("A workflow name.")),
 			"skipped": Arr("Names skipped because the workspace already has a workflow of that name.", Str("A workflow name.")),
