@@ -174,8 +174,12 @@ func (e *Engine) turnEnded(ev kanban.TurnEvent) {
 	signalled := e.signalled(ctx, ev)
 	c := turnCause(ev)
 	e.run(t.ID, t.WorkflowStepID, kanban.EventTurnComplete, c, &signalled)
-	if t, err = e.store.GetTask(ctx, ev.TaskID); err != nil || t.ArchivedAt != nil || t.WorkflowStepID != ev.StepID || t.QueuedForStepID != "" {
-		return // it moved during the turn or by an automation, or waits for a step already
+	if t, err = e.store.GetTask(ctx, ev.TaskID); err != nil || t.ArchivedAt != nil || t.WorkflowStepID != ev.StepID ||
+		t.StepEnteredAt.After(ev.StartedAt) || t.QueuedForStepID != "" {
+		// It moved during the turn or by an automation (also when that
+		// brought it back to the step the turn started on), or waits for
+		// a step already.
+		return
 	}
 	step, err := e.store.GetStep(ctx, t.WorkflowStepID)
 	if err != nil || !step.AutoAdvance {
