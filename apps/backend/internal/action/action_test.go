@@ -85,7 +85,7 @@ func newHarness(t *testing.T) *harness {
 		t.Fatalf("seed: %v", err)
 	}
 	h := &harness{t: t, st: st, pub: &recorder{}}
-	h.reg, _ = New(Deps{Store: st, Publisher: h.pub, FS: testPolicy(t)})
+	h.reg, _ = mustNew(t, Deps{Store: st, Publisher: h.pub, FS: testPolicy(t)})
 	wss, err := st.ListWorkspaces(ctx, kanban.Page{})
 	if err != nil || len(wss.Items) != 1 {
 		t.Fatalf("seeded workspaces: %v, %v", wss, err)
@@ -304,4 +304,14 @@ func TestRegistryServesTheDescriptors(t *testing.T) {
 			t.Errorf("connection action %s: got registered, want answered by the WebSocket server only", a)
 		}
 	}
+}
+
+// mustNew is New for a test: a declaration error fails it.
+func mustNew(tb testing.TB, d Deps) (*Registry, *Service) {
+	tb.Helper()
+	reg, svc, err := New(d)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return reg, svc
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // TaskRefIn is the payload of actions on one task's plan ("self" allowed
@@ -78,40 +79,56 @@ type ArtifactDeleteOut struct {
 	Deleted int `json:"deleted"`
 }
 
-// registerArtifacts registers plans, documents and session artifacts. A
-// session reaches only tasks of its workspace; "self" is its bound task.
-func (s *Service) registerArtifacts(r *Registry) {
-	s.registerPlans(r)
-	s.registerDocuments(r)
-	s.registerSessionArtifacts(r)
-}
-
-func (s *Service) registerPlans(r *Registry) {
-	all := AllowOperator | AllowSession
-	Register(r, kanban.ActionPlanCreate, all, func(ctx context.Context, p Principal, in PlanCreateIn) (*kanban.Plan, error) {
+var _ = declare(Def[PlanCreateIn, *kanban.Plan]{
+	Name:   kanban.ActionPlanCreate,
+	Tool:   "create_task_plan_kandev",
+	Allow:  all,
+	Schema: planInput("Plan title.", "The plan, in markdown."),
+	Run: func(s *Service, ctx context.Context, p Principal, in PlanCreateIn) (*kanban.Plan, error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
 		}
 		out, err := s.store.CreatePlan(ctx, kanban.Plan{TaskID: t.ID, Title: in.Title, Content: in.Content, CreatedBy: authorOf(p)})
 		return s.publishPlan(t, out, err)
-	})
-	Register(r, kanban.ActionPlanGet, all, func(ctx context.Context, p Principal, in TaskRefIn) (*kanban.Plan, error) {
+	},
+})
+
+var _ = declare(Def[TaskRefIn, *kanban.Plan]{
+	Name:   kanban.ActionPlanGet,
+	Tool:   "get_task_plan_kandev",
+	Allow:  all,
+	Schema: schema.Obj("", schema.P{"task_id": planTaskRef()}),
+	Run: func(s *Service, ctx context.Context, p Principal, in TaskRefIn) (*kanban.Plan, error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.GetPlan(ctx, t.ID)
-	})
-	Register(r, kanban.ActionPlanUpdate, all, func(ctx context.Context, p Principal, in PlanUpdateIn) (*kanban.Plan, error) {
+	},
+})
+
+var _ = declare(Def[PlanUpdateIn, *kanban.Plan]{
+	Name:   kanban.ActionPlanUpdate,
+	Tool:   "update_task_plan_kandev",
+	Allow:  all,
+	Schema: planInput("New title; omit to keep it.", "The whole new plan, in markdown."),
+	Run: func(s *Service, ctx context.Context, p Principal, in PlanUpdateIn) (*kanban.Plan, error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
 		}
 		out, err := s.store.UpdatePlan(ctx, t.ID, in.Title, in.Content, authorOf(p))
 		return s.publishPlan(t, out, err)
-	})
-	Register(r, kanban.ActionPlanDelete, all, func(ctx context.Context, p Principal, in TaskRefIn) (*Deleted, error) {
+	},
+})
+
+var _ = declare(Def[TaskRefIn, *Deleted]{
+	Name:   kanban.ActionPlanDelete,
+	Tool:   "delete_task_plan_kandev",
+	Allow:  all,
+	Schema: schema.Obj("", schema.P{"task_id": planTaskRef()}),
+	Run: func(s *Service, ctx context.Context, p Principal, in TaskRefIn) (*Deleted, error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
@@ -121,15 +138,21 @@ func (s *Service) registerPlans(r *Registry) {
 		}
 		kanban.EventPlanDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedPlan{TaskID: t.ID})
 		return &Deleted{ID: t.ID, Deleted: true}, nil
-	})
-	Register(r, kanban.ActionPlanRevisions, all, func(ctx context.Context, p Principal, in TaskPageIn) (*kanban.List[kanban.Plan], error) {
+	},
+})
+
+var _ = declare(Def[TaskPageIn, *kanban.List[kanban.Plan]]{
+	Name:   kanban.ActionPlanRevisions,
+	Allow:  all,
+	Schema: schema.Obj("", pageProps(schema.P{"task_id": ownTaskRef("The plan's task")})),
+	Run: func(s *Service, ctx context.Context, p Principal, in TaskPageIn) (*kanban.List[kanban.Plan], error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, planReach, planForbidden)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.ListPlanRevisions(ctx, t.ID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
-	})
-}
+	},
+})
 
 // publishPlan announces a written plan (passing a write's error through).
 func (s *Service) publishPlan(t *kanban.Task, pl *kanban.Plan, err error) (*kanban.Plan, error) {
@@ -140,23 +163,51 @@ func (s *Service) publishPlan(t *kanban.Task, pl *kanban.Plan, err error) (*kanb
 	return pl, nil
 }
 
-func (s *Service) registerDocuments(r *Registry) {
-	all := AllowOperator | AllowSession
-	Register(r, kanban.ActionDocumentList, all, func(ctx context.Context, p Principal, in TaskPageIn) (*kanban.List[kanban.Document], error) {
+var _ = declare(Def[TaskPageIn, *kanban.List[kanban.Document]]{
+	Name:  kanban.ActionDocumentList,
+	Tool:  "list_task_documents_kandev",
+	Allow: all,
+	Schema: schema.Obj("", pageProps(schema.P{
+		"task_id": docTaskRef(", an ancestor or a descendant."),
+	})),
+	Run: func(s *Service, ctx context.Context, p Principal, in TaskPageIn) (*kanban.List[kanban.Document], error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, docReadReach, docReadForbidden)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.ListDocuments(ctx, t.ID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
-	})
-	Register(r, kanban.ActionDocumentGet, all, func(ctx context.Context, p Principal, in DocumentGetIn) (*kanban.Document, error) {
+	},
+})
+
+var _ = declare(Def[DocumentGetIn, *kanban.Document]{
+	Name:  kanban.ActionDocumentGet,
+	Tool:  "get_task_document_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id":      docTaskRef(", an ancestor or a descendant."),
+		"document_key": schema.Str("The document's key.").Pattern(kanban.DocumentKeyPattern),
+	}, "document_key"),
+	Run: func(s *Service, ctx context.Context, p Principal, in DocumentGetIn) (*kanban.Document, error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, docReadReach, docReadForbidden)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.GetDocument(ctx, t.ID, in.Key)
-	})
-	Register(r, kanban.ActionDocumentWrite, all, func(ctx context.Context, p Principal, in DocumentWriteIn) (*kanban.Document, error) {
+	},
+})
+
+var _ = declare(Def[DocumentWriteIn, *kanban.Document]{
+	Name:  kanban.ActionDocumentWrite,
+	Tool:  "write_task_document_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id":      docTaskRef(" or an ancestor."),
+		"document_key": schema.Str("Document key.").Pattern(kanban.DocumentKeyPattern),
+		"type":         schema.Enum("Content type; a new document defaults to markdown.", kanban.DocumentTypes...),
+		"title":        schema.Str("Document title.").Len(1, kanban.MaxPlanTitleLen),
+		"content":      schema.Str("The whole document content.").Len(0, kanban.MaxContentLen),
+	}, "document_key", "content"),
+	Run: func(s *Service, ctx context.Context, p Principal, in DocumentWriteIn) (*kanban.Document, error) {
 		t, err := s.taskInTree(ctx, p, in.TaskID, docWriteReach, docWriteForbidden)
 		if err != nil {
 			return nil, err
@@ -167,12 +218,14 @@ func (s *Service) registerDocuments(r *Registry) {
 		}
 		kanban.EventDocumentUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), out)
 		return out, nil
-	})
-}
+	},
+})
 
-func (s *Service) registerSessionArtifacts(r *Registry) {
-	all := AllowOperator | AllowSession
-	Register(r, kanban.ActionArtifactCreate, all, func(ctx context.Context, p Principal, in ArtifactCreateIn) (*kanban.Artifact, error) {
+var _ = declare(Def[ArtifactCreateIn, *kanban.Artifact]{
+	Name:   kanban.ActionArtifactCreate,
+	Allow:  all,
+	Schema: artifactCreateSchema(),
+	Run: func(s *Service, ctx context.Context, p Principal, in ArtifactCreateIn) (*kanban.Artifact, error) {
 		if d := bytes.TrimSpace(in.Data); len(d) == 0 || d[0] != '{' {
 			return nil, kanban.FieldError("data", "is required and must be a JSON object")
 		}
@@ -198,22 +251,40 @@ func (s *Service) registerSessionArtifacts(r *Registry) {
 		}
 		kanban.EventArtifactCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), out)
 		return out, nil
-	})
-	Register(r, kanban.ActionArtifactLatest, all, func(ctx context.Context, p Principal, in ArtifactKindIn) (*kanban.Artifact, error) {
+	},
+})
+
+var _ = declare(Def[ArtifactKindIn, *kanban.Artifact]{
+	Name:   kanban.ActionArtifactLatest,
+	Allow:  all,
+	Schema: schema.Obj("", schema.P{"task_id": artifactTaskRef("Task whose walkthrough to read"), "kind": artifactKind()}, "kind"),
+	Run: func(s *Service, ctx context.Context, p Principal, in ArtifactKindIn) (*kanban.Artifact, error) {
 		t, err := s.taskFor(ctx, p, in.TaskID)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.LatestArtifact(ctx, t.ID, in.Kind)
-	})
-	Register(r, kanban.ActionArtifactList, all, func(ctx context.Context, p Principal, in ArtifactListIn) (*kanban.List[kanban.Artifact], error) {
+	},
+})
+
+var _ = declare(Def[ArtifactListIn, *kanban.List[kanban.Artifact]]{
+	Name:   kanban.ActionArtifactList,
+	Allow:  all,
+	Schema: schema.Obj("", pageProps(schema.P{"task_id": ownTaskRef("The task"), "kind": artifactKind()})),
+	Run: func(s *Service, ctx context.Context, p Principal, in ArtifactListIn) (*kanban.List[kanban.Artifact], error) {
 		t, err := s.taskFor(ctx, p, in.TaskID)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.ListArtifacts(ctx, t.ID, in.Kind, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
-	})
-	Register(r, kanban.ActionArtifactDelete, all, func(ctx context.Context, p Principal, in ArtifactKindIn) (*ArtifactDeleteOut, error) {
+	},
+})
+
+var _ = declare(Def[ArtifactKindIn, *ArtifactDeleteOut]{
+	Name:   kanban.ActionArtifactDelete,
+	Allow:  all,
+	Schema: schema.Obj("", schema.P{"task_id": artifactTaskRef("Task whose walkthroughs to delete"), "kind": artifactKind()}, "kind"),
+	Run: func(s *Service, ctx context.Context, p Principal, in ArtifactKindIn) (*ArtifactDeleteOut, error) {
 		t, err := s.mutableTask(ctx, p, in.TaskID)
 		if err != nil {
 			return nil, err
@@ -226,8 +297,8 @@ func (s *Service) registerSessionArtifacts(r *Registry) {
 			kanban.EventArtifactDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedArtifacts{Deleted: n, Kind: in.Kind, TaskID: t.ID})
 		}
 		return &ArtifactDeleteOut{Deleted: n}, nil
-	})
-}
+	},
+})
 
 // taskFor resolves a required task_id ("self" for sessions) to a task the
 // principal may reach.
@@ -244,4 +315,24 @@ func authorOf(p Principal) string {
 		return "agent"
 	}
 	return "operator"
+}
+
+// planTaskRef is the task_id of the plan actions: the bound task's tree only.
+func planTaskRef() schema.S {
+	return selfTaskRef(`Task of the plan: yours ("self", default), an ancestor or a descendant.`)
+}
+
+// planInput is the payload of the plan writes: the task, a title and the
+// markdown content (required).
+func planInput(titleDesc, contentDesc string) schema.S {
+	return schema.Obj("", schema.P{
+		"task_id": planTaskRef(),
+		"title":   schema.Str(titleDesc).Len(1, kanban.MaxPlanTitleLen),
+		"content": schema.Str(contentDesc).Len(1, kanban.MaxContentLen),
+	}, "content")
+}
+
+// docTaskRef is the task_id of the document actions.
+func docTaskRef(reach string) schema.S {
+	return selfTaskRef(`Task of the document: yours ("self", default)` + reach)
 }

@@ -79,7 +79,7 @@ func TestArtifacts(t *testing.T) {
 	h := newHarness(t)
 	task := h.task("reviewed")
 	sess := h.session(task, kanban.ModeTask)
-	in := map[string]any{"task_id": "self", "kind": kanban.ArtifactFindings, "data": map[string]any{"findings": []any{map[string]any{"title": "nit"}}}}
+	in := map[string]any{"task_id": "self", "kind": kanban.ArtifactFindings, "data": map[string]any{"findings": []any{map[string]any{"title": "nit", "severity": "nit", "body": "b"}}}}
 	a := call[kanban.Artifact](h, sess, kanban.ActionArtifactCreate, in)
 	if a.SessionID != sess.SessionID || a.TaskID != task.ID || a.Kind != kanban.ArtifactFindings {
 		t.Errorf("artifact.create: got %+v, want the session's id and task", a)
@@ -136,8 +136,8 @@ func TestArtifactDataRules(t *testing.T) {
 	call[kanban.Artifact](h, sess, kanban.ActionArtifactCreate, walk(10, 10))
 	chart := func(values ...float64) map[string]any {
 		return map[string]any{"task_id": "self", "kind": kanban.ArtifactRichOutput, "data": map[string]any{"version": 1, "title": "t",
-			"blocks": []any{map[string]any{"type": "chart", "chart_type": "bar", "labels": []string{"a", "b"},
-				"series": []any{map[string]any{"name": "s", "values": values}}}}}}
+			"blocks": []any{map[string]any{"type": "chart", "chart_type": "bar", "title": "c", "summary": "s", "labels": []string{"a", "b"},
+				"series": []any{map[string]any{"label": "s", "values": values}}}}}}
 	}
 	h.refuse(sess, kanban.ActionArtifactCreate, chart(1), kanban.CodeValidation)
 	call[kanban.Artifact](h, sess, kanban.ActionArtifactCreate, chart(1, 2))

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // IDIn is the payload of actions that take one id.
@@ -61,9 +62,12 @@ type StepListIn struct {
 	Cursor     string `json:"cursor,omitzero"`
 }
 
-func (s *Service) registerBoard(r *Registry) {
-	all := AllowOperator | AllowSession
-	Register(r, kanban.ActionWorkspaceList, all, func(ctx context.Context, p Principal, in ListIn) (*kanban.List[kanban.Workspace], error) {
+var _ = declare(Def[ListIn, *kanban.List[kanban.Workspace]]{
+	Name:   kanban.ActionWorkspaceList,
+	Tool:   "list_workspaces_kandev",
+	Allow:  all,
+	Schema: schema.Obj("", pageProps(schema.P{})),
+	Run: func(s *Service, ctx context.Context, p Principal, in ListIn) (*kanban.List[kanban.Workspace], error) {
 		if p.Kind == Session {
 			w, err := s.store.GetWorkspace(ctx, p.WorkspaceID)
 			if err != nil {
@@ -72,41 +76,96 @@ func (s *Service) registerBoard(r *Registry) {
 			return &kanban.List[kanban.Workspace]{Items: []kanban.Workspace{*w}}, nil
 		}
 		return s.store.ListWorkspaces(ctx, in.page())
-	})
-	Register(r, kanban.ActionWorkspaceGet, all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Workspace, error) {
+	},
+})
+
+var _ = declare(Def[IDIn, *kanban.Workspace]{
+	Name:   kanban.ActionWorkspaceGet,
+	Allow:  all,
+	Schema: idOnly("The workspace."),
+	Run: func(s *Service, ctx context.Context, p Principal, in IDIn) (*kanban.Workspace, error) {
 		id, err := s.workspaceFor(ctx, p, in.ID)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.GetWorkspace(ctx, id)
-	})
-	Register(r, kanban.ActionWorkspaceCreate, AllowOperator, func(ctx context.Context, _ Principal, in WorkspaceCreateIn) (*kanban.Workspace, error) {
+	},
+})
+
+var _ = declare(Def[WorkspaceCreateIn, *kanban.Workspace]{
+	Name:  kanban.ActionWorkspaceCreate,
+	Allow: AllowOperator,
+	Schema: schema.Obj("", schema.P{
+		"name":        schema.Str("Name.").Len(1, kanban.MaxNameLen),
+		"description": schema.Str("Description.").Len(0, kanban.MaxDescriptionLen),
+	}, "name"),
+	Run: func(s *Service, ctx context.Context, _ Principal, in WorkspaceCreateIn) (*kanban.Workspace, error) {
 		return s.store.CreateWorkspace(ctx, in.Name, in.Description)
-	})
-	Register(r, kanban.ActionWorkspaceUpdate, AllowOperator, func(ctx context.Context, _ Principal, in WorkspaceUpdateIn) (*kanban.Workspace, error) {
+	},
+})
+
+var _ = declare(Def[WorkspaceUpdateIn, *kanban.Workspace]{
+	Name:  kanban.ActionWorkspaceUpdate,
+	Allow: AllowOperator,
+	Schema: schema.Obj("", schema.P{
+		"id":          idProp("The workspace."),
+		"name":        schema.Str("New name.").Len(1, kanban.MaxNameLen),
+		"description": schema.Str("New description.").Len(0, kanban.MaxDescriptionLen),
+	}, "id"),
+	Run: func(s *Service, ctx context.Context, _ Principal, in WorkspaceUpdateIn) (*kanban.Workspace, error) {
 		return s.store.UpdateWorkspace(ctx, in.ID, in.Name, in.Description)
-	})
-	Register(r, kanban.ActionWorkflowList, all, func(ctx context.Context, p Principal, in WorkflowListIn) (*kanban.List[kanban.Workflow], error) {
+	},
+})
+
+var _ = declare(Def[WorkflowListIn, *kanban.List[kanban.Workflow]]{
+	Name:  kanban.ActionWorkflowList,
+	Tool:  "list_workflows_kandev",
+	Allow: all,
+	Schema: schema.Obj("", pageProps(schema.P{
+		"workspace_id": idProp("Workspace whose workflows to list."),
+	}), "workspace_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in WorkflowListIn) (*kanban.List[kanban.Workflow], error) {
 		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.ListWorkflows(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
-	})
-	Register(r, kanban.ActionWorkflowGet, all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Workflow, error) {
+	},
+})
+
+var _ = declare(Def[IDIn, *kanban.Workflow]{
+	Name:   kanban.ActionWorkflowGet,
+	Allow:  all,
+	Schema: idOnly("The workflow."),
+	Run: func(s *Service, ctx context.Context, p Principal, in IDIn) (*kanban.Workflow, error) {
 		return s.workflowInScope(ctx, p, in.ID)
-	})
-	Register(r, kanban.ActionWorkflowStepList, all, func(ctx context.Context, p Principal, in StepListIn) (*kanban.List[kanban.WorkflowStep], error) {
+	},
+})
+
+var _ = declare(Def[StepListIn, *kanban.List[kanban.WorkflowStep]]{
+	Name:  kanban.ActionWorkflowStepList,
+	Tool:  "list_workflow_steps_kandev",
+	Allow: all,
+	Schema: schema.Obj("", pageProps(schema.P{
+		"workflow_id": idProp("Workflow whose steps to list."),
+	}), "workflow_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in StepListIn) (*kanban.List[kanban.WorkflowStep], error) {
 		if _, err := s.workflowInScope(ctx, p, in.WorkflowID); err != nil {
 			return nil, err
 		}
 		return s.store.ListSteps(ctx, in.WorkflowID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
-	})
-	Register(r, kanban.ActionWorkflowStepGet, all, func(ctx context.Context, p Principal, in IDIn) (*kanban.WorkflowStep, error) {
+	},
+})
+
+var _ = declare(Def[IDIn, *kanban.WorkflowStep]{
+	Name:   kanban.ActionWorkflowStepGet,
+	Allow:  all,
+	Schema: idOnly("The step."),
+	Run: func(s *Service, ctx context.Context, p Principal, in IDIn) (*kanban.WorkflowStep, error) {
 		st, _, err := s.stepInScope(ctx, p, "step_id", in.ID)
 		return st, err
-	})
-}
+	},
+})
 
 // workflowInScope loads a workflow a principal may see.
 func (s *Service) workflowInScope(ctx context.Context, p Principal, id string) (*kanban.Workflow, error) {

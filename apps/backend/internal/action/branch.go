@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // branchReach: a session changes the repositories and branches of the
@@ -83,12 +84,53 @@ type BaseBranchIn struct {
 	BaseBranch       string `json:"base_branch,omitzero"`
 }
 
-func (s *Service) registerBranches(r *Registry) {
-	all := AllowOperator | AllowSession
-	Register(r, kanban.ActionTaskRepositoryAdd, all, s.addTaskBranch)
-	Register(r, kanban.ActionWorkspaceSourceAdd, all, s.addSources)
-	Register(r, kanban.ActionTaskRepositorySetBaseBranch, all, s.setBaseBranch)
-}
+var _ = declare(Def[TaskBranchIn, *TaskBranchOut]{
+	Name:  kanban.ActionTaskRepositoryAdd,
+	Tool:  "add_branch_to_task_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id":         branchTaskRef(),
+		"repository_id":   idProp("Repository of the workspace."),
+		"local_path":      schema.Str("Local checkout path of the repository.").Len(1, kanban.MaxPathLen),
+		"repository_url":  schema.Str("Remote URL of the repository.").Len(1, kanban.MaxURLLen),
+		"base_branch":     schema.Str("Branch to start from; default the repository's.").Len(1, kanban.MaxBranchLen),
+		"checkout_branch": schema.Str("Existing branch to check out instead.").Len(1, kanban.MaxBranchLen),
+	}),
+	Run: (*Service).addTaskBranch,
+})
+
+var _ = declare(Def[SourcesAddIn, *SourcesAddOut]{
+	Name:  kanban.ActionWorkspaceSourceAdd,
+	Tool:  "add_workspace_sources_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id": branchTaskRef(),
+		"sources": schema.Arr("The sources, in order.", schema.Obj("One source: a repository or a folder.", schema.P{
+			"kind":            schema.Enum("repository or folder.", kanban.SourceKinds...),
+			"repository_id":   idProp("A repository of the workspace."),
+			"local_path":      schema.Str("Absolute path: a checkout or a folder.").Len(1, kanban.MaxPathLen),
+			"remote_url":      schema.Str("Remote URL of the repository.").Len(1, kanban.MaxURLLen),
+			"github_url":      schema.Str("https://github.com/owner/repo URL.").Len(1, kanban.MaxURLLen),
+			"base_branch":     schema.Str("Branch to start from; default the repository's.").Len(1, kanban.MaxBranchLen),
+			"checkout_branch": schema.Str("Existing branch to check out.").Len(1, kanban.MaxBranchLen),
+			"display_name":    schema.Str("Folder name shown; default its last path segment.").Len(1, kanban.MaxNameLen),
+		}, "kind")).Items(1, kanban.MaxSourcesPerCall),
+	}, "sources"),
+	Run: (*Service).addSources,
+})
+
+var _ = declare(Def[BaseBranchIn, *kanban.TaskRepository]{
+	Name:  kanban.ActionTaskRepositorySetBaseBranch,
+	Tool:  "update_repository_base_branch_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id":            branchTaskRef(),
+		"task_repository_id": idProp("The task's repository link to change: its repository_id."),
+		"repository_id":      idProp("Repository of the task to change (same as task_repository_id)."),
+		"base_branch":        schema.Str("The new base branch.").Len(1, kanban.MaxBranchLen),
+	}, "base_branch"),
+	Run: (*Service).setBaseBranch,
+})
 
 // addTaskBranch links a repository to a task with a base branch (and an
 // optional branch to check out). A local path or URL unknown to the
@@ -354,4 +396,9 @@ func (s *Service) setBaseBranch(ctx context.Context, p Principal, in BaseBranchI
 	}
 	kanban.EventTaskRepositoryUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), out)
 	return out, nil
+}
+
+// branchTaskRef is the task_id of the branch actions.
+func branchTaskRef() schema.S {
+	return selfTaskRef(`Task to change: yours ("self", default), a subtask or a task you created.`)
 }

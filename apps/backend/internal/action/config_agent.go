@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // SecretMask replaces every env and header value of an MCP server config
@@ -64,43 +65,101 @@ type MCPConfigUpdateIn struct {
 	Servers        map[string]kanban.MCPServerConfig `json:"servers,omitzero"`
 }
 
-func (s *Service) registerAgentConfig(r *Registry) {
-	cfg := AllowOperator | AllowConfigSession
-	Register(r, kanban.ActionAgentList, AllowOperator|AllowSession, func(ctx context.Context, _ Principal, in ListIn) (*kanban.List[kanban.Agent], error) {
+var _ = declare(Def[ListIn, *kanban.List[kanban.Agent]]{
+	Name:   kanban.ActionAgentList,
+	Tool:   "list_agents_kandev",
+	Allow:  AllowOperator | AllowSession,
+	Schema: schema.Obj("", pageProps(schema.P{})),
+	Run: func(s *Service, ctx context.Context, _ Principal, in ListIn) (*kanban.List[kanban.Agent], error) {
 		return s.store.ListAgents(ctx, in.page())
-	})
-	// Agent types are global: what one runs everywhere is the operator's to
-	// change. The tool stays in config mode (the reference lists it there),
-	// refused with a reason.
-	Register(r, kanban.ActionAgentUpdate, cfg, func(ctx context.Context, p Principal, in AgentUpdateIn) (*kanban.Agent, error) {
+	},
+})
+
+// Agent types are global: what one runs everywhere is the operator's to
+// change. The tool stays in config mode (the reference lists it there),
+// refused with a reason.
+var _ = declare(Def[AgentUpdateIn, *kanban.Agent]{
+	Name:  kanban.ActionAgentUpdate,
+	Tool:  "update_agent_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", schema.P{
+		"agent_id":        idProp("Agent to change."),
+		"supports_mcp":    schema.Bool("Whether the agent can use MCP tools."),
+		"mcp_config_path": schema.Str("Path of the agent's MCP config file; empty clears it.").Len(0, kanban.MaxPathLen),
+	}, "agent_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in AgentUpdateIn) (*kanban.Agent, error) {
 		if !p.IsOperator() {
 			return nil, kanban.Errorf(kanban.CodeForbidden, "agent types are global: only the operator changes them")
 		}
 		return s.store.UpdateAgent(ctx, in.AgentID, in.SupportsMCP, in.MCPConfigPath)
-	})
-	Register(r, kanban.ActionAgentProfileList, cfg, func(ctx context.Context, p Principal, in AgentProfileListIn) (*kanban.List[kanban.AgentProfile], error) {
+	},
+})
+
+var _ = declare(Def[AgentProfileListIn, *kanban.List[kanban.AgentProfile]]{
+	Name:  kanban.ActionAgentProfileList,
+	Allow: cfg,
+	Schema: schema.Obj("", pageProps(schema.P{
+		"agent_id":     idProp("Only profiles of this agent."),
+		"workspace_id": idProp(usableInWorkspace),
+	})),
+	Run: func(s *Service, ctx context.Context, p Principal, in AgentProfileListIn) (*kanban.List[kanban.AgentProfile], error) {
 		ws, err := listScope(p, in.WorkspaceID)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.ListAgentProfiles(ctx, kanban.ProfileFilter{ParentID: in.AgentID, Workspace: ws}, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
-	})
-	Register(r, kanban.ActionAgentProfileCreate, cfg, func(ctx context.Context, p Principal, in AgentProfileCreateIn) (*kanban.AgentProfile, error) {
+	},
+})
+
+var _ = declare(Def[AgentProfileCreateIn, *kanban.AgentProfile]{
+	Name:  kanban.ActionAgentProfileCreate,
+	Tool:  "create_agent_profile_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", schema.P{
+		"agent_id":      idProp("Agent the profile configures."),
+		"name":          schema.Str("Name, unique per agent.").Len(1, kanban.MaxNameLen),
+		"model":         schema.Str("Model; empty uses the agent's default.").Len(0, kanban.MaxModelLen),
+		"auto_approve":  schema.Bool("Approve its permission requests automatically.").Default(false),
+		"user_question": schema.Bool("Sessions may ask the operator questions.").Default(true),
+	}, "agent_id", "name"),
+	Run: func(s *Service, ctx context.Context, p Principal, in AgentProfileCreateIn) (*kanban.AgentProfile, error) {
 		ws, err := writerScope(p)
 		if err != nil {
 			return nil, err
 		}
 		return s.store.CreateAgentProfile(ctx, kanban.AgentProfile{AgentID: in.AgentID, Name: in.Name, Model: in.Model,
 			AutoApprove: in.AutoApprove, UserQuestion: in.UserQuestion == nil || *in.UserQuestion, WorkspaceID: ws})
-	})
-	Register(r, kanban.ActionAgentProfileUpdate, cfg, func(ctx context.Context, p Principal, in AgentProfileUpdateIn) (*kanban.AgentProfile, error) {
+	},
+})
+
+var _ = declare(Def[AgentProfileUpdateIn, *kanban.AgentProfile]{
+	Name:  kanban.ActionAgentProfileUpdate,
+	Tool:  "update_agent_profile_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", schema.P{
+		"profile_id":    idProp("Agent profile to change."),
+		"name":          schema.Str("New name, unique within the agent.").Len(1, kanban.MaxNameLen),
+		"model":         schema.Str("Model; empty uses the agent's default.").Len(0, kanban.MaxModelLen),
+		"auto_approve":  schema.Bool("Approve its permission requests automatically."),
+		"user_question": schema.Bool("Sessions may ask the operator questions."),
+	}, "profile_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in AgentProfileUpdateIn) (*kanban.AgentProfile, error) {
 		if err := s.writableAgentProfile(ctx, p, in.ProfileID); err != nil {
 			return nil, err
 		}
 		return s.store.UpdateAgentProfile(ctx, in.ProfileID, kanban.AgentProfileUpdate{Name: in.Name, Model: in.Model,
 			AutoApprove: in.AutoApprove, UserQuestion: in.UserQuestion})
-	})
-	Register(r, kanban.ActionAgentProfileDelete, cfg, func(ctx context.Context, p Principal, in ProfileRefIn) (*Deleted, error) {
+	},
+})
+
+var _ = declare(Def[ProfileRefIn, *Deleted]{
+	Name:  kanban.ActionAgentProfileDelete,
+	Tool:  "delete_agent_profile_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", schema.P{
+		"profile_id": idProp("Agent profile to delete."),
+	}, "profile_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in ProfileRefIn) (*Deleted, error) {
 		if err := s.writableAgentProfile(ctx, p, in.ProfileID); err != nil {
 			return nil, err
 		}
@@ -108,8 +167,17 @@ func (s *Service) registerAgentConfig(r *Registry) {
 			return nil, err
 		}
 		return &Deleted{ID: in.ProfileID, Deleted: true}, nil
-	})
-	Register(r, kanban.ActionMCPConfigGet, cfg, func(ctx context.Context, p Principal, in MCPConfigGetIn) (*kanban.MCPConfig, error) {
+	},
+})
+
+var _ = declare(Def[MCPConfigGetIn, *kanban.MCPConfig]{
+	Name:  kanban.ActionMCPConfigGet,
+	Tool:  "get_mcp_config_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", schema.P{
+		"profile_id": idProp("Agent profile whose MCP config to read."),
+	}, "profile_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in MCPConfigGetIn) (*kanban.MCPConfig, error) {
 		ws, err := writerScope(p)
 		if err != nil {
 			return nil, err
@@ -126,9 +194,20 @@ func (s *Service) registerAgentConfig(r *Registry) {
 			return nil, err
 		}
 		return maskMCPConfig(c), nil
-	})
-	Register(r, kanban.ActionMCPConfigUpdate, cfg, s.updateMCPConfig)
-}
+	},
+})
+
+var _ = declare(Def[MCPConfigUpdateIn, *kanban.MCPConfig]{
+	Name:  kanban.ActionMCPConfigUpdate,
+	Tool:  "update_mcp_config_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", schema.P{
+		"profile_id": idProp("Agent profile to change."),
+		"enabled":    schema.Bool("Whether its agent gets MCP servers."),
+		"servers":    mcpServers(),
+	}, "profile_id"),
+	Run: (*Service).updateMCPConfig,
+})
 
 // writableAgentProfile refuses (FORBIDDEN) p a change of the profile
 // unless p is the operator or a session of the profile's workspace.
@@ -274,4 +353,31 @@ func unmaskValues(field string, in, stored map[string]string) (map[string]string
 		out[k] = old
 	}
 	return out, nil
+}
+
+// mcpServers is the explicit record of MCP servers by name.
+func mcpServers() schema.S {
+	return schema.Record("MCP servers by name; replaces the stored ones.",
+		kanban.MCPServerNamePattern, mcpServer()).Props(0, kanban.MaxMCPServers)
+}
+
+// mcpServer is one server's closed config.
+func mcpServer() schema.S {
+	return schema.Obj("One MCP server.", schema.P{
+		"type":    schema.Enum("How the agent reaches the server.", kanban.MCPServerTypes...),
+		"command": schema.Str("stdio: executable (required).").Len(1, kanban.MaxCommandLen),
+		"args":    schema.Arr("stdio: command-line arguments.", schema.Str("One argument.").Len(0, kanban.MaxCommandLen)).Items(0, kanban.MaxMCPServerArgs),
+		"env": secretRecord("stdio: environment, read back masked; no loader or interpreter variables (LD_*, PATH, "+
+			"NODE_OPTIONS, ...).", kanban.EnvNamePattern),
+		"url":     schema.Str("http: its URL (required).").Len(1, kanban.MaxCommandLen),
+		"headers": secretRecord("http: headers, read back masked; no control characters (CR, LF, ...).", kanban.HeaderNamePattern),
+		"proxy": schema.Bool("Serve its tools as <server>__<tool> through the session's Kandev MCP server, validated " +
+			"there; else the agent connects directly."),
+		"timeout_seconds": schema.Int("Proxied: seconds a call may take (default 60).").Range(1, kanban.MaxUpstreamTimeout),
+	}, "type")
+}
+
+func secretRecord(desc, keyPattern string) schema.S {
+	return schema.Record(desc, keyPattern, schema.Str(`A value; "`+SecretMask+`" keeps the stored one.`).Len(0, kanban.MaxSecretValueLen)).
+		Props(0, kanban.MaxMCPServerMapKeys)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // ExecutorProfileListIn is the payload of executor.profile.list; an empty
@@ -41,13 +42,24 @@ type ExecutorProfileUpdateIn struct {
 	CleanupScript *string                    `json:"cleanup_script,omitzero"`
 }
 
-func (s *Service) registerExecutorConfig(r *Registry) {
-	cfg := AllowOperator | AllowConfigSession
-	read := AllowOperator | AllowSession
-	Register(r, kanban.ActionExecutorList, read, func(ctx context.Context, _ Principal, in ListIn) (*kanban.List[kanban.Executor], error) {
+var _ = declare(Def[ListIn, *kanban.List[kanban.Executor]]{
+	Name:   kanban.ActionExecutorList,
+	Tool:   "list_executors_kandev",
+	Allow:  all,
+	Schema: schema.Obj("", pageProps(schema.P{})),
+	Run: func(s *Service, ctx context.Context, _ Principal, in ListIn) (*kanban.List[kanban.Executor], error) {
 		return s.store.ListExecutors(ctx, in.page())
-	})
-	Register(r, kanban.ActionExecutorProfileList, read, func(ctx context.Context, p Principal, in ExecutorProfileListIn) (*kanban.List[kanban.ExecutorProfile], error) {
+	},
+})
+
+var _ = declare(Def[ExecutorProfileListIn, *kanban.List[kanban.ExecutorProfile]]{
+	Name:  kanban.ActionExecutorProfileList,
+	Allow: all,
+	Schema: schema.Obj("", pageProps(schema.P{
+		"executor_id":  idProp("Only profiles of this executor."),
+		"workspace_id": idProp(usableInWorkspace),
+	})),
+	Run: func(s *Service, ctx context.Context, p Principal, in ExecutorProfileListIn) (*kanban.List[kanban.ExecutorProfile], error) {
 		ws, err := listScope(p, in.WorkspaceID)
 		if err != nil {
 			return nil, err
@@ -60,8 +72,19 @@ func (s *Service) registerExecutorConfig(r *Registry) {
 			out.Items[i].PrepareScript, out.Items[i].CleanupScript = "", ""
 		}
 		return out, nil
-	})
-	Register(r, kanban.ActionExecutorProfileCreate, cfg, func(ctx context.Context, p Principal, in ExecutorProfileCreateIn) (*kanban.ExecutorProfile, error) {
+	},
+})
+
+var _ = declare(Def[ExecutorProfileCreateIn, *kanban.ExecutorProfile]{
+	Name:  kanban.ActionExecutorProfileCreate,
+	Tool:  "create_executor_profile_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", withExecutorFields(schema.P{
+		"executor_id": idProp("Executor the profile configures."),
+		"name":        schema.Str("Name, unique per executor.").Len(1, kanban.MaxNameLen),
+		"mcp_policy":  schema.Enum("How its sessions treat MCP servers.", kanban.MCPPolicies...).Default(kanban.MCPPolicies[0]),
+	}), "executor_id", "name"),
+	Run: func(s *Service, ctx context.Context, p Principal, in ExecutorProfileCreateIn) (*kanban.ExecutorProfile, error) {
 		ws, err := writerScope(p)
 		if err != nil {
 			return nil, err
@@ -72,8 +95,19 @@ func (s *Service) registerExecutorConfig(r *Registry) {
 		return s.store.CreateExecutorProfile(ctx, kanban.ExecutorProfile{ExecutorID: in.ExecutorID, Name: in.Name,
 			MCPPolicy: in.MCPPolicy, Config: in.Config, PrepareScript: in.PrepareScript, CleanupScript: in.CleanupScript,
 			WorkspaceID: ws})
-	})
-	Register(r, kanban.ActionExecutorProfileUpdate, cfg, func(ctx context.Context, p Principal, in ExecutorProfileUpdateIn) (*kanban.ExecutorProfile, error) {
+	},
+})
+
+var _ = declare(Def[ExecutorProfileUpdateIn, *kanban.ExecutorProfile]{
+	Name:  kanban.ActionExecutorProfileUpdate,
+	Tool:  "update_executor_profile_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", withExecutorFields(schema.P{
+		"profile_id": idProp("Executor profile to change."),
+		"name":       schema.Str("New name, unique per executor.").Len(1, kanban.MaxNameLen),
+		"mcp_policy": schema.Enum("How its sessions treat MCP servers.", kanban.MCPPolicies...),
+	}), "profile_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in ExecutorProfileUpdateIn) (*kanban.ExecutorProfile, error) {
 		ws, err := s.writableExecutorProfile(ctx, p, in.ProfileID)
 		if err != nil {
 			return nil, err
@@ -83,8 +117,17 @@ func (s *Service) registerExecutorConfig(r *Registry) {
 		}
 		return s.store.UpdateExecutorProfile(ctx, in.ProfileID, kanban.ExecutorProfileUpdate{Name: in.Name, MCPPolicy: in.MCPPolicy,
 			Config: in.Config, PrepareScript: in.PrepareScript, CleanupScript: in.CleanupScript})
-	})
-	Register(r, kanban.ActionExecutorProfileDelete, cfg, func(ctx context.Context, p Principal, in ProfileRefIn) (*Deleted, error) {
+	},
+})
+
+var _ = declare(Def[ProfileRefIn, *Deleted]{
+	Name:  kanban.ActionExecutorProfileDelete,
+	Tool:  "delete_executor_profile_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", schema.P{
+		"profile_id": idProp("Executor profile to delete."),
+	}, "profile_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in ProfileRefIn) (*Deleted, error) {
 		if _, err := s.writableExecutorProfile(ctx, p, in.ProfileID); err != nil {
 			return nil, err
 		}
@@ -92,8 +135,8 @@ func (s *Service) registerExecutorConfig(r *Registry) {
 			return nil, err
 		}
 		return &Deleted{ID: in.ProfileID, Deleted: true}, nil
-	})
-}
+	},
+})
 
 // writableExecutorProfile refuses (FORBIDDEN) p a change of the profile
 // unless p is the operator or a session of the profile's workspace; it
@@ -115,4 +158,23 @@ func (s *Service) writableExecutorProfile(ctx context.Context, p Principal, id s
 // writes them (a session may not send them at all, not even unchanged).
 func errDelegateScripts() error {
 	return kanban.Errorf(kanban.CodeForbidden, "prepare and cleanup scripts are written by the operator only; leave prepare_script and cleanup_script out")
+}
+
+// withExecutorFields adds the settings shared by create and update.
+func withExecutorFields(p schema.P) schema.P {
+	p["config"] = openConfig("Executor settings by name, any JSON values (64 KiB in all); replaces the stored ones.").
+		Props(0, kanban.MaxExecutorConfigKeys)
+	p["prepare_script"] = schema.Str("Shell script run before the agent; empty for none. Operator only.").Len(0, kanban.MaxScriptLen)
+	p["cleanup_script"] = schema.Str("Shell script run after the session; empty for none. Operator only.").Len(0, kanban.MaxScriptLen)
+	return p
+}
+
+// anyJSON is the explicit type list of an open record's values: every
+// JSON type, declared rather than implied.
+var anyJSON = []string{"string", "number", "integer", "boolean", "object", "array", "null"}
+
+// openConfig is an open settings record: names matching
+// kanban.SettingKeyPattern, any JSON values.
+func openConfig(desc string) schema.S {
+	return schema.Record(desc, kanban.SettingKeyPattern, schema.S{"description": "A setting's value (any JSON).", "type": anyJSON})
 }

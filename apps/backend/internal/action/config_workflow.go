@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // WorkflowCreateIn is the payload of workflow.create. With Steps the
@@ -59,21 +60,27 @@ type WorkflowImportOut struct {
 	Warnings []string `json:"warnings"`
 }
 
-// registerConfig registers the configuration actions: workflows and steps,
-// agents and their MCP configs, executors, repositories.
-func (s *Service) registerConfig(r *Registry) {
-	s.registerWorkflowConfig(r)
-	s.registerTemplates(r)
-	s.registerStepConfig(r)
-	s.registerAgentConfig(r)
-	s.registerExecutorConfig(r)
-	s.registerRepositories(r)
-}
+var _ = declare(Def[WorkflowCreateIn, *WorkflowOut]{
+	Name:  kanban.ActionWorkflowCreate,
+	Tool:  "create_workflow_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", workflowFields(schema.P{
+		"workspace_id": idProp("Workspace; default yours, else the first."),
+		"steps":        stepSpecs("Steps in board order; the flagged start step, else the first, is the start step."),
+	}), "name"),
+	Run: (*Service).createWorkflow,
+})
 
-func (s *Service) registerWorkflowConfig(r *Registry) {
-	cfg := AllowOperator | AllowConfigSession
-	Register(r, kanban.ActionWorkflowCreate, cfg, s.createWorkflow)
-	Register(r, kanban.ActionWorkflowUpdate, cfg, func(ctx context.Context, p Principal, in WorkflowUpdateIn) (*kanban.Workflow, error) {
+var _ = declare(Def[WorkflowUpdateIn, *kanban.Workflow]{
+	Name:  kanban.ActionWorkflowUpdate,
+	Tool:  "update_workflow_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", schema.P{
+		"workflow_id": idProp("Workflow to change."),
+		"name":        schema.Str("New name.").Len(1, kanban.MaxNameLen),
+		"description": schema.Str("New description.").Len(0, kanban.MaxDescriptionLen),
+	}, "workflow_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in WorkflowUpdateIn) (*kanban.Workflow, error) {
 		w, err := s.workflowByID(ctx, p, in.WorkflowID)
 		if err != nil {
 			return nil, err
@@ -84,8 +91,18 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 		}
 		kanban.EventWorkflowUpdated.Publish(s.pub, WorkspaceTopic(out.WorkspaceID), out)
 		return out, nil
-	})
-	Register(r, kanban.ActionWorkflowDelete, cfg, func(ctx context.Context, p Principal, in WorkflowDeleteIn) (*Deleted, error) {
+	},
+})
+
+var _ = declare(Def[WorkflowDeleteIn, *Deleted]{
+	Name:  kanban.ActionWorkflowDelete,
+	Tool:  "delete_workflow_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", schema.P{
+		"workflow_id": idProp("Workflow to delete."),
+		"cascade":     schema.Bool("Also delete its tasks; else CONFLICT while it has any.").Default(false),
+	}, "workflow_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in WorkflowDeleteIn) (*Deleted, error) {
 		w, err := s.workflowByID(ctx, p, in.WorkflowID)
 		if err != nil {
 			return nil, err
@@ -95,8 +112,17 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 		}
 		kanban.EventWorkflowDeleted.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.DeletedWorkflow{ID: w.ID, WorkspaceID: w.WorkspaceID})
 		return &Deleted{ID: w.ID, Deleted: true}, nil
-	})
-	Register(r, kanban.ActionWorkflowExport, cfg, func(ctx context.Context, p Principal, in WorkflowRefIn) (*WorkflowDocument, error) {
+	},
+})
+
+var _ = declare(Def[WorkflowRefIn, *WorkflowDocument]{
+	Name:  kanban.ActionWorkflowExport,
+	Tool:  "export_workflow_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", schema.P{
+		"workflow_id": idProp("Workflow to export."),
+	}, "workflow_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in WorkflowRefIn) (*WorkflowDocument, error) {
 		w, err := s.workflowByID(ctx, p, in.WorkflowID)
 		if err != nil {
 			return nil, err
@@ -106,9 +132,21 @@ func (s *Service) registerWorkflowConfig(r *Registry) {
 			return nil, err
 		}
 		return exportWorkflow(w, steps, s.portableProfile(ctx)), nil
-	})
-	Register(r, kanban.ActionWorkflowImport, cfg, s.importDocument)
-}
+	},
+})
+
+var _ = declare(Def[WorkflowImportIn, *WorkflowImportOut]{
+	Name:  kanban.ActionWorkflowImport,
+	Allow: cfg,
+	Schema: schema.Obj("", schema.P{
+		"workspace_id": idProp("Workspace; default yours, else the first."),
+		"document": schema.Str(`The document: {"version":1,"type":"kandev_workflow","workflows":[...]} as JSON or YAML.`).
+			Len(1, kanban.MaxWorkflowDocBytes),
+		"template_id": schema.Enum("A built-in template (workflow.template.list) to create instead of a document.", TemplateIDs...),
+		"name":        schema.Str("Name of the created workflow, for a template or a one-workflow document; default its own.").Len(1, kanban.MaxNameLen),
+	}),
+	Run: (*Service).importDocument,
+})
 
 // importDocument creates the document's workflows (or the template's) that
 // the workspace does not have yet (by name), each atomically with its
@@ -299,10 +337,25 @@ type StepReorderIn struct {
 	StepIDs    []string `json:"step_ids,omitzero"`
 }
 
-func (s *Service) registerStepConfig(r *Registry) {
-	cfg := AllowOperator | AllowConfigSession
-	Register(r, kanban.ActionWorkflowStepCreate, cfg, s.createStep)
-	Register(r, kanban.ActionWorkflowStepUpdate, cfg, func(ctx context.Context, p Principal, in StepUpdateIn) (*kanban.WorkflowStep, error) {
+var _ = declare(Def[StepCreateIn, *kanban.WorkflowStep]{
+	Name:  kanban.ActionWorkflowStepCreate,
+	Tool:  "create_workflow_step_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", withStepFields(schema.P{
+		"workflow_id": idProp("Workflow to add the step to."),
+		"position":    schema.Int("0-based position; default last.").Range(0, kanban.MaxWorkflowSteps-1),
+	}), "workflow_id", "name"),
+	Run: (*Service).createStep,
+})
+
+var _ = declare(Def[StepUpdateIn, *kanban.WorkflowStep]{
+	Name:  kanban.ActionWorkflowStepUpdate,
+	Tool:  "update_workflow_step_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", withStepFields(schema.P{
+		"step_id": idProp("Step to change."),
+	}), "step_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in StepUpdateIn) (*kanban.WorkflowStep, error) {
 		if err := checkStepUpdate(in); err != nil {
 			return nil, err
 		}
@@ -324,8 +377,17 @@ func (s *Service) registerStepConfig(r *Registry) {
 		kanban.EventWorkflowStepUpdated.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), out)
 		s.events.Emit(kanban.StepFreed{StepID: out.ID}) // a raised wip_limit or a new pull_from_step_id may admit tasks
 		return out, nil
-	})
-	Register(r, kanban.ActionWorkflowStepDelete, cfg, func(ctx context.Context, p Principal, in StepRefIn) (*Deleted, error) {
+	},
+})
+
+var _ = declare(Def[StepRefIn, *Deleted]{
+	Name:  kanban.ActionWorkflowStepDelete,
+	Tool:  "delete_workflow_step_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", schema.P{
+		"step_id": idProp("Step to delete."),
+	}, "step_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in StepRefIn) (*Deleted, error) {
 		st, w, err := s.stepInScope(ctx, p, "step_id", in.StepID)
 		if err != nil {
 			return nil, err
@@ -335,8 +397,19 @@ func (s *Service) registerStepConfig(r *Registry) {
 		}
 		kanban.EventWorkflowStepDeleted.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.DeletedStep{ID: st.ID, WorkflowID: st.WorkflowID})
 		return &Deleted{ID: st.ID, Deleted: true}, nil
-	})
-	Register(r, kanban.ActionWorkflowStepReorder, cfg, func(ctx context.Context, p Principal, in StepReorderIn) (*kanban.List[kanban.WorkflowStep], error) {
+	},
+})
+
+var _ = declare(Def[StepReorderIn, *kanban.List[kanban.WorkflowStep]]{
+	Name:  kanban.ActionWorkflowStepReorder,
+	Tool:  "reorder_workflow_steps_kandev",
+	Allow: cfg,
+	Schema: schema.Obj("", schema.P{
+		"workflow_id": idProp("Workflow whose steps to reorder."),
+		"step_ids": schema.Arr("Every step id of the workflow, each once, in the new order.",
+			idProp("A step id.")).Items(1, kanban.MaxWorkflowSteps).Unique(),
+	}, "workflow_id", "step_ids"),
+	Run: func(s *Service, ctx context.Context, p Principal, in StepReorderIn) (*kanban.List[kanban.WorkflowStep], error) {
 		if len(in.StepIDs) == 0 {
 			return nil, kanban.FieldError("step_ids", "is required")
 		}
@@ -350,8 +423,8 @@ func (s *Service) registerStepConfig(r *Registry) {
 		}
 		kanban.EventWorkflowStepsReordered.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.StepOrder{StepIDs: in.StepIDs, WorkflowID: w.ID})
 		return &kanban.List[kanban.WorkflowStep]{Items: steps}, nil
-	})
-}
+	},
+})
 
 // createStep appends a step to a workflow the principal may configure.
 func (s *Service) createStep(ctx context.Context, p Principal, in StepCreateIn) (*kanban.WorkflowStep, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // TaskMessageIn is the payload of task.message.
@@ -64,20 +65,92 @@ type SessionSpawnOut struct {
 	AgentProfile *kanban.AgentProfile `json:"agent_profile,omitempty"`
 }
 
-// registerTaskSurface registers the actions behind the task- and
-// office-mode tools that have no older home: coordination, related tasks,
-// step completion, the pending title and branch sources.
-func (s *Service) registerTaskSurface(r *Registry) {
-	all := AllowOperator | AllowSession
-	Register(r, kanban.ActionTaskMessage, all, s.messageTask)
-	Register(r, kanban.ActionTaskStop, all, s.stopTask)
-	Register(r, kanban.ActionSessionSpawn, all, s.spawnSession)
-	Register(r, kanban.ActionTaskRelated, all, s.related)
-	Register(r, kanban.ActionStepComplete, AllowSession, s.completeStep)
-	Register(r, kanban.ActionStepDecide, all, s.decideStep)
-	Register(r, kanban.ActionTaskSetTitle, AllowSession, s.setTitle)
-	s.registerBranches(r)
-}
+var _ = declare(Def[TaskMessageIn, *TaskMessageOut]{
+	Name:  kanban.ActionTaskMessage,
+	Tool:  "message_task_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id":              idProp("Task to message (not your own)."),
+		"prompt":               schema.Str("The message for the task's agent.").Len(1, kanban.MaxPromptLen),
+		"session_id":           idProp("A live session of the task; default its newest."),
+		"delivery_mode":        schema.Enum("queued: at the next turn; interrupt: cancel the current turn and deliver now.", kanban.DeliveryModes...).Default(kanban.DeliveryQueued),
+		"reply_to_question_id": idProp("A question subtask task_id asked you; prompt is your answer."),
+	}, "task_id", "prompt"),
+	Run: (*Service).messageTask,
+})
+
+var _ = declare(Def[TaskStopIn, *TaskStopOut]{
+	Name:  kanban.ActionTaskStop,
+	Tool:  "stop_task_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id": idProp("Direct subtask whose sessions to stop."),
+		"reason":  stopReason(),
+	}, "task_id"),
+	Run: (*Service).stopTask,
+})
+
+var _ = declare(Def[SessionSpawnIn, *SessionSpawnOut]{
+	Name:  kanban.ActionSessionSpawn,
+	Tool:  "spawn_session_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id":             selfTaskRef(`Task to start a session on; default "self".`),
+		"name":                schema.Str(`Session name shown to people, e.g. "reviewer".`).Len(1, kanban.MaxNameLen),
+		"agent_profile_id":    idProp("Agent profile; default the task's step's, else the task's, else its workflow's, else the default one."),
+		"executor_profile_id": idProp("Executor profile; default the task's, else the default one."),
+		"prompt":              schema.Str("First message; default the task's prompt.").Len(1, kanban.MaxPromptLen),
+	}),
+	Run: (*Service).spawnSession,
+})
+
+var _ = declare(Def[RelatedIn, *RelatedOut]{
+	Name:  kanban.ActionTaskRelated,
+	Tool:  "list_related_tasks_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id": selfTaskRef(`Task to look around; default "self" (sessions only).`),
+		"verbose": schema.Bool("Include descriptions (cut at 2000 characters).").Default(false),
+		"limit": schema.Int("Maximum tasks per list.").
+			Range(1, kanban.MaxRelatedLimit).Default(kanban.DefaultRelatedLimit),
+	}),
+	Run: (*Service).related,
+})
+
+var _ = declare(Def[StepCompleteIn, *StepCompleteOut]{
+	Name:  kanban.ActionStepComplete,
+	Tool:  "step_complete_kandev",
+	Allow: AllowSession,
+	Schema: schema.Obj("", schema.P{
+		"summary": schema.Str("What was done in this step.").Len(1, kanban.MaxStepSummaryLen),
+		"handoff": schema.Str("Notes for whoever works on the next step.").Len(1, kanban.MaxStepHandoffLen),
+		"blockers": schema.Str("Problems left open that others should know about (free text; omit when none).").
+			Len(1, kanban.MaxStepBlockersLen),
+	}, "summary"),
+	Run: (*Service).completeStep,
+})
+
+var _ = declare(Def[StepDecideIn, *StepDecideOut]{
+	Name:  kanban.ActionStepDecide,
+	Tool:  "record_step_decision_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id":  selfTaskRef(`Task decided on: yours ("self", default) or a subtask.`),
+		"decision": schema.Enum("The decision.", kanban.Decisions...),
+		"reason":   schema.Str("Why, in a few sentences.").Len(1, kanban.MaxDecisionReasonLen),
+	}, "decision", "reason"),
+	Run: (*Service).decideStep,
+})
+
+var _ = declare(Def[SetTitleIn, *SetTitleOut]{
+	Name:  kanban.ActionTaskSetTitle,
+	Tool:  "set_task_title_kandev",
+	Allow: AllowSession,
+	Schema: schema.Obj("", schema.P{
+		"title": schema.Str("The task's title, at most 60 characters.").Len(1, kanban.MaxTitleLen),
+	}, "title"),
+	Run: (*Service).setTitle,
+})
 
 // sender names who wrote a coordination message: "task:<id>" for a
 // session (its bound task), "operator" otherwise.
@@ -283,4 +356,10 @@ func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawn
 		}
 	}
 	return out, nil
+}
+
+// stopReason is why agents are stopped, recorded in their conversations
+// (task.stop, session.stop).
+func stopReason() schema.S {
+	return schema.Str("Why, recorded in the stopped sessions' conversations.").Len(1, kanban.MaxStopReasonLen)
 }

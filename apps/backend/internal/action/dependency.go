@@ -4,11 +4,15 @@ import (
 	"context"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
-func (s *Service) registerDependencies(r *Registry) {
-	all := AllowOperator | AllowSession
-	Register(r, kanban.ActionTaskDependencyAdd, all, func(ctx context.Context, p Principal, in DependencyIn) (*kanban.TaskDependency, error) {
+var _ = declare(Def[DependencyIn, *kanban.TaskDependency]{
+	Name:   kanban.ActionTaskDependencyAdd,
+	Tool:   "add_task_dependency_kandev",
+	Allow:  all,
+	Schema: dependencyInput(),
+	Run: func(s *Service, ctx context.Context, p Principal, in DependencyIn) (*kanban.TaskDependency, error) {
 		a, b, err := s.dependencyPair(ctx, p, in)
 		if err != nil {
 			return nil, err
@@ -19,8 +23,15 @@ func (s *Service) registerDependencies(r *Registry) {
 		}
 		kanban.EventTaskDependencyAdded.Publish(s.pub, WorkspaceTopic(p.WorkspaceID), d)
 		return d, nil
-	})
-	Register(r, kanban.ActionTaskDependencyRemove, all, func(ctx context.Context, p Principal, in DependencyIn) (*Deleted, error) {
+	},
+})
+
+var _ = declare(Def[DependencyIn, *Deleted]{
+	Name:   kanban.ActionTaskDependencyRemove,
+	Tool:   "remove_task_dependency_kandev",
+	Allow:  all,
+	Schema: dependencyInput(),
+	Run: func(s *Service, ctx context.Context, p Principal, in DependencyIn) (*Deleted, error) {
 		a, b, err := s.dependencyPair(ctx, p, in)
 		if err != nil {
 			return nil, err
@@ -29,8 +40,17 @@ func (s *Service) registerDependencies(r *Registry) {
 			return nil, err
 		}
 		return &Deleted{ID: a, Deleted: true}, nil
-	})
-	Register(r, kanban.ActionTaskDependencyList, all, func(ctx context.Context, p Principal, in TaskListRelIn) (*kanban.List[kanban.Task], error) {
+	},
+})
+
+var _ = declare(Def[TaskListRelIn, *kanban.List[kanban.Task]]{
+	Name:  kanban.ActionTaskDependencyList,
+	Allow: all,
+	Schema: schema.Obj("", pageProps(schema.P{
+		"task_id":   ownTaskRef("The task"),
+		"direction": schema.Enum("blockers (default): tasks it waits for; blocked: tasks waiting for it.", kanban.DependencyDirections...),
+	}), "task_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in TaskListRelIn) (*kanban.List[kanban.Task], error) {
 		t, err := s.taskInScope(ctx, p, in.TaskID)
 		if err != nil {
 			return nil, err
@@ -43,8 +63,8 @@ func (s *Service) registerDependencies(r *Registry) {
 			return s.store.ListBlocked(ctx, t.ID, pg)
 		}
 		return nil, kanban.FieldError("direction", "must be one of: blockers, blocked")
-	})
-}
+	},
+})
 
 // dependencyPair resolves both ends. A session may only change the edges
 // of its own task ("self" or its id).
@@ -73,4 +93,12 @@ func (s *Service) dependencyPair(ctx context.Context, p Principal, in Dependency
 		}
 	}
 	return a, b, nil
+}
+
+// dependencyInput names an edge: task_id is blocked by depends_on_task_id.
+func dependencyInput() schema.S {
+	return schema.Obj("", schema.P{
+		"task_id":            selfTaskRef(`The blocked task; default "self" (a session's only; required on the external endpoint).`),
+		"depends_on_task_id": taskRef("The blocking task."),
+	}, "depends_on_task_id")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/redact"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // Bounds of diagnostic bundles.
@@ -131,10 +132,15 @@ type diagnostics struct {
 	last     map[string]time.Time // by session (task for the operator)
 }
 
-func (s *Service) registerDiagnostics(r *Registry, d Diagnostics) {
-	s.diag = &diagnostics{cfg: d, last: map[string]time.Time{}}
-	Register(r, kanban.ActionDiagnosticBundleCreate, AllowOperator|AllowSession, s.createBundle)
-}
+var _ = declare(Def[DiagnosticBundleIn, *DiagnosticBundleOut]{
+	Name:  kanban.ActionDiagnosticBundleCreate,
+	Allow: AllowOperator | AllowSession,
+	Schema: schema.Obj("", schema.P{
+		"source":  schema.Enum("Diagnostic source to collect: backend, frontend, or all", BundleSources()...),
+		"task_id": idProp("Task whose workspace receives the bundle (required for the operator; a session's own task)."),
+	}, "source"),
+	Run: (*Service).createBundle,
+})
 
 // createBundle checks the call, then collects, redacts and writes a bundle
 // into the task's workspace. Refusals write nothing.

@@ -125,7 +125,8 @@ func TestCreateBundleRefusals(t *testing.T) {
 		msg  string
 	}{
 		{operator, `{"source":"all"}`, kanban.CodeValidation, "task_id: is required for the operator"},
-		{operator, `{"source":"everything","task_id":"` + created.Task.ID + `"}`, kanban.CodeValidation, "source: must be backend, frontend or all"},
+		{operator, `{"source":"everything","task_id":"` + created.Task.ID + `"}`, kanban.CodeValidation,
+			"invalid arguments for diagnostic_bundle.create: /source: must be one of: backend, frontend, all (enum)"},
 		{operator, `{"source":"all","task_id":"` + kanban.NewID() + `"}`, kanban.CodeNotFound, "task not found"},
 		{operator, `{"source":"all","task_id":"` + bare.Task.ID + `"}`, kanban.CodeNotFound, "the task's workspace directory does not exist on this machine yet"},
 		{self, `{"source":"all","task_id":"` + created.Task.ID + `"}`, kanban.CodeForbidden, "a session writes diagnostic bundles only into its own task's workspace"},
@@ -160,7 +161,7 @@ func TestBundleEntriesAndSecrets(t *testing.T) {
 		return DiagnosticEntry{Name: name, Build: func(context.Context, DiagnosticCall) ([]byte, error) { return []byte(body), err }}
 	}
 	failing := errors.New("store unreachable")
-	reg, _ := New(Deps{Store: h.st, FS: testPolicy(t), Diagnostics: Diagnostics{Version: "v-test",
+	reg, _ := mustNew(t, Deps{Store: h.st, FS: testPolicy(t), Diagnostics: Diagnostics{Version: "v-test",
 		Secrets: func(context.Context) ([]string, error) { return nil, failing },
 		Entries: []DiagnosticEntry{entry("backend/app.txt", "value s3cr3t-value and Bearer abc.def", nil)}}})
 	in := payload(t, map[string]string{"source": "backend", "task_id": created.Task.ID})
@@ -171,7 +172,7 @@ func TestBundleEntriesAndSecrets(t *testing.T) {
 		t.Fatalf("a bundle without its secrets wrote into the workspace (stat: %v)", err)
 	}
 
-	reg, _ = New(Deps{Store: h.st, FS: testPolicy(t), Diagnostics: Diagnostics{Version: "v-test",
+	reg, _ = mustNew(t, Deps{Store: h.st, FS: testPolicy(t), Diagnostics: Diagnostics{Version: "v-test",
 		Secrets: func(context.Context) ([]string, error) { return []string{"s3cr3t-value"}, nil },
 		Entries: []DiagnosticEntry{entry("backend/app.txt", "value s3cr3t-value and Bearer abc.def", nil),
 			entry("backend/broken.json", "", failing), entry("backend/empty.txt", "", nil), entry("frontend/x.json", "{}", nil)}}})

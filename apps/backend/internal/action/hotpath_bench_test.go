@@ -25,7 +25,7 @@ func benchRegistry(b *testing.B) *Registry {
 	if err := Seed(ctx, st); err != nil {
 		b.Fatalf("seed: %v", err)
 	}
-	reg, _ := New(Deps{Store: st, Publisher: &recorder{}})
+	reg, _ := mustNew(b, Deps{Store: st, Publisher: &recorder{}})
 	return reg
 }
 
@@ -34,6 +34,7 @@ func benchDispatch(b *testing.B, reg *Registry, name kanban.Action, raw json.Raw
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.SetParallelism(max(1, 8/runtime.GOMAXPROCS(0)))
+	b.ResetTimer() // the store, its seed and the compiled contracts are setup
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if _, err := reg.Dispatch(ctx, Principal{Kind: Operator}, name, raw); err != nil {
@@ -78,7 +79,7 @@ func BenchmarkDispatchTaskUpdateScope(b *testing.B) {
 	if err := Seed(ctx, st); err != nil {
 		b.Fatal(err)
 	}
-	reg, _ := New(Deps{Store: st, Publisher: &recorder{}})
+	reg, _ := mustNew(b, Deps{Store: st, Publisher: &recorder{}})
 	create := func(parent string) *kanban.Task {
 		ws, err := st.DefaultWorkspaceID(ctx)
 		if err != nil {

@@ -2,8 +2,10 @@ package action
 
 import (
 	"context"
+	"slices"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // PermissionListIn is the payload of permission.list.
@@ -35,10 +37,32 @@ type PermissionResolveOut struct {
 	Claimed bool `json:"claimed"`
 }
 
-func (s *Service) registerPermissions(r *Registry) {
-	Register(r, kanban.ActionPermissionList, AllowOperator, s.listPermissions)
-	Register(r, kanban.ActionPermissionResolve, AllowOperator, s.resolvePermission)
-}
+var _ = declare(Def[PermissionListIn, *kanban.List[kanban.Permission]]{
+	Name:  kanban.ActionPermissionList,
+	Allow: AllowOperator,
+	Schema: schema.Obj("", pageProps(schema.P{
+		"task_id":      idProp("The task whose agents' requests to list."),
+		"session_id":   idProp("Only requests of this session (it must belong to task_id)."),
+		"workspace_id": idProp("Only requests of this workspace's tasks."),
+		"status": schema.Enum("State to list (default pending; all: every state).",
+			append(slices.Clone(kanban.PermissionStates), kanban.PermissionAnyState)...),
+	})),
+	Run: (*Service).listPermissions,
+})
+
+var _ = declare(Def[PermissionResolveIn, *PermissionResolveOut]{
+	Name:  kanban.ActionPermissionResolve,
+	Tool:  "resolve_agent_permission_kandev",
+	Allow: AllowOperator,
+	Schema: schema.Obj("", schema.P{
+		"task_id":    idProp("The request's task."),
+		"session_id": idProp("The request's session."),
+		"request_id": idProp("Kandev's id of the request."),
+		"pending_id": schema.Str("The agent's id of what it asks about.").Len(1, kanban.MaxPermissionIDLen),
+		"option_id":  schema.Str("The chosen option's option_id.").Len(1, kanban.MaxPermissionIDLen),
+	}, "task_id", "session_id", "request_id", "pending_id", "option_id"),
+	Run: (*Service).resolvePermission,
+})
 
 func (s *Service) listPermissions(ctx context.Context, _ Principal, in PermissionListIn) (*kanban.List[kanban.Permission], error) {
 	f := kanban.PermissionFilter{WorkspaceID: in.WorkspaceID, TaskID: in.TaskID, SessionID: in.SessionID, State: in.Status}

@@ -41,3 +41,11 @@ const (
 	// AllowConfigSession admits a session principal while its MCP mode is config.
 	AllowConfigSession
 )
+
+// The Allow sets most actions declare.
+const (
+	// all admits the operator and every session (the handler scopes it).
+	all = AllowOperator | AllowSession
+	// cfg admits the operator and config-mode sessions (its delegates).
+	cfg = AllowOperator | AllowConfigSession
+)

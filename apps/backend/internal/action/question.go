@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // maxPendingQuestions bounds the unanswered questions of one session.
@@ -81,10 +82,32 @@ type QuestionListIn struct {
 	Cursor       string `json:"cursor,omitzero"`
 }
 
-func (s *Service) registerQuestions(r *Registry) {
-	a := Register(r, kanban.ActionQuestionAsk, AllowSession, s.ask)
-	a.Blocking = true
-	Register(r, kanban.ActionQuestionAnswer, AllowOperator, func(ctx context.Context, _ Principal, in QuestionAnswerIn) (*QuestionAnswerOut, error) {
+var _ = declare(Def[QuestionAskIn, *QuestionAskOut]{
+	Name:     kanban.ActionQuestionAsk,
+	Allow:    AllowSession,
+	Blocking: true,
+	Schema: askInput("the operator", schema.P{
+		"wait_seconds": schema.Int("Longest wait for an answer in seconds; 0: the server's maximum.").Range(0, kanban.MaxQuestionWait),
+	}),
+	Run: (*Service).ask,
+})
+
+var _ = declare(Def[QuestionAnswerIn, *QuestionAnswerOut]{
+	Name:  kanban.ActionQuestionAnswer,
+	Tool:  "answer_question_kandev",
+	Allow: AllowOperator,
+	Schema: schema.Obj("", schema.P{
+		"pending_id": idProp("The question bundle to answer (its id from list_pending_questions_kandev)."),
+		"answers": schema.Arr("One answer per question of the bundle, in any order; omit when rejecting.", schema.Obj("The answer to one question.", schema.P{
+			"question_id": schema.Str("Id of the question within the bundle (e.g. \"q1\").").Len(1, kanban.MaxQuestionIDLen),
+			"selected_options": schema.Arr("option_id values of the chosen options (exactly one unless the question is "+
+				"multi-select).", schema.Str("An offered option's option_id.").Len(1, kanban.MaxQuestionIDLen)).Items(1, kanban.MaxQuestionOptions).Unique(),
+			"custom_text": schema.Str("A free-text answer instead of selected options.").Len(1, kanban.MaxAnswerCustomLen),
+		}, "question_id")).Items(1, kanban.MaxQuestionItems),
+		"rejected":      schema.Bool("Reject the whole bundle instead of answering it (the agent is told).").Default(false),
+		"reject_reason": schema.Str("Why, shown to the agent; only with rejected=true.").Len(0, kanban.MaxAnswerReasonLen),
+	}, "pending_id"),
+	Run: func(s *Service, ctx context.Context, _ Principal, in QuestionAnswerIn) (*QuestionAnswerOut, error) {
 		q, claimed, err := s.store.AnswerQuestion(ctx, in.PendingID, in.Answers, in.Rejected, in.RejectReason)
 		if err != nil {
 			return nil, err
@@ -95,8 +118,14 @@ func (s *Service) registerQuestions(r *Registry) {
 			kanban.EventQuestionAnswered.Publish(s.pub, SessionTopic(q.SessionID), q)
 		}
 		return &QuestionAnswerOut{Question: q, Claimed: claimed}, nil
-	})
-	Register(r, kanban.ActionQuestionGet, AllowOperator|AllowSession, func(ctx context.Context, p Principal, in IDIn) (*kanban.Question, error) {
+	},
+})
+
+var _ = declare(Def[IDIn, *kanban.Question]{
+	Name:   kanban.ActionQuestionGet,
+	Allow:  AllowOperator | AllowSession,
+	Schema: idOnly("The question bundle."),
+	Run: func(s *Service, ctx context.Context, p Principal, in IDIn) (*kanban.Question, error) {
 		q, err := s.store.GetQuestion(ctx, in.ID)
 		if err != nil {
 			return nil, err
@@ -105,16 +134,35 @@ func (s *Service) registerQuestions(r *Registry) {
 			return nil, kanban.Errorf(kanban.CodeForbidden, "question belongs to another session")
 		}
 		return q, nil
-	})
-	Register(r, kanban.ActionQuestionList, AllowOperator, func(ctx context.Context, _ Principal, in QuestionListIn) (*kanban.List[kanban.Question], error) {
+	},
+})
+
+var _ = declare(Def[QuestionListIn, *kanban.List[kanban.Question]]{
+	Name:  kanban.ActionQuestionList,
+	Allow: AllowOperator,
+	Schema: schema.Obj("", pageProps(schema.P{
+		"workspace_id":  idProp("Only questions asked in this workspace."),
+		"created_since": schema.Str("Only questions asked at or after this time (RFC 3339, e.g. 2026-01-31T12:00:00Z).").Len(1, kanban.MaxTimestampLen).Format("date-time"),
+		"task_id":       idProp("Only questions of this task."),
+		"kind":          schema.Enum("Who is asked (default user).", kanban.QuestionKinds...),
+		"state":         schema.Enum("Only questions in this state.", kanban.QuestionStates...),
+	})),
+	Run: func(s *Service, ctx context.Context, _ Principal, in QuestionListIn) (*kanban.List[kanban.Question], error) {
 		if in.Kind == "" {
 			in.Kind = kanban.QuestionForUser
 		}
 		return s.store.ListQuestions(ctx, kanban.QuestionFilter{WorkspaceID: in.WorkspaceID, TaskID: in.TaskID, Kind: in.Kind,
 			State: in.State, CreatedSince: in.CreatedSince}, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
-	})
-	Register(r, kanban.ActionQuestionAskParent, AllowSession, s.askParent)
-}
+	},
+})
+
+var _ = declare(Def[QuestionBundleIn, *ParentAskOut]{
+	Name:   kanban.ActionQuestionAskParent,
+	Tool:   "ask_parent_question_kandev",
+	Allow:  AllowSession,
+	Schema: askInput("the parent task's agent", nil),
+	Run:    (*Service).askParent,
+})
 
 // ask stores the question, then waits (bounded) for the first answer.
 func (s *Service) ask(ctx context.Context, p Principal, in QuestionAskIn) (*QuestionAskOut, error) {
@@ -204,4 +252,30 @@ func (w *Waiters) Wake(id string) {
 		close(ch)
 		delete(w.m, id)
 	}
+}
+
+// askInput is the payload of both question actions: 1–4 questions with
+// options and shared context, shown to asked.
+func askInput(asked string, extra schema.P) schema.S {
+	props := schema.P{
+		"questions": schema.Arr("The questions, shown together.", schema.Obj("One question.", schema.P{
+			"id": schema.Str("Key of its answer; default q1..q4 by position.").
+				Pattern(kanban.IDPattern),
+			"title":  schema.Str("Short label above the prompt, e.g. \"Database\".").Len(1, kanban.MaxQuestionTitleLen),
+			"prompt": schema.Str("The question text shown to "+asked+".").Len(1, kanban.MaxQuestionTextLen),
+			"multi_select": schema.Bool("Allow several options (default: exactly one).").
+				Default(false),
+			"options": schema.Arr("Concrete choices in display order, distinct labels.", schema.Obj("One option.", schema.P{
+				"option_id":   schema.Str("Id answers name it by; default q<n>_opt<m> (1-based positions).").Pattern(kanban.IDPattern),
+				"label":       schema.Str("1–5 words shown as the option.").Len(1, kanban.MaxOptionLabelLen),
+				"description": schema.Str("What choosing it means.").Len(1, kanban.MaxOptionDescLen),
+			}, "label", "description")).Items(kanban.MinQuestionOptions, kanban.MaxQuestionOptions),
+		}, "prompt", "options")).Items(1, kanban.MaxQuestionItems),
+		"context":            schema.Str("Shared background shown with the questions, verbatim.").Len(1, kanban.MaxQuestionContext),
+		"context_paragraphs": schema.Arr("Shared background as paragraphs; replaces context when non-empty.", schema.Str("One paragraph.").Len(0, kanban.MaxContextParagraphLen)).Items(0, kanban.MaxContextParagraphs),
+	}
+	for k, v := range extra {
+		props[k] = v
+	}
+	return schema.Obj("", props, "questions")
 }

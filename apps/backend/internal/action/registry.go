@@ -1,36 +1,16 @@
 package action
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"reflect"
 	"slices"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// Action is one registered action.
-type Action struct {
-	Name  kanban.Action
-	Allow Allow
-	// Blocking actions may wait for a person (question.ask); clients give
-	// them a longer timeout.
-	Blocking bool
-	// Payload is the Go type the payload decodes into.
-	Payload  reflect.Type
-	contract Contract
-	// toolSchema: the contract is the input schema of the tool that
-	// forwards its arguments here unchanged, so a payload the MCP wrapper
-	// has just checked need not be checked again (DispatchChecked).
-	toolSchema bool
-	run        func(ctx context.Context, p Principal, raw json.RawMessage, checked bool) (any, error)
-}
-
-// Registry maps action names to actions.
+// Registry maps action names to their contracts and handlers.
 type Registry struct {
-	actions map[kanban.Action]*Action
+	actions map[kanban.Action]*registered
 	// sessionOf loads a session: its current mode and capabilities decide
 	// what it may call (mode switches take effect on the next call).
 	sessionOf func(ctx context.Context, sessionID string) (*kanban.Session, error)
@@ -39,85 +19,20 @@ type Registry struct {
 	modeActions func(mode kanban.Mode, caps []string) map[kanban.Action]bool
 }
 
-// NewRegistry returns an empty registry. sessionOf resolves a session's
-// current mode (mode switches take effect on the next call).
-func NewRegistry(sessionOf func(ctx context.Context, sessionID string) (*kanban.Session, error)) *Registry {
-	return &Registry{actions: map[kanban.Action]*Action{}, sessionOf: sessionOf}
+// registered is one action of a registry: its contract and its handler
+// (which decodes a payload the contract has checked).
+type registered struct {
+	c   *Contract
+	run handler
 }
 
-// Contract checks a payload against its action's declared contract — the
-// compiled input schema of the tool whose arguments the payload is, or the
-// catalog's declared payload schema — and returns the payload to decode.
-// Its errors are *kanban.Error with the validator's refusal text, so every
-// transport refuses alike.
-type Contract func(raw json.RawMessage) (json.RawMessage, error)
-
-// Register adds an action whose payload decodes into In, checked first by
-// the action's Contract (see SetContract). It panics on a duplicate name:
-// names are written once, at start-up.
-func Register[In, Out any](r *Registry, name kanban.Action, allow Allow, h func(ctx context.Context, p Principal, in In) (Out, error)) *Action {
-	if _, dup := r.actions[name]; dup {
-		panic(fmt.Sprintf("action %s registered twice", name))
-	}
-	a := &Action{Name: name, Allow: allow, Payload: reflect.TypeFor[In]()}
-	a.run = func(ctx context.Context, p Principal, raw json.RawMessage, checked bool) (any, error) {
-		var in In
-		if err := a.decode(raw, checked, &in); err != nil {
-			return nil, err
-		}
-		return h(ctx, p, in)
-	}
-	r.actions[name] = a
-	return a
-}
-
-// SetContract makes c the payload check of the named action; toolSchema
-// says c is the input schema of the tool that forwards its arguments to
-// the action unchanged (see DispatchChecked). It panics on an
-// unregistered name (contracts are set at start-up).
-func (r *Registry) SetContract(name kanban.Action, c Contract, toolSchema bool) {
+// Lookup returns the named action's contract.
+func (r *Registry) Lookup(name kanban.Action) (*Contract, bool) {
 	a, ok := r.actions[name]
 	if !ok {
-		panic(fmt.Sprintf("contract for unregistered action %s", name))
+		return nil, false
 	}
-	a.contract, a.toolSchema = c, toolSchema
-}
-
-// HasContract reports whether the named action's payload is checked by a
-// Contract.
-func (r *Registry) HasContract(name kanban.Action) bool {
-	a, ok := r.actions[name]
-	return ok && a.contract != nil
-}
-
-// Fields lists the payload's JSON field names, sorted.
-func (a *Action) Fields() []string { return fieldNames(a.Payload) }
-
-// decode fills v from raw: through the contract (unless the caller has
-// just run this very check: checked, for a tool schema's contract), then
-// a plain decode. A registry built without contracts (the action
-// package's own tests) decodes as encoding/json does; the backend refuses
-// to start with an action that has none.
-func (a *Action) decode(raw json.RawMessage, checked bool, v any) error {
-	if a.contract != nil && (!checked || !a.toolSchema) {
-		var err error
-		if raw, err = a.contract(raw); err != nil {
-			return err
-		}
-	}
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = json.RawMessage("{}")
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return kanban.Errorf(kanban.CodeBadRequest, "payload does not match the action's shape")
-	}
-	return nil
-}
-
-// Lookup returns the named action.
-func (r *Registry) Lookup(name kanban.Action) (*Action, bool) {
-	a, ok := r.actions[name]
-	return a, ok
+	return a.c, true
 }
 
 // Names lists every action name, sorted.
@@ -131,18 +46,11 @@ func (r *Registry) Names() []kanban.Action {
 }
 
 // Dispatch authorizes p for the named action, checks the payload against
-// its contract, decodes it and runs the handler. Errors are *kanban.Error for anything the caller
-// can act on.
+// its contract, decodes it and runs the handler. Errors are *kanban.Error
+// for anything the caller can act on: UNKNOWN_ACTION, UNAUTHORIZED,
+// FORBIDDEN, VALIDATION_ERROR (the contract's refusal) and the handler's.
 func (r *Registry) Dispatch(ctx context.Context, p Principal, name kanban.Action, raw json.RawMessage) (any, error) {
 	return r.dispatch(ctx, p, nil, name, raw, false)
-}
-
-// DispatchChecked is Dispatch for a forwarding tool's arguments that the
-// MCP wrapper, in process, has just checked with the same compiled schema:
-// a tool-schema contract does not run a second time. A declared payload
-// contract (a payload a tool's Run built) still runs.
-func (r *Registry) DispatchChecked(ctx context.Context, p Principal, name kanban.Action, raw json.RawMessage) (any, error) {
-	return r.dispatch(ctx, p, nil, name, raw, true)
 }
 
 // DispatchSession is Dispatch for a session principal whose session the
@@ -156,32 +64,39 @@ func (r *Registry) DispatchSession(ctx context.Context, p Principal, sess *kanba
 	return r.dispatch(ctx, p, sess, name, raw, false)
 }
 
+// dispatch runs one call: authorize, check the contract (unless the
+// payload is Checked), decode, run.
 func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Session, name kanban.Action, raw json.RawMessage, checked bool) (any, error) {
 	a, ok := r.actions[name]
 	if !ok {
 		return nil, kanban.Errorf(kanban.CodeUnknownAction, "unknown action")
 	}
-	mode, err := r.authorize(ctx, a, p, sess)
+	mode, err := r.authorize(ctx, a.c, p, sess)
 	if err != nil {
 		return nil, err
 	}
 	p.Mode = mode
-	return a.run(ctx, p, raw, checked)
+	if !checked {
+		if raw, err = a.c.Check(raw); err != nil {
+			return nil, err
+		}
+	}
+	return a.run(ctx, p, raw)
 }
 
-// authorize checks that p may run a; a session principal's session is
+// authorize checks that p may run c; a session principal's session is
 // sess, or loaded when sess is nil. It returns the session's current mode
 // (empty for the operator).
-func (r *Registry) authorize(ctx context.Context, a *Action, p Principal, sess *kanban.Session) (kanban.Mode, error) {
+func (r *Registry) authorize(ctx context.Context, c *Contract, p Principal, sess *kanban.Session) (kanban.Mode, error) {
 	switch p.Kind {
 	case Operator:
-		if a.Allow&AllowOperator != 0 {
+		if c.allow&AllowOperator != 0 {
 			return "", nil
 		}
-		return "", kanban.Errorf(kanban.CodeForbidden, "action %s is only available to agent sessions", a.Name)
+		return "", kanban.Errorf(kanban.CodeForbidden, "action %s is only available to agent sessions", c.name)
 	case Session:
-		if a.Allow&(AllowSession|AllowConfigSession) == 0 {
-			return "", kanban.Errorf(kanban.CodeForbidden, "action %s is not available to this session", a.Name)
+		if c.allow&(AllowSession|AllowConfigSession) == 0 {
+			return "", kanban.Errorf(kanban.CodeForbidden, "action %s is not available to this session", c.name)
 		}
 		if sess == nil {
 			var err error
@@ -189,13 +104,13 @@ func (r *Registry) authorize(ctx context.Context, a *Action, p Principal, sess *
 				return "", err
 			}
 		}
-		if r.modeActions != nil && !r.modeActions(sess.MCPMode, sess.Capabilities)[a.Name] {
-			return "", kanban.Errorf(kanban.CodeForbidden, "action %s is not available in this session's mode (%s)", a.Name, sess.MCPMode)
+		if r.modeActions != nil && !r.modeActions(sess.MCPMode, sess.Capabilities)[c.name] {
+			return "", kanban.Errorf(kanban.CodeForbidden, "action %s is not available in this session's mode (%s)", c.name, sess.MCPMode)
 		}
-		if a.Allow&AllowSession != 0 || sess.MCPMode == kanban.ModeConfig {
+		if c.allow&AllowSession != 0 || sess.MCPMode == kanban.ModeConfig {
 			return sess.MCPMode, nil
 		}
-		return "", kanban.Errorf(kanban.CodeForbidden, "action %s is not available to this session", a.Name)
+		return "", kanban.Errorf(kanban.CodeForbidden, "action %s is not available to this session", c.name)
 	}
 	return "", kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
 }

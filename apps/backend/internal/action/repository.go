@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // RepositoryListIn is the payload of repository.list; an empty WorkspaceID
@@ -29,9 +30,14 @@ type RepositoryUpdateIn struct {
 	DefaultBranch string `json:"default_branch,omitzero"`
 }
 
-func (s *Service) registerRepositories(r *Registry) {
-	cfg := AllowOperator | AllowConfigSession
-	Register(r, kanban.ActionRepositoryList, AllowOperator|AllowSession, func(ctx context.Context, p Principal, in RepositoryListIn) (*kanban.List[kanban.Repository], error) {
+var _ = declare(Def[RepositoryListIn, *kanban.List[kanban.Repository]]{
+	Name:  kanban.ActionRepositoryList,
+	Tool:  "list_repositories_kandev",
+	Allow: AllowOperator | AllowSession,
+	Schema: schema.Obj("", pageProps(schema.P{
+		"workspace_id": idProp("Workspace whose repositories to list. Default: your workspace, else the first workspace."),
+	})),
+	Run: func(s *Service, ctx context.Context, p Principal, in RepositoryListIn) (*kanban.List[kanban.Repository], error) {
 		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
 		if err != nil {
 			return nil, err
@@ -50,9 +56,21 @@ func (s *Service) registerRepositories(r *Registry) {
 			}
 		}
 		return l, nil
-	})
-	// Registering a repository is the operator's (see errRegisterForbidden).
-	Register(r, kanban.ActionRepositoryCreate, AllowOperator, func(ctx context.Context, p Principal, in RepositoryCreateIn) (*kanban.Repository, error) {
+	},
+})
+
+// Registering a repository is the operator's (see errRegisterForbidden).
+var _ = declare(Def[RepositoryCreateIn, *kanban.Repository]{
+	Name:  kanban.ActionRepositoryCreate,
+	Allow: AllowOperator,
+	Schema: schema.Obj("", schema.P{
+		"workspace_id":   idProp("The repository's workspace; default the session's, else the first."),
+		"name":           schema.Str("Name; default the locator's last segment.").Len(1, kanban.MaxNameLen),
+		"local_path":     schema.Str("Local checkout path.").Len(1, kanban.MaxPathLen),
+		"remote_url":     schema.Str("Remote URL.").Len(1, kanban.MaxURLLen),
+		"default_branch": schema.Str("Branch tasks start from; default main.").Len(1, kanban.MaxBranchLen),
+	}),
+	Run: func(s *Service, ctx context.Context, p Principal, in RepositoryCreateIn) (*kanban.Repository, error) {
 		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
 		if err != nil {
 			return nil, err
@@ -65,8 +83,17 @@ func (s *Service) registerRepositories(r *Registry) {
 		}
 		return s.register(ctx, &kanban.Repository{WorkspaceID: ws, Name: in.Name, LocalPath: local,
 			RemoteURL: in.RemoteURL, DefaultBranch: in.DefaultBranch})
-	})
-	Register(r, kanban.ActionRepositoryUpdate, cfg, func(ctx context.Context, p Principal, in RepositoryUpdateIn) (*kanban.Repository, error) {
+	},
+})
+
+var _ = declare(Def[RepositoryUpdateIn, *kanban.Repository]{
+	Name:  kanban.ActionRepositoryUpdate,
+	Allow: cfg,
+	Schema: schema.Obj("", schema.P{
+		"id":             idProp("The repository."),
+		"default_branch": schema.Str("Branch tasks start from.").Len(1, kanban.MaxBranchLen),
+	}, "id", "default_branch"),
+	Run: func(s *Service, ctx context.Context, p Principal, in RepositoryUpdateIn) (*kanban.Repository, error) {
 		repo, err := s.repositoryInScope(ctx, p, in.ID)
 		if err != nil {
 			return nil, err
@@ -77,8 +104,8 @@ func (s *Service) registerRepositories(r *Registry) {
 		}
 		kanban.EventRepositoryUpdated.Publish(s.pub, WorkspaceTopic(out.WorkspaceID), out)
 		return out, nil
-	})
-}
+	},
+})
 
 // repositoryInScope loads a repository a principal may reach: sessions
 // reach only their own workspace's repositories.

@@ -74,8 +74,13 @@ type Service struct {
 	backend string
 }
 
-// New builds the registry with every action registered.
-func New(d Deps) (*Registry, *Service) {
+// New builds the registry with every declared action registered, bound
+// to one Service. Its error is a declaration error (see Contracts): the
+// backend does not start.
+func New(d Deps) (*Registry, *Service, error) {
+	if err := compileDeclared(); err != nil {
+		return nil, nil, err
+	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -95,21 +100,14 @@ func New(d Deps) (*Registry, *Service) {
 		d.Events = &kanban.DomainEvents{}
 	}
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
+		diag:   &diagnostics{cfg: d.Diagnostics, last: map[string]time.Time{}},
 		agents: d.Agents, managed: d.Agents.Launches(), events: d.Events, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
 		scope: d.SessionScope, backend: d.BackendID}
-	r := NewRegistry(d.Store.GetSession)
-	r.modeActions = d.ModeActions
-	s.registerBoard(r)
-	s.registerTasks(r)
-	s.registerSessions(r)
-	s.registerQuestions(r)
-	s.registerArtifacts(r)
-	s.registerTaskSurface(r)
-	s.registerConfig(r)
-	s.registerPermissions(r)
-	s.registerUpstreams(r)
-	s.registerDiagnostics(r, d.Diagnostics)
-	return r, s
+	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions}
+	for _, b := range declared {
+		r.actions[b.c.name] = &registered{c: b.c, run: b.bind(s)}
+	}
+	return r, s, nil
 }
 
 // WakeQuestion wakes a question.ask waiting here for question id (its

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // SessionCreateIn is the payload of session.create.
@@ -64,9 +65,18 @@ type MessageListIn struct {
 // NoIn is the payload of actions without parameters.
 type NoIn struct{}
 
-func (s *Service) registerSessions(r *Registry) {
-	all := AllowOperator | AllowSession
-	Register(r, kanban.ActionSessionCreate, AllowOperator, func(ctx context.Context, _ Principal, in SessionCreateIn) (*SessionCreateOut, error) {
+var _ = declare(Def[SessionCreateIn, *SessionCreateOut]{
+	Name:  kanban.ActionSessionCreate,
+	Allow: AllowOperator,
+	Schema: schema.Obj("", schema.P{
+		"task_id":             idProp("The session's task."),
+		"agent_profile_id":    idProp("Agent profile; default the default."),
+		"executor_profile_id": idProp("Executor profile; default the default."),
+		"mode":                schema.Enum("MCP mode; default task.", strs(kanban.SessionModes)...),
+		"capabilities": schema.Arr("Extra tool groups the session sees.", schema.Enum("A capability.", kanban.Capabilities...)).
+			Items(0, len(kanban.Capabilities)).Unique(),
+	}, "task_id"),
+	Run: func(s *Service, ctx context.Context, _ Principal, in SessionCreateIn) (*SessionCreateOut, error) {
 		sess, tok, err := s.store.CreateSession(ctx, kanban.SessionCreate{TaskID: in.TaskID, AgentProfileID: in.AgentProfileID,
 			ExecutorProfileID: in.ExecutorProfileID, Mode: in.Mode, Capabilities: in.Capabilities})
 		if err != nil {
@@ -74,15 +84,30 @@ func (s *Service) registerSessions(r *Registry) {
 		}
 		kanban.EventSessionCreated.Publish(s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
 		return &SessionCreateOut{Session: sess, Token: tok}, nil
-	})
-	Register(r, kanban.ActionSessionGet, all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Session, error) {
+	},
+})
+
+var _ = declare(Def[IDIn, *kanban.Session]{
+	Name:   kanban.ActionSessionGet,
+	Allow:  all,
+	Schema: idOnly("The session."),
+	Run: func(s *Service, ctx context.Context, p Principal, in IDIn) (*kanban.Session, error) {
 		sess, err := s.sessionInScope(ctx, p, in.ID)
 		if err != nil {
 			return nil, err
 		}
 		return sess, s.hideWorkdirs(ctx, p, sess)
-	})
-	Register(r, kanban.ActionSessionList, all, func(ctx context.Context, p Principal, in SessionListIn) (*kanban.List[kanban.Session], error) {
+	},
+})
+
+var _ = declare(Def[SessionListIn, *kanban.List[kanban.Session]]{
+	Name:  kanban.ActionSessionList,
+	Allow: all,
+	Schema: schema.Obj("", pageProps(schema.P{
+		"task_id":      taskRef(`Task whose sessions to list; "self" is yours.`),
+		"workspace_id": idProp("Every session of this workspace (instead of task_id)."),
+	})),
+	Run: func(s *Service, ctx context.Context, p Principal, in SessionListIn) (*kanban.List[kanban.Session], error) {
 		var l *kanban.List[kanban.Session]
 		if in.WorkspaceID != "" {
 			if in.TaskID != "" {
@@ -109,11 +134,29 @@ func (s *Service) registerSessions(r *Registry) {
 			sessions[i] = &l.Items[i]
 		}
 		return l, s.hideWorkdirs(ctx, p, sessions...)
-	})
-	Register(r, kanban.ActionSessionSetMode, AllowOperator, func(ctx context.Context, _ Principal, in SetModeIn) (*kanban.Session, error) {
+	},
+})
+
+var _ = declare(Def[SetModeIn, *kanban.Session]{
+	Name:  kanban.ActionSessionSetMode,
+	Allow: AllowOperator,
+	Schema: schema.Obj("", schema.P{
+		"id":   idProp("The session."),
+		"mode": schema.Enum("The new MCP mode.", strs(kanban.SessionModes)...),
+	}, "id", "mode"),
+	Run: func(s *Service, ctx context.Context, _ Principal, in SetModeIn) (*kanban.Session, error) {
 		return s.SetMode(ctx, in.ID, in.Mode)
-	})
-	Register(r, kanban.ActionSessionStop, AllowOperator, func(ctx context.Context, p Principal, in SessionStopIn) (*kanban.Session, error) {
+	},
+})
+
+var _ = declare(Def[SessionStopIn, *kanban.Session]{
+	Name:  kanban.ActionSessionStop,
+	Allow: AllowOperator,
+	Schema: schema.Obj("", schema.P{
+		"id":     idProp("The session."),
+		"reason": stopReason(),
+	}, "id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in SessionStopIn) (*kanban.Session, error) {
 		sess, err := s.store.GetSession(ctx, in.ID)
 		if err != nil {
 			return nil, err
@@ -126,31 +169,65 @@ func (s *Service) registerSessions(r *Registry) {
 			return nil, err
 		}
 		return s.store.GetSession(ctx, in.ID)
-	})
-	Register(r, kanban.ActionSessionToken, AllowOperator, func(ctx context.Context, _ Principal, in IDIn) (*TokenOut, error) {
+	},
+})
+
+var _ = declare(Def[IDIn, *TokenOut]{
+	Name:   kanban.ActionSessionToken,
+	Allow:  AllowOperator,
+	Schema: idOnly("The session."),
+	Run: func(s *Service, ctx context.Context, _ Principal, in IDIn) (*TokenOut, error) {
 		tok, err := s.store.RotateSessionToken(ctx, in.ID)
 		if err != nil {
 			return nil, err
 		}
 		return &TokenOut{SessionID: in.ID, Token: tok}, nil
-	})
-	Register(r, kanban.ActionSessionAttach, AllowSession, func(ctx context.Context, p Principal, _ NoIn) (*kanban.SessionProfile, error) {
+	},
+})
+
+var _ = declare(Def[NoIn, *kanban.SessionProfile]{
+	Name:   kanban.ActionSessionAttach,
+	Allow:  AllowSession,
+	Schema: schema.NoParams(),
+	Run: func(s *Service, ctx context.Context, p Principal, _ NoIn) (*kanban.SessionProfile, error) {
 		sess, err := s.store.AttachSession(ctx, p.SessionID, s.backend)
 		if err != nil {
 			return nil, err
 		}
 		kanban.EventSessionUpdated.Publish(s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
 		return kanban.ProfileOf(sess), nil
-	})
-	Register(r, kanban.ActionSessionProfile, AllowSession, func(ctx context.Context, p Principal, _ NoIn) (*kanban.SessionProfile, error) {
+	},
+})
+
+var _ = declare(Def[NoIn, *kanban.SessionProfile]{
+	Name:   kanban.ActionSessionProfile,
+	Allow:  AllowSession,
+	Schema: schema.NoParams(),
+	Run: func(s *Service, ctx context.Context, p Principal, _ NoIn) (*kanban.SessionProfile, error) {
 		sess, err := s.store.GetSession(ctx, p.SessionID)
 		if err != nil {
 			return nil, err
 		}
 		return kanban.ProfileOf(sess), nil
-	})
-	Register(r, kanban.ActionMessageList, all, s.listMessages)
-}
+	},
+})
+
+var _ = declare(Def[MessageListIn, *kanban.List[kanban.Message]]{
+	Name:  kanban.ActionMessageList,
+	Tool:  "get_task_conversation_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id":    taskRef(`Task to read; "self" is yours.`),
+		"session_id": idProp("Only messages of this session of the task."),
+		"message_types": schema.Arr("Only messages of these types.", schema.Enum("A message type.", kanban.MessageTypes...)).
+			Items(1, len(kanban.MessageTypes)).Unique(),
+		"sort":   schema.Enum("Time order.", kanban.MessageOrders...).Default(kanban.OrderAsc),
+		"before": schema.Str("Only messages before this cursor.").Len(1, kanban.MaxCursorLen),
+		"after":  schema.Str("Only messages after this cursor.").Len(1, kanban.MaxCursorLen),
+		"limit":  schema.Int("Page size.").Range(1, kanban.MaxLimit).Default(kanban.DefaultLimit),
+	}, "task_id"),
+	Run: (*Service).listMessages,
+})
 
 // SetMode persists a session's mode and notifies its subscribers (its
 // attached MCP server rebuilds its tools on session.mode_changed).

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // TaskListIn is the payload of task.list.
@@ -114,14 +115,77 @@ func (s *Service) completing(ctx context.Context) func(*kanban.Task, error) (*ka
 	}
 }
 
-func (s *Service) registerTasks(r *Registry) {
-	all := AllowOperator | AllowSession
-	Register(r, kanban.ActionTaskList, all, s.listTasks)
-	Register(r, kanban.ActionTaskGet, all, func(ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
+var _ = declare(Def[TaskListIn, any]{
+	Name:  kanban.ActionTaskList,
+	Allow: all,
+	Schema: schema.Obj("", pageProps(schema.P{
+		"workflow_id":      idProp("Only tasks of this workflow."),
+		"workflow_step_id": idProp("Only tasks on this step, in board order."),
+		"state":            schema.Enum("Only tasks in this state.", taskStates...),
+		"include_archived": schema.Bool("Include archived tasks.").Default(false),
+		"verbose":          schema.Bool("Every field and the whole prompt instead of a summary.").Default(false),
+		"workspace_id":     idProp("The workspace; default the session's, else the first."),
+		"parent_id":        idProp("Only subtasks of this task."),
+	})),
+	Run: (*Service).listTasks,
+})
+
+var _ = declare(Def[IDIn, *kanban.Task]{
+	Name:   kanban.ActionTaskGet,
+	Allow:  all,
+	Schema: schema.Obj("", schema.P{"id": ownTaskRef("The task")}, "id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
 		return s.taskInScope(ctx, p, in.ID)
-	})
-	Register(r, kanban.ActionTaskCreate, all, s.createTask)
-	Register(r, kanban.ActionTaskUpdate, all, func(ctx context.Context, p Principal, in TaskUpdateIn) (*kanban.Task, error) {
+	},
+})
+
+var _ = declare(Def[TaskCreateIn, *TaskCreateOut]{
+	Name:  kanban.ActionTaskCreate,
+	Tool:  "create_task_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"title":  schema.Str("Short title shown on the board.").Len(1, kanban.MaxTitleLen),
+		"prompt": schema.Str("Instructions for the task's agent, stored as its description.").Len(0, kanban.MaxPromptLen),
+		"parent_id": taskRef(`Parent task; "self" makes it a subtask of yours. From task mode: your task, a subtask or a ` +
+			`task you created.`),
+		"workspace_id":        idProp("Workspace; default yours, else the first."),
+		"workflow_id":         idProp("Workflow; default yours, else the workspace's first."),
+		"workflow_step_id":    idProp("Step; default the workflow's start step."),
+		"agent_profile_id":    idProp("Agent profile of the task's agents, kept for later starts too; default the default one."),
+		"executor_profile_id": idProp("Executor profile of the task's agents, kept for later starts too; default the default one."),
+		"start_agent":         schema.Bool("Start an agent session (its id is returned).").Default(true),
+		"repository_id":       idProp("Repository to work in; at most one of repository_id, local_path, repository_url."),
+		"local_path":          schema.Str("Local checkout to work in (new ones: operator only).").Len(1, kanban.MaxPathLen),
+		"repository_url":      schema.Str("Remote repository URL (new ones: operator only).").Len(1, kanban.MaxURLLen),
+		"base_branch":         schema.Str("Branch to start from; default the repository's.").Len(1, kanban.MaxBranchLen),
+		"external_id":         schema.Str("Idempotency key, unique per workspace.").Len(1, kanban.MaxExternalIDLen),
+		"blocked_by": schema.Arr(`Tasks of the workspace this one depends on ("self" allowed).`,
+			taskRef("A blocking task id.")).Items(0, kanban.MaxBlockedBy).Unique(),
+		"start_when_unblocked": schema.Bool("Start the agent only once every blocker is completed. Default: true with blocked_by; false " +
+			"creates the dependencies with no automatic start."),
+		"autopilot": schema.Bool("Autopilot: its agent never asks the operator; a subtask asks its parent " +
+			"(ask_parent_question_kandev). Fixed at creation.").Default(false),
+		"workspace_mode": schema.Enum("Where a subtask works: inherit_parent shares the parent's directory (default without "+
+			"a repository of its own); new_workspace gets its own.", kanban.WorkspaceInheritParent, kanban.WorkspaceNew),
+	}, "title"),
+	Aliases: Aliases{Names: []Alias{{From: "description", To: "prompt"}}},
+	Run:     (*Service).createTask,
+})
+
+var _ = declare(Def[TaskUpdateIn, *kanban.Task]{
+	Name:  kanban.ActionTaskUpdate,
+	Tool:  "update_task_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id":     taskRef(`Task to update; "self" is yours.`),
+		"title":       schema.Str("New title.").Len(1, kanban.MaxTitleLen),
+		"description": schema.Str("New description: the prompt its agents get.").Len(0, kanban.MaxPromptLen),
+		"state":       schema.Enum("New state (lowercase and aliases such as done are accepted).", taskStates...),
+		"deferred_launch_prompt": schema.Str("New prompt for the agent a task waiting on its blockers will start; CONFLICT once "+
+			"it started (use message_task_kandev).").Len(1, kanban.MaxPromptLen),
+	}, "task_id"),
+	Aliases: Aliases{Names: []Alias{{From: "prompt", To: "description"}}, Values: stateAliases},
+	Run: func(s *Service, ctx context.Context, p Principal, in TaskUpdateIn) (*kanban.Task, error) {
 		return s.changeTask(ctx, p, in.TaskID, kanban.EventTaskUpdated, func(id string) (*kanban.Task, error) {
 			if in.LaunchPrompt != nil {
 				if err := s.awaitingStart(ctx, id); err != nil {
@@ -131,14 +195,48 @@ func (s *Service) registerTasks(r *Registry) {
 			return s.completing(ctx)(s.store.UpdateTask(ctx, id, kanban.TaskUpdate{Title: in.Title, Description: in.Description,
 				State: in.State, LaunchPrompt: in.LaunchPrompt}))
 		})
-	})
-	Register(r, kanban.ActionTaskSetState, AllowOperator|AllowConfigSession, func(ctx context.Context, p Principal, in TaskStateIn) (*kanban.Task, error) {
+	},
+})
+
+var _ = declare(Def[TaskStateIn, *kanban.Task]{
+	Name:  kanban.ActionTaskSetState,
+	Tool:  "update_task_state_kandev",
+	Allow: AllowOperator | AllowConfigSession,
+	Schema: schema.Obj("", schema.P{
+		"task_id": taskRef(`Task to change; "self" is your own task (sessions only).`),
+		"state":   schema.Enum("The new state (lowercase and the reference product's aliases such as done or in_progress are accepted).", taskStates...),
+	}, "task_id", "state"),
+	Aliases: Aliases{Values: stateAliases},
+	Run: func(s *Service, ctx context.Context, p Principal, in TaskStateIn) (*kanban.Task, error) {
 		return s.changeTask(ctx, p, in.TaskID, kanban.EventTaskUpdated, func(id string) (*kanban.Task, error) {
 			return s.completing(ctx)(s.store.UpdateTask(ctx, id, kanban.TaskUpdate{State: &in.State}))
 		})
-	})
-	Register(r, kanban.ActionTaskMove, all, s.moveTask)
-	Register(r, kanban.ActionTaskArchive, all, func(ctx context.Context, p Principal, in TaskRefIn) (*kanban.Task, error) {
+	},
+})
+
+var _ = declare(Def[TaskMoveIn, *kanban.Task]{
+	Name:  kanban.ActionTaskMove,
+	Tool:  "move_task_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id":          taskRef(`Task to move; "self" is yours.`),
+		"workflow_id":      idProp("Workflow of the target step; default the task's."),
+		"workflow_step_id": idProp("Target step, of workflow_id."),
+		"position": schema.Int("0-based position in the step; default last.").
+			Range(0, kanban.MaxTaskPosition),
+		"prompt": schema.Str("Hand-off message for the agent at the new step.").Len(1, kanban.MaxPromptLen),
+	}, "task_id", "workflow_step_id"),
+	Run: (*Service).moveTask,
+})
+
+var _ = declare(Def[TaskRefIn, *kanban.Task]{
+	Name:  kanban.ActionTaskArchive,
+	Tool:  "archive_task_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id": taskRef(`Task to archive; "self" is yours.`),
+	}, "task_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in TaskRefIn) (*kanban.Task, error) {
 		return s.changeTask(ctx, p, in.TaskID, kanban.EventTaskUpdated, func(id string) (*kanban.Task, error) {
 			t, err := s.store.ArchiveTask(ctx, id)
 			if err != nil {
@@ -147,8 +245,17 @@ func (s *Service) registerTasks(r *Registry) {
 			defer s.events.Emit(kanban.StepFreed{StepID: t.WorkflowStepID})
 			return t, s.releaseTask(ctx, t.ID, "Stopped: the task was archived")
 		})
-	})
-	Register(r, kanban.ActionTaskDelete, all, func(ctx context.Context, p Principal, in TaskRefIn) (*Deleted, error) {
+	},
+})
+
+var _ = declare(Def[TaskRefIn, *Deleted]{
+	Name:  kanban.ActionTaskDelete,
+	Tool:  "delete_task_kandev",
+	Allow: all,
+	Schema: schema.Obj("", schema.P{
+		"task_id": idProp("Task to delete."),
+	}, "task_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in TaskRefIn) (*Deleted, error) {
 		t, err := s.mutableTask(ctx, p, in.TaskID)
 		if err != nil {
 			return nil, err
@@ -165,9 +272,8 @@ func (s *Service) registerTasks(r *Registry) {
 		kanban.EventTaskDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedTask{ID: t.ID, WorkspaceID: t.WorkspaceID})
 		s.events.Emit(kanban.StepFreed{StepID: t.WorkflowStepID})
 		return &Deleted{ID: t.ID, Deleted: true}, nil
-	})
-	s.registerDependencies(r)
-}
+	},
+})
 
 // releaseTask stops a task's agents (noting why) and frees what the
 // runtime holds for it (its git worktree; the branch is kept).

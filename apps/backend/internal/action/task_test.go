@@ -33,7 +33,8 @@ func TestSessionConfinedToWorkspace(t *testing.T) {
 		{kanban.ActionMessageList, map[string]any{"task_id": other.ID}},
 		{kanban.ActionPlanCreate, map[string]any{"task_id": other.ID, "content": "x"}},
 		{kanban.ActionDocumentWrite, map[string]any{"task_id": other.ID, "document_key": "notes", "content": "x"}},
-		{kanban.ActionArtifactCreate, map[string]any{"task_id": other.ID, "kind": kanban.ArtifactWalkthrough, "data": map[string]any{}}},
+		{kanban.ActionArtifactCreate, map[string]any{"task_id": other.ID, "kind": kanban.ArtifactWalkthrough,
+			"data": map[string]any{"steps": []any{map[string]any{"file": "a.go", "line": 1, "text": "t"}}}}},
 		{kanban.ActionRepositoryList, map[string]any{"workspace_id": ws.ID}},
 	}
 	for _, c := range cases {

@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // UpstreamConfigOut is the result of upstream.config: the proxied servers
@@ -54,16 +55,40 @@ type UpstreamRefusedIn struct {
 	Cursor    string `json:"cursor,omitzero"`
 }
 
-func (s *Service) registerUpstreams(r *Registry) {
-	Register(r, kanban.ActionUpstreamConfig, AllowSession, s.upstreamConfig)
-	Register(r, kanban.ActionUpstreamReport, AllowSession, s.upstreamReport)
-	Register(r, kanban.ActionUpstreamList, AllowOperator, func(ctx context.Context, _ Principal, in UpstreamListIn) (*kanban.List[kanban.UpstreamServer], error) {
+var _ = declare(Def[NoIn, *UpstreamConfigOut]{
+	Name:   kanban.ActionUpstreamConfig,
+	Allow:  AllowSession,
+	Schema: schema.NoParams(),
+	Run:    (*Service).upstreamConfig,
+})
+
+var _ = declare(Def[UpstreamReportIn, *kanban.SessionUpstreams]{
+	Name:   kanban.ActionUpstreamReport,
+	Allow:  AllowSession,
+	Schema: upstreamReport(),
+	Run:    (*Service).upstreamReport,
+})
+
+var _ = declare(Def[UpstreamListIn, *kanban.List[kanban.UpstreamServer]]{
+	Name:   kanban.ActionUpstreamList,
+	Allow:  AllowOperator,
+	Schema: schema.Obj("", pageProps(schema.P{"session_id": idProp("The session.")}), "session_id"),
+	Run: func(s *Service, ctx context.Context, _ Principal, in UpstreamListIn) (*kanban.List[kanban.UpstreamServer], error) {
 		return s.store.ListUpstreams(ctx, in.SessionID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
-	})
-	Register(r, kanban.ActionUpstreamRefused, AllowOperator, func(ctx context.Context, _ Principal, in UpstreamRefusedIn) (*kanban.List[kanban.RefusedTool], error) {
+	},
+})
+
+var _ = declare(Def[UpstreamRefusedIn, *kanban.List[kanban.RefusedTool]]{
+	Name:  kanban.ActionUpstreamRefused,
+	Allow: AllowOperator,
+	Schema: schema.Obj("", pageProps(schema.P{
+		"session_id": idProp("The session."),
+		"server":     schema.Str("Only this server's refused tools.").Len(1, kanban.MaxMCPServerNameLen),
+	}), "session_id"),
+	Run: func(s *Service, ctx context.Context, _ Principal, in UpstreamRefusedIn) (*kanban.List[kanban.RefusedTool], error) {
 		return s.store.ListRefusedTools(ctx, in.SessionID, in.Server, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
-	})
-}
+	},
+})
 
 // upstreamConfig gives a session the proxied servers of its own agent
 // profile (identity from the principal, never the payload).
@@ -114,4 +139,22 @@ func (s *Service) upstreamReport(ctx context.Context, p Principal, in UpstreamRe
 	kanban.EventSessionUpstreamsChanged.Publish(s.pub, SessionTopic(p.SessionID), out)
 	kanban.EventSessionUpstreamsChanged.Publish(s.pub, WorkspaceTopic(p.WorkspaceID), out)
 	return out, nil
+}
+
+// upstreamReport is the payload a session's MCP server sends after
+// (re)building its proxied tools: per server, what it serves and refused.
+// The contract is its shape; the values' rules (distinct printable names,
+// byte bounds, counts covering the list) are kanban.ValidateUpstreams'.
+func upstreamReport() schema.S {
+	refused := schema.Obj("A refused tool.", schema.P{
+		"tool": schema.Str("Its name."), "limit": schema.Str("The limit it broke."), "reason": schema.Str("Why, in words."),
+	}, "tool", "limit", "reason")
+	server := schema.Obj("One server.", schema.P{
+		"name": schema.Str("Server name."), "type": schema.Str("Transport."), "state": schema.Str("Where it stands."),
+		"detail":        schema.Str("What went wrong, if anything."),
+		"tools_served":  schema.Int("Tools served."),
+		"tools_refused": schema.Int("Tools refused."),
+		"refused":       schema.Arr("The refused tools (a bounded sample).", refused),
+	}, "name", "type", "state", "tools_served", "tools_refused")
+	return schema.Obj("", schema.P{"servers": schema.Arr("Every proxied server.", server)}, "servers")
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
 // The built-in workflow templates: portable workflow documents embedded in
@@ -159,9 +160,11 @@ func rename(name string, doc *WorkflowDocument, parsed []parsedWorkflow) error {
 	return nil
 }
 
-func (s *Service) registerTemplates(r *Registry) {
-	Register(r, kanban.ActionWorkflowTemplateList, AllowOperator|AllowConfigSession,
-		func(_ context.Context, _ Principal, in TemplateListIn) (*kanban.List[WorkflowTemplate], error) {
-			return listTemplates(in)
-		})
-}
+var _ = declare(Def[TemplateListIn, *kanban.List[WorkflowTemplate]]{
+	Name:   kanban.ActionWorkflowTemplateList,
+	Allow:  cfg,
+	Schema: schema.Obj("", pageProps(schema.P{})),
+	Run: func(_ *Service, _ context.Context, _ Principal, in TemplateListIn) (*kanban.List[WorkflowTemplate], error) {
+		return listTemplates(in)
+	},
+})

@@ -166,7 +166,7 @@ func TestImportTemplateRefusals(t *testing.T) {
 	}{
 		{"neither", WorkflowImportIn{}, kanban.CodeValidation, "template_id"},
 		{"both", WorkflowImportIn{Document: two, TemplateID: "kanban"}, kanban.CodeValidation, "not both"},
-		{"unknown template", WorkflowImportIn{TemplateID: "kanbann"}, kanban.CodeNotFound, "workflow.template.list"},
+		{"unknown template", WorkflowImportIn{TemplateID: "kanbann"}, kanban.CodeValidation, "/template_id: must be one of: kanban, plan-and-build"},
 		{"name for two workflows", WorkflowImportIn{Document: two, Name: "C"}, kanban.CodeValidation, "holds 2"},
 		{"name on two lines", WorkflowImportIn{TemplateID: "kanban", Name: "Kan\nban"}, kanban.CodeValidation, "name"},
 	} {

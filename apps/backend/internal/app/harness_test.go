@@ -270,6 +270,9 @@ func (e *env) counts() map[string]int {
 // fingerprints before and after a refused call prove it changed nothing.
 func (e *env) fingerprint() string {
 	e.t.Helper()
+	// The engine reacts to earlier calls in the background (a move's
+	// automations): wait for it, so the dump holds only what a call did.
+	e.settleFlow()
 	db := e.b.store.DB()
 	var b strings.Builder
 	for _, tb := range slices.Sorted(maps.Keys(e.counts())) {

@@ -221,9 +221,9 @@ type backend struct {
 	store *store.Store
 	reg   *action.Registry
 	svc   *action.Service
-	// topics checks subscribe and unsubscribe payloads (the WebSocket's
-	// own actions), by the same compiled validator as every action's.
-	topics  map[kanban.Action]action.Contract
+	// topics are the contracts of subscribe and unsubscribe (the
+	// WebSocket's own actions: see subscribeSchema).
+	topics  map[kanban.Action]*action.Contract
 	ws      *ws.Server
 	mcp     *toolserver.Server
 	mcpHTTP *toolserver.HTTPHandlers
@@ -309,10 +309,10 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 		local = b.agents
 	}
 	deps.Agents = b.shared.agents(local)
-	b.reg, b.svc = action.New(deps)
-	b.topics = map[kanban.Action]action.Contract{kanban.ActionSubscribe: payloadContract(compiled, kanban.ActionSubscribe),
-		kanban.ActionUnsubscribe: payloadContract(compiled, kanban.ActionUnsubscribe)}
-	if err := setContracts(b.reg, compiled); err != nil {
+	if b.reg, b.svc, err = action.New(deps); err != nil {
+		return nil, err
+	}
+	if b.topics, err = topicContracts(); err != nil {
 		return nil, err
 	}
 	b.shared.wire(b.svc)
@@ -338,7 +338,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	hub.ws = b.ws
 	b.mcp, err = toolserver.New(toolserver.Config{
 		Compiled: compiled,
-		Backend:  inProcess{reg: b.reg, principal: action.Principal{Kind: action.Operator}},
+		Backend:  action.Caller{Registry: b.reg, Principal: action.Principal{Kind: action.Operator}},
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
 		Logger:   cfg.Logger,
 		Sessions: cfg.MCPSessions,

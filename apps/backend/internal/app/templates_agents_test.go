@@ -9,17 +9,13 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// fromTemplate creates a workflow from a built-in template as the operator
-// does over MCP (import_workflow_kandev with its template_id) and returns
-// its steps by name.
+// fromTemplate creates a workflow from a built-in template as the board's
+// gallery does (workflow.import with its template_id) and returns its
+// steps by name.
 func (e *env) fromTemplate(id, name string) (string, map[string]kanban.WorkflowStep) {
 	e.t.Helper()
-	args := map[string]any{"template_id": id}
-	if name != "" {
-		args["name"] = name
-	}
 	var out action.WorkflowImportOut
-	e.decode(e.call(e.operatorMCP(), "import_workflow_kandev", mustJSON(e.t, args)), &out)
+	e.dispatch(kanban.ActionWorkflowImport, action.WorkflowImportIn{TemplateID: id, Name: name}, &out)
 	if len(out.Workflows) != 1 {
 		e.t.Fatalf("template %s: got %+v, want one workflow created", id, out)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/schema"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
@@ -65,6 +66,27 @@ type SubscribeIn struct {
 	Topics []string `json:"topics"`
 }
 
+// subscribeSchema is the contract of subscribe and unsubscribe: 1 to
+// kanban.MaxTopics topics, each "<kind>:<id>" of a workspace or a session.
+func subscribeSchema() schema.S {
+	topic := `^(workspace|session):` + kanban.IDPattern[1:]
+	return schema.Obj("", schema.P{"topics": schema.Arr("Topics to follow or stop following.",
+		schema.Str(`"workspace:<id>" or "session:<id>".`).Pattern(topic)).Items(1, kanban.MaxTopics)}, "topics")
+}
+
+// topicContracts compiles the contracts of subscribe and unsubscribe.
+func topicContracts() (map[kanban.Action]*action.Contract, error) {
+	out := map[kanban.Action]*action.Contract{}
+	for _, name := range []kanban.Action{kanban.ActionSubscribe, kanban.ActionUnsubscribe} {
+		c, err := action.NewContract[SubscribeIn](name, subscribeSchema())
+		if err != nil {
+			return nil, err
+		}
+		out[name] = c
+	}
+	return out, nil
+}
+
 // SubscribeOut is their result: the connection's topics afterwards.
 type SubscribeOut struct {
 	Topics []string `json:"topics"`
@@ -119,7 +141,7 @@ func (b *backend) dispatch(ctx context.Context, c *ws.Conn, name kanban.Action, 
 }
 
 func (b *backend) subscribe(c *ws.Conn, p action.Principal, name kanban.Action, payload json.RawMessage) (any, error) {
-	payload, err := b.topics[name](payload)
+	payload, err := b.topics[name].Check(payload)
 	if err != nil {
 		return nil, err
 	}

@@ -115,7 +115,7 @@ func TestWebSocketRejections(t *testing.T) {
 		{"cross-workspace subscribe", sess, kanban.ActionSubscribe, map[string]any{"topics": []string{action.WorkspaceTopic(other.ID)}}, kanban.CodeForbidden, "only subscribe"},
 		{"operator asks a question", op, kanban.ActionQuestionAsk, map[string]any{}, kanban.CodeForbidden, "only available to agent sessions"},
 		{"self-dependency", sess, kanban.ActionTaskDependencyAdd, map[string]any{"depends_on_task_id": "self"}, kanban.CodeValidation, "cannot depend on itself"},
-		// Actions no tool forwards to are checked by their declared payload contract.
+		// Actions no tool serves unchanged are checked by their own contract (refusals name the action).
 		{"declared: unknown field", op, kanban.ActionTaskGet, map[string]any{"id": task.ID, "sk-live-CANARY": 1}, kanban.CodeValidation, "invalid arguments for task.get: unknown field at /; allowed: id"},
 		{"declared: bad mode", op, kanban.ActionSessionSetMode, map[string]any{"id": created.Session.ID, "mode": "sk-live-CANARY"}, kanban.CodeValidation, "invalid arguments for session.set_mode: /mode:"},
 		{"declared: name too long", op, kanban.ActionWorkspaceCreate, map[string]any{"name": strings.Repeat("n", kanban.MaxNameLen+1)}, kanban.CodeValidation, "invalid arguments for workspace.create: /name:"},

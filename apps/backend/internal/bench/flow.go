@@ -149,7 +149,10 @@ func measureSweep(ctx context.Context, cfg Config, out *FlowRun) error {
 		return err
 	}
 	events := &kanban.DomainEvents{}
-	_, svc := action.New(action.Deps{Store: st, Events: events})
+	_, svc, err := action.New(action.Deps{Store: st, Events: events})
+	if err != nil {
+		return err
+	}
 	eng := flow.New(ctx, flow.Config{Store: st, Service: svc, Events: events})
 	defer eng.Close(ctx)
 	t0 := time.Now()

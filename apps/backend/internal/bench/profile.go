@@ -23,13 +23,12 @@ type profileCategory struct {
 
 var profileCategories = []profileCategory{
 	{"SQLite (modernc.org/sqlite, database/sql)", anyFrame(prefix("modernc.org/", "database/sql."))},
-	{"argument validation (argcheck, jsonschema)", anyFrame(contains("/internal/mcp/argcheck.", "santhosh-tekuri/jsonschema"))},
+	{"argument validation (argcheck, jsonschema)", anyFrame(contains("/internal/argcheck.", "santhosh-tekuri/jsonschema"))},
 	{"logging (log/slog)", anyFrame(prefix("log/slog."))},
 	{"mcp-go encoding the result", mcpgoEncoding},
 	{"HTTP and network I/O (net/http, syscalls)", anyFrame(prefix("net/http.(*conn).readRequest", "net/http.(*response).",
 		"net/http.(*chunkWriter).", "net/http.(*connReader).", "bufio.", "internal/poll.", "net.(*conn).", "syscall."))},
-	{"Kandev: actions, store, result encoding", anyFrame(contains("/internal/action.", "/internal/store.", "/internal/kanban.",
-		"/internal/app.inProcess.Call"))},
+	{"Kandev: actions, store, result encoding", anyFrame(contains("/internal/action.", "/internal/store.", "/internal/kanban."))},
 	{"Kandev: auth, gate, preflight, wrapper", anyFrame(contains("/internal/mcp/gate.", "/internal/mcp/toolserver.", "/internal/app."))},
 	{"mcp-go handling the request", anyFrame(prefix("github.com/mark3labs/mcp-go/"))},
 	{"Go runtime (GC, scheduler)", func([]string) bool { return true }},

@@ -14,9 +14,9 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/kandev/kandev/apps/backend/internal/mcp/argcheck"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/schemabudget"
+	"github.com/kandev/kandev/apps/backend/internal/argcheck"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream/fixture"
+	"github.com/kandev/kandev/apps/backend/internal/schemabudget"
 )
 
 // typicalTools is the size of the "typical upstream server" of section 7.

@@ -90,7 +90,9 @@ func newHarness(t *testing.T, dir string) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, st: st, now: time.Now(), notified: map[string]int{}, events: &kanban.DomainEvents{}}
-	h.reg, h.svc = action.New(action.Deps{Store: st, Agents: runtime{h: h}, Events: h.events})
+	if h.reg, h.svc, err = action.New(action.Deps{Store: st, Agents: runtime{h: h}, Events: h.events}); err != nil {
+		t.Fatal(err)
+	}
 	h.eng = New(t.Context(), Config{Store: st, Service: h.svc, Clock: h.clock, Events: h.events})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

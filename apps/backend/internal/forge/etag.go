@@ -2,6 +2,7 @@ package forge
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -51,7 +52,7 @@ func newConditional(next http.RoundTripper) *conditional {
 }
 
 func (c *conditional) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodGet || req.Header.Get("Range") != "" {
+	if _, off := req.Context().Value(noCacheKey{}).(bool); off || req.Method != http.MethodGet || req.Header.Get("Range") != "" {
 		return c.next.RoundTrip(req)
 	}
 	key := req.URL.String() + "\x00" + req.Header.Get("Accept")
@@ -101,13 +102,16 @@ func (c *conditional) RoundTrip(req *http.Request) (*http.Response, error) {
 	case resp.StatusCode == http.StatusOK && resp.Header.Get("ETag") != "":
 		vals.record(vkey, resp.Header.Get("ETag"))
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxCachedBody+1))
-		_ = resp.Body.Close()
 		if err != nil {
+			_ = resp.Body.Close()
 			return nil, err
 		}
-		if len(body) <= maxCachedBody {
-			c.store(key, &cachedResponse{etag: resp.Header.Get("ETag"), header: resp.Header.Clone(), body: body})
+		if len(body) > maxCachedBody { // not kept: the caller reads all of it
+			resp.Body = readCloser{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
+			return resp, nil
 		}
+		_ = resp.Body.Close()
+		c.store(key, &cachedResponse{etag: resp.Header.Get("ETag"), header: resp.Header.Clone(), body: body})
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		resp.ContentLength = int64(len(body))
 		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
@@ -138,4 +142,17 @@ func notModified(r *github.Response) bool {
 // validator with nothing cached here: it decoded to an empty value.
 func bodiless(r *github.Response) bool {
 	return r != nil && r.Response != nil && r.Header.Get(bodilessHeader) != ""
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+type noCacheKey struct{}
+
+// withoutCache makes the reads made with ctx unconditional and uncached
+// (a log: large, read once).
+func withoutCache(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noCacheKey{}, true)
 }

@@ -1,7 +1,8 @@
-// Package forge talks to code forges — GitHub first — about a task's pull
-// request: open it, read its state, reviews, review comments and checks,
-// and merge it. Forge is the interface the action layer and the PR watcher
-// use; GitHub implements it with google/go-github.
+// Package forge talks to code forges about a task's pull request (a
+// merge request on GitLab): open it, read its state, reviews, review
+// comments and checks, and merge it. Forge is the interface the action
+// layer and the PR watcher use; GitHub implements it with
+// google/go-github, GitLab with gitlab-org/api/client-go.
 //
 // Reads are conditional (ETag / If-None-Match): an unchanged answer comes
 // back as a 304, which costs no rate limit, and is reported NotModified.
@@ -12,8 +13,8 @@
 // Every error is an *Error whose text is safe to show any caller: never
 // the token, never the forge's response body, never caller text.
 //
-// It imports the standard library, go-github, kanban (error codes) and
-// credential; nothing else of Kandev.
+// It imports the standard library, go-github, GitLab's client-go, kanban
+// (error codes), credential and redact; nothing else of Kandev.
 package forge
 
 import (
@@ -56,7 +57,8 @@ const (
 	MaxLogBytes  = 16 << 10 // a check log excerpt
 )
 
-// Repo names a repository on a forge: GitHub's owner and name.
+// Repo names a repository on a forge: GitHub's owner and name, or a
+// GitLab project's namespace path ("group/subgroup") and path.
 type Repo struct {
 	Owner string `json:"owner"`
 	Name  string `json:"name"`
@@ -196,13 +198,13 @@ type FailedCheck struct {
 	// ID is the check run's (0 for a commit status); CheckLog takes it.
 	ID         int64  `json:"id,omitempty"`
 	Name       string `json:"name"`
-	Kind       string `json:"kind"`       // "check_run" or "status"
+	Kind       string `json:"kind"`       // "check_run", "status"; GitLab's "job" or "pipeline"
 	Conclusion string `json:"conclusion"` // failure, timed_out, cancelled, error, …
 	// Summary is the check's own report (title, summary, text), at most
 	// MaxTextBytes.
 	Summary string `json:"summary,omitempty"`
 	URL     string `json:"url,omitempty"`
-	HasLog  bool   `json:"has_log"` // a GitHub Actions job: CheckLog can fetch it
+	HasLog  bool   `json:"has_log"` // a GitHub Actions or GitLab CI job: CheckLog can fetch it
 }
 
 // Log is the end of a check's log.

@@ -5,7 +5,11 @@
 // a thin stateful layer in front of it that holds what Prism cannot (a
 // pull request stays merged after a merge call; check results and reviews
 // are what the test set) while every request still goes through Prism's
-// validation, so a request GitHub would refuse fails the test.
+// validation, so a request GitHub would refuse fails the test. For
+// GitLab, whose official OpenAPI description is on no registry this
+// project installs from, it has GitLab: a loopback fixture server (no
+// Prism, no Node) whose request and response shapes cite GitLab's REST
+// API docs, endpoint by endpoint, and which validates requests strictly.
 //
 // It imports the standard library and santhosh-tekuri/jsonschema (for
 // the webhook schemas); nothing of Kandev.

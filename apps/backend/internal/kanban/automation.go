@@ -40,8 +40,8 @@ type AutomationParam struct {
 }
 
 // AutomationType is one kind of step automation the workflow engine runs.
-// The catalog's schema and the domain check are both built from this
-// table, so what is advertised is what is enforced and executed.
+// The step actions' contract schema and the domain check are both built
+// from this table, so what is advertised is what is enforced and executed.
 type AutomationType struct {
 	Name   string
 	Desc   string

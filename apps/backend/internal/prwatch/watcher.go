@@ -1,7 +1,8 @@
 // Package prwatch holds the watches of a task's open pull requests: it
 // polls each one's forge with conditional requests (a 304 costs no rate
 // limit), backs off on errors and rate limits, and takes webhook
-// deliveries (their HMAC signature checked) into the same path; it turns
+// deliveries (GitHub's HMAC signature, GitLab's secret token checked)
+// into the same path; it turns
 // what it sees into typed events — new review comments, reviews and their
 // verdict, review requests, finished checks with the failing check's log
 // excerpt, merges and closes — and decides the PR automation: the

@@ -27,11 +27,63 @@ import (
 // maxWebhookReads deliveries are being read (GitHub redelivers). Answers
 // never echo the delivery.
 func (w *Watcher) Webhook(secret credential.Token) http.Handler {
+	return w.webhook(hook{
+		forge: kanban.ForgeGitHub,
+		verify: func(r *http.Request, body []byte) error {
+			return forge.VerifyGitHubSignature(secret, body, r.Header.Get("X-Hub-Signature-256"))
+		},
+		parse: func(r *http.Request, body []byte) (*forge.Event, error) {
+			return forge.ParseGitHubEvent(r.Header.Get("X-GitHub-Event"), body)
+		},
+	})
+}
+
+// GitLabWebhook returns the handler of a GitLab webhook whose secret
+// token is secret: its X-Gitlab-Token is checked in constant time before
+// the body is read (GitLab sends the token, not a signature of the
+// body), then the delivery is taken as Webhook takes GitHub's — a diff
+// note recorded as the poll records it, every delivery about a watched
+// merge request making it due. Answers as Webhook's.
+func (w *Watcher) GitLabWebhook(secret credential.Token) http.Handler {
+	return w.webhook(hook{
+		forge: kanban.ForgeGitLab,
+		preVerify: func(r *http.Request) error {
+			return forge.VerifyGitLabToken(secret, r.Header.Get("X-Gitlab-Token"))
+		},
+		parse: func(r *http.Request, body []byte) (*forge.Event, error) {
+			return forge.ParseGitLabEvent(r.Header.Get("X-Gitlab-Event"), body)
+		},
+	})
+}
+
+// hook is how one forge's deliveries are checked and read.
+type hook struct {
+	forge kanban.ForgeKind
+	// preVerify checks a delivery before its body is read; verify after.
+	preVerify func(r *http.Request) error
+	verify    func(r *http.Request, body []byte) error
+	parse     func(r *http.Request, body []byte) (*forge.Event, error)
+}
+
+func (w *Watcher) webhook(h hook) http.Handler {
+	refuse := func(rw http.ResponseWriter, err error) {
+		status := http.StatusUnauthorized
+		if kanban.ErrorCode(err) == kanban.CodeUnavailable {
+			status = http.StatusServiceUnavailable
+		}
+		http.Error(rw, err.Error(), status)
+	}
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			rw.Header().Set("Allow", http.MethodPost)
 			http.Error(rw, "POST only", http.StatusMethodNotAllowed)
 			return
+		}
+		if h.preVerify != nil {
+			if err := h.preVerify(r); err != nil {
+				refuse(rw, err)
+				return
+			}
 		}
 		select { // an unverified body may be 25 MB: a few at a time
 		case w.webhookReads <- struct{}{}:
@@ -50,22 +102,20 @@ func (w *Watcher) Webhook(secret credential.Token) http.Handler {
 			http.Error(rw, "the delivery could not be read", http.StatusBadRequest)
 			return
 		}
-		if err := forge.VerifyGitHubSignature(secret, body, r.Header.Get("X-Hub-Signature-256")); err != nil {
-			status := http.StatusUnauthorized
-			if kanban.ErrorCode(err) == kanban.CodeUnavailable {
-				status = http.StatusServiceUnavailable
+		if h.verify != nil {
+			if err := h.verify(r, body); err != nil {
+				refuse(rw, err)
+				return
 			}
-			http.Error(rw, err.Error(), status)
-			return
 		}
-		ev, err := forge.ParseGitHubEvent(r.Header.Get("X-GitHub-Event"), body)
+		ev, err := h.parse(r, body)
 		if err != nil {
 			http.Error(rw, err.Error(), http.StatusBadRequest)
 			return
 		}
 		if ev != nil {
-			if err := w.take(r, ev); err != nil {
-				w.log.Error("prwatch: webhook delivery", "event", ev.Kind, "err", err)
+			if err := w.take(r, h.forge, ev); err != nil {
+				w.log.Error("prwatch: webhook delivery", "forge", h.forge, "event", ev.Kind, "err", err)
 				http.Error(rw, "the delivery could not be recorded; redeliver it", http.StatusServiceUnavailable)
 				return
 			}
@@ -75,10 +125,10 @@ func (w *Watcher) Webhook(secret credential.Token) http.Handler {
 }
 
 // take records what a verified delivery tells of each watched pull
-// request it names and makes them due.
-func (w *Watcher) take(r *http.Request, ev *forge.Event) error {
+// request of forge f it names and makes them due.
+func (w *Watcher) take(r *http.Request, f kanban.ForgeKind, ev *forge.Event) error {
 	ctx := r.Context()
-	prs, err := w.cfg.Store.WatchedPullRequests(ctx, kanban.ForgeGitHub, ev.Repo.Owner+"/"+ev.Repo.Name, ev.PRs, ev.HeadSHA)
+	prs, err := w.cfg.Store.WatchedPullRequests(ctx, f, ev.Repo.Owner+"/"+ev.Repo.Name, ev.PRs, ev.HeadSHA)
 	if err != nil {
 		return err
 	}

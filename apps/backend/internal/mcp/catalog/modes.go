@@ -2,10 +2,10 @@ package catalog
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -23,9 +23,9 @@ var declared []*Group
 // own file and give it a row in the table below.
 func declare(g *Group) *Group {
 	for _, t := range g.Tools {
-		if t.Run == nil {
-			// here, at init, so that New never writes shared state
-			t.Run, t.forwards = forward, true
+		// here, at init, so that New never writes shared state
+		if err := t.derive(); err != nil {
+			failDecl(fmt.Errorf("group %s: %w", g.Name, err))
 		}
 	}
 	declared = append(declared, g)
@@ -132,13 +132,16 @@ type Catalog struct {
 	tools  map[string]*Tool
 	groups map[string]*Group
 	order  []string // tool names in declaration order
-	// payloads are the declared payload contracts (see payloads.go).
-	payloads map[kanban.Action]S
 }
 
-// New indexes the declared groups. It fails on a duplicate tool name, a
-// name without the suffix, or a table entry naming an undeclared group.
+// New indexes the declared groups. It fails on a tool declaration error
+// (see derive), a duplicate tool name, a name without the suffix, a table
+// entry naming an undeclared group, or an action contract naming a tool
+// (action.Def.Tool) that does not serve it unchanged.
 func New() (*Catalog, error) {
+	if declErr != nil {
+		return nil, declErr
+	}
 	c := &Catalog{tools: map[string]*Tool{}, groups: map[string]*Group{}}
 	for _, g := range declared {
 		if _, dup := c.groups[g.Name]; dup {
@@ -169,23 +172,12 @@ func New() (*Catalog, error) {
 			return nil, fmt.Errorf("group %s is in no mode", name)
 		}
 	}
-	var err error
-	if c.payloads, err = payloadContracts(c); err != nil {
-		return nil, err
+	for _, ac := range action.Contracts() {
+		if t := c.tools[ac.Tool()]; ac.Tool() != "" && (t == nil || t.Action != ac.Name() || !t.Forwards() || len(t.Drop)+len(t.Require) > 0) {
+			return nil, fmt.Errorf("action %s names tool %s, which does not serve it unchanged", ac.Name(), ac.Tool())
+		}
 	}
 	return c, nil
-}
-
-// PayloadActions lists the actions with a declared payload contract, sorted.
-func (c *Catalog) PayloadActions() []kanban.Action {
-	return slices.Sorted(maps.Keys(c.payloads))
-}
-
-// Payload returns the declared payload contract of an action that takes
-// no forwarding tool's arguments unchanged (see payloads.go).
-func (c *Catalog) Payload(a kanban.Action) (S, bool) {
-	s, ok := c.payloads[a]
-	return s, ok
 }
 
 // All returns every tool in declaration order.

@@ -1,132 +1,32 @@
 package catalog
 
-import "github.com/kandev/kandev/apps/backend/internal/kanban"
+import "github.com/kandev/kandev/apps/backend/internal/schema"
 
-// S is one JSON Schema node (draft 2020-12). It marshals with sorted keys,
-// so catalogs serialize deterministically. Builders return fresh maps;
-// methods mutate and return the receiver for chaining at declaration time.
-type S map[string]any
+// Input schemas are not written here: a tool's input is its action's
+// contract (package action), narrowed or adapted (see Tool). The builders
+// below are package schema's, so that the output declarations here read
+// unqualified.
 
-// P maps property names to their schemas.
-type P map[string]S
+// S is schema.S.
+type S = schema.S
 
-// Str is a string property.
-func Str(desc string) S { return S{"type": "string", "description": desc} }
+// P is schema.P.
+type P = schema.P
 
-// Int is an integer property.
-func Int(desc string) S { return S{"type": "integer", "description": desc} }
+// Str is schema.Str.
+func Str(desc string) S { return schema.Str(desc) }
 
-// Bool is a boolean property.
-func Bool(desc string) S { return S{"type": "boolean", "description": desc} }
+// Int is schema.Int.
+func Int(desc string) S { return schema.Int(desc) }
 
-// Enum is a string property limited to values.
-func Enum(desc string, values ...string) S {
-	return S{"type": "string", "description": desc, "enum": values}
-}
+// Bool is schema.Bool.
+func Bool(desc string) S { return schema.Bool(desc) }
 
-// Arr is an array of items.
-func Arr(desc string, items S) S { return S{"type": "array", "description": desc, "items": items} }
+// Enum is schema.Enum.
+func Enum(desc string, values ...string) S { return schema.Enum(desc, values...) }
 
-// Obj is a closed object: only the declared properties are allowed.
-func Obj(desc string, props P, required ...string) S {
-	o := S{"type": "object", "properties": props, "additionalProperties": false}
-	if desc != "" {
-		o["description"] = desc
-	}
-	if len(required) > 0 {
-		o["required"] = required
-	}
-	return o
-}
+// Arr is schema.Arr.
+func Arr(desc string, items S) S { return schema.Arr(desc, items) }
 
-// Record is an intentionally open map: keys match keyPattern, every value
-// matches value.
-func Record(desc, keyPattern string, value S) S {
-	return S{"type": "object", "description": desc,
-		"propertyNames":        S{"pattern": keyPattern},
-		"additionalProperties": value}
-}
-
-// OneOf is a value matching exactly one of branches.
-func OneOf(desc string, branches ...S) S {
-	bs := make([]any, len(branches))
-	for i, b := range branches {
-		bs[i] = b
-	}
-	return S{"description": desc, "oneOf": bs}
-}
-
-// Const is a property fixed to one string value (a oneOf discriminator).
-func Const(desc, v string) S { return S{"type": "string", "description": desc, "const": v} }
-
-// Len bounds a string's length in characters (max 0: no upper bound).
-func (s S) Len(minLen, maxLen int) S {
-	if minLen > 0 {
-		s["minLength"] = minLen
-	}
-	if maxLen > 0 {
-		s["maxLength"] = maxLen
-	}
-	return s
-}
-
-// Range bounds a number.
-func (s S) Range(lo, hi int) S {
-	s["minimum"] = lo
-	s["maximum"] = hi
-	return s
-}
-
-// Min sets a lower bound.
-func (s S) Min(lo int) S { s["minimum"] = lo; return s }
-
-// Items bounds an array's length.
-func (s S) Items(lo, hi int) S {
-	if lo > 0 {
-		s["minItems"] = lo
-	}
-	s["maxItems"] = hi
-	return s
-}
-
-// Props bounds an object's number of properties (max 0: no upper bound).
-func (s S) Props(lo, hi int) S {
-	if lo > 0 {
-		s["minProperties"] = lo
-	}
-	if hi > 0 {
-		s["maxProperties"] = hi
-	}
-	return s
-}
-
-// Unique requires distinct array items.
-func (s S) Unique() S { s["uniqueItems"] = true; return s }
-
-// Pattern constrains a string.
-func (s S) Pattern(re string) S { s["pattern"] = re; return s }
-
-// Default documents the default value.
-func (s S) Default(v any) S { s["default"] = v; return s }
-
-// Format names a string format (informative: not asserted).
-func (s S) Format(f string) S { s["format"] = f; return s }
-
-// NoParams is the schema of a parameter-less tool.
-func NoParams() S { return S{"type": "object", "properties": P{}, "additionalProperties": false} }
-
-// ID is an entity id property.
-func ID(desc string) S { return Str(desc).Pattern(kanban.IDPattern) }
-
-// TaskRef is a task id or "self" (the session's bound task).
-func TaskRef(desc string) S { return Str(desc).Pattern(kanban.IDPattern) }
-
-// SelfTaskRef is a TaskRef that defaults to "self".
-func SelfTaskRef(desc string) S { return TaskRef(desc).Default("self") }
-
-// PageProps are the pagination properties every list tool takes.
-func PageProps(p P) P {
-	p["limit"] = Int("Page size, default 50.").Range(1, kanban.MaxLimit)
-	p["cursor"] = Str("The previous page's next_cursor; omit for the first page.").Len(1, kanban.MaxCursorLen)
-	return p
-}
+// NoParams is schema.NoParams.
+func NoParams() S { return schema.NoParams() }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -72,12 +73,28 @@ func (c Call) Forward(ctx context.Context, payload any) (Reply, error) {
 // Decode unmarshals the validated arguments into v.
 func (c Call) Decode(v any) error { return json.Unmarshal(c.Args, v) }
 
-// Tool is one declared tool.
+// Tool is one declared tool, declared from its action: the action's
+// contract (package action) is the tool's input — the whole of it for the
+// tool that serves the action unchanged, narrowed for the others — so a
+// tool and its action cannot drift.
 type Tool struct {
+	// Name is the tool's name. The tool that serves its action unchanged
+	// (it forwards, nothing dropped or required) leaves it empty: its name
+	// is the contract's Tool, so both refuse under the same name.
 	Name        string
 	Title       string
 	Description string
-	Input       S // nil: no parameters
+	// Input is the input schema of a tool whose Run adapts its arguments
+	// into the action's payload (the action checks that payload); nil
+	// derives it from the contract: the contract narrowed by Drop and
+	// Require for a forwarding tool (schema.Narrow, so every argument set
+	// the tool accepts is a payload the contract accepts), the contract
+	// without Drop for an adapting one (schema.Without).
+	Input S
+	// Drop are contract properties the tool does not take (the board's
+	// operator-only filters, or fields an adapting Run fills in); Require
+	// are optional ones it requires.
+	Drop, Require []string
 	// Output is the result's shape: served as structured content (with
 	// the same JSON as text), documented in the tool reference and checked
 	// by the tests. nil: unstructured (text) result.
@@ -88,28 +105,26 @@ type Tool struct {
 	// schemas (DESIGN §7), so the others are left to the reference.
 	ShowOutput bool
 	Hints      Hints
-	// Action is the one backend action the tool adapts. Run may call no
-	// other (the server refuses it), and the backend lets a session call
-	// only the actions of its mode's tools: a mode is enforced on every
-	// transport, not just in tools/list.
+	// Action is the one backend action the tool is declared from. Run may
+	// call no other (the server refuses it), and the backend lets a
+	// session call only the actions of its mode's tools: a mode is
+	// enforced on every transport, not just in tools/list.
 	Action kanban.Action
-	// Aliases and ValueAliases are the legacy argument names and enum
-	// values the tool accepts, unadvertised (see Normalize): the one
-	// declared-alias mechanism, applied by the wrapper before validation.
-	Aliases      []Alias
-	ValueAliases ValueAliases
 	// Run performs the call; its result is returned as JSON text and, with
-	// an Output schema, as structured content. Nil forwards the arguments
-	// to Action unchanged (the tool's property names are its payload fields).
+	// an Output schema, as structured content. Nil forwards the checked
+	// arguments to Action as they are (action.Checked: not checked again).
 	Run func(ctx context.Context, c Call) (any, error)
+
 	// forwards: Run is the default, so the action's payload is exactly the
 	// tool's arguments.
 	forwards bool
+	// aliases are the contract's aliases the tool takes (Normalize).
+	aliases action.Aliases
 }
 
 // Forwards reports whether the tool hands its arguments to its action
-// unchanged (no Run of its own): the tool's input schema is then the
-// action's payload contract on every transport.
+// unchanged (no Run of its own): its input schema is then its action's
+// contract or a narrowing of it.
 func (t *Tool) Forwards() bool { return t.forwards }
 
 // InputSchema returns the tool's advertised input schema.
@@ -126,14 +141,25 @@ func (t *Tool) Properties() []string {
 	return slices.Sorted(maps.Keys(props))
 }
 
+// Normalize applies the legacy argument names and enum values the tool
+// takes from its action's contract (action.Aliases.Normalize), before
+// validation, on a shallow copy when they change anything.
+func (t *Tool) Normalize(args map[string]any) (map[string]any, error) {
+	return t.aliases.Normalize(args)
+}
+
+// HasNormalization reports whether the tool takes any alias.
+func (t *Tool) HasNormalization() bool { return len(t.aliases.Names) > 0 || len(t.aliases.Values) > 0 }
+
 // Group is a named set of tools that modes include together.
 type Group struct {
 	Name  string
 	Tools []*Tool
 }
 
-// forward is the default Run: the arguments go to the tool's action
-// unchanged.
+// forward is the default Run: the arguments, which the wrapper has just
+// checked against the tool's input (a narrowing of the action's contract),
+// go to the action as they are, Checked.
 func forward(ctx context.Context, c Call) (any, error) {
-	return c.Forward(ctx, c.Args)
+	return c.Forward(ctx, action.Checked(c.Args))
 }

@@ -6,84 +6,55 @@ import (
 
 var groupBoard = declare(&Group{Name: "board", Tools: []*Tool{
 	{
-		Name:        "list_workspaces_kandev",
 		Action:      kanban.ActionWorkspaceList,
 		Title:       "List workspaces",
 		Description: "List the workspaces you can see (a session sees only its own). Use it to find workspace ids.",
-		Input:       Obj("", PageProps(P{})),
 		Output:      listOf(workspaceOut),
 		Hints:       ReadHints,
 	},
 	{
-		Name:        "list_workflows_kandev",
 		Action:      kanban.ActionWorkflowList,
 		Title:       "List workflows",
 		Description: "List the workflows (kanban boards) of a workspace, in display order.",
-		Input: Obj("", PageProps(P{
-			"workspace_id": ID("Workspace whose workflows to list."),
-		}), "workspace_id"),
-		Output: listOf(workflowOut),
-		Hints:  ReadHints,
+		Output:      listOf(workflowOut),
+		Hints:       ReadHints,
 	},
 	{
-		Name:        "list_workflow_steps_kandev",
 		Action:      kanban.ActionWorkflowStepList,
 		Title:       "List workflow steps",
 		Description: "List a workflow's steps (board columns) in board order, with their WIP limits and automation settings.",
-		Input: Obj("", PageProps(P{
-			"workflow_id": ID("Workflow whose steps to list."),
-		}), "workflow_id"),
-		Output: listOf(stepOut),
-		Hints:  ReadHints,
+		Output:      listOf(stepOut),
+		Hints:       ReadHints,
 	},
 	{
 		Name:   "list_tasks_kandev",
 		Action: kanban.ActionTaskList,
+		Drop:   []string{"workspace_id", "parent_id"},
 		Title:  "List tasks",
 		Description: "List tasks of your workspace: in board order with workflow_step_id, else in creation order; archived " +
 			"ones only with include_archived. Items are summaries with the first 100 characters of the prompt " +
 			"(description_truncated when cut); verbose gives every field and the whole prompt.",
-		Input: Obj("", PageProps(P{
-			"workflow_id":      ID("Only tasks of this workflow."),
-			"workflow_step_id": ID("Only tasks on this step, in board order."),
-			"state":            Enum("Only tasks in this state.", taskStates...),
-			"include_archived": Bool("Include archived tasks.").Default(false),
-			"verbose":          Bool("Every field and the whole prompt instead of a summary.").Default(false),
-		})),
 		Output: listOf(taskItemOut),
 		Hints:  ReadHints,
 	},
 	{
-		Name:        "list_agents_kandev",
 		Action:      kanban.ActionAgentList,
 		Title:       "List agents",
 		Description: "List the agent types (Claude Code, Codex, ...) tasks can be started with.",
-		Input:       Obj("", PageProps(P{})),
 		Output:      listOf(agentOut),
 		Hints:       ReadHints,
 	},
 	{
 		Name:   "list_executor_profiles_kandev",
 		Action: kanban.ActionExecutorProfileList,
+		Drop:   []string{"workspace_id"},
 		Title:  "List executor profiles",
 		Description: "List executor profiles (how and where agents run): the global ones and those of the session's " +
 			"workspace. Use an id as executor_profile_id when creating a task.",
-		Input: Obj("", PageProps(P{
-			"executor_id": ID("Only profiles of this executor."),
-		})),
 		Output: listOf(executorProfileOut),
 		Hints:  ReadHints,
 	},
 }})
-
-// taskStates are the task state enum values, from the domain.
-var taskStates = func() []string {
-	out := make([]string, len(kanban.TaskStates))
-	for i, s := range kanban.TaskStates {
-		out[i] = string(s)
-	}
-	return out
-}()
 
 // taskItemOut is a list_tasks_kandev item: a summary, or with verbose the
 // full task (taskOut's fields) with the same counts.

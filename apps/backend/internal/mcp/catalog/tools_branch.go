@@ -2,28 +2,14 @@ package catalog
 
 import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
-// branchTaskRef is the task_id of the branch tools.
-func branchTaskRef() S {
-	return SelfTaskRef(`Task to change: yours ("self", default), a subtask or a task you created.`)
-}
-
 var groupBranchSources = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 	{
-		Name:   "add_branch_to_task_kandev",
 		Action: kanban.ActionTaskRepositoryAdd,
 		Title:  "Add branch to task",
 		Description: "Attach a repository of the workspace to a task with the branch to start from (or an existing branch to " +
 			"check out, e.g. a pull request's head), named by at most one of repository_id, local_path or repository_url " +
 			"(none when the task has one repository); only the operator registers new ones. Re-adding updates its branches. " +
 			"The next agent session works on it.",
-		Input: Obj("", P{
-			"task_id":         branchTaskRef(),
-			"repository_id":   ID("Repository of the workspace."),
-			"local_path":      Str("Local checkout path of the repository.").Len(1, kanban.MaxPathLen),
-			"repository_url":  Str("Remote URL of the repository.").Len(1, kanban.MaxURLLen),
-			"base_branch":     Str("Branch to start from; default the repository's.").Len(1, kanban.MaxBranchLen),
-			"checkout_branch": Str("Existing branch to check out instead.").Len(1, kanban.MaxBranchLen),
-		}),
 		Output: out("The task's link to the repository.", P{
 			"task_repository":    taskRepoLinkOut,
 			"repository":         workspaceRepoOut,
@@ -32,25 +18,11 @@ var groupBranchSources = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 		Hints: IdempotentWrite,
 	},
 	{
-		Name:   "add_workspace_sources_kandev",
 		Action: kanban.ActionWorkspaceSourceAdd,
 		Title:  "Add workspace sources",
 		Description: "Attach repositories and folders of the workspace to a task, in order, all checked before any is " +
 			"attached. A repository is named by one of repository_id, local_path, remote_url or github_url; a folder by an " +
 			"absolute local_path. Only the operator registers new ones; re-attaching changes nothing.",
-		Input: Obj("", P{
-			"task_id": branchTaskRef(),
-			"sources": Arr("The sources, in order.", Obj("One source: a repository or a folder.", P{
-				"kind":            Enum("repository or folder.", kanban.SourceKinds...),
-				"repository_id":   ID("A repository of the workspace."),
-				"local_path":      Str("Absolute path: a checkout or a folder.").Len(1, kanban.MaxPathLen),
-				"remote_url":      Str("Remote URL of the repository.").Len(1, kanban.MaxURLLen),
-				"github_url":      Str("https://github.com/owner/repo URL.").Len(1, kanban.MaxURLLen),
-				"base_branch":     Str("Branch to start from; default the repository's.").Len(1, kanban.MaxBranchLen),
-				"checkout_branch": Str("Existing branch to check out.").Len(1, kanban.MaxBranchLen),
-				"display_name":    Str("Folder name shown; default its last path segment.").Len(1, kanban.MaxNameLen),
-			}, "kind")).Items(1, kanban.MaxSourcesPerCall),
-		}, "sources"),
 		Output: out("The attached sources, in input order.", P{
 			"task_id": Str("The task they are attached to."),
 			"items": Arr("One entry per source.", out("An attached source.", P{
@@ -63,18 +35,11 @@ var groupBranchSources = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 		Hints: IdempotentWrite,
 	},
 	{
-		Name:   "update_repository_base_branch_kandev",
 		Action: kanban.ActionTaskRepositorySetBaseBranch,
 		Title:  "Update repository base branch",
 		Description: "Change the branch a task's work starts from in one of its repositories (its checkout branch is " +
 			"kept). Name the link by task_repository_id (in Kandev, the linked repository's id, as task_repository." +
 			"repository_id reports it) or repository_id; either may be omitted when the task has exactly one repository.",
-		Input: Obj("", P{
-			"task_id":            branchTaskRef(),
-			"task_repository_id": ID("The task's repository link to change: its repository_id."),
-			"repository_id":      ID("Repository of the task to change (same as task_repository_id)."),
-			"base_branch":        Str("The new base branch.").Len(1, kanban.MaxBranchLen),
-		}, "base_branch"),
 		Output: taskRepoLinkOut,
 		Hints:  IdempotentWrite,
 	},

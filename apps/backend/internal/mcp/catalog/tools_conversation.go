@@ -8,33 +8,21 @@ import (
 
 var groupConversation = declare(&Group{Name: "conversation", Tools: []*Tool{
 	{
-		Name:   "get_task_conversation_kandev",
 		Action: kanban.ActionMessageList,
 		Title:  "Get task conversation",
 		Description: "Read a task's conversation (prompts, agent messages, tool calls, questions, status), or one " +
 			"session's. Continue with next_cursor as after (asc) or before (desc).",
-		Input: Obj("", P{
-			"task_id":    TaskRef(`Task to read; "self" is yours.`),
-			"session_id": ID("Only messages of this session of the task."),
-			"message_types": Arr("Only messages of these types.", Enum("A message type.", kanban.MessageTypes...)).
-				Items(1, len(kanban.MessageTypes)).Unique(),
-			"sort":   Enum("Time order.", kanban.MessageOrders...).Default(kanban.OrderAsc),
-			"before": Str("Only messages before this cursor.").Len(1, kanban.MaxCursorLen),
-			"after":  Str("Only messages after this cursor.").Len(1, kanban.MaxCursorLen),
-			"limit":  Int("Page size.").Range(1, kanban.MaxLimit).Default(kanban.DefaultLimit),
-		}, "task_id"),
 		Output: listOf(messageOut),
 		Hints:  ReadHints,
 	},
 	{
-		Name:   "list_task_sessions_kandev",
-		Action: kanban.ActionSessionList,
-		Title:  "List task sessions",
+		Name:    "list_task_sessions_kandev",
+		Action:  kanban.ActionSessionList,
+		Drop:    []string{"workspace_id"},
+		Require: []string{"task_id"},
+		Title:   "List task sessions",
 		Description: "List a task's agent sessions, newest first, with their state, MCP mode and agent profile. Use a " +
 			"session id to filter get_task_conversation_kandev.",
-		Input: Obj("", PageProps(P{
-			"task_id": TaskRef(`Task whose sessions to list; "self" is yours.`),
-		}), "task_id"),
 		Output: listOf(sessionOut),
 		Hints:  ReadHints,
 	},

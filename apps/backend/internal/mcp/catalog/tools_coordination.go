@@ -4,20 +4,12 @@ import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
 var groupCoordination = declare(&Group{Name: "coordination", Tools: []*Tool{
 	{
-		Name:   "message_task_kandev",
 		Action: kanban.ActionTaskMessage,
 		Title:  "Message another task",
 		Description: "Send a prompt to another task's agent (its newest live session, or session_id's), delivered as its " +
 			"next turn, or at once with delivery_mode interrupt (direct parent only). CONFLICT when it has no live session " +
 			"(use spawn_session_kandev). To answer a question an autopilot subtask asked you, pass its id as " +
 			"reply_to_question_id: delivered once (a repeat returns already_answered=true).",
-		Input: Obj("", P{
-			"task_id":              ID("Task to message (not your own)."),
-			"prompt":               Str("The message for the task's agent.").Len(1, kanban.MaxPromptLen),
-			"session_id":           ID("A live session of the task; default its newest."),
-			"delivery_mode":        Enum("queued: at the next turn; interrupt: cancel the current turn and deliver now.", kanban.DeliveryModes...).Default(kanban.DeliveryQueued),
-			"reply_to_question_id": ID("A question subtask task_id asked you; prompt is your answer."),
-		}, "task_id", "prompt"),
 		Output: out("The delivered message.", P{
 			"message":          messageOut,
 			"session_id":       Str("The session it was delivered to."),
@@ -27,16 +19,11 @@ var groupCoordination = declare(&Group{Name: "coordination", Tools: []*Tool{
 		Hints: WriteHints,
 	},
 	{
-		Name:   "stop_task_kandev",
 		Action: kanban.ActionTaskStop,
 		Title:  "Stop subtask",
 		Description: "Stop the agents of one of your direct subtasks: every session of it that has not ended becomes " +
 			"CANCELLED and gets a status message with your reason. Stopping a task whose sessions have all ended succeeds " +
 			"and stops nothing. The task itself is kept.",
-		Input: Obj("", P{
-			"task_id": ID("Direct subtask whose sessions to stop."),
-			"reason":  Str("Why, recorded in the stopped sessions' conversations.").Len(1, kanban.MaxStopReasonLen),
-		}, "task_id"),
 		Output: out("What was stopped.", P{
 			"task_id":             Str("The stopped task."),
 			"stopped_session_ids": Arr("Sessions moved to CANCELLED by this call.", Str("A session id.")),
@@ -44,19 +31,11 @@ var groupCoordination = declare(&Group{Name: "coordination", Tools: []*Tool{
 		Hints: DestructiveHints,
 	},
 	{
-		Name:   "spawn_session_kandev",
 		Action: kanban.ActionSessionSpawn,
 		Title:  "Spawn session",
 		Description: "Start another agent session on your task, a subtask or a task you created (any task of your " +
 			"workspace under --session-scope workspace), e.g. a reviewer or a retry. Its first message is prompt (the only " +
 			"context it gets), else the task's prompt.",
-		Input: Obj("", P{
-			"task_id":             SelfTaskRef(`Task to start a session on; default "self".`),
-			"name":                Str(`Session name shown to people, e.g. "reviewer".`).Len(1, kanban.MaxNameLen),
-			"agent_profile_id":    ID("Agent profile; default the task's step's, else the task's, else its workflow's, else the default one."),
-			"executor_profile_id": ID("Executor profile; default the task's, else the default one."),
-			"prompt":              Str("First message; default the task's prompt.").Len(1, kanban.MaxPromptLen),
-		}),
 		Output: out("The new session.", P{
 			"session": sessionOut,
 			"agent_profile": out("The agent profile the session runs with.", P{

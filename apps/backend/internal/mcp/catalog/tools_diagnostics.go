@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -9,13 +8,11 @@ var groupDiagnostics = declare(&Group{Name: "diagnostics", Tools: []*Tool{
 	{
 		Name:   "get_diagnostic_bundle_kandev",
 		Action: kanban.ActionDiagnosticBundleCreate,
+		Drop:   []string{"task_id"},
 		Title:  "Get diagnostic bundle",
 		Description: "Collect a bounded, redacted diagnostic ZIP for the current task session and materialize it inside this " +
 			"execution workspace (under .kandev/diagnostics/; the newest 10 are kept). Request backend first for backend/runtime " +
 			"issues, frontend for browser issues, or all only when correlation requires both. One bundle per session per 10 s.",
-		Input: Obj("", P{
-			"source": Enum("Diagnostic source to collect: backend, frontend, or all", action.BundleSources()...),
-		}, "source"),
 		Output: out("The bundle written.", P{
 			"path":    Str("Path of the zip, relative to your workspace (your working directory)."),
 			"bytes":   Int("Zip size."),

@@ -14,10 +14,7 @@ var groupExternalQuestions = declare(&Group{Name: "external-questions", Tools: [
 		Title:  "List pending questions",
 		Description: "List questions agents asked that nobody has answered yet, oldest first. Answer one with " +
 			"answer_question_kandev to unblock the agent waiting for it.",
-		Input: Obj("", PageProps(P{
-			"workspace_id":  ID("Only questions asked in this workspace."),
-			"created_since": Str("Only questions asked at or after this time (RFC 3339, e.g. 2026-01-31T12:00:00Z).").Len(1, kanban.MaxTimestampLen).Format("date-time"),
-		})),
+		Drop:   []string{"task_id", "kind", "state"},
 		Output: listOf(questionBundleOut),
 		Hints:  ReadHints,
 		Run: func(ctx context.Context, c Call) (any, error) {
@@ -30,7 +27,6 @@ var groupExternalQuestions = declare(&Group{Name: "external-questions", Tools: [
 		},
 	},
 	{
-		Name:   "answer_question_kandev",
 		Action: kanban.ActionQuestionAnswer,
 		Title:  "Answer question",
 		Description: "Answer (or reject) a pending question bundle by its pending_id (the id from " +
@@ -38,17 +34,6 @@ var groupExternalQuestions = declare(&Group{Name: "external-questions", Tools: [
 			"bundle, naming offered options by option_id or giving a custom text — or rejected=true with an optional " +
 			"reject_reason, not both. The first resolution wins: a later one changes nothing and returns claimed=false " +
 			"with the stored outcome.",
-		Input: Obj("", P{
-			"pending_id": ID("The question bundle to answer (its id from list_pending_questions_kandev)."),
-			"answers": Arr("One answer per question of the bundle, in any order; omit when rejecting.", Obj("The answer to one question.", P{
-				"question_id": Str("Id of the question within the bundle (e.g. \"q1\").").Len(1, kanban.MaxQuestionIDLen),
-				"selected_options": Arr("option_id values of the chosen options (exactly one unless the question is "+
-					"multi-select).", Str("An offered option's option_id.").Len(1, kanban.MaxQuestionIDLen)).Items(1, kanban.MaxQuestionOptions).Unique(),
-				"custom_text": Str("A free-text answer instead of selected options.").Len(1, kanban.MaxAnswerCustomLen),
-			}, "question_id")).Items(1, kanban.MaxQuestionItems),
-			"rejected":      Bool("Reject the whole bundle instead of answering it (the agent is told).").Default(false),
-			"reject_reason": Str("Why, shown to the agent; only with rejected=true.").Len(0, kanban.MaxAnswerReasonLen),
-		}, "pending_id"),
 		Output: out("The outcome.", P{
 			"claimed":  Bool("True when this call resolved the bundle; false when another resolution had already won."),
 			"question": questionBundleOut,

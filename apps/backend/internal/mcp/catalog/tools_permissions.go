@@ -8,33 +8,23 @@ import (
 
 var groupExternalPermissions = declare(&Group{Name: "external-permissions", Tools: []*Tool{
 	{
-		Name:   "list_pending_agent_permissions_kandev",
-		Action: kanban.ActionPermissionList,
-		Title:  "List pending agent permissions",
+		Name:    "list_pending_agent_permissions_kandev",
+		Action:  kanban.ActionPermissionList,
+		Drop:    []string{"workspace_id", "status"},
+		Require: []string{"task_id"},
+		Title:   "List pending agent permissions",
 		Description: "List the permission requests a task's agents are waiting on (an agent asks before running a tool " +
 			"call its profile does not auto-approve), oldest first, with the options each offers. Resolve one with " +
 			"resolve_agent_permission_kandev, passing its ids unchanged.",
-		Input: Obj("", PageProps(P{
-			"task_id":    ID("The task whose agents' requests to list."),
-			"session_id": ID("Only requests of this session (it must belong to task_id)."),
-		}), "task_id"),
 		Output: listOf(permissionOut),
 		Hints:  ReadHints,
 	},
 	{
-		Name:   "resolve_agent_permission_kandev",
 		Action: kanban.ActionPermissionResolve,
 		Title:  "Resolve agent permission",
 		Description: "Answer one pending permission request by choosing one of the options the agent offered (to deny, " +
 			"choose its reject option). Pass the ids list_pending_agent_permissions_kandev returned, unchanged. The first " +
 			"answer wins: a later one changes nothing and returns claimed=false with the stored request.",
-		Input: Obj("", P{
-			"task_id":    ID("The request's task."),
-			"session_id": ID("The request's session."),
-			"request_id": ID("Kandev's id of the request."),
-			"pending_id": Str("The agent's id of what it asks about.").Len(1, kanban.MaxPermissionIDLen),
-			"option_id":  Str("The chosen option's option_id.").Len(1, kanban.MaxPermissionIDLen),
-		}, "task_id", "session_id", "request_id", "pending_id", "option_id"),
 		Output: out("The request after this call.", permissionFields(P{
 			"claimed": Bool("True when this call's option was applied; false when the request was already answered, cancelled or expired."),
 		}), "claimed", "request_id", "status"),

@@ -19,32 +19,6 @@ const DefaultQuestionKeepAlive = 20 * time.Second
 // before the tool gives up on it.
 const askGrace = 30 * time.Second
 
-// askInput is the input of both question tools: 1–4 questions with
-// options and shared context.
-func askInput(asked string, extra P) S {
-	props := P{
-		"questions": Arr("The questions, shown together.", Obj("One question.", P{
-			"id": Str("Key of its answer; default q1..q4 by position.").
-				Pattern(kanban.IDPattern),
-			"title":  Str("Short label above the prompt, e.g. \"Database\".").Len(1, kanban.MaxQuestionTitleLen),
-			"prompt": Str("The question text shown to "+asked+".").Len(1, kanban.MaxQuestionTextLen),
-			"multi_select": Bool("Allow several options (default: exactly one).").
-				Default(false),
-			"options": Arr("Concrete choices in display order, distinct labels.", Obj("One option.", P{
-				"option_id":   Str("Id answers name it by; default q<n>_opt<m> (1-based positions).").Pattern(kanban.IDPattern),
-				"label":       Str("1–5 words shown as the option.").Len(1, kanban.MaxOptionLabelLen),
-				"description": Str("What choosing it means.").Len(1, kanban.MaxOptionDescLen),
-			}, "label", "description")).Items(kanban.MinQuestionOptions, kanban.MaxQuestionOptions),
-		}, "prompt", "options")).Items(1, kanban.MaxQuestionItems),
-		"context":            Str("Shared background shown with the questions, verbatim.").Len(1, kanban.MaxQuestionContext),
-		"context_paragraphs": Arr("Shared background as paragraphs; replaces context when non-empty.", Str("One paragraph.").Len(0, kanban.MaxContextParagraphLen)).Items(0, kanban.MaxContextParagraphs),
-	}
-	for k, v := range extra {
-		props[k] = v
-	}
-	return Obj("", props, "questions")
-}
-
 var groupUserQuestion = declare(&Group{Name: "user-question", Tools: []*Tool{
 	{
 		Name:   "ask_user_question_kandev",
@@ -54,9 +28,9 @@ var groupUserQuestion = declare(&Group{Name: "user-question", Tools: []*Tool{
 			"decision a person must make, bundling related questions. Blocks until answered or rejected (progress every " +
 			"20 s with a progress token) or timeout_seconds: then status is pending and it stays answerable. Answers " +
 			"name options by option_id, or carry the operator's custom text.",
-		Input: askInput("the operator", P{
+		Input: adapt(kanban.ActionQuestionAsk, P{
 			"timeout_seconds": Int("Seconds to wait for the answer; the server may cap it.").Range(1, kanban.MaxQuestionWait).Default(kanban.DefaultQuestionWait),
-		}),
+		}, "wait_seconds"),
 		Output: out("The outcome of the question.", P{
 			"pending_id": Str("Id of the stored question bundle."),
 			"status": Enum("answered: answers holds the reply; rejected: the operator declined (see reject_reason); "+
@@ -78,7 +52,6 @@ var groupUserQuestion = declare(&Group{Name: "user-question", Tools: []*Tool{
 
 var groupParentQuestion = declare(&Group{Name: "parent-question", Tools: []*Tool{
 	{
-		Name:   "ask_parent_question_kandev",
 		Action: kanban.ActionQuestionAskParent,
 		Title:  "Ask the parent task a question",
 		Description: "Ask your direct parent task 1–4 questions when this autopilot subtask reaches a decision it cannot " +
@@ -86,7 +59,6 @@ var groupParentQuestion = declare(&Group{Name: "parent-question", Tools: []*Tool
 			"are stored and delivered to the parent's agent as a prompt; the call returns at once with question_id and " +
 			"does not wait. End your turn: the parent's answer (message_task_kandev with reply_to_question_id) arrives as " +
 			"your next prompt. Fails with CONFLICT when the parent has no running session.",
-		Input: askInput("the parent task's agent", nil),
 		Output: out("The stored question.", P{
 			"question_id":       Str("Id the parent answers with (reply_to_question_id)."),
 			"status":            Enum("waiting_for_parent: delivered; the answer comes as your next prompt.", kanban.QuestionWaitingForParent),

@@ -4,17 +4,10 @@ import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
 var groupRelated = declare(&Group{Name: "related", Tools: []*Tool{
 	{
-		Name:   "list_related_tasks_kandev",
 		Action: kanban.ActionTaskRelated,
 		Title:  "List related tasks",
 		Description: "Show a task's parent, children, siblings, blockers and the tasks it blocks (archived children and " +
 			"siblings left out). Each list holds at most limit tasks; truncated names the lists that had more.",
-		Input: Obj("", P{
-			"task_id": SelfTaskRef(`Task to look around; default "self" (sessions only).`),
-			"verbose": Bool("Include descriptions (cut at 2000 characters).").Default(false),
-			"limit": Int("Maximum tasks per list.").
-				Range(1, kanban.MaxRelatedLimit).Default(kanban.DefaultRelatedLimit),
-		}),
 		Output: out("The task and its related tasks.", P{
 			"task":      relatedTaskOut,
 			"parent":    relatedTaskOut,

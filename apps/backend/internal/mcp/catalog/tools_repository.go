@@ -4,14 +4,10 @@ import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
 var groupRepositories = declare(&Group{Name: "repositories", Tools: []*Tool{
 	{
-		Name:   "list_repositories_kandev",
 		Action: kanban.ActionRepositoryList,
 		Title:  "List repositories",
 		Description: "List the code repositories registered in a workspace, oldest first. Use an id as repository_id " +
 			"when creating a task.",
-		Input: Obj("", PageProps(P{
-			"workspace_id": ID("Workspace whose repositories to list. Default: your workspace, else the first workspace."),
-		})),
 		Output: listOf(repositoryOut),
 		Hints:  ReadHints,
 	},

@@ -4,14 +4,10 @@ import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
 var groupTaskTitle = declare(&Group{Name: "task-title", Tools: []*Tool{
 	{
-		Name:   "set_task_title_kandev",
 		Action: kanban.ActionTaskSetTitle,
 		Title:  "Set task title",
 		Description: "Give your task its title once you understand the work: a short summary (at most 60 characters). " +
 			"Call it once, early; afterwards your session switches to task mode and this tool disappears.",
-		Input: Obj("", P{
-			"title": Str("The task's title, at most 60 characters.").Len(1, kanban.MaxTitleLen),
-		}, "title"),
 		Output: out("The retitled task and your session's new mode.", P{
 			"task": taskOut,
 			"mode": Str("Your session's mode afterwards: task."),

@@ -15,18 +15,7 @@ var groupWalkthrough = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 		Description: "Publish a guided tour of code for the operator: an ordered list of steps, each pointing at a file " +
 			"and line range with an explanation. It is stored on your task (or task_id: a subtask or a task you created); a new " +
 			"walkthrough replaces the shown one (get_walkthrough_kandev returns the latest).",
-		Input: Obj("", P{
-			"task_id": artifactTaskRef("Task to store the walkthrough on"),
-			"title":   Str("Walkthrough title.").Len(1, kanban.MaxArtifactTitleLen),
-			"steps": Arr("The steps, in reading order.", Obj("One step.", P{
-				"file":     Str("File path, relative to the repository root.").Len(1, kanban.MaxPathLen),
-				"line":     Int("First line (1-based).").Range(1, kanban.MaxLineNumber),
-				"line_end": Int("Last line (1-based, >= line); omit for a single line.").Range(1, kanban.MaxLineNumber),
-				"text":     Str("What to notice here, in markdown.").Len(1, kanban.MaxWalkTextLen),
-				"repo":     Str("Repository name or id, when the task has several.").Len(1, kanban.MaxRepoRefLen),
-				"title":    Str("Short step title.").Len(1, kanban.MaxArtifactTitleLen),
-			}, "file", "line", "text")).Items(1, kanban.MaxWalkSteps),
-		}, "steps"),
+		Input:  artifactInput(kanban.ArtifactWalkthrough),
 		Output: artifactOut("The stored walkthrough.", "The walkthrough as given: title and steps."),
 		Hints:  WriteHints,
 		Run:    createArtifact(kanban.ArtifactWalkthrough),
@@ -36,7 +25,7 @@ var groupWalkthrough = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 		Action:      kanban.ActionArtifactLatest,
 		Title:       "Get walkthrough",
 		Description: "Read the latest walkthrough shown on a task (default your own). NOT_FOUND when there is none.",
-		Input:       Obj("", P{"task_id": artifactTaskRef("Task whose walkthrough to read")}),
+		Drop:        []string{"kind"},
 		Output:      artifactOut("The latest walkthrough.", "The walkthrough: title and steps."),
 		Hints:       ReadHints,
 		Run:         taskArtifact(kanban.ArtifactWalkthrough),
@@ -46,7 +35,7 @@ var groupWalkthrough = declare(&Group{Name: "walkthrough", Tools: []*Tool{
 		Action:      kanban.ActionArtifactDelete,
 		Title:       "Delete walkthrough",
 		Description: "Delete every walkthrough shown on a task (default your own). Deleting when there is none succeeds with deleted 0.",
-		Input:       Obj("", P{"task_id": artifactTaskRef("Task whose walkthroughs to delete")}),
+		Drop:        []string{"kind"},
 		Output: out("How many walkthroughs were deleted.", P{
 			"deleted": Int("Number of walkthroughs deleted."),
 		}, "deleted"),
@@ -66,12 +55,6 @@ func artifactOut(desc, dataDesc string) S {
 		"data":       S{"type": "object", "description": dataDesc},
 		"created_at": Str("When it was published (RFC 3339)."),
 	}, "id", "task_id", "kind", "data", "created_at")
-}
-
-// artifactTaskRef is the task_id of the artifact tools.
-func artifactTaskRef(what string) S {
-	return SelfTaskRef(what + `: "self" (default) is your own task; another by id (any task of your workspace to read; ` +
-		`to write, a subtask or a task you created).`)
 }
 
 // createArtifact returns a Run that stores the arguments (but task_id) as

@@ -7,86 +7,44 @@ import (
 
 var groupConfigWorkflows = declare(&Group{Name: "config-workflows", Tools: append([]*Tool{
 	{
-		Name:        "create_workflow_kandev",
 		Action:      kanban.ActionWorkflowCreate,
 		Title:       "Create workflow",
 		Description: "Create a workflow (kanban board) in a workspace, optionally with its steps, atomically.",
-		Input: Obj("", workflowFields(P{
-			"workspace_id": ID("Workspace; default yours, else the first."),
-			"steps":        stepSpecs("Steps in board order; the flagged start step, else the first, is the start step."),
-		}), "name"),
-		Output: workflowWithStepsOut,
-		Hints:  WriteHints,
+		Output:      workflowWithStepsOut,
+		Hints:       WriteHints,
 	},
 	{
-		Name:        "update_workflow_kandev",
 		Action:      kanban.ActionWorkflowUpdate,
 		Title:       "Update workflow",
 		Description: "Rename a workflow or change its description; only the fields you give change.",
-		Input: Obj("", P{
-			"workflow_id": ID("Workflow to change."),
-			"name":        Str("New name.").Len(1, kanban.MaxNameLen),
-			"description": Str("New description.").Len(0, kanban.MaxDescriptionLen),
-		}, "workflow_id"),
-		Output: workflowOut,
-		Hints:  IdempotentWrite,
+		Output:      workflowOut,
+		Hints:       IdempotentWrite,
 	},
 	{
-		Name:   "delete_workflow_kandev",
 		Action: kanban.ActionWorkflowDelete,
 		Title:  "Delete workflow",
 		Description: "Permanently delete a workflow and its steps; refused while tasks (archived included) are on it, " +
 			"unless cascade.",
-		Input: Obj("", P{
-			"workflow_id": ID("Workflow to delete."),
-			"cascade":     Bool("Also delete its tasks; else CONFLICT while it has any.").Default(false),
-		}, "workflow_id"),
 		Output: deletionOut,
 		Hints:  DestructiveHints,
 	},
 	{
-		Name:   "export_workflow_kandev",
 		Action: kanban.ActionWorkflowExport,
 		Title:  "Export workflow",
 		Description: "Export a workflow as a portable kandev_workflow document (the reference Kandev's format); its JSON " +
 			"text is import_workflow_kandev's document.",
-		Input: Obj("", P{
-			"workflow_id": ID("Workflow to export."),
-		}, "workflow_id"),
 		Output: workflowDocumentOut,
 		Hints:  ReadHints,
 	},
 	{
-		Name:   "list_workflow_templates_kandev",
-		Action: kanban.ActionWorkflowTemplateList,
-		Title:  "List workflow templates",
-		Description: "List the built-in workflow templates (Kanban, Plan & Build, Feature Dev, ...) in gallery order: each " +
-			"with what it does and its kandev_workflow document (steps, prompts, automations). Create one with " +
-			"import_workflow_kandev and its template_id.",
-		Input:  Obj("", PageProps(P{})),
-		Output: listOf(out("A built-in template.", P{
-			"id":          Str("Its template_id."),
-			"name":        Str("The name of the workflow it creates."),
-			"description": Str("What the workflow does."),
-			"document":    workflowDocumentOut,
-		}, "id", "name", "description", "document")),
-		Hints: ReadHints,
-	},
-	{
-		Name:   "import_workflow_kandev",
-		Action: kanban.ActionWorkflowImport,
-		Title:  "Import workflow",
+		Name:    "import_workflow_kandev",
+		Action:  kanban.ActionWorkflowImport,
+		Drop:    []string{"template_id", "name"},
+		Require: []string{"document"},
+		Title:   "Import workflow",
 		Description: "Import the workflows of a kandev_workflow document (YAML or JSON, as export_workflow_kandev or the " +
-			"reference Kandev writes it), or a built-in template's (template_id, from list_workflow_templates_kandev), into " +
-			"a workspace, skipping names it has. The whole document is checked first; a rejected one creates nothing. " +
-			"Warnings name what could not be carried over.",
-		Input: Obj("", P{
-			"workspace_id": ID("Workspace; default yours, else the first."),
-			"document": Str(`The document: {"version":1,"type":"kandev_workflow","workflows":[...]} as JSON or YAML; `+
-				`give it or template_id.`).Len(1, kanban.MaxWorkflowDocBytes),
-			"template_id": Enum("A built-in template to create instead of a document.", action.TemplateIDs...),
-			"name":        Str("Name of the created workflow, for a template or a one-workflow document; default its own.").Len(1, kanban.MaxNameLen),
-		}),
+			"reference Kandev writes it) into a workspace, skipping names it has. The whole document is checked first; a " +
+			"rejected one creates nothing. Warnings name what could not be carried over.",
 		Output: out("What the import did.", P{
 			"created": Arr("Names of the workflows created, in document order.", Str("A workflow name.")),
 			"skipped": Arr("Names skipped because the workspace already has a workflow of that name.", Str("A workflow name.")),
@@ -99,14 +57,6 @@ var groupConfigWorkflows = declare(&Group{Name: "config-workflows", Tools: appen
 		Hints: WriteHints,
 	},
 }, stepConfigTools...)})
-
-// workflowFields adds a workflow's own settings, as create_workflow_kandev
-// and the workflow document take them, to p.
-func workflowFields(p P) P {
-	p["name"] = Str("Workflow name.").Len(1, kanban.MaxNameLen)
-	p["description"] = Str("What the workflow is for.").Len(0, kanban.MaxDescriptionLen)
-	return p
-}
 
 var (
 	// workflowDocumentOut is light: import_workflow_kandev checks the

@@ -9,7 +9,7 @@
 // mode or the catalog, and the server is mounted only by
 // `kandev serve --conformance` on a loopback listener (see internal/app).
 //
-// It imports mcp-go, internal/mcp/gate and internal/mcp/argcheck only; it
+// It imports mcp-go, internal/mcp/gate and internal/argcheck only; it
 // must not import the catalog, the MCP server package or any domain
 // package.
 package conformance

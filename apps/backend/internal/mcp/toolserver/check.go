@@ -57,30 +57,3 @@ func (c *Compiled) CheckJSON(tool string, raw json.RawMessage) error {
 	_, err := e.check(args)
 	return err
 }
-
-// CheckPayload runs the wrapper's whole argument step for tool on a payload
-// that reached the backend by another transport (WebSocket, CLI) and
-// returns the checked arguments encoded as the tool's handler would pass
-// them on. A refusal's text is exactly the tool error an MCP caller gets
-// for the same arguments.
-func (c *Compiled) CheckPayload(tool string, raw json.RawMessage) (json.RawMessage, error) {
-	e := c.entries[tool]
-	if e == nil {
-		return nil, fmt.Errorf("check %s: %w", tool, errUnknownTool)
-	}
-	return e.checkRaw(raw)
-}
-
-// checkRaw decodes a payload's raw JSON as the wrapper decodes arguments,
-// checks it and returns it encoded for the handler.
-func (e *entry) checkRaw(raw json.RawMessage) (json.RawMessage, error) {
-	args, msg := decodeArgs(e.name, mcp.CallToolParams{Name: e.name, RawArguments: raw})
-	if msg != "" {
-		return nil, errors.New(msg)
-	}
-	args, err := e.check(args)
-	if err != nil {
-		return nil, err
-	}
-	return marshalArgs(args)
-}

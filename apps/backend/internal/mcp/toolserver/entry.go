@@ -6,8 +6,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/argcheck"
+	"github.com/kandev/kandev/apps/backend/internal/argcheck"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 )
 
@@ -27,8 +26,6 @@ type entry struct {
 type Compiled struct {
 	cat     *catalog.Catalog
 	entries map[string]*entry
-	// payloads are the compiled payload contracts of actions (payload.go).
-	payloads map[kanban.Action]*entry
 }
 
 // Compile builds and compiles the whole catalog. Any tool whose schema
@@ -45,9 +42,6 @@ func Compile() (*Compiled, error) {
 			return nil, err
 		}
 		c.entries[t.Name] = e
-	}
-	if err := c.compilePayloads(); err != nil {
-		return nil, err
 	}
 	return c, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/kandev/kandev/apps/backend/internal/argcheck"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 )
@@ -96,30 +97,22 @@ func (d declared) Call(ctx context.Context, action kanban.Action, payload, out a
 }
 
 // decodeArgs turns the call's arguments into a JSON object, keeping numbers
-// exact. A non-empty message means the call is refused.
+// exact (argcheck.DecodeObject). A non-empty message means the call is
+// refused.
 func decodeArgs(name string, p mcp.CallToolParams) (map[string]any, string) {
-	raw := bytes.TrimSpace(p.RawArguments)
-	if len(raw) == 0 && p.Arguments != nil {
+	raw := p.RawArguments
+	if len(bytes.TrimSpace(raw)) == 0 && p.Arguments != nil {
 		b, err := json.Marshal(p.Arguments)
 		if err != nil {
-			return nil, "invalid arguments for " + name + ": /: expected object"
+			return nil, argcheck.NotObject(name).Error()
 		}
 		raw = b
 	}
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return map[string]any{}, ""
+	args, err := argcheck.DecodeObject(name, raw)
+	if err != nil {
+		return nil, err.Error()
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, "invalid arguments for " + name + ": /: expected object"
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, "invalid arguments for " + name + ": /: expected object"
-	}
-	return m, ""
+	return args, ""
 }
 
 // marshalArgs re-encodes validated arguments for the backend without HTML

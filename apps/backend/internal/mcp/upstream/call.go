@@ -9,8 +9,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/kandev/kandev/apps/backend/internal/escape"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/escape"
 )
 
 // call forwards one validated call of t to the server: fail fast while the

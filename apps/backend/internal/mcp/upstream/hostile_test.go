@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kandev/kandev/apps/backend/internal/escape"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/escape"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream/fixture"
 )
 

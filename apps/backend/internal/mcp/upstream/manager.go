@@ -13,8 +13,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/kandev/kandev/apps/backend/internal/escape"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/escape"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 )
 

@@ -13,10 +13,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/kandev/kandev/apps/backend/internal/argcheck"
+	"github.com/kandev/kandev/apps/backend/internal/escape"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/argcheck"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/escape"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/schemabudget"
+	"github.com/kandev/kandev/apps/backend/internal/schemabudget"
 )
 
 var servedName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)

@@ -1,16 +1,12 @@
-package app
+package action
 
 import (
-	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
-	"github.com/kandev/kandev/apps/backend/internal/store"
 )
 
 // fuzzCanary is appended to caller-chosen keys (and, optionally, string
@@ -23,21 +19,7 @@ const fuzzCanary = "ZQXcanary"
 // into the action's payload type — the contract is the only check before
 // the handler, so anything it lets through must be a well-formed payload.
 func FuzzActionContracts(f *testing.F) {
-	st, err := store.Open(context.Background(), f.TempDir())
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { _ = st.Close() })
-	compiled, err := toolserver.Compile()
-	if err != nil {
-		f.Fatal(err)
-	}
-	reg, _ := action.New(action.Deps{Store: st})
-	all, err := contracts(reg, compiled)
-	if err != nil {
-		f.Fatal(err)
-	}
-	names := reg.Names()
+	contracts := Contracts()
 	for _, s := range []string{
 		`{}`, `null`, `[]`, `{"title":"t","blocked_by":["a","b"],"start_agent":false}`, `{"limit":1.0}`, `{"limit":1e2}`,
 		`{"limit":"5"}`, `{"Title":"t"}`, `{"id":"abc"}`, `{"task_id":"self","kind":"walkthrough","data":{"steps":[]}}`,
@@ -48,10 +30,10 @@ func FuzzActionContracts(f *testing.F) {
 		f.Add([]byte(s), uint8(0), false)
 	}
 	f.Fuzz(func(t *testing.T, raw []byte, which uint8, markValues bool) {
-		name := names[int(which)%len(names)]
-		a, _ := reg.Lookup(name)
-		raw = markUnknown(raw, a.Payload, markValues)
-		out, err := all[name].check(raw)
+		c := contracts[int(which)%len(contracts)]
+		name := c.Name()
+		raw = markUnknown(raw, c.Payload(), markValues)
+		out, err := c.Check(raw)
 		if err != nil {
 			ke, ok := kanban.AsError(err)
 			if !ok || ke.Code != kanban.CodeValidation {
@@ -65,8 +47,8 @@ func FuzzActionContracts(f *testing.F) {
 			}
 			return
 		}
-		if err := json.Unmarshal(out, reflect.New(a.Payload).Interface()); err != nil {
-			t.Fatalf("%s: contract accepted %s but it does not decode into %s: %v", name, out, a.Payload, err)
+		if err := json.Unmarshal(out, reflect.New(c.Payload()).Interface()); err != nil {
+			t.Fatalf("%s: contract accepted %s but it does not decode into %s: %v", name, out, c.Payload(), err)
 		}
 	})
 }
@@ -76,7 +58,7 @@ func FuzzActionContracts(f *testing.F) {
 // markValues); raw that is not JSON is returned as it is.
 func markUnknown(raw []byte, payload reflect.Type, markValues bool) []byte {
 	names := map[string]bool{}
-	declared(payload, names, map[reflect.Type]bool{})
+	jsonNames(payload, names, map[reflect.Type]bool{})
 	var tree any
 	if json.Unmarshal(raw, &tree) != nil {
 		return raw
@@ -111,8 +93,8 @@ func markUnknown(raw []byte, payload reflect.Type, markValues bool) []byte {
 	return b
 }
 
-// declared collects the JSON names of t's fields, recursively.
-func declared(t reflect.Type, names map[string]bool, seen map[reflect.Type]bool) {
+// jsonNames collects the JSON names of t's fields, recursively.
+func jsonNames(t reflect.Type, names map[string]bool, seen map[reflect.Type]bool) {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
 		t = t.Elem()
 	}
@@ -123,12 +105,12 @@ func declared(t reflect.Type, names map[string]bool, seen map[reflect.Type]bool)
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Anonymous {
-			declared(f.Type, names, seen)
+			jsonNames(f.Type, names, seen)
 			continue
 		}
 		if n, _, _ := strings.Cut(f.Tag.Get("json"), ","); n != "" && n != "-" {
 			names[n] = true
 		}
-		declared(f.Type, names, seen)
+		jsonNames(f.Type, names, seen)
 	}
 }

@@ -15,14 +15,14 @@
 // document. A schema Check accepts is safe to compile; one it refuses never
 // reaches the compiler.
 //
-// It imports only the standard library and internal/mcp/escape; it must not
+// It imports only the standard library and internal/escape; it must not
 // import the compiler, the MCP server or any domain package.
 package schemabudget
 
 import (
 	"fmt"
 
-	"github.com/kandev/kandev/apps/backend/internal/mcp/escape"
+	"github.com/kandev/kandev/apps/backend/internal/escape"
 )
 
 // Limits bound the schema and the work it may cause.

@@ -1,11 +1,12 @@
-// Package argcheck owns the validation of MCP tool arguments: compiling each
-// tool's advertised input schema with a compiler that cannot read files or
-// reach the network, and turning validation failures into short, redacted,
+// Package argcheck owns validation: compiling each action contract and MCP
+// tool input schema with a compiler that cannot read files or reach the
+// network, decoding arguments the same way on every transport
+// (DecodeObject), and turning validation failures into short, redacted,
 // actionable messages built only from schema data and declared paths.
 //
 // It imports only the standard library, santhosh-tekuri/jsonschema/v6,
-// internal/mcp/schemabudget (the bounded estimate every schema passes before
-// it is compiled) and internal/mcp/escape; it must not import the MCP
+// internal/schemabudget (the bounded estimate every schema passes before
+// it is compiled) and internal/escape; it must not import the MCP
 // server, the catalog or any domain package.
 package argcheck
 
@@ -16,8 +17,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/kandev/kandev/apps/backend/internal/mcp/escape"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/schemabudget"
+	"github.com/kandev/kandev/apps/backend/internal/escape"
+	"github.com/kandev/kandev/apps/backend/internal/schemabudget"
 )
 
 // MaxSchemaBytes is the largest input schema Compile accepts (the

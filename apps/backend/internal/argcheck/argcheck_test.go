@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kandev/kandev/apps/backend/internal/mcp/escape"
+	"github.com/kandev/kandev/apps/backend/internal/escape"
 )
 
 // createTaskSchema is a realistic create_task-like input schema.

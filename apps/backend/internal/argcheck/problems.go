@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/kandev/kandev/apps/backend/internal/mcp/escape"
+	"github.com/kandev/kandev/apps/backend/internal/escape"
 )
 
 // Limits on the rendered message.

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kandev/kandev/apps/backend/internal/mcp/argcheck"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/escape"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/schemabudget"
+	"github.com/kandev/kandev/apps/backend/internal/argcheck"
+	"github.com/kandev/kandev/apps/backend/internal/escape"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream/fixture"
+	"github.com/kandev/kandev/apps/backend/internal/schemabudget"
 )
 
 // TestMain runs the deep-chain child when asked to (see TestDeepChainSubprocess).

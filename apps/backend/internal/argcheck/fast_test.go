@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kandev/kandev/apps/backend/internal/mcp/schemabudget"
+	"github.com/kandev/kandev/apps/backend/internal/schemabudget"
 )
 
 // The wording path caches schema-side results and uses shortcuts (banded
