@@ -45,6 +45,40 @@ func TestBoardTemplateGallery(t *testing.T) {
 	b.signIn()
 	b.open("#/config/workflows", "config")
 	b.until("the gallery", `document.querySelectorAll('#template-gallery .template').length > 0`)
+	checkGallery(b)
+	b.shot("board-template-gallery")
+
+	plan := `#template-gallery .template[data-template="plan-and-build"]`
+	b.set(plan+" [name=name]", "Plan then build")
+	b.click(plan + " button.primary")
+	b.until("the new workflow's section", `[...document.querySelectorAll('section[data-workflow] > h2')].some((x) => x.textContent === 'Plan then build')`)
+	wf := workflowNamed(e, "Plan then build")
+	var steps kanban.List[kanban.WorkflowStep]
+	e.dispatch(kanban.ActionWorkflowStepList, action.StepListIn{WorkflowID: wf}, &steps)
+	if len(steps.Items) != 5 || steps.Items[1].Name != "Plan" || !steps.Items[1].IsStartStep ||
+		len(steps.Items[1].Events[kanban.EventEnter]) != 2 || steps.Items[1].Events[kanban.EventEnter][0].Type != kanban.AutoEnablePlanMode {
+		raw, _ := json.Marshal(steps.Items)
+		t.Fatalf("the workflow made from Plan & Build: %s", raw)
+	}
+
+	kanbanCard := `#template-gallery .template[data-template="kanban"]`
+	b.set(kanbanCard+" [name=name]", "Kanban")
+	b.click(kanbanCard + " button.primary")
+	b.until("the refusal", `[...document.querySelectorAll('#toast p')].some((p) => p.textContent.includes('“Kanban” exists already'))`)
+	if n := dbStr(e, `SELECT COUNT(*) FROM workflows WHERE name = 'Kanban'`); n != "1" {
+		t.Fatalf("%s workflows named Kanban, want the seeded one only", n)
+	}
+	b.set(kanbanCard+" [name=name]", "Team board")
+	b.click(kanbanCard + " button.primary")
+	b.until("the Team board section", `[...document.querySelectorAll('section[data-workflow] > h2')].some((x) => x.textContent === 'Team board')`)
+	runOnBoard(b, workflowNamed(e, "Team board"))
+}
+
+// checkGallery checks that the gallery shows every template in order
+// with its name, description and steps, and a free default name.
+func checkGallery(b *tab) {
+	t := b.t
+	t.Helper()
 	var cards []galleryCard
 	b.js(`[...document.querySelectorAll('#template-gallery .template')].map((c) => ({id: c.dataset.template,
 		name: c.querySelector('h4').textContent, desc: c.querySelector('.desc').textContent,
@@ -71,32 +105,13 @@ func TestBoardTemplateGallery(t *testing.T) {
 	if !slices.Equal(ids, action.TemplateIDs) {
 		t.Fatalf("the gallery lists %v, want every template in order %v", ids, action.TemplateIDs)
 	}
-	b.shot("board-template-gallery")
+}
 
-	plan := `#template-gallery .template[data-template="plan-and-build"]`
-	b.set(plan+" [name=name]", "Plan then build")
-	b.click(plan + " button.primary")
-	b.until("the new workflow's section", `[...document.querySelectorAll('section[data-workflow] > h2')].some((x) => x.textContent === 'Plan then build')`)
-	wf := workflowNamed(e, "Plan then build")
-	var steps kanban.List[kanban.WorkflowStep]
-	e.dispatch(kanban.ActionWorkflowStepList, action.StepListIn{WorkflowID: wf}, &steps)
-	if len(steps.Items) != 5 || steps.Items[1].Name != "Plan" || !steps.Items[1].IsStartStep ||
-		len(steps.Items[1].Events[kanban.EventEnter]) != 2 || steps.Items[1].Events[kanban.EventEnter][0].Type != kanban.AutoEnablePlanMode {
-		raw, _ := json.Marshal(steps.Items)
-		t.Fatalf("the workflow made from Plan & Build: %s", raw)
-	}
-
-	kanbanCard := `#template-gallery .template[data-template="kanban"]`
-	b.set(kanbanCard+" [name=name]", "Kanban")
-	b.click(kanbanCard + " button.primary")
-	b.until("the refusal", `[...document.querySelectorAll('#toast p')].some((p) => p.textContent.includes('“Kanban” exists already'))`)
-	if n := dbStr(e, `SELECT COUNT(*) FROM workflows WHERE name = 'Kanban'`); n != "1" {
-		t.Fatalf("%s workflows named Kanban, want the seeded one only", n)
-	}
-	b.set(kanbanCard+" [name=name]", "Team board")
-	b.click(kanbanCard + " button.primary")
-	b.until("the Team board section", `[...document.querySelectorAll('section[data-workflow] > h2')].some((x) => x.textContent === 'Team board')`)
-	team := workflowNamed(e, "Team board")
+// runOnBoard creates a mock agent's task on the board of workflow team (a
+// Kanban template) and waits for its card to reach Review by itself.
+func runOnBoard(b *tab, team string) {
+	e := b.e
+	b.t.Helper()
 	b.open(fmt.Sprintf("#/?ws=%s&wf=%s", e.workspaceID(), team), "board")
 	b.click("#new-task")
 	b.until("the dialog", `document.querySelector('#create-task [name=title]')`)
@@ -106,6 +121,7 @@ func TestBoardTemplateGallery(t *testing.T) {
 	b.click("#create-task button.primary")
 	b.until("the new card", `[...document.querySelectorAll('.card .title')].some((a) => a.textContent === 'From the gallery')`)
 	taskID := b.str(`[...document.querySelectorAll('.card')].find((c) => c.querySelector('.title').textContent === 'From the gallery').dataset.id`)
+	var steps kanban.List[kanban.WorkflowStep]
 	e.dispatch(kanban.ActionWorkflowStepList, action.StepListIn{WorkflowID: team}, &steps)
 	review := steps.Items[2]
 	e.waitMessage(taskID, "status", "on_turn_start of Backlog, move_to_next: moved to In Progress")
