@@ -41,6 +41,7 @@ const (
 	maxCardLatencyMs     = 150
 	maxGatewayOverDirect = 1.2
 	maxCrossBackendMs    = 20
+	maxChangesMs         = 200
 )
 
 // modeBudgets are the tools/list byte budgets per mode (the reference's).
@@ -118,6 +119,10 @@ func Evaluate(r *Results) []Target {
 				ts = append(ts, atMost("10", fmt.Sprintf("gateway / direct upstream call p50, %s, %d client", c.Tool, c.Clients), c.OverDirect, maxGatewayOverDirect, "×"))
 			}
 		}
+	}
+	if c := r.Changes; c != nil {
+		ts = append(ts, atMost("12", fmt.Sprintf("task.changes.list of a %d-file change, first page of 200 (p50)", c.Files), c.List.P50Ms, maxChangesMs, "ms"),
+			atMost("12", fmt.Sprintf("task.changes.diff of one file of a %d-file change (p50)", c.Files), c.Diff.P50Ms, maxChangesMs, "ms"))
 	}
 	if p := r.Postgres; p != nil {
 		ts = append(ts, atMost("11", "task.create on backend A → task.created on backend B (p50)", p.CrossBackend.P50Ms, maxCrossBackendMs, "ms"))
