@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -12,7 +15,7 @@ import (
 // TestReviewOverWebSocketReachesTheAgent: the mock agent (the real
 // binary) writes a file in its task's git worktree; over the real
 // WebSocket API the operator sees the change and its diff, comments on
-// two lines and sends the review; the agent gets both comments in one
+// two lines (one through the CLI) and sends the review; the agent gets both comments in one
 // prompt (one turn follows both @say lines) and the comments are sent.
 func TestReviewOverWebSocketReachesTheAgent(t *testing.T) {
 	t.Parallel()
@@ -53,9 +56,23 @@ func TestReviewOverWebSocketReachesTheAgent(t *testing.T) {
 		"body": "@say first comment seen"}, &c1); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(ctx, kanban.ActionReviewCommentCreate, map[string]any{"task_id": task.ID, "path": "src/app.go", "start_line": 1,
-		"body": "@say second comment seen"}, &c2); err != nil {
-		t.Fatal(err)
+	// The CLI shares the registry: the diff, and the second comment.
+	cli := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(kandevBinary(t), append(args, "--backend", e.url)...)
+		cmd.Env = append(os.Environ(), "KANDEV_TOKEN="+e.token)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("kandev %v: %v: %s", args, err, out)
+		}
+		return string(out)
+	}
+	if out := cli("changes", "diff", "--task", task.ID, "--path", "src/app.go"); !strings.Contains(out, "+const Greeting = \"hi\"\n") {
+		t.Fatalf("kandev changes diff: %s", out)
+	}
+	if err := json.Unmarshal([]byte(cli("review", "comment", "--task", task.ID, "--path", "src/app.go", "--line", "1",
+		"--body", "@say second comment seen")), &c2); err != nil || c2.State != kanban.CommentOpen || c2.AnchorText != "package app" {
+		t.Fatalf("kandev review comment: %+v, %v", c2, err)
 	}
 	var sent action.ReviewSendOut
 	if err := c.Call(ctx, kanban.ActionReviewSend, map[string]any{"task_id": task.ID}, &sent); err != nil {
