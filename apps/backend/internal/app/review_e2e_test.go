@@ -46,7 +46,7 @@ func TestReviewOverWebSocketReachesTheAgent(t *testing.T) {
 	if d.FileDiff == nil || !strings.Contains(d.Patch, "+const Greeting = \"hi\"\n") {
 		t.Fatalf("diff %+v", d)
 	}
-	var hostile error = c.Call(ctx, kanban.ActionTaskChangesDiff, map[string]any{"task_id": task.ID, "path": "../../etc/passwd"}, &d)
+	hostile := c.Call(ctx, kanban.ActionTaskChangesDiff, map[string]any{"task_id": task.ID, "path": "../../etc/passwd"}, &d)
 	if kanban.ErrorCode(hostile) != kanban.CodeValidation || strings.Contains(hostile.Error(), "passwd") {
 		t.Fatalf("a traversal over the WebSocket: %v", hostile)
 	}

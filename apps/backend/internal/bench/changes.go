@@ -221,7 +221,8 @@ func gitEnv() []string {
 }
 
 func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd := exec.CommandContext(ctx, "git", args...) //nolint:gosec // git with the fixture's own arguments
+
 	cmd.Dir, cmd.Env = dir, gitEnv()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -232,7 +233,8 @@ func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
 
 // plainGit is the baseline: git as a user runs it in the worktree.
 func plainGit(ctx context.Context, dir string, args ...string) error {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd := exec.CommandContext(ctx, "git", args...) //nolint:gosec // git with the fixture's own arguments
+
 	cmd.Dir, cmd.Env = dir, gitEnv()
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("git %s: %w", args[0], err)

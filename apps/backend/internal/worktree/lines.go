@@ -244,8 +244,8 @@ func (t *Tree) blobs(ctx context.Context, commit string, paths []string) (map[st
 		if len(f) != 3 {
 			break
 		}
-		size, err := strconv.Atoi(f[2])
-		if err != nil || size < 0 || size+1 > len(after) {
+		size, ok := blobSize(f[2], len(after))
+		if !ok {
 			break
 		}
 		if f[1] == "blob" && size <= MaxFileBytes { // a submodule's commit is no file
@@ -254,4 +254,11 @@ func (t *Tree) blobs(ctx context.Context, commit string, paths []string) (map[st
 		rest = after[size+1:]
 	}
 	return out, nil
+}
+
+// blobSize reads a cat-file size that fits in the rest of the output
+// (its content and a newline).
+func blobSize(s string, rest int) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 0 && n+1 <= rest
 }

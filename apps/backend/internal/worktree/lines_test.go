@@ -16,7 +16,7 @@ import (
 func TestDiffLines(t *testing.T) {
 	base := lines("f", 40)
 	f := newFixture(t, map[string]string{"a.txt": base}, Config{})
-	edited := strings.Replace(base, "f line x\n", "f line ONE\n", 1)          // line 2
+	edited := strings.Replace(base, "f line x\n", "f line ONE\n", 1)              // line 2
 	edited = strings.Replace(edited, "f line xxxxx\n", "f line FIVE\nadded\n", 2) // lines 6 and 13 (+1 each)
 	f.write(t, "a.txt", edited)
 	d, err := f.tree.Diff(t.Context(), DiffRequest{Path: "a.txt"})
