@@ -29,26 +29,29 @@ func (f *changesFixture) comments(state kanban.ReviewCommentState) map[string]ka
 	return out
 }
 
-// TestReviewThroughRegistry: comments anchored to lines of the current
-// diff (either side), refused off the diff; outdated when their lines
-// change; resolved by the operator; "send review" delivers the open ones
-// as one prompt on the task's live session and marks them sent, in one
-// write.
-func TestReviewThroughRegistry(t *testing.T) {
-	t.Parallel()
-	f := agentEdits(t)
-	ctx := context.Background()
-	onHello := f.comment(map[string]any{"path": "main.go", "start_line": 4, "body": "@say got the review\nSay hello to the world."})
+// reviewed is agentEdits with four comments: on a changed line, on the
+// old side of a range, on a renamed file and on a deleted file.
+func reviewed(t *testing.T) (f *changesFixture, onHello, onOld, onRename, onDeleted *kanban.ReviewComment) {
+	f = agentEdits(t)
+	onHello = f.comment(map[string]any{"path": "main.go", "start_line": 4, "body": "@say got the review\nSay hello to the world."})
 	if onHello.State != kanban.CommentOpen || onHello.AnchorText != "\tprintln(\"hello\")" || len(onHello.AnchorCommit) != 40 || onHello.Side != kanban.SideNew || onHello.EndLine != 4 {
 		t.Fatalf("comment %+v", onHello)
 	}
-	onOld := f.comment(map[string]any{"path": "main.go", "start_line": 3, "end_line": 4, "side": "old", "body": "Why was this removed?"})
+	onOld = f.comment(map[string]any{"path": "main.go", "start_line": 3, "end_line": 4, "side": "old", "body": "Why was this removed?"})
 	if onOld.AnchorText != "func main() {\n\tprintln(\"hi\")" {
 		t.Fatalf("old-side anchor %q", onOld.AnchorText)
 	}
-	onRename := f.comment(map[string]any{"path": "new.txt", "start_line": 1, "body": "Keep the old name."})
-	deleted := f.comment(map[string]any{"path": "gone.txt", "start_line": 1, "side": "old", "body": "Still needed."})
+	onRename = f.comment(map[string]any{"path": "new.txt", "start_line": 1, "body": "Keep the old name."})
+	onDeleted = f.comment(map[string]any{"path": "gone.txt", "start_line": 1, "side": "old", "body": "Still needed."})
+	return f, onHello, onOld, onRename, onDeleted
+}
 
+// TestReviewCommentRefusals: lines off the diff, a deleted file's new
+// side, a binary or too-large file, a bad side or body, a file without
+// changes: refused, nothing stored.
+func TestReviewCommentRefusals(t *testing.T) {
+	t.Parallel()
+	f, _, _, _, _ := reviewed(t)
 	for _, bad := range []map[string]any{
 		{"path": "main.go", "start_line": 40, "body": "past the end"},
 		{"path": "main.go", "start_line": 4, "end_line": 3, "body": "backwards"},
@@ -65,7 +68,14 @@ func TestReviewThroughRegistry(t *testing.T) {
 	if n := f.count("task_review_comments"); n != 4 {
 		t.Fatalf("refusals stored comments: %d rows, want 4", n)
 	}
+}
 
+// TestReviewThroughRegistry: comments outdated when their lines change;
+// resolved by the operator; "send review" delivers the open ones as one
+// prompt on the task's live session and marks them sent, in one write.
+func TestReviewThroughRegistry(t *testing.T) {
+	t.Parallel()
+	f, onHello, onOld, onRename, onDeleted := reviewed(t)
 	// The agent rewrites the line the first comment is on: it is outdated
 	// when listed; the others are not.
 	f.write("main.go", "package main\n\nfunc main() {\n\tprintln(\"hello, world\")\n}\n")
@@ -75,11 +85,10 @@ func TestReviewThroughRegistry(t *testing.T) {
 	}
 	// A new comment on the new line; the operator resolves another.
 	onWorld := f.comment(map[string]any{"path": "main.go", "start_line": 4, "body": "@say got the review\nUse a constant."})
-	resolved := call[kanban.ReviewComment](f.harness, operator, kanban.ActionReviewCommentUpdate, map[string]any{"id": deleted.ID, "state": "resolved"})
+	resolved := call[kanban.ReviewComment](f.harness, operator, kanban.ActionReviewCommentUpdate, map[string]any{"id": onDeleted.ID, "state": "resolved"})
 	if resolved.State != kanban.CommentResolved || resolved.ResolvedAt == nil {
 		t.Fatalf("resolved %+v", resolved)
 	}
-
 	// No live session: refused, nothing sent.
 	f.refuse(operator, kanban.ActionReviewSend, map[string]any{"task_id": f.task.ID}, kanban.CodeConflict)
 	if open := f.comments(kanban.CommentOpen); len(open) != 3 {
@@ -88,13 +97,26 @@ func TestReviewThroughRegistry(t *testing.T) {
 	sess := f.session(f.task, kanban.ModeTask)
 	msgsBefore := f.count("session_messages")
 	out := call[ReviewSendOut](f.harness, operator, kanban.ActionReviewSend, map[string]any{"task_id": f.task.ID})
-	if len(out.Sent) != 3 || out.SessionID != sess.SessionID || out.Remaining != 0 || out.Message == nil || out.Message.Type != "prompt" {
+	if len(out.Sent) != 3 || out.SessionID != sess.SessionID || out.Remaining != 0 || out.Outdated != 0 || out.Message == nil || out.Message.Type != "prompt" {
 		t.Fatalf("send: %+v", out)
 	}
 	if n := f.count("session_messages"); n != msgsBefore+1 {
 		t.Fatalf("send wrote %d messages, want one prompt", n-msgsBefore)
 	}
-	p := out.Message.Content
+	checkReviewPrompt(t, out.Message.Content)
+	if got := f.comments(kanban.CommentSent); len(got) != 3 || got[onWorld.ID].SentAt == nil {
+		t.Fatalf("sent comments %+v", got)
+	}
+	if !f.pub.has(SessionTopic(sess.SessionID), kanban.EventSessionMessage.Name()) {
+		t.Fatal("the session was not told about its new prompt")
+	}
+	afterSend(t, f, onRename, onWorld)
+}
+
+// checkReviewPrompt: the prompt holds the open comments with their
+// places and lines, and not the outdated or resolved ones.
+func checkReviewPrompt(t *testing.T, p string) {
+	t.Helper()
 	for _, s := range []string{"main.go, line 4", "Use a constant.", "> \tprintln(\"hello, world\")", "main.go, lines 3-4 of the original file",
 		"Why was this removed?", "new.txt, line 1", "Keep the old name."} {
 		if !strings.Contains(p, s) {
@@ -106,23 +128,20 @@ func TestReviewThroughRegistry(t *testing.T) {
 			t.Errorf("the prompt holds an outdated or resolved comment (%q)", s)
 		}
 	}
-	if got := f.comments(kanban.CommentSent); len(got) != 3 || got[onWorld.ID].SentAt == nil {
-		t.Fatalf("sent comments %+v", got)
-	}
-	if !f.pub.has(SessionTopic(sess.SessionID), kanban.EventSessionMessage.Name()) {
-		t.Fatal("the session was not told about its new prompt")
-	}
-	// Nothing open: a second send is refused. A sent comment whose lines
-	// change becomes outdated too.
+}
+
+// afterSend: nothing open, so a second send is refused; a sent comment
+// whose lines change becomes outdated too; a comment is deleted.
+func afterSend(t *testing.T, f *changesFixture, onRename, onWorld *kanban.ReviewComment) {
+	t.Helper()
 	f.refuse(operator, kanban.ActionReviewSend, map[string]any{"task_id": f.task.ID}, kanban.CodeConflict)
 	f.write("new.txt", "renamed and edited\n")
 	if got := f.comments(""); got[onRename.ID].State != kanban.CommentOutdated || got[onWorld.ID].State != kanban.CommentSent {
 		t.Fatalf("after editing new.txt: %+v", got)
 	}
-	// Delete.
 	call[Deleted](f.harness, operator, kanban.ActionReviewCommentDelete, map[string]any{"id": onRename.ID})
 	f.refuse(operator, kanban.ActionReviewCommentDelete, map[string]any{"id": onRename.ID}, kanban.CodeNotFound)
-	if _, err := f.st.GetReviewComment(ctx, onRename.ID); kanban.ErrorCode(err) != kanban.CodeNotFound {
+	if _, err := f.st.GetReviewComment(context.Background(), onRename.ID); kanban.ErrorCode(err) != kanban.CodeNotFound {
 		t.Fatalf("deleted comment: %v", err)
 	}
 }
