@@ -37,8 +37,8 @@ type ReviewCommentUpdateIn struct {
 	State *kanban.ReviewCommentState `json:"state,omitzero"`
 }
 
-var sideProp = schema.Enum("The side of the diff: new (the file now: added and unchanged lines) or old (the file at the base: deleted lines).",
-	strs(kanban.DiffSides)...).Default(string(kanban.SideNew))
+var sideProp = schema.Enum("The side of the diff: new (the file now: added and unchanged lines; the default) or old (the file at the base: deleted lines).",
+	strs(kanban.DiffSides)...)
 
 var _ = declare(Def[ReviewCommentCreateIn, *kanban.ReviewComment]{
 	Name:  kanban.ActionReviewCommentCreate,
