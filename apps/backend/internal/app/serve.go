@@ -310,7 +310,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	}
 	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
 		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope, BackendID: b.shared.id,
-		Events: b.events, Diagnostics: b.diagnostics(cfg, ring)}
+		Events: b.events, Diagnostics: b.diagnostics(cfg, ring), Git: worktreeGit(life, cfg.Logger)}
 	var local action.Agents = action.NoAgents{}
 	if b.agents != nil {
 		local = b.agents

@@ -13,7 +13,7 @@ import (
 )
 
 // Sections are the run's parts, in the order they run.
-var Sections = []string{"validation", "modes", "catalog", "roundtrip", "store", "board", "agents", "flow", "upstream", "postgres"}
+var Sections = []string{"validation", "modes", "catalog", "roundtrip", "store", "board", "agents", "flow", "upstream", "postgres", "changes"}
 
 // Run measures the selected sections (all when only is empty) and returns
 // the results with targets evaluated. In-process micro benchmarks run
@@ -94,6 +94,11 @@ func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
 		}
 		if note != "" {
 			r.Notes = append(r.Notes, note)
+		}
+	}
+	if want("changes") {
+		if r.Changes, err = MeasureChanges(ctx, cfg); err != nil {
+			return nil, fmt.Errorf("changes: %w", err)
 		}
 	}
 	r.Targets = Evaluate(r)

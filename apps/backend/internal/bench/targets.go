@@ -41,6 +41,7 @@ const (
 	maxCardLatencyMs     = 150
 	maxGatewayOverDirect = 1.2
 	maxCrossBackendMs    = 20
+	maxChangesMs         = 200
 )
 
 // modeBudgets are the tools/list byte budgets per mode (the reference's).
@@ -119,6 +120,7 @@ func Evaluate(r *Results) []Target {
 			}
 		}
 	}
+	ts = append(ts, changesTargets(r)...)
 	if p := r.Postgres; p != nil {
 		ts = append(ts, atMost("11", "task.create on backend A → task.created on backend B (p50)", p.CrossBackend.P50Ms, maxCrossBackendMs, "ms"))
 	}
@@ -159,4 +161,17 @@ func roundTripTargets(r *Results) []Target {
 		}
 	}
 	return ts
+}
+
+// changesTargets are section 12's targets: the changes list and one
+// file's diff of a 1,000-file change, server side.
+func changesTargets(r *Results) []Target {
+	c := r.Changes
+	if c == nil {
+		return nil
+	}
+	return []Target{
+		atMost("12", fmt.Sprintf("task.changes.list of a %d-file change, first page of 200 (p50)", c.Files), c.List.P50Ms, maxChangesMs, "ms"),
+		atMost("12", fmt.Sprintf("task.changes.diff of one file of a %d-file change (p50)", c.Files), c.Diff.P50Ms, maxChangesMs, "ms"),
+	}
 }

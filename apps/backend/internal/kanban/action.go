@@ -46,6 +46,11 @@ const (
 	ActionRepositoryCreate            Action = "repository.create"
 	ActionRepositoryList              Action = "repository.list"
 	ActionRepositoryUpdate            Action = "repository.update"
+	ActionReviewCommentCreate         Action = "review.comment.create"
+	ActionReviewCommentDelete         Action = "review.comment.delete"
+	ActionReviewCommentList           Action = "review.comment.list"
+	ActionReviewCommentUpdate         Action = "review.comment.update"
+	ActionReviewSend                  Action = "review.send"
 	ActionSessionAttach               Action = "session.attach"
 	ActionSessionCreate               Action = "session.create"
 	ActionSessionGet                  Action = "session.get"
@@ -58,6 +63,10 @@ const (
 	ActionStepComplete                Action = "step.complete"
 	ActionStepDecide                  Action = "step.decide"
 	ActionTaskArchive                 Action = "task.archive"
+	ActionTaskChangesCommits          Action = "task.changes.commits"
+	ActionTaskChangesDiff             Action = "task.changes.diff"
+	ActionTaskChangesList             Action = "task.changes.list"
+	ActionTaskChangesSummary          Action = "task.changes.summary"
 	ActionTaskCreate                  Action = "task.create"
 	ActionTaskDelete                  Action = "task.delete"
 	ActionTaskDependencyAdd           Action = "task.dependency.add"
@@ -120,9 +129,10 @@ var RegistryActions = []Action{
 	ActionPlanCreate, ActionPlanDelete, ActionPlanGet, ActionPlanRevisions, ActionPlanUpdate,
 	ActionQuestionAnswer, ActionQuestionAsk, ActionQuestionAskParent, ActionQuestionGet, ActionQuestionList,
 	ActionRepositoryCreate, ActionRepositoryList, ActionRepositoryUpdate,
+	ActionReviewCommentCreate, ActionReviewCommentDelete, ActionReviewCommentList, ActionReviewCommentUpdate, ActionReviewSend,
 	ActionSessionAttach, ActionSessionCreate, ActionSessionGet, ActionSessionList, ActionSessionProfile, ActionSessionSetMode, ActionSessionSpawn, ActionSessionStop, ActionSessionToken,
 	ActionStepComplete, ActionStepDecide,
-	ActionTaskArchive, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskGet, ActionTaskList, ActionTaskMessage, ActionTaskMove, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUpdate,
+	ActionTaskArchive, ActionTaskChangesCommits, ActionTaskChangesDiff, ActionTaskChangesList, ActionTaskChangesSummary, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskGet, ActionTaskList, ActionTaskMessage, ActionTaskMove, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUpdate,
 	ActionUpstreamConfig, ActionUpstreamList, ActionUpstreamRefused, ActionUpstreamReport,
 	ActionWorkflowCreate, ActionWorkflowDelete, ActionWorkflowExport, ActionWorkflowGet, ActionWorkflowImport, ActionWorkflowList, ActionWorkflowStepCreate, ActionWorkflowStepDelete, ActionWorkflowStepGet, ActionWorkflowStepList, ActionWorkflowStepReorder, ActionWorkflowStepUpdate, ActionWorkflowTemplateList, ActionWorkflowUpdate,
 	ActionWorkspaceCreate, ActionWorkspaceGet, ActionWorkspaceList, ActionWorkspaceSourceAdd, ActionWorkspaceUpdate,

@@ -125,3 +125,49 @@ func TestReviewComments(t *testing.T) {
 		}
 	})
 }
+
+// TestSendReview: the prompt and the comments' move to sent are one
+// transaction — all of them or nothing, on the task's own session only.
+func TestSendReview(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, func(t *testing.T) {
+		t.Parallel()
+		s := newTestStore(t)
+		ctx := context.Background()
+		f := newPRFixture(t, s)
+		sess, _, err := s.CreateSession(ctx, kanban.SessionCreate{TaskID: f.task.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t2 := mustTask(t, s, f.b, "", "other task")
+		other, _, err := s.CreateSession(ctx, kanban.SessionCreate{TaskID: t2.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c1 := must(s.CreateReviewComment(ctx, f.comment("a.go", 1)))(t)
+		c2 := must(s.CreateReviewComment(ctx, f.comment("b.go", 5)))(t)
+		prompt := kanban.Message{SessionID: sess.ID, Author: "operator", Type: "prompt", Content: "Review: a.go, b.go"}
+		msgs := countRows(t, s, "session_messages")
+
+		resolved := kanban.CommentResolved
+		must(s.UpdateReviewComment(ctx, c2.ID, nil, &resolved))(t)
+		if _, _, err := s.SendReview(ctx, f.task.ID, []string{c1.ID, c2.ID}, prompt); kanban.ErrorCode(err) != kanban.CodeConflict {
+			t.Fatalf("a resolved comment in the review: %v, want CONFLICT", err)
+		}
+		wrong := prompt
+		wrong.SessionID = other.ID
+		if _, _, err := s.SendReview(ctx, f.task.ID, []string{c1.ID}, wrong); kanban.ErrorCode(err) != kanban.CodeValidation {
+			t.Fatalf("another task's session: %v, want VALIDATION_ERROR", err)
+		}
+		if got := must(s.GetReviewComment(ctx, c1.ID))(t); got.State != kanban.CommentOpen || countRows(t, s, "session_messages") != msgs {
+			t.Fatalf("a refused send wrote: state %s, %d messages", got.State, countRows(t, s, "session_messages"))
+		}
+		m, sent, err := s.SendReview(ctx, f.task.ID, []string{c1.ID}, prompt)
+		if err != nil || m.Type != "prompt" || m.TaskID != f.task.ID || len(sent) != 1 || sent[0].State != kanban.CommentSent || sent[0].SentAt == nil {
+			t.Fatalf("send: %+v %+v %v", m, sent, err)
+		}
+		if _, _, err := s.SendReview(ctx, f.task.ID, []string{c1.ID}, prompt); kanban.ErrorCode(err) != kanban.CodeConflict {
+			t.Fatalf("sent twice: %v", err)
+		}
+	})
+}
