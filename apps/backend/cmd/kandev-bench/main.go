@@ -119,16 +119,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.BridgeClients, err = parseInts(*bridgeClients); err != nil {
 		return err
 	}
-	if cfg.WorkDir == "" {
-		if cfg.WorkDir, err = os.MkdirTemp("", "kandev-bench-"); err != nil {
-			return err
-		}
-		defer func() { _ = os.RemoveAll(cfg.WorkDir) }() // scratch only
-	}
-	if cfg.WorkDir, err = filepath.Abs(cfg.WorkDir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(cfg.WorkDir, 0o700); err != nil {
+	cleanup, err := prepareWorkDir(&cfg)
+	defer cleanup()
+	if err != nil {
 		return err
 	}
 	var sections []string
@@ -157,6 +150,24 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	_, err = io.WriteString(stdout, bench.Summary(r))
 	return err
+}
+
+// prepareWorkDir makes cfg.WorkDir an absolute path to a directory that
+// exists: a temporary one when none is given, which cleanup removes
+// (cleanup is never nil, whatever the error).
+func prepareWorkDir(cfg *bench.Config) (cleanup func(), err error) {
+	cleanup = func() {}
+	if cfg.WorkDir == "" {
+		if cfg.WorkDir, err = os.MkdirTemp("", "kandev-bench-"); err != nil {
+			return cleanup, err
+		}
+		scratch := cfg.WorkDir
+		cleanup = func() { _ = os.RemoveAll(scratch) } // scratch only
+	}
+	if cfg.WorkDir, err = filepath.Abs(cfg.WorkDir); err != nil {
+		return cleanup, err
+	}
+	return cleanup, os.MkdirAll(cfg.WorkDir, 0o700)
 }
 
 func writeDocs(results, docs string) (*bench.Results, error) {

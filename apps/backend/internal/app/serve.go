@@ -318,12 +318,23 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	b.shared.wire(b.svc)
 	b.newFlow(cfg)
 	life.push("workflow", func(ctx context.Context) error { b.flow.Close(ctx); return nil })
-	b.ws = ws.NewServer(ws.ServerConfig{
+	b.ws = b.newWSServer()
+	hub.ws = b.ws
+	if b.mcp, err = b.newExternalMCP(compiled); err != nil {
+		return nil, err
+	}
+	b.mcpHTTP = b.mcp.HTTP(ctx, "/mcp", "/mcp/sse", "/mcp/message")
+	return b, nil
+}
+
+// newWSServer is the backend's WebSocket API.
+func (b *backend) newWSServer() *ws.Server {
+	return ws.NewServer(ws.ServerConfig{
 		Authenticate: b.authenticate,
 		Dispatch:     b.dispatch,
 		OnConnect:    b.boardConns.add,
 		OnDisconnect: b.disconnected,
-		Logger:       cfg.Logger,
+		Logger:       b.cfg.Logger,
 		Known:        b.knownAction,
 		// Room for any MCP call the 4 MiB gate admits once a session's
 		// kandev mcp forwards it (ws.MaxRequestBytes).
@@ -335,19 +346,18 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 		// smaller compressed.
 		Compression: true,
 	})
-	hub.ws = b.ws
-	b.mcp, err = toolserver.New(toolserver.Config{
+}
+
+// newExternalMCP is the MCP endpoint external clients reach, acting as
+// the operator.
+func (b *backend) newExternalMCP(compiled *toolserver.Compiled) (*toolserver.Server, error) {
+	return toolserver.New(toolserver.Config{
 		Compiled: compiled,
 		Backend:  action.Caller{Registry: b.reg, Principal: action.Principal{Kind: action.Operator}},
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
-		Logger:   cfg.Logger,
-		Sessions: cfg.MCPSessions,
+		Logger:   b.cfg.Logger,
+		Sessions: b.cfg.MCPSessions,
 	})
-	if err != nil {
-		return nil, err
-	}
-	b.mcpHTTP = b.mcp.HTTP(ctx, "/mcp", "/mcp/sse", "/mcp/message")
-	return b, nil
 }
 
 // join starts relaying events and this backend's lease on a shared
