@@ -72,6 +72,24 @@ func TestAgentProfiles(t *testing.T) {
 	bothEngines(t, testAgentProfiles)
 }
 
+// firstProfileIsDefault checks that the first profile of a new agent
+// becomes its default, and returns it.
+func firstProfileIsDefault(t *testing.T, s *Store) *kanban.AgentProfile {
+	t.Helper()
+	ctx := context.Background()
+	agentID := kanban.NewID()
+	now := fmtTime(kanban.Now())
+	if _, err := s.stmts.ExecContext(ctx, `INSERT INTO agents (id, name, display_name, created_at, updated_at)
+		VALUES (?, 'cursor', 'Cursor', ?, ?)`, agentID, now, now); err != nil {
+		t.Fatalf("insert agent: %v", err)
+	}
+	first, err := s.CreateAgentProfile(ctx, kanban.AgentProfile{AgentID: agentID, Name: "main"})
+	if err != nil || !first.IsDefault {
+		t.Fatalf("got %+v, %v, want the first profile to be the default", first, err)
+	}
+	return first
+}
+
 func testAgentProfiles(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
@@ -91,17 +109,7 @@ func testAgentProfiles(t *testing.T) {
 		t.Fatalf("got %v, %v listing every profile, want 6", all, err)
 	}
 
-	// The first profile of an agent becomes its default.
-	agentID := kanban.NewID()
-	now := fmtTime(kanban.Now())
-	if _, err := f.s.stmts.ExecContext(ctx, `INSERT INTO agents (id, name, display_name, created_at, updated_at)
-		VALUES (?, 'cursor', 'Cursor', ?, ?)`, agentID, now, now); err != nil {
-		t.Fatalf("insert agent: %v", err)
-	}
-	first, err := f.s.CreateAgentProfile(ctx, kanban.AgentProfile{AgentID: agentID, Name: "main"})
-	if err != nil || !first.IsDefault {
-		t.Fatalf("got %+v, %v, want the first profile to be the default", first, err)
-	}
+	first := firstProfileIsDefault(t, f.s)
 
 	name, model := "fast", "gpt-5"
 	codexDefault := l.Items[0]

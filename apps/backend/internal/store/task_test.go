@@ -427,6 +427,22 @@ func TestListTasksFiltersAndPages(t *testing.T) {
 	bothEngines(t, testListTasksFiltersAndPages)
 }
 
+// checkListOrder checks that tasks are in list order: by position on a
+// step (byPosition), else by creation then ID.
+func checkListOrder(t *testing.T, name string, tasks []kanban.Task, byPosition bool) {
+	t.Helper()
+	for i := 1; i < len(tasks); i++ {
+		prev, cur := tasks[i-1], tasks[i]
+		inOrder := cur.CreatedAt.After(prev.CreatedAt) || (cur.CreatedAt.Equal(prev.CreatedAt) && cur.ID > prev.ID)
+		if byPosition {
+			inOrder = cur.Position > prev.Position
+		}
+		if !inOrder {
+			t.Errorf("%s: got %s before %s, want list order", name, prev.Title, cur.Title)
+		}
+	}
+}
+
 func testListTasksFiltersAndPages(t *testing.T) {
 	t.Parallel()
 	s, ctx := newTestStore(t), context.Background()
@@ -468,16 +484,7 @@ func testListTasksFiltersAndPages(t *testing.T) {
 		if len(got) != c.want {
 			t.Errorf("%s: got %d tasks, want %d", c.name, len(got), c.want)
 		}
-		for i := 1; i < len(got); i++ {
-			prev, cur := got[i-1], got[i]
-			inOrder := cur.CreatedAt.After(prev.CreatedAt) || (cur.CreatedAt.Equal(prev.CreatedAt) && cur.ID > prev.ID)
-			if c.f.WorkflowStepID != "" {
-				inOrder = cur.Position > prev.Position
-			}
-			if !inOrder {
-				t.Errorf("%s: got %s before %s, want list order", c.name, prev.Title, cur.Title)
-			}
-		}
+		checkListOrder(t, c.name, got, c.f.WorkflowStepID != "")
 	}
 	bad := []kanban.TaskFilter{
 		{WorkspaceID: ws, WorkflowStepID: other.steps[0].ID},
