@@ -132,13 +132,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	r.Commands = []string{
-		"make bench",
-		"# which runs, in apps/backend:",
-		"make build",
-		"go build -o bin/kandev-bench ./cmd/kandev-bench",
-		"bin/kandev-bench run " + strings.Join(args, " "),
-	}
+	r.Commands = benchCommands(args)
 	if err := r.WriteFile(*results); err != nil {
 		return err
 	}
@@ -150,6 +144,18 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	_, err = io.WriteString(stdout, bench.Summary(r))
 	return err
+}
+
+// benchCommands is how the results were made: make bench, which runs
+// kandev-bench run with args.
+func benchCommands(args []string) []string {
+	return []string{
+		"make bench",
+		"# which runs, in apps/backend:",
+		"make build",
+		"go build -o bin/kandev-bench ./cmd/kandev-bench",
+		"bin/kandev-bench run " + strings.Join(args, " "),
+	}
 }
 
 // prepareWorkDir makes cfg.WorkDir an absolute path to a directory that

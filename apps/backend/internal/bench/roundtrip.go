@@ -101,10 +101,7 @@ func MeasureRoundTrips(ctx context.Context, cfg Config) (*roundTrips, error) {
 	if err != nil {
 		return nil, err
 	}
-	kandev := []*target{
-		{key: "list_tasks", ep: direct, c: listCall, proc: be.proc}, {key: "list_tasks_5", ep: direct, c: listSmallCall, proc: be.proc},
-		{key: "create_task", ep: direct, c: createCall, proc: be.proc, creates: true},
-	}
+	kandev := kandevTargets(direct, be.proc)
 	floorP, floors, err := startFloors(ctx, cfg, hc, maxN, kandev)
 	if err != nil {
 		return nil, err
@@ -131,6 +128,15 @@ func MeasureRoundTrips(ctx context.Context, cfg Config) (*roundTrips, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// kandevTargets is the calls measured on the backend's own /mcp (ep) of
+// process p.
+func kandevTargets(ep *endpoint, p *proc) []*target {
+	return []*target{
+		{key: "list_tasks", ep: ep, c: listCall, proc: p}, {key: "list_tasks_5", ep: ep, c: listSmallCall, proc: p},
+		{key: "create_task", ep: ep, c: createCall, proc: p, creates: true},
+	}
 }
 
 // warmUp checks each target's call and warms it up, returning the
