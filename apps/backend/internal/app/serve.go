@@ -18,6 +18,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/board"
 	"github.com/kandev/kandev/apps/backend/internal/flow"
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/logring"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
@@ -301,15 +302,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	if b.board, err = b.newBoard(); err != nil {
 		return nil, err
 	}
-	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
-		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope, BackendID: b.shared.id,
-		Events: b.events, Diagnostics: b.diagnostics(cfg, ring)}
-	var local action.Agents = action.NoAgents{}
-	if b.agents != nil {
-		local = b.agents
-	}
-	deps.Agents = b.shared.agents(local)
-	if b.reg, b.svc, err = action.New(deps); err != nil {
+	if b.reg, b.svc, err = b.newActions(compiled, pub, guard, ring); err != nil {
 		return nil, err
 	}
 	if b.topics, err = topicContracts(); err != nil {
@@ -325,6 +318,21 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	}
 	b.mcpHTTP = b.mcp.HTTP(ctx, "/mcp", "/mcp/sse", "/mcp/message")
 	return b, nil
+}
+
+// newActions is the action layer over the backend's store, publishing
+// through pub and reaching files through guard, its agents those of the
+// cluster (the local runtime's, when agents launch here).
+func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher, guard *fsguard.Policy, ring *logring.Ring) (*action.Registry, *action.Service, error) {
+	deps := action.Deps{Store: b.store, Publisher: pub, Logger: b.cfg.Logger, QuestionWait: b.cfg.QuestionWait,
+		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: b.cfg.SessionScope, BackendID: b.shared.id,
+		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring)}
+	var local action.Agents = action.NoAgents{}
+	if b.agents != nil {
+		local = b.agents
+	}
+	deps.Agents = b.shared.agents(local)
+	return action.New(deps)
 }
 
 // newWSServer is the backend's WebSocket API.
