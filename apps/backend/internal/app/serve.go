@@ -18,6 +18,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/board"
 	"github.com/kandev/kandev/apps/backend/internal/flow"
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/logring"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
@@ -308,15 +309,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	if b.board, err = b.newBoard(); err != nil {
 		return nil, err
 	}
-	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
-		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope, BackendID: b.shared.id,
-		Events: b.events, Diagnostics: b.diagnostics(cfg, ring), Git: worktreeGit(life, cfg.Logger)}
-	var local action.Agents = action.NoAgents{}
-	if b.agents != nil {
-		local = b.agents
-	}
-	deps.Agents = b.shared.agents(local)
-	if b.reg, b.svc, err = action.New(deps); err != nil {
+	if b.reg, b.svc, err = b.newActions(compiled, pub, guard, ring); err != nil {
 		return nil, err
 	}
 	if b.topics, err = topicContracts(); err != nil {
@@ -325,12 +318,38 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	b.shared.wire(b.svc)
 	b.newFlow(cfg)
 	life.push("workflow", func(ctx context.Context) error { b.flow.Close(ctx); return nil })
-	b.ws = ws.NewServer(ws.ServerConfig{
+	b.ws = b.newWSServer()
+	hub.ws = b.ws
+	if b.mcp, err = b.newExternalMCP(compiled); err != nil {
+		return nil, err
+	}
+	b.mcpHTTP = b.mcp.HTTP(ctx, "/mcp", "/mcp/sse", "/mcp/message")
+	return b, nil
+}
+
+// newActions is the action layer over the backend's store, publishing
+// through pub and reaching files through guard, its agents those of the
+// cluster (the local runtime's, when agents launch here).
+func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher, guard *fsguard.Policy, ring *logring.Ring) (*action.Registry, *action.Service, error) {
+	deps := action.Deps{Store: b.store, Publisher: pub, Logger: b.cfg.Logger, QuestionWait: b.cfg.QuestionWait,
+		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: b.cfg.SessionScope, BackendID: b.shared.id,
+		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring), Git: worktreeGit(b.life, b.cfg.Logger)}
+	var local action.Agents = action.NoAgents{}
+	if b.agents != nil {
+		local = b.agents
+	}
+	deps.Agents = b.shared.agents(local)
+	return action.New(deps)
+}
+
+// newWSServer is the backend's WebSocket API.
+func (b *backend) newWSServer() *ws.Server {
+	return ws.NewServer(ws.ServerConfig{
 		Authenticate: b.authenticate,
 		Dispatch:     b.dispatch,
 		OnConnect:    b.boardConns.add,
 		OnDisconnect: b.disconnected,
-		Logger:       cfg.Logger,
+		Logger:       b.cfg.Logger,
 		Known:        b.knownAction,
 		// Room for any MCP call the 4 MiB gate admits once a session's
 		// kandev mcp forwards it (ws.MaxRequestBytes).
@@ -342,19 +361,18 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 		// smaller compressed.
 		Compression: true,
 	})
-	hub.ws = b.ws
-	b.mcp, err = toolserver.New(toolserver.Config{
+}
+
+// newExternalMCP is the MCP endpoint external clients reach, acting as
+// the operator.
+func (b *backend) newExternalMCP(compiled *toolserver.Compiled) (*toolserver.Server, error) {
+	return toolserver.New(toolserver.Config{
 		Compiled: compiled,
 		Backend:  action.Caller{Registry: b.reg, Principal: action.Principal{Kind: action.Operator}},
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
-		Logger:   cfg.Logger,
-		Sessions: cfg.MCPSessions,
+		Logger:   b.cfg.Logger,
+		Sessions: b.cfg.MCPSessions,
 	})
-	if err != nil {
-		return nil, err
-	}
-	b.mcpHTTP = b.mcp.HTTP(ctx, "/mcp", "/mcp/sse", "/mcp/message")
-	return b, nil
 }
 
 // join starts relaying events and this backend's lease on a shared

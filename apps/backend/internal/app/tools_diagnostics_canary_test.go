@@ -67,23 +67,31 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 		t.Fatalf("got tool call %s (%v), want a completed bundle", tc.Content, err)
 	}
 	files, _ := readBundle(t, filepath.Join(ws, filepath.FromSlash(out.Path)))
+	checkBundleRedacted(t, files, tc.Content, canaries, created.SessionID)
+}
+
+// checkBundleRedacted checks that the bundle's files and the tool call's
+// record (toolCall) hold no canary, while the files still say where each
+// secret was (session sessionID's stderr, the log, the config).
+func checkBundleRedacted(t *testing.T, files map[string][]byte, toolCall string, canaries map[string]string, sessionID string) {
+	t.Helper()
 	var all bytes.Buffer
 	for name, b := range files {
 		all.WriteString(name + "\n")
 		all.Write(b)
 	}
-	all.WriteString(tc.Content)
+	all.WriteString(toolCall)
 	for kind, c := range canaries {
 		if strings.Contains(all.String(), c) {
 			t.Errorf("the bundle (or the tool's result) holds the %s canary", kind)
 		}
 	}
 	for name, want := range map[string][]string{
-		"backend/agent-stderr.txt": {"agent stderr: env [redacted]; Authorization: [redacted]", "== agent stderr of session " + created.SessionID},
+		"backend/agent-stderr.txt": {"agent stderr: env [redacted]; Authorization: [redacted]", "== agent stderr of session " + sessionID},
 		"backend/log.txt":          {"connected with [redacted]", "operator uses [redacted]", `Authorization: [redacted]`},
 		"backend/config.json": {`"DIAG_CANARY_SECRET"`, `"X-Api-Key"`, `"UPSTREAM_SETTING"`, `"https://mcp.example.com/mcp"`,
 			`"--token",`, `"postgres://app:[redacted]@db:5432/x"`, `"--mode=plain"`},
-		"backend/task.json": {created.SessionID},
+		"backend/task.json": {sessionID},
 	} {
 		for _, w := range want {
 			if !strings.Contains(string(files[name]), w) {

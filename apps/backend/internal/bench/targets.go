@@ -64,20 +64,7 @@ func unmeasured(section, name, op string, limit float64, unit, why string) Targe
 
 // Evaluate compares the measured figures with the targets.
 func Evaluate(r *Results) []Target {
-	var ts []Target
-	for _, v := range r.Validation {
-		if v.Missing {
-			ts = append(ts, unmeasured("1", "wrapper check / bare Validate, "+v.Case, "<=", maxWrapperOverBare, "×", v.Note))
-			continue
-		}
-		limit := maxWrapperOverBare
-		if !v.Valid {
-			limit = maxRefusedOverBare
-		}
-		t := atMost("1", "wrapper check / bare Validate, "+v.Case, v.WrapperOverBare, limit, "×")
-		t.Note = v.Note
-		ts = append(ts, t)
-	}
+	ts := validationTargets(r)
 	ts = append(ts, roundTripTargets(r)...)
 	for _, b := range r.Bridge {
 		if b.Clients == bridgeTargetClients {
@@ -123,6 +110,26 @@ func Evaluate(r *Results) []Target {
 	ts = append(ts, changesTargets(r)...)
 	if p := r.Postgres; p != nil {
 		ts = append(ts, atMost("11", "task.create on backend A → task.created on backend B (p50)", p.CrossBackend.P50Ms, maxCrossBackendMs, "ms"))
+	}
+	return ts
+}
+
+// validationTargets are section 1's: the wrapper's check against a bare
+// Validate, per payload case.
+func validationTargets(r *Results) []Target {
+	var ts []Target
+	for _, v := range r.Validation {
+		if v.Missing {
+			ts = append(ts, unmeasured("1", "wrapper check / bare Validate, "+v.Case, "<=", maxWrapperOverBare, "×", v.Note))
+			continue
+		}
+		limit := maxWrapperOverBare
+		if !v.Valid {
+			limit = maxRefusedOverBare
+		}
+		t := atMost("1", "wrapper check / bare Validate, "+v.Case, v.WrapperOverBare, limit, "×")
+		t.Note = v.Note
+		ts = append(ts, t)
 	}
 	return ts
 }
