@@ -137,9 +137,7 @@ func New(ctx context.Context, cfg Config) *Manager {
 	// The ACP library logs unparsable lines raw: keep its diagnostics at
 	// warning level without their attributes, which may hold agent output.
 	m.acpLog = slog.New(dropAttrs{cfg.Logger.Handler()})
-	if cfg.Guard != nil {
-		m.tokens = newTokenFiles(cfg.Guard.DataDir())
-	}
+	m.tokens = newTokenFiles(cfg.Guard)
 	if err := m.tokens.clear(); err != nil {
 		m.log.Warn("remove the session token files a previous process left", "err", err)
 	}

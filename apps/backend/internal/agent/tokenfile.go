@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 )
 
 // TokenDir is the directory of the data dir that holds the token files of
@@ -20,16 +22,21 @@ const TokenDir = "session-tokens"
 // reports: it names neither the path nor the token.
 var errTokenFile = errors.New("could not write the session's token file under the data dir")
 
-// tokenFiles writes and removes the session token files of one runtime.
-// dir is "" when the runtime knows no data dir: then no launch gets a
-// token file and every one fails.
-type tokenFiles struct{ dir string }
+// tokenFiles writes and removes the session token files of one runtime,
+// each pinned in the filesystem policy while it exists (no Kandev tool
+// reads it, moved or linked into a workspace either). dir is "" when the
+// runtime knows no data dir: then no launch gets a token file and every
+// one fails.
+type tokenFiles struct {
+	dir   string
+	guard *fsguard.Policy
+}
 
-func newTokenFiles(dataDir string) tokenFiles {
-	if dataDir == "" {
+func newTokenFiles(guard *fsguard.Policy) tokenFiles {
+	if guard == nil || guard.DataDir() == "" {
 		return tokenFiles{}
 	}
-	return tokenFiles{dir: filepath.Join(dataDir, TokenDir)}
+	return tokenFiles{dir: filepath.Join(guard.DataDir(), TokenDir), guard: guard}
 }
 
 // path is where the token file of session id lives ("" when the id could
@@ -90,6 +97,10 @@ func (t tokenFiles) write(id, token string) (string, error) {
 		_ = os.Remove(tmp)
 		return "", err
 	}
+	if !t.guard.Pin(path) { // replaces a previous launch's pin of path
+		_ = os.Remove(path)
+		return "", errors.New("the token file could not be pinned in the filesystem policy")
+	}
 	return path, nil
 }
 
@@ -102,6 +113,7 @@ func (t tokenFiles) remove(id string) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	t.guard.Unpin(path)
 	return nil
 }
 
