@@ -70,9 +70,14 @@ func (t tokenFiles) ensureDir() error {
 // write writes session id's token file, replacing one a previous launch
 // left, and returns its path. The file is created 0600 under a temporary
 // name and renamed into place, so that it is never readable by others nor
-// seen half written. The error is for the server log: it may name the path,
-// never the token.
+// seen half written. The error is for the server log: it names neither
+// the path nor the token.
 func (t tokenFiles) write(id, token string) (string, error) {
+	path, err := t.writeFile(id, token)
+	return path, pathless(err)
+}
+
+func (t tokenFiles) writeFile(id, token string) (string, error) {
 	path := t.path(id)
 	if path == "" {
 		return "", errors.New("no data dir, or a session id that names no file")
@@ -104,6 +109,22 @@ func (t tokenFiles) write(id, token string) (string, error) {
 	return path, nil
 }
 
+// pathless is err without the path it names (for the server log: the
+// token file's path is not logged either).
+func pathless(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pe):
+		return errors.New(pe.Op + ": " + pe.Err.Error())
+	case errors.As(err, &le):
+		return errors.New(le.Op + ": " + le.Err.Error())
+	}
+	return err
+}
+
 // remove removes session id's token file (nothing when there is none).
 func (t tokenFiles) remove(id string) error {
 	path := t.path(id)
@@ -111,7 +132,7 @@ func (t tokenFiles) remove(id string) error {
 		return nil
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return pathless(err)
 	}
 	t.guard.Unpin(path)
 	return nil
@@ -129,18 +150,18 @@ func (t tokenFiles) clear() error {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return err
+		return pathless(err)
 	case !st.IsDir(): // a link or a file in its place: never follow it
-		return os.Remove(t.dir)
+		return pathless(os.Remove(t.dir))
 	}
 	list, err := os.ReadDir(t.dir)
 	if err != nil {
-		return err
+		return pathless(err)
 	}
 	var errs []error
 	for _, e := range list {
 		if err := os.RemoveAll(filepath.Join(t.dir, e.Name())); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, pathless(err))
 		}
 	}
 	return errors.Join(errs...)

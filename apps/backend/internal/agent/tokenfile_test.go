@@ -97,8 +97,15 @@ func TestTokenFilesClear(t *testing.T) {
 	if err := os.Symlink(elsewhere, filepath.Join(data, TokenDir)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tf.write("s", "tok"); err == nil {
-		t.Fatal("wrote a token file through a link")
+	if _, err := tf.write("s", "tok-secret"); err == nil || strings.Contains(err.Error(), data) || strings.Contains(err.Error(), "tok-secret") {
+		t.Fatalf("through a link: got %v, want refused without the path or the token", err)
+	}
+	tf2, data2 := tokenFilesFixture(t)
+	if err := os.MkdirAll(filepath.Join(data2, TokenDir, "s", "x"), 0o700); err != nil { // a directory where the file goes
+		t.Fatal(err)
+	}
+	if _, err := tf2.write("s", "tok-secret"); err == nil || strings.Contains(err.Error(), data2) {
+		t.Fatalf("a directory in the file's place: got %v, want an error without the path", err)
 	}
 	if err := tf.clear(); err != nil {
 		t.Fatal(err)
