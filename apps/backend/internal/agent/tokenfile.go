@@ -62,7 +62,8 @@ func (t tokenFiles) ensureDir() error {
 		return errors.New("the session token directory is not a directory")
 	}
 	if st.Mode().Perm() != 0o700 {
-		return os.Chmod(t.dir, 0o700)
+		return os.Chmod(t.dir, 0o700) //nolint:gosec // a directory: its owner must enter it, no one else
+
 	}
 	return nil
 }

@@ -30,19 +30,18 @@ func TestTokenFileMode(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	path, err := tf.write("sess-1", "first")
-	if err != nil {
+	if _, err := tf.write("sess-1", "first"); err != nil {
 		t.Fatal(err)
 	}
-	if path, err = tf.write("sess-1", "tok-secret"); err != nil || path != filepath.Join(dir, "sess-1") {
+	path, err := tf.write("sess-1", "tok-secret")
+	if err != nil || path != filepath.Join(dir, "sess-1") {
 		t.Fatalf("write: %q %v", path, err)
 	}
-	st, err := os.Stat(path)
-	if err != nil || st.Mode().Perm() != 0o600 {
-		t.Fatalf("token file mode %v (%v), want 0600", st.Mode().Perm(), err)
+	if perm, err := permOf(path); err != nil || perm != 0o600 {
+		t.Fatalf("token file mode %v (%v), want 0600", perm, err)
 	}
-	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
-		t.Fatalf("token dir mode %v (%v), want 0700", st.Mode().Perm(), err)
+	if perm, err := permOf(dir); err != nil || perm != 0o700 {
+		t.Fatalf("token dir mode %v (%v), want 0700", perm, err)
 	}
 	if b, err := os.ReadFile(path); err != nil || strings.TrimSpace(string(b)) != "tok-secret" { //nolint:gosec // the test's own file
 		t.Fatalf("token file holds %q (%v)", b, err)
@@ -116,4 +115,13 @@ func TestTokenFilesClear(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(data, TokenDir)); !os.IsNotExist(err) {
 		t.Fatalf("the link is still there: %v", err)
 	}
+}
+
+// permOf is path's permission bits (0 and the error when it is missing).
+func permOf(path string) (os.FileMode, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return st.Mode().Perm(), nil
 }

@@ -123,12 +123,14 @@ func TestSessionTokenNotOnCommandLine(t *testing.T) {
 // returns the token.
 func tokenFileOf(t *testing.T, path, dir string) string {
 	t.Helper()
-	st, err := os.Stat(path)
-	if err != nil || st.Mode().Perm() != 0o600 {
-		t.Fatalf("token file: mode %v, %v; want 0600", st.Mode().Perm(), err)
-	}
-	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
-		t.Fatalf("token dir: mode %v, %v; want 0700", st.Mode().Perm(), err)
+	for p, want := range map[string]os.FileMode{path: 0o600, dir: 0o700} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != want {
+			t.Fatalf("%s: mode %v, want %v", filepath.Base(p), st.Mode().Perm(), want)
+		}
 	}
 	b, err := os.ReadFile(path) //nolint:gosec // the test's own data dir
 	if err != nil {
