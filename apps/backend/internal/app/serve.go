@@ -286,7 +286,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := st.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, st); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 	compiled, err := toolserver.Compile()
