@@ -3,11 +3,13 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -58,6 +60,12 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Diagnose " + canary("title"), "prompt": prompt,
 		"agent_profile_id": prof.ID, "local_path": ws}, &created)
 	tc := e.waitMessage(created.Task.ID, "tool_call", "get_diagnostic_bundle_kandev")
+	// The agent's own session token, from its token file (the session is live).
+	own, err := os.ReadFile(filepath.Join(e.cfg.DataDir, agent.TokenDir, created.SessionID))
+	if err != nil || len(strings.TrimSpace(string(own))) < 32 {
+		t.Fatalf("the agent's token file: %v", err)
+	}
+	canaries["the agent's own session token"] = strings.TrimSpace(string(own))
 	for !strings.Contains(tc.Content, `"status":"completed"`) && !strings.Contains(tc.Content, `"status":"failed"`) {
 		tc = e.waitMessage(created.Task.ID, "tool_call", `"status":"`)
 	}
