@@ -67,6 +67,10 @@ const (
 	ActionTaskList                    Action = "task.list"
 	ActionTaskMessage                 Action = "task.message"
 	ActionTaskMove                    Action = "task.move"
+	ActionTaskMRAutomationGet         Action = "task.mr_automation.get"
+	ActionTaskMRAutomationUpdate      Action = "task.mr_automation.update"
+	ActionTaskPRAutomationGet         Action = "task.pr_automation.get"
+	ActionTaskPRAutomationUpdate      Action = "task.pr_automation.update"
 	ActionTaskRelated                 Action = "task.related"
 	ActionTaskRepositoryAdd           Action = "task.repository.add"
 	ActionTaskRepositorySetBaseBranch Action = "task.repository.set_base_branch"
@@ -121,7 +125,7 @@ var RegistryActions = []Action{
 	ActionRepositoryCreate, ActionRepositoryList, ActionRepositoryUpdate,
 	ActionSessionAttach, ActionSessionCreate, ActionSessionGet, ActionSessionList, ActionSessionProfile, ActionSessionSetMode, ActionSessionSpawn, ActionSessionStop, ActionSessionToken,
 	ActionStepComplete, ActionStepDecide,
-	ActionTaskArchive, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskGet, ActionTaskList, ActionTaskMessage, ActionTaskMove, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUpdate,
+	ActionTaskArchive, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskGet, ActionTaskList, ActionTaskMessage, ActionTaskMove, ActionTaskMRAutomationGet, ActionTaskMRAutomationUpdate, ActionTaskPRAutomationGet, ActionTaskPRAutomationUpdate, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUpdate,
 	ActionUpstreamConfig, ActionUpstreamList, ActionUpstreamRefused, ActionUpstreamReport,
 	ActionWorkflowCreate, ActionWorkflowDelete, ActionWorkflowExport, ActionWorkflowGet, ActionWorkflowImport, ActionWorkflowList, ActionWorkflowStepCreate, ActionWorkflowStepDelete, ActionWorkflowStepGet, ActionWorkflowStepList, ActionWorkflowStepReorder, ActionWorkflowStepUpdate, ActionWorkflowUpdate,
 	ActionWorkspaceCreate, ActionWorkspaceGet, ActionWorkspaceList, ActionWorkspaceSourceAdd, ActionWorkspaceUpdate,
