@@ -39,6 +39,11 @@ type PullRequestMerged struct {
 	PullRequestID string
 }
 
+// PRAutomationChanged says a task's PR automation switches changed (the
+// PR watcher looks at its pull requests again at once).
+type PRAutomationChanged struct{ TaskID string }
+
+func (PRAutomationChanged) domainEvent()  {}
 func (TaskEnded) domainEvent()            {}
 func (PullRequestCommented) domainEvent() {}
 func (PullRequestMerged) domainEvent()    {}

@@ -313,6 +313,9 @@ type PullRequestService interface {
 	// its repositories (VALIDATION_ERROR when the task is not linked to it).
 	LinkPullRequest(ctx context.Context, p PullRequest) (*PullRequest, error)
 	GetPullRequest(ctx context.Context, id string) (*PullRequest, error)
+	// FindPullRequest returns a task's pull request by repository and
+	// number (NOT_FOUND when it has none such).
+	FindPullRequest(ctx context.Context, taskID, repositoryID string, number int) (*PullRequest, error)
 	ListTaskPullRequests(ctx context.Context, taskID string, p Page) (*List[PullRequest], error)
 	// PRAutomation returns a task's settings over its pull requests on
 	// forge; NOT_FOUND when the task is missing.
