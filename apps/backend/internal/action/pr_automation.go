@@ -181,6 +181,6 @@ func (s *Service) updatePRAutomation(ctx context.Context, p Principal, f kanban.
 	if err != nil {
 		return nil, err
 	}
-	s.events.Emit(kanban.PRAutomationChanged{TaskID: id})
+	s.events.Emit(kanban.PullRequestsChanged{TaskID: id})
 	return out, nil
 }

@@ -61,7 +61,7 @@ func (b *backend) newPRWatch(cfg Config) error {
 		}
 	}
 	b.events.React(func(ev kanban.DomainEvent) {
-		if _, ok := ev.(kanban.PRAutomationChanged); ok {
+		if _, ok := ev.(kanban.PullRequestsChanged); ok {
 			w.Wake()
 		}
 	})

@@ -39,11 +39,12 @@ type PullRequestMerged struct {
 	PullRequestID string
 }
 
-// PRAutomationChanged says a task's PR automation switches changed (the
-// PR watcher looks at its pull requests again at once).
-type PRAutomationChanged struct{ TaskID string }
+// PullRequestsChanged says a task's pull requests changed: one was linked
+// to it, or their automation switches changed. The PR watcher looks at
+// them at once (whoever links a pull request emits it).
+type PullRequestsChanged struct{ TaskID string }
 
-func (PRAutomationChanged) domainEvent()  {}
+func (PullRequestsChanged) domainEvent()  {}
 func (TaskEnded) domainEvent()            {}
 func (PullRequestCommented) domainEvent() {}
 func (PullRequestMerged) domainEvent()    {}
