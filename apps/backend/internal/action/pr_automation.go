@@ -62,8 +62,8 @@ func switchProps(what, forgeName string) schema.P {
 			"failing check's name and the end of its log (at most 10 rounds; turning it on again starts over)."),
 		"auto_merge_enabled": schema.Bool("Turn auto-merge on or off: the " + what + " is merged on " + forgeName +
 			" once its checks pass and it is approved and mergeable (the head that was checked)."),
-		"auto_fix_prompt_override": schema.Str("The auto-fix prompt for this task ({{pr.feedback}} marks where the failing check goes); " +
-			"task-wide, not scoped by the " + what + "; an empty string goes back to the default prompt.").Len(0, kanban.MaxPromptLen),
+		"auto_fix_prompt_override": schema.Str("The auto-fix prompt for this task ({{pr.feedback}} marks where the failing check goes); "+
+			"task-wide, not scoped by the "+what+"; an empty string goes back to the default prompt.").Len(0, kanban.MaxPromptLen),
 		"prompt_on_review_requested": schema.Bool("Prompt the task's agent when a review is requested on the " + what + "."),
 		"prompt_on_merged":           schema.Bool("Prompt the task's agent once when the " + what + " is merged."),
 		"prompt_on_closed":           schema.Bool("Prompt the task's agent once when the " + what + " is closed without merging."),

@@ -211,7 +211,10 @@ func TestPRWebhookSignature(t *testing.T) {
 	}
 	e := newAgentEnv(t, withForge(t, gh))
 	task, _, pr, done := e.prTask(gh, `{"on_comment":[{"type":"move_to_next"}]}`)
-	waitFor(t, func() bool { p, _ := e.b.store.GetPullRequest(context.Background(), pr.ID); return p.Watch.LastPolledAt != nil })
+	waitFor(t, func() bool {
+		p, _ := e.b.store.GetPullRequest(context.Background(), pr.ID)
+		return p.Watch.LastPolledAt != nil
+	})
 
 	at := time.Now().UTC().Truncate(time.Second)
 	c := gh.AddReviewComment(ghOwner, ghRepo, pr.Number, forgetest.ReviewComment{User: "bob", Body: "@say got the review comment", Path: "login.go",
