@@ -98,6 +98,7 @@ func Tables(r *Results) string {
 	writeFlow(&b, r)
 	writeUpstream(&b, r)
 	writePostgres(&b, r)
+	writePRWatch(&b, r)
 	return b.String()
 }
 

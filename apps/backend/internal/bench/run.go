@@ -13,7 +13,7 @@ import (
 )
 
 // Sections are the run's parts, in the order they run.
-var Sections = []string{"validation", "modes", "catalog", "roundtrip", "store", "board", "agents", "flow", "upstream", "postgres"}
+var Sections = []string{"validation", "modes", "catalog", "prwatch", "roundtrip", "store", "board", "agents", "flow", "upstream", "postgres"}
 
 // Run measures the selected sections (all when only is empty) and returns
 // the results with targets evaluated. In-process micro benchmarks run
@@ -53,6 +53,11 @@ func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
 	if want("catalog") {
 		if r.Catalog, err = MeasureCatalog(ctx, compiled); err != nil {
 			return nil, fmt.Errorf("catalog: %w", err)
+		}
+	}
+	if want("prwatch") {
+		if r.PRWatch, err = MeasurePRWatch(ctx, cfg); err != nil {
+			return nil, fmt.Errorf("prwatch: %w", err)
 		}
 	}
 	if want("roundtrip") {
