@@ -219,33 +219,7 @@ func TestPRWebhookSignature(t *testing.T) {
 	at := time.Now().UTC().Truncate(time.Second)
 	c := gh.AddReviewComment(ghOwner, ghRepo, pr.Number, forgetest.ReviewComment{User: "bob", Body: "@say got the review comment", Path: "login.go",
 		Line: 3, Side: "RIGHT", CommitID: headSHA1, CreatedAt: at})
-	m, err := schemas.Minimal("pull-request-review-comment-created")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := func(path string, v any) {
-		cur := m
-		parts := strings.Split(path, ".")
-		for _, p := range parts[:len(parts)-1] {
-			next, ok := cur[p].(map[string]any)
-			if !ok {
-				next = map[string]any{}
-				cur[p] = next
-			}
-			cur = next
-		}
-		cur[parts[len(parts)-1]] = v
-	}
-	for k, v := range map[string]any{"repository.name": ghRepo, "repository.owner.login": ghOwner, "number": pr.Number,
-		"pull_request.number": pr.Number, "pull_request.head.sha": headSHA1, "comment.id": c.ID, "comment.body": c.Body,
-		"comment.path": c.Path, "comment.line": 3, "comment.side": "RIGHT", "comment.commit_id": headSHA1, "comment.user.login": "bob",
-		"comment.created_at": at.Format(time.RFC3339), "comment.updated_at": at.Format(time.RFC3339)} {
-		set(k, v)
-	}
-	body := []byte(mustJSON(t, m))
-	if err := schemas.Check("pull-request-review-comment-created", body); err != nil {
-		t.Fatalf("the test's payload is not one GitHub documents: %v", err)
-	}
+	body := reviewCommentDelivery(t, schemas, pr.Number, c, at)
 	post := func(sig string) int {
 		req, _ := http.NewRequest(http.MethodPost, e.url+"/webhooks/github", bytes.NewReader(body))
 		req.Header.Set("X-GitHub-Event", "pull_request_review_comment")
@@ -287,4 +261,39 @@ func (e *env) journalOf(prID string) string {
 		out = append(out, ev.Key+"="+string(ev.State))
 	}
 	return strings.Join(out, " ")
+}
+
+// reviewCommentDelivery is the pull_request_review_comment delivery of c
+// GitHub documents: the smallest its schema allows with c's values,
+// checked against @octokit/openapi-webhooks.
+func reviewCommentDelivery(t *testing.T, schemas *forgetest.Webhooks, number int, c forgetest.ReviewComment, at time.Time) []byte {
+	t.Helper()
+	m, err := schemas.Minimal("pull-request-review-comment-created")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(path string, v any) {
+		cur := m
+		parts := strings.Split(path, ".")
+		for _, p := range parts[:len(parts)-1] {
+			next, ok := cur[p].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				cur[p] = next
+			}
+			cur = next
+		}
+		cur[parts[len(parts)-1]] = v
+	}
+	for k, v := range map[string]any{"repository.name": ghRepo, "repository.owner.login": ghOwner, "number": number,
+		"pull_request.number": number, "pull_request.head.sha": headSHA1, "comment.id": c.ID, "comment.body": c.Body,
+		"comment.path": c.Path, "comment.line": c.Line, "comment.side": "RIGHT", "comment.commit_id": headSHA1, "comment.user.login": c.User,
+		"comment.created_at": at.Format(time.RFC3339), "comment.updated_at": at.Format(time.RFC3339)} {
+		set(k, v)
+	}
+	body := []byte(mustJSON(t, m))
+	if err := schemas.Check("pull-request-review-comment-created", body); err != nil {
+		t.Fatalf("the test's payload is not one GitHub documents: %v", err)
+	}
+	return body
 }

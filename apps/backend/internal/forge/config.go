@@ -71,7 +71,7 @@ func ReadConfig(path string) (Config, error) {
 	return c, c.Check()
 }
 
-// check validates the configuration; errors name keys, never values.
+// Check validates the configuration; errors name keys, never values.
 func (c Config) Check() error {
 	for i, a := range c.Accounts {
 		if !a.Forge.Valid() {
