@@ -19,11 +19,13 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/board"
 	"github.com/kandev/kandev/apps/backend/internal/flow"
 	"github.com/kandev/kandev/apps/backend/internal/fsguard"
+	"github.com/kandev/kandev/apps/backend/internal/forge"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/logring"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
+	"github.com/kandev/kandev/apps/backend/internal/prwatch"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
@@ -75,6 +77,9 @@ type Config struct {
 	// SessionScope is how far a task session's writes reach: tree (the
 	// default when empty) or workspace (--session-scope).
 	SessionScope kanban.SessionScope
+	// Forges are the forge accounts, webhook secrets and auto-merge method
+	// of pull requests and their automation (--forges).
+	Forges forge.Config
 	// CLI, when set, is the path of the kandev binary: the banner names it
 	// for the operator commands, which need not be on PATH (make run does
 	// not install it). kandev serve sets it from os.Executable.
@@ -172,6 +177,7 @@ func start(ctx context.Context, cfg Config) (b *backend, err error) {
 	}
 	// Once announced, the backend hears the other backends' events.
 	b.runFlow()
+	b.runPRWatch()
 	if err := b.startAgents(); err != nil {
 		return nil, fmt.Errorf("resume agent sessions: %w", err)
 	}
@@ -256,6 +262,11 @@ type backend struct {
 	board      *board.Board
 	boardConns boardConns
 
+	// prw watches the tasks' pull requests; webhooks are its handlers of
+	// the forges' deliveries (the forges with a secret).
+	prw      *prwatch.Watcher
+	webhooks map[kanban.ForgeKind]http.Handler
+
 	// conformance is the conformance fixture server (nil unless enabled).
 	conformance *conformance.Server
 	// shared is what the backend shares with others on its database.
@@ -318,6 +329,9 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	b.shared.wire(b.svc)
 	b.newFlow(cfg)
 	life.push("workflow", func(ctx context.Context) error { b.flow.Close(ctx); return nil })
+	if err := b.newPRWatch(cfg); err != nil {
+		return nil, err
+	}
 	b.ws = b.newWSServer()
 	hub.ws = b.ws
 	if b.mcp, err = b.newExternalMCP(compiled); err != nil {
@@ -451,6 +465,7 @@ func (b *backend) routes() http.Handler {
 	mux.Handle("GET /mcp/sse", sameMachine(b.operatorOnly(b.mcpHTTP.SSE)))
 	mux.Handle("POST /mcp/message", sameMachine(b.operatorOnly(b.mcpHTTP.Message)))
 	b.mountConformance(mux)
+	b.mountWebhooks(mux)
 	return mux
 }
 

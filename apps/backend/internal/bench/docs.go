@@ -99,6 +99,7 @@ func Tables(r *Results) string {
 	writeUpstream(&b, r)
 	writePostgres(&b, r)
 	writeChanges(&b, r)
+	writePRWatch(&b, r)
 	return b.String()
 }
 

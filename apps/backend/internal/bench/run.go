@@ -13,7 +13,7 @@ import (
 )
 
 // Sections are the run's parts, in the order they run.
-var Sections = []string{"validation", "modes", "catalog", "roundtrip", "store", "board", "agents", "flow", "upstream", "postgres", "changes"}
+var Sections = []string{"validation", "modes", "catalog", "prwatch", "roundtrip", "store", "board", "agents", "flow", "upstream", "postgres", "changes"}
 
 // Run measures the selected sections (all when only is empty) and returns
 // the results with targets evaluated. In-process micro benchmarks run
@@ -67,6 +67,11 @@ func measureMicro(ctx context.Context, cfg Config, compiled *toolserver.Compiled
 	if want("catalog") {
 		if r.Catalog, err = MeasureCatalog(ctx, compiled); err != nil {
 			return fmt.Errorf("catalog: %w", err)
+		}
+	}
+	if want("prwatch") {
+		if r.PRWatch, err = MeasurePRWatch(ctx, cfg); err != nil {
+			return fmt.Errorf("prwatch: %w", err)
 		}
 	}
 	return nil

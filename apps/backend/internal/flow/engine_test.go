@@ -23,6 +23,15 @@ func (h *harness) trigger(event string, t *kanban.Task, a, s kanban.WorkflowStep
 		if err := h.move(t.ID, a.ID); err != nil {
 			h.t.Fatal(err)
 		}
+	case kanban.EventComment:
+		h.events.Emit(kanban.PullRequestCommented{TaskID: t.ID, PullRequestID: "pr"})
+	case kanban.EventPRMerged:
+		h.events.Emit(kanban.PullRequestMerged{TaskID: t.ID, PullRequestID: "pr"})
+	case kanban.EventChildrenCompleted:
+		n := h.steps(s.WorkflowID)
+		child := h.child(t, n[len(n)-1])
+		h.settle()
+		h.must(kanban.ActionTaskSetState, action.TaskStateIn{TaskID: child.ID, State: kanban.TaskCompleted}, nil)
 	default:
 		h.events.Emit(kanban.TurnEvent{TaskID: t.ID, StepID: s.ID, StartedAt: kanban.Now(), Ended: event == kanban.EventTurnComplete, StopReason: "end_turn"})
 	}

@@ -293,6 +293,7 @@ type Store interface {
 	AgentModeService
 	UpstreamService
 	ReviewService
+	PullRequestService
 	// Seed creates the default workspace with the workflow w and its steps
 	// (as ImportWorkflow takes them: in board order, referring to each
 	// other by position), the agents and the executors on an empty
