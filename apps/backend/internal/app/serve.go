@@ -23,6 +23,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
+	"github.com/kandev/kandev/apps/backend/internal/notify"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
@@ -74,6 +75,9 @@ type Config struct {
 	// SessionScope is how far a task session's writes reach: tree (the
 	// default when empty) or workspace (--session-scope).
 	SessionScope kanban.SessionScope
+	// Notify tunes the notifier (queues, retries, the apprise binary);
+	// zero fields take its defaults.
+	Notify notify.Config
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down. ctx is
@@ -241,8 +245,9 @@ type backend struct {
 	// events carry the domain events of the action layer and the runtime
 	// to the workflow engine (flow).
 	events *kanban.DomainEvents
-	// flow is the workflow engine.
-	flow *flow.Engine
+	// flow is the workflow engine; notify records and sends notifications.
+	flow   *flow.Engine
+	notify *notify.Notifier
 	// board is the operator's web board; boardConns its WebSocket
 	// connections, closed when their board session ends.
 	board      *board.Board
@@ -289,8 +294,8 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	b := &backend{life: life, cfg: cfg, addr: addr, store: st, cred: cred, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger}
 	hub := &hub{}
 	b.shared = newShared(cfg, st, hub)
-	pub := b.shared.publisher(hub)
 	b.events = &kanban.DomainEvents{}
+	pub := b.newNotifier(cfg, b.shared.publisher(hub))
 	if b.agents, err = newRuntime(ctx, cfg, runtimeDeps{store: st, pub: pub, events: b.events, guard: guard, token: cred.clear,
 		backendID: b.shared.id, url: "http://" + addr}); err != nil {
 		return nil, err

@@ -292,6 +292,7 @@ type Store interface {
 	FlowService
 	AgentModeService
 	UpstreamService
+	NotificationService
 	// Seed creates the default workspace, workflow, agents and executors on
 	// an empty database and does nothing on a seeded one.
 	Seed(ctx context.Context) error
