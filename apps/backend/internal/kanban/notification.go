@@ -109,11 +109,21 @@ func (s Secret) Reveal() string { return s.v }
 // Set reports whether the secret holds any text.
 func (s Secret) Set() bool { return s.v != "" }
 
-func (Secret) String() string               { return "[redacted]" }
-func (Secret) GoString() string             { return "[redacted]" }
+// String, GoString, Format, MarshalJSON and MarshalText all show
+// "[redacted]": no verb, encoder or log line can reveal a Secret.
+func (Secret) String() string { return "[redacted]" }
+
+// GoString shows "[redacted]" (%#v).
+func (Secret) GoString() string { return "[redacted]" }
+
+// MarshalJSON encodes "[redacted]".
 func (Secret) MarshalJSON() ([]byte, error) { return []byte(`"[redacted]"`), nil }
+
+// MarshalText encodes "[redacted]" (slog, text encoders).
 func (Secret) MarshalText() ([]byte, error) { return []byte("[redacted]"), nil }
-func (Secret) Format(f fmt.State, _ rune)   { _, _ = f.Write([]byte("[redacted]")) }
+
+// Format writes "[redacted]" whatever the verb.
+func (Secret) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte("[redacted]")) }
 
 // Channel is an outgoing channel of a workspace's notifications. Its URL
 // and secret never leave the server: URLHint shows the URL's scheme only.

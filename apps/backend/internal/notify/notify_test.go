@@ -330,7 +330,7 @@ func TestDeliveryQueueFull(t *testing.T) {
 	for i := range 5 {
 		f.ask("q-" + strconv.Itoa(i))
 	}
-	ds := f.deliveries("five deliveries logged, some dropped", func(ds []kanban.Delivery) bool {
+	f.deliveries("five deliveries logged, some dropped", func(ds []kanban.Delivery) bool {
 		dropped := 0
 		for _, d := range ds {
 			if d.State == kanban.DeliveryDropped {
@@ -340,7 +340,7 @@ func TestDeliveryQueueFull(t *testing.T) {
 		return len(ds) == 5 && dropped >= 3
 	})
 	close(release)
-	ds = f.deliveries("the rest delivered", settled)
+	ds := f.deliveries("the rest delivered", settled)
 	states := map[kanban.DeliveryState]int{}
 	for _, d := range ds {
 		states[d.State]++
