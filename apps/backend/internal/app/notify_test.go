@@ -64,6 +64,27 @@ func TestNotificationChannelsOperatorOnly(t *testing.T) {
 		}
 	}
 
+	refuseHostileChannels(t, op)
+	if err := op.Call(ctx, kanban.ActionNotificationChannelUpdate, map[string]any{"id": ch.ID, "url": "ftp://CANARY/x"}, nil); !isCode(err, kanban.CodeValidation) {
+		t.Fatalf("a bad URL on update: got %v, want VALIDATION_ERROR", err)
+	}
+	if after := e.fingerprint(); after != before {
+		t.Fatal("a refused call changed the database")
+	}
+	if logs := e.logs.String(); strings.Contains(logs, "CANARY") {
+		t.Fatal("the logs show a channel's URL or secret")
+	}
+	var dl kanban.List[kanban.Delivery]
+	if err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionNotificationDeliveryList, map[string]any{"channel_id": ch.ID, "limit": 10}, &dl); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// refuseHostileChannels sends channel.create payloads that must be
+// refused (VALIDATION_ERROR) without their values in the error.
+func refuseHostileChannels(t *testing.T, op *ws.Client) {
+	t.Helper()
+	ctx := context.Background()
 	hostile := []map[string]any{
 		{"name": "x", "type": "webhook", "url": "https://h/x\r\nX-Injected: 1", "secret": canarySecret, "events": []string{}},
 		{"name": "x", "type": "webhook", "url": "javascript:alert(1)", "secret": canarySecret, "events": []string{}},
@@ -87,18 +108,5 @@ func TestNotificationChannelsOperatorOnly(t *testing.T) {
 		if msg := err.Error(); strings.Contains(msg, "CANARY") || strings.Contains(msg, "Injected") || strings.Contains(msg, "/etc/passwd") {
 			t.Fatalf("hostile payload %d: the refusal echoes the value: %s", i, msg)
 		}
-	}
-	if err := op.Call(ctx, kanban.ActionNotificationChannelUpdate, map[string]any{"id": ch.ID, "url": "ftp://CANARY/x"}, nil); !isCode(err, kanban.CodeValidation) {
-		t.Fatalf("a bad URL on update: got %v, want VALIDATION_ERROR", err)
-	}
-	if after := e.fingerprint(); after != before {
-		t.Fatal("a refused call changed the database")
-	}
-	if logs := e.logs.String(); strings.Contains(logs, "CANARY") {
-		t.Fatal("the logs show a channel's URL or secret")
-	}
-	var dl kanban.List[kanban.Delivery]
-	if err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionNotificationDeliveryList, map[string]any{"channel_id": ch.ID, "limit": 10}, &dl); err != nil {
-		t.Fatal(err)
 	}
 }
