@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/notify"
 	"github.com/kandev/kandev/apps/backend/internal/store"
@@ -68,7 +69,7 @@ func newFixture(t *testing.T, cfg notify.Config, start bool) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	if err := st.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, st); err != nil {
 		t.Fatal(err)
 	}
 	ws, err := st.DefaultWorkspaceID(ctx)
