@@ -9,6 +9,7 @@ import { form } from './form.js';
 import { Conversation } from './conversation.js';
 import { planPanel, documentsPanel, walkthroughPanel, findingsPanel, richOutputPanel } from './artifacts.js';
 import { waitingList } from './waiting.js';
+import { ChangesView } from './changes.js';
 import { profileOptions, executorOptions } from './taskform.js';
 import {
   ARTIFACT_CREATED, ARTIFACT_DELETED, DOCUMENT_UPDATED, PLAN_DELETED, PLAN_UPDATED, SESSION_CREATED, SESSION_LIST,
@@ -48,11 +49,32 @@ class TaskPage {
     this.executors = [{ value: '', label: 'The task’s executor profile' }, ...executors.slice(1)];
     this.drawHead();
     const controls = h('section', { class: 'panel', id: 'panel-controls' }, h('h2', {}, 'Agent'), this.spawnForm(), this.stopButton());
-    fill(this.main, this.head, h('div', { class: 'grid2' },
+    this.overview = h('div', { class: 'grid2', id: 'task-overview' },
       h('div', {}, this.sessionBox, this.panels.plan, this.panels.walkthrough, this.panels.findings, this.panels.output, this.panels.documents),
-      h('div', {}, this.panels.waiting, controls, this.panels.relations)));
+      h('div', {}, this.panels.waiting, controls, this.panels.relations));
+    this.changes = new ChangesView(this.task);
+    this.changes.el.hidden = true;
+    this.pageTabs = h('div', { class: 'sessions', role: 'group', 'aria-label': 'Task views', id: 'task-tabs' });
+    this.drawPageTabs('overview');
+    fill(this.main, this.head, this.pageTabs, this.overview, this.changes.el);
     this.listen();
     await Promise.all([this.selectSession(''), this.drawArtifacts(), this.drawRelations(), this.drawWaiting()]);
+  }
+
+  // drawPageTabs switches between the task's overview and its Changes
+  // tab; the Changes tab is read afresh each time it is opened.
+  drawPageTabs(which) {
+    const tab = (key, text) => h('button', { type: 'button', id: `tab-${key}`, 'aria-pressed': String(key === which), onclick: () => this.showPage(key) }, text);
+    fill(this.pageTabs, tab('overview', 'Task'), tab('changes', 'Changes'));
+  }
+
+  async showPage(which) {
+    this.drawPageTabs(which);
+    this.overview.hidden = which !== 'overview';
+    this.changes.el.hidden = which !== 'changes';
+    if (which === 'changes') {
+      try { await this.changes.load(); } catch (e) { toast(e.message, 'error'); }
+    }
   }
 
   drawHead() {

@@ -1,0 +1,116 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// hostileName and hostileText are a file the agent writes to attack the
+// board: markup in its path and in its content.
+const (
+	hostileName = `docs/<i>evil<i>.html`
+	hostileText = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>`
+)
+
+// TestBoardChangesTabReview: the mock agent writes files in its task's
+// git worktree (@write); the task page's Changes tab lists them, shows
+// the diff's lines, takes a comment on a line, sends the review (which
+// reaches the agent as a prompt it answers), resolves the comment, and
+// shows a file of hostile markup as text.
+func TestBoardChangesTabReview(t *testing.T) {
+	t.Parallel()
+	e, task := agentWroteFiles(t)
+	b := newTab(t, e)
+	b.signIn()
+	b.open("#/task/"+task.ID, "task")
+	b.click("#tab-changes")
+	b.until("the changed files", `document.querySelectorAll('#panel-changes .file').length === 2`)
+	if got := b.str(`document.querySelector('#panel-changes .repo-changes .hint').textContent`); got != "2 changed files · +4 −0" {
+		t.Fatalf("repository totals: %q", got)
+	}
+	b.click(`#panel-changes .file[data-path="src/app.go"] .file-open`)
+	line := `#diff-view tr.line.add[data-side=new][data-line="3"]`
+	b.until("the diff's line", fmt.Sprintf(`(document.querySelector(%q) || {}).textContent?.includes('const Greeting = "hi"')`, line))
+	b.click(line + " .line-comment")
+	b.until("the comment form", `document.querySelector('#diff-view .comment-form textarea')`)
+	b.set("#diff-view .comment-form textarea", "@say board comment seen")
+	b.click("#diff-view .comment-form button.primary")
+	b.until("the comment at its line", fmt.Sprintf(`(document.querySelector(%q).nextElementSibling || {}).querySelector?.('.review-comment[data-state=open]')`, line))
+	b.until("the open count", `document.getElementById('review-open').textContent === '1 open comment'`)
+	b.shot("board-changes-review")
+	b.click("#send-review")
+	b.until("the review sent", `(document.getElementById('review-result') || {}).textContent === 'Sent 1 to the agent · 0 remaining'`)
+	e.waitMessage(task.ID, "message", "board comment seen")
+	checkBoardReviewPrompt(t, e.conversation(task.ID))
+	b.until("the comment marked sent", `document.querySelector('#diff-view .review-comment[data-state=sent]')`)
+	b.click("#diff-view .review-comment .comment-state")
+	b.until("the comment resolved", `document.querySelector('#diff-view .review-comment[data-state=resolved]')`)
+	var resolved kanban.List[kanban.ReviewComment]
+	e.dispatch(kanban.ActionReviewCommentList, action.ReviewCommentListIn{TaskID: task.ID, State: kanban.CommentResolved}, &resolved)
+	if len(resolved.Items) != 1 || resolved.Items[0].StartLine != 3 || resolved.Items[0].Side != kanban.SideNew {
+		t.Fatalf("resolved comments: %+v", resolved.Items)
+	}
+	checkHostileFileInert(t, b)
+}
+
+// checkHostileFileInert opens the hostile file's diff: its path and its
+// lines are text, nothing ran and no element came of them.
+func checkHostileFileInert(t *testing.T, b *tab) {
+	t.Helper()
+	b.js(fmt.Sprintf(`[...document.querySelectorAll('#panel-changes .file')].find((li) => li.dataset.path === %q).querySelector('.file-open').click()`, hostileName), nil)
+	b.until("the hostile diff", fmt.Sprintf(`(document.getElementById('diff-title') || {}).textContent === %q && document.querySelector('#diff-view tr.line.add')`, hostileName))
+	var got struct {
+		Pwned           any
+		Scripts, Images int
+		Line, File      string
+	}
+	b.js(fmt.Sprintf(`({Pwned: window.__pwned ?? null, Scripts: document.querySelectorAll('main script').length, Images: document.querySelectorAll('main img, main i').length,
+		Line: document.querySelector('#diff-view tr.line.add td.text').textContent,
+		File: [...document.querySelectorAll('#panel-changes .file')].find((li) => li.dataset.path === %q).querySelector('.file-open').textContent})`, hostileName), &got)
+	if got.Pwned != nil || got.Scripts != 0 || got.Images != 0 {
+		t.Fatalf("the hostile file's markup ran or became elements: %+v", got)
+	}
+	if got.Line != "+"+hostileText || got.File != hostileName {
+		t.Fatalf("hostile file shown as %+v, want its path and line as text", got)
+	}
+}
+
+// checkBoardReviewPrompt: the agent got one review prompt quoting the
+// line commented on, with the comment.
+func checkBoardReviewPrompt(t *testing.T, msgs []kanban.Message) {
+	t.Helper()
+	n := 0
+	for _, m := range msgs {
+		if m.Type == "prompt" && strings.Contains(m.Content, "left comments on lines of the diff") {
+			n++
+			if !strings.Contains(m.Content, "src/app.go, line 3") || !strings.Contains(m.Content, "> const Greeting = \"hi\"") ||
+				!strings.Contains(m.Content, "@say board comment seen") {
+				t.Fatalf("review prompt: %q", m.Content)
+			}
+		}
+	}
+	if n != 1 {
+		t.Fatalf("review prompts: %d, want 1: %s", n, dumpConversation(msgs))
+	}
+}
+
+// agentWroteFiles is a backend whose mock agent wrote src/app.go and a
+// file of hostile markup in its task's git worktree and is now at rest.
+func agentWroteFiles(t *testing.T) (*env, *kanban.Task) {
+	repo := gitRepo(t)
+	e := newAgentEnv(t)
+	prompt := strings.Join([]string{
+		`Write the app.`,
+		`@write src/app.go package app\n\nconst Greeting = "hi"\n`,
+		`@write ` + hostileName + ` ` + hostileText + `\n`,
+		`@say edited`,
+	}, "\n")
+	task, sid := e.startMock("Changes task", prompt, map[string]any{"local_path": repo, "executor_profile_id": e.executorProfileNamed("exec-worktree")})
+	e.waitState(sid, kanban.SessionIdle)
+	e.waitMessage(task.ID, "message", "edited")
+	return e, task
+}
