@@ -41,6 +41,7 @@ func TestBoardChangesTabReview(t *testing.T) {
 	b.click("#diff-view .comment-form button.primary")
 	b.until("the comment at its line", fmt.Sprintf(`(document.querySelector(%q).nextElementSibling || {}).querySelector?.('.review-comment[data-state=open]')`, line))
 	b.until("the open count", `document.getElementById('review-open').textContent === '1 open comment'`)
+	b.js(`document.querySelector('#diff-view .review-comment').scrollIntoView({block: 'end'})`, nil)
 	b.shot("board-changes-review")
 	b.click("#send-review")
 	b.until("the review sent", `(document.getElementById('review-result') || {}).textContent === 'Sent 1 to the agent · 0 remaining'`)
