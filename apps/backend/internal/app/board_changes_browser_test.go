@@ -115,3 +115,47 @@ func agentWroteFiles(t *testing.T) (*env, *kanban.Task) {
 	e.waitMessage(task.ID, "message", "edited")
 	return e, task
 }
+
+// TestBoardChangesPagesCommitsOldSide: a change of more files than a page
+// is listed a page at a time (More files); the commits on the task branch
+// show, a hostile subject as text; a deleted line takes a comment on the
+// old side.
+func TestBoardChangesPagesCommitsOldSide(t *testing.T) {
+	t.Parallel()
+	repo := gitRepo(t)
+	e := newAgentEnv(t)
+	prompt := strings.Join([]string{
+		`Rework the repository.`,
+		`@write README.md # kandev\n`,
+		`@sh git add README.md && git -c user.email=a@example.com -c user.name=a commit -q -m '<b>Rename</b> the readme'`,
+		`@sh mkdir -p many && for i in $(seq 1 101); do echo $i > many/f$i.txt; done`,
+		`@say edited`,
+	}, "\n")
+	task, sid := e.startMock("Paged changes", prompt, map[string]any{"local_path": repo, "executor_profile_id": e.executorProfileNamed("exec-worktree")})
+	e.waitState(sid, kanban.SessionIdle)
+	e.waitMessage(task.ID, "message", "edited")
+	b := newTab(t, e)
+	b.signIn()
+	b.open("#/task/"+task.ID, "task")
+	b.click("#tab-changes")
+	b.until("the first page", `document.querySelectorAll('#panel-changes .file').length === 100 && document.querySelector('#panel-changes .more-files')`)
+	b.click("#panel-changes .more-files")
+	b.until("the second page", `document.querySelectorAll('#panel-changes .file').length === 102 && !document.querySelector('#panel-changes .more-files')`)
+	b.js(`document.querySelector('#panel-changes details.commits').open = true`, nil)
+	b.until("the commit", `(document.querySelector('#panel-changes .commit') || {}).textContent?.includes('<b>Rename</b> the readme')`)
+	if n := b.str(`String(document.querySelectorAll('#panel-changes b, #panel-changes .commit').length)`); n != "1" {
+		t.Fatalf("commits and markup elements in the tab: %s, want the one commit and no <b>", n)
+	}
+	b.click(`#panel-changes .file[data-path="README.md"] .file-open`)
+	del := `#diff-view tr.line.del[data-side=old][data-line="1"]`
+	b.until("the deleted line", fmt.Sprintf(`(document.querySelector(%q) || {}).textContent?.includes('# repo')`, del))
+	b.click(del + " .line-comment")
+	b.set("#diff-view .comment-form textarea", "Why was the title removed?")
+	b.click("#diff-view .comment-form button.primary")
+	b.until("the comment at the deleted line", fmt.Sprintf(`(document.querySelector(%q).nextElementSibling || {}).querySelector?.('.review-comment[data-state=open]')`, del))
+	var open kanban.List[kanban.ReviewComment]
+	e.dispatch(kanban.ActionReviewCommentList, action.ReviewCommentListIn{TaskID: task.ID, State: kanban.CommentOpen}, &open)
+	if len(open.Items) != 1 || open.Items[0].Side != kanban.SideOld || open.Items[0].StartLine != 1 || open.Items[0].AnchorText != "# repo" {
+		t.Fatalf("open comments: %+v", open.Items)
+	}
+}
