@@ -19,8 +19,9 @@ const (
 // TestBoardChangesTabReview: the mock agent writes files in its task's
 // git worktree (@write); the task page's Changes tab lists them, shows
 // the diff's lines, takes a comment on a line, sends the review (which
-// reaches the agent as a prompt it answers), resolves the comment, and
-// shows a file of hostile markup as text.
+// reaches the agent as a prompt it answers by rewriting the line), shows
+// the comment outdated after Refresh, resolves it, and shows a file of
+// hostile markup as text.
 func TestBoardChangesTabReview(t *testing.T) {
 	t.Parallel()
 	e, task := agentWroteFiles(t)
@@ -37,7 +38,7 @@ func TestBoardChangesTabReview(t *testing.T) {
 	b.until("the diff's line", fmt.Sprintf(`(document.querySelector(%q) || {}).textContent?.includes('const Greeting = "hi"')`, line))
 	b.click(line + " .line-comment")
 	b.until("the comment form", `document.querySelector('#diff-view .comment-form textarea')`)
-	b.set("#diff-view .comment-form textarea", "@say board comment seen")
+	b.set("#diff-view .comment-form textarea", "@say board comment seen\n@write src/app.go package app\\n\\nconst Greeting = \"hello\"\\n\n@say rewritten")
 	b.click("#diff-view .comment-form button.primary")
 	b.until("the comment at its line", fmt.Sprintf(`(document.querySelector(%q).nextElementSibling || {}).querySelector?.('.review-comment[data-state=open]')`, line))
 	b.until("the open count", `document.getElementById('review-open').textContent === '1 open comment'`)
@@ -47,12 +48,16 @@ func TestBoardChangesTabReview(t *testing.T) {
 	b.until("the review sent", `(document.getElementById('review-result') || {}).textContent === 'Sent 1 to the agent · 0 remaining'`)
 	e.waitMessage(task.ID, "message", "board comment seen")
 	checkBoardReviewPrompt(t, e.conversation(task.ID))
-	b.until("the comment marked sent", `document.querySelector('#diff-view .review-comment[data-state=sent]')`)
+	// The agent rewrote the line it was told about: Refresh shows the new
+	// line and the comment outdated, which can still be resolved.
+	e.waitMessage(task.ID, "message", "rewritten")
+	b.click("#changes-refresh")
+	b.until("the comment outdated", fmt.Sprintf(`(document.querySelector(%q) || {}).textContent?.includes('"hello"') && document.querySelector('#diff-view .review-comment[data-state=outdated]')`, line))
 	b.click("#diff-view .review-comment .comment-state")
 	b.until("the comment resolved", `document.querySelector('#diff-view .review-comment[data-state=resolved]')`)
 	var resolved kanban.List[kanban.ReviewComment]
 	e.dispatch(kanban.ActionReviewCommentList, action.ReviewCommentListIn{TaskID: task.ID, State: kanban.CommentResolved}, &resolved)
-	if len(resolved.Items) != 1 || resolved.Items[0].StartLine != 3 || resolved.Items[0].Side != kanban.SideNew {
+	if len(resolved.Items) != 1 || resolved.Items[0].StartLine != 3 || resolved.Items[0].Side != kanban.SideNew || resolved.Items[0].SentAt == nil {
 		t.Fatalf("resolved comments: %+v", resolved.Items)
 	}
 	checkHostileFileInert(t, b)

@@ -30,13 +30,15 @@ export class ChangesView {
     const [repos] = await Promise.all([api.listAll(TASK_CHANGES_SUMMARY, { task_id: this.task.id }), this.drawReview()]);
     if (!repos.length) { fill(this.repos, h('p', { class: 'muted', id: 'changes-none' }, 'The task works in no repository.')); return; }
     fill(this.repos, repos.map((r) => this.repoPanel(r)));
+    if (this.file) await this.showDiff(this.file.repo, this.file.change);
   }
 
   // drawReview shows the open comments' count and the Send review button.
   async drawReview(note) {
     const open = await api.listAll(REVIEW_COMMENT_LIST, { task_id: this.task.id, state: 'open' });
     const send = h('button', { type: 'button', class: 'primary', id: 'send-review', disabled: !open.length, onclick: () => this.sendReview(send) }, 'Send review');
-    fill(this.reviewBox, send, h('span', { id: 'review-open' }, `${open.length} open comment${open.length === 1 ? '' : 's'}`),
+    const refresh = h('button', { type: 'button', id: 'changes-refresh', onclick: () => this.load().catch((e) => toast(e.message, 'error')) }, 'Refresh');
+    fill(this.reviewBox, send, refresh, h('span', { id: 'review-open' }, `${open.length} open comment${open.length === 1 ? '' : 's'}`),
       note ? h('span', { id: 'review-result', role: 'status' }, note) : null);
   }
 
@@ -175,9 +177,10 @@ class DiffView {
 
   comment(c) {
     const lines = c.start_line === c.end_line ? `line ${c.start_line}` : `lines ${c.start_line}–${c.end_line}`;
+    // An outdated comment can be resolved; reopened, it would be found
+    // outdated again.
     const next = c.state === 'resolved' ? 'open' : 'resolved';
-    const toggle = c.state === 'outdated' ? null : h('button', { type: 'button', class: 'comment-state', onclick: () => this.setState(c, next) },
-      next === 'resolved' ? 'Resolve' : 'Reopen');
+    const toggle = h('button', { type: 'button', class: 'comment-state', onclick: () => this.setState(c, next) }, next === 'resolved' ? 'Resolve' : 'Reopen');
     return h('div', { class: `review-comment state-${c.state}`, dataset: { id: c.id, state: c.state } },
       h('p', { class: 'hint' }, h('span', { class: `badge comment-${c.state}` }, stateLabel(c.state)), ` ${c.side === 'old' ? 'old ' : ''}${lines} · ${c.author} · ${when(c.created_at)}`),
       h('p', { class: 'comment-body' }, c.body), toggle);
