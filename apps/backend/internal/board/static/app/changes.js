@@ -134,7 +134,7 @@ class DiffView {
     const rest = this.comments.filter((c) => !this.placed.has(c.id));
     return [d.truncated ? h('p', { class: 'notice', id: 'diff-truncated' }, 'The diff is cut here: it is longer than the board shows.') : null,
       rest.length ? h('div', { id: 'comments-elsewhere' }, h('h4', {}, 'Comments not on the current diff'), rest.map((c) => this.comment(c))) : null,
-      h('table', { class: 'diff-lines' }, h('tbody', {}, rows))];
+      h('table', { class: 'diff-lines' }, h('colgroup', {}, h('col', { class: 'num' }), h('col', { class: 'num' }), h('col')), h('tbody', {}, rows))];
   }
 
   // rows turns the patch into table rows (hunk headers, context, added
