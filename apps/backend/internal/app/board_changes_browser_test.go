@@ -122,7 +122,8 @@ func agentWroteFiles(t *testing.T) (*env, *kanban.Task) {
 }
 
 // TestBoardChangesPagesCommitsOldSide: a change of more files than a page
-// is listed a page at a time (More files); the commits on the task branch
+// is listed a page at a time (More files); a binary file is reported,
+// not shown; the commits on the task branch
 // show, a hostile subject as text; a deleted line takes a comment on the
 // old side.
 func TestBoardChangesPagesCommitsOldSide(t *testing.T) {
@@ -133,7 +134,7 @@ func TestBoardChangesPagesCommitsOldSide(t *testing.T) {
 		`Rework the repository.`,
 		`@write README.md # kandev\n`,
 		`@sh git add README.md && git -c user.email=a@example.com -c user.name=a commit -q -m '<b>Rename</b> the readme'`,
-		`@sh mkdir -p many && for i in $(seq 1 101); do echo $i > many/f$i.txt; done`,
+		`@sh mkdir -p many && for i in $(seq 1 101); do echo $i > many/f$i.txt; done && printf 'a\000b' > blob.bin`,
 		`@say edited`,
 	}, "\n")
 	task, sid := e.startMock("Paged changes", prompt, map[string]any{"local_path": repo, "executor_profile_id": e.executorProfileNamed("exec-worktree")})
@@ -145,12 +146,17 @@ func TestBoardChangesPagesCommitsOldSide(t *testing.T) {
 	b.click("#tab-changes")
 	b.until("the first page", `document.querySelectorAll('#panel-changes .file').length === 100 && document.querySelector('#panel-changes .more-files')`)
 	b.click("#panel-changes .more-files")
-	b.until("the second page", `document.querySelectorAll('#panel-changes .file').length === 102 && !document.querySelector('#panel-changes .more-files')`)
+	b.until("the second page", `document.querySelectorAll('#panel-changes .file').length === 103 && !document.querySelector('#panel-changes .more-files')`)
 	b.js(`document.querySelector('#panel-changes details.commits').open = true`, nil)
 	b.until("the commit", `(document.querySelector('#panel-changes .commit') || {}).textContent?.includes('<b>Rename</b> the readme')`)
 	if n := b.str(`String(document.querySelectorAll('#panel-changes b, #panel-changes .commit').length)`); n != "1" {
 		t.Fatalf("commits and markup elements in the tab: %s, want the one commit and no <b>", n)
 	}
+	if got := b.str(`document.querySelector('#panel-changes .file[data-path="blob.bin"]').textContent`); !strings.Contains(got, "binary") {
+		t.Fatalf("the binary file's row: %q", got)
+	}
+	b.click(`#panel-changes .file[data-path="blob.bin"] .file-open`)
+	b.until("the binary file reported", `document.getElementById('diff-binary') && !document.querySelector('#diff-view tr.line')`)
 	b.click(`#panel-changes .file[data-path="README.md"] .file-open`)
 	del := `#diff-view tr.line.del[data-side=old][data-line="1"]`
 	b.until("the deleted line", fmt.Sprintf(`(document.querySelector(%q) || {}).textContent?.includes('# repo')`, del))
