@@ -36,16 +36,17 @@ func TestBoardChangesTabReview(t *testing.T) {
 	b.click(`#panel-changes .file[data-path="src/app.go"] .file-open`)
 	line := `#diff-view tr.line.add[data-side=new][data-line="3"]`
 	b.until("the diff's line", fmt.Sprintf(`(document.querySelector(%q) || {}).textContent?.includes('const Greeting = "hi"')`, line))
+	commentOnRange(t, b)
 	b.click(line + " .line-comment")
 	b.until("the comment form", `document.querySelector('#diff-view .comment-form textarea')`)
 	b.set("#diff-view .comment-form textarea", "@say board comment seen\n@write src/app.go package app\\n\\nconst Greeting = \"hello\"\\n\n@say rewritten")
 	b.click("#diff-view .comment-form button.primary")
 	b.until("the comment at its line", fmt.Sprintf(`(document.querySelector(%q).nextElementSibling || {}).querySelector?.('.review-comment[data-state=open]')`, line))
-	b.until("the open count", `document.getElementById('review-open').textContent === '1 open comment'`)
+	b.until("the open count", `document.getElementById('review-open').textContent === '2 open comments'`)
 	b.js(`document.querySelector('#diff-view .review-comment').scrollIntoView({block: 'end'})`, nil)
 	b.shot("board-changes-review")
 	b.click("#send-review")
-	b.until("the review sent", `(document.getElementById('review-result') || {}).textContent === 'Sent 1 to the agent · 0 remaining'`)
+	b.until("the review sent", `(document.getElementById('review-result') || {}).textContent === 'Sent 2 to the agent · 0 remaining'`)
 	e.waitMessage(task.ID, "message", "board comment seen")
 	checkBoardReviewPrompt(t, e.conversation(task.ID))
 	// The agent rewrote the line it was told about: Refresh shows the new
@@ -53,14 +54,27 @@ func TestBoardChangesTabReview(t *testing.T) {
 	e.waitMessage(task.ID, "message", "rewritten")
 	b.click("#changes-refresh")
 	b.until("the comment outdated", fmt.Sprintf(`(document.querySelector(%q) || {}).textContent?.includes('"hello"') && document.querySelector('#diff-view .review-comment[data-state=outdated]')`, line))
-	b.click("#diff-view .review-comment .comment-state")
-	b.until("the comment resolved", `document.querySelector('#diff-view .review-comment[data-state=resolved]')`)
+	b.until("the outdated comment's Resolve", fmt.Sprintf(`document.querySelector(%q)`, line+" + tr .review-comment[data-state=outdated] .comment-state"))
+	b.click(line + " + tr .review-comment .comment-state")
+	b.until("the comment resolved", fmt.Sprintf(`document.querySelector(%q)`, line+" + tr .review-comment[data-state=resolved]"))
 	var resolved kanban.List[kanban.ReviewComment]
 	e.dispatch(kanban.ActionReviewCommentList, action.ReviewCommentListIn{TaskID: task.ID, State: kanban.CommentResolved}, &resolved)
 	if len(resolved.Items) != 1 || resolved.Items[0].StartLine != 3 || resolved.Items[0].Side != kanban.SideNew || resolved.Items[0].SentAt == nil {
 		t.Fatalf("resolved comments: %+v", resolved.Items)
 	}
 	checkHostileFileInert(t, b)
+}
+
+// commentOnRange comments on lines 1-2 of the open diff: the first line's
+// number, then the second's with Shift.
+func commentOnRange(t *testing.T, b *tab) {
+	t.Helper()
+	b.click(`#diff-view tr.line[data-side=new][data-line="1"] .line-comment`)
+	b.js(`document.querySelector('#diff-view tr.line[data-side=new][data-line="2"] .line-comment').dispatchEvent(new MouseEvent('click', {shiftKey: true, bubbles: true}))`, nil)
+	b.until("the range's form", `(document.querySelector('#diff-view .comment-form textarea') || {}).getAttribute?.('aria-label') === 'Comment on new lines 1–2'`)
+	b.set("#diff-view .comment-form textarea", "Tidy these lines.")
+	b.click("#diff-view .comment-form button.primary")
+	b.until("the range comment", `(document.querySelector('#diff-view tr.line[data-line="2"] + tr .review-comment') || {}).textContent?.includes('lines 1–2')`)
 }
 
 // checkHostileFileInert opens the hostile file's diff: its path and its
@@ -93,7 +107,7 @@ func checkBoardReviewPrompt(t *testing.T, msgs []kanban.Message) {
 	for _, m := range msgs {
 		if m.Type == "prompt" && strings.Contains(m.Content, "left comments on lines of the diff") {
 			n++
-			if !strings.Contains(m.Content, "src/app.go, line 3") || !strings.Contains(m.Content, "> const Greeting = \"hi\"") ||
+			if !strings.Contains(m.Content, "src/app.go, line 3") || !strings.Contains(m.Content, "src/app.go, lines 1-2") || !strings.Contains(m.Content, "> const Greeting = \"hi\"") ||
 				!strings.Contains(m.Content, "@say board comment seen") {
 				t.Fatalf("review prompt: %q", m.Content)
 			}

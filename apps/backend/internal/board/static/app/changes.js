@@ -100,15 +100,20 @@ export class ChangesView {
   }
 
   // showDiff reads one file's diff and its comments and draws them.
+  // Only the newest call draws: an older answer arriving late is dropped;
+  // the file shown stays until its new diff replaces it.
   async showDiff(r, c) {
     this.file = { repo: r, change: c };
-    fill(this.diffBox, h('p', { class: 'muted' }, 'Loading…'));
+    this.seq = (this.seq || 0) + 1;
+    const seq = this.seq;
+    const shown = this.diffBox.querySelector('.diff');
+    if (!shown || shown.dataset.path !== c.path) fill(this.diffBox, h('p', { class: 'muted' }, 'Loading…'));
     try {
       const [d, comments] = await Promise.all([
         api.request(TASK_CHANGES_DIFF, { task_id: this.task.id, repository_id: r.repository_id, path: c.path, ...(c.old_path ? { old_path: c.old_path } : {}) }),
         api.listAll(REVIEW_COMMENT_LIST, { task_id: this.task.id, repository_id: r.repository_id, path: c.path })]);
-      fill(this.diffBox, new DiffView(this, r, d, comments).el);
-    } catch (e) { fill(this.diffBox, h('p', { class: 'form-error' }, e.message)); }
+      if (seq === this.seq) fill(this.diffBox, new DiffView(this, r, d, comments).el);
+    } catch (e) { if (seq === this.seq) fill(this.diffBox, h('p', { class: 'form-error' }, e.message)); }
   }
 }
 
@@ -168,7 +173,7 @@ class DiffView {
     const row = h('tr', { class: `line ${kind}`, dataset: { side, line: String(num) } },
       h('td', { class: 'num' }, o === null ? '' : String(o)),
       h('td', { class: 'num' }, h('button', { type: 'button', class: 'link line-comment', title: 'Comment on this line', 'aria-label': `Comment on ${side} line ${num}`,
-        onclick: () => this.openForm(row, side, num) }, n === null ? '−' : String(n))),
+        onclick: (ev) => this.lineClicked(row, side, num, ev.shiftKey) }, n === null ? '−' : String(n))),
       h('td', { class: 'text' }, h('code', {}, clip(text, MAX_LINE))));
     const here = this.comments.filter((c) => c.side === side && c.end_line === num && !this.placed.has(c.id));
     here.forEach((c) => this.placed.add(c.id));
@@ -193,19 +198,29 @@ class DiffView {
     } catch (e) { toast(e.message, 'error'); }
   }
 
-  // openForm shows the comment form under a line (one at a time).
-  openForm(row, side, line) {
+  // lineClicked opens the comment form on a line; with Shift, on the
+  // lines from the open form's first line to this one (same side).
+  lineClicked(row, side, num, shift) {
+    const p = this.pending;
+    if (shift && p && p.side === side && num > p.start && this.el.querySelector('.comment-form-row')) this.openForm(row, side, p.start, num);
+    else this.openForm(row, side, num, num);
+  }
+
+  // openForm shows the comment form under the last line (one at a time).
+  openForm(row, side, line, end) {
     this.el.querySelector('.comment-form-row')?.remove();
-    const body = h('textarea', { name: 'body', rows: 3, 'aria-label': `Comment on ${side} line ${line}` });
+    this.pending = { side, start: line };
+    const what = end === line ? `${side} line ${line}` : `${side} lines ${line}–${end}`;
+    const body = h('textarea', { name: 'body', rows: 3, 'aria-label': `Comment on ${what}` });
     const err = h('p', { class: 'form-error', role: 'alert', hidden: true });
-    const f = h('form', { class: 'comment-form', novalidate: true }, body, err,
+    const f = h('form', { class: 'comment-form', novalidate: true }, h('p', { class: 'hint' }, `Comment on ${what}. Shift-select a later line's number for a range.`), body, err,
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Comment'),
         h('button', { type: 'button', onclick: () => f.closest('tr').remove() }, 'Cancel')));
     f.addEventListener('submit', async (ev) => {
       ev.preventDefault();
       try {
         await api.request(REVIEW_COMMENT_CREATE, { task_id: this.view.task.id, repository_id: this.repo.repository_id, path: this.d.path,
-          ...(this.d.old_path ? { old_path: this.d.old_path } : {}), start_line: line, side, body: body.value });
+          ...(this.d.old_path ? { old_path: this.d.old_path } : {}), start_line: line, end_line: end, side, body: body.value });
         toast('Comment added');
         await Promise.all([this.view.showDiff(this.repo, this.view.file.change), this.view.drawReview()]);
       } catch (e) { err.textContent = e.message; err.hidden = false; }
