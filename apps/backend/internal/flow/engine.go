@@ -114,6 +114,8 @@ func (e *Engine) react(ev kanban.DomainEvent) {
 		e.freed(ev.StepID, 0)
 	case kanban.TurnEvent:
 		e.turn(ev)
+	case kanban.PullRequestMerged:
+		e.prMerged(ev.TaskID)
 	}
 }
 

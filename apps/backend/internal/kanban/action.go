@@ -58,6 +58,7 @@ const (
 	ActionStepComplete                Action = "step.complete"
 	ActionStepDecide                  Action = "step.decide"
 	ActionTaskArchive                 Action = "task.archive"
+	ActionTaskCommit                  Action = "task.commit"
 	ActionTaskCreate                  Action = "task.create"
 	ActionTaskDelete                  Action = "task.delete"
 	ActionTaskDependencyAdd           Action = "task.dependency.add"
@@ -67,6 +68,11 @@ const (
 	ActionTaskList                    Action = "task.list"
 	ActionTaskMessage                 Action = "task.message"
 	ActionTaskMove                    Action = "task.move"
+	ActionTaskPRGet                   Action = "task.pr.get"
+	ActionTaskPRList                  Action = "task.pr.list"
+	ActionTaskPRMerge                 Action = "task.pr.merge"
+	ActionTaskPROpen                  Action = "task.pr.open"
+	ActionTaskPush                    Action = "task.push"
 	ActionTaskRelated                 Action = "task.related"
 	ActionTaskRepositoryAdd           Action = "task.repository.add"
 	ActionTaskRepositorySetBaseBranch Action = "task.repository.set_base_branch"
@@ -121,7 +127,7 @@ var RegistryActions = []Action{
 	ActionRepositoryCreate, ActionRepositoryList, ActionRepositoryUpdate,
 	ActionSessionAttach, ActionSessionCreate, ActionSessionGet, ActionSessionList, ActionSessionProfile, ActionSessionSetMode, ActionSessionSpawn, ActionSessionStop, ActionSessionToken,
 	ActionStepComplete, ActionStepDecide,
-	ActionTaskArchive, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskGet, ActionTaskList, ActionTaskMessage, ActionTaskMove, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUpdate,
+	ActionTaskArchive, ActionTaskCommit, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskGet, ActionTaskList, ActionTaskMessage, ActionTaskMove, ActionTaskPRGet, ActionTaskPRList, ActionTaskPRMerge, ActionTaskPROpen, ActionTaskPush, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUpdate,
 	ActionUpstreamConfig, ActionUpstreamList, ActionUpstreamRefused, ActionUpstreamReport,
 	ActionWorkflowCreate, ActionWorkflowDelete, ActionWorkflowExport, ActionWorkflowGet, ActionWorkflowImport, ActionWorkflowList, ActionWorkflowStepCreate, ActionWorkflowStepDelete, ActionWorkflowStepGet, ActionWorkflowStepList, ActionWorkflowStepReorder, ActionWorkflowStepUpdate, ActionWorkflowUpdate,
 	ActionWorkspaceCreate, ActionWorkspaceGet, ActionWorkspaceList, ActionWorkspaceSourceAdd, ActionWorkspaceUpdate,

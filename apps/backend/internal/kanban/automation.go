@@ -16,8 +16,13 @@ const (
 	EventTurnComplete = "on_turn_complete" // an agent turn ends on a task on the step
 )
 
+// EventPRMerged: a pull request of a task on the step was merged (through
+// Kandev, or found merged on its forge).
+const EventPRMerged = "on_pr_merged"
+
 // StepEventKinds are the keys allowed in WorkflowStep.Events.
-var StepEventKinds = []string{EventEnter, EventExit, EventTurnStart, EventTurnComplete}
+var StepEventKinds = []string{EventEnter, EventExit, EventTurnStart, EventTurnComplete,
+	EventPRMerged}
 
 // ParamKind is the type of an automation's config value.
 type ParamKind int

@@ -22,10 +22,20 @@ type TaskMoved struct {
 // deleted, its settings changed).
 type StepFreed struct{ StepID string }
 
-func (TaskCreated) domainEvent() {}
-func (TaskMoved) domainEvent()   {}
-func (StepFreed) domainEvent()   {}
-func (TurnEvent) domainEvent()   {}
+// PullRequestMerged says a task's pull request is now merged: emitted once per
+// pull request, by whoever recorded its move to merged (a merge made
+// through Kandev, or a read that found it merged on the forge). The
+// workflow engine runs the on_pr_merged automations of the task's step.
+type PullRequestMerged struct {
+	TaskID        string
+	PullRequestID string
+}
+
+func (TaskCreated) domainEvent()       {}
+func (PullRequestMerged) domainEvent() {}
+func (TaskMoved) domainEvent()         {}
+func (StepFreed) domainEvent()         {}
+func (TurnEvent) domainEvent()         {}
 
 // DomainEvents hands every domain event emitted to the reactions
 // subscribed, in the order they subscribed, on the emitter's goroutine.
