@@ -41,6 +41,7 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 	sessionIdle := fs.Duration("mcp-session-idle", toolserver.DefaultSessionIdle, "an /mcp session unused this long is dropped")
 	scope := fs.String("session-scope", envOr("KANDEV_SESSION_SCOPE", string(kanban.ScopeTree)),
 		"tasks a task-mode agent session may change: tree (its own task, its subtasks and the tasks it created) or workspace (any task of its workspace) (env KANDEV_SESSION_SCOPE)")
+	forges := fs.String("forges-file", os.Getenv("KANDEV_FORGES_FILE"), "forge accounts for push and pull requests (JSON; default DATA_DIR/forges.json; env KANDEV_FORGES_FILE)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -61,7 +62,7 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 	return Config{Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
 		Logger: log, Out: std.Out, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: DefaultRegistryDir(),
 		Pprof: *pprofAddr, MCPSessions: toolserver.SessionLimits{Max: *maxSessions, Idle: *sessionIdle},
-		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope)}, nil
+		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope), ForgesFile: *forges}, nil
 }
 
 // agentFlags adds serve's agent runtime flags.

@@ -74,6 +74,9 @@ type Config struct {
 	// SessionScope is how far a task session's writes reach: tree (the
 	// default when empty) or workspace (--session-scope).
 	SessionScope kanban.SessionScope
+	// ForgesFile is the forge accounts' file (--forges-file; default
+	// DATA_DIR/forges.json): see internal/forgeconf.
+	ForgesFile string
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down. ctx is
@@ -304,6 +307,9 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
 		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope, BackendID: b.shared.id,
 		Events: b.events, Diagnostics: b.diagnostics(cfg, ring)}
+	if deps.Ship, err = newShip(life, cfg, st); err != nil {
+		return nil, err
+	}
 	var local action.Agents = action.NoAgents{}
 	if b.agents != nil {
 		local = b.agents
