@@ -10,6 +10,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/credential"
 	"github.com/kandev/kandev/apps/backend/internal/forgeconf"
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/forgetest"
 	"github.com/kandev/kandev/apps/backend/internal/gittest"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -65,6 +66,8 @@ type shipFix struct {
 	repoID string
 	wt     string
 	branch string
+	policy *fsguard.Policy
+	ship   *Ship
 }
 
 // newShipFix makes the fixture; entry is the forge account of the remote
@@ -89,7 +92,8 @@ func newShipFix(t *testing.T, entry forgeconf.Entry) *shipFix {
 	t.Cleanup(func() { _ = git.Close() })
 	ev := &kanban.DomainEvents{}
 	ev.React(func(e kanban.DomainEvent) { f.mu.Lock(); f.events = append(f.events, e); f.mu.Unlock() })
-	h.reg, _ = mustNew(t, Deps{Store: h.st, Publisher: h.pub, FS: policy, Events: ev, Ship: &Ship{Git: git, Forges: set, PRs: h.st}})
+	f.policy, f.ship = policy, &Ship{Git: git, Forges: set, PRs: h.st}
+	h.reg, _ = mustNew(t, Deps{Store: h.st, Publisher: h.pub, FS: policy, Events: ev, Ship: f.ship})
 	ctx := context.Background()
 	r, err := h.st.CreateRepository(ctx, kanban.Repository{WorkspaceID: h.ws, LocalPath: f.repo.Dir, RemoteURL: f.remote.URL})
 	if err != nil {
