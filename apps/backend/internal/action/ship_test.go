@@ -41,8 +41,17 @@ var shipPrism struct {
 	err   error
 }
 
+// TestMain stops the package's Prism, if a test started it.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shipPrism.prism != nil {
+		_ = shipPrism.prism.Close()
+	}
+	os.Exit(code)
+}
+
 // shipGitHub returns a stateful GitHub over one Prism for the package
-// (stopped when the test binary ends: its process group dies with it).
+// (stopped by TestMain).
 func shipGitHub(t *testing.T) *forgetest.GitHub {
 	t.Helper()
 	shipPrism.once.Do(func() { shipPrism.prism, shipPrism.err = forgetest.StartPrism(context.Background()) })
