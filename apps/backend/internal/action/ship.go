@@ -3,6 +3,7 @@ package action
 import (
 	"cmp"
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/forgeconf"
@@ -128,7 +129,8 @@ func (s *Service) pushTask(ctx context.Context, p Principal, in PushIn) (*PushOu
 // gitError logs a worktree failure's redacted git output (never shown to
 // the caller) and returns the error, whose text is safe.
 func (s *Service) gitError(op string, err error) error {
-	if we, ok := err.(*worktree.Error); ok && we.Detail() != "" {
+	var we *worktree.Error
+	if errors.As(err, &we) && we.Detail() != "" {
 		s.log.Warn("git "+op+" failed", "code", we.Safe.Code, "detail", redactAll(s.ship.Forges.Tokens(), we.Detail()))
 	}
 	return err

@@ -27,6 +27,20 @@ func closeShipPrism() {
 	}
 }
 
+// e2eGitHub is a stateful GitHub over the package's Prism (skipped
+// without the mocks installed, unless KANDEV_FORGE_TESTS=1).
+func e2eGitHub(t *testing.T) *forgetest.GitHub {
+	t.Helper()
+	shipPrism.once.Do(func() { shipPrism.prism, shipPrism.err = forgetest.StartPrism(context.Background()) })
+	if shipPrism.err != nil {
+		if os.Getenv(forgetest.EnvRequired) == "1" {
+			t.Fatalf("the GitHub API mock: %v", shipPrism.err)
+		}
+		t.Skipf("the GitHub API mock is not available (%v)", shipPrism.err)
+	}
+	return forgetest.NewGitHub(t, shipPrism.prism, e2eToken)
+}
+
 // e2eToken is the forge account's token (the remote's push password and
 // the API's bearer token), given to the backend in a secret file.
 const e2eToken = "ghp_E2eT0kenOfTheServer0123456789abcdef"
@@ -40,14 +54,7 @@ const e2eToken = "ghp_E2eT0kenOfTheServer0123456789abcdef"
 // step's on_pr_merged automation moves the task to Done. The agent's own
 // session token is refused each of these over the same WebSocket.
 func TestShipThroughWebSocket(t *testing.T) {
-	shipPrism.once.Do(func() { shipPrism.prism, shipPrism.err = forgetest.StartPrism(context.Background()) })
-	if shipPrism.err != nil {
-		if os.Getenv(forgetest.EnvRequired) == "1" {
-			t.Fatalf("the GitHub API mock: %v", shipPrism.err)
-		}
-		t.Skipf("the GitHub API mock is not available (%v)", shipPrism.err)
-	}
-	gh := forgetest.NewGitHub(t, shipPrism.prism, e2eToken)
+	gh := e2eGitHub(t)
 	remote := gittest.NewRemote(t, gittest.RemoteOptions{Token: e2eToken})
 	repo := gitRepo(t)
 	gitOut(t, repo, "push", "-q", remote.Dir, "main")

@@ -142,7 +142,7 @@ func account(e Entry, o Options) (*Account, error) {
 	if !e.Forge.Valid() {
 		return nil, errors.New("forge: must be github or gitlab")
 	}
-	if err := e.Source.Validate(); err != nil {
+	if err := e.Validate(); err != nil {
 		return nil, err
 	}
 	if e.Env != "" && o.AgentEnv != nil && o.AgentEnv(e.Env) {
@@ -231,7 +231,7 @@ func (a *Account) ForgeRepo() string { return a.entry.Repo }
 
 // Token loads the token now (a rotated secret file is read again).
 func (a *Account) Token() (credential.Token, error) {
-	t, err := a.entry.Source.Load()
+	t, err := a.entry.Load()
 	if err != nil {
 		return credential.Token{}, err
 	}

@@ -16,7 +16,7 @@ const (
 	EventTurnComplete = "on_turn_complete" // an agent turn ends on a task on the step
 )
 
-// EventPRMerged: a pull request of a task on the step was merged (through
+// EventPRMerged is when a pull request of a task on the step is merged (through
 // Kandev, or found merged on its forge).
 const EventPRMerged = "on_pr_merged"
 
