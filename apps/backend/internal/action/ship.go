@@ -73,9 +73,9 @@ var _ = declare(Def[CommitIn, *CommitOut]{
 	Name:  kanban.ActionTaskCommit,
 	Allow: AllowOperator,
 	Schema: schema.Obj("", shipTaskProps(schema.P{
-		"message": schema.Str("The commit message.").Len(1, worktree.MaxMessageBytes),
+		"message": schema.Str("The commit message.").Len(1, kanban.MaxCommitMessageBytes),
 		"paths": schema.Arr("Only these paths (a rename is its old and new path); default every change.",
-			schema.Str("A path relative to the worktree.").Len(1, kanban.MaxPathLen)).Items(1, worktree.MaxCommitPaths),
+			schema.Str("A path relative to the worktree.").Len(1, kanban.MaxPathLen)).Items(1, kanban.MaxCommitPaths),
 	}), "task_id", "message"),
 	Run: (*Service).commitTask,
 })

@@ -10,12 +10,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
-// Bounds of a pull request's text.
-const (
-	maxPRBody        = 64 << 10
-	maxMergeTitleLen = 256
-)
-
 // PROpenIn is the payload of task.pr.open: a pull (GitHub) or merge
 // (GitLab) request from the task branch into its base branch.
 type PROpenIn struct {
@@ -55,7 +49,7 @@ var _ = declare(Def[PROpenIn, *kanban.PullRequest]{
 	Allow: AllowOperator,
 	Schema: schema.Obj("", shipTaskProps(schema.P{
 		"title": schema.Str("The pull request's title.").Len(1, kanban.MaxPRTitleLen),
-		"body":  schema.Str("Its description (Markdown).").Len(1, maxPRBody),
+		"body":  schema.Str("Its description (Markdown).").Len(1, kanban.MaxPRBodyLen),
 		"draft": schema.Bool("Open it as a draft.").Default(false),
 	}), "task_id", "title"),
 	Run: (*Service).openPR,
@@ -82,8 +76,8 @@ var _ = declare(Def[PRMergeIn, *kanban.PullRequest]{
 		"id":                idProp("The pull request (its Kandev id)."),
 		"method":            schema.Enum("How to merge.", mergeMethods...),
 		"expected_head_sha": schema.Str("Merge only if the head is still this commit (default: the head last read).").Pattern(`^[0-9a-f]{40}([0-9a-f]{24})?$`),
-		"commit_title":      schema.Str("Title of the merge or squash commit.").Len(1, maxMergeTitleLen),
-		"commit_message":    schema.Str("Message of the merge or squash commit.").Len(1, maxPRBody),
+		"commit_title":      schema.Str("Title of the merge or squash commit.").Len(1, kanban.MaxPRTitleLen),
+		"commit_message":    schema.Str("Message of the merge or squash commit.").Len(1, kanban.MaxPRBodyLen),
 	}, "id", "method"),
 	Run: (*Service).mergePR,
 })

@@ -10,8 +10,8 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/credential"
 	"github.com/kandev/kandev/apps/backend/internal/forgeconf"
-	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/forgetest"
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/gittest"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/worktree"
@@ -31,8 +31,8 @@ import (
 // the Basic password of a push, the forge's API as its bearer token.
 const (
 	shipToken = "ghp_ShipT0kenOfTheServer0123456789abcdef"
-	shipOwner     = "octo-org"
-	shipRepo      = "demo.app"
+	shipOwner = "octo-org"
+	shipRepo  = "demo.app"
 )
 
 var shipPrism struct {
@@ -185,7 +185,7 @@ func TestShipGitHub(t *testing.T) {
 		t.Fatalf("opened: %+v", pr)
 	}
 	if !f.pub.has(WorkspaceTopic(f.ws), kanban.EventPullRequestUpdated.Name()) {
-		t.Fatal("no pull_request.updated event")
+		t.Fatal("no task.pr_updated event")
 	}
 	gh.SetChecks(shipOwner, shipRepo, sha, forgetest.CheckRun{Name: "test", Status: "completed", Conclusion: "success"})
 	gh.AddReview(shipOwner, shipRepo, pr.Number, forgetest.Review{User: "rev", State: "APPROVED", CommitID: sha})

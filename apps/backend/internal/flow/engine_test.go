@@ -23,6 +23,8 @@ func (h *harness) trigger(event string, t *kanban.Task, a, s kanban.WorkflowStep
 		if err := h.move(t.ID, a.ID); err != nil {
 			h.t.Fatal(err)
 		}
+	case kanban.EventPRMerged:
+		h.events.Emit(kanban.PullRequestMerged{TaskID: t.ID, PullRequestID: "pr"})
 	default:
 		h.events.Emit(kanban.TurnEvent{TaskID: t.ID, StepID: s.ID, StartedAt: kanban.Now(), Ended: event == kanban.EventTurnComplete, StopReason: "end_turn"})
 	}

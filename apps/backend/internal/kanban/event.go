@@ -47,7 +47,7 @@ var (
 	EventTaskRepositoryUpdated = event[*TaskRepository]("task.repository_updated")
 	// EventPullRequestUpdated: a task's pull request was opened, read
 	// again from its forge, or merged through Kandev.
-	EventPullRequestUpdated = event[*PullRequest]("pull_request.updated")
+	EventPullRequestUpdated = event[*PullRequest]("task.pr_updated")
 
 	EventSessionCreated          = event[*Session]("session.created")
 	EventSessionUpdated          = event[*Session]("session.updated")
