@@ -247,3 +247,41 @@ describe('the approval steps the page documents', { timeout: 120_000 }, () => {
     }
   });
 });
+
+describe('Claude Code: the two `claude mcp add` forms share a name', { timeout: 120_000 }, () => {
+  it('the second fails with "already exists"; the page\'s remove step makes room for it', async () => {
+    const op = await operatorClient(b);
+    const session = await createSession(b, await createTask(op, 'claude switch forms'));
+    await op.close();
+    const u = await configured(['claude-stdio'], session);
+    try {
+      await assert.rejects(configuredAgain(u, 'claude-http', session), /MCP server kandev already exists in local config/);
+      await configuredAgain(u, 'claude-remove', session);
+      await configuredAgain(u, 'claude-http', session);
+      const list = await mcpList('claude', u);
+      assert.match(list.stdout, /^kandev: http:\/\/127\.0\.0\.1:\d+\/mcp \(HTTP\) - ✔ Connected$/m, list.stdout);
+      assert.equal((list.stdout.match(/^kandev/gm) ?? []).length, 1, `one kandev server: ${list.stdout}`);
+    } finally {
+      await u.cleanup();
+    }
+  });
+
+  it('renamed, the second one is added beside the first and both connect', async () => {
+    const op = await operatorClient(b);
+    const session = await createSession(b, await createTask(op, 'claude both forms'));
+    await op.close();
+    const u = await configured(['claude-stdio', 'claude-http-renamed'], session);
+    try {
+      const list = await mcpList('claude', u);
+      assert.match(list.stdout, /^kandev: .* - ✔ Connected$/m, list.stdout);
+      assert.match(list.stdout, /^kandev-operator: http:\/\/127\.0\.0\.1:\d+\/mcp \(HTTP\) - ✔ Connected$/m, list.stdout);
+    } finally {
+      await u.cleanup();
+    }
+  });
+});
+
+/** Applies one more setup block for user u, as the page's reader would type it next. */
+function configuredAgain(u, id, session) {
+  return applySetup(u, setupBlocks(blocks, id), values(u, session), u.env({ KANDEV_TOKEN: b.token }));
+}

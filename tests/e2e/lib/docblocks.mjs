@@ -16,6 +16,12 @@
 //   <!-- e2e: setup ID file=PATH --> a config file the agent tests write to
 //                                  PATH (~/ is the test's HOME, other paths
 //                                  are relative to the project directory)
+//   <!-- e2e: output -->           what the nearest start or run block before
+//                                  it prints: its lines must appear there,
+//                                  in order and consecutively
+//   <!-- e2e: input ID -->         text the page tells the user to type
+//                                  (into the board's forms), which a test
+//                                  submits as ID the way the board does
 //
 // Unmarked blocks are examples and never run. Placeholders are literal
 // strings of the page that a test replaces (substitute below); PLACEHOLDERS
@@ -32,8 +38,11 @@ export const PLACEHOLDERS = {
   OPERATOR_TOKEN: 'the operator token',
 };
 
-const MARKER = /^<!--\s*e2e:\s*(start|run|setup)\b([^>]*?)\s*-->\s*$/;
-const FENCE = /^(`{3,}|~{3,})\s*([\w+-]*)/;
+const MARKER = /^<!--\s*e2e:\s*(start|run|setup|output|input)\b([^>]*?)\s*-->\s*$/;
+const NEEDS_ID = new Set(['setup', 'input']);
+// A fence may be indented (a block inside a list item): its indent is
+// taken off each line of the block.
+const FENCE = /^( *)(`{3,}|~{3,})\s*([\w+-]*)/;
 
 /**
  * Returns the marked blocks of a page in order:
@@ -51,18 +60,24 @@ export async function readBlocks(path) {
     }
     const open = FENCE.exec(lines[i + 1] ?? '');
     if (!open) throw new Error(`${path}:${i + 1}: an e2e marker must be right before a fenced block`);
-    // A closing fence: the same character, at least as long, nothing after it.
-    const end = lines.findIndex((l, j) => j > i + 1 && /^(`{3,}|~{3,})\s*$/.test(l) && l[0] === open[1][0] && l.trim().length >= open[1].length);
+    const [, indent, fence, lang] = open;
+    // A closing fence: the same indent and character, at least as long, nothing after it.
+    const end = lines.findIndex((l, j) => j > i + 1 && l.startsWith(indent) && /^(`{3,}|~{3,})\s*$/.test(l.slice(indent.length)) &&
+      l[indent.length] === fence[0] && l.trim().length >= fence.length);
     if (end < 0) throw new Error(`${path}:${i + 2}: unclosed fence`);
-    const block = { kind: m[1], id: '', file: '', vars: {}, lang: open[2], code: lines.slice(i + 2, end).join('\n'), line: i + 2 };
+    const code = lines.slice(i + 2, end).map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l.trimStart())).join('\n');
+    const block = { kind: m[1], id: '', file: '', vars: {}, lang, code, line: i + 2 };
     for (const word of m[2].trim().split(/\s+/).filter(Boolean)) {
       const [k, v] = word.split('=');
-      if (m[1] === 'setup' && v === undefined && !block.id) block.id = k;
+      if (NEEDS_ID.has(m[1]) && v === undefined && !block.id) block.id = k;
       else if (m[1] === 'setup' && k === 'file' && v) block.file = v;
       else if (m[1] === 'run' && v) block.vars[k] = v;
       else throw new Error(`${path}:${i + 1}: unexpected "${word}" in an e2e ${m[1]} marker`);
     }
-    if (m[1] === 'setup' && !block.id) throw new Error(`${path}:${i + 1}: an e2e setup marker needs an id`);
+    if (NEEDS_ID.has(m[1]) && !block.id) throw new Error(`${path}:${i + 1}: an e2e ${m[1]} marker needs an id`);
+    if (m[1] === 'output' && !blocks.some((b) => b.kind === 'start' || b.kind === 'run')) {
+      throw new Error(`${path}:${i + 1}: an e2e output block needs a start or run block before it`);
+    }
     blocks.push(block);
     i = end;
   }
@@ -90,6 +105,23 @@ export function substitute(text, values) {
     text = text.replace(re, () => values[k]);
   }
   return text;
+}
+
+/** The input block with id; throws when there is none or more than one. */
+export function inputBlock(blocks, id) {
+  const found = blocks.filter((b) => b.kind === 'input' && b.id === id);
+  if (found.length !== 1) throw new Error(`the page has ${found.length} e2e input blocks "${id}", want one`);
+  return found[0];
+}
+
+/**
+ * Whether the lines of want appear in got in order and consecutively
+ * (each line exactly, trailing spaces aside).
+ */
+export function containsLines(got, want) {
+  const g = got.split('\n').map((l) => l.trimEnd());
+  const w = want.split('\n').map((l) => l.trimEnd());
+  return g.some((_, i) => w.every((l, j) => g[i + j] === l));
 }
 
 /** Parses the `key=value` lines of a command's output. */

@@ -81,7 +81,7 @@ func newHarness(t *testing.T) *harness {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	if err := st.Seed(ctx); err != nil {
+	if err := Seed(ctx, st); err != nil {
 		t.Fatalf("seed: %v", err)
 	}
 	h := &harness{t: t, st: st, pub: &recorder{}}

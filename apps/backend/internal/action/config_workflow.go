@@ -38,10 +38,14 @@ type WorkflowDeleteIn struct {
 }
 
 // WorkflowImportIn is the payload of workflow.import: a document's text,
-// YAML or JSON, whose size and shape are checked before it is decoded.
+// YAML or JSON, whose size and shape are checked before it is decoded, or
+// the id of a built-in template (whose document is imported the same
+// way). Name, when given, names the one workflow the document holds.
 type WorkflowImportIn struct {
 	WorkspaceID string `json:"workspace_id,omitzero"`
 	Document    string `json:"document,omitzero"`
+	TemplateID  string `json:"template_id,omitzero"`
+	Name        string `json:"name,omitzero"`
 }
 
 // WorkflowImportOut is the result of workflow.import: the names created
@@ -133,22 +137,30 @@ var _ = declare(Def[WorkflowRefIn, *WorkflowDocument]{
 
 var _ = declare(Def[WorkflowImportIn, *WorkflowImportOut]{
 	Name:  kanban.ActionWorkflowImport,
-	Tool:  "import_workflow_kandev",
 	Allow: cfg,
 	Schema: schema.Obj("", schema.P{
 		"workspace_id": idProp("Workspace; default yours, else the first."),
 		"document": schema.Str(`The document: {"version":1,"type":"kandev_workflow","workflows":[...]} as JSON or YAML.`).
 			Len(1, kanban.MaxWorkflowDocBytes),
-	}, "document"),
+		"template_id": schema.Enum("A built-in template (workflow.template.list) to create instead of a document.", TemplateIDs...),
+		"name":        schema.Str("Name of the created workflow, for a template or a one-workflow document; default its own.").Len(1, kanban.MaxNameLen),
+	}),
 	Run: (*Service).importDocument,
 })
 
-// importDocument creates the document's workflows that the workspace does
-// not have yet (by name), each atomically with its steps. The whole
-// document is checked before anything is written.
+// importDocument creates the document's workflows (or the template's) that
+// the workspace does not have yet (by name), each atomically with its
+// steps. The whole document is checked before anything is written.
 func (s *Service) importDocument(ctx context.Context, p Principal, in WorkflowImportIn) (*WorkflowImportOut, error) {
-	doc, parsed, err := parseWorkflowDocument(in.Document)
+	text, err := importText(in)
 	if err != nil {
+		return nil, err
+	}
+	doc, parsed, err := parseWorkflowDocument(text)
+	if err != nil {
+		return nil, err
+	}
+	if err := rename(in.Name, doc, parsed); err != nil {
 		return nil, err
 	}
 	ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)

@@ -22,7 +22,7 @@ func benchRegistry(b *testing.B) *Registry {
 		b.Fatalf("open store: %v", err)
 	}
 	b.Cleanup(func() { _ = st.Close() })
-	if err := st.Seed(ctx); err != nil {
+	if err := Seed(ctx, st); err != nil {
 		b.Fatalf("seed: %v", err)
 	}
 	reg, _ := mustNew(b, Deps{Store: st, Publisher: &recorder{}})
@@ -76,7 +76,7 @@ func BenchmarkDispatchTaskUpdateScope(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = st.Close() })
-	if err := st.Seed(ctx); err != nil {
+	if err := Seed(ctx, st); err != nil {
 		b.Fatal(err)
 	}
 	reg, _ := mustNew(b, Deps{Store: st, Publisher: &recorder{}})

@@ -194,7 +194,7 @@ func TestWorkflowImportRejectsHostileDocuments(t *testing.T) {
 		{"two start steps", doc(wf(withStep("is_start_step", "true"), strings.Replace(second, `"name":"B"`, `"name":"B","is_start_step":true`, 1))), "document.workflows[0].steps"},
 		// Past the contract's bound in characters, and within it in
 		// characters but past the byte bound the handler checks.
-		{"two MiB", doc(wf(withStep("prompt", `"`+strings.Repeat("x", 2<<20)+`"`))), "invalid arguments for import_workflow_kandev: /document: longer than"},
+		{"two MiB", doc(wf(withStep("prompt", `"`+strings.Repeat("x", 2<<20)+`"`))), "invalid arguments for workflow.import: /document: longer than"},
 		{"two MiB of two-byte characters", doc(wf(withStep("prompt", `"`+strings.Repeat("é", 3<<18)+`"`))), "document: larger than"},
 		{"empty", "   ", "document: is empty"},
 		{"not JSON", "{oops", "document: is not valid JSON"},

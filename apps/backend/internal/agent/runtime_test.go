@@ -11,6 +11,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 )
@@ -77,7 +78,7 @@ func recorderFixture(t *testing.T) (*store.Store, *kanban.Session) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	if err := st.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, st); err != nil {
 		t.Fatal(err)
 	}
 	ws, err := st.ListWorkspaces(ctx, kanban.Page{Limit: 1})

@@ -59,10 +59,21 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 		return Config{}, err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	return Config{Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
+	return Config{CLI: cliPath(), Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
 		Logger: log, Out: std.Out, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: DefaultRegistryDir(),
 		Pprof: *pprofAddr, MCPSessions: toolserver.SessionLimits{Max: *maxSessions, Idle: *sessionIdle},
 		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope), ForgesFile: *forges}, nil
+}
+
+// cliPath is the path of this kandev binary, which the banner names for
+// operator commands; without one (an unusual platform) it names none
+// rather than a wrong one.
+func cliPath() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
 }
 
 // agentFlags adds serve's agent runtime flags.

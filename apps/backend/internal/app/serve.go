@@ -77,6 +77,10 @@ type Config struct {
 	// ForgesFile is the forge accounts' file (--forges-file; default
 	// DATA_DIR/forges.json): see internal/forgeconf.
 	ForgesFile string
+	// CLI, when set, is the path of the kandev binary: the banner names it
+	// for the operator commands, which need not be on PATH (make run does
+	// not install it). kandev serve sets it from os.Executable.
+	CLI string
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down. ctx is
@@ -106,6 +110,9 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	_, _ = fmt.Fprintf(cfg.Out, "kandev %s serving on http://%s (%s; operator token in %s)\n", toolserver.Version, b.addr, where, tokenWhere)
 	_, _ = fmt.Fprintf(cfg.Out, "board: open http://%s/ and sign in with the operator token\n", b.addr)
+	if cfg.CLI != "" {
+		_, _ = fmt.Fprintf(cfg.Out, "CLI: %[1]s token prints the operator token; %[1]s help lists every command\n", cfg.CLI)
+	}
 	if cfg.Ready != nil {
 		cfg.Ready(b.addr)
 	}
@@ -282,7 +289,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := st.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, st); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 	compiled, err := toolserver.Compile()

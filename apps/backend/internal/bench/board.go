@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/chrome"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 )
@@ -78,7 +79,7 @@ func seedBoard(ctx context.Context, dir string, n int) error {
 		return err
 	}
 	defer func() { _ = st.Close() }()
-	if err := st.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, st); err != nil {
 		return err
 	}
 	b, err := findBoard(ctx, st)

@@ -130,7 +130,7 @@ func measureSweep(ctx context.Context, cfg Config, out *FlowRun) error {
 		return err
 	}
 	defer func() { _ = st.Close() }()
-	if err := st.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, st); err != nil {
 		return err
 	}
 	board, err := findBoard(ctx, st)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 )
@@ -46,7 +47,7 @@ func MeasureStore(ctx context.Context, cfg Config) (StoreScale, error) {
 			_ = st.Close() // an error return is already on its way
 		}
 	}()
-	if err := st.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, st); err != nil {
 		return res, err
 	}
 	b, err := findBoard(ctx, st)

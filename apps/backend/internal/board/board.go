@@ -151,6 +151,11 @@ func (b *Board) ended(ids []string) {
 	}
 }
 
+// signInRefused is the sign-in page's answer to a wrong token. It names
+// the command as a fresh checkout has it (make run puts no kandev on
+// PATH), not a path of this server: the page is shown before sign-in.
+const signInRefused = "That is not the operator token. To print it, run apps/backend/bin/kandev token in your Kandev checkout (or the command kandev serve's start-up lines name)."
+
 func (b *Board) signIn(w http.ResponseWriter, r *http.Request) {
 	if !boardPost(w, r) {
 		return
@@ -163,7 +168,7 @@ func (b *Board) signIn(w http.ResponseWriter, r *http.Request) {
 	tok := strings.TrimSpace(r.PostForm.Get("token"))
 	if !b.cfg.Operator(tok) {
 		b.cfg.Logger.Info("board sign-in refused")
-		b.renderSignIn(w, http.StatusUnauthorized, "That is not the operator token. Run kandev token in a terminal to print it.")
+		b.renderSignIn(w, http.StatusUnauthorized, signInRefused)
 		return
 	}
 	value, e, ended := b.sessions.issue()

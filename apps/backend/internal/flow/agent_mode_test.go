@@ -138,3 +138,42 @@ func TestModeAutomationsRefused(t *testing.T) {
 		t.Fatalf("%d workflows after refusals, want %d", after, before)
 	}
 }
+
+// TestTurnStartMoveQueuesNoStepPrompt: a turn that starts on Done, whose
+// on_turn_start takes the task back to Review, is Review's work: Review's
+// prompt is not queued as another turn (which would start on Done again
+// and go round for ever, as the PR Review template did); the same step
+// entered by a move still gets its prompt queued.
+func TestTurnStartMoveQueuesNoStepPrompt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, t.TempDir())
+	steps := h.workflow(`[{"name":"Review","prompt":"Review it.","events":{"on_turn_complete":[{"type":"move_to_next"}]}},
+		{"name":"Done","events":{"on_turn_start":[{"type":"move_to_previous"}]}}]`)
+	task := h.task("T", steps[1])
+	sess := h.managedSession(task.ID, kanban.SessionIdle)
+	h.events.Emit(kanban.TurnEvent{TaskID: task.ID, SessionID: sess.ID, StepID: steps[1].ID, StartedAt: kanban.Now()})
+	h.settle()
+	if got := h.get(task.ID).WorkflowStepID; got != steps[0].ID {
+		t.Fatalf("the turn's start left the task on %s, want Review", got)
+	}
+	pending := func() int {
+		prompts, err := h.st.PendingPrompts(context.Background(), sess.ID, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(prompts)
+	}
+	if n := pending(); n != 0 || h.hasRecord(task.ID, "Entered Review") {
+		t.Fatalf("%d prompts queued by a turn-start move; records %v", n, h.records(task.ID))
+	}
+	if err := h.move(task.ID, steps[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.move(task.ID, steps[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if n := pending(); n != 1 || !h.hasRecord(task.ID, "Entered Review: its prompt is queued") {
+		t.Fatalf("a move to Review queued %d prompts; records %v", n, h.records(task.ID))
+	}
+}

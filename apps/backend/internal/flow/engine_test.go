@@ -314,3 +314,31 @@ func TestAutoAdvance(t *testing.T) {
 		t.Fatalf("the signalled turn did not advance the task: %v", h.records(task.ID))
 	}
 }
+
+// TestAutoAdvanceAfterARoundTrip: a turn that starts on an auto_advance
+// step whose on_turn_start moves the task away, and whose end moves it
+// back (the seeded Kanban's Review ↔ In Progress when the operator answers
+// the agent), does not also auto-advance it: the task moved during the
+// turn. Before, it went on from Review to Done, completed.
+func TestAutoAdvanceAfterARoundTrip(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, t.TempDir())
+	steps := h.workflow(`[{"name":"In Progress","events":` + ev("on_turn_complete", `{"type":"move_to_step","config":{"step_position":1}}`) + `},
+		{"name":"Review","auto_advance":true,"events":` + ev("on_turn_start", `{"type":"move_to_previous"}`) + `},{"name":"Done"}]`)
+	task := h.task("T", steps[1])
+	turn := kanban.TurnEvent{TaskID: task.ID, StepID: steps[1].ID, StartedAt: kanban.Now()}
+	h.events.Emit(turn)
+	h.settle()
+	if got := h.get(task.ID).WorkflowStepID; got != steps[0].ID {
+		t.Fatalf("the turn's start left the task on %s, want In Progress", got)
+	}
+	turn.Ended, turn.StopReason = true, "end_turn"
+	h.events.Emit(turn)
+	h.settle()
+	if got := h.get(task.ID).WorkflowStepID; got != steps[1].ID {
+		t.Fatalf("after the turn the task is on %s, want Review (where on_turn_complete took it): %v", got, h.records(task.ID))
+	}
+	if h.hasRecord(task.ID, "auto_advance") {
+		t.Fatalf("the task auto-advanced after its round trip: %v", h.records(task.ID))
+	}
+}

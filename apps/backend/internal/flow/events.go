@@ -95,7 +95,7 @@ func (e *Engine) freed(stepID string, depth int) {
 func (e *Engine) turn(ev kanban.TurnEvent) {
 	e.do(taskKey(ev.TaskID), func() {
 		if !ev.Ended {
-			e.run(ev.TaskID, "", kanban.EventTurnStart, turnCause(ev), nil)
+			e.run(ev.TaskID, "", kanban.EventTurnStart, turnStartCause(ev), nil)
 			return
 		}
 		if ev.StopReason == "error" || (ev.StopReason == "cancelled" && !e.cancelCounts(ev.StepID)) {
@@ -126,9 +126,25 @@ type turnOrigin struct {
 	// replaced: a stop_agent of the chain stopped the agent, so a later
 	// start_agent of the chain replaces it.
 	replaced bool
+	// starting: the chain is the turn's on_turn_start. The turn that is
+	// starting (the operator's message, a queued prompt) is the agent's
+	// work on the step it brings the task to, so that step's prompt is not
+	// queued as another turn (as the reference: a turn-start transition
+	// starts no agent work of its own). Queued, it would start its own
+	// turn where the task was left, whose on_turn_start would move the
+	// task and queue the prompt again, for ever.
+	starting bool
 }
 
 func turnCause(ev kanban.TurnEvent) cause { return cause{turn: &turnOrigin{session: ev.SessionID}} }
+
+// turnStartCause is the cause of a turn's on_turn_start.
+func turnStartCause(ev kanban.TurnEvent) cause {
+	return cause{turn: &turnOrigin{session: ev.SessionID, starting: true}}
+}
+
+// promptsStep reports whether entering a step for c delivers its prompt.
+func (c cause) promptsStep() bool { return c.turn == nil || !c.turn.starting }
 
 // next is the cause of the transition c makes.
 func (c cause) next() cause { return cause{chain: c.chain + 1, turn: c.turn} }
@@ -136,18 +152,20 @@ func (c cause) next() cause { return cause{chain: c.chain + 1, turn: c.turn} }
 // enter runs on_enter: first the automations that set up the agent (its
 // mode, its context), then delivers the step's prompt to the task's
 // running agent (a new one gets it before the task's prompt from the
-// runtime), then the other automations.
+// runtime; a turn starting now does that step's work: see
+// turnOrigin.starting), then the other automations.
 func (e *Engine) enter(taskID, stepID string, c cause, created bool) {
 	ctx := e.ctx
+	prompts := !created && c.promptsStep()
 	if stepID != "" {
 		// Most steps have no on_enter automation and no prompt to deliver:
 		// one read of the step tells, and nothing else is read then.
-		if step, err := e.store.GetStep(ctx, stepID); err == nil && len(step.Events[kanban.EventEnter]) == 0 && (step.Prompt == "" || created) {
+		if step, err := e.store.GetStep(ctx, stepID); err == nil && len(step.Events[kanban.EventEnter]) == 0 && (step.Prompt == "" || !prompts) {
 			return
 		}
 	}
 	e.runWhere(taskID, stepID, kanban.EventEnter, c, nil, kanban.StepAction.SetsUpAgent)
-	if step, err := e.store.GetStep(ctx, stepID); err == nil && step.Prompt != "" && !created {
+	if step, err := e.store.GetStep(ctx, stepID); err == nil && step.Prompt != "" && prompts {
 		e.stepPrompt(ctx, taskID, step)
 	}
 	e.runWhere(taskID, stepID, kanban.EventEnter, c, nil, func(a kanban.StepAction) bool { return !a.SetsUpAgent() })
@@ -180,8 +198,12 @@ func (e *Engine) turnEnded(ev kanban.TurnEvent) {
 	signalled := e.signalled(ctx, ev)
 	c := turnCause(ev)
 	e.run(t.ID, t.WorkflowStepID, kanban.EventTurnComplete, c, &signalled)
-	if t, err = e.store.GetTask(ctx, ev.TaskID); err != nil || t.ArchivedAt != nil || t.WorkflowStepID != ev.StepID || t.QueuedForStepID != "" {
-		return // it moved during the turn or by an automation, or waits for a step already
+	if t, err = e.store.GetTask(ctx, ev.TaskID); err != nil || t.ArchivedAt != nil || t.WorkflowStepID != ev.StepID ||
+		t.StepEnteredAt.After(ev.StartedAt) || t.QueuedForStepID != "" {
+		// It moved during the turn or by an automation (also when that
+		// brought it back to the step the turn started on), or waits for
+		// a step already.
+		return
 	}
 	step, err := e.store.GetStep(ctx, t.WorkflowStepID)
 	if err != nil || !step.AutoAdvance {

@@ -86,7 +86,7 @@ func newHarness(t *testing.T, dir string) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	if err := st.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, st); err != nil {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, st: st, now: time.Now(), notified: map[string]int{}, events: &kanban.DomainEvents{}}

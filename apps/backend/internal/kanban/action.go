@@ -96,6 +96,7 @@ const (
 	ActionWorkflowStepList            Action = "workflow.step.list"
 	ActionWorkflowStepReorder         Action = "workflow.step.reorder"
 	ActionWorkflowStepUpdate          Action = "workflow.step.update"
+	ActionWorkflowTemplateList        Action = "workflow.template.list"
 	ActionWorkflowUpdate              Action = "workflow.update"
 	ActionWorkspaceCreate             Action = "workspace.create"
 	ActionWorkspaceGet                Action = "workspace.get"
@@ -129,7 +130,7 @@ var RegistryActions = []Action{
 	ActionStepComplete, ActionStepDecide,
 	ActionTaskArchive, ActionTaskCommit, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskGet, ActionTaskList, ActionTaskMessage, ActionTaskMove, ActionTaskPRGet, ActionTaskPRList, ActionTaskPRMerge, ActionTaskPROpen, ActionTaskPush, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUpdate,
 	ActionUpstreamConfig, ActionUpstreamList, ActionUpstreamRefused, ActionUpstreamReport,
-	ActionWorkflowCreate, ActionWorkflowDelete, ActionWorkflowExport, ActionWorkflowGet, ActionWorkflowImport, ActionWorkflowList, ActionWorkflowStepCreate, ActionWorkflowStepDelete, ActionWorkflowStepGet, ActionWorkflowStepList, ActionWorkflowStepReorder, ActionWorkflowStepUpdate, ActionWorkflowUpdate,
+	ActionWorkflowCreate, ActionWorkflowDelete, ActionWorkflowExport, ActionWorkflowGet, ActionWorkflowImport, ActionWorkflowList, ActionWorkflowStepCreate, ActionWorkflowStepDelete, ActionWorkflowStepGet, ActionWorkflowStepList, ActionWorkflowStepReorder, ActionWorkflowStepUpdate, ActionWorkflowTemplateList, ActionWorkflowUpdate,
 	ActionWorkspaceCreate, ActionWorkspaceGet, ActionWorkspaceList, ActionWorkspaceSourceAdd, ActionWorkspaceUpdate,
 }
 

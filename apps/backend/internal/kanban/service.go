@@ -292,8 +292,10 @@ type Store interface {
 	FlowService
 	AgentModeService
 	UpstreamService
-	// Seed creates the default workspace, workflow, agents and executors on
-	// an empty database and does nothing on a seeded one.
-	Seed(ctx context.Context) error
+	// Seed creates the default workspace with the workflow w and its steps
+	// (as ImportWorkflow takes them: in board order, referring to each
+	// other by position), the agents and the executors on an empty
+	// database, and does nothing on a seeded one.
+	Seed(ctx context.Context, w Workflow, steps []WorkflowStep) error
 	Close() error
 }

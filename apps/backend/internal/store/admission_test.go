@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -16,7 +17,7 @@ func TestStartProfilesKept(t *testing.T) {
 	bothEngines(t, func(t *testing.T) {
 		s := newTestStore(t)
 		ctx := context.Background()
-		if err := s.Seed(ctx); err != nil {
+		if err := action.Seed(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 		b := newBoard(t, s, "Profiles")

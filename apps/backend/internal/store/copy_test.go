@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/pgtest"
 )
@@ -33,7 +34,7 @@ func seedEveryEntity(t *testing.T, s *Store) string {
 	t.Helper()
 	ctx := context.Background()
 	f := &fixture{s: s}
-	if err := s.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 	f.b = newBoard(t, s, "Copied")

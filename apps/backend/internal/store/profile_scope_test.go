@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -231,7 +232,7 @@ func testProfileScopeUpgrade(t *testing.T) {
 		t.Fatalf("open and migrate: %v", err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	if err := s.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 	ws := newBoard(t, s, "Later")

@@ -2,53 +2,10 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
-
-// seedSteps are the steps of the default "Kanban" workflow, in order, and
-// their automations (the reference product's Kanban, in function): an
-// agent's turn on a Backlog task takes it to In Progress, a task moved to
-// In Progress gets an agent, a finished turn takes the task to Review, a
-// new turn in Review or Done (the operator answered the agent) takes it
-// back to In Progress, and Done completes the task. auto_advance is there
-// for agents connected by hand, which have no turns: their
-// step_complete_kandev moves the task on at once.
-var seedSteps = []struct {
-	name, color string
-	start, auto bool
-	events      func(ids []string) map[string][]kanban.StepAction
-}{
-	{"Backlog", "#6b7280", true, true, func(ids []string) map[string][]kanban.StepAction {
-		return map[string][]kanban.StepAction{
-			kanban.EventTurnStart:    {{Type: kanban.AutoMoveNext}},
-			kanban.EventTurnComplete: {moveTo(ids[2])},
-		}
-	}},
-	{"In Progress", "#3b82f6", false, true, func(ids []string) map[string][]kanban.StepAction {
-		return map[string][]kanban.StepAction{
-			kanban.EventEnter:        {{Type: kanban.AutoStartAgent}},
-			kanban.EventTurnComplete: {moveTo(ids[2])},
-		}
-	}},
-	{"Review", "#f59e0b", false, true, func([]string) map[string][]kanban.StepAction {
-		return map[string][]kanban.StepAction{kanban.EventTurnStart: {{Type: kanban.AutoMovePrevious}}}
-	}},
-	{"Done", "#10b981", false, false, func(ids []string) map[string][]kanban.StepAction {
-		return map[string][]kanban.StepAction{
-			kanban.EventEnter:     {{Type: kanban.AutoSetState, Config: map[string]json.RawMessage{"state": json.RawMessage(`"COMPLETED"`)}}},
-			kanban.EventTurnStart: {moveTo(ids[1])},
-		}
-	}},
-}
-
-// moveTo is a move_to_step automation to the step stepID.
-func moveTo(stepID string) kanban.StepAction {
-	id, _ := json.Marshal(stepID) // a string always marshals
-	return kanban.StepAction{Type: kanban.AutoMoveToStep, Config: map[string]json.RawMessage{"step_id": id}}
-}
 
 // seedAgents are the built-in agent types: name and display name.
 var seedAgents = [][2]string{
@@ -65,23 +22,28 @@ var seedExecutors = [][3]string{
 	{"exec-worktree", "worktree", "Runs each task's agent in its own git worktree"},
 }
 
-// Seed creates, in one transaction, the default workspace with its
-// "Kanban" workflow when there is no workspace, the built-in agents when
-// there is no agent and the built-in executors when there is no executor,
-// each agent and executor with one default profile named "default". On a
-// seeded database it writes nothing.
-func (s *Store) Seed(ctx context.Context) error {
+// Seed creates, in one transaction, the default workspace with the
+// workflow w and its steps (the action layer's default template) when
+// there is no workspace, the built-in agents when there is no agent and
+// the built-in executors when there is no executor, each agent and
+// executor with one default profile named "default". On a seeded database
+// it writes nothing. The workflow is checked as an imported one is (its
+// name here; the caller checked its steps with kanban.CheckSteps).
+func (s *Store) Seed(ctx context.Context, w kanban.Workflow, steps []kanban.WorkflowStep) error {
+	if err := validateWorkflow(w); err != nil {
+		return fmt.Errorf("seed workflow: %w", err)
+	}
 	return s.tx(ctx, func(tx txn) error {
-		steps := []struct {
+		seeds := []struct {
 			table string
 			fn    func(context.Context, txn, string) error
 		}{
-			{"workspaces", seedWorkspace},
+			{"workspaces", func(ctx context.Context, tx txn, now string) error { return seedWorkspace(ctx, tx, now, w, steps) }},
 			{"agents", seedAgentRows},
 			{"executors", seedExecutorRows},
 		}
 		now := fmtTime(kanban.Now())
-		for _, st := range steps {
+		for _, st := range seeds {
 			var n int
 			// st.table is one of the constants above.
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+st.table).Scan(&n); err != nil {
@@ -98,33 +60,16 @@ func (s *Store) Seed(ctx context.Context) error {
 	})
 }
 
-func seedWorkspace(ctx context.Context, tx txn, now string) error {
-	wsID, wfID := kanban.NewID(), kanban.NewID()
+// seedWorkspace creates the workspace "Default" and its workflow.
+func seedWorkspace(ctx context.Context, tx txn, now string, w kanban.Workflow, steps []kanban.WorkflowStep) error {
+	wsID := kanban.NewID()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO workspaces (id, name, description, created_at, updated_at)
 		VALUES (?, 'Default', '', ?, ?)`, wsID, now, now); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO workflows (id, workspace_id, name, description, sort_order,
-		created_at, updated_at) VALUES (?, ?, 'Kanban', '', 0, ?, ?)`, wfID, wsID, now, now); err != nil {
-		return err
-	}
-	ids := make([]string, len(seedSteps))
-	for i := range ids {
-		ids[i] = kanban.NewID()
-	}
-	for i, st := range seedSteps {
-		events, err := encodeEvents(st.events(ids))
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO workflow_steps (id, workflow_id, name, position, color,
-			prompt, is_start_step, allow_manual_move, auto_advance, auto_advance_requires_signal, wip_limit,
-			auto_archive_after_hours, events, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '', ?, 1, ?, 0, 0, 0, ?, ?, ?)`,
-			ids[i], wfID, st.name, i, st.color, boolInt(st.start), boolInt(st.auto), events, now, now); err != nil {
-			return err
-		}
-	}
-	return nil
+	w.WorkspaceID = wsID
+	_, _, err := importWorkflow(ctx, tx, w, steps)
+	return err
 }
 
 func seedAgentRows(ctx context.Context, tx txn, now string) error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -40,7 +41,7 @@ func TestSeedDefaults(t *testing.T) {
 func testSeedDefaults(t *testing.T) {
 	s := newTestStore(t)
 	ctx := context.Background()
-	if err := s.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, s); err != nil {
 		t.Fatalf("seed: %v", err)
 	}
 	wss, err := s.ListWorkspaces(ctx, kanban.Page{})
@@ -133,11 +134,11 @@ func TestSeedIdempotent(t *testing.T) {
 func testSeedIdempotent(t *testing.T) {
 	s := newTestStore(t)
 	ctx := context.Background()
-	if err := s.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, s); err != nil {
 		t.Fatalf("seed: %v", err)
 	}
 	first := seedState(t, s)
-	if err := s.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, s); err != nil {
 		t.Fatalf("second seed: %v", err)
 	}
 	if second := seedState(t, s); second != first {
@@ -154,7 +155,7 @@ func testSeedKeepsExistingData(t *testing.T) {
 	ctx := context.Background()
 	// A database with a workspace of its own but no agents gets only the agents and executors.
 	newBoard(t, s, "Mine")
-	if err := s.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, s); err != nil {
 		t.Fatalf("seed: %v", err)
 	}
 	wss, err := s.ListWorkspaces(ctx, kanban.Page{})

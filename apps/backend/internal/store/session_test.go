@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -30,7 +31,7 @@ func sessionFixture(t *testing.T) *fixture {
 	t.Helper()
 	s := newTestStore(t)
 	ctx := context.Background()
-	if err := s.Seed(ctx); err != nil {
+	if err := action.Seed(ctx, s); err != nil {
 		t.Fatalf("seed: %v", err)
 	}
 	f := &fixture{s: s, b: newBoard(t, s, "Test")}

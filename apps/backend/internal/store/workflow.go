@@ -154,36 +154,43 @@ func (s *Store) ImportWorkflow(ctx context.Context, w kanban.Workflow, steps []k
 	if err := validateWorkflow(w); err != nil {
 		return nil, nil, err
 	}
+	var out *kanban.Workflow
+	var outSteps []kanban.WorkflowStep
+	err := s.tx(ctx, func(tx txn) error {
+		var err error
+		out, outSteps, err = importWorkflow(ctx, tx, w, steps)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, outSteps, nil
+}
+
+// importWorkflow writes a workflow and its steps in tx (ImportWorkflow).
+func importWorkflow(ctx context.Context, tx txn, w kanban.Workflow, steps []kanban.WorkflowStep) (*kanban.Workflow, []kanban.WorkflowStep, error) {
 	start := 0
 	for i, st := range steps {
 		if st.IsStartStep {
 			start = i
 		}
 	}
-	var out *kanban.Workflow
-	var outSteps []kanban.WorkflowStep
-	err := s.tx(ctx, func(tx txn) error {
-		var err error
-		if out, err = insertWorkflow(ctx, tx, w); err != nil {
-			return err
-		}
-		outSteps = make([]kanban.WorkflowStep, len(steps))
-		for i, st := range steps {
-			st.WorkflowID, st.Position, st.IsStartStep = out.ID, i, i == start
-			if err := insertStep(ctx, tx, &st); err != nil {
-				return err
-			}
-			outSteps[i] = st
-		}
-		for i := range outSteps {
-			if err := settleStepRefs(ctx, tx, &outSteps[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	out, err := insertWorkflow(ctx, tx, w)
 	if err != nil {
 		return nil, nil, err
+	}
+	outSteps := make([]kanban.WorkflowStep, len(steps))
+	for i, st := range steps {
+		st.WorkflowID, st.Position, st.IsStartStep = out.ID, i, i == start
+		if err := insertStep(ctx, tx, &st); err != nil {
+			return nil, nil, err
+		}
+		outSteps[i] = st
+	}
+	for i := range outSteps {
+		if err := settleStepRefs(ctx, tx, &outSteps[i]); err != nil {
+			return nil, nil, err
+		}
 	}
 	return out, outSteps, nil
 }

@@ -37,8 +37,11 @@ var groupConfigWorkflows = declare(&Group{Name: "config-workflows", Tools: appen
 		Hints:  ReadHints,
 	},
 	{
-		Action: kanban.ActionWorkflowImport,
-		Title:  "Import workflow",
+		Name:    "import_workflow_kandev",
+		Action:  kanban.ActionWorkflowImport,
+		Drop:    []string{"template_id", "name"},
+		Require: []string{"document"},
+		Title:   "Import workflow",
 		Description: "Import the workflows of a kandev_workflow document (YAML or JSON, as export_workflow_kandev or the " +
 			"reference Kandev writes it) into a workspace, skipping names it has. The whole document is checked first; a " +
 			"rejected one creates nothing. Warnings name what could not be carried over.",

@@ -37,7 +37,7 @@ class Board {
 
   async load() {
     if (!this.wf) {
-      fill(this.main, this.toolbar(), h('p', {}, 'This workspace has no workflow yet. ', h('a', { href: '#/config/workflows' }, 'Create one in Settings.')));
+      fill(this.main, this.toolbar(), h('p', {}, 'This workspace has no workflow yet. ', h('a', { href: '#/config/workflows' }, 'Create one from a template in Settings.')));
       return;
     }
     const [steps, tasks, sessions] = await Promise.all([

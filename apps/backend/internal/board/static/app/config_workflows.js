@@ -1,10 +1,12 @@
-// Settings › Workflows: create, rename and delete workflows; add, edit,
-// reorder and delete their steps (with the steps' automations).
+// Settings › Workflows: create workflows (from a template or blank), rename
+// and delete them; add, edit, reorder and delete their steps (with the
+// steps' automations).
 import { api } from './api.js';
 import { h, toast } from './dom.js';
 import { ctx } from './context.js';
 import { form } from './form.js';
 import { reloadOn } from './config.js';
+import { gallery } from './gallery.js';
 import {
   WORKFLOW_CREATE, WORKFLOW_CREATED, WORKFLOW_DELETE, WORKFLOW_DELETED, WORKFLOW_LIST, WORKFLOW_STEPS_REORDERED,
   WORKFLOW_STEP_CREATE, WORKFLOW_STEP_CREATED, WORKFLOW_STEP_DELETE, WORKFLOW_STEP_DELETED, WORKFLOW_STEP_LIST,
@@ -14,7 +16,7 @@ import {
 export async function renderWorkflows(el) {
   const workflows = await api.listAll(WORKFLOW_LIST, { workspace_id: ctx.workspaceId });
   const steps = await Promise.all(workflows.map((w) => api.listAll(WORKFLOW_STEP_LIST, { workflow_id: w.id })));
-  el.append(h('h2', {}, 'New workflow'), form({
+  el.append(h('h2', {}, 'New workflow'), await gallery(new Set(workflows.map((w) => w.name))), h('h3', {}, 'Blank'), form({
     fields: [{ name: 'name', label: 'Name' }, { name: 'description', label: 'Description', type: 'textarea', rows: 2 }],
     submitLabel: 'Create workflow',
     submit: (v) => api.request(WORKFLOW_CREATE, { ...v, workspace_id: ctx.workspaceId }),

@@ -96,6 +96,7 @@ export const WORKFLOW_STEP_GET = 'workflow.step.get';
 export const WORKFLOW_STEP_LIST = 'workflow.step.list';
 export const WORKFLOW_STEP_REORDER = 'workflow.step.reorder';
 export const WORKFLOW_STEP_UPDATE = 'workflow.step.update';
+export const WORKFLOW_TEMPLATE_LIST = 'workflow.template.list';
 export const WORKFLOW_UPDATE = 'workflow.update';
 export const WORKSPACE_CREATE = 'workspace.create';
 export const WORKSPACE_GET = 'workspace.get';
