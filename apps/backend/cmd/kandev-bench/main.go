@@ -119,16 +119,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.BridgeClients, err = parseInts(*bridgeClients); err != nil {
 		return err
 	}
-	if cfg.WorkDir == "" {
-		if cfg.WorkDir, err = os.MkdirTemp("", "kandev-bench-"); err != nil {
-			return err
-		}
-		defer func() { _ = os.RemoveAll(cfg.WorkDir) }() // scratch only
-	}
-	if cfg.WorkDir, err = filepath.Abs(cfg.WorkDir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(cfg.WorkDir, 0o700); err != nil {
+	cleanup, err := prepareWorkDir(&cfg)
+	defer cleanup()
+	if err != nil {
 		return err
 	}
 	var sections []string
@@ -139,13 +132,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	r.Commands = []string{
-		"make bench",
-		"# which runs, in apps/backend:",
-		"make build",
-		"go build -o bin/kandev-bench ./cmd/kandev-bench",
-		"bin/kandev-bench run " + strings.Join(args, " "),
-	}
+	r.Commands = benchCommands(args)
 	if err := r.WriteFile(*results); err != nil {
 		return err
 	}
@@ -157,6 +144,36 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	_, err = io.WriteString(stdout, bench.Summary(r))
 	return err
+}
+
+// benchCommands is how the results were made: make bench, which runs
+// kandev-bench run with args.
+func benchCommands(args []string) []string {
+	return []string{
+		"make bench",
+		"# which runs, in apps/backend:",
+		"make build",
+		"go build -o bin/kandev-bench ./cmd/kandev-bench",
+		"bin/kandev-bench run " + strings.Join(args, " "),
+	}
+}
+
+// prepareWorkDir makes cfg.WorkDir an absolute path to a directory that
+// exists: a temporary one when none is given, which cleanup removes
+// (cleanup is never nil, whatever the error).
+func prepareWorkDir(cfg *bench.Config) (cleanup func(), err error) {
+	cleanup = func() {}
+	if cfg.WorkDir == "" {
+		if cfg.WorkDir, err = os.MkdirTemp("", "kandev-bench-"); err != nil {
+			return cleanup, err
+		}
+		scratch := cfg.WorkDir
+		cleanup = func() { _ = os.RemoveAll(scratch) } // scratch only
+	}
+	if cfg.WorkDir, err = filepath.Abs(cfg.WorkDir); err != nil {
+		return cleanup, err
+	}
+	return cleanup, os.MkdirAll(cfg.WorkDir, 0o700)
 }
 
 func writeDocs(results, docs string) (*bench.Results, error) {

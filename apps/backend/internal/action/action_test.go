@@ -169,7 +169,7 @@ func (h *harness) refuse(p Principal, name kanban.Action, in any, code kanban.Co
 var tables = []string{"workspaces", "workflows", "workflow_steps", "tasks", "task_dependencies", "repositories",
 	"task_repositories", "agents", "agent_profiles", "agent_profile_mcp_configs", "executors", "executor_profiles",
 	"task_sessions", "session_messages", "task_plans", "task_plan_revisions", "task_documents",
-	"task_document_revisions", "task_artifacts", "questions"}
+	"task_document_revisions", "task_artifacts", "questions", "task_pull_requests", "task_pr_automation", "pull_request_events"}
 
 // snapshot dumps every row of every table, so a comparison catches
 // inserts, deletes and updates.

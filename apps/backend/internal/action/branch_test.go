@@ -19,13 +19,11 @@ func realDir(t *testing.T) string {
 	return d
 }
 
-func TestAddBranchToTask(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	me := h.task("me")
-	kid := h.child(me, "kid")
-	sib := h.task("sibling")
-	sess := h.session(me, kanban.ModeTask)
+// checkRepositoryAddRefusals checks task.repository.add's refusals, which
+// register nothing: locators, another task, a session registering, a
+// protected path.
+func checkRepositoryAddRefusals(t *testing.T, h *harness, sess Principal, sib, me *kanban.Task, src string) {
+	t.Helper()
 	for _, tc := range []struct {
 		name string
 		in   TaskBranchIn
@@ -38,7 +36,6 @@ func TestAddBranchToTask(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	src := realDir(t)
 	h.refuse(sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{TaskID: sib.ID, LocalPath: src, BaseBranch: "main"}, kanban.CodeForbidden)
 	// A session registers nothing: only the operator does, and the
 	// canonical path is stored.
@@ -51,6 +48,41 @@ func TestAddBranchToTask(t *testing.T) {
 	if n := h.count("repositories"); n != 0 {
 		t.Fatalf("refused calls registered %d repositories", n)
 	}
+}
+
+// checkSetBaseBranch: changing the base branch keeps the checkout branch;
+// another workspace's repository (foreign) or task is refused, and so is
+// no repository_id once the task has two.
+func checkSetBaseBranch(t *testing.T, h *harness, sess Principal, sib *kanban.Task, linked, foreign string) {
+	t.Helper()
+	set := call[kanban.TaskRepository](h, sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{BaseBranch: "release"})
+	if set.BaseBranch != "release" || set.CheckoutBranch != "feat/x" || set.RepositoryID != linked {
+		t.Errorf("set_base_branch: got %+v, want release keeping feat/x", set)
+	}
+	h.refuse(sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{RepositoryID: foreign, BaseBranch: "x"}, kanban.CodeNotFound)
+	h.refuse(sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{TaskID: sib.ID, BaseBranch: "x"}, kanban.CodeForbidden)
+	byLink := call[kanban.TaskRepository](h, sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{TaskRepositoryID: linked, BaseBranch: "rc"})
+	if byLink.BaseBranch != "rc" {
+		t.Errorf("set_base_branch by task_repository_id: got %+v", byLink)
+	}
+	h.refuse(sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{TaskRepositoryID: linked, RepositoryID: foreign, BaseBranch: "x"}, kanban.CodeValidation)
+	h.refuse(sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{RepositoryURL: "https://example.com/b.git", BaseBranch: "main"}, kanban.CodeForbidden)
+	call[kanban.Repository](h, operator, kanban.ActionRepositoryCreate, RepositoryCreateIn{RemoteURL: "https://example.com/b.git"})
+	call[TaskBranchOut](h, sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{RepositoryURL: "https://example.com/b.git", BaseBranch: "main"})
+	if msg := h.refuse(sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{BaseBranch: "x"}, kanban.CodeValidation); !strings.Contains(msg, "several") {
+		t.Errorf("set_base_branch without repository_id on two repositories: got %q", msg)
+	}
+}
+
+func TestAddBranchToTask(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	me := h.task("me")
+	kid := h.child(me, "kid")
+	sib := h.task("sibling")
+	sess := h.session(me, kanban.ModeTask)
+	src := realDir(t)
+	checkRepositoryAddRefusals(t, h, sess, sib, me, src)
 	reg := call[TaskBranchOut](h, operator, kanban.ActionTaskRepositoryAdd, TaskBranchIn{TaskID: me.ID, LocalPath: src + "/sub/..", BaseBranch: "main"})
 	if !reg.RepositoryCreated || reg.Repository.LocalPath != src {
 		t.Fatalf("the operator registering: got %+v, want a new repository at the canonical path", reg)
@@ -84,24 +116,7 @@ func TestAddBranchToTask(t *testing.T) {
 	}
 	h.refuse(sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{RepositoryID: repo.ID, BaseBranch: "main"}, kanban.CodeForbidden)
 
-	// Changing the base branch keeps the checkout branch.
-	set := call[kanban.TaskRepository](h, sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{BaseBranch: "release"})
-	if set.BaseBranch != "release" || set.CheckoutBranch != "feat/x" || set.RepositoryID != out.Repository.ID {
-		t.Errorf("set_base_branch: got %+v, want release keeping feat/x", set)
-	}
-	h.refuse(sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{RepositoryID: repo.ID, BaseBranch: "x"}, kanban.CodeNotFound)
-	h.refuse(sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{TaskID: sib.ID, BaseBranch: "x"}, kanban.CodeForbidden)
-	byLink := call[kanban.TaskRepository](h, sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{TaskRepositoryID: out.Repository.ID, BaseBranch: "rc"})
-	if byLink.BaseBranch != "rc" {
-		t.Errorf("set_base_branch by task_repository_id: got %+v", byLink)
-	}
-	h.refuse(sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{TaskRepositoryID: out.Repository.ID, RepositoryID: repo.ID, BaseBranch: "x"}, kanban.CodeValidation)
-	h.refuse(sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{RepositoryURL: "https://example.com/b.git", BaseBranch: "main"}, kanban.CodeForbidden)
-	call[kanban.Repository](h, operator, kanban.ActionRepositoryCreate, RepositoryCreateIn{RemoteURL: "https://example.com/b.git"})
-	call[TaskBranchOut](h, sess, kanban.ActionTaskRepositoryAdd, TaskBranchIn{RepositoryURL: "https://example.com/b.git", BaseBranch: "main"})
-	if msg := h.refuse(sess, kanban.ActionTaskRepositorySetBaseBranch, BaseBranchIn{BaseBranch: "x"}, kanban.CodeValidation); !strings.Contains(msg, "several") {
-		t.Errorf("set_base_branch without repository_id on two repositories: got %q", msg)
-	}
+	checkSetBaseBranch(t, h, sess, sib, out.Repository.ID, repo.ID)
 }
 
 func TestAddWorkspaceSources(t *testing.T) {

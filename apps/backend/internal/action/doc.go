@@ -27,7 +27,7 @@
 // it. Declaration errors — a duplicate name, a schema that does not fit
 // the payload type or does not compile — stop the backend at start (New).
 //
-// It imports kanban, schema, argcheck, fsguard, redact, taskdir and the
-// standard library; it must not import the MCP packages, the store or the
+// It imports kanban, schema, argcheck, fsguard, redact, taskdir, worktree
+// and the standard library; it must not import the MCP packages, the store or the
 // WebSocket package.
 package action

@@ -8,6 +8,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/taskdir"
+	"github.com/kandev/kandev/apps/backend/internal/worktree"
 )
 
 // Deps are what the action handlers are built from.
@@ -43,6 +44,10 @@ type Deps struct {
 	// or moved, a step freed), which the workflow engine reacts to. Nil:
 	// nobody reacts.
 	Events *kanban.DomainEvents
+	// Git reads (and writes) tasks' git worktrees: their changes, diffs
+	// and commits. Nil: git is not installed here, and those actions
+	// answer UNAVAILABLE.
+	Git *worktree.Git
 	// BackendID is this backend: the owner of the managed sessions it
 	// creates (its runtime's kanban id, agent.Config.BackendID), and the
 	// holder of the MCP connection of a session made by hand when it
@@ -77,6 +82,8 @@ type Service struct {
 	backend string
 	// ship is Deps.Ship.
 	ship *Ship
+	// git reads tasks' worktrees (Deps.Git).
+	git *worktree.Git
 }
 
 // New builds the registry with every declared action registered, bound
@@ -107,7 +114,7 @@ func New(d Deps) (*Registry, *Service, error) {
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
 		diag:   &diagnostics{cfg: d.Diagnostics, last: map[string]time.Time{}},
 		agents: d.Agents, managed: d.Agents.Launches(), events: d.Events, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
-		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship}
+		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git}
 	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions}
 	for _, b := range declared {
 		r.actions[b.c.name] = &registered{c: b.c, run: b.bind(s)}

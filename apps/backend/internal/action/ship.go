@@ -1,7 +1,6 @@
 package action
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/forgeconf"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/schema"
-	"github.com/kandev/kandev/apps/backend/internal/taskdir"
 	"github.com/kandev/kandev/apps/backend/internal/worktree"
 )
 
@@ -22,7 +20,6 @@ import (
 
 // Ship is what the commit, push and pull request actions are made with.
 type Ship struct {
-	Git    *worktree.Git
 	Forges *forgeconf.Set
 	PRs    PRStore
 }
@@ -168,9 +165,10 @@ type shipWork struct {
 }
 
 // shipTree opens the worktree of task taskID (of repository repoID when
-// given: it must be the worktree's). Only a task with a worktree of its
-// own (exec-worktree) is committed to or pushed: a checkout's current
-// branch is the operator's, not the task's.
+// given: it must be the worktree's) the way the changes actions do
+// (openLink). Only a task with a worktree of its own (exec-worktree) is
+// committed to or pushed: a checkout's current branch is the operator's,
+// not the task's.
 func (s *Service) shipTree(ctx context.Context, p Principal, taskID, repoID string) (*worktree.Tree, *shipWork, error) {
 	if s.ship == nil {
 		return nil, nil, kanban.Errorf(kanban.CodeUnavailable, "commit, push and pull requests are not configured on this backend")
@@ -179,10 +177,11 @@ func (s *Service) shipTree(ctx context.Context, p Principal, taskID, repoID stri
 	if err != nil {
 		return nil, nil, err
 	}
-	if t, err = s.dirs.Owner(ctx, t); err != nil {
+	owner, links, err := s.taskLinks(ctx, t)
+	if err != nil {
 		return nil, nil, err
 	}
-	wt, err := s.store.GetWorktree(ctx, t.ID)
+	wt, err := s.store.GetWorktree(ctx, owner.ID)
 	if kanban.ErrorCode(err) == kanban.CodeNotFound {
 		return nil, nil, kanban.Errorf(kanban.CodeConflict, "the task has no git worktree of its own yet (it gets one when an exec-worktree session starts)")
 	}
@@ -192,31 +191,16 @@ func (s *Service) shipTree(ctx context.Context, p Principal, taskID, repoID stri
 	if repoID != "" && repoID != wt.RepositoryID {
 		return nil, nil, kanban.FieldError("repository_id", "is not the repository of the task's worktree")
 	}
-	repo, err := s.store.GetRepository(ctx, wt.RepositoryID)
+	link, err := pickLink(links, wt.RepositoryID)
 	if err != nil {
 		return nil, nil, err
 	}
-	dir, err := s.fs.KandevDir(wt.Path)
+	rt, err := s.openLink(ctx, owner, link)
 	if err != nil {
 		return nil, nil, err
 	}
-	checkout, err := s.fs.SourceDir(taskdir.RepositoryPath, repo.LocalPath)
-	if err != nil {
-		return nil, nil, err
+	if rt.branch == "" { // the worktree moved to another repository meanwhile
+		return nil, nil, kanban.Errorf(kanban.CodeConflict, "the task has no git worktree of its own for this repository")
 	}
-	base := repo.DefaultBranch
-	links, err := s.store.ListTaskRepositories(ctx, t.ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, l := range links {
-		if l.RepositoryID == repo.ID {
-			base = cmp.Or(l.BaseBranch, base)
-		}
-	}
-	tree, err := s.ship.Git.Open(ctx, worktree.Spec{Dir: dir.Path, Repo: checkout.Path, Base: base, Branch: wt.Branch})
-	if err != nil {
-		return nil, nil, err
-	}
-	return tree, &shipWork{task: t, repo: repo, base: base, branch: wt.Branch}, nil
+	return rt.tree, &shipWork{task: owner, repo: rt.repo, base: rt.base, branch: rt.branch}, nil
 }

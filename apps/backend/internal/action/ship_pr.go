@@ -106,6 +106,7 @@ func (s *Service) openPR(ctx context.Context, p Principal, in PROpenIn) (*kanban
 		return nil, err
 	}
 	s.prUpdated(w.task, out)
+	s.events.Emit(kanban.PullRequestsChanged{TaskID: out.TaskID}) // the PR watcher looks at it at once
 	return out, nil
 }
 

@@ -56,7 +56,7 @@ func (f *shipFix) refuseShip(p Principal, name kanban.Action, in any, code kanba
 func TestShipRefusals(t *testing.T) {
 	f := newShipFix(t, shipEntry(t, kanban.ForgeGitHub, "", shipOwner+"/"+shipRepo))
 	var logs bytes.Buffer
-	f.reg, _ = mustNew(t, Deps{Store: f.st, Publisher: f.pub, FS: f.policy, Ship: f.ship,
+	f.reg, _ = mustNew(t, Deps{Store: f.st, Publisher: f.pub, FS: f.policy, Ship: f.ship, Git: f.git,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	f.write("src/app.go", "package app // changed\n")
 	sess := f.session(f.task, kanban.ModeTask)

@@ -77,6 +77,7 @@ type shipFix struct {
 	branch string
 	policy *fsguard.Policy
 	ship   *Ship
+	git    *worktree.Git
 }
 
 // newShipFix makes the fixture; entry is the forge account of the remote
@@ -101,8 +102,8 @@ func newShipFix(t *testing.T, entry forgeconf.Entry) *shipFix {
 	t.Cleanup(func() { _ = git.Close() })
 	ev := &kanban.DomainEvents{}
 	ev.React(func(e kanban.DomainEvent) { f.mu.Lock(); f.events = append(f.events, e); f.mu.Unlock() })
-	f.policy, f.ship = policy, &Ship{Git: git, Forges: set, PRs: h.st}
-	h.reg, _ = mustNew(t, Deps{Store: h.st, Publisher: h.pub, FS: policy, Events: ev, Ship: f.ship})
+	f.policy, f.ship, f.git = policy, &Ship{Forges: set, PRs: h.st}, git
+	h.reg, _ = mustNew(t, Deps{Store: h.st, Publisher: h.pub, FS: policy, Events: ev, Ship: f.ship, Git: git})
 	ctx := context.Background()
 	r, err := h.st.CreateRepository(ctx, kanban.Repository{WorkspaceID: h.ws, LocalPath: f.repo.Dir, RemoteURL: f.remote.URL})
 	if err != nil {
@@ -150,6 +151,20 @@ func (f *shipFix) merged() int {
 	return n
 }
 
+// linked counts the PullRequestsChanged events of the fixture's task
+// (what wakes the PR watcher).
+func (f *shipFix) linked() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, e := range f.events {
+		if c, ok := e.(kanban.PullRequestsChanged); ok && c.TaskID == f.task.ID {
+			n++
+		}
+	}
+	return n
+}
+
 // shipped commits and pushes a change and returns the pushed commit.
 func (f *shipFix) shipped() string {
 	f.t.Helper()
@@ -186,6 +201,9 @@ func TestShipGitHub(t *testing.T) {
 	}
 	if !f.pub.has(WorkspaceTopic(f.ws), kanban.EventPullRequestUpdated.Name()) {
 		t.Fatal("no task.pr_updated event")
+	}
+	if n := f.linked(); n != 1 {
+		t.Fatalf("%d PullRequestsChanged events after the link, want 1 (the watcher is woken)", n)
 	}
 	gh.SetChecks(shipOwner, shipRepo, sha, forgetest.CheckRun{Name: "test", Status: "completed", Conclusion: "success"})
 	gh.AddReview(shipOwner, shipRepo, pr.Number, forgetest.Review{User: "rev", State: "APPROVED", CommitID: sha})

@@ -57,7 +57,8 @@ func workflowFields(p schema.P) schema.P {
 func stepEvents() schema.S {
 	return schema.S{"type": "object",
 		"description": "Automations run in order on on_enter/on_exit (a task arrives/leaves) and " +
-			"on_turn_start/on_turn_complete (an agent turn starts/ends), on_pr_merged (its pull request merged); replaces all stored ones.",
+			"on_turn_start/on_turn_complete (an agent turn starts/ends), on_comment (a reviewer commented on the task's pull request), " +
+			"on_pr_merged (it was merged), on_children_completed (its last subtask ended); replaces all stored ones.",
 		"propertyNames":        schema.S{"enum": kanban.StepEventKinds},
 		"additionalProperties": schema.Arr("In order.", stepAutomation()).Items(0, kanban.MaxStepActions),
 	}

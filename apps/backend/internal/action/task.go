@@ -105,6 +105,9 @@ type Deleted struct {
 // that waited for it when it is now COMPLETED.
 func (s *Service) completing(ctx context.Context) func(*kanban.Task, error) (*kanban.Task, error) {
 	return func(t *kanban.Task, err error) (*kanban.Task, error) {
+		if err == nil && t.State.Ended() {
+			defer s.events.Emit(kanban.TaskEnded{Task: t}) // on_children_completed of its parent
+		}
 		if err != nil || t.State != kanban.TaskCompleted {
 			return t, err
 		}

@@ -145,6 +145,24 @@ func TestWorkflowDocumentProfiles(t *testing.T) {
 	}
 }
 
+// stepsAt is n copies of step, named S0… at positions 0….
+func stepsAt(step string, n int) []string {
+	many := make([]string, n)
+	for i := range many {
+		many[i] = strings.Replace(strings.Replace(step, `"A"`, fmt.Sprintf(`"S%d"`, i), 1), `"position":0`, fmt.Sprintf(`"position":%d`, i), 1)
+	}
+	return many
+}
+
+// yamlBomb is a billion-laughs document: ten levels of nine aliases each.
+func yamlBomb() string {
+	bomb := "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+	for i, prev := 'b', 'a'; i <= 'j'; i, prev = i+1, i {
+		bomb += fmt.Sprintf("%c: &%c [*%c,*%c,*%c,*%c,*%c,*%c,*%c,*%c,*%c]\n", i, i, prev, prev, prev, prev, prev, prev, prev, prev, prev)
+	}
+	return bomb
+}
+
 // TestWorkflowImportRejectsHostileDocuments: every malformed document is
 // refused naming the field and creates nothing; a YAML bomb is cut off by
 // the expansion budget, not by running out of memory.
@@ -161,15 +179,9 @@ func TestWorkflowImportRejectsHostileDocuments(t *testing.T) {
 	withStep := func(k, v string) string {
 		return strings.Replace(step, `"name":"A"`, `"name":"A",`+fmt.Sprintf("%q:%s", k, v), 1)
 	}
-	many := make([]string, kanban.MaxWorkflowSteps+1)
-	for i := range many {
-		many[i] = strings.Replace(strings.Replace(step, `"A"`, fmt.Sprintf(`"S%d"`, i), 1), `"position":0`, fmt.Sprintf(`"position":%d`, i), 1)
-	}
+	many := stepsAt(step, kanban.MaxWorkflowSteps+1)
 	second := strings.Replace(strings.Replace(step, `"A"`, `"B"`, 1), `"position":0`, `"position":1`, 1)
-	bomb := "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
-	for i, prev := 'b', 'a'; i <= 'j'; i, prev = i+1, i {
-		bomb += fmt.Sprintf("%c: &%c [*%c,*%c,*%c,*%c,*%c,*%c,*%c,*%c,*%c]\n", i, i, prev, prev, prev, prev, prev, prev, prev, prev, prev)
-	}
+	bomb := yamlBomb()
 	cases := []struct{ name, doc, field string }{
 		{"wrong type", strings.Replace(doc(wf(step)), "kandev_workflow", "other", 1), "document.type"},
 		{"wrong version", strings.Replace(doc(wf(step)), `"version":1`, `"version":2`, 1), "document.version"},

@@ -56,13 +56,7 @@ func (c *client) RequestPermission(ctx context.Context, req acp.RequestPermissio
 			return selected(id), nil
 		}
 	}
-	p := kanban.Permission{SessionID: r.id, PendingID: string(req.ToolCall.ToolCallId), Title: title}
-	if req.ToolCall.Kind != nil {
-		p.Kind = string(*req.ToolCall.Kind)
-	}
-	for _, o := range req.Options {
-		p.Options = append(p.Options, kanban.PermissionOption{OptionID: string(o.OptionId), Name: o.Name, Kind: string(o.Kind)})
-	}
+	p := permissionFor(r.id, title, req)
 	// The conversation's record of the request, rewritten with its outcome
 	// once it closes (settlePermission), so it never reads "waiting" after.
 	if m := r.rec.note("permission", permissionWaiting+kanban.Clip(title, 500)); m != nil {
@@ -110,6 +104,18 @@ func (c *client) RequestPermission(ctx context.Context, req acp.RequestPermissio
 		}
 	}
 	return cancelled, nil
+}
+
+// permissionFor is the stored form of an agent's permission request.
+func permissionFor(sessionID, title string, req acp.RequestPermissionRequest) kanban.Permission {
+	p := kanban.Permission{SessionID: sessionID, PendingID: string(req.ToolCall.ToolCallId), Title: title}
+	if req.ToolCall.Kind != nil {
+		p.Kind = string(*req.ToolCall.Kind)
+	}
+	for _, o := range req.Options {
+		p.Options = append(p.Options, kanban.PermissionOption{OptionID: string(o.OptionId), Name: o.Name, Kind: string(o.Kind)})
+	}
+	return p
 }
 
 // allowOption picks the option an auto-approving profile chooses.

@@ -111,6 +111,7 @@ type Manager struct {
 	log      *slog.Logger
 	acpLog   *slog.Logger
 	workdirs *workdirs
+	tokens   tokenFiles
 	waiters  *action.Waiters
 	// ctx is the runtime's base context (New's): every call the runtime
 	// makes derives from it, and when it ends every agent is stopped.
@@ -136,6 +137,10 @@ func New(ctx context.Context, cfg Config) *Manager {
 	// The ACP library logs unparsable lines raw: keep its diagnostics at
 	// warning level without their attributes, which may hold agent output.
 	m.acpLog = slog.New(dropAttrs{cfg.Logger.Handler()})
+	m.tokens = newTokenFiles(cfg.Guard)
+	if err := m.tokens.clear(); err != nil {
+		m.log.Warn("remove the session token files a previous process left", "err", err)
+	}
 	context.AfterFunc(ctx, m.stopAll)
 	return m
 }

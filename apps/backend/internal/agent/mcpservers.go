@@ -14,9 +14,11 @@ import (
 const kandevServer = "kandev"
 
 // mcpServers is what a session's agent is given: its own Kandev MCP
-// server (kandev mcp, authenticated by the session token in its
-// environment, never on its command line; it also serves the profile's
-// proxied servers' tools), then the agent profile's other servers as the
+// server (kandev mcp, authenticated by the session token it reads from
+// the session's token file, tokenfile.go: the token is neither on a
+// command line nor in an environment, since an agent may pass its MCP
+// configuration on to a process's command line; it also serves the
+// profile's proxied servers' tools), then the agent profile's other servers as the
 // executor's mcp_policy allows: inherit follows the
 // profile's MCP config enabled flag, enabled gives them regardless,
 // disabled gives none, restricted gives only stdio (local) servers. HTTP
@@ -28,8 +30,8 @@ const kandevServer = "kandev"
 func (m *Manager) mcpServers(ctx context.Context, sessionID string, prof *kanban.AgentProfile, l *launch) ([]profileServer, []string, error) {
 	own := profileServer{name: kandevServer, server: acp.McpServer{Stdio: &acp.McpServerStdio{
 		Name: kandevServer, Command: m.cfg.Executable,
-		Args: []string{"mcp", "--backend", m.cfg.BackendURL, "--session", sessionID},
-		Env:  []acp.EnvVariable{{Name: "KANDEV_SESSION_TOKEN", Value: l.token}},
+		Args: []string{"mcp", "--backend", m.cfg.BackendURL, "--session", sessionID, "--token-file", l.tokenFile},
+		Env:  []acp.EnvVariable{},
 	}}}
 	out := []profileServer{own}
 	var dropped []string

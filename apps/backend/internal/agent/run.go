@@ -88,8 +88,10 @@ type launch struct {
 	env         []string
 	servers     []profileServer
 	token       string
-	redact      *redact.Redactor
-	stderr      *tailBuffer
+	// tokenFile holds token for the session's kandev mcp (tokenfile.go).
+	tokenFile string
+	redact    *redact.Redactor
+	stderr    *tailBuffer
 
 	// Set by start: the agent process, its ACP connection, and the order
 	// of its permission requests behind the updates it wrote before them
@@ -218,6 +220,10 @@ func (r *run) idleFor() (time.Duration, bool) {
 // prepares or launches ends as its stop says (finish), not as a failure.
 func (r *run) drive() {
 	defer r.m.finished(r)
+	// The token file goes when the run ends, however it ends: after the
+	// agent (and the MCP servers it started) stopped, before the slot is
+	// released and the session could be launched again.
+	defer r.removeToken()
 	sess, err := r.m.store.GetSession(r.ctx, r.id)
 	if err != nil || sess.State.Ended() {
 		return
@@ -288,6 +294,10 @@ func (r *run) prepare(sess *kanban.Session) (*launch, error) {
 	if l.token, err = r.m.store.RotateSessionToken(ctx, r.id); err != nil {
 		return nil, errors.New("could not mint the session's token")
 	}
+	if l.tokenFile, err = r.m.tokens.write(r.id, l.token); err != nil {
+		r.m.log.Error("write the session's token file", "session", r.id, "err", err)
+		return nil, errTokenFile
+	}
 	l.env = agentEnv(os.Environ(), r.m.cfg.EnvAllow)
 	l.redact = newRedactor(l.env, l.token, r.m.cfg.OperatorToken)
 	var dropped []string
@@ -304,6 +314,13 @@ func (r *run) prepare(sess *kanban.Session) (*launch, error) {
 		}
 	}
 	return l, nil
+}
+
+// removeToken removes the run's token file.
+func (r *run) removeToken() {
+	if err := r.m.tokens.remove(r.id); err != nil {
+		r.m.log.Error("remove the session's token file", "session", r.id, "err", err)
+	}
 }
 
 // executor resolves the session's executor profile into l and returns the

@@ -38,6 +38,56 @@ func (b *tab) seen() []seenMessage {
 	return out
 }
 
+// checkStreamedMessage: the streamed message was drawn first with part
+// one only, then redrawn with the same id and both parts; one element in
+// the end.
+func checkStreamedMessage(t *testing.T, b *tab) {
+	t.Helper()
+	var id string
+	partial, whole := false, false
+	for _, m := range b.seen() {
+		if m.Type != "message" || !strings.Contains(m.Text, "Part one") {
+			continue
+		}
+		if id == "" {
+			id = m.ID
+		}
+		if m.ID != id {
+			t.Fatalf("the streamed message changed id: %s, then %s", id, m.ID)
+		}
+		partial = partial || !strings.Contains(m.Text, "Part two")
+		whole = whole || (partial && strings.Contains(m.Text, "Part two"))
+	}
+	if !partial || !whole {
+		t.Fatalf("streaming: got partial %v, whole %v; seen %+v", partial, whole, b.seen())
+	}
+	var n int
+	b.js(fmt.Sprintf(`document.querySelectorAll('.msg[data-id=%q]').length`, id), &n)
+	if n != 1 {
+		t.Fatalf("streamed message drawn %d times, want once", n)
+	}
+}
+
+// checkToolCallRedrawn: the tool call was drawn in progress, then
+// completed, under one id.
+func checkToolCallRedrawn(t *testing.T, b *tab) {
+	t.Helper()
+	var toolID string
+	statuses := map[string]bool{}
+	for _, m := range b.seen() {
+		if m.Type == "tool_call" && strings.Contains(m.Text, "list_tasks_kandev") {
+			if toolID != "" && m.ID != toolID {
+				t.Fatalf("the tool call changed id: %s, then %s", toolID, m.ID)
+			}
+			toolID = m.ID
+			statuses[m.Status] = true
+		}
+	}
+	if !statuses["in_progress"] || !statuses["completed"] {
+		t.Fatalf("tool call statuses seen: %v, want in_progress then completed", statuses)
+	}
+}
+
 // TestBoardConversationStreams: an agent started from the task page's
 // controls streams its conversation into the open page: one message that
 // grows in place (same id, more text), a collapsed thought, its plan as a
@@ -65,47 +115,8 @@ func TestBoardConversationStreams(t *testing.T) {
 	b.until("the last message", `[...document.querySelectorAll('.msg.type-message')].some((m) => m.textContent.includes('Done.'))`)
 	b.until("the idle session", `document.querySelector('#session-info .badge.agent').textContent.includes('Idle')`)
 
-	// The streamed message: drawn first with part one only, then redrawn
-	// with the same id and both parts; one element in the end.
-	var id string
-	partial, whole := false, false
-	for _, m := range b.seen() {
-		if m.Type != "message" || !strings.Contains(m.Text, "Part one") {
-			continue
-		}
-		if id == "" {
-			id = m.ID
-		}
-		if m.ID != id {
-			t.Fatalf("the streamed message changed id: %s, then %s", id, m.ID)
-		}
-		partial = partial || !strings.Contains(m.Text, "Part two")
-		whole = whole || (partial && strings.Contains(m.Text, "Part two"))
-	}
-	if !partial || !whole {
-		t.Fatalf("streaming: got partial %v, whole %v; seen %+v", partial, whole, b.seen())
-	}
-	var n int
-	b.js(fmt.Sprintf(`document.querySelectorAll('.msg[data-id=%q]').length`, id), &n)
-	if n != 1 {
-		t.Fatalf("streamed message drawn %d times, want once", n)
-	}
-
-	// The tool call: in progress, then completed, under one id.
-	var toolID string
-	statuses := map[string]bool{}
-	for _, m := range b.seen() {
-		if m.Type == "tool_call" && strings.Contains(m.Text, "list_tasks_kandev") {
-			if toolID != "" && m.ID != toolID {
-				t.Fatalf("the tool call changed id: %s, then %s", toolID, m.ID)
-			}
-			toolID = m.ID
-			statuses[m.Status] = true
-		}
-	}
-	if !statuses["in_progress"] || !statuses["completed"] {
-		t.Fatalf("tool call statuses seen: %v, want in_progress then completed", statuses)
-	}
+	checkStreamedMessage(t, b)
+	checkToolCallRedrawn(t, b)
 	var page struct {
 		ThoughtOpen          bool
 		Thought, Input, Plan string
@@ -273,13 +284,11 @@ var newcomerPrompt = strings.Join([]string{
 	"@say Thanks, done.",
 }, "\n")
 
-// TestBoardNewcomer is issue 14's "done when", all in the page: sign in,
-// see the board, create a task with the mock agent, watch it work, approve
-// its permission and answer its question, and see it reach Review.
-func TestBoardNewcomer(t *testing.T) {
-	e := newAgentEnv(t)
-	b := newTab(t, e)
-	b.signIn()
+// newcomerCreatesTask creates, in the New task form, a task with the mock
+// agent's default profile running newcomerPrompt, and returns its ID once
+// its card shows.
+func newcomerCreatesTask(t *testing.T, e *env, b *tab) string {
+	t.Helper()
 	b.click("#new-task")
 	b.until("the dialog", `document.querySelector('#create-task [name=title]')`)
 	b.set("#create-task [name=title]", "Try the mock agent")
@@ -309,7 +318,33 @@ func TestBoardNewcomer(t *testing.T) {
 		t.Fatal("the toast takes the pointer: a card under it cannot be clicked or dragged")
 	}
 	b.until("the new card", `[...document.querySelectorAll('.card .title')].some((a) => a.textContent === 'Try the mock agent')`)
-	taskID := b.str(`[...document.querySelectorAll('.card')].find((c) => c.querySelector('.title').textContent === 'Try the mock agent').dataset.id`)
+	return b.str(`[...document.querySelectorAll('.card')].find((c) => c.querySelector('.title').textContent === 'Try the mock agent').dataset.id`)
+}
+
+// checkPermissionOutcomeKept: the conversation's record of the permission
+// request tells its outcome, live and after a reload (before: "Waiting
+// for an operator" for ever).
+func checkPermissionOutcomeKept(t *testing.T, b *tab, taskID string) {
+	t.Helper()
+	b.open("#/task/"+taskID, "task")
+	permMsg := `[...document.querySelectorAll('.msg.type-permission')].map((m) => m.textContent).join('|')`
+	b.until("the answered permission", permMsg+`.includes('Answered “Allow” by operator: Touch the repository')`)
+	b.js(`location.reload(), true`, nil)
+	b.until("the task page again", `document.body.dataset.view === 'task' && document.getElementById('main').dataset.ready === '1'`)
+	b.until("the answered permission after a reload", permMsg+`.includes('Answered “Allow” by operator: Touch the repository')`)
+	if got := b.str(permMsg); strings.Contains(got, "Waiting for an operator") {
+		t.Fatalf("the permission still reads waiting after it was answered: %q", got)
+	}
+}
+
+// TestBoardNewcomer is issue 14's "done when", all in the page: sign in,
+// see the board, create a task with the mock agent, watch it work, approve
+// its permission and answer its question, and see it reach Review.
+func TestBoardNewcomer(t *testing.T) {
+	e := newAgentEnv(t)
+	b := newTab(t, e)
+	b.signIn()
+	taskID := newcomerCreatesTask(t, e, b)
 	card := fmt.Sprintf(`.card[data-id=%q]`, taskID)
 	b.until("the permission badge", fmt.Sprintf(`document.querySelector(%q + ' .badge[data-waiting=permissions]')`, card))
 	b.until("the subtask's card", `[...document.querySelectorAll('.card .title')].some((a) => a.textContent === 'Follow-up from the mock agent')`)
@@ -351,18 +386,7 @@ func TestBoardNewcomer(t *testing.T) {
 	}
 	e.waitMessage(taskID, "message", "Permission granted: Touch the repository")
 
-	// The conversation's record of the permission request tells its
-	// outcome, live and after a reload (before: "Waiting for an operator"
-	// for ever).
-	b.open("#/task/"+taskID, "task")
-	permMsg := `[...document.querySelectorAll('.msg.type-permission')].map((m) => m.textContent).join('|')`
-	b.until("the answered permission", permMsg+`.includes('Answered “Allow” by operator: Touch the repository')`)
-	b.js(`location.reload(), true`, nil)
-	b.until("the task page again", `document.body.dataset.view === 'task' && document.getElementById('main').dataset.ready === '1'`)
-	b.until("the answered permission after a reload", permMsg+`.includes('Answered “Allow” by operator: Touch the repository')`)
-	if got := b.str(permMsg); strings.Contains(got, "Waiting for an operator") {
-		t.Fatalf("the permission still reads waiting after it was answered: %q", got)
-	}
+	checkPermissionOutcomeKept(t, b, taskID)
 }
 
 // TestBoardNewcomerStartsLater: a task created in the New task form with

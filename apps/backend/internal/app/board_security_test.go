@@ -87,13 +87,11 @@ func dialBoard(e *env, origin, cookie string) (*websocket.Conn, int, error) {
 	return c, status, err
 }
 
-// TestBoardSecurity: nothing of the board but its sign-in page answers
-// without the cookie; every response has the CSP and its companions;
-// cross-origin posts and upgrades are refused even with a valid cookie;
-// signing out revokes the cookie and closes its connections.
-func TestBoardSecurity(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
+// checkBoardWithoutCookie: without the cookie, only the sign-in page and
+// its stylesheet answer, with the CSP and its companions, and no upgrade
+// is accepted.
+func checkBoardWithoutCookie(t *testing.T, e *env) {
+	t.Helper()
 	paths := []string{"/app/main.js", "/app/api.js", "/app/board.js", "/app/task.js", "/app/md.js", "/app/config.js", "/app/questions.js"}
 	for _, p := range paths {
 		if res := boardReq(t, "GET", e.url+p, "", "", ""); res.StatusCode != http.StatusUnauthorized {
@@ -114,6 +112,16 @@ func TestBoardSecurity(t *testing.T) {
 	if _, status, err := dialBoard(e, e.url, ""); err == nil || status != http.StatusUnauthorized {
 		t.Fatalf("upgrade without cookie or token: got %v, want 401", err)
 	}
+}
+
+// TestBoardSecurity: nothing of the board but its sign-in page answers
+// without the cookie; every response has the CSP and its companions;
+// cross-origin posts and upgrades are refused even with a valid cookie;
+// signing out revokes the cookie and closes its connections.
+func TestBoardSecurity(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	checkBoardWithoutCookie(t, e)
 
 	// Sign-in: a wrong token, a cross-origin or origin-less post set no cookie.
 	for _, c := range []struct{ origin, token string }{{e.url, "wrong"}, {"http://localhost:1", e.token}, {"", e.token}, {"null", e.token}} {

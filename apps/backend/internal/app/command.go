@@ -30,6 +30,11 @@ commands:
   session stop --session ID [--reason TEXT]
   session message --session ID --message TEXT [--interrupt]
   agent mock                    run the built-in mock ACP agent on stdio (for demos and tests)
+  changes summary|list|diff|commits --task ID [--repository ID] [--path P]
+                                a task's changed files, one file's diff, the task branch's commits
+  review comment --task ID --path P --line N[-M] [--side old] --body TEXT
+  review list --task ID [--state S] | review resolve --comment ID | review send --task ID
+                                comments on a task's diff, delivered to its agent as one prompt
   session upstreams --session ID  proxied MCP servers and the tools they refused
   db migrate --database URL     apply pending migrations (postgres://… or sqlite:PATH)
   db copy --from sqlite:PATH --to postgres://…   copy a solo board into an empty PostgreSQL database
@@ -75,6 +80,10 @@ func Main(ctx context.Context, args []string, std Stdio) error {
 		return sessionCmd(ctx, rest, stdout, stderr)
 	case "agent":
 		return agentCmd(ctx, rest, std)
+	case "changes":
+		return changesCmd(ctx, rest, stdout, stderr)
+	case "review":
+		return reviewCmd(ctx, rest, stdout, stderr)
 	case "db":
 		return dbCmd(ctx, rest, stdout, stderr)
 	case "token":

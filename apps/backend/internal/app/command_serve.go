@@ -41,7 +41,8 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 	sessionIdle := fs.Duration("mcp-session-idle", toolserver.DefaultSessionIdle, "an /mcp session unused this long is dropped")
 	scope := fs.String("session-scope", envOr("KANDEV_SESSION_SCOPE", string(kanban.ScopeTree)),
 		"tasks a task-mode agent session may change: tree (its own task, its subtasks and the tasks it created) or workspace (any task of its workspace) (env KANDEV_SESSION_SCOPE)")
-	forges := fs.String("forges-file", os.Getenv("KANDEV_FORGES_FILE"), "forge accounts for push and pull requests (JSON; default DATA_DIR/forges.json; env KANDEV_FORGES_FILE)")
+	forges := fs.String("forges-file", os.Getenv("KANDEV_FORGES_FILE"), "forge accounts (per repository remote, each with token_env or token_file), "+
+		"webhook secrets, the auto-merge method and poll interval, for push, pull requests and their automation (JSON; default DATA_DIR/forges.json; env KANDEV_FORGES_FILE)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}

@@ -11,11 +11,11 @@ import (
 
 // TestMain serves the upstream MCP fixture when a test launches this
 // binary as a proxied stdio server, and runs the tests otherwise (then
-// closes the browser the board tests share and the throwaway PostgreSQL
-// cluster of the multi-backend tests, and the GitHub API mock of the ship
-// tests).
+// closes the browser the board tests share, the GitHub API mock of the
+// PR automation tests and the throwaway PostgreSQL
+// cluster of the multi-backend tests).
 func TestMain(m *testing.M) {
 	fixture.MainIfAsked(context.Background())
 	flag.Parse()
-	pgtest.Main(m, func() { closeBrowser(); closeShipPrism() })
+	pgtest.Main(m, closeBrowser, closePrism)
 }

@@ -18,11 +18,14 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/board"
 	"github.com/kandev/kandev/apps/backend/internal/flow"
+	"github.com/kandev/kandev/apps/backend/internal/forgeconf"
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/logring"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
+	"github.com/kandev/kandev/apps/backend/internal/prwatch"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
@@ -174,6 +177,7 @@ func start(ctx context.Context, cfg Config) (b *backend, err error) {
 	}
 	// Once announced, the backend hears the other backends' events.
 	b.runFlow()
+	b.runPRWatch()
 	if err := b.startAgents(); err != nil {
 		return nil, fmt.Errorf("resume agent sessions: %w", err)
 	}
@@ -258,6 +262,14 @@ type backend struct {
 	board      *board.Board
 	boardConns boardConns
 
+	// prw watches the tasks' pull requests; webhooks are its handlers of
+	// the forges' deliveries (the forges with a secret).
+	prw      *prwatch.Watcher
+	webhooks map[kanban.ForgeKind]http.Handler
+	// forges is the one forge configuration (loadForges): ship actions
+	// and the watcher use its accounts.
+	forges *forgeconf.Set
+
 	// conformance is the conformance fixture server (nil unless enabled).
 	conformance *conformance.Server
 	// shared is what the backend shares with others on its database.
@@ -311,18 +323,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	if b.board, err = b.newBoard(); err != nil {
 		return nil, err
 	}
-	deps := action.Deps{Store: st, Publisher: pub, Logger: cfg.Logger, QuestionWait: cfg.QuestionWait,
-		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: cfg.SessionScope, BackendID: b.shared.id,
-		Events: b.events, Diagnostics: b.diagnostics(cfg, ring)}
-	if deps.Ship, err = newShip(life, cfg, st); err != nil {
-		return nil, err
-	}
-	var local action.Agents = action.NoAgents{}
-	if b.agents != nil {
-		local = b.agents
-	}
-	deps.Agents = b.shared.agents(local)
-	if b.reg, b.svc, err = action.New(deps); err != nil {
+	if b.reg, b.svc, err = b.newActions(compiled, pub, guard, ring); err != nil {
 		return nil, err
 	}
 	if b.topics, err = topicContracts(); err != nil {
@@ -331,12 +332,47 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	b.shared.wire(b.svc)
 	b.newFlow(cfg)
 	life.push("workflow", func(ctx context.Context) error { b.flow.Close(ctx); return nil })
-	b.ws = ws.NewServer(ws.ServerConfig{
+	if err := b.newPRWatch(cfg); err != nil {
+		return nil, err
+	}
+	b.ws = b.newWSServer()
+	hub.ws = b.ws
+	if b.mcp, err = b.newExternalMCP(compiled); err != nil {
+		return nil, err
+	}
+	b.mcpHTTP = b.mcp.HTTP(ctx, "/mcp", "/mcp/sse", "/mcp/message")
+	return b, nil
+}
+
+// newActions is the action layer over the backend's store, publishing
+// through pub and reaching files through guard, its agents those of the
+// cluster (the local runtime's, when agents launch here).
+func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher, guard *fsguard.Policy, ring *logring.Ring) (*action.Registry, *action.Service, error) {
+	deps := action.Deps{Store: b.store, Publisher: pub, Logger: b.cfg.Logger, QuestionWait: b.cfg.QuestionWait,
+		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: b.cfg.SessionScope, BackendID: b.shared.id,
+		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring)}
+	var err error
+	if b.forges, err = loadForges(b.cfg); err != nil {
+		return nil, nil, err
+	}
+	deps.Git = worktreeGit(b.life, b.cfg.Logger, b.forges.Identity())
+	deps.Ship = &action.Ship{Forges: b.forges, PRs: b.store}
+	var local action.Agents = action.NoAgents{}
+	if b.agents != nil {
+		local = b.agents
+	}
+	deps.Agents = b.shared.agents(local)
+	return action.New(deps)
+}
+
+// newWSServer is the backend's WebSocket API.
+func (b *backend) newWSServer() *ws.Server {
+	return ws.NewServer(ws.ServerConfig{
 		Authenticate: b.authenticate,
 		Dispatch:     b.dispatch,
 		OnConnect:    b.boardConns.add,
 		OnDisconnect: b.disconnected,
-		Logger:       cfg.Logger,
+		Logger:       b.cfg.Logger,
 		Known:        b.knownAction,
 		// Room for any MCP call the 4 MiB gate admits once a session's
 		// kandev mcp forwards it (ws.MaxRequestBytes).
@@ -348,19 +384,18 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 		// smaller compressed.
 		Compression: true,
 	})
-	hub.ws = b.ws
-	b.mcp, err = toolserver.New(toolserver.Config{
+}
+
+// newExternalMCP is the MCP endpoint external clients reach, acting as
+// the operator.
+func (b *backend) newExternalMCP(compiled *toolserver.Compiled) (*toolserver.Server, error) {
+	return toolserver.New(toolserver.Config{
 		Compiled: compiled,
 		Backend:  action.Caller{Registry: b.reg, Principal: action.Principal{Kind: action.Operator}},
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
-		Logger:   cfg.Logger,
-		Sessions: cfg.MCPSessions,
+		Logger:   b.cfg.Logger,
+		Sessions: b.cfg.MCPSessions,
 	})
-	if err != nil {
-		return nil, err
-	}
-	b.mcpHTTP = b.mcp.HTTP(ctx, "/mcp", "/mcp/sse", "/mcp/message")
-	return b, nil
 }
 
 // join starts relaying events and this backend's lease on a shared
@@ -424,64 +459,4 @@ func (b *backend) register() error {
 	}
 	b.life.push("registry", func(context.Context) error { unregister(); return nil })
 	return nil
-}
-
-// routes mounts every endpoint.
-func (b *backend) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"status":"ok"}`)
-	})
-	mux.Handle("GET /ws", sameMachine(b.wsEntry()))
-	mux.Handle("/", sameMachine(b.board))
-	mux.Handle("/mcp", sameMachine(b.operatorOnly(noStandaloneStream(b.mcpHTTP.Streamable))))
-	mux.Handle("GET /mcp/sse", sameMachine(b.operatorOnly(b.mcpHTTP.SSE)))
-	mux.Handle("POST /mcp/message", sameMachine(b.operatorOnly(b.mcpHTTP.Message)))
-	b.mountConformance(mux)
-	return mux
-}
-
-// noStandaloneStream answers GET (the optional server-to-client stream)
-// with 405, as the Streamable HTTP spec allows. The external mode's tool
-// list never changes, so the stream would carry nothing of its own, and
-// mcp-go (v1.2.1) can route a call's progress notification to it instead
-// of to the call's response, where the client drops it.
-func noStandaloneStream(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			w.Header().Set("Allow", "POST, DELETE")
-			http.Error(w, "the external endpoint has no server-to-client stream; use POST", http.StatusMethodNotAllowed)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// operatorOnly requires the operator bearer token (constant-time compare).
-func (b *backend) operatorOnly(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !b.isOperator(bearer(r)) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="kandev"`)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = io.WriteString(w, `{"code":"UNAUTHORIZED","message":"operator bearer token required"}`)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func (b *backend) isOperator(tok string) bool {
-	return b.cred.matches(tok)
-}
-
-// bearer extracts the bearer token of a request.
-func bearer(r *http.Request) string {
-	const prefix = "Bearer "
-	h := r.Header.Get("Authorization")
-	if len(h) > len(prefix) && (h[:len(prefix)] == prefix || h[:len(prefix)] == "bearer ") {
-		return h[len(prefix):]
-	}
-	return ""
 }

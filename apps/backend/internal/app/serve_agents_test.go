@@ -3,6 +3,7 @@ package app
 import (
 	"bufio"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,23 +34,7 @@ func TestServeBinaryRunsAgents(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	serve := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dir)
-	serve.Env = append(os.Environ(), "KANDEV_TOKEN=")
-	stdout, err := serve.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &syncBuffer{}
-	serve.Stderr = logs
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("kandev serve stderr:\n%s", logs.String())
-		}
-	})
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = serve.Process.Kill(); _ = serve.Wait() }()
+	serve, stdout := startServeBinary(ctx, t, bin, dir)
 	addr := readServeAddr(t, stdout)
 	tok, err := ReadOperatorToken(dir, "")
 	if err != nil {
@@ -62,35 +47,13 @@ func TestServeBinaryRunsAgents(t *testing.T) {
 	}
 	e.initialize(c)
 
-	var agents kanban.List[kanban.Agent]
-	e.decode(e.call(c, "list_agents_kandev", `{}`), &agents)
-	var profiles kanban.List[kanban.AgentProfile]
-	e.decode(e.call(c, "list_agent_profiles_kandev", `{}`), &profiles)
-	mock := ""
-	for _, a := range agents.Items {
-		for _, p := range profiles.Items {
-			if a.Name == "mock-agent" && p.AgentID == a.ID {
-				mock = p.ID
-			}
-		}
-	}
-	if mock == "" {
-		t.Fatal("no mock-agent profile")
-	}
+	mock := mockProfileOverMCP(e, c)
 	var created action.TaskCreateOut
 	e.decode(e.call(c, "create_task_kandev", mustJSON(t, map[string]any{"title": "Binary task", "agent_profile_id": mock,
 		"prompt": "@tool list_tasks_kandev {\"limit\":1}\n@say first turn"})), &created)
 	waitConversation(t, e, c, created.Task.ID, "first turn")
 
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(bin, append(args, "--backend", e.url, "--data-dir", dir)...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("kandev %v: %v: %s", args, err, out)
-		}
-		return string(out)
-	}
+	run := kandevCLI(t, bin, e.url, dir)
 	if out := run("session", "message", "--session", created.SessionID, "--message", "@say from the CLI"); !strings.Contains(out, "delivered") {
 		t.Fatalf("session message: %s", out)
 	}
@@ -119,6 +82,68 @@ func TestServeBinaryRunsAgents(t *testing.T) {
 	if left := agentProcesses(t, dir); len(left) > 0 {
 		t.Fatalf("agent processes left after shutdown: %v", left)
 	}
+}
+
+// startServeBinary starts `kandev serve` on the data dir dir with a fresh
+// operator token, killed at the test's end (its stderr logged if the test
+// failed), and returns it with its stdout.
+func startServeBinary(ctx context.Context, t *testing.T, bin, dir string) (*exec.Cmd, io.Reader) {
+	t.Helper()
+	serve := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dir)
+	serve.Env = append(os.Environ(), "KANDEV_TOKEN=")
+	stdout, err := serve.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	serve.Stderr = logs
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("kandev serve stderr:\n%s", logs.String())
+		}
+	})
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
+	return serve, stdout
+}
+
+// kandevCLI runs the kandev binary bin's commands against the backend at
+// url on the data dir dir, failing the test if one fails.
+func kandevCLI(t *testing.T, bin, url, dir string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, append(args, "--backend", url, "--data-dir", dir)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("kandev %v: %v: %s", args, err, out)
+		}
+		return string(out)
+	}
+}
+
+// mockProfileOverMCP is the mock agent's profile, found over the MCP
+// client c.
+func mockProfileOverMCP(e *env, c *client.Client) string {
+	t := e.t
+	t.Helper()
+	var agents kanban.List[kanban.Agent]
+	e.decode(e.call(c, "list_agents_kandev", `{}`), &agents)
+	var profiles kanban.List[kanban.AgentProfile]
+	e.decode(e.call(c, "list_agent_profiles_kandev", `{}`), &profiles)
+	mock := ""
+	for _, a := range agents.Items {
+		for _, p := range profiles.Items {
+			if a.Name == "mock-agent" && p.AgentID == a.ID {
+				mock = p.ID
+			}
+		}
+	}
+	if mock == "" {
+		t.Fatal("no mock-agent profile")
+	}
+	return mock
 }
 
 // readServeAddr reads the listen address from kandev serve's banner.

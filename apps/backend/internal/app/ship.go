@@ -1,22 +1,19 @@
 package app
 
 import (
-	"context"
 	"path/filepath"
 
-	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/forgeconf"
-	"github.com/kandev/kandev/apps/backend/internal/store"
-	"github.com/kandev/kandev/apps/backend/internal/worktree"
 )
 
-// newShip builds what commit, push and pull requests are made with: the
-// forge accounts of the forges file (DATA_DIR/forges.json unless
-// --forges-file names one; a missing file configures none) and git with
-// the file's commit identity. A token_env that agents would inherit is
-// refused at start.
-func newShip(life *lifetime, cfg Config, st *store.Store) (*action.Ship, error) {
+// loadForges reads the backend's one forge configuration (DATA_DIR/
+// forges.json unless --forges-file names one; a missing file configures
+// none): the accounts commit, push and pull requests and the PR watcher
+// use, its webhook secrets and auto-merge method, and the identity of
+// Kandev's commits. A token_env that agents would inherit is refused at
+// start.
+func loadForges(cfg Config) (*forgeconf.Set, error) {
 	file := cfg.ForgesFile
 	if file == "" {
 		file = filepath.Join(cfg.DataDir, forgeconf.FileName)
@@ -26,13 +23,8 @@ func newShip(life *lifetime, cfg Config, st *store.Store) (*action.Ship, error) 
 	if err != nil {
 		return nil, err
 	}
-	git, err := worktree.NewGit(worktree.Config{Identity: set.Identity()})
-	if err != nil {
-		return nil, err
-	}
-	life.push("git", func(context.Context) error { return git.Close() })
 	if set.Len() > 0 {
 		cfg.Logger.Info("forge accounts configured", "remotes", set.Len())
 	}
-	return &action.Ship{Git: git, Forges: set, PRs: st}, nil
+	return set, nil
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
@@ -15,35 +14,10 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
-var shipPrism struct {
-	once  sync.Once
-	prism *forgetest.Prism
-	err   error
-}
-
-func closeShipPrism() {
-	if shipPrism.prism != nil {
-		_ = shipPrism.prism.Close()
-	}
-}
-
-// e2eGitHub is a stateful GitHub over the package's Prism (skipped
-// without the mocks installed, unless KANDEV_FORGE_TESTS=1).
-func e2eGitHub(t *testing.T) *forgetest.GitHub {
-	t.Helper()
-	shipPrism.once.Do(func() { shipPrism.prism, shipPrism.err = forgetest.StartPrism(context.Background()) })
-	if shipPrism.err != nil {
-		if os.Getenv(forgetest.EnvRequired) == "1" {
-			t.Fatalf("the GitHub API mock: %v", shipPrism.err)
-		}
-		t.Skipf("the GitHub API mock is not available (%v)", shipPrism.err)
-	}
-	return forgetest.NewGitHub(t, shipPrism.prism, e2eToken)
-}
-
 // e2eToken is the forge account's token (the remote's push password and
-// the API's bearer token), given to the backend in a secret file.
-const e2eToken = "ghp_E2eT0kenOfTheServer0123456789abcdef"
+// the API's bearer token), given to the backend in a secret file: the
+// token of the PR automation tests' mock (mockForge).
+const e2eToken = ghToken
 
 // TestShipThroughWebSocket: the real backend, its real mock agent editing
 // its exec-worktree, and the operator's WebSocket client: commit, push to
@@ -54,7 +28,7 @@ const e2eToken = "ghp_E2eT0kenOfTheServer0123456789abcdef"
 // step's on_pr_merged automation moves the task to Done. The agent's own
 // session token is refused each of these over the same WebSocket.
 func TestShipThroughWebSocket(t *testing.T) {
-	gh := e2eGitHub(t)
+	gh := mockForge(t)
 	remote := gittest.NewRemote(t, gittest.RemoteOptions{Token: e2eToken})
 	repo := gitRepo(t)
 	gitOut(t, repo, "push", "-q", remote.Dir, "main")

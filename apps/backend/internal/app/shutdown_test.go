@@ -60,28 +60,7 @@ func TestRunShutdownCancelsCallsInFlight(t *testing.T) {
 	})
 
 	// A session blocked in question.ask, over the WebSocket.
-	asker, err := SessionCreate(context.Background(), url, tok, "", "Asks", kanban.ModeTask)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := ws.Dial(context.Background(), ws.ClientConfig{URL: "ws" + strings.TrimPrefix(url, "http") + "/ws", Token: asker.Token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Close() }()
-	var items []kanban.QuestionItem
-	if err := json.Unmarshal([]byte(askQuestions), &items); err != nil {
-		t.Fatal(err)
-	}
-	asked := make(chan error, 1)
-	go func() {
-		asked <- c.Call(context.Background(), kanban.ActionQuestionAsk, action.QuestionAskIn{QuestionBundleIn: action.QuestionBundleIn{Questions: items}}, nil)
-	}()
-	waitUntil(t, "the question is pending", func() bool {
-		var l questionPage
-		op(kanban.ActionQuestionList, action.QuestionListIn{TaskID: asker.Session.TaskID}, &l)
-		return len(l.Items) == 1
-	})
+	asked := askInFlight(t, url, tok, op)
 
 	cancel()
 	select {
@@ -101,6 +80,45 @@ func TestRunShutdownCancelsCallsInFlight(t *testing.T) {
 		t.Fatal("question.ask still waits after Run returned")
 	}
 
+	checkLeftToResume(t, dir, created)
+}
+
+// mockProfileOf returns the id of the mock agent's default profile.
+// askInFlight has a new session of the backend at url ask the operator a
+// question over the WebSocket, and returns once it is pending; the call's
+// end arrives on the channel.
+func askInFlight(t *testing.T, url, tok string, op func(kanban.Action, any, any)) <-chan error {
+	t.Helper()
+	asker, err := SessionCreate(context.Background(), url, tok, "", "Asks", kanban.ModeTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ws.Dial(context.Background(), ws.ClientConfig{URL: "ws" + strings.TrimPrefix(url, "http") + "/ws", Token: asker.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	var items []kanban.QuestionItem
+	if err := json.Unmarshal([]byte(askQuestions), &items); err != nil {
+		t.Fatal(err)
+	}
+	asked := make(chan error, 1)
+	go func() {
+		asked <- c.Call(context.Background(), kanban.ActionQuestionAsk, action.QuestionAskIn{QuestionBundleIn: action.QuestionBundleIn{Questions: items}}, nil)
+	}()
+	waitUntil(t, "the question is pending", func() bool {
+		var l questionPage
+		op(kanban.ActionQuestionList, action.QuestionListIn{TaskID: asker.Session.TaskID}, &l)
+		return len(l.Items) == 1
+	})
+	return asked
+}
+
+// checkLeftToResume checks, in the data dir, that the agent stopped by the
+// shutdown left created's session live (to resume) with the shutdown
+// recorded in its conversation.
+func checkLeftToResume(t *testing.T, dir string, created action.TaskCreateOut) {
+	t.Helper()
 	st, err := store.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +141,6 @@ func TestRunShutdownCancelsCallsInFlight(t *testing.T) {
 	}
 }
 
-// mockProfileOf returns the id of the mock agent's default profile.
 func mockProfileOf(t *testing.T, op func(kanban.Action, any, any)) string {
 	t.Helper()
 	var agents kanban.List[kanban.Agent]

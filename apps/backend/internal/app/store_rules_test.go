@@ -29,12 +29,19 @@ func TestStoreRulesRefusedOverWebSocket(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	task := e.newTask("Target")
-	wf := task.WorkflowID
 	prof, err := e.b.store.DefaultAgentProfile(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := []storeRuleCase{
+	cases := append(append(taskAndWorkflowRuleCases(task), contractRuleCases(task)...), domainRuleCases(task, prof)...)
+	refusedOverWebSocket(e, e.wsClient(e.token, nil), cases)
+}
+
+// taskAndWorkflowRuleCases are the contracts' bounds and enums of tasks,
+// workflows and steps (around task).
+func taskAndWorkflowRuleCases(task *kanban.Task) []storeRuleCase {
+	wf := task.WorkflowID
+	return []storeRuleCase{
 		// Task: bounds and enums are the contracts' (store/task.go kept only
 		// kanban.TaskCreate.Check and TaskUpdate.Check).
 		{"task.create empty title", kanban.ActionTaskCreate, map[string]any{"title": ""}, "/title:"},
@@ -53,6 +60,13 @@ func TestStoreRulesRefusedOverWebSocket(t *testing.T) {
 		{"workflow.step.create wip over the bound", kanban.ActionWorkflowStepCreate, map[string]any{"workflow_id": wf, "name": "Q", "wip_limit": kanban.MaxWIPLimit + 1}, "/wip_limit:"},
 		{"workflow.step.update negative auto-archive", kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": task.WorkflowStepID, "auto_archive_after_hours": -1}, "/auto_archive_after_hours:"},
 		{"workflow.create steps over the bound", kanban.ActionWorkflowCreate, map[string]any{"name": "W", "steps": []map[string]any{{"name": "A", "wip_limit": -1}}}, "/steps/0/wip_limit:"},
+	}
+}
+
+// contractRuleCases are the contracts' enums, patterns and bounds of the
+// other actions (around task).
+func contractRuleCases(task *kanban.Task) []storeRuleCase {
+	return []storeRuleCase{
 		// Documents, artifacts, sessions, workspaces, profiles, questions:
 		// enums, patterns and bounds are the contracts'.
 		{"document.write bad key", kanban.ActionDocumentWrite, map[string]any{"task_id": task.ID, "document_key": "Bad Key!", "content": "x"}, "/document_key:"},
@@ -82,6 +96,14 @@ func TestStoreRulesRefusedOverWebSocket(t *testing.T) {
 		{"mcp_config.update long command", kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": "p",
 			"servers": map[string]any{"a": map[string]any{"type": "stdio", "command": strings.Repeat("c", kanban.MaxCommandLen+1)}}}, "/servers/*/command:"},
 		{"question.list bad kind", kanban.ActionQuestionList, map[string]any{"kind": "operator"}, "/kind:"},
+	}
+}
+
+// domainRuleCases are the domain rules the store (or, for a workflow's
+// steps, the action) calls in kanban (around task and the profile prof).
+func domainRuleCases(task *kanban.Task, prof *kanban.AgentProfile) []storeRuleCase {
+	wf := task.WorkflowID
+	return []storeRuleCase{
 		// Domain rules the store (or, for a workflow's steps, the action)
 		// calls in kanban.
 		{"workflow.update two-line name", kanban.ActionWorkflowUpdate, map[string]any{"workflow_id": wf, "name": "a\nb"}, "name: must be a single line"},
@@ -99,7 +121,6 @@ func TestStoreRulesRefusedOverWebSocket(t *testing.T) {
 		{"mcp_config.update http with a file url", kanban.ActionMCPConfigUpdate, map[string]any{"profile_id": prof.ID,
 			"servers": map[string]any{"a": map[string]any{"type": "http", "url": "file:///etc/passwd"}}}, "must be an http or https URL"},
 	}
-	refusedOverWebSocket(e, e.wsClient(e.token, nil), cases)
 }
 
 // TestQuestionRulesRefusedOverWebSocket: a question bundle's shape —

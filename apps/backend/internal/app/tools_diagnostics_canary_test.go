@@ -3,11 +3,13 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -58,6 +60,12 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Diagnose " + canary("title"), "prompt": prompt,
 		"agent_profile_id": prof.ID, "local_path": ws}, &created)
 	tc := e.waitMessage(created.Task.ID, "tool_call", "get_diagnostic_bundle_kandev")
+	// The agent's own session token, from its token file (the session is live).
+	own, err := os.ReadFile(filepath.Join(e.cfg.DataDir, agent.TokenDir, created.SessionID))
+	if err != nil || len(strings.TrimSpace(string(own))) < 32 {
+		t.Fatalf("the agent's token file: %v", err)
+	}
+	canaries["the agent's own session token"] = strings.TrimSpace(string(own))
 	for !strings.Contains(tc.Content, `"status":"completed"`) && !strings.Contains(tc.Content, `"status":"failed"`) {
 		tc = e.waitMessage(created.Task.ID, "tool_call", `"status":"`)
 	}
@@ -67,23 +75,31 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 		t.Fatalf("got tool call %s (%v), want a completed bundle", tc.Content, err)
 	}
 	files, _ := readBundle(t, filepath.Join(ws, filepath.FromSlash(out.Path)))
+	checkBundleRedacted(t, files, tc.Content, canaries, created.SessionID)
+}
+
+// checkBundleRedacted checks that the bundle's files and the tool call's
+// record (toolCall) hold no canary, while the files still say where each
+// secret was (session sessionID's stderr, the log, the config).
+func checkBundleRedacted(t *testing.T, files map[string][]byte, toolCall string, canaries map[string]string, sessionID string) {
+	t.Helper()
 	var all bytes.Buffer
 	for name, b := range files {
 		all.WriteString(name + "\n")
 		all.Write(b)
 	}
-	all.WriteString(tc.Content)
+	all.WriteString(toolCall)
 	for kind, c := range canaries {
 		if strings.Contains(all.String(), c) {
 			t.Errorf("the bundle (or the tool's result) holds the %s canary", kind)
 		}
 	}
 	for name, want := range map[string][]string{
-		"backend/agent-stderr.txt": {"agent stderr: env [redacted]; Authorization: [redacted]", "== agent stderr of session " + created.SessionID},
+		"backend/agent-stderr.txt": {"agent stderr: env [redacted]; Authorization: [redacted]", "== agent stderr of session " + sessionID},
 		"backend/log.txt":          {"connected with [redacted]", "operator uses [redacted]", `Authorization: [redacted]`},
 		"backend/config.json": {`"DIAG_CANARY_SECRET"`, `"X-Api-Key"`, `"UPSTREAM_SETTING"`, `"https://mcp.example.com/mcp"`,
 			`"--token",`, `"postgres://app:[redacted]@db:5432/x"`, `"--mode=plain"`},
-		"backend/task.json": {created.SessionID},
+		"backend/task.json": {sessionID},
 	} {
 		for _, w := range want {
 			if !strings.Contains(string(files[name]), w) {

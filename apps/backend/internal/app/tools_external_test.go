@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
+
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -63,6 +65,46 @@ type questionPage struct {
 	NextCursor string            `json:"next_cursor"`
 }
 
+// checkPendingFilters: list_pending_questions_kandev's filters (one
+// question is pending) and its refusal of a bad date.
+func checkPendingFilters(e *env, ext *client.Client) {
+	t := e.t
+	t.Helper()
+	var page questionPage
+	future := time.Now().UTC().Add(time.Hour).Format(time.RFC3339)
+	for args, want := range map[string]int{
+		fmt.Sprintf(`{"created_since":%q}`, future): 0,
+		`{"workspace_id":"other-workspace"}`:        0,
+		`{"limit":1}`:                               1,
+	} {
+		page = questionPage{}
+		callJSON(e, ext, "list_pending_questions_kandev", args, &page)
+		if len(page.Items) != want {
+			t.Fatalf("list %s: got %d questions, want %d", args, len(page.Items), want)
+		}
+	}
+	refused(e, ext, "list_pending_questions_kandev", `{"created_since":"yesterday"}`,
+		"invalid arguments for list_pending_questions_kandev: /created_since: not a valid date-time (format)")
+}
+
+// checkAnswerRefusals: answers must match the question (pendingID):
+// offered labels, every question once.
+func checkAnswerRefusals(e *env, ext *client.Client, pendingID string) {
+	e.t.Helper()
+	answer := func(answers string) string {
+		return fmt.Sprintf(`{"pending_id":%q,"answers":%s}`, pendingID, answers)
+	}
+	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected_options":["mysql"]},{"question_id":"name","custom_text":"x"}]`),
+		"VALIDATION_ERROR: answers[0].selected_options: item 0 is not an option_id of question db (its options: pg, sqlite)")
+	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected_options":["sqlite"]}]`),
+		"VALIDATION_ERROR: answers: must answer every question exactly once")
+	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected_options":["sqlite","pg"]},{"question_id":"name","custom_text":"x"}]`),
+		"VALIDATION_ERROR: answers[0].selected_options: must have exactly one option_id (the question is single-select)")
+	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"nope","selected_options":["sqlite"]},{"question_id":"name","custom_text":"x"}]`),
+		"VALIDATION_ERROR: answers: item 0 names an unknown question_id")
+	refused(e, ext, "answer_question_kandev", `{"pending_id":"missing","rejected":true}`, "NOT_FOUND: question not found")
+}
+
 func TestExternalQuestionFlow(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -81,35 +123,13 @@ func TestExternalQuestionFlow(t *testing.T) {
 	if q.SessionID != s.ID || q.TaskID != s.TaskID || q.State != kanban.QuestionPending || len(q.Questions) != 2 {
 		t.Fatalf("got question %+v, want the session's pending bundle of 2", q)
 	}
-	future := time.Now().UTC().Add(time.Hour).Format(time.RFC3339)
-	for args, want := range map[string]int{
-		fmt.Sprintf(`{"created_since":%q}`, future): 0,
-		`{"workspace_id":"other-workspace"}`:        0,
-		`{"limit":1}`:                               1,
-	} {
-		page = questionPage{}
-		callJSON(e, ext, "list_pending_questions_kandev", args, &page)
-		if len(page.Items) != want {
-			t.Fatalf("list %s: got %d questions, want %d", args, len(page.Items), want)
-		}
-	}
-	refused(e, ext, "list_pending_questions_kandev", `{"created_since":"yesterday"}`,
-		"invalid arguments for list_pending_questions_kandev: /created_since: not a valid date-time (format)")
+	checkPendingFilters(e, ext)
 
-	// Answers must match the question: offered labels, every question once.
+	checkAnswerRefusals(e, ext, q.ID)
+
 	answer := func(answers string) string {
 		return fmt.Sprintf(`{"pending_id":%q,"answers":%s}`, q.ID, answers)
 	}
-	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected_options":["mysql"]},{"question_id":"name","custom_text":"x"}]`),
-		"VALIDATION_ERROR: answers[0].selected_options: item 0 is not an option_id of question db (its options: pg, sqlite)")
-	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected_options":["sqlite"]}]`),
-		"VALIDATION_ERROR: answers: must answer every question exactly once")
-	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected_options":["sqlite","pg"]},{"question_id":"name","custom_text":"x"}]`),
-		"VALIDATION_ERROR: answers[0].selected_options: must have exactly one option_id (the question is single-select)")
-	refused(e, ext, "answer_question_kandev", answer(`[{"question_id":"nope","selected_options":["sqlite"]},{"question_id":"name","custom_text":"x"}]`),
-		"VALIDATION_ERROR: answers: item 0 names an unknown question_id")
-	refused(e, ext, "answer_question_kandev", `{"pending_id":"missing","rejected":true}`, "NOT_FOUND: question not found")
-
 	var res action.QuestionAnswerOut
 	callJSON(e, ext, "answer_question_kandev", answer(`[{"question_id":"db","selected_options":["sqlite"]},{"question_id":"name","custom_text":"kandev-next"}]`), &res)
 	if !res.Claimed || res.Question.State != kanban.QuestionAnswered {

@@ -6,9 +6,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client"
+
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
+
+// checkOnlyParentAnswers: only the direct parent (over its client parent)
+// answers the child's question; the operator's answer tool and a stranger
+// are refused, and so is a reply to an unknown question.
+func checkOnlyParentAnswers(e *env, parent *client.Client, childTaskID, questionID string) {
+	e.t.Helper()
+	ext := e.operatorMCP()
+	refused(e, ext, "answer_question_kandev", fmt.Sprintf(`{"pending_id":%q,"rejected":true}`, questionID),
+		"CONFLICT: this question was asked of the parent task; its agent answers with message_task_kandev reply_to_question_id")
+	stranger := e.sessionMCP(kanban.ModeTask, "")
+	refused(e, stranger.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"prompt":"Postgres","reply_to_question_id":%q}`,
+		childTaskID, questionID), "FORBIDDEN: only the task's direct parent answers its questions")
+	refused(e, parent, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"prompt":"x","reply_to_question_id":%q}`,
+		childTaskID, kanban.NewID()), "NOT_FOUND: reply_to_question_id: no question of this task asked of its parent has that id")
+}
 
 // TestAskParentQuestion: an autopilot subtask sees ask_parent_question_kandev
 // instead of ask_user_question_kandev; its question reaches the parent's
@@ -54,15 +71,7 @@ func TestAskParentQuestion(t *testing.T) {
 		t.Fatalf("parent got %+v, want the question as a prompt from the child", prompt)
 	}
 
-	// Only the direct parent answers; the operator's answer tool refuses.
-	ext := e.operatorMCP()
-	refused(e, ext, "answer_question_kandev", fmt.Sprintf(`{"pending_id":%q,"rejected":true}`, q.ID),
-		"CONFLICT: this question was asked of the parent task; its agent answers with message_task_kandev reply_to_question_id")
-	stranger := e.sessionMCP(kanban.ModeTask, "")
-	refused(e, stranger.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"prompt":"Postgres","reply_to_question_id":%q}`,
-		created.Task.ID, q.ID), "FORBIDDEN: only the task's direct parent answers its questions")
-	refused(e, parent.Client, "message_task_kandev", fmt.Sprintf(`{"task_id":%q,"prompt":"x","reply_to_question_id":%q}`,
-		created.Task.ID, kanban.NewID()), "NOT_FOUND: reply_to_question_id: no question of this task asked of its parent has that id")
+	checkOnlyParentAnswers(e, parent.Client, created.Task.ID, q.ID)
 
 	reply := fmt.Sprintf(`{"task_id":%q,"prompt":"Use SQLite.","reply_to_question_id":%q}`, created.Task.ID, q.ID)
 	var out action.TaskMessageOut

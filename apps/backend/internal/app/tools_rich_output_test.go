@@ -11,12 +11,10 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// TestRichOutputReadsTheWorkspace: file blocks and CSV charts read the
-// task's workspace (its repository checkout) with bounds and path checks;
-// what was read is stored with the output; every refusal changes nothing.
-func TestRichOutputReadsTheWorkspace(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
+// richWorkspace is a task workspace of text, binary and CSV files, and a
+// symbolic link out of it.
+func richWorkspace(t *testing.T) string {
+	t.Helper()
 	ws := t.TempDir()
 	write := func(name, body string) {
 		t.Helper()
@@ -39,30 +37,41 @@ func TestRichOutputReadsTheWorkspace(t *testing.T) {
 	if err := os.Symlink(secret, filepath.Join(ws, "escape.txt")); err != nil {
 		t.Fatal(err)
 	}
+	return ws
+}
+
+// richOutputRefusals are show_rich_output_kandev's refusals on the
+// richWorkspace.
+var richOutputRefusals = []struct{ args, want string }{
+	{fileBlock("../outside.txt"), "VALIDATION_ERROR: blocks[0].path: must stay inside the task's workspace"},
+	{fileBlock("/etc/passwd"), "VALIDATION_ERROR: blocks[0].path: must be a path relative to the task's workspace"},
+	{fileBlock("escape.txt"), "VALIDATION_ERROR: blocks[0].path: is a symbolic link; name a regular file of the task's workspace itself"},
+	{fileBlock("missing.txt"), "NOT_FOUND: blocks[0].path: no such file in the task's workspace"},
+	{fileBlock("bench"), "VALIDATION_ERROR: blocks[0].path: must name a regular file"},
+	{`{"version":1,"title":"T","blocks":[{"type":"file","path":"README.md","repo":"other"}]}`,
+		"VALIDATION_ERROR: blocks[0].repo: is not a repository of the task (give its name or id)"},
+	{chartCSV(`"path":"bench/latency.txt","x_column":"second","series":[{"column":"p99_ms"}]`), "VALIDATION_ERROR: blocks[0].csv.path: must name a .csv file"},
+	{chartCSV(`"path":"bench/latency.csv","x_column":"minute","series":[{"column":"p99_ms"}]`), "VALIDATION_ERROR: blocks[0].csv.x_column: is not a column of the CSV header"},
+	{chartCSV(`"path":"bench/latency.csv","x_column":"second","series":[{"column":"p95_ms"}]`), "VALIDATION_ERROR: blocks[0].csv.series[0].column: is not a column of the CSV header"},
+	{chartCSV(`"path":"bad.csv","x_column":"second","series":[{"column":"p99_ms"}]`), "VALIDATION_ERROR: blocks[0].csv.series[0]: row 1 of column p99_ms is not a number"},
+	{`{"version":1,"title":"T","blocks":[{"type":"chart","chart_type":"bar","title":"C","summary":"s","labels":["a"],"series":[{"label":"x","values":[1]}],` +
+		`"csv":{"path":"bench/latency.csv","x_column":"second","series":[{"column":"p99_ms"}]}}]}`, "VALIDATION_ERROR: blocks[0]: give labels and series, or csv, not both"},
+	{`{"version":1,"title":"T","blocks":[{"type":"chart","chart_type":"bar","title":"C","summary":"s"}]}`, "VALIDATION_ERROR: blocks[0]: needs labels and series, or csv"},
+}
+
+// TestRichOutputReadsTheWorkspace: file blocks and CSV charts read the
+// task's workspace (its repository checkout) with bounds and path checks;
+// what was read is stored with the output; every refusal changes nothing.
+func TestRichOutputReadsTheWorkspace(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ws := richWorkspace(t)
 	var created action.TaskCreateOut
 	f := false
 	e.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: "Rich", LocalPath: ws, StartAgent: &f}, &created)
 	s := e.sessionMCP(kanban.ModeTask, created.Task.ID)
 
-	file := func(path string) string {
-		return `{"version":1,"title":"T","blocks":[{"type":"file","path":` + mustJSONString(path) + `}]}`
-	}
-	for _, tc := range []struct{ args, want string }{
-		{file("../outside.txt"), "VALIDATION_ERROR: blocks[0].path: must stay inside the task's workspace"},
-		{file("/etc/passwd"), "VALIDATION_ERROR: blocks[0].path: must be a path relative to the task's workspace"},
-		{file("escape.txt"), "VALIDATION_ERROR: blocks[0].path: is a symbolic link; name a regular file of the task's workspace itself"},
-		{file("missing.txt"), "NOT_FOUND: blocks[0].path: no such file in the task's workspace"},
-		{file("bench"), "VALIDATION_ERROR: blocks[0].path: must name a regular file"},
-		{`{"version":1,"title":"T","blocks":[{"type":"file","path":"README.md","repo":"other"}]}`,
-			"VALIDATION_ERROR: blocks[0].repo: is not a repository of the task (give its name or id)"},
-		{chartCSV(`"path":"bench/latency.txt","x_column":"second","series":[{"column":"p99_ms"}]`), "VALIDATION_ERROR: blocks[0].csv.path: must name a .csv file"},
-		{chartCSV(`"path":"bench/latency.csv","x_column":"minute","series":[{"column":"p99_ms"}]`), "VALIDATION_ERROR: blocks[0].csv.x_column: is not a column of the CSV header"},
-		{chartCSV(`"path":"bench/latency.csv","x_column":"second","series":[{"column":"p95_ms"}]`), "VALIDATION_ERROR: blocks[0].csv.series[0].column: is not a column of the CSV header"},
-		{chartCSV(`"path":"bad.csv","x_column":"second","series":[{"column":"p99_ms"}]`), "VALIDATION_ERROR: blocks[0].csv.series[0]: row 1 of column p99_ms is not a number"},
-		{`{"version":1,"title":"T","blocks":[{"type":"chart","chart_type":"bar","title":"C","summary":"s","labels":["a"],"series":[{"label":"x","values":[1]}],` +
-			`"csv":{"path":"bench/latency.csv","x_column":"second","series":[{"column":"p99_ms"}]}}]}`, "VALIDATION_ERROR: blocks[0]: give labels and series, or csv, not both"},
-		{`{"version":1,"title":"T","blocks":[{"type":"chart","chart_type":"bar","title":"C","summary":"s"}]}`, "VALIDATION_ERROR: blocks[0]: needs labels and series, or csv"},
-	} {
+	for _, tc := range richOutputRefusals {
 		refused(e, s.Client, "show_rich_output_kandev", tc.args, tc.want)
 	}
 

@@ -66,66 +66,11 @@ func TestUpstreamActions(t *testing.T) {
 		t.Fatalf("config-mode session: %v (the plumbing must work in every mode)", err)
 	}
 
-	// Bad reports change nothing.
-	before := e.fingerprint()
-	bad := []action.UpstreamReportIn{
-		{Servers: []action.UpstreamReport{{Name: "fs", Type: "stdio", State: "exploded"}}},
-		{Servers: []action.UpstreamReport{{Name: "bad name", Type: "stdio", State: "ready"}}},
-		{Servers: []action.UpstreamReport{{Name: "fs", Type: "stdio", State: "ready", ToolsRefused: 1, Refused: []action.UpstreamRefusedOne{{Tool: "evil\x1b", Limit: "visits"}}}}},
-		{Servers: []action.UpstreamReport{{Name: "fs", Type: "stdio", State: "ready", ToolsRefused: 1, Refused: []action.UpstreamRefusedOne{{Tool: "t", Limit: "Not A Limit"}}}}},
-		{Servers: []action.UpstreamReport{{Name: "fs", Type: "stdio", State: "ready", Detail: strings.Repeat("x", 301)}}},
-	}
-	for i, r := range bad {
-		if err := e.tryDispatch(sessionPrincipal(a.Session), kanban.ActionUpstreamReport, r, nil); kanban.ErrorCode(err) != kanban.CodeValidation {
-			t.Errorf("bad report %d: got %v, want VALIDATION_ERROR", i, err)
-		}
-	}
-	if e.fingerprint() != before {
-		t.Fatal("a refused report changed the database")
-	}
+	checkBadReports(e, a.Session)
 
-	// A good report is listed, paginated, for the operator only.
-	rep := action.UpstreamReport{Name: "fs", Type: "stdio", State: "ready", ToolsServed: 3, ToolsRefused: 7}
-	for i := range 7 {
-		rep.Refused = append(rep.Refused, action.UpstreamRefusedOne{Tool: fmt.Sprintf("t%d", i), Limit: "visits", Reason: "too big"})
-	}
-	if err := e.tryDispatch(sessionPrincipal(a.Session), kanban.ActionUpstreamReport, action.UpstreamReportIn{Servers: []action.UpstreamReport{rep}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	var list kanban.List[kanban.UpstreamServer]
-	e.dispatch(kanban.ActionUpstreamList, action.UpstreamListIn{SessionID: a.Session.ID}, &list)
-	if len(list.Items) != 1 || list.Items[0].ToolsRefused != 7 || list.Items[0].State != "ready" {
-		t.Fatalf("upstream.list: %+v", list.Items)
-	}
-	var all []kanban.RefusedTool
-	cursor := ""
-	for range 10 {
-		var page kanban.List[kanban.RefusedTool]
-		e.dispatch(kanban.ActionUpstreamRefused, action.UpstreamRefusedIn{SessionID: a.Session.ID, Limit: 3, Cursor: cursor}, &page)
-		all = append(all, page.Items...)
-		if cursor = page.NextCursor; cursor == "" {
-			break
-		}
-	}
-	if len(all) != 7 || all[0].Tool != "t0" || all[6].Tool != "t6" {
-		t.Fatalf("refused pages: got %+v, want t0..t6", all)
-	}
-	if err := e.tryDispatch(sessionPrincipal(a.Session), kanban.ActionUpstreamList, action.UpstreamListIn{SessionID: a.Session.ID}, &list); kanban.ErrorCode(err) != kanban.CodeForbidden {
-		t.Fatalf("session upstream.list: got %v, want FORBIDDEN", err)
-	}
+	checkReportListed(e, a.Session)
 
-	// Config bounds: timeout_seconds needs proxy and stays within 1..600.
-	for _, srv := range []kanban.MCPServerConfig{
-		{Type: "stdio", Command: "x", TimeoutSeconds: 30},
-		{Type: "stdio", Command: "x", Proxy: true, TimeoutSeconds: 601},
-		{Type: "stdio", Command: "x", Proxy: true, TimeoutSeconds: -1},
-	} {
-		err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionMCPConfigUpdate,
-			action.MCPConfigUpdateIn{AgentProfileID: a.Session.AgentProfileID, Servers: map[string]kanban.MCPServerConfig{"s": srv}}, nil)
-		if kanban.ErrorCode(err) != kanban.CodeValidation {
-			t.Errorf("%+v: got %v, want VALIDATION_ERROR", srv, err)
-		}
-	}
+	checkProxyBounds(e, a.Session.AgentProfileID)
 }
 
 // TestUpstreamReportOverWebSocket: a session's report, sent over the real
@@ -162,5 +107,79 @@ func TestUpstreamReportOverWebSocket(t *testing.T) {
 	}
 	if err := sess.Call(ctx, kanban.ActionUpstreamList, action.UpstreamListIn{SessionID: created.Session.ID}, &list); kanban.ErrorCode(err) != kanban.CodeForbidden {
 		t.Fatalf("session upstream.list over the WebSocket: got %v, want FORBIDDEN", err)
+	}
+}
+
+// checkBadReports: upstream.report's refusals change nothing.
+func checkBadReports(e *env, sess *kanban.Session) {
+	t := e.t
+	t.Helper()
+	before := e.fingerprint()
+	bad := []action.UpstreamReportIn{
+		{Servers: []action.UpstreamReport{{Name: "fs", Type: "stdio", State: "exploded"}}},
+		{Servers: []action.UpstreamReport{{Name: "bad name", Type: "stdio", State: "ready"}}},
+		{Servers: []action.UpstreamReport{{Name: "fs", Type: "stdio", State: "ready", ToolsRefused: 1, Refused: []action.UpstreamRefusedOne{{Tool: "evil\x1b", Limit: "visits"}}}}},
+		{Servers: []action.UpstreamReport{{Name: "fs", Type: "stdio", State: "ready", ToolsRefused: 1, Refused: []action.UpstreamRefusedOne{{Tool: "t", Limit: "Not A Limit"}}}}},
+		{Servers: []action.UpstreamReport{{Name: "fs", Type: "stdio", State: "ready", Detail: strings.Repeat("x", 301)}}},
+	}
+	for i, r := range bad {
+		if err := e.tryDispatch(sessionPrincipal(sess), kanban.ActionUpstreamReport, r, nil); kanban.ErrorCode(err) != kanban.CodeValidation {
+			t.Errorf("bad report %d: got %v, want VALIDATION_ERROR", i, err)
+		}
+	}
+	if e.fingerprint() != before {
+		t.Fatal("a refused report changed the database")
+	}
+}
+
+// checkReportListed: a good report is listed, its refused tools
+// paginated, for the operator only.
+func checkReportListed(e *env, sess *kanban.Session) {
+	t := e.t
+	t.Helper()
+	rep := action.UpstreamReport{Name: "fs", Type: "stdio", State: "ready", ToolsServed: 3, ToolsRefused: 7}
+	for i := range 7 {
+		rep.Refused = append(rep.Refused, action.UpstreamRefusedOne{Tool: fmt.Sprintf("t%d", i), Limit: "visits", Reason: "too big"})
+	}
+	if err := e.tryDispatch(sessionPrincipal(sess), kanban.ActionUpstreamReport, action.UpstreamReportIn{Servers: []action.UpstreamReport{rep}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var list kanban.List[kanban.UpstreamServer]
+	e.dispatch(kanban.ActionUpstreamList, action.UpstreamListIn{SessionID: sess.ID}, &list)
+	if len(list.Items) != 1 || list.Items[0].ToolsRefused != 7 || list.Items[0].State != "ready" {
+		t.Fatalf("upstream.list: %+v", list.Items)
+	}
+	var all []kanban.RefusedTool
+	cursor := ""
+	for range 10 {
+		var page kanban.List[kanban.RefusedTool]
+		e.dispatch(kanban.ActionUpstreamRefused, action.UpstreamRefusedIn{SessionID: sess.ID, Limit: 3, Cursor: cursor}, &page)
+		all = append(all, page.Items...)
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if len(all) != 7 || all[0].Tool != "t0" || all[6].Tool != "t6" {
+		t.Fatalf("refused pages: got %+v, want t0..t6", all)
+	}
+	if err := e.tryDispatch(sessionPrincipal(sess), kanban.ActionUpstreamList, action.UpstreamListIn{SessionID: sess.ID}, &list); kanban.ErrorCode(err) != kanban.CodeForbidden {
+		t.Fatalf("session upstream.list: got %v, want FORBIDDEN", err)
+	}
+}
+
+// checkProxyBounds: timeout_seconds needs proxy and stays within 1..600.
+func checkProxyBounds(e *env, profileID string) {
+	t := e.t
+	t.Helper()
+	for _, srv := range []kanban.MCPServerConfig{
+		{Type: "stdio", Command: "x", TimeoutSeconds: 30},
+		{Type: "stdio", Command: "x", Proxy: true, TimeoutSeconds: 601},
+		{Type: "stdio", Command: "x", Proxy: true, TimeoutSeconds: -1},
+	} {
+		err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionMCPConfigUpdate,
+			action.MCPConfigUpdateIn{AgentProfileID: profileID, Servers: map[string]kanban.MCPServerConfig{"s": srv}}, nil)
+		if kanban.ErrorCode(err) != kanban.CodeValidation {
+			t.Errorf("%+v: got %v, want VALIDATION_ERROR", srv, err)
+		}
 	}
 }

@@ -66,18 +66,7 @@ func TestProxiedServerThroughKandevMCP(t *testing.T) {
 	}
 	events := func() []fixture.Event { return fixture.ReadLog(log) }
 
-	// Bad calls: refused in Kandev, zero outbound.
-	for _, args := range []string{`{}`, `{"text":1}`, `{"text":"x","sk-live-CANARY":1}`, `{"text":"x","times":9}`} {
-		if r := e.call(c, "fx__echo", args); !r.IsError || !strings.HasPrefix(text(r), "invalid arguments for fx__echo: ") {
-			t.Fatalf("%s: got %q", args, text(r))
-		}
-	}
-	if n := fixture.Calls(events(), ""); n != 0 {
-		t.Fatalf("fixture counted %d calls after refused ones, want 0", n)
-	}
-	if r := e.call(c, "fx__echo", `{"text":"hi"}`); r.IsError || text(r) != "hi" {
-		t.Fatalf("echo: %q", text(r))
-	}
+	checkBadCallsStayInKandev(e, c, events)
 
 	// Timeout (2 s) and the caller's cancellation both reach the fixture.
 	if r := e.call(c, "fx__sleep", `{"ms":20000}`); !r.IsError || !strings.Contains(text(r), "did not answer within 2 s") {
@@ -111,10 +100,39 @@ func TestProxiedServerThroughKandevMCP(t *testing.T) {
 		return !r.IsError
 	})
 
-	// The operator sees the refused tools: WebSocket API and CLI.
+	checkOperatorSeesRefused(e, bin, created.Session.ID)
+	_ = c.Close()
+	if strings.Contains(e.logs.String(), "CANARY") {
+		t.Fatal("the canary reached the backend's log")
+	}
+}
+
+// checkBadCallsStayInKandev: bad calls of the proxied echo are refused in
+// Kandev, with zero outbound calls; a good one is answered.
+func checkBadCallsStayInKandev(e *env, c *client.Client, events func() []fixture.Event) {
+	t := e.t
+	t.Helper()
+	for _, args := range []string{`{}`, `{"text":1}`, `{"text":"x","sk-live-CANARY":1}`, `{"text":"x","times":9}`} {
+		if r := e.call(c, "fx__echo", args); !r.IsError || !strings.HasPrefix(text(r), "invalid arguments for fx__echo: ") {
+			t.Fatalf("%s: got %q", args, text(r))
+		}
+	}
+	if n := fixture.Calls(events(), ""); n != 0 {
+		t.Fatalf("fixture counted %d calls after refused ones, want 0", n)
+	}
+	if r := e.call(c, "fx__echo", `{"text":"hi"}`); r.IsError || text(r) != "hi" {
+		t.Fatalf("echo: %q", text(r))
+	}
+}
+
+// checkOperatorSeesRefused: the operator sees the session's refused tools
+// and its upstream server over the WebSocket API and the CLI.
+func checkOperatorSeesRefused(e *env, bin, sessionID string) {
+	t := e.t
+	t.Helper()
 	var page kanban.List[kanban.RefusedTool]
 	waitFor(t, func() bool {
-		e.dispatch(kanban.ActionUpstreamRefused, action.UpstreamRefusedIn{SessionID: created.Session.ID, Server: "fx"}, &page)
+		e.dispatch(kanban.ActionUpstreamRefused, action.UpstreamRefusedIn{SessionID: sessionID, Server: "fx"}, &page)
 		return len(page.Items) == countRefused()
 	})
 	byTool := map[string]string{}
@@ -125,12 +143,12 @@ func TestProxiedServerThroughKandevMCP(t *testing.T) {
 		t.Fatalf("refused over the API: %v", byTool)
 	}
 	var servers kanban.List[kanban.UpstreamServer]
-	e.dispatch(kanban.ActionUpstreamList, action.UpstreamListIn{SessionID: created.Session.ID}, &servers)
+	e.dispatch(kanban.ActionUpstreamList, action.UpstreamListIn{SessionID: sessionID}, &servers)
 	if len(servers.Items) != 1 || servers.Items[0].Name != "fx" || servers.Items[0].State != kanban.UpstreamReady {
 		t.Fatalf("servers over the API: %+v", servers.Items)
 	}
 	var out, stderr bytes.Buffer
-	cli := exec.Command(bin, "session", "upstreams", "--session", created.Session.ID, "--backend", e.url)
+	cli := exec.Command(bin, "session", "upstreams", "--session", sessionID, "--backend", e.url)
 	cli.Env, cli.Stdout, cli.Stderr = append(os.Environ(), "KANDEV_TOKEN="+e.token), &out, &stderr
 	if err := cli.Run(); err != nil {
 		t.Fatalf("kandev session upstreams: %v: %s", err, stderr.String())
@@ -141,10 +159,6 @@ func TestProxiedServerThroughKandevMCP(t *testing.T) {
 		}
 	}
 	t.Logf("kandev session upstreams:\n%s", out.String())
-	_ = c.Close()
-	if strings.Contains(e.logs.String(), "CANARY") {
-		t.Fatal("the canary reached the backend's log")
-	}
 }
 
 func countMethod(events []fixture.Event, method string) int {

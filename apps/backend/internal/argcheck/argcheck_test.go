@@ -79,72 +79,83 @@ func message(err error) string {
 
 const ok = "" // want: valid
 
+// create_task_kandev's refusals in validateCases: the prefix, the
+// allowed root fields, and titles at and just over the bound.
+const (
+	createPre         = "invalid arguments for create_task_kandev: "
+	createAllowedRoot = "allowed: blocked_by, blocks, meta, priority, prompt, repository, retries, title, workspace_id"
+)
+
+var (
+	title60 = strings.Repeat("t", 60)
+	title61 = strings.Repeat("t", 61)
+)
+
+// validateCases are create_task_kandev's arguments and the message each
+// gets (ok: valid).
+var validateCases = []struct {
+	name, args, want string
+}{
+	{"happy path", `{"title":"Fix bug","workspace_id":"w1","retries":3,"priority":"high"}`, ok},
+	{"missing required sorted", `{}`, createPre + `/ is missing required "title"; / is missing required "workspace_id"`},
+	{"missing one required", `{"title":"x"}`, createPre + `/ is missing required "workspace_id"`},
+	{"unknown root key with suggestion", `{"title":"x","workspace_id":"w","promt":"p"}`,
+		createPre + "unknown field at /; " + createAllowedRoot + ` (did you mean "prompt"?)`},
+	{"unknown root key case-insensitive", `{"title":"x","workspace_id":"w","PRIORITY":"low"}`,
+		createPre + "unknown field at /; " + createAllowedRoot + ` (did you mean "priority"?)`},
+	{"unknown root key without suggestion", `{"title":"x","workspace_id":"w","zzzzzzzz":1}`,
+		createPre + "unknown field at /; " + createAllowedRoot},
+	{"no suggestion of a supplied name", `{"title":"x","workspace_id":"w","titles":"y"}`,
+		createPre + "unknown field at /; " + createAllowedRoot},
+	{"two unknown root keys", `{"title":"x","workspace_id":"w","promt":"p","zzzzzzzz":1}`,
+		createPre + "2 unknown fields at /; " + createAllowedRoot + ` (did you mean "prompt"?)`},
+	{"unknown nested key", `{"title":"x","workspace_id":"w","repository":{"url":"u","base_brnch":"main"}}`,
+		createPre + `unknown field at /repository; allowed: base_branch, url (did you mean "base_branch"?)`},
+	{"nested missing required", `{"title":"x","workspace_id":"w","repository":{}}`,
+		createPre + `/repository is missing required "url"`},
+	{"wrong type", `{"title":"x","workspace_id":"w","retries":"3"}`, createPre + "/retries: expected integer"},
+	{"wrong type fraction", `{"title":"x","workspace_id":"w","retries":2.5}`, createPre + "/retries: expected integer"},
+	{"enum near-miss", `{"title":"x","workspace_id":"w","priority":"High"}`,
+		createPre + "/priority: must be one of: low, medium, high (enum)"},
+	{"maximum just over", `{"title":"x","workspace_id":"w","retries":11}`, createPre + "/retries: must be <= 10 (maximum)"},
+	{"maximum exact", `{"title":"x","workspace_id":"w","retries":10}`, ok},
+	{"minimum just under", `{"title":"x","workspace_id":"w","retries":-1}`, createPre + "/retries: must be >= 0 (minimum)"},
+	{"minimum exact", `{"title":"x","workspace_id":"w","retries":0}`, ok},
+	{"maxLength just over", `{"title":"` + title61 + `","workspace_id":"w"}`, createPre + "/title: longer than 60 characters (maxLength)"},
+	{"maxLength exact", `{"title":"` + title60 + `","workspace_id":"w"}`, ok},
+	{"minLength", `{"title":"","workspace_id":"w"}`, createPre + "/title: shorter than 1 characters (minLength)"},
+	{"maxItems", `{"title":"x","workspace_id":"w","blocked_by":["a","b","c","d"]}`, createPre + "/blocked_by: more than 3 items (maxItems)"},
+	{"array indices in numeric order", `{"title":"x","workspace_id":"w","blocked_by":[0,1,2,3,4,5,6,7,8,9,10,11]}`,
+		createPre + "/blocked_by: more than 3 items (maxItems); /blocked_by/0: expected string; /blocked_by/1: expected string; /blocked_by/2: expected string; /blocked_by/3: expected string; +8 more"},
+	{"array item type", `{"title":"x","workspace_id":"w","blocked_by":["a",2]}`, createPre + "/blocked_by/1: expected string"},
+	{"open record accepted", `{"title":"x","workspace_id":"w","meta":{"env":"prod","team_a":"core"}}`, ok},
+	{"open record value too long", `{"title":"x","workspace_id":"w","meta":{"owner":"` + canary + `"}}`,
+		createPre + "/meta/*: longer than 10 characters (maxLength)"},
+	{"open record bad key", `{"title":"x","workspace_id":"w","meta":{"` + canary + `":"v"}}`,
+		createPre + "/meta: a key does not satisfy propertyNames"},
+	{"three problems", `{"title":"` + title61 + `","workspace_id":"w","retries":"x","promt":"p"}`,
+		createPre + `unknown field at /; ` + createAllowedRoot + ` (did you mean "prompt"?); /retries: expected integer; /title: longer than 60 characters (maxLength)`},
+	{"eight problems", `{"title":"` + title61 + `","workspace_id":7,"retries":99,"priority":"x","prompt":1,
+		"blocked_by":[1,2],"repository":{"url":3}}`,
+		createPre + "/blocked_by/0: expected string; /blocked_by/1: expected string; /priority: must be one of: low, medium, high (enum); /prompt: expected string; /repository/url: expected string; +3 more"},
+	{"oneOf branch chosen by type", `{"title":"x","workspace_id":"w","blocks":[{"type":"text","text":"this text is longer than twenty"}]}`,
+		createPre + "/blocks/0/text: longer than 20 characters (maxLength)"},
+	{"oneOf unknown key in chosen branch", `{"title":"x","workspace_id":"w","blocks":[{"type":"link","url":"u","txt":"t"}]}`,
+		createPre + "unknown field at /blocks/0; allowed: type, url"},
+	{"oneOf unknown discriminator", `{"title":"x","workspace_id":"w","blocks":[{"type":"image"}]}`,
+		createPre + "/blocks/0/type: must be one of: text, link (const)"},
+	{"oneOf missing discriminator", `{"title":"x","workspace_id":"w","blocks":[{"text":"t"}]}`,
+		createPre + `/blocks/0 is missing required "type"`},
+	{"oneOf not an object", `{"title":"x","workspace_id":"w","blocks":["text"]}`,
+		createPre + "/blocks/0: does not match any allowed shape (oneOf)"},
+	{"oneOf valid", `{"title":"x","workspace_id":"w","blocks":[{"type":"text","text":"hi"},{"type":"link","url":"u"}]}`, ok},
+	{"root array", `[]`, createPre + "/: expected object"},
+	{"root null", `null`, createPre + "/: expected object"},
+}
+
 func TestValidate(t *testing.T) {
-	title61 := strings.Repeat("t", 61)
-	title60 := strings.Repeat("t", 60)
-	const pre = "invalid arguments for create_task_kandev: "
-	const allowedRoot = "allowed: blocked_by, blocks, meta, priority, prompt, repository, retries, title, workspace_id"
-	tests := []struct {
-		name, args, want string
-	}{
-		{"happy path", `{"title":"Fix bug","workspace_id":"w1","retries":3,"priority":"high"}`, ok},
-		{"missing required sorted", `{}`, pre + `/ is missing required "title"; / is missing required "workspace_id"`},
-		{"missing one required", `{"title":"x"}`, pre + `/ is missing required "workspace_id"`},
-		{"unknown root key with suggestion", `{"title":"x","workspace_id":"w","promt":"p"}`,
-			pre + "unknown field at /; " + allowedRoot + ` (did you mean "prompt"?)`},
-		{"unknown root key case-insensitive", `{"title":"x","workspace_id":"w","PRIORITY":"low"}`,
-			pre + "unknown field at /; " + allowedRoot + ` (did you mean "priority"?)`},
-		{"unknown root key without suggestion", `{"title":"x","workspace_id":"w","zzzzzzzz":1}`,
-			pre + "unknown field at /; " + allowedRoot},
-		{"no suggestion of a supplied name", `{"title":"x","workspace_id":"w","titles":"y"}`,
-			pre + "unknown field at /; " + allowedRoot},
-		{"two unknown root keys", `{"title":"x","workspace_id":"w","promt":"p","zzzzzzzz":1}`,
-			pre + "2 unknown fields at /; " + allowedRoot + ` (did you mean "prompt"?)`},
-		{"unknown nested key", `{"title":"x","workspace_id":"w","repository":{"url":"u","base_brnch":"main"}}`,
-			pre + `unknown field at /repository; allowed: base_branch, url (did you mean "base_branch"?)`},
-		{"nested missing required", `{"title":"x","workspace_id":"w","repository":{}}`,
-			pre + `/repository is missing required "url"`},
-		{"wrong type", `{"title":"x","workspace_id":"w","retries":"3"}`, pre + "/retries: expected integer"},
-		{"wrong type fraction", `{"title":"x","workspace_id":"w","retries":2.5}`, pre + "/retries: expected integer"},
-		{"enum near-miss", `{"title":"x","workspace_id":"w","priority":"High"}`,
-			pre + "/priority: must be one of: low, medium, high (enum)"},
-		{"maximum just over", `{"title":"x","workspace_id":"w","retries":11}`, pre + "/retries: must be <= 10 (maximum)"},
-		{"maximum exact", `{"title":"x","workspace_id":"w","retries":10}`, ok},
-		{"minimum just under", `{"title":"x","workspace_id":"w","retries":-1}`, pre + "/retries: must be >= 0 (minimum)"},
-		{"minimum exact", `{"title":"x","workspace_id":"w","retries":0}`, ok},
-		{"maxLength just over", `{"title":"` + title61 + `","workspace_id":"w"}`, pre + "/title: longer than 60 characters (maxLength)"},
-		{"maxLength exact", `{"title":"` + title60 + `","workspace_id":"w"}`, ok},
-		{"minLength", `{"title":"","workspace_id":"w"}`, pre + "/title: shorter than 1 characters (minLength)"},
-		{"maxItems", `{"title":"x","workspace_id":"w","blocked_by":["a","b","c","d"]}`, pre + "/blocked_by: more than 3 items (maxItems)"},
-		{"array indices in numeric order", `{"title":"x","workspace_id":"w","blocked_by":[0,1,2,3,4,5,6,7,8,9,10,11]}`,
-			pre + "/blocked_by: more than 3 items (maxItems); /blocked_by/0: expected string; /blocked_by/1: expected string; /blocked_by/2: expected string; /blocked_by/3: expected string; +8 more"},
-		{"array item type", `{"title":"x","workspace_id":"w","blocked_by":["a",2]}`, pre + "/blocked_by/1: expected string"},
-		{"open record accepted", `{"title":"x","workspace_id":"w","meta":{"env":"prod","team_a":"core"}}`, ok},
-		{"open record value too long", `{"title":"x","workspace_id":"w","meta":{"owner":"` + canary + `"}}`,
-			pre + "/meta/*: longer than 10 characters (maxLength)"},
-		{"open record bad key", `{"title":"x","workspace_id":"w","meta":{"` + canary + `":"v"}}`,
-			pre + "/meta: a key does not satisfy propertyNames"},
-		{"three problems", `{"title":"` + title61 + `","workspace_id":"w","retries":"x","promt":"p"}`,
-			pre + `unknown field at /; ` + allowedRoot + ` (did you mean "prompt"?); /retries: expected integer; /title: longer than 60 characters (maxLength)`},
-		{"eight problems", `{"title":"` + title61 + `","workspace_id":7,"retries":99,"priority":"x","prompt":1,
-			"blocked_by":[1,2],"repository":{"url":3}}`,
-			pre + "/blocked_by/0: expected string; /blocked_by/1: expected string; /priority: must be one of: low, medium, high (enum); /prompt: expected string; /repository/url: expected string; +3 more"},
-		{"oneOf branch chosen by type", `{"title":"x","workspace_id":"w","blocks":[{"type":"text","text":"this text is longer than twenty"}]}`,
-			pre + "/blocks/0/text: longer than 20 characters (maxLength)"},
-		{"oneOf unknown key in chosen branch", `{"title":"x","workspace_id":"w","blocks":[{"type":"link","url":"u","txt":"t"}]}`,
-			pre + "unknown field at /blocks/0; allowed: type, url"},
-		{"oneOf unknown discriminator", `{"title":"x","workspace_id":"w","blocks":[{"type":"image"}]}`,
-			pre + "/blocks/0/type: must be one of: text, link (const)"},
-		{"oneOf missing discriminator", `{"title":"x","workspace_id":"w","blocks":[{"text":"t"}]}`,
-			pre + `/blocks/0 is missing required "type"`},
-		{"oneOf not an object", `{"title":"x","workspace_id":"w","blocks":["text"]}`,
-			pre + "/blocks/0: does not match any allowed shape (oneOf)"},
-		{"oneOf valid", `{"title":"x","workspace_id":"w","blocks":[{"type":"text","text":"hi"},{"type":"link","url":"u"}]}`, ok},
-		{"root array", `[]`, pre + "/: expected object"},
-		{"root null", `null`, pre + "/: expected object"},
-	}
 	v := mustCompile(t, "create_task_kandev", createTaskSchema)
-	for _, tt := range tests {
+	for _, tt := range validateCases {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, args := range decodeBoth(t, tt.args) {
 				err := v.Validate(args)

@@ -98,6 +98,8 @@ func Tables(r *Results) string {
 	writeFlow(&b, r)
 	writeUpstream(&b, r)
 	writePostgres(&b, r)
+	writeChanges(&b, r)
+	writePRWatch(&b, r)
 	return b.String()
 }
 

@@ -62,30 +62,9 @@ func measureEventToAction(ctx context.Context, cfg Config) (LatencyStat, error) 
 		return LatencyStat{}, err
 	}
 	defer b.stop()
-	var mu sync.Mutex
-	seen := map[string]chan struct{}{}
-	signal := func(id string) chan struct{} {
-		mu.Lock()
-		defer mu.Unlock()
-		if seen[id] == nil {
-			seen[id] = make(chan struct{})
-		}
-		return seen[id]
-	}
+	reviewed := &reviewSignals{seen: map[string]chan struct{}{}}
 	c, err := ws.Dial(ctx, ws.ClientConfig{URL: "ws" + strings.TrimPrefix(b.base, "http") + "/ws", Token: b.token,
-		OnNotification: func(name string, payload json.RawMessage) {
-			var t struct{ ID, State string }
-			if name == kanban.EventTaskUpdated.Name() && json.Unmarshal(payload, &t) == nil && t.State == "REVIEW" {
-				ch := signal(t.ID)
-				mu.Lock()
-				select {
-				case <-ch:
-				default:
-					close(ch)
-				}
-				mu.Unlock()
-			}
-		}})
+		OnNotification: reviewed.notify})
 	if err != nil {
 		return LatencyStat{}, err
 	}
@@ -110,13 +89,45 @@ func measureEventToAction(ctx context.Context, cfg Config) (LatencyStat, error) 
 			return LatencyStat{}, err
 		}
 		select {
-		case <-signal(created.Task.ID):
+		case <-reviewed.of(created.Task.ID):
 		case <-time.After(10 * time.Second):
 			return LatencyStat{}, fmt.Errorf("the on_enter automation of task %d never ran", i)
 		}
 		samples = append(samples, time.Since(start))
 	}
 	return Latency(samples), b.alive()
+}
+
+// reviewSignals closes one channel per task once the task's move to
+// REVIEW is announced.
+type reviewSignals struct {
+	mu   sync.Mutex
+	seen map[string]chan struct{}
+}
+
+// of is task id's channel.
+func (s *reviewSignals) of(id string) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen[id] == nil {
+		s.seen[id] = make(chan struct{})
+	}
+	return s.seen[id]
+}
+
+// notify is the WebSocket client's notification handler.
+func (s *reviewSignals) notify(name string, payload json.RawMessage) {
+	var t struct{ ID, State string }
+	if name == kanban.EventTaskUpdated.Name() && json.Unmarshal(payload, &t) == nil && t.State == "REVIEW" {
+		ch := s.of(t.ID)
+		s.mu.Lock()
+		select {
+		case <-ch:
+		default:
+			close(ch)
+		}
+		s.mu.Unlock()
+	}
 }
 
 // measureSweep seeds a board on one auto-archiving step and times sweeps.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -93,32 +94,14 @@ func measureEngines(ctx context.Context, cfg Config, cl *pgtest.Cluster) ([]Engi
 	defer pg.stop()
 	maxN := slices.Max(cfg.Clients)
 	hc := newHTTPClient(3 * maxN)
-	type pair struct{ lite, pg *target }
-	var pairs []pair
+	var pairs []enginePair
 	for _, c := range []call{listSmallCall, createCall} {
-		p := pair{}
-		for i, be := range []*backendProc{lite, pg} {
-			ep, err := newEndpoint(ctx, be.name, be.base+"/mcp", be.token, hc, maxN)
-			if err != nil {
-				return nil, err
-			}
-			if c.tool == listSmallCall.tool {
-				if _, err := prefill(ctx, ep); err != nil {
-					return nil, err
-				}
-			}
-			t := &target{key: c.tool, ep: ep, c: c, runs: map[int][]loadRun{}}
-			if _, _, err := checkCall(ctx, ep, c); err != nil {
-				return nil, err
-			}
-			if _, err := runLoad(ctx, ep, c, min(8, maxN), 300*time.Millisecond); err != nil { // warm-up
-				return nil, err
-			}
-			if i == 0 {
-				p.lite = t
-			} else {
-				p.pg = t
-			}
+		var p enginePair
+		if p.lite, err = engineTarget(ctx, lite, c, hc, maxN); err != nil {
+			return nil, err
+		}
+		if p.pg, err = engineTarget(ctx, pg, c, hc, maxN); err != nil {
+			return nil, err
 		}
 		pairs = append(pairs, p)
 	}
@@ -140,6 +123,37 @@ func measureEngines(ctx context.Context, cfg Config, cl *pgtest.Cluster) ([]Engi
 			}
 		}
 	}
+	return enginePoints(cfg, pairs), nil
+}
+
+// enginePair is one call's targets on the SQLite and the PostgreSQL
+// backend.
+type enginePair struct{ lite, pg *target }
+
+// engineTarget is call c's target on backend be, checked and warmed up
+// (on a prefilled board for the list).
+func engineTarget(ctx context.Context, be *backendProc, c call, hc *http.Client, maxN int) (*target, error) {
+	ep, err := newEndpoint(ctx, be.name, be.base+"/mcp", be.token, hc, maxN)
+	if err != nil {
+		return nil, err
+	}
+	if c.tool == listSmallCall.tool {
+		if _, err := prefill(ctx, ep); err != nil {
+			return nil, err
+		}
+	}
+	t := &target{key: c.tool, ep: ep, c: c, runs: map[int][]loadRun{}}
+	if _, _, err := checkCall(ctx, ep, c); err != nil {
+		return nil, err
+	}
+	if _, err := runLoad(ctx, ep, c, min(8, maxN), 300*time.Millisecond); err != nil { // warm-up
+		return nil, err
+	}
+	return t, nil
+}
+
+// enginePoints is each pair's figures per client count.
+func enginePoints(cfg Config, pairs []enginePair) []EnginePoint {
 	var out []EnginePoint
 	for _, p := range pairs {
 		for _, n := range cfg.Clients {
@@ -148,7 +162,7 @@ func measureEngines(ctx context.Context, cfg Config, cl *pgtest.Cluster) ([]Engi
 				PostgresOverSQLite: PairedRatios(runsField(p.pg.runs[n], loadRun.callsPerSec), runsField(p.lite.runs[n], loadRun.callsPerSec))})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // measureCrossBackend runs two backends on one database and times

@@ -34,7 +34,9 @@ type Results struct {
 	Agents     *AgentRun        `json:"agents,omitempty"`
 	Flow       *FlowRun         `json:"flow,omitempty"`
 	Upstream   *UpstreamBench   `json:"upstream,omitempty"`
+	Changes    *ChangesBench    `json:"changes,omitempty"`
 	Postgres   *PostgresRun     `json:"postgres,omitempty"`
+	PRWatch    *PRWatchRun      `json:"prwatch,omitempty"`
 	// Profiles are CPU profiles of `kandev serve` under section 2's loads.
 	Profiles []ServerProfile `json:"profiles,omitempty"`
 	// Durability checks section 2's creates against the database after

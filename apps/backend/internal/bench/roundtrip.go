@@ -101,10 +101,7 @@ func MeasureRoundTrips(ctx context.Context, cfg Config) (*roundTrips, error) {
 	if err != nil {
 		return nil, err
 	}
-	kandev := []*target{
-		{key: "list_tasks", ep: direct, c: listCall, proc: be.proc}, {key: "list_tasks_5", ep: direct, c: listSmallCall, proc: be.proc},
-		{key: "create_task", ep: direct, c: createCall, proc: be.proc, creates: true},
-	}
+	kandev := kandevTargets(direct, be.proc)
 	floorP, floors, err := startFloors(ctx, cfg, hc, maxN, kandev)
 	if err != nil {
 		return nil, err
@@ -113,17 +110,11 @@ func MeasureRoundTrips(ctx context.Context, cfg Config) (*roundTrips, error) {
 	acked++ // startFloors made one create_task_kandev call
 	bridged := []*target{{key: "bridge list_tasks", ep: bridge, c: listCall}, {key: "bridge create_task", ep: bridge, c: createCall, creates: true}}
 	targets := append(append(floors, kandev...), bridged...)
-	for _, t := range targets {
-		t.runs = map[int][]loadRun{}
-		if t.respBytes, t.pageBytes, err = checkCall(ctx, t.ep, t.c); err != nil {
-			return nil, err
-		}
-		warm, err := runLoad(ctx, t.ep, t.c, min(8, len(t.ep.sessions)), 300*time.Millisecond)
-		if err != nil {
-			return nil, err
-		}
-		acked += t.acked(warm) + boolInt(t.creates)
+	warmAcked, err := warmUp(ctx, targets)
+	if err != nil {
+		return nil, err
 	}
+	acked += warmAcked
 	procs := []*proc{floorP, be.proc, bridgeP}
 	if acked, err = measureReps(ctx, cfg, targets, bridge, procs, acked); err != nil {
 		return nil, err
@@ -132,15 +123,50 @@ func MeasureRoundTrips(ctx context.Context, cfg Config) (*roundTrips, error) {
 	if out.profiles, err = profileKandev(ctx, cfg, pprofBase, kandev); err != nil {
 		return nil, err
 	}
-	for _, sp := range out.profiles {
-		if sp.Target == "create_task" {
-			acked += sp.Calls - sp.Errors
-		}
-	}
+	acked += profiledCreates(out.profiles)
 	if out.durability, err = checkDurability(ctx, be, dataDir, acked); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// kandevTargets is the calls measured on the backend's own /mcp (ep) of
+// process p.
+func kandevTargets(ep *endpoint, p *proc) []*target {
+	return []*target{
+		{key: "list_tasks", ep: ep, c: listCall, proc: p}, {key: "list_tasks_5", ep: ep, c: listSmallCall, proc: p},
+		{key: "create_task", ep: ep, c: createCall, proc: p, creates: true},
+	}
+}
+
+// warmUp checks each target's call and warms it up, returning the
+// creates the backend acknowledged meanwhile.
+func warmUp(ctx context.Context, targets []*target) (int, error) {
+	acked := 0
+	for _, t := range targets {
+		t.runs = map[int][]loadRun{}
+		var err error
+		if t.respBytes, t.pageBytes, err = checkCall(ctx, t.ep, t.c); err != nil {
+			return 0, err
+		}
+		warm, err := runLoad(ctx, t.ep, t.c, min(8, len(t.ep.sessions)), 300*time.Millisecond)
+		if err != nil {
+			return 0, err
+		}
+		acked += t.acked(warm) + boolInt(t.creates)
+	}
+	return acked, nil
+}
+
+// profiledCreates is the creates the backend acknowledged while profiled.
+func profiledCreates(profiles []ServerProfile) int {
+	n := 0
+	for _, sp := range profiles {
+		if sp.Target == "create_task" {
+			n += sp.Calls - sp.Errors
+		}
+	}
+	return n
 }
 
 // acked is how many calls of r acknowledged a create.

@@ -13,7 +13,7 @@ import (
 )
 
 // Sections are the run's parts, in the order they run.
-var Sections = []string{"validation", "modes", "catalog", "roundtrip", "store", "board", "agents", "flow", "upstream", "postgres"}
+var Sections = []string{"validation", "modes", "catalog", "prwatch", "roundtrip", "store", "board", "agents", "flow", "upstream", "postgres", "changes"}
 
 // Run measures the selected sections (all when only is empty) and returns
 // the results with targets evaluated. In-process micro benchmarks run
@@ -40,65 +40,94 @@ func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile catalog: %w", err)
 	}
+	if err := measureMicro(ctx, cfg, compiled, want, r); err != nil {
+		return nil, err
+	}
+	if err := measureSystem(ctx, cfg, want, r); err != nil {
+		return nil, err
+	}
+	r.Targets = Evaluate(r)
+	r.ElapsedSeconds = time.Since(start).Seconds()
+	return r, nil
+}
+
+// measureMicro runs the selected in-process micro benchmarks into r.
+func measureMicro(ctx context.Context, cfg Config, compiled *toolserver.Compiled, want func(string) bool, r *Results) error {
+	var err error
 	if want("validation") {
 		if r.Validation, err = MeasureValidation(ctx, compiled, cfg.MicroReps, cfg.Logf); err != nil {
-			return nil, fmt.Errorf("validation: %w", err)
+			return fmt.Errorf("validation: %w", err)
 		}
 	}
 	if want("modes") {
 		if r.ModeSwitch, r.Compile, err = MeasureModeSwitch(compiled, cfg.Reps, cfg.Logf); err != nil {
-			return nil, fmt.Errorf("mode switch: %w", err)
+			return fmt.Errorf("mode switch: %w", err)
 		}
 	}
 	if want("catalog") {
 		if r.Catalog, err = MeasureCatalog(ctx, compiled); err != nil {
-			return nil, fmt.Errorf("catalog: %w", err)
+			return fmt.Errorf("catalog: %w", err)
 		}
 	}
+	if want("prwatch") {
+		if r.PRWatch, err = MeasurePRWatch(ctx, cfg); err != nil {
+			return fmt.Errorf("prwatch: %w", err)
+		}
+	}
+	return nil
+}
+
+// measureSystem runs the selected sections that start processes (the
+// kandev binary, agents, databases) into r.
+func measureSystem(ctx context.Context, cfg Config, want func(string) bool, r *Results) error {
+	var err error
 	if want("roundtrip") {
 		rt, err := MeasureRoundTrips(ctx, cfg)
 		if err != nil {
-			return nil, fmt.Errorf("round trip: %w", err)
+			return fmt.Errorf("round trip: %w", err)
 		}
 		r.RoundTrip, r.Bridge, r.Profiles, r.Durability = rt.points, rt.bridge, rt.profiles, rt.durability
 	}
 	if want("store") {
 		if r.Store, err = MeasureStore(ctx, cfg); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
+			return fmt.Errorf("store: %w", err)
 		}
 	}
 	if want("board") {
 		if r.Board, err = MeasureBoard(ctx, cfg); err != nil {
-			return nil, fmt.Errorf("board: %w", err)
+			return fmt.Errorf("board: %w", err)
 		}
 	}
 	if want("agents") {
 		if r.Agents, err = MeasureAgents(ctx, cfg); err != nil {
-			return nil, fmt.Errorf("agents: %w", err)
+			return fmt.Errorf("agents: %w", err)
 		}
 	}
 	if want("flow") {
 		if r.Flow, err = MeasureFlow(ctx, cfg); err != nil {
-			return nil, fmt.Errorf("flow: %w", err)
+			return fmt.Errorf("flow: %w", err)
 		}
 	}
 	if want("upstream") {
 		if r.Upstream, err = MeasureUpstream(ctx, cfg); err != nil {
-			return nil, fmt.Errorf("upstream: %w", err)
+			return fmt.Errorf("upstream: %w", err)
 		}
 	}
 	if want("postgres") {
 		var note string
 		if r.Postgres, note, err = MeasurePostgres(ctx, cfg); err != nil {
-			return nil, fmt.Errorf("postgres: %w", err)
+			return fmt.Errorf("postgres: %w", err)
 		}
 		if note != "" {
 			r.Notes = append(r.Notes, note)
 		}
 	}
-	r.Targets = Evaluate(r)
-	r.ElapsedSeconds = time.Since(start).Seconds()
-	return r, nil
+	if want("changes") {
+		if r.Changes, err = MeasureChanges(ctx, cfg); err != nil {
+			return fmt.Errorf("changes: %w", err)
+		}
+	}
+	return nil
 }
 
 // setBenchTime sets testing.Benchmark's time per benchmark.

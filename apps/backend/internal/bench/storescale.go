@@ -60,12 +60,7 @@ func MeasureStore(ctx context.Context, cfg Config) (StoreScale, error) {
 	}
 	res.SeedSeconds = time.Since(t0).Seconds()
 	cfg.Logf("store: seeded %d tasks in %.1f s", cfg.StoreTasks, res.SeedSeconds)
-	shapes := []listShape{
-		{name: "step, first page", filter: kanban.TaskFilter{WorkspaceID: b.workspace, WorkflowStepID: b.step}},
-		{name: "step, deep page", filter: kanban.TaskFilter{WorkspaceID: b.workspace, WorkflowStepID: b.step}, deep: true},
-		{name: "workflow, first page", filter: kanban.TaskFilter{WorkspaceID: b.workspace, WorkflowID: b.workflow}},
-		{name: "workflow, deep page", filter: kanban.TaskFilter{WorkspaceID: b.workspace, WorkflowID: b.workflow}, deep: true},
-	}
+	shapes := listShapes(b)
 	storeLat, err := timeStoreLists(ctx, cfg, st, shapes)
 	if err != nil {
 		return res, err
@@ -90,18 +85,38 @@ func MeasureStore(ctx context.Context, cfg Config) (StoreScale, error) {
 	for i, sh := range shapes {
 		res.Lists = append(res.Lists, StoreList{Name: sh.name, Args: shownArgs(sh, cfg.StoreTasks-1000), Tool: toolLat[i], Store: storeLat[i]})
 	}
+	runs, err := timeCreates(ctx, cfg, ep)
+	if err != nil {
+		return res, err
+	}
+	res.Create = loadStat(runs)
+	return res, be.alive()
+}
+
+// listShapes is the pages section 5 times on the big board b.
+func listShapes(b bigBoard) []listShape {
+	return []listShape{
+		{name: "step, first page", filter: kanban.TaskFilter{WorkspaceID: b.workspace, WorkflowStepID: b.step}},
+		{name: "step, deep page", filter: kanban.TaskFilter{WorkspaceID: b.workspace, WorkflowStepID: b.step}, deep: true},
+		{name: "workflow, first page", filter: kanban.TaskFilter{WorkspaceID: b.workspace, WorkflowID: b.workflow}},
+		{name: "workflow, deep page", filter: kanban.TaskFilter{WorkspaceID: b.workspace, WorkflowID: b.workflow}, deep: true},
+	}
+}
+
+// timeCreates is cfg.Reps runs of the sustained create_task_kandev load
+// with cfg.StoreWriters writers.
+func timeCreates(ctx context.Context, cfg Config, ep *endpoint) ([]loadRun, error) {
 	point := time.Duration(cfg.Point * float64(time.Second))
 	var runs []loadRun
 	for rep := range cfg.Reps {
 		cfg.Logf("store: create_task with %d writers, repetition %d/%d", cfg.StoreWriters, rep+1, cfg.Reps)
 		r, err := runLoad(ctx, ep, createCall, cfg.StoreWriters, point)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		runs = append(runs, r)
 	}
-	res.Create = loadStat(runs)
-	return res, be.alive()
+	return runs, nil
 }
 
 // findBoard returns the seeded default workflow and its start step.

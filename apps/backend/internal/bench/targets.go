@@ -41,6 +41,7 @@ const (
 	maxCardLatencyMs     = 150
 	maxGatewayOverDirect = 1.2
 	maxCrossBackendMs    = 20
+	maxChangesMs         = 200
 )
 
 // modeBudgets are the tools/list byte budgets per mode (the reference's).
@@ -63,20 +64,7 @@ func unmeasured(section, name, op string, limit float64, unit, why string) Targe
 
 // Evaluate compares the measured figures with the targets.
 func Evaluate(r *Results) []Target {
-	var ts []Target
-	for _, v := range r.Validation {
-		if v.Missing {
-			ts = append(ts, unmeasured("1", "wrapper check / bare Validate, "+v.Case, "<=", maxWrapperOverBare, "×", v.Note))
-			continue
-		}
-		limit := maxWrapperOverBare
-		if !v.Valid {
-			limit = maxRefusedOverBare
-		}
-		t := atMost("1", "wrapper check / bare Validate, "+v.Case, v.WrapperOverBare, limit, "×")
-		t.Note = v.Note
-		ts = append(ts, t)
-	}
+	ts := validationTargets(r)
 	ts = append(ts, roundTripTargets(r)...)
 	for _, b := range r.Bridge {
 		if b.Clients == bridgeTargetClients {
@@ -119,8 +107,29 @@ func Evaluate(r *Results) []Target {
 			}
 		}
 	}
+	ts = append(ts, changesTargets(r)...)
 	if p := r.Postgres; p != nil {
 		ts = append(ts, atMost("11", "task.create on backend A → task.created on backend B (p50)", p.CrossBackend.P50Ms, maxCrossBackendMs, "ms"))
+	}
+	return ts
+}
+
+// validationTargets are section 1's: the wrapper's check against a bare
+// Validate, per payload case.
+func validationTargets(r *Results) []Target {
+	var ts []Target
+	for _, v := range r.Validation {
+		if v.Missing {
+			ts = append(ts, unmeasured("1", "wrapper check / bare Validate, "+v.Case, "<=", maxWrapperOverBare, "×", v.Note))
+			continue
+		}
+		limit := maxWrapperOverBare
+		if !v.Valid {
+			limit = maxRefusedOverBare
+		}
+		t := atMost("1", "wrapper check / bare Validate, "+v.Case, v.WrapperOverBare, limit, "×")
+		t.Note = v.Note
+		ts = append(ts, t)
 	}
 	return ts
 }
@@ -159,4 +168,17 @@ func roundTripTargets(r *Results) []Target {
 		}
 	}
 	return ts
+}
+
+// changesTargets are section 12's targets: the changes list and one
+// file's diff of a 1,000-file change, server side.
+func changesTargets(r *Results) []Target {
+	c := r.Changes
+	if c == nil {
+		return nil
+	}
+	return []Target{
+		atMost("12", fmt.Sprintf("task.changes.list of a %d-file change, first page of 200 (p50)", c.Files), c.List.P50Ms, maxChangesMs, "ms"),
+		atMost("12", fmt.Sprintf("task.changes.diff of one file of a %d-file change (p50)", c.Files), c.Diff.P50Ms, maxChangesMs, "ms"),
+	}
 }

@@ -114,8 +114,12 @@ func (e *Engine) react(ev kanban.DomainEvent) {
 		e.freed(ev.StepID, 0)
 	case kanban.TurnEvent:
 		e.turn(ev)
+	case kanban.TaskEnded:
+		e.ended(ev.Task)
+	case kanban.PullRequestCommented:
+		e.commented(ev.TaskID)
 	case kanban.PullRequestMerged:
-		e.prMerged(ev.TaskID)
+		e.merged(ev.TaskID)
 	}
 }
 

@@ -23,92 +23,108 @@ func (h *harness) trigger(event string, t *kanban.Task, a, s kanban.WorkflowStep
 		if err := h.move(t.ID, a.ID); err != nil {
 			h.t.Fatal(err)
 		}
+	case kanban.EventComment:
+		h.events.Emit(kanban.PullRequestCommented{TaskID: t.ID, PullRequestID: "pr"})
 	case kanban.EventPRMerged:
 		h.events.Emit(kanban.PullRequestMerged{TaskID: t.ID, PullRequestID: "pr"})
+	case kanban.EventChildrenCompleted:
+		n := h.steps(s.WorkflowID)
+		child := h.child(t, n[len(n)-1])
+		h.settle()
+		h.must(kanban.ActionTaskSetState, action.TaskStateIn{TaskID: child.ID, State: kanban.TaskCompleted}, nil)
 	default:
 		h.events.Emit(kanban.TurnEvent{TaskID: t.ID, StepID: s.ID, StartedAt: kanban.Now(), Ended: event == kanban.EventTurnComplete, StopReason: "end_turn"})
 	}
 	h.settle()
 }
 
+// automationCheck checks an automation's effect on task, run on event of
+// step S (between A and N).
+type automationCheck func(h *harness, task *kanban.Task, a, s, n kanban.WorkflowStep, event string)
+
+// onStep checks that the task is on the step want picks (still on A
+// after an exit of S: moves on exit have nothing to move).
+func onStep(want func(a, s, n kanban.WorkflowStep) string) automationCheck {
+	return func(h *harness, task *kanban.Task, a, s, n kanban.WorkflowStep, event string) {
+		got := h.get(task.ID).WorkflowStepID
+		w := want(a, s, n)
+		if event == kanban.EventExit {
+			w = a.ID // the task left S: moves on exit have nothing to move
+		}
+		if got != w {
+			h.t.Fatalf("task on step %s, want %s; records %v", got, w, h.records(task.ID))
+		}
+	}
+}
+
+// automationCases is one case per automation type: the automation, the
+// live session or the setup it needs first, and its effect.
+var automationCases = []struct {
+	automation string
+	live       bool // the task has a live session first
+	check      automationCheck
+	setup      func(h *harness, task *kanban.Task)
+}{
+	{`{"type":"start_agent","config":{"prompt":"First words"}}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+		ss := h.sessions(task.ID)
+		l, _ := h.st.ListMessages(context.Background(), kanban.MessageFilter{TaskID: task.ID, SessionID: ss[0].ID, Limit: 5})
+		if len(ss) != 1 || len(l.Items) == 0 || l.Items[0].Content != "First words" {
+			h.t.Fatalf("sessions %d, first message %+v", len(ss), l.Items)
+		}
+	}, nil},
+	{`{"type":"auto_start_agent"}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+		if n := len(h.sessions(task.ID)); n != 1 {
+			h.t.Fatalf("%d sessions", n)
+		}
+	}, nil},
+	{`{"type":"send_prompt","config":{"prompt":"Nudge from the workflow"}}`, true, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+		l, _ := h.st.PendingPrompts(context.Background(), h.sessions(task.ID)[0].ID, 10)
+		if len(l) != 1 || l[0].Content != "Nudge from the workflow" || l[0].Author != "workflow" {
+			h.t.Fatalf("prompts %+v", l)
+		}
+	}, nil},
+	{`{"type":"move_to_next"}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID }), nil},
+	{`{"type":"move_to_next_step"}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID }), nil},
+	{`{"type":"move_to_previous"}`, false, onStep(func(a, _, _ kanban.WorkflowStep) string { return a.ID }), nil},
+	{`{"type":"move_to_previous_step"}`, false, onStep(func(a, _, _ kanban.WorkflowStep) string { return a.ID }), nil},
+	{`{"type":"move_to_step","config":{"step_position":2}}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID }), nil},
+	{`{"type":"set_state","config":{"state":"BLOCKED"}}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+		if st := h.get(task.ID).State; st != kanban.TaskBlocked {
+			h.t.Fatalf("state %s", st)
+		}
+	}, nil},
+	{`{"type":"stop_agent","config":{"reason":"enough"}}`, true, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+		if st := h.sessions(task.ID)[0].State; st != kanban.SessionCancelled {
+			h.t.Fatalf("session %s", st)
+		}
+	}, nil},
+	{`{"type":"archive"}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+		if h.get(task.ID).ArchivedAt == nil {
+			h.t.Fatal("not archived")
+		}
+	}, nil},
+	{`{"type":"enable_plan_mode"}`, false, modeIs(kanban.AgentMode{PlanMode: true}), nil},
+	{`{"type":"disable_plan_mode"}`, false, modeIs(kanban.AgentMode{}), func(h *harness, task *kanban.Task) {
+		on := true
+		if _, _, err := h.st.UpdateAgentMode(context.Background(), task.ID, kanban.AgentModeUpdate{PlanMode: &on}); err != nil {
+			h.t.Fatal(err)
+		}
+	}},
+	{`{"type":"set_session_mode","config":{"mode":"acceptEdits"}}`, false, modeIs(kanban.AgentMode{SessionMode: "acceptEdits"}), nil},
+	{`{"type":"reset_agent_context"}`, false, func(h *harness, task *kanban.Task, a, s, n kanban.WorkflowStep, ev string) {
+		modeIs(kanban.AgentMode{ResetSessionID: h.sessions(task.ID)[0].ID})(h, task, a, s, n, ev)
+	}, func(h *harness, task *kanban.Task) { h.managedSession(task.ID, kanban.SessionIdle) }},
+}
+
 // TestEveryAutomationOnEveryEvent runs each automation type on each event
 // of a step S (between A and N) and checks its effect from the database.
 func TestEveryAutomationOnEveryEvent(t *testing.T) {
 	t.Parallel()
-	type check func(h *harness, task *kanban.Task, a, s, n kanban.WorkflowStep, event string)
-	onStep := func(want func(a, s, n kanban.WorkflowStep) string) check {
-		return func(h *harness, task *kanban.Task, a, s, n kanban.WorkflowStep, event string) {
-			got := h.get(task.ID).WorkflowStepID
-			w := want(a, s, n)
-			if event == kanban.EventExit {
-				w = a.ID // the task left S: moves on exit have nothing to move
-			}
-			if got != w {
-				h.t.Fatalf("task on step %s, want %s; records %v", got, w, h.records(task.ID))
-			}
-		}
-	}
-	cases := []struct {
-		automation string
-		live       bool // the task has a live session first
-		check      check
-		setup      func(h *harness, task *kanban.Task)
-	}{
-		{`{"type":"start_agent","config":{"prompt":"First words"}}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
-			ss := h.sessions(task.ID)
-			l, _ := h.st.ListMessages(context.Background(), kanban.MessageFilter{TaskID: task.ID, SessionID: ss[0].ID, Limit: 5})
-			if len(ss) != 1 || len(l.Items) == 0 || l.Items[0].Content != "First words" {
-				h.t.Fatalf("sessions %d, first message %+v", len(ss), l.Items)
-			}
-		}, nil},
-		{`{"type":"auto_start_agent"}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
-			if n := len(h.sessions(task.ID)); n != 1 {
-				h.t.Fatalf("%d sessions", n)
-			}
-		}, nil},
-		{`{"type":"send_prompt","config":{"prompt":"Nudge from the workflow"}}`, true, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
-			l, _ := h.st.PendingPrompts(context.Background(), h.sessions(task.ID)[0].ID, 10)
-			if len(l) != 1 || l[0].Content != "Nudge from the workflow" || l[0].Author != "workflow" {
-				h.t.Fatalf("prompts %+v", l)
-			}
-		}, nil},
-		{`{"type":"move_to_next"}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID }), nil},
-		{`{"type":"move_to_next_step"}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID }), nil},
-		{`{"type":"move_to_previous"}`, false, onStep(func(a, _, _ kanban.WorkflowStep) string { return a.ID }), nil},
-		{`{"type":"move_to_previous_step"}`, false, onStep(func(a, _, _ kanban.WorkflowStep) string { return a.ID }), nil},
-		{`{"type":"move_to_step","config":{"step_position":2}}`, false, onStep(func(_, _, n kanban.WorkflowStep) string { return n.ID }), nil},
-		{`{"type":"set_state","config":{"state":"BLOCKED"}}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
-			if st := h.get(task.ID).State; st != kanban.TaskBlocked {
-				h.t.Fatalf("state %s", st)
-			}
-		}, nil},
-		{`{"type":"stop_agent","config":{"reason":"enough"}}`, true, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
-			if st := h.sessions(task.ID)[0].State; st != kanban.SessionCancelled {
-				h.t.Fatalf("session %s", st)
-			}
-		}, nil},
-		{`{"type":"archive"}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
-			if h.get(task.ID).ArchivedAt == nil {
-				h.t.Fatal("not archived")
-			}
-		}, nil},
-		{`{"type":"enable_plan_mode"}`, false, modeIs(kanban.AgentMode{PlanMode: true}), nil},
-		{`{"type":"disable_plan_mode"}`, false, modeIs(kanban.AgentMode{}), func(h *harness, task *kanban.Task) {
-			on := true
-			if _, _, err := h.st.UpdateAgentMode(context.Background(), task.ID, kanban.AgentModeUpdate{PlanMode: &on}); err != nil {
-				h.t.Fatal(err)
-			}
-		}},
-		{`{"type":"set_session_mode","config":{"mode":"acceptEdits"}}`, false, modeIs(kanban.AgentMode{SessionMode: "acceptEdits"}), nil},
-		{`{"type":"reset_agent_context"}`, false, func(h *harness, task *kanban.Task, a, s, n kanban.WorkflowStep, ev string) {
-			modeIs(kanban.AgentMode{ResetSessionID: h.sessions(task.ID)[0].ID})(h, task, a, s, n, ev)
-		}, func(h *harness, task *kanban.Task) { h.managedSession(task.ID, kanban.SessionIdle) }},
-	}
-	if len(cases) != len(kanban.AutomationTypes) {
-		t.Fatalf("%d cases for %d automation types", len(cases), len(kanban.AutomationTypes))
+	if len(automationCases) != len(kanban.AutomationTypes) {
+		t.Fatalf("%d cases for %d automation types", len(automationCases), len(kanban.AutomationTypes))
 	}
 	for _, event := range kanban.StepEventKinds {
-		for _, tc := range cases {
+		for _, tc := range automationCases {
 			typ := strings.SplitN(strings.TrimPrefix(tc.automation, `{"type":"`), `"`, 2)[0]
 			t.Run(event+"/"+typ, func(t *testing.T) {
 				t.Parallel()

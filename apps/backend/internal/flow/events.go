@@ -105,12 +105,6 @@ func (e *Engine) turn(ev kanban.TurnEvent) {
 	})
 }
 
-// prMerged runs the on_pr_merged automations of the step the task is on
-// now (a move_to_step there takes a merged task to Done, say).
-func (e *Engine) prMerged(taskID string) {
-	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventPRMerged, cause{}, nil) })
-}
-
 // cause is what led to the automations running now: how many automatic
 // transitions in a row (chain, cut at MaxChain), and the agent turn that
 // started the chain, if one did.

@@ -26,6 +26,26 @@ const (
 	sha2 = "2222222222222222222222222222222222222222"
 )
 
+// checkConditionalReads: the second read of an unchanged PR (#1, a draft
+// at sha1) is a 304.
+func checkConditionalReads(t *testing.T, gh *forgetest.GitHub, c *GitHub) {
+	t.Helper()
+	ctx := t.Context()
+	first, err := c.PR(ctx, repo, 1)
+	if err != nil || first.NotModified || first.State != PRDraft {
+		t.Fatalf("first read: %+v, %v", first, err)
+	}
+	again, err := c.PR(ctx, repo, 1)
+	if err != nil || !again.NotModified || again.State != PRDraft || again.HeadSHA != sha1 {
+		t.Fatalf("second read: %+v, %v; want the same PR, not modified", again, err)
+	}
+	reqs := gh.Requests()
+	last := reqs[len(reqs)-1]
+	if last.IfNoneMatch == "" || last.Status != http.StatusNotModified {
+		t.Fatalf("last request %+v: want If-None-Match answered 304", last)
+	}
+}
+
 func TestPullRequestLifecycle(t *testing.T) {
 	gh, c := mockGitHub(t)
 	gh.SetBranch(repo.Owner, repo.Name, "main", sha2)
@@ -43,20 +63,7 @@ func TestPullRequestLifecycle(t *testing.T) {
 		t.Fatalf("got url %q", pr.URL)
 	}
 
-	// Conditional reads: the second read of an unchanged PR is a 304.
-	first, err := c.PR(ctx, repo, 1)
-	if err != nil || first.NotModified || first.State != PRDraft {
-		t.Fatalf("first read: %+v, %v", first, err)
-	}
-	again, err := c.PR(ctx, repo, 1)
-	if err != nil || !again.NotModified || again.State != PRDraft || again.HeadSHA != sha1 {
-		t.Fatalf("second read: %+v, %v; want the same PR, not modified", again, err)
-	}
-	reqs := gh.Requests()
-	last := reqs[len(reqs)-1]
-	if last.IfNoneMatch == "" || last.Status != http.StatusNotModified {
-		t.Fatalf("last request %+v: want If-None-Match answered 304", last)
-	}
+	checkConditionalReads(t, gh, c)
 
 	// Ready for review, then the agent pushes a new head.
 	gh.UpdatePR(repo.Owner, repo.Name, 1, func(p *forgetest.PullRequest) { p.Draft = false; p.HeadSHA = sha2 })

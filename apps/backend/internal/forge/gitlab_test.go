@@ -55,6 +55,51 @@ func wantGitLabCode(t *testing.T, err error, code kanban.Code) Error {
 	return e
 }
 
+// checkGitLabConditionalReads: the second read of an unchanged MR (!1, a
+// draft at sha1) is a 304.
+func checkGitLabConditionalReads(t *testing.T, gl *forgetest.GitLab, c *GitLab) {
+	t.Helper()
+	ctx := t.Context()
+	if first, err := c.PR(ctx, glRepo, 1); err != nil || first.NotModified || first.State != PRDraft {
+		t.Fatalf("first read: %+v, %v", first, err)
+	}
+	again, err := c.PR(ctx, glRepo, 1)
+	if err != nil || !again.NotModified || again.State != PRDraft || again.HeadSHA != sha1 {
+		t.Fatalf("second read: %+v, %v; want the same MR, not modified", again, err)
+	}
+	if last := lastRequest(gl); last.IfNoneMatch == "" || last.Status != http.StatusNotModified {
+		t.Fatalf("last request %+v: want If-None-Match answered 304", last)
+	}
+}
+
+// checkGitLabMerge: a merge of what was checked (!1, ready at sha2): the
+// stale head is refused (409), the current one merges (squashed), and a
+// merged MR is refused (405).
+func checkGitLabMerge(t *testing.T, gl *forgetest.GitLab, c *GitLab) {
+	t.Helper()
+	ctx := t.Context()
+	_, err := c.Merge(ctx, glRepo, 1, MergeRequest{Method: MergeSquash, ExpectedHeadSHA: sha1})
+	if e := wantGitLabCode(t, err, kanban.CodeConflict); e.Status != http.StatusConflict || !strings.Contains(err.Error(), "head moved") {
+		t.Fatalf("stale sha: %v (status %d)", err, e.Status)
+	}
+	if st, _ := gl.MR(glProject, 1); st.State != "opened" {
+		t.Fatalf("a refused merge changed the MR: %+v", st)
+	}
+	res, err := c.Merge(ctx, glRepo, 1, MergeRequest{Method: MergeSquash, ExpectedHeadSHA: sha2, CommitTitle: "Add the login form (!1)"})
+	st, _ := gl.MR(glProject, 1)
+	if err != nil || !res.Merged || res.SHA != st.SquashCommit || !st.Squash {
+		t.Fatalf("merge: %+v, %v; forge state %+v", res, err, st)
+	}
+	merged, err := c.PR(ctx, glRepo, 1)
+	if err != nil || merged.State != PRMerged || merged.MergedAt == nil {
+		t.Fatalf("after merge: %+v, %v", merged, err)
+	}
+	_, err = c.Merge(ctx, glRepo, 1, MergeRequest{Method: MergeCommit})
+	if e := wantGitLabCode(t, err, kanban.CodeConflict); e.Status != http.StatusMethodNotAllowed {
+		t.Fatalf("merging a merged MR: %v (status %d), want 405", err, e.Status)
+	}
+}
+
 func TestGitLabMergeRequestLifecycle(t *testing.T) {
 	gl, c := mockGitLab(t)
 	ctx := t.Context()
@@ -75,17 +120,7 @@ func TestGitLabMergeRequestLifecycle(t *testing.T) {
 		t.Fatalf("the forge got description %q", st.Description)
 	}
 
-	// Conditional reads: the second read of an unchanged MR is a 304.
-	if first, err := c.PR(ctx, glRepo, 1); err != nil || first.NotModified || first.State != PRDraft {
-		t.Fatalf("first read: %+v, %v", first, err)
-	}
-	again, err := c.PR(ctx, glRepo, 1)
-	if err != nil || !again.NotModified || again.State != PRDraft || again.HeadSHA != sha1 {
-		t.Fatalf("second read: %+v, %v; want the same MR, not modified", again, err)
-	}
-	if last := lastRequest(gl); last.IfNoneMatch == "" || last.Status != http.StatusNotModified {
-		t.Fatalf("last request %+v: want If-None-Match answered 304", last)
-	}
+	checkGitLabConditionalReads(t, gl, c)
 
 	// Ready, and a new head: open, but not mergeable until approved and green.
 	gl.UpdateMR(glProject, 1, func(m *forgetest.GitLabMR) {
@@ -102,28 +137,7 @@ func TestGitLabMergeRequestLifecycle(t *testing.T) {
 		t.Fatalf("approved and green: %+v, %v", ready, err)
 	}
 
-	// A merge of what was checked: the stale head is refused (409), the
-	// current one merges (squashed).
-	_, err = c.Merge(ctx, glRepo, 1, MergeRequest{Method: MergeSquash, ExpectedHeadSHA: sha1})
-	if e := wantGitLabCode(t, err, kanban.CodeConflict); e.Status != http.StatusConflict || !strings.Contains(err.Error(), "head moved") {
-		t.Fatalf("stale sha: %v (status %d)", err, e.Status)
-	}
-	if st, _ := gl.MR(glProject, 1); st.State != "opened" {
-		t.Fatalf("a refused merge changed the MR: %+v", st)
-	}
-	res, err := c.Merge(ctx, glRepo, 1, MergeRequest{Method: MergeSquash, ExpectedHeadSHA: sha2, CommitTitle: "Add the login form (!1)"})
-	st, _ := gl.MR(glProject, 1)
-	if err != nil || !res.Merged || res.SHA != st.SquashCommit || !st.Squash {
-		t.Fatalf("merge: %+v, %v; forge state %+v", res, err, st)
-	}
-	merged, err := c.PR(ctx, glRepo, 1)
-	if err != nil || merged.State != PRMerged || merged.MergedAt == nil {
-		t.Fatalf("after merge: %+v, %v", merged, err)
-	}
-	_, err = c.Merge(ctx, glRepo, 1, MergeRequest{Method: MergeCommit})
-	if e := wantGitLabCode(t, err, kanban.CodeConflict); e.Status != http.StatusMethodNotAllowed {
-		t.Fatalf("merging a merged MR: %v (status %d), want 405", err, e.Status)
-	}
+	checkGitLabMerge(t, gl, c)
 
 	// Another MR for the branch pair; a duplicate; an unknown branch.
 	if _, err := c.OpenPR(ctx, glRepo, NewPR{Title: "t", Head: glBranch, Base: "main"}); err != nil {

@@ -120,53 +120,81 @@ func ParseGitLabEvent(event string, body []byte) (*Event, error) {
 	if _, err := projectID(ev.Repo); err != nil {
 		return nil, newError(kanban.CodeValidation, "the webhook payload names no valid project")
 	}
-	a := &p.ObjectAttributes
+	var relevant bool
 	switch event {
 	case GitLabMergeRequestHook:
-		kind, ok := mergeRequestKind(&p)
-		if !ok || a.IID < 1 {
-			return nil, nil
-		}
-		ev.Kind, ev.PRs = kind, []int{a.IID}
-		if a.LastCommit != nil {
-			ev.HeadSHA = a.LastCommit.ID
-		}
+		relevant = glMergeRequestEvent(ev, &p)
 	case GitLabNoteHook:
-		if a.NoteableType != "MergeRequest" || p.MergeRequest == nil || p.MergeRequest.IID < 1 {
-			return nil, nil
-		}
-		n := &gitlab.Note{ID: a.ID, Type: gitlab.NoteTypeValue(a.Type), Body: a.Note, System: a.System, Position: a.Position,
-			Author: gitlab.NoteAuthor{Username: p.User.Username}, CreatedAt: hookTime(a.CreatedAt), UpdatedAt: hookTime(a.UpdatedAt)}
-		c, ok := diffNote(n)
-		if !ok {
-			return nil, nil // not a comment on the diff
-		}
-		if c.CommitSHA == "" {
-			c.CommitSHA = a.CommitID
-		}
-		ev.Kind, ev.PRs, ev.Comment = EventReviewComment, []int{p.MergeRequest.IID}, &c
-		if p.MergeRequest.LastCommit != nil {
-			ev.HeadSHA = p.MergeRequest.LastCommit.ID
-		}
+		relevant = glNoteEvent(ev, &p)
 	case GitLabPipelineHook:
-		switch a.Status {
-		case "success", "failed", "canceled", "skipped":
-		default:
-			return nil, nil // still running: the poll waits for it
-		}
-		ev.Kind, ev.HeadSHA = EventCheckCompleted, a.SHA
-		if p.MergeRequest != nil && p.MergeRequest.IID > 0 {
-			ev.PRs = []int{p.MergeRequest.IID}
-		}
-		ev.Check = &FailedCheck{ID: a.ID, Name: "pipeline", Kind: "pipeline", Conclusion: a.Status, URL: a.URL}
-		for _, b := range p.Builds {
-			if (b.Status == "failed" || b.Status == "canceled") && !b.AllowFailure {
-				ev.Check = &FailedCheck{ID: b.ID, Name: boundText(b.Name, 256), Kind: "job", Conclusion: b.Status, HasLog: true}
-				break
-			}
-		}
+		relevant = glPipelineEvent(ev, &p)
+	}
+	if !relevant {
+		return nil, nil
 	}
 	return ev, nil
+}
+
+// glMergeRequestEvent fills ev from a Merge Request Hook, reporting
+// whether the delivery is one the watcher reads.
+func glMergeRequestEvent(ev *Event, p *glPayload) bool {
+	a := &p.ObjectAttributes
+	kind, ok := mergeRequestKind(p)
+	if !ok || a.IID < 1 {
+		return false
+	}
+	ev.Kind, ev.PRs = kind, []int{a.IID}
+	if a.LastCommit != nil {
+		ev.HeadSHA = a.LastCommit.ID
+	}
+	return true
+}
+
+// glNoteEvent fills ev from a Note Hook, reporting whether the delivery
+// is a comment on a merge request's diff.
+func glNoteEvent(ev *Event, p *glPayload) bool {
+	a := &p.ObjectAttributes
+	if a.NoteableType != "MergeRequest" || p.MergeRequest == nil || p.MergeRequest.IID < 1 {
+		return false
+	}
+	n := &gitlab.Note{ID: a.ID, Type: gitlab.NoteTypeValue(a.Type), Body: a.Note, System: a.System, Position: a.Position,
+		Author: gitlab.NoteAuthor{Username: p.User.Username}, CreatedAt: hookTime(a.CreatedAt), UpdatedAt: hookTime(a.UpdatedAt)}
+	c, ok := diffNote(n)
+	if !ok {
+		return false // not a comment on the diff
+	}
+	if c.CommitSHA == "" {
+		c.CommitSHA = a.CommitID
+	}
+	ev.Kind, ev.PRs, ev.Comment = EventReviewComment, []int{p.MergeRequest.IID}, &c
+	if p.MergeRequest.LastCommit != nil {
+		ev.HeadSHA = p.MergeRequest.LastCommit.ID
+	}
+	return true
+}
+
+// glPipelineEvent fills ev from a Pipeline Hook, reporting whether the
+// pipeline has finished (Check is its first failed job, else the
+// pipeline).
+func glPipelineEvent(ev *Event, p *glPayload) bool {
+	a := &p.ObjectAttributes
+	switch a.Status {
+	case "success", "failed", "canceled", "skipped":
+	default:
+		return false // still running: the poll waits for it
+	}
+	ev.Kind, ev.HeadSHA = EventCheckCompleted, a.SHA
+	if p.MergeRequest != nil && p.MergeRequest.IID > 0 {
+		ev.PRs = []int{p.MergeRequest.IID}
+	}
+	ev.Check = &FailedCheck{ID: a.ID, Name: "pipeline", Kind: "pipeline", Conclusion: a.Status, URL: a.URL}
+	for _, b := range p.Builds {
+		if (b.Status == "failed" || b.Status == "canceled") && !b.AllowFailure {
+			ev.Check = &FailedCheck{ID: b.ID, Name: boundText(b.Name, 256), Kind: "job", Conclusion: b.Status, HasLog: true}
+			break
+		}
+	}
+	return true
 }
 
 // mergeRequestKind is what a Merge Request Hook's action means.

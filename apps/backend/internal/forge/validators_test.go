@@ -10,6 +10,37 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/forgetest"
 )
 
+// pollPR reads pull request #1 of repo, its reviews and sha1's checks
+// with the validators v, as the watcher's poll does.
+func pollPR(t *testing.T, c *GitHub, v *Validators) (*PR, *Reviews, *Checks) {
+	t.Helper()
+	vctx := WithValidators(t.Context(), v)
+	pr, err := c.PR(vctx, repo, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, err := c.Reviews(vctx, repo, 1, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := c.Checks(vctx, repo, sha1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pr, rv, ch
+}
+
+// checkAllNotModified checks that every request was conditional and
+// answered 304.
+func checkAllNotModified(t *testing.T, reqs []forgetest.Seen) {
+	t.Helper()
+	for _, r := range reqs {
+		if r.Status != http.StatusNotModified || r.IfNoneMatch == "" {
+			t.Fatalf("request %+v: want a conditional request answered 304", r)
+		}
+	}
+}
+
 // TestValidatorsOutliveTheClient: the ETags one client recorded make a new
 // client's first reads 304s (a restarted backend, or another backend, polls
 // for free); a method whose URLs changed only in part reads those again
@@ -26,25 +57,8 @@ func TestValidatorsOutliveTheClient(t *testing.T) {
 	gh.UpdatePR(repo.Owner, repo.Name, 1, func(p *forgetest.PullRequest) { p.RequestedReviewers = []string{"alice", "bob"} })
 	gh.SetChecks(repo.Owner, repo.Name, sha1, forgetest.CheckRun{Name: "build", Status: "completed", Conclusion: "success"})
 
-	poll := func(c *GitHub, v *Validators) (*PR, *Reviews, *Checks) {
-		t.Helper()
-		vctx := WithValidators(ctx, v)
-		pr, err := c.PR(vctx, repo, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rv, err := c.Reviews(vctx, repo, 1, time.Time{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ch, err := c.Checks(vctx, repo, sha1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pr, rv, ch
-	}
 	v1 := NewValidators(nil)
-	pr, _, ch := poll(first, v1)
+	pr, _, ch := pollPR(t, first, v1)
 	if pr.NotModified || !slices.Equal(pr.RequestedReviewers, []string{"alice", "bob"}) || ch.State != ChecksPassing {
 		t.Fatalf("first poll: %+v, checks %+v", pr, ch)
 	}
@@ -57,15 +71,11 @@ func TestValidatorsOutliveTheClient(t *testing.T) {
 	second := newClient(t, gh)
 	before := len(gh.Requests())
 	v2 := NewValidators(kept)
-	pr, rv, ch := poll(second, v2)
+	pr, rv, ch := pollPR(t, second, v2)
 	if !pr.NotModified || pr.Number != 0 || !rv.NotModified || len(rv.Items) != 0 || !ch.NotModified || ch.State != "" || ch.SHA != sha1 {
 		t.Fatalf("second client's poll: %+v, %+v, %+v; want not modified, without values", pr, rv, ch)
 	}
-	for _, r := range gh.Requests()[before:] {
-		if r.Status != http.StatusNotModified || r.IfNoneMatch == "" {
-			t.Fatalf("request %+v: want a conditional request answered 304", r)
-		}
-	}
+	checkAllNotModified(t, gh.Requests()[before:])
 	if got := v2.Seen(); len(got) != 4 {
 		t.Fatalf("the second poll kept %d validators, want 4", len(got))
 	}

@@ -1,12 +1,16 @@
-// Package forgeconf is the server's configuration of the forge accounts
-// that Kandev pushes task branches and opens pull requests with: one
-// entry per repository remote, read from a JSON file at start
-// (DATA_DIR/forges.json, or --forges-file). Each entry names the remote
-// (the only URL the repository's task branches are pushed to), its forge
-// (GitHub or GitLab, with the API root), the repository on the forge, and
-// where its token lives (token_env or token_file, as credential.Source).
-// Nothing here comes from a request: a caller picks a task, and the
-// task's repository's remote_url selects the entry.
+// Package forgeconf is the server's one configuration of forge access,
+// read from a JSON file at start (DATA_DIR/forges.json, or --forges-file):
+// the forge accounts Kandev pushes task branches, opens, reads and merges
+// pull requests, and watches them with (one entry per repository remote),
+// the secrets of the webhooks forges deliver to it, how the PR automation
+// merges, how often the watcher polls, and the identity of Kandev's
+// commits. Each entry names the remote (the only URL the repository's
+// task branches are pushed to), its forge (GitHub or GitLab, with the API
+// root), the repository on the forge, and where its token lives
+// (token_env or token_file, as credential.Source). Nothing here comes
+// from a request: a task's repository's remote_url selects the entry of a
+// push, a linked pull request's forge and repository the entry it is read
+// and merged with.
 //
 // It imports kanban, credential, forge and worktree.
 package forgeconf
@@ -43,6 +47,14 @@ type File struct {
 	// makes (DefaultIdentity when absent).
 	CommitIdentity *worktree.Identity `json:"commit_identity,omitempty"`
 	Repositories   []Entry            `json:"repositories"`
+	// Webhooks holds each forge's webhook secret; a forge with none has no
+	// webhook route (its pull requests are polled only).
+	Webhooks map[kanban.ForgeKind]credential.Source `json:"webhooks,omitempty"`
+	// MergeMethod is how auto-merge merges: merge (default), squash or rebase.
+	MergeMethod forge.MergeMethod `json:"merge_method,omitempty"`
+	// PollInterval is each watched pull request's poll interval (Go
+	// duration text; default one minute).
+	PollInterval string `json:"poll_interval,omitempty"`
 }
 
 // DefaultIdentity commits when the file names none.
@@ -80,15 +92,16 @@ type Options struct {
 type Set struct {
 	identity worktree.Identity
 	entries  map[string]*Account // normalised remote URL → account
+	byRepo   map[string]*Account // forge kind and lower-cased forge repository → account
+	watch    Watch
 }
 
 // Load reads and checks path; a missing file is an empty set. Errors name
 // the entry by its index and the key at fault, never a value.
 func Load(path string, o Options) (*Set, error) {
-	s := &Set{identity: DefaultIdentity, entries: map[string]*Account{}}
-	f, err := os.Open(path)
+	f, err := os.Open(path) // #nosec G304 -- the operator's own configuration file
 	if errors.Is(err, os.ErrNotExist) {
-		return s, nil
+		return build(File{}, o)
 	}
 	if err != nil {
 		return nil, errors.New("forges file: cannot be opened")
@@ -102,7 +115,7 @@ func Load(path string, o Options) (*Set, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&file); err != nil {
-		return nil, errors.New("forges file: not valid JSON of the documented shape (unknown keys are refused)")
+		return nil, errors.New("forges file: not valid JSON of the documented shape (commit_identity, repositories, webhooks, merge_method, poll_interval; unknown keys are refused)")
 	}
 	return build(file, o)
 }
@@ -111,7 +124,12 @@ func Load(path string, o Options) (*Set, error) {
 func New(file File, o Options) (*Set, error) { return build(file, o) }
 
 func build(file File, o Options) (*Set, error) {
-	s := &Set{identity: DefaultIdentity, entries: map[string]*Account{}}
+	s := &Set{identity: DefaultIdentity, entries: map[string]*Account{}, byRepo: map[string]*Account{}}
+	w, err := watch(file, o)
+	if err != nil {
+		return nil, fmt.Errorf("forges file: %w", err)
+	}
+	s.watch = w
 	if file.CommitIdentity != nil {
 		if err := file.CommitIdentity.Check(); err != nil {
 			return nil, fmt.Errorf("forges file: commit_identity: %w", err)
@@ -130,7 +148,11 @@ func build(file File, o Options) (*Set, error) {
 		if s.entries[key] != nil {
 			return nil, fmt.Errorf("forges file: repositories[%d]: remote_url repeats an earlier entry", i)
 		}
-		s.entries[key] = a
+		rk := repoKey(a.Forge(), a.ForgeRepo())
+		if s.byRepo[rk] != nil {
+			return nil, fmt.Errorf("forges file: repositories[%d]: forge_repo repeats an earlier entry of its forge", i)
+		}
+		s.entries[key], s.byRepo[rk] = a, a
 	}
 	return s, nil
 }
@@ -145,8 +167,8 @@ func account(e Entry, o Options) (*Account, error) {
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
-	if e.Env != "" && o.AgentEnv != nil && o.AgentEnv(e.Env) {
-		return nil, errors.New("token_env: agents inherit this variable (--agent-env or the default allow-list); use a name they do not, such as KANDEV_GITHUB_TOKEN")
+	if err := o.refuseInherited(e.Source); err != nil {
+		return nil, err
 	}
 	if e.Repo == "" {
 		u, _ := url.Parse(e.RemoteURL)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -81,6 +82,13 @@ func TestLoadRefusals(t *testing.T) {
 		"duplicate": `{"repositories":[{"remote_url":"https://github.com/o/r.git","forge":"github","token_env":"KANDEV_TEST_FORGE_TOKEN"},
 			{"remote_url":"https://github.com/o/r.git/","forge":"github","token_env":"KANDEV_TEST_FORGE_TOKEN"}]}`,
 		"api url": entry(`"token_env":"KANDEV_TEST_FORGE_TOKEN","api_url":"http://example.com/"`),
+		"same forge repo": `{"repositories":[{"remote_url":"https://github.com/o/r.git","forge":"github","token_env":"KANDEV_TEST_FORGE_TOKEN"},
+			{"remote_url":"https://mirror.example.com/x.git","forge":"github","forge_repo":"O/R","token_env":"KANDEV_TEST_FORGE_TOKEN"}]}`,
+		"merge method":      `{"repositories":[],"merge_method":"fast-forward"}`,
+		"poll interval":     `{"repositories":[],"poll_interval":"1ms"}`,
+		"webhook forge":     `{"webhooks":{"bitbucket":{"token_env":"KANDEV_TEST_FORGE_TOKEN"}}}`,
+		"webhook both":      `{"webhooks":{"github":{"token_env":"KANDEV_TEST_FORGE_TOKEN","token_file":"/x"}}}`,
+		"webhook agent env": `{"webhooks":{"github":{"token_env":"GITHUB_TOKEN"}}}`,
 	} {
 		_, err := Load(writeFile(t, content), Options{AgentEnv: agentEnv})
 		if err == nil {
@@ -90,5 +98,42 @@ func TestLoadRefusals(t *testing.T) {
 		if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "github.com") {
 			t.Errorf("%s: the error echoes a value: %v", name, err)
 		}
+	}
+}
+
+// The watcher's part of the file: webhooks, merge_method and
+// poll_interval, with defaults; a pull request's account is found by its
+// forge and repository (any case), the same entry its push uses.
+func TestLoadWatch(t *testing.T) {
+	t.Setenv("KANDEV_TEST_FORGE_TOKEN", secret)
+	p := writeFile(t, `{"repositories":[{"remote_url":"https://github.com/Octo/App.git","forge":"github","token_env":"KANDEV_TEST_FORGE_TOKEN"}],
+		"webhooks":{"github":{"token_env":"KANDEV_TEST_FORGE_TOKEN"}},"merge_method":"squash","poll_interval":"30s"}`)
+	s, err := Load(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.Watch()
+	if w.MergeMethod != "squash" || w.PollInterval != 30*time.Second || len(w.Webhooks) != 1 || w.Webhooks[kanban.ForgeGitHub].Env != "KANDEV_TEST_FORGE_TOKEN" {
+		t.Fatalf("watch %+v", w)
+	}
+	byRepo, err := s.ForRepo(kanban.ForgeGitHub, "octo/app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byRemote, _ := s.For("https://github.com/Octo/App.git")
+	if byRepo != byRemote {
+		t.Fatal("the pull request's account is not its push's")
+	}
+	if c, err := s.Client(kanban.ForgeGitHub, "Octo/App"); err != nil || c == nil {
+		t.Fatalf("client: %v", err)
+	}
+	for _, miss := range [][2]string{{"gitlab", "Octo/App"}, {"github", "octo/other"}} {
+		if _, err := s.Client(kanban.ForgeKind(miss[0]), miss[1]); kanban.ErrorCode(err) != kanban.CodeUnavailable {
+			t.Fatalf("%v: %v, want UNAVAILABLE", miss, err)
+		}
+	}
+	empty, err := Load(filepath.Join(t.TempDir(), "none.json"), Options{})
+	if err != nil || empty.Watch().PollInterval != DefaultPollInterval || empty.Watch().MergeMethod != "" || len(empty.Watch().Webhooks) != 0 {
+		t.Fatalf("defaults: %+v, %v", empty.Watch(), err)
 	}
 }

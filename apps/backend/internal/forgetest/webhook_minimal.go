@@ -55,21 +55,7 @@ func (w *Webhooks) instance(schema any, depth int) (any, error) {
 		return e[0], nil
 	}
 	if all, ok := s["allOf"].([]any); ok {
-		out := map[string]any{}
-		for _, sub := range all {
-			v, err := w.instance(sub, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			m, ok := v.(map[string]any)
-			if !ok {
-				return v, nil
-			}
-			for k, x := range m {
-				out[k] = x
-			}
-		}
-		return out, w.required(s, out, depth)
+		return w.allOf(s, all, depth)
 	}
 	for _, k := range []string{"oneOf", "anyOf"} {
 		if alts, ok := s[k].([]any); ok && len(alts) > 0 {
@@ -81,6 +67,31 @@ func (w *Webhooks) instance(schema any, depth int) (any, error) {
 			return nil, nil
 		}
 	}
+	return w.typed(s, depth)
+}
+
+// allOf is the merge of the instances of all (s's allOf), or the first
+// that is not an object.
+func (w *Webhooks) allOf(s map[string]any, all []any, depth int) (any, error) {
+	out := map[string]any{}
+	for _, sub := range all {
+		v, err := w.instance(sub, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v, nil
+		}
+		for k, x := range m {
+			out[k] = x
+		}
+	}
+	return out, w.required(s, out, depth)
+}
+
+// typed is the minimal instance of s's type.
+func (w *Webhooks) typed(s map[string]any, depth int) (any, error) {
 	switch typeOf(s) {
 	case "object":
 		out := map[string]any{}

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // systemDirs are directories no source root and no source may be, contain
@@ -56,8 +57,9 @@ type Config struct {
 	Home string
 }
 
-// Policy is one backend's filesystem policy, read-only once built: its
-// methods are safe for concurrent use. The zero value has no root and no
+// Policy is one backend's filesystem policy, read-only once built except
+// for the secret files pinned while they exist (Pin): its methods are safe
+// for concurrent use. The zero value has no root and no
 // data dir: it refuses every local path and every Kandev directory.
 type Policy struct {
 	roots     []string // canonical
@@ -68,12 +70,21 @@ type Policy struct {
 	// ids pins the protected files' identities at start (read-only after
 	// New).
 	ids []os.FileInfo
+	// pinned are files protected while they exist (Pin, Unpin): the
+	// session token files. Nil in the zero value (nothing pinned).
+	pinned *pinnedFiles
+}
+
+// pinnedFiles are the identities of files pinned after start, by path.
+type pinnedFiles struct {
+	mu  sync.Mutex
+	ids map[string]os.FileInfo
 }
 
 // New validates cfg and builds its policy. Its errors are for the
 // operator starting the backend: they name the offending root.
 func New(cfg Config) (*Policy, error) {
-	p := &Policy{}
+	p := &Policy{pinned: &pinnedFiles{ids: map[string]os.FileInfo{}}}
 	if cfg.DataDir != "" {
 		real, err := canonicalDir(cfg.DataDir)
 		if err != nil {
@@ -283,5 +294,46 @@ func identities(paths []string) []os.FileInfo {
 // written again since start).
 func (p *Policy) isProtectedFile(st os.FileInfo) bool {
 	same := func(o os.FileInfo) bool { return os.SameFile(o, st) }
-	return slices.ContainsFunc(p.ids, same) || slices.ContainsFunc(identities(p.files), same)
+	return slices.ContainsFunc(p.ids, same) || slices.ContainsFunc(identities(p.files), same) || p.pinned.has(st)
+}
+
+// Pin protects the file at path (a secret the backend wrote after start,
+// a session's token file) until Unpin: no tool reads it, whatever name it
+// is reached by, moved or linked. It reports whether the file was pinned.
+func (p *Policy) Pin(path string) bool {
+	if p.pinned == nil {
+		return false
+	}
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	p.pinned.mu.Lock()
+	defer p.pinned.mu.Unlock()
+	p.pinned.ids[path] = st
+	return true
+}
+
+// Unpin forgets the file pinned at path (once the file is removed).
+func (p *Policy) Unpin(path string) {
+	if p.pinned == nil {
+		return
+	}
+	p.pinned.mu.Lock()
+	defer p.pinned.mu.Unlock()
+	delete(p.pinned.ids, path)
+}
+
+func (f *pinnedFiles) has(st os.FileInfo) bool {
+	if f == nil {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, o := range f.ids {
+		if os.SameFile(o, st) {
+			return true
+		}
+	}
+	return false
 }

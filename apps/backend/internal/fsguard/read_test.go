@@ -32,13 +32,10 @@ func workspace(t testing.TB, l layout, p *Policy) (string, Dir) {
 	return dir, d
 }
 
-// TestReadFile: what a tool may read of a workspace, and every way out of
-// it refused with the rule, never the path.
-func TestReadFile(t *testing.T) {
-	t.Parallel()
-	l := newLayout(t)
-	p := l.policy(t)
-	dir, d := workspace(t, l, p)
+// plantWaysOut makes, in the workspace dir, the links, FIFOs and socket
+// readRefusals names.
+func plantWaysOut(t *testing.T, l layout, dir string) {
+	t.Helper()
 	symlink(t, "a.txt", filepath.Join(dir, "inside-link"))
 	symlink(t, "sub", filepath.Join(dir, "subdir"))
 	symlink(t, "../../"+filepath.Base(l.token), filepath.Join(dir, "token-link"))
@@ -59,6 +56,44 @@ func TestReadFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sock.Close() })
+}
+
+// readRefusals are the workspace paths ReadFile refuses (after
+// plantWaysOut), with the code and the message's start after the field.
+var readRefusals = []struct {
+	rel  string
+	code kanban.Code
+	want string
+}{
+	{"", kanban.CodeValidation, "must be a path relative to the task's workspace"},
+	{"/etc/passwd", kanban.CodeValidation, "must be a path relative to the task's workspace"},
+	{"a\x00b", kanban.CodeValidation, "must be a path relative to the task's workspace"},
+	{"../secret.txt", kanban.CodeValidation, "must stay inside the task's workspace"},
+	{"sub/../../x", kanban.CodeValidation, "must stay inside the task's workspace"},
+	{".", kanban.CodeValidation, "must name a regular file"},
+	{"sub", kanban.CodeValidation, "must name a regular file"},
+	{"inside-link", kanban.CodeValidation, "is a symbolic link"},
+	{"token-link", kanban.CodeValidation, "is a symbolic link"},
+	{"zero", kanban.CodeValidation, "is a symbolic link"},
+	{"up/token", kanban.CodeValidation, "must stay inside the task's workspace"},
+	{"out/secret.txt", kanban.CodeValidation, "must stay inside the task's workspace"},
+	{"hard", kanban.CodeValidation, "has other hard links"},
+	{"fifo", kanban.CodeValidation, "must name a regular file"},
+	{"fifodir/x", kanban.CodeNotFound, "no such file"},
+	{"sock", kanban.CodeValidation, "must name a regular file"},
+	{"missing.txt", kanban.CodeNotFound, "no such file in the task's workspace"},
+	{"missing/x.txt", kanban.CodeNotFound, "no such file in the task's workspace"},
+	{"a.txt/x", kanban.CodeNotFound, "no such file in the task's workspace"},
+}
+
+// TestReadFile: what a tool may read of a workspace, and every way out of
+// it refused with the rule, never the path.
+func TestReadFile(t *testing.T) {
+	t.Parallel()
+	l := newLayout(t)
+	p := l.policy(t)
+	dir, d := workspace(t, l, p)
+	plantWaysOut(t, l, dir)
 
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -70,31 +105,7 @@ func TestReadFile(t *testing.T) {
 			t.Errorf("%s: got %+v, %v, want %q of %d bytes", tc.rel, f, err, tc.want, tc.size)
 		}
 	}
-	for _, tc := range []struct {
-		rel  string
-		code kanban.Code
-		want string
-	}{
-		{"", kanban.CodeValidation, "must be a path relative to the task's workspace"},
-		{"/etc/passwd", kanban.CodeValidation, "must be a path relative to the task's workspace"},
-		{"a\x00b", kanban.CodeValidation, "must be a path relative to the task's workspace"},
-		{"../secret.txt", kanban.CodeValidation, "must stay inside the task's workspace"},
-		{"sub/../../x", kanban.CodeValidation, "must stay inside the task's workspace"},
-		{".", kanban.CodeValidation, "must name a regular file"},
-		{"sub", kanban.CodeValidation, "must name a regular file"},
-		{"inside-link", kanban.CodeValidation, "is a symbolic link"},
-		{"token-link", kanban.CodeValidation, "is a symbolic link"},
-		{"zero", kanban.CodeValidation, "is a symbolic link"},
-		{"up/token", kanban.CodeValidation, "must stay inside the task's workspace"},
-		{"out/secret.txt", kanban.CodeValidation, "must stay inside the task's workspace"},
-		{"hard", kanban.CodeValidation, "has other hard links"},
-		{"fifo", kanban.CodeValidation, "must name a regular file"},
-		{"fifodir/x", kanban.CodeNotFound, "no such file"},
-		{"sock", kanban.CodeValidation, "must name a regular file"},
-		{"missing.txt", kanban.CodeNotFound, "no such file in the task's workspace"},
-		{"missing/x.txt", kanban.CodeNotFound, "no such file in the task's workspace"},
-		{"a.txt/x", kanban.CodeNotFound, "no such file in the task's workspace"},
-	} {
+	for _, tc := range readRefusals {
 		f, err := p.ReadFile(ctx, d, tc.rel, "blocks[0].path", 1<<10)
 		e, ok := kanban.AsError(err)
 		if !ok || e.Code != tc.code || !strings.HasPrefix(e.Message, "blocks[0].path: "+tc.want) {

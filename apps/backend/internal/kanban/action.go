@@ -46,6 +46,11 @@ const (
 	ActionRepositoryCreate            Action = "repository.create"
 	ActionRepositoryList              Action = "repository.list"
 	ActionRepositoryUpdate            Action = "repository.update"
+	ActionReviewCommentCreate         Action = "review.comment.create"
+	ActionReviewCommentDelete         Action = "review.comment.delete"
+	ActionReviewCommentList           Action = "review.comment.list"
+	ActionReviewCommentUpdate         Action = "review.comment.update"
+	ActionReviewSend                  Action = "review.send"
 	ActionSessionAttach               Action = "session.attach"
 	ActionSessionCreate               Action = "session.create"
 	ActionSessionGet                  Action = "session.get"
@@ -58,6 +63,10 @@ const (
 	ActionStepComplete                Action = "step.complete"
 	ActionStepDecide                  Action = "step.decide"
 	ActionTaskArchive                 Action = "task.archive"
+	ActionTaskChangesCommits          Action = "task.changes.commits"
+	ActionTaskChangesDiff             Action = "task.changes.diff"
+	ActionTaskChangesList             Action = "task.changes.list"
+	ActionTaskChangesSummary          Action = "task.changes.summary"
 	ActionTaskCommit                  Action = "task.commit"
 	ActionTaskCreate                  Action = "task.create"
 	ActionTaskDelete                  Action = "task.delete"
@@ -68,6 +77,10 @@ const (
 	ActionTaskList                    Action = "task.list"
 	ActionTaskMessage                 Action = "task.message"
 	ActionTaskMove                    Action = "task.move"
+	ActionTaskMRAutomationGet         Action = "task.mr_automation.get"
+	ActionTaskMRAutomationUpdate      Action = "task.mr_automation.update"
+	ActionTaskPRAutomationGet         Action = "task.pr_automation.get"
+	ActionTaskPRAutomationUpdate      Action = "task.pr_automation.update"
 	ActionTaskPRGet                   Action = "task.pr.get"
 	ActionTaskPRList                  Action = "task.pr.list"
 	ActionTaskPRMerge                 Action = "task.pr.merge"
@@ -126,9 +139,10 @@ var RegistryActions = []Action{
 	ActionPlanCreate, ActionPlanDelete, ActionPlanGet, ActionPlanRevisions, ActionPlanUpdate,
 	ActionQuestionAnswer, ActionQuestionAsk, ActionQuestionAskParent, ActionQuestionGet, ActionQuestionList,
 	ActionRepositoryCreate, ActionRepositoryList, ActionRepositoryUpdate,
+	ActionReviewCommentCreate, ActionReviewCommentDelete, ActionReviewCommentList, ActionReviewCommentUpdate, ActionReviewSend,
 	ActionSessionAttach, ActionSessionCreate, ActionSessionGet, ActionSessionList, ActionSessionProfile, ActionSessionSetMode, ActionSessionSpawn, ActionSessionStop, ActionSessionToken,
 	ActionStepComplete, ActionStepDecide,
-	ActionTaskArchive, ActionTaskCommit, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskGet, ActionTaskList, ActionTaskMessage, ActionTaskMove, ActionTaskPRGet, ActionTaskPRList, ActionTaskPRMerge, ActionTaskPROpen, ActionTaskPush, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUpdate,
+	ActionTaskArchive, ActionTaskChangesCommits, ActionTaskChangesDiff, ActionTaskChangesList, ActionTaskChangesSummary, ActionTaskCommit, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskGet, ActionTaskList, ActionTaskMRAutomationGet, ActionTaskMRAutomationUpdate, ActionTaskMessage, ActionTaskMove, ActionTaskPRAutomationGet, ActionTaskPRAutomationUpdate, ActionTaskPRGet, ActionTaskPRList, ActionTaskPRMerge, ActionTaskPROpen, ActionTaskPush, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUpdate,
 	ActionUpstreamConfig, ActionUpstreamList, ActionUpstreamRefused, ActionUpstreamReport,
 	ActionWorkflowCreate, ActionWorkflowDelete, ActionWorkflowExport, ActionWorkflowGet, ActionWorkflowImport, ActionWorkflowList, ActionWorkflowStepCreate, ActionWorkflowStepDelete, ActionWorkflowStepGet, ActionWorkflowStepList, ActionWorkflowStepReorder, ActionWorkflowStepUpdate, ActionWorkflowTemplateList, ActionWorkflowUpdate,
 	ActionWorkspaceCreate, ActionWorkspaceGet, ActionWorkspaceList, ActionWorkspaceSourceAdd, ActionWorkspaceUpdate,

@@ -14,15 +14,20 @@ const (
 	EventExit         = "on_exit"          // a task leaves the step
 	EventTurnStart    = "on_turn_start"    // an agent turn starts on a task on the step
 	EventTurnComplete = "on_turn_complete" // an agent turn ends on a task on the step
+	// EventComment: a reviewer commented on the task's pull request (a
+	// line comment, or a review with a text), seen by the PR watcher.
+	EventComment = "on_comment"
+	// EventChildrenCompleted: every subtask of the task has ended
+	// (completed, failed or cancelled), the last of them just now.
+	EventChildrenCompleted = "on_children_completed"
+	// EventPRMerged: a pull request of the task was merged (by the PR
+	// automation, through task.pr.merge, or on the forge, found by the
+	// watcher or a read), once per pull request.
+	EventPRMerged = "on_pr_merged"
 )
 
-// EventPRMerged is when a pull request of a task on the step is merged (through
-// Kandev, or found merged on its forge).
-const EventPRMerged = "on_pr_merged"
-
 // StepEventKinds are the keys allowed in WorkflowStep.Events.
-var StepEventKinds = []string{EventEnter, EventExit, EventTurnStart, EventTurnComplete,
-	EventPRMerged}
+var StepEventKinds = []string{EventEnter, EventExit, EventTurnStart, EventTurnComplete, EventComment, EventChildrenCompleted, EventPRMerged}
 
 // ParamKind is the type of an automation's config value.
 type ParamKind int

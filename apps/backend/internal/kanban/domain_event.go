@@ -22,20 +22,40 @@ type TaskMoved struct {
 // deleted, its settings changed).
 type StepFreed struct{ StepID string }
 
+// TaskEnded says a task's state became terminal (COMPLETED, FAILED or
+// CANCELLED) through the action layer.
+type TaskEnded struct{ Task *Task }
+
+// PullRequestCommented says a reviewer commented on a pull request of TaskID (the
+// PR watcher saw it; each comment once).
+type PullRequestCommented struct {
+	TaskID        string
+	PullRequestID string
+}
+
 // PullRequestMerged says a task's pull request is now merged: emitted once per
-// pull request, by whoever recorded its move to merged (a merge made
-// through Kandev, or a read that found it merged on the forge). The
-// workflow engine runs the on_pr_merged automations of the task's step.
+// pull request, by whoever recorded its move to merged in the store (a merge
+// made through Kandev, a read that found it merged on the forge, or the PR
+// watcher). The workflow engine runs the on_pr_merged automations of the
+// task's step.
 type PullRequestMerged struct {
 	TaskID        string
 	PullRequestID string
 }
 
-func (TaskCreated) domainEvent()       {}
-func (PullRequestMerged) domainEvent() {}
-func (TaskMoved) domainEvent()         {}
-func (StepFreed) domainEvent()         {}
-func (TurnEvent) domainEvent()         {}
+// PullRequestsChanged says a task's pull requests changed: one was linked
+// to it, or their automation switches changed. The PR watcher looks at
+// them at once (whoever links a pull request emits it).
+type PullRequestsChanged struct{ TaskID string }
+
+func (PullRequestsChanged) domainEvent()  {}
+func (TaskEnded) domainEvent()            {}
+func (PullRequestCommented) domainEvent() {}
+func (PullRequestMerged) domainEvent()    {}
+func (TaskCreated) domainEvent()          {}
+func (TaskMoved) domainEvent()            {}
+func (StepFreed) domainEvent()            {}
+func (TurnEvent) domainEvent()            {}
 
 // DomainEvents hands every domain event emitted to the reactions
 // subscribed, in the order they subscribed, on the emitter's goroutine.

@@ -1,6 +1,7 @@
 package kanban
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"time"
@@ -285,6 +286,11 @@ const (
 	MaxPREventsPerPoll = 200
 )
 
+// PREventKeyMerged is the key of a pull request's merged event: one per
+// pull request, recorded by the poll whose compare-and-set moved it to
+// merged (none when a merge through Kandev moved it first).
+const PREventKeyMerged = "merged"
+
 // PREvent is one entry of a pull request's event journal: something the
 // PR watcher saw (a review comment, failing checks, a merge) or decided
 // (a merge to make), recorded in the transaction that records the poll
@@ -307,4 +313,23 @@ type PREvent struct {
 	DueAt     time.Time `json:"due_at"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// PullRequestService keeps a task's pull requests and their automation
+// settings (implemented by the store).
+type PullRequestService interface {
+	// LinkPullRequest records a pull request opened for a task in one of
+	// its repositories (VALIDATION_ERROR when the task is not linked to it).
+	LinkPullRequest(ctx context.Context, p PullRequest) (*PullRequest, error)
+	GetPullRequest(ctx context.Context, id string) (*PullRequest, error)
+	// FindPullRequest returns a task's pull request by repository and
+	// number (NOT_FOUND when it has none such).
+	FindPullRequest(ctx context.Context, taskID, repositoryID string, number int) (*PullRequest, error)
+	ListTaskPullRequests(ctx context.Context, taskID string, p Page) (*List[PullRequest], error)
+	// PRAutomation returns a task's settings over its pull requests on
+	// forge; NOT_FOUND when the task is missing.
+	PRAutomation(ctx context.Context, taskID string, forge ForgeKind) (*PRAutomation, error)
+	// UpdatePRAutomation applies u in one transaction; VALIDATION_ERROR
+	// (nothing written) when u names no linked pull request of the task.
+	UpdatePRAutomation(ctx context.Context, taskID string, forge ForgeKind, u PRAutomationUpdate) (*PRAutomation, error)
 }

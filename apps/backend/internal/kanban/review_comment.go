@@ -1,6 +1,7 @@
 package kanban
 
 import (
+	"context"
 	"slices"
 	"time"
 )
@@ -80,4 +81,31 @@ type ReviewCommentFilter struct {
 	RepositoryID string
 	Path         string
 	State        ReviewCommentState
+}
+
+// ReviewService stores an operator's review comments on a task's diff.
+// Whether a comment's anchored lines changed is for the caller, which
+// reads the worktree, to tell (MarkReviewCommentsOutdated).
+type ReviewService interface {
+	// CreateReviewComment records an open comment: VALIDATION_ERROR for a
+	// bad field or a repository not linked to the task, NOT_FOUND without
+	// the task.
+	CreateReviewComment(ctx context.Context, c ReviewComment) (*ReviewComment, error)
+	// GetReviewComment: NOT_FOUND when missing.
+	GetReviewComment(ctx context.Context, id string) (*ReviewComment, error)
+	// ListReviewComments lists a task's comments matching f, oldest first
+	// (NOT_FOUND without the task).
+	ListReviewComments(ctx context.Context, f ReviewCommentFilter, p Page) (*List[ReviewComment], error)
+	// UpdateReviewComment changes a comment's body (only while open:
+	// CONFLICT otherwise) and its state (not to outdated).
+	UpdateReviewComment(ctx context.Context, id string, body *string, state *ReviewCommentState) (*ReviewComment, error)
+	// MarkReviewCommentsOutdated marks the open and sent ones of a task's
+	// comments ids outdated and returns them.
+	MarkReviewCommentsOutdated(ctx context.Context, taskID string, ids []string) ([]ReviewComment, error)
+	// SendReview appends m (a prompt) to session m.SessionID of the task
+	// and marks the task's comments ids sent, in one transaction: CONFLICT
+	// (and nothing written) unless every one of them is still open.
+	SendReview(ctx context.Context, taskID string, ids []string, m Message) (*Message, []ReviewComment, error)
+	// DeleteReviewComment: NOT_FOUND when missing.
+	DeleteReviewComment(ctx context.Context, id string) error
 }

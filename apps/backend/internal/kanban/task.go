@@ -26,6 +26,9 @@ var TaskStates = []TaskState{TaskTodo, TaskInProgress, TaskReview, TaskBlocked, 
 // Valid reports whether s is a known state.
 func (s TaskState) Valid() bool { return slices.Contains(TaskStates, s) }
 
+// Ended reports whether s is terminal: completed, failed or cancelled.
+func (s TaskState) Ended() bool { return s == TaskCompleted || s == TaskFailed || s == TaskCancelled }
+
 // Task is a unit of work on a workflow step.
 type Task struct {
 	ID             string `json:"id"`

@@ -31,6 +31,8 @@ const (
 	ReasonReviewRequested = "review_requested"
 	ReasonMerged          = "merged"
 	ReasonClosed          = "closed"
+	// ReasonReview: a reviewer's comment or review (ReviewPrompt).
+	ReasonReview = "review"
 )
 
 // Event is something the watcher saw on a watched pull request, with the

@@ -130,6 +130,51 @@ func gitlabJobLog() string {
 	return b.String()
 }
 
+// checkAutoFixEvent checks the one failing-pipeline event: the failing
+// job (jobID), its log's cleaned end, and the auto-fix prompt carrying
+// them, redacted.
+func checkAutoFixEvent(t *testing.T, ev Event, jobID int64) {
+	t.Helper()
+	c, p := ev.Check, ev.Prompt
+	if c == nil || c.Name != "test" || c.ID != jobID || c.Conclusion != "failed" || !c.Truncated || len(c.Excerpt) > kanban.MaxAutoFixExcerpt ||
+		!strings.Contains(c.Excerpt, "--- FAIL: TestLogin") || ev.HeadSHA != sha1 {
+		t.Fatalf("check %+v", c)
+	}
+	if p == nil || p.Reason != ReasonAutoFix || !strings.Contains(p.Text, "Failing check: test (failed)") ||
+		!strings.Contains(p.Text, "ERROR: Job failed: exit code 1") || len(p.Text) > kanban.MaxPromptLen {
+		t.Fatalf("prompt %+v", p)
+	}
+	for _, bad := range []string{glToken, "\x1b", "section_start", "section_end"} {
+		if strings.Contains(p.Text, bad) {
+			t.Fatalf("the prompt carries %q", bad)
+		}
+	}
+}
+
+// checkMergedOnce checks the merge at sha2: squashed on the forge, the
+// approval and the merge reported once each, the record and the journal.
+func checkMergedOnce(t *testing.T, e *glEnv) {
+	t.Helper()
+	st, _ := e.gl.MR(glProject, e.pr.Number)
+	if st.State != "merged" || st.MergeSHAParam != sha2 || !st.Squash {
+		t.Fatalf("forge state %+v: want merged, squashed, with the checked head's sha", st)
+	}
+	if rv := e.sink.of(ReviewSubmitted); len(rv) != 1 || rv[0].Review.Author != "alice" || rv[0].Review.State != forge.ReviewApproved {
+		t.Fatalf("review events %+v", rv)
+	}
+	merged := e.sink.of(Merged)
+	if len(merged) != 1 || merged[0].Prompt == nil || merged[0].Prompt.Reason != ReasonMerged {
+		t.Fatalf("merged events %+v (all: %s)", merged, e.sink.kinds())
+	}
+	rec := e.record()
+	if rec.State != kanban.PRMerged || rec.Watch.MergeSHA != sha2 {
+		t.Fatalf("record %+v", rec)
+	}
+	if j := e.journal(); !strings.Contains(j, "merge:"+sha2+"=delivered") || strings.Count(j, "checks_failing") != 1 {
+		t.Fatalf("journal %q", j)
+	}
+}
+
 // TestGitLabAutoFixThenMerge drives a GitLab merge request end to end:
 // a pipeline still running is waited for; once it fails, exactly one
 // auto-fix prompt is sent, with the failing job's name and the cleaned,
@@ -156,20 +201,7 @@ func TestGitLabAutoFixThenMerge(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("got %d failing-pipeline events (%s), want 1", len(got), e.sink.kinds())
 	}
-	c, p := got[0].Check, got[0].Prompt
-	if c == nil || c.Name != "test" || c.ID != jobs[0].ID || c.Conclusion != "failed" || !c.Truncated || len(c.Excerpt) > kanban.MaxAutoFixExcerpt ||
-		!strings.Contains(c.Excerpt, "--- FAIL: TestLogin") || got[0].HeadSHA != sha1 {
-		t.Fatalf("check %+v", c)
-	}
-	if p == nil || p.Reason != ReasonAutoFix || !strings.Contains(p.Text, "Failing check: test (failed)") ||
-		!strings.Contains(p.Text, "ERROR: Job failed: exit code 1") || len(p.Text) > kanban.MaxPromptLen {
-		t.Fatalf("prompt %+v", p)
-	}
-	for _, bad := range []string{glToken, "\x1b", "section_start", "section_end"} {
-		if strings.Contains(p.Text, bad) {
-			t.Fatalf("the prompt carries %q", bad)
-		}
-	}
+	checkAutoFixEvent(t, got[0], jobs[0].ID)
 	e.steps(3)
 	if n := len(e.sink.of(ChecksFailing)); n != 1 || e.record().Automation.AutoFixRounds != 1 {
 		t.Fatalf("polling on: %d failing events, %d rounds; want 1 and 1", n, e.record().Automation.AutoFixRounds)
@@ -192,24 +224,7 @@ func TestGitLabAutoFixThenMerge(t *testing.T) {
 	if n := e.merges(); n != 1 {
 		t.Fatalf("got %d merge calls, want 1", n)
 	}
-	st, _ := e.gl.MR(glProject, e.pr.Number)
-	if st.State != "merged" || st.MergeSHAParam != sha2 || !st.Squash {
-		t.Fatalf("forge state %+v: want merged, squashed, with the checked head's sha", st)
-	}
-	if rv := e.sink.of(ReviewSubmitted); len(rv) != 1 || rv[0].Review.Author != "alice" || rv[0].Review.State != forge.ReviewApproved {
-		t.Fatalf("review events %+v", rv)
-	}
-	merged := e.sink.of(Merged)
-	if len(merged) != 1 || merged[0].Prompt == nil || merged[0].Prompt.Reason != ReasonMerged {
-		t.Fatalf("merged events %+v (all: %s)", merged, e.sink.kinds())
-	}
-	rec := e.record()
-	if rec.State != kanban.PRMerged || rec.Watch.MergeSHA != sha2 {
-		t.Fatalf("record %+v", rec)
-	}
-	if j := e.journal(); !strings.Contains(j, "merge:"+sha2+"=delivered") || strings.Count(j, "checks_failing") != 1 {
-		t.Fatalf("journal %q", j)
-	}
+	checkMergedOnce(t, e)
 	before := len(e.gl.Requests())
 	e.steps(3)
 	if n := len(e.gl.Requests()) - before; n != 0 {

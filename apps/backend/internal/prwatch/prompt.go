@@ -100,3 +100,37 @@ func oneLine(s string) string {
 	}, s)
 	return kanban.Clip(s, kanban.MaxNameLen)
 }
+
+// ReviewPrompt is the prompt that brings a reviewer's words to the task's
+// agent: a line comment (ReviewCommented) or a review with a text or a
+// request for changes (ReviewSubmitted). The reviewer's text is forge
+// input, fenced and bounded; nil when the event carries nothing to say.
+func ReviewPrompt(e Event) *Prompt {
+	var head, body string
+	switch {
+	case e.Kind == ReviewCommented && e.Comment != nil:
+		c := e.Comment
+		where := oneLine(c.Path)
+		if c.Line > 0 {
+			where += ":" + strconv.Itoa(c.Line)
+			if c.StartLine > 0 && c.StartLine < c.Line {
+				where = oneLine(c.Path) + ":" + strconv.Itoa(c.StartLine) + "-" + strconv.Itoa(c.Line)
+			}
+		}
+		head = "Reviewer " + oneLine(c.Author) + " commented on " + where + " of the pull request " + prLink(e.PR) + ":"
+		body = c.Body
+	case e.Kind == ReviewSubmitted && e.Review != nil && (strings.TrimSpace(e.Review.Body) != "" || e.Review.State == "changes_requested"):
+		r := e.Review
+		head = "Reviewer " + oneLine(r.Author) + " reviewed the pull request " + prLink(e.PR) + " (" + oneLine(string(r.State)) + ")"
+		if strings.TrimSpace(r.Body) == "" {
+			return &Prompt{Text: head + ".", Reason: ReasonReview}
+		}
+		head += ":"
+		body = r.Body
+	default:
+		return nil
+	}
+	fence := fenceFor(body)
+	text := head + "\n\n" + fence + "\n" + strings.TrimRight(body, "\n") + "\n" + fence + "\n\nAddress it, then commit and push."
+	return &Prompt{Text: kanban.Clip(text, kanban.MaxPromptLen), Reason: ReasonReview}
+}

@@ -265,3 +265,32 @@ func acquire(ctx context.Context, sem chan struct{}) bool {
 		return false
 	}
 }
+
+// PollDue polls due pull requests, Concurrency at a time, until limit
+// were polled or none is due, and waits for the polls (their events are
+// recorded, not delivered). It returns how many it polled. It is for
+// tools and benchmarks that drive the watcher without Run; it must not
+// run beside Run on the same watcher.
+func (w *Watcher) PollDue(ctx context.Context, limit int) int {
+	n := 0
+	for n < limit && ctx.Err() == nil {
+		due, err := w.cfg.Store.ClaimDuePullRequests(ctx, w.cfg.Clock(), w.cfg.Lease, min(w.cfg.Concurrency, limit-n))
+		if err != nil || len(due) == 0 {
+			break
+		}
+		for _, p := range due {
+			if !acquire(ctx, w.polls) {
+				break
+			}
+			w.running.Add(1)
+			go func() {
+				defer w.running.Done()
+				defer func() { <-w.polls }()
+				w.pollOne(ctx, p)
+			}()
+		}
+		n += len(due)
+	}
+	w.running.Wait()
+	return n
+}

@@ -90,24 +90,7 @@ func TestWebhook(t *testing.T) {
 			"comment.updated_at": at.Format(time.RFC3339), "comment.user.login": "bob"})
 	}
 	body := comment(987654321012, "Please add a test.")
-	before := e.fingerprint()
-	for _, c := range []struct{ name, sig string }{
-		{"forged", forgetest.Sign("not-the-secret", body)},
-		{"missing", ""},
-		{"of another body", forgetest.Sign(webhookSecret, []byte(`{"action":"created"}`))},
-		{"malformed", "sha256=zz"},
-		{"sha1 form", "sha1=" + strings.Repeat("0", 40)},
-	} {
-		if got := post(h, "pull_request_review_comment", body, c.sig); got != http.StatusUnauthorized {
-			t.Errorf("%s signature: got %d, want 401", c.name, got)
-		}
-	}
-	if after := e.fingerprint(); after != before {
-		t.Fatalf("a refused delivery changed the store:\n%s\n→\n%s", before, after)
-	}
-	if got := post(e.w.Webhook(credential.Token{}), "pull_request_review_comment", body, forgetest.Sign(webhookSecret, body)); got != http.StatusServiceUnavailable {
-		t.Fatalf("without a secret: got %d, want 503", got)
-	}
+	checkRefusedSignatures(t, e, h, body)
 
 	for range 2 { // GitHub redelivers
 		if got := post(h, "pull_request_review_comment", body, forgetest.Sign(webhookSecret, body)); got != http.StatusAccepted {
@@ -139,7 +122,39 @@ func TestWebhook(t *testing.T) {
 		t.Fatalf("a late delivery of a comment the poll saw made %d comment events, want 2", n)
 	}
 
-	// Deliveries the watcher does not act on, and refusals.
+	checkIgnoredDeliveries(t, e, h)
+
+	checkRunMakesDue(t, e, h, schemas)
+}
+
+// checkRefusedSignatures: a forged, missing or stale signature is 401 and
+// nothing is recorded; without a secret, 503.
+func checkRefusedSignatures(t *testing.T, e *env, h http.Handler, body []byte) {
+	t.Helper()
+	before := e.fingerprint()
+	for _, c := range []struct{ name, sig string }{
+		{"forged", forgetest.Sign("not-the-secret", body)},
+		{"missing", ""},
+		{"of another body", forgetest.Sign(webhookSecret, []byte(`{"action":"created"}`))},
+		{"malformed", "sha256=zz"},
+		{"sha1 form", "sha1=" + strings.Repeat("0", 40)},
+	} {
+		if got := post(h, "pull_request_review_comment", body, c.sig); got != http.StatusUnauthorized {
+			t.Errorf("%s signature: got %d, want 401", c.name, got)
+		}
+	}
+	if after := e.fingerprint(); after != before {
+		t.Fatalf("a refused delivery changed the store:\n%s\n→\n%s", before, after)
+	}
+	if got := post(e.w.Webhook(credential.Token{}), "pull_request_review_comment", body, forgetest.Sign(webhookSecret, body)); got != http.StatusServiceUnavailable {
+		t.Fatalf("without a secret: got %d, want 503", got)
+	}
+}
+
+// checkIgnoredDeliveries: deliveries the watcher does not act on, and
+// refusals (not JSON, not a POST, too many being read, too large).
+func checkIgnoredDeliveries(t *testing.T, e *env, h http.Handler) {
+	t.Helper()
 	ping := []byte(`{"zen":"Keep it logically awesome.","hook_id":1}`)
 	if got := post(h, "ping", ping, forgetest.Sign(webhookSecret, ping)); got != http.StatusAccepted {
 		t.Fatalf("ping: %d", got)
@@ -167,11 +182,15 @@ func TestWebhook(t *testing.T) {
 	if got := post(h, "pull_request", huge, forgetest.Sign(webhookSecret, huge)); got != http.StatusRequestEntityTooLarge {
 		t.Fatalf("a body over the bound: %d", got)
 	}
+}
 
-	// A check run completing: the pull request is due at once.
+// checkRunMakesDue: a check run completing makes the pull request due at
+// once.
+func checkRunMakesDue(t *testing.T, e *env, h http.Handler, schemas *forgetest.Webhooks) {
+	t.Helper()
 	p := e.record()
 	p.Watch.NextPollAt = time.Now().Add(time.Hour)
-	_, err = e.st.RecordPoll(context.Background(), *p, nil)
+	_, err := e.st.RecordPoll(context.Background(), *p, nil)
 	must(t, err)
 	ex, err := schemas.Example("check-run-completed")
 	must(t, err)

@@ -57,34 +57,56 @@ func RunDisk(ctx context.Context, env *Env, cfg DiskConfig) Scenario {
 	if err != nil {
 		return sc.fail(err)
 	}
-	var acks []ack
-	create := func(tl *tally, title string) Outcome {
-		t0 := time.Now()
-		var out action.TaskCreateOut
-		err := o.call(ctx, kanban.ActionTaskCreate, action.TaskCreateIn{WorkspaceID: b.workspaceID, Title: title,
-			Prompt: strings.Repeat("x", 4<<10)}, &out)
-		oc, d := classifyErr(err)
-		tl.add(time.Since(t0), oc, d)
-		if oc == OutcomeOK {
-			acks = append(acks, ack{id: out.Task.ID, title: title})
-		}
-		return oc
-	}
+	w := &diskWriter{o: o, workspaceID: b.workspaceID}
 	before := newTally()
 	for i := range 20 {
-		create(before, fmt.Sprintf("disk before %d", i))
+		w.create(ctx, before, fmt.Sprintf("disk before %d", i))
 	}
 	sc.calls("before the disk fills", before, false)
 	filler := filepath.Join(mnt, "filler")
 	if err := fill(filler); err != nil {
 		return sc.fail(err)
 	}
+	w.whileFull(ctx, sc, cfg.Writes)
+	if err := os.Remove(filler); err != nil {
+		return sc.fail(err)
+	}
+	w.afterSpaceReturns(ctx, sc)
+	o.close()
+	srv.stop(15 * time.Second)
+	verifyDisk(ctx, sc, filepath.Join(mnt, "data"), w.acks)
+	return sc.done()
+}
+
+// diskWriter creates tasks in a workspace, keeping those acknowledged.
+type diskWriter struct {
+	o           *ops
+	workspaceID string
+	acks        []ack
+}
+
+// create creates one task titled title, tallied in tl.
+func (w *diskWriter) create(ctx context.Context, tl *tally, title string) Outcome {
+	t0 := time.Now()
+	var out action.TaskCreateOut
+	err := w.o.call(ctx, kanban.ActionTaskCreate, action.TaskCreateIn{WorkspaceID: w.workspaceID, Title: title,
+		Prompt: strings.Repeat("x", 4<<10)}, &out)
+	oc, d := classifyErr(err)
+	tl.add(time.Since(t0), oc, d)
+	if oc == OutcomeOK {
+		w.acks = append(w.acks, ack{id: out.Task.ID, title: title})
+	}
+	return oc
+}
+
+// whileFull makes writes writes (and as many reads) on the full disk.
+func (w *diskWriter) whileFull(ctx context.Context, sc *scenarioRun, writes int) {
 	full, reads := newTally(), newTally()
-	for i := range cfg.Writes {
-		create(full, fmt.Sprintf("disk full %d", i))
+	for i := range writes {
+		w.create(ctx, full, fmt.Sprintf("disk full %d", i))
 		t0 := time.Now()
 		var page kanban.List[kanban.Task]
-		oc, d := classifyErr(o.call(ctx, kanban.ActionTaskList, action.TaskListIn{WorkspaceID: b.workspaceID, Limit: 10}, &page))
+		oc, d := classifyErr(w.o.call(ctx, kanban.ActionTaskList, action.TaskListIn{WorkspaceID: w.workspaceID, Limit: 10}, &page))
 		reads.add(time.Since(t0), oc, d)
 	}
 	st := full.stats()
@@ -93,13 +115,14 @@ func RunDisk(ctx context.Context, env *Env, cfg DiskConfig) Scenario {
 		"%d writes: %d unavailable, %d ok (room left in the WAL), %d internal, %d other errors, %d timeouts; first: %v",
 		st.Calls, st.Unavailable, st.OK, st.Internal, st.Failed, st.Timeouts, st.FirstErrors)
 	sc.calls("reads while full", reads, false)
-	if err := os.Remove(filler); err != nil {
-		return sc.fail(err)
-	}
+}
+
+// afterSpaceReturns writes until 20 more succeed or resumeBound passes.
+func (w *diskWriter) afterSpaceReturns(ctx context.Context, sc *scenarioRun) {
 	resumed := time.Now()
 	after := newTally()
 	for i := 0; ; i++ {
-		if create(after, fmt.Sprintf("disk after %d", i)) == OutcomeOK && i >= 20 {
+		if w.create(ctx, after, fmt.Sprintf("disk after %d", i)) == OutcomeOK && i >= 20 {
 			break
 		}
 		if time.Since(resumed) > resumeBound {
@@ -110,10 +133,6 @@ func RunDisk(ctx context.Context, env *Env, cfg DiskConfig) Scenario {
 	sc.s.Calls["writes after space returns"] = ast
 	sc.checkf("service resumes when space returns", ast.OK >= 1 && ast.defects() == 0,
 		"%d writes after freeing space: %d ok, first ok within the %s bound", ast.Calls, ast.OK, resumeBound)
-	o.close()
-	srv.stop(15 * time.Second)
-	verifyDisk(ctx, sc, filepath.Join(mnt, "data"), acks)
-	return sc.done()
 }
 
 // verifyDisk checks the database after the run.

@@ -82,19 +82,7 @@ func RunLoad(ctx context.Context, env *Env, cfg LoadConfig) Scenario {
 	var answers sync.WaitGroup
 	answers.Go(func() { answerer(actx, l.ops, l.board.workspaceID, tallies["answerer"]) })
 	t0 := time.Now()
-	var wg sync.WaitGroup
-	for i, w := range workers {
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(uint64(i), 18)) //nolint:gosec // a reproducible mix, not a secret
-			for n := range cfg.Calls {
-				if ctx.Err() != nil {
-					return
-				}
-				w.op(ctx, l, rng, n, tallies[w.kind])
-			}
-		})
-	}
-	wg.Wait()
+	l.drive(ctx, workers, cfg.Calls, tallies)
 	elapsed := time.Since(t0)
 	stopAnswerer()
 	answers.Wait()
@@ -110,6 +98,24 @@ func RunLoad(ctx context.Context, env *Env, cfg LoadConfig) Scenario {
 	}
 	l.verify(ctx, sc, dir+"/data")
 	return sc.done()
+}
+
+// drive runs calls calls on every worker at once, each worker's mix
+// seeded by its index, and returns when all are done.
+func (l *loadRun) drive(ctx context.Context, workers []*worker, calls int, tallies map[string]*tally) {
+	var wg sync.WaitGroup
+	for i, w := range workers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(i), 18)) //nolint:gosec // a reproducible mix, not a secret
+			for n := range calls {
+				if ctx.Err() != nil {
+					return
+				}
+				w.op(ctx, l, rng, n, tallies[w.kind])
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // verify checks the database after the run.

@@ -83,27 +83,10 @@ func RunRestart(ctx context.Context, env *Env, cfg RestartConfig) Scenario {
 	if err != nil {
 		return sc.fail(err)
 	}
-	phases := map[string]*tally{"before": newTally(), "outage": newTally(), "after": newTally()}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for i, m := range bridges {
-		wg.Go(func() { r.bridgeLoop(ctx, m, i, phases, stop) })
+	phases, leftovers, err := r.underLoad(ctx, sc, cfg, o, bridges, agentSessions)
+	if err != nil {
+		return sc.fail(err)
 	}
-	sleepCtx(ctx, time.Second)
-	var leftovers []int
-	for cycle := range cfg.Cycles {
-		left, err := r.restartOnce(ctx, cfg, cycle)
-		if err != nil {
-			close(stop)
-			wg.Wait()
-			return sc.fail(err)
-		}
-		leftovers = append(leftovers, left...)
-		r.checkAgents(ctx, sc, o, agentSessions, cycle)
-		sleepCtx(ctx, time.Second)
-	}
-	close(stop)
-	wg.Wait()
 	r.report(sc, phases, leftovers)
 	r.checkAttached(ctx, sc, o, homes)
 	for _, m := range bridges {
@@ -113,6 +96,34 @@ func RunRestart(ctx context.Context, env *Env, cfg RestartConfig) Scenario {
 	srv.stop(15 * time.Second)
 	r.verify(ctx, sc, dir+"/data", agentSessions)
 	return sc.done()
+}
+
+// underLoad restarts the backend cfg.Cycles times while every bridge
+// makes calls, checking the agents after each restart; the bridges' calls
+// have stopped when it returns.
+func (r *restartRun) underLoad(ctx context.Context, sc *scenarioRun, cfg RestartConfig, o *ops, bridges []*mcpConn, agentSessions []string) (map[string]*tally, []int, error) {
+	phases := map[string]*tally{"before": newTally(), "outage": newTally(), "after": newTally()}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, m := range bridges {
+		wg.Go(func() { r.bridgeLoop(ctx, m, i, phases, stop) })
+	}
+	defer func() {
+		close(stop)
+		wg.Wait()
+	}()
+	sleepCtx(ctx, time.Second)
+	var leftovers []int
+	for cycle := range cfg.Cycles {
+		left, err := r.restartOnce(ctx, cfg, cycle)
+		if err != nil {
+			return nil, nil, err
+		}
+		leftovers = append(leftovers, left...)
+		r.checkAgents(ctx, sc, o, agentSessions, cycle)
+		sleepCtx(ctx, time.Second)
+	}
+	return phases, leftovers, nil
 }
 
 // homeSessions creates the bridges' hand-made sessions.

@@ -46,21 +46,7 @@ func testPlanLifecycle(t *testing.T) {
 		t.Fatalf("got %+v, %v, want content v3", got, err)
 	}
 
-	var revs []string
-	pg := kanban.Page{Limit: 2}
-	for range 5 {
-		l, err := f.s.ListPlanRevisions(ctx, id, pg)
-		if err != nil {
-			t.Fatalf("list revisions: %v", err)
-		}
-		for _, r := range l.Items {
-			revs = append(revs, r.Content)
-		}
-		if pg.Cursor = l.NextCursor; pg.Cursor == "" {
-			break
-		}
-	}
-	if want := []string{"v3", "v2", "v1"}; !slices.Equal(revs, want) {
+	if revs, want := planRevisions(t, f.s, id), []string{"v3", "v2", "v1"}; !slices.Equal(revs, want) {
 		t.Fatalf("got revisions %v, want %v", revs, want)
 	}
 
@@ -78,6 +64,27 @@ func testPlanLifecycle(t *testing.T) {
 	if p, err = f.s.CreatePlan(ctx, kanban.Plan{TaskID: id, Content: "fresh"}); err != nil || p.Revision != 1 {
 		t.Fatalf("got %+v, %v after re-creating, want revision 1", p, err)
 	}
+}
+
+// planRevisions is the contents of task id's plan revisions, newest
+// first, read two per page (five pages at most).
+func planRevisions(t *testing.T, s *Store, id string) []string {
+	t.Helper()
+	var revs []string
+	pg := kanban.Page{Limit: 2}
+	for range 5 {
+		l, err := s.ListPlanRevisions(context.Background(), id, pg)
+		if err != nil {
+			t.Fatalf("list revisions: %v", err)
+		}
+		for _, r := range l.Items {
+			revs = append(revs, r.Content)
+		}
+		if pg.Cursor = l.NextCursor; pg.Cursor == "" {
+			break
+		}
+	}
+	return revs
 }
 
 func TestPlanRejects(t *testing.T) {

@@ -72,6 +72,43 @@ func TestAgentProfiles(t *testing.T) {
 	bothEngines(t, testAgentProfiles)
 }
 
+// checkDefaultPromoted: a profile's update changes only what it names;
+// deleting the agent's default profile (defaultID) promotes the other
+// (fastID).
+func checkDefaultPromoted(t *testing.T, s *Store, fastID, defaultID string) {
+	t.Helper()
+	ctx := context.Background()
+	model := "gpt-5"
+	got, err := s.UpdateAgentProfile(ctx, fastID, kanban.AgentProfileUpdate{Model: &model})
+	if err != nil || got.Model != model || got.Name != "fast" {
+		t.Fatalf("got %+v, %v, want the model changed and the name kept", got, err)
+	}
+	if err := s.DeleteAgentProfile(ctx, defaultID); err != nil {
+		t.Fatalf("delete default profile: %v", err)
+	}
+	if got, _ = s.GetAgentProfile(ctx, fastID); !got.IsDefault {
+		t.Fatalf("got is_default false on the remaining profile, want it promoted")
+	}
+}
+
+// firstProfileIsDefault checks that the first profile of a new agent
+// becomes its default, and returns it.
+func firstProfileIsDefault(t *testing.T, s *Store) *kanban.AgentProfile {
+	t.Helper()
+	ctx := context.Background()
+	agentID := kanban.NewID()
+	now := fmtTime(kanban.Now())
+	if _, err := s.stmts.ExecContext(ctx, `INSERT INTO agents (id, name, display_name, created_at, updated_at)
+		VALUES (?, 'cursor', 'Cursor', ?, ?)`, agentID, now, now); err != nil {
+		t.Fatalf("insert agent: %v", err)
+	}
+	first, err := s.CreateAgentProfile(ctx, kanban.AgentProfile{AgentID: agentID, Name: "main"})
+	if err != nil || !first.IsDefault {
+		t.Fatalf("got %+v, %v, want the first profile to be the default", first, err)
+	}
+	return first
+}
+
 func testAgentProfiles(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
@@ -91,17 +128,7 @@ func testAgentProfiles(t *testing.T) {
 		t.Fatalf("got %v, %v listing every profile, want 6", all, err)
 	}
 
-	// The first profile of an agent becomes its default.
-	agentID := kanban.NewID()
-	now := fmtTime(kanban.Now())
-	if _, err := f.s.stmts.ExecContext(ctx, `INSERT INTO agents (id, name, display_name, created_at, updated_at)
-		VALUES (?, 'cursor', 'Cursor', ?, ?)`, agentID, now, now); err != nil {
-		t.Fatalf("insert agent: %v", err)
-	}
-	first, err := f.s.CreateAgentProfile(ctx, kanban.AgentProfile{AgentID: agentID, Name: "main"})
-	if err != nil || !first.IsDefault {
-		t.Fatalf("got %+v, %v, want the first profile to be the default", first, err)
-	}
+	first := firstProfileIsDefault(t, f.s)
 
 	name, model := "fast", "gpt-5"
 	codexDefault := l.Items[0]
@@ -137,16 +164,7 @@ func testAgentProfiles(t *testing.T) {
 	}
 	checkRefusals(t, f.s, tests)
 
-	got, err := f.s.UpdateAgentProfile(ctx, fast.ID, kanban.AgentProfileUpdate{Model: &model})
-	if err != nil || got.Model != model || got.Name != "fast" {
-		t.Fatalf("got %+v, %v, want the model changed and the name kept", got, err)
-	}
-	if err := f.s.DeleteAgentProfile(ctx, codexDefault.ID); err != nil {
-		t.Fatalf("delete default profile: %v", err)
-	}
-	if got, _ = f.s.GetAgentProfile(ctx, fast.ID); !got.IsDefault {
-		t.Fatalf("got is_default false on the remaining profile, want it promoted")
-	}
+	checkDefaultPromoted(t, f.s, fast.ID, codexDefault.ID)
 }
 
 func TestDeleteAgentProfileWithRunningSession(t *testing.T) {

@@ -92,25 +92,8 @@ func TestGroupCommitIsolation(t *testing.T) {
 	release := holdCommitter(t, s)
 	batches, writes := s.writes.batches.Load(), s.writes.writes.Load()
 
-	results := map[string]error{}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	write := func(name string, fn func(tx txn) error) {
-		wg.Go(func() {
-			var err error
-			func() {
-				defer func() {
-					if p := recover(); p != nil {
-						err = errors.New("panic: " + p.(string))
-					}
-				}()
-				err = s.tx(context.Background(), fn)
-			}()
-			mu.Lock()
-			results[name] = err
-			mu.Unlock()
-		})
-	}
+	q := &queuedWriters{s: s, results: map[string]error{}}
+	write := q.write
 	write("ok-1", func(tx txn) error { return insertWorkspace(tx, "ok-1") })
 	write("fails-after-write", func(tx txn) error {
 		if err := insertWorkspace(tx, "undone-1"); err != nil {
@@ -145,8 +128,51 @@ func TestGroupCommitIsolation(t *testing.T) {
 		t.Errorf("withdrawn writer: got %v, want context.Canceled", err)
 	}
 	release()
-	wg.Wait()
+	q.wg.Wait()
 
+	checkWriterResults(t, q.results, errOwn)
+	if ran {
+		t.Error("the withdrawn writer ran")
+	}
+	checkWorkspaces(t, s, []string{"holder", "ok-1", "ok-2"}, []string{"undone-1", "undone-2", "undone-3", "never"})
+	if got := s.writes.batches.Load() - batches; got != 2 {
+		t.Errorf("got %d commits for the held batch and the five queued writers, want 2", got)
+	}
+	if got := s.writes.writes.Load() - writes; got != 3 {
+		t.Errorf("got %d acknowledged writes, want 3 (holder, ok-1, ok-2)", got)
+	}
+}
+
+// queuedWriters runs writers on s at once, keeping each one's error by
+// name (a panic's value becomes an error).
+type queuedWriters struct {
+	s       *Store
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	results map[string]error
+}
+
+func (q *queuedWriters) write(name string, fn func(tx txn) error) {
+	q.wg.Go(func() {
+		var err error
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					err = errors.New("panic: " + p.(string))
+				}
+			}()
+			err = q.s.tx(context.Background(), fn)
+		}()
+		q.mu.Lock()
+		q.results[name] = err
+		q.mu.Unlock()
+	})
+}
+
+// checkWriterResults checks that each writer of TestGroupCommitIsolation
+// got its own outcome.
+func checkWriterResults(t *testing.T, results map[string]error, errOwn error) {
+	t.Helper()
 	for name, want := range map[string]string{"ok-1": "", "ok-2": "", "fails-after-write": errOwn.Error(),
 		"constraint": "FOREIGN KEY", "panics": "panic: boom"} {
 		got := results[name]
@@ -160,25 +186,22 @@ func TestGroupCommitIsolation(t *testing.T) {
 	if !errors.Is(results["fails-after-write"], errOwn) {
 		t.Errorf("fails-after-write: got %v, want its own error value", results["fails-after-write"])
 	}
-	if ran {
-		t.Error("the withdrawn writer ran")
-	}
+}
+
+// checkWorkspaces checks that the workspaces named present were committed
+// and those named absent were not.
+func checkWorkspaces(t *testing.T, s *Store, present, absent []string) {
+	t.Helper()
 	names := workspaceNames(t, s)
-	for _, n := range []string{"holder", "ok-1", "ok-2"} {
+	for _, n := range present {
 		if !names[n] {
 			t.Errorf("workspace %s missing after its write was acknowledged", n)
 		}
 	}
-	for _, n := range []string{"undone-1", "undone-2", "undone-3", "never"} {
+	for _, n := range absent {
 		if names[n] {
 			t.Errorf("workspace %s committed by a write that failed", n)
 		}
-	}
-	if got := s.writes.batches.Load() - batches; got != 2 {
-		t.Errorf("got %d commits for the held batch and the five queued writers, want 2", got)
-	}
-	if got := s.writes.writes.Load() - writes; got != 3 {
-		t.Errorf("got %d acknowledged writes, want 3 (holder, ok-1, ok-2)", got)
 	}
 }
 

@@ -61,50 +61,64 @@ func TestPRAutomation(t *testing.T) {
 			t.Fatalf("cleared override: %+v", got)
 		}
 
-		// Refusals write nothing.
-		before := dump(t, s, []string{"task_pull_requests", "task_pr_automation"})
-		missing, huge := 99, string(make([]byte, kanban.MaxPromptLen+1))
-		for _, c := range []struct {
-			name string
-			u    kanban.PRAutomationUpdate
-		}{
-			{"repository without number", kanban.PRAutomationUpdate{RepositoryID: &repo, AutoFixEnabled: &on}},
-			{"number without repository", kanban.PRAutomationUpdate{PRNumber: &n, AutoFixEnabled: &on}},
-			{"a pull request not linked", kanban.PRAutomationUpdate{RepositoryID: &repo, PRNumber: &missing, AutoFixEnabled: &on, AutoFixPromptOverride: &prompt}},
-			{"an override too long", kanban.PRAutomationUpdate{AutoFixPromptOverride: &huge, AutoFixEnabled: &on}},
-		} {
-			if _, err := s.UpdatePRAutomation(ctx, f.task.ID, kanban.ForgeGitHub, c.u); kanban.ErrorCode(err) != kanban.CodeValidation {
-				t.Errorf("%s: got %v, want VALIDATION_ERROR", c.name, err)
-			}
-		}
-		if _, err := s.UpdatePRAutomation(ctx, kanban.NewID(), kanban.ForgeGitHub, kanban.PRAutomationUpdate{AutoFixEnabled: &on}); kanban.ErrorCode(err) != kanban.CodeNotFound {
-			t.Errorf("missing task: %v", err)
-		}
-		if diff := cmpDump(before, dump(t, s, []string{"task_pull_requests", "task_pr_automation"})); diff != "" {
-			t.Fatalf("a refused update wrote:\n%s", diff)
-		}
-
-		// Rounds spent; turning auto-fix off and on again starts over, and
-		// a poll claimed before the change can no longer record.
-		p := must(s.GetPullRequest(ctx, one.ID))(t)
-		now := time.Now()
-		p.Automation.AutoFixRounds, p.Automation.AutoFixExhaustedAt, p.Watch.NextPollAt = kanban.MaxAutoFixRounds, &now, now
-		must(s.RecordPoll(ctx, *p, nil))(t)
-		p = must(s.GetPullRequest(ctx, one.ID))(t)
-		repo1, n1 := f.repo.ID, 1
-		must(s.UpdatePRAutomation(ctx, f.task.ID, kanban.ForgeGitHub, kanban.PRAutomationUpdate{RepositoryID: &repo1, PRNumber: &n1, AutoFixEnabled: &on}))(t)
-		if kept := must(s.GetPullRequest(ctx, one.ID))(t); kept.Automation.AutoFixRounds != kanban.MaxAutoFixRounds {
-			t.Fatalf("setting auto-fix on while on reset the rounds: %+v", kept.Automation)
-		}
-		must(s.UpdatePRAutomation(ctx, f.task.ID, kanban.ForgeGitHub, kanban.PRAutomationUpdate{RepositoryID: &repo1, PRNumber: &n1, AutoFixEnabled: &off}))(t)
-		got = must(s.UpdatePRAutomation(ctx, f.task.ID, kanban.ForgeGitHub, kanban.PRAutomationUpdate{RepositoryID: &repo1, PRNumber: &n1, AutoFixEnabled: &on}))(t)
-		if st := got.PRStates[0]; st.AutoFixRounds != 0 || st.AutoFixExhaustedAt != nil || st.LastFixAt != nil {
-			t.Fatalf("re-enabled: %+v", st)
-		}
-		if _, err := s.RecordPoll(ctx, *p, nil); kanban.ErrorCode(err) != kanban.CodeConflict {
-			t.Fatalf("a poll claimed before the switch changed: got %v, want CONFLICT", err)
-		}
+		checkPRAutomationRefusals(t, s, f, prompt)
+		checkAutoFixStartsOver(t, s, f, one)
 	})
+}
+
+// checkPRAutomationRefusals checks that refused updates write nothing.
+func checkPRAutomationRefusals(t *testing.T, s *Store, f prFixture, prompt string) {
+	t.Helper()
+	ctx := context.Background()
+	on, repo, n := true, f.repo.ID, 2
+	before := dump(t, s, []string{"task_pull_requests", "task_pr_automation"})
+	missing, huge := 99, string(make([]byte, kanban.MaxPromptLen+1))
+	for _, c := range []struct {
+		name string
+		u    kanban.PRAutomationUpdate
+	}{
+		{"repository without number", kanban.PRAutomationUpdate{RepositoryID: &repo, AutoFixEnabled: &on}},
+		{"number without repository", kanban.PRAutomationUpdate{PRNumber: &n, AutoFixEnabled: &on}},
+		{"a pull request not linked", kanban.PRAutomationUpdate{RepositoryID: &repo, PRNumber: &missing, AutoFixEnabled: &on, AutoFixPromptOverride: &prompt}},
+		{"an override too long", kanban.PRAutomationUpdate{AutoFixPromptOverride: &huge, AutoFixEnabled: &on}},
+	} {
+		if _, err := s.UpdatePRAutomation(ctx, f.task.ID, kanban.ForgeGitHub, c.u); kanban.ErrorCode(err) != kanban.CodeValidation {
+			t.Errorf("%s: got %v, want VALIDATION_ERROR", c.name, err)
+		}
+	}
+	if _, err := s.UpdatePRAutomation(ctx, kanban.NewID(), kanban.ForgeGitHub, kanban.PRAutomationUpdate{AutoFixEnabled: &on}); kanban.ErrorCode(err) != kanban.CodeNotFound {
+		t.Errorf("missing task: %v", err)
+	}
+	if diff := cmpDump(before, dump(t, s, []string{"task_pull_requests", "task_pr_automation"})); diff != "" {
+		t.Fatalf("a refused update wrote:\n%s", diff)
+	}
+}
+
+// checkAutoFixStartsOver: with the rounds spent, turning auto-fix off
+// and on again starts over, and a poll claimed before the change can no
+// longer record.
+func checkAutoFixStartsOver(t *testing.T, s *Store, f prFixture, one *kanban.PullRequest) {
+	t.Helper()
+	ctx := context.Background()
+	on, off := true, false
+	p := must(s.GetPullRequest(ctx, one.ID))(t)
+	now := time.Now()
+	p.Automation.AutoFixRounds, p.Automation.AutoFixExhaustedAt, p.Watch.NextPollAt = kanban.MaxAutoFixRounds, &now, now
+	must(s.RecordPoll(ctx, *p, nil))(t)
+	p = must(s.GetPullRequest(ctx, one.ID))(t)
+	repo1, n1 := f.repo.ID, 1
+	must(s.UpdatePRAutomation(ctx, f.task.ID, kanban.ForgeGitHub, kanban.PRAutomationUpdate{RepositoryID: &repo1, PRNumber: &n1, AutoFixEnabled: &on}))(t)
+	if kept := must(s.GetPullRequest(ctx, one.ID))(t); kept.Automation.AutoFixRounds != kanban.MaxAutoFixRounds {
+		t.Fatalf("setting auto-fix on while on reset the rounds: %+v", kept.Automation)
+	}
+	must(s.UpdatePRAutomation(ctx, f.task.ID, kanban.ForgeGitHub, kanban.PRAutomationUpdate{RepositoryID: &repo1, PRNumber: &n1, AutoFixEnabled: &off}))(t)
+	got := must(s.UpdatePRAutomation(ctx, f.task.ID, kanban.ForgeGitHub, kanban.PRAutomationUpdate{RepositoryID: &repo1, PRNumber: &n1, AutoFixEnabled: &on}))(t)
+	if st := got.PRStates[0]; st.AutoFixRounds != 0 || st.AutoFixExhaustedAt != nil || st.LastFixAt != nil {
+		t.Fatalf("re-enabled: %+v", st)
+	}
+	if _, err := s.RecordPoll(ctx, *p, nil); kanban.ErrorCode(err) != kanban.CodeConflict {
+		t.Fatalf("a poll claimed before the switch changed: got %v, want CONFLICT", err)
+	}
 }
 
 func cmpDump(a, b map[string][]string) string {

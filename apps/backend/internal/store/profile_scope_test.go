@@ -45,18 +45,7 @@ func testProfileScope(t *testing.T) {
 	if _, err := f.s.CreateAgentProfile(ctx, kanban.AgentProfile{AgentID: codex.ID, Name: "theirs", WorkspaceID: a}); kanban.ErrorCode(err) != kanban.CodeConflict {
 		t.Fatalf("a name taken in another workspace: got %v, want CONFLICT (names are unique per agent)", err)
 	}
-	view := func(ws string) map[string]bool {
-		t.Helper()
-		l, err := f.s.ListAgentProfiles(ctx, kanban.ProfileFilter{ParentID: codex.ID, Workspace: ws}, kanban.Page{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]bool{}
-		for _, p := range l.Items {
-			out[p.ID] = true
-		}
-		return out
-	}
+	view := func(ws string) map[string]bool { return profileView(t, f.s, codex.ID, ws) }
 	if v := view(a); len(v) != 2 || !v[global.Items[0].ID] || !v[mine.ID] {
 		t.Fatalf("workspace A's view: got %v, want the global profile and its own", v)
 	}
@@ -74,7 +63,30 @@ func testProfileScope(t *testing.T) {
 		t.Fatalf("delete the last global profile: got %v, want CONFLICT", err)
 	}
 
-	// Use: a task of B runs neither with A's agent profile nor its executor profile.
+	checkScopedUse(t, f, other, mine, theirs)
+}
+
+// profileView is the IDs of agentID's profiles a workspace's view lists
+// (the operator's with ws "").
+func profileView(t *testing.T, s *Store, agentID, ws string) map[string]bool {
+	t.Helper()
+	l, err := s.ListAgentProfiles(context.Background(), kanban.ProfileFilter{ParentID: agentID, Workspace: ws}, kanban.Page{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, p := range l.Items {
+		out[p.ID] = true
+	}
+	return out
+}
+
+// checkScopedUse: a task of B runs neither with A's agent profile (mine)
+// nor its executor profile, and A's task runs with both.
+func checkScopedUse(t *testing.T, f *fixture, other board, mine, theirs *kanban.AgentProfile) {
+	t.Helper()
+	ctx := context.Background()
+	a := f.b.ws.ID
 	local := executorByName(t, f.s, "exec-local")
 	myExec, err := f.s.CreateExecutorProfile(ctx, kanban.ExecutorProfile{ExecutorID: local.ID, Name: "mine", WorkspaceID: a})
 	if err != nil || myExec.WorkspaceID != a || myExec.IsDefault {
@@ -176,6 +188,36 @@ func testProfileScopeUpgrade(t *testing.T) {
 	ctx := context.Background()
 	loc := testLocation(t)
 	eng := engineOf(t)
+	writeSchema10(t, loc, eng)
+	s, err := openTestStore(t, loc)
+	if err != nil {
+		t.Fatalf("open and migrate: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if err := action.Seed(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	ws := newBoard(t, s, "Later")
+	p, err := s.DefaultAgentProfile(ctx)
+	if err != nil || p.ID != "old" || p.WorkspaceID != "" || !p.IsDefault {
+		t.Fatalf("the earlier profile after 0011: got %+v, %v, want it global and still the default", p, err)
+	}
+	x, err := s.DefaultExecutorProfile(ctx)
+	if err != nil || x.ID != "oldx" || x.WorkspaceID != "" || x.PrepareScript != "make deps" {
+		t.Fatalf("the earlier executor profile after 0011: got %+v, %v", x, err)
+	}
+	l, err := s.ListAgentProfiles(ctx, kanban.ProfileFilter{Workspace: ws.ws.ID}, kanban.Page{})
+	if err != nil || len(l.Items) != 1 || l.Items[0].ID != "old" {
+		t.Fatalf("a workspace's view after 0011: got %+v, %v, want the earlier global profile", l, err)
+	}
+}
+
+// writeSchema10 writes at loc a database of engine eng at schema 10 (the
+// migrations before 0011_profile_scope) holding an agent and an executor,
+// each with a default profile.
+func writeSchema10(t *testing.T, loc string, eng Engine) {
+	t.Helper()
+	ctx := context.Background()
 	var db *sql.DB
 	if eng == Postgres {
 		cfg, err := ParsePostgresURL(loc)
@@ -226,26 +268,5 @@ func testProfileScopeUpgrade(t *testing.T) {
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
-	}
-	s, err := openTestStore(t, loc)
-	if err != nil {
-		t.Fatalf("open and migrate: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	if err := action.Seed(ctx, s); err != nil {
-		t.Fatal(err)
-	}
-	ws := newBoard(t, s, "Later")
-	p, err := s.DefaultAgentProfile(ctx)
-	if err != nil || p.ID != "old" || p.WorkspaceID != "" || !p.IsDefault {
-		t.Fatalf("the earlier profile after 0011: got %+v, %v, want it global and still the default", p, err)
-	}
-	x, err := s.DefaultExecutorProfile(ctx)
-	if err != nil || x.ID != "oldx" || x.WorkspaceID != "" || x.PrepareScript != "make deps" {
-		t.Fatalf("the earlier executor profile after 0011: got %+v, %v", x, err)
-	}
-	l, err := s.ListAgentProfiles(ctx, kanban.ProfileFilter{Workspace: ws.ws.ID}, kanban.Page{})
-	if err != nil || len(l.Items) != 1 || l.Items[0].ID != "old" {
-		t.Fatalf("a workspace's view after 0011: got %+v, %v, want the earlier global profile", l, err)
 	}
 }

@@ -21,17 +21,10 @@ func (s *Store) MarkPullRequestMerged(ctx context.Context, id, headSHA string) (
 	var out *kanban.PullRequest
 	changed := false
 	err := s.tx(ctx, func(tx txn) error {
-		res, err := tx.ExecContext(ctx, `UPDATE task_pull_requests SET state = 'merged',
-			head_sha = CASE WHEN ? = '' THEN head_sha ELSE ? END, updated_at = ?, version = version + 1
-			WHERE id = ? AND state <> 'merged'`, headSHA, headSHA, fmtTime(kanban.Now()), id)
-		if err != nil {
-			return fmt.Errorf("mark pull request merged: %w", err)
+		var err error
+		if changed, err = markMerged(ctx, tx, id, headSHA); err != nil {
+			return err
 		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return fmt.Errorf("mark pull request merged: %w", err)
-		}
-		changed = n == 1
 		out, err = getPR(ctx, tx, id)
 		return err
 	})
@@ -39,4 +32,21 @@ func (s *Store) MarkPullRequestMerged(ctx context.Context, id, headSHA string) (
 		return nil, false, err
 	}
 	return out, changed, nil
+}
+
+// markMerged is the compare-and-set of a pull request's move to merged
+// (MarkPullRequestMerged, and a watcher's poll that found it merged):
+// true when this write moved it.
+func markMerged(ctx context.Context, tx txn, id, headSHA string) (bool, error) {
+	res, err := tx.ExecContext(ctx, `UPDATE task_pull_requests SET state = 'merged',
+		head_sha = CASE WHEN ? = '' THEN head_sha ELSE ? END, updated_at = ?, version = version + 1
+		WHERE id = ? AND state <> 'merged'`, headSHA, headSHA, fmtTime(kanban.Now()), id)
+	if err != nil {
+		return false, fmt.Errorf("mark pull request merged: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("mark pull request merged: %w", err)
+	}
+	return n == 1, nil
 }

@@ -64,37 +64,7 @@ func TestLinkPullRequest(t *testing.T) {
 			t.Fatalf("find a missing one: got %v, want NOT_FOUND", err)
 		}
 
-		other := must(s.CreateRepository(ctx, kanban.Repository{WorkspaceID: f.b.ws.ID, Name: "other", LocalPath: "/src/other"}))(t)
-		for _, c := range []struct {
-			name  string
-			edit  func(*kanban.PullRequest)
-			code  kanban.Code
-			field string
-		}{
-			{"repository not linked to the task", func(p *kanban.PullRequest) { p.RepositoryID = other.ID }, kanban.CodeValidation, "repository_id"},
-			{"missing task", func(p *kanban.PullRequest) { p.TaskID = kanban.NewID() }, kanban.CodeNotFound, ""},
-			{"unknown forge", func(p *kanban.PullRequest) { p.Forge = "gitea" }, kanban.CodeValidation, "forge"},
-			{"number 0", func(p *kanban.PullRequest) { p.Number = 0 }, kanban.CodeValidation, "number"},
-			{"number over 32 bits", func(p *kanban.PullRequest) { p.Number = kanban.MaxPRNumber + 1 }, kanban.CodeValidation, "number"},
-			{"forge repo without owner", func(p *kanban.PullRequest) { p.ForgeRepo = "app" }, kanban.CodeValidation, "forge_repo"},
-			{"forge repo with ..", func(p *kanban.PullRequest) { p.ForgeRepo = "octo/../admin" }, kanban.CodeValidation, "forge_repo"},
-			{"forge repo with ?", func(p *kanban.PullRequest) { p.ForgeRepo = "octo/app?x=1" }, kanban.CodeValidation, "forge_repo"},
-			{"short sha", func(p *kanban.PullRequest) { p.HeadSHA = "abc" }, kanban.CodeValidation, "head_sha"},
-			{"head branch shaped like an option", func(p *kanban.PullRequest) { p.HeadBranch = "--upload-pack=x" }, kanban.CodeValidation, "head_branch"},
-			{"title with a newline", func(p *kanban.PullRequest) { p.Title = "a\nb" }, kanban.CodeValidation, "title"},
-			{"unknown state", func(p *kanban.PullRequest) { p.State = "OPEN" }, kanban.CodeValidation, "state"},
-		} {
-			p := f.pr(9)
-			c.edit(&p)
-			_, err := s.LinkPullRequest(ctx, p)
-			e, _ := kanban.AsError(err)
-			if kanban.ErrorCode(err) != c.code || e != nil && e.Field != c.field {
-				t.Errorf("%s: got %v, want %s on %q", c.name, err, c.code, c.field)
-			}
-		}
-		if n := countRows(t, s, "task_pull_requests"); n != 1 {
-			t.Fatalf("refused links wrote rows: %d pull requests, want 1", n)
-		}
+		checkLinkRefusals(t, s, f)
 
 		for _, n := range []int{1, 2, 3} {
 			must(s.LinkPullRequest(ctx, f.pr(n)))(t)
@@ -172,25 +142,7 @@ func TestClaimAndRecordPoll(t *testing.T) {
 			t.Fatalf("stale record: got %v, want ErrStale", err)
 		}
 
-		// A webhook records an event (one it had already is skipped) and
-		// makes the pull request due: the next poll's claim is stale first.
-		p = *got
-		added := must(s.AddPREvents(ctx, pr.ID, []kanban.PREvent{{Key: "review:1099511627776", Kind: "review_submitted"},
-			{Key: "comment:5", Kind: "review_comment"}}, true))(t)
-		if len(added) != 1 || added[0].Key != "comment:5" || added[0].Seq != 3 {
-			t.Fatalf("webhook added %+v", added)
-		}
-		if _, err := s.RecordPoll(ctx, p, nil); !errors.Is(err, ErrStale) {
-			t.Fatalf("a poll claimed before the webhook: got %v, want ErrStale", err)
-		}
-		if again := must(s.ClaimDuePullRequests(ctx, time.Now().Add(time.Second), time.Minute, 10))(t); len(again) != 1 {
-			t.Fatalf("the webhook did not make the pull request due: %d claimed", len(again))
-		}
-		list := must(s.ListPREvents(ctx, pr.ID, kanban.Page{Limit: 2}))(t)
-		rest := must(s.ListPREvents(ctx, pr.ID, kanban.Page{Limit: 2, Cursor: list.NextCursor}))(t)
-		if len(list.Items) != 2 || len(rest.Items) != 1 || rest.Items[0].Key != "comment:5" || string(list.Items[0].Payload) != `{"check":"test"}` {
-			t.Fatalf("journal pages %+v then %+v", list.Items, rest.Items)
-		}
+		checkWebhookMakesPollStale(t, s, pr.ID, *got)
 
 		bad := []kanban.PREvent{{Key: "", Kind: "x"}}
 		if _, err := s.AddPREvents(ctx, pr.ID, bad, false); kanban.ErrorCode(err) != kanban.CodeValidation {
@@ -259,22 +211,98 @@ func TestPREventJournal(t *testing.T) {
 		if again := must(s.ClaimPREvents(ctx, "backend-3", retry.Add(time.Hour), 10))(t); len(again) != 0 {
 			t.Fatalf("interrupted entries were claimed again: %+v", again)
 		}
-		// A live backend's entries are not interrupted.
-		must(s.AddPREvents(ctx, pr.ID, []kanban.PREvent{{Key: "d", Kind: "x"}}, false))(t)
-		must(s.ClaimPREvents(ctx, "backend-4", now, 10))(t)
-		if err := s.Heartbeat(ctx, "backend-4", "", time.Now()); err != nil {
-			t.Fatal(err)
-		}
-		if n := must(s.InterruptPREvents(ctx, "backend-3", time.Now().Add(-time.Minute)))(t); n != 0 {
-			t.Fatalf("interrupted %d entries of a live backend", n)
-		}
-		l := must(s.ListPREvents(ctx, pr.ID, kanban.Page{}))(t)
-		states := ""
-		for _, e := range l.Items {
-			states += e.Key + "=" + string(e.State) + " "
-		}
-		if states != "a=delivered b=interrupted c=interrupted d=delivering " {
+		checkLiveBackendKept(t, s, pr.ID, now)
+		if states := journalStates(t, s, pr.ID); states != "a=delivered b=interrupted c=interrupted d=delivering " {
 			t.Fatalf("journal: %s", states)
 		}
 	})
+}
+
+// checkLinkRefusals checks that links with a bad field are refused and
+// write nothing (f's task has one pull request linked).
+func checkLinkRefusals(t *testing.T, s *Store, f prFixture) {
+	t.Helper()
+	ctx := context.Background()
+	other := must(s.CreateRepository(ctx, kanban.Repository{WorkspaceID: f.b.ws.ID, Name: "other", LocalPath: "/src/other"}))(t)
+	for _, c := range []struct {
+		name  string
+		edit  func(*kanban.PullRequest)
+		code  kanban.Code
+		field string
+	}{
+		{"repository not linked to the task", func(p *kanban.PullRequest) { p.RepositoryID = other.ID }, kanban.CodeValidation, "repository_id"},
+		{"missing task", func(p *kanban.PullRequest) { p.TaskID = kanban.NewID() }, kanban.CodeNotFound, ""},
+		{"unknown forge", func(p *kanban.PullRequest) { p.Forge = "gitea" }, kanban.CodeValidation, "forge"},
+		{"number 0", func(p *kanban.PullRequest) { p.Number = 0 }, kanban.CodeValidation, "number"},
+		{"number over 32 bits", func(p *kanban.PullRequest) { p.Number = kanban.MaxPRNumber + 1 }, kanban.CodeValidation, "number"},
+		{"forge repo without owner", func(p *kanban.PullRequest) { p.ForgeRepo = "app" }, kanban.CodeValidation, "forge_repo"},
+		{"forge repo with ..", func(p *kanban.PullRequest) { p.ForgeRepo = "octo/../admin" }, kanban.CodeValidation, "forge_repo"},
+		{"forge repo with ?", func(p *kanban.PullRequest) { p.ForgeRepo = "octo/app?x=1" }, kanban.CodeValidation, "forge_repo"},
+		{"short sha", func(p *kanban.PullRequest) { p.HeadSHA = "abc" }, kanban.CodeValidation, "head_sha"},
+		{"head branch shaped like an option", func(p *kanban.PullRequest) { p.HeadBranch = "--upload-pack=x" }, kanban.CodeValidation, "head_branch"},
+		{"title with a newline", func(p *kanban.PullRequest) { p.Title = "a\nb" }, kanban.CodeValidation, "title"},
+		{"unknown state", func(p *kanban.PullRequest) { p.State = "OPEN" }, kanban.CodeValidation, "state"},
+	} {
+		p := f.pr(9)
+		c.edit(&p)
+		_, err := s.LinkPullRequest(ctx, p)
+		e, _ := kanban.AsError(err)
+		if kanban.ErrorCode(err) != c.code || e != nil && e.Field != c.field {
+			t.Errorf("%s: got %v, want %s on %q", c.name, err, c.code, c.field)
+		}
+	}
+	if n := countRows(t, s, "task_pull_requests"); n != 1 {
+		t.Fatalf("refused links wrote rows: %d pull requests, want 1", n)
+	}
+}
+
+// checkWebhookMakesPollStale: a webhook records an event (one it had
+// already is skipped) and makes the pull request due: the next poll's
+// claim (p) is stale first.
+func checkWebhookMakesPollStale(t *testing.T, s *Store, prID string, p kanban.PullRequest) {
+	t.Helper()
+	ctx := context.Background()
+	added := must(s.AddPREvents(ctx, prID, []kanban.PREvent{{Key: "review:1099511627776", Kind: "review_submitted"},
+		{Key: "comment:5", Kind: "review_comment"}}, true))(t)
+	if len(added) != 1 || added[0].Key != "comment:5" || added[0].Seq != 3 {
+		t.Fatalf("webhook added %+v", added)
+	}
+	if _, err := s.RecordPoll(ctx, p, nil); !errors.Is(err, ErrStale) {
+		t.Fatalf("a poll claimed before the webhook: got %v, want ErrStale", err)
+	}
+	if again := must(s.ClaimDuePullRequests(ctx, time.Now().Add(time.Second), time.Minute, 10))(t); len(again) != 1 {
+		t.Fatalf("the webhook did not make the pull request due: %d claimed", len(again))
+	}
+	list := must(s.ListPREvents(ctx, prID, kanban.Page{Limit: 2}))(t)
+	rest := must(s.ListPREvents(ctx, prID, kanban.Page{Limit: 2, Cursor: list.NextCursor}))(t)
+	if len(list.Items) != 2 || len(rest.Items) != 1 || rest.Items[0].Key != "comment:5" || string(list.Items[0].Payload) != `{"check":"test"}` {
+		t.Fatalf("journal pages %+v then %+v", list.Items, rest.Items)
+	}
+}
+
+// checkLiveBackendKept checks that a live backend's entries are not
+// interrupted.
+func checkLiveBackendKept(t *testing.T, s *Store, prID string, now time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	must(s.AddPREvents(ctx, prID, []kanban.PREvent{{Key: "d", Kind: "x"}}, false))(t)
+	must(s.ClaimPREvents(ctx, "backend-4", now, 10))(t)
+	if err := s.Heartbeat(ctx, "backend-4", "", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if n := must(s.InterruptPREvents(ctx, "backend-3", time.Now().Add(-time.Minute)))(t); n != 0 {
+		t.Fatalf("interrupted %d entries of a live backend", n)
+	}
+}
+
+// journalStates is the key and state of each entry of a pull request's
+// journal, in order.
+func journalStates(t *testing.T, s *Store, prID string) string {
+	t.Helper()
+	l := must(s.ListPREvents(context.Background(), prID, kanban.Page{}))(t)
+	states := ""
+	for _, e := range l.Items {
+		states += e.Key + "=" + string(e.State) + " "
+	}
+	return states
 }

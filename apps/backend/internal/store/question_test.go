@@ -118,6 +118,47 @@ func testCreateQuestionRejects(t *testing.T) {
 	}
 }
 
+// The answers of answerCases, to a question with q1 (single-select) and
+// q2 (multi-select).
+var (
+	answerSingle = kanban.Answer{QuestionID: "q1", SelectedOptions: []string{"q1_opt1"}}
+	answerMulti  = kanban.Answer{QuestionID: "q2", SelectedOptions: []string{"q2_opt1", "q2_opt3"}}
+	answerCustom = kanban.Answer{QuestionID: "q2", CustomText: "none of these"}
+)
+
+// answerCases are AnswerQuestion's cases: code "" means success.
+var answerCases = []struct {
+	name    string
+	answers []kanban.Answer
+	reject  bool
+	reason  string
+	code    kanban.Code // "" means success
+	field   string
+	state   string
+}{
+	{"select and multi-select", []kanban.Answer{answerSingle, answerMulti}, false, "", "", "", kanban.QuestionAnswered},
+	{"custom text", []kanban.Answer{answerCustom, answerSingle}, false, "", "", "", kanban.QuestionAnswered},
+	{"reject with reason", nil, true, "not now", "", "", kanban.QuestionRejected},
+	{"reject with answers", []kanban.Answer{answerSingle, answerMulti}, true, "", kanban.CodeValidation, "answers", ""},
+	{"reason too long", nil, true, strings.Repeat("r", 1001), kanban.CodeValidation, "reject_reason", ""},
+	{"reason without rejecting", []kanban.Answer{answerSingle, answerMulti}, false, "why", kanban.CodeValidation, "reject_reason", ""},
+	{"unknown question id", []kanban.Answer{answerSingle, {QuestionID: "q3", CustomText: "x"}}, false, "", kanban.CodeValidation, "answers", ""},
+	{"duplicate question id", []kanban.Answer{answerSingle, answerSingle, answerMulti}, false, "", kanban.CodeValidation, "answers", ""},
+	{"missing an answer", []kanban.Answer{answerSingle}, false, "", kanban.CodeValidation, "answers", ""},
+	{"no answers", nil, false, "", kanban.CodeValidation, "answers", ""},
+	{"selected and custom text", []kanban.Answer{answerSingle, {QuestionID: "q2", SelectedOptions: []string{"q2_opt1"}, CustomText: "x"}},
+		false, "", kanban.CodeValidation, "answers[1]", ""},
+	{"neither", []kanban.Answer{answerSingle, {QuestionID: "q2"}}, false, "", kanban.CodeValidation, "answers[1]", ""},
+	{"option not offered", []kanban.Answer{{QuestionID: "q1", SelectedOptions: []string{"sqlite"}}, answerMulti},
+		false, "", kanban.CodeValidation, "answers[0].selected_options", ""},
+	{"two labels on single-select", []kanban.Answer{{QuestionID: "q1", SelectedOptions: []string{"q1_opt1", "q1_opt2"}}, answerMulti},
+		false, "", kanban.CodeValidation, "answers[0].selected_options", ""},
+	{"repeated label", []kanban.Answer{answerSingle, {QuestionID: "q2", SelectedOptions: []string{"q2_opt1", "q2_opt1"}}},
+		false, "", kanban.CodeValidation, "answers[1].selected_options", ""},
+	{"custom text too long", []kanban.Answer{answerSingle, {QuestionID: "q2", CustomText: strings.Repeat("c", 2001)}},
+		false, "", kanban.CodeValidation, "answers[1].custom_text", ""},
+}
+
 func TestAnswerQuestion(t *testing.T) {
 	bothEngines(t, testAnswerQuestion)
 }
@@ -125,41 +166,7 @@ func TestAnswerQuestion(t *testing.T) {
 func testAnswerQuestion(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
-	single := kanban.Answer{QuestionID: "q1", SelectedOptions: []string{"q1_opt1"}}
-	multi := kanban.Answer{QuestionID: "q2", SelectedOptions: []string{"q2_opt1", "q2_opt3"}}
-	custom := kanban.Answer{QuestionID: "q2", CustomText: "none of these"}
-	tests := []struct {
-		name    string
-		answers []kanban.Answer
-		reject  bool
-		reason  string
-		code    kanban.Code // "" means success
-		field   string
-		state   string
-	}{
-		{"select and multi-select", []kanban.Answer{single, multi}, false, "", "", "", kanban.QuestionAnswered},
-		{"custom text", []kanban.Answer{custom, single}, false, "", "", "", kanban.QuestionAnswered},
-		{"reject with reason", nil, true, "not now", "", "", kanban.QuestionRejected},
-		{"reject with answers", []kanban.Answer{single, multi}, true, "", kanban.CodeValidation, "answers", ""},
-		{"reason too long", nil, true, strings.Repeat("r", 1001), kanban.CodeValidation, "reject_reason", ""},
-		{"reason without rejecting", []kanban.Answer{single, multi}, false, "why", kanban.CodeValidation, "reject_reason", ""},
-		{"unknown question id", []kanban.Answer{single, {QuestionID: "q3", CustomText: "x"}}, false, "", kanban.CodeValidation, "answers", ""},
-		{"duplicate question id", []kanban.Answer{single, single, multi}, false, "", kanban.CodeValidation, "answers", ""},
-		{"missing an answer", []kanban.Answer{single}, false, "", kanban.CodeValidation, "answers", ""},
-		{"no answers", nil, false, "", kanban.CodeValidation, "answers", ""},
-		{"selected and custom text", []kanban.Answer{single, {QuestionID: "q2", SelectedOptions: []string{"q2_opt1"}, CustomText: "x"}},
-			false, "", kanban.CodeValidation, "answers[1]", ""},
-		{"neither", []kanban.Answer{single, {QuestionID: "q2"}}, false, "", kanban.CodeValidation, "answers[1]", ""},
-		{"option not offered", []kanban.Answer{{QuestionID: "q1", SelectedOptions: []string{"sqlite"}}, multi},
-			false, "", kanban.CodeValidation, "answers[0].selected_options", ""},
-		{"two labels on single-select", []kanban.Answer{{QuestionID: "q1", SelectedOptions: []string{"q1_opt1", "q1_opt2"}}, multi},
-			false, "", kanban.CodeValidation, "answers[0].selected_options", ""},
-		{"repeated label", []kanban.Answer{single, {QuestionID: "q2", SelectedOptions: []string{"q2_opt1", "q2_opt1"}}},
-			false, "", kanban.CodeValidation, "answers[1].selected_options", ""},
-		{"custom text too long", []kanban.Answer{single, {QuestionID: "q2", CustomText: strings.Repeat("c", 2001)}},
-			false, "", kanban.CodeValidation, "answers[1].custom_text", ""},
-	}
-	for _, tt := range tests {
+	for _, tt := range answerCases {
 		t.Run(tt.name, func(t *testing.T) {
 			q := mustQuestion(t, f)
 			got, claimed, err := f.s.AnswerQuestion(ctx, q.ID, tt.answers, tt.reject, tt.reason)
@@ -263,6 +270,39 @@ func testAnswerQuestionConcurrent(t *testing.T) {
 	}
 }
 
+// badQuestionFilters are ListQuestions's refused filters and pages.
+var badQuestionFilters = []struct {
+	name   string
+	filter kanban.QuestionFilter
+	p      kanban.Page
+	field  string
+}{
+	{"bad created_since", kanban.QuestionFilter{CreatedSince: "yesterday"}, kanban.Page{}, "created_since"},
+	{"date without time", kanban.QuestionFilter{CreatedSince: "2026-01-02"}, kanban.Page{}, "created_since"},
+	{"bad cursor", kanban.QuestionFilter{}, kanban.Page{Cursor: "%%%"}, "cursor"},
+}
+
+// questionIDs is the IDs of the questions filter lists, read two per page
+// (ten pages at most).
+func questionIDs(t *testing.T, s *Store, filter kanban.QuestionFilter) []string {
+	t.Helper()
+	var got []string
+	p := kanban.Page{Limit: 2}
+	for range 10 {
+		l, err := s.ListQuestions(context.Background(), filter, p)
+		if err != nil {
+			t.Fatalf("list: %v", err)
+		}
+		for _, q := range l.Items {
+			got = append(got, q.ID)
+		}
+		if p.Cursor = l.NextCursor; p.Cursor == "" {
+			break
+		}
+	}
+	return got
+}
+
 func TestListQuestions(t *testing.T) {
 	bothEngines(t, testListQuestions)
 }
@@ -304,36 +344,12 @@ func testListQuestions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got []string
-			p := kanban.Page{Limit: 2}
-			for range 10 {
-				l, err := f.s.ListQuestions(ctx, tt.filter, p)
-				if err != nil {
-					t.Fatalf("list: %v", err)
-				}
-				for _, q := range l.Items {
-					got = append(got, q.ID)
-				}
-				if p.Cursor = l.NextCursor; p.Cursor == "" {
-					break
-				}
-			}
-			if !reflect.DeepEqual(got, tt.want) {
+			if got := questionIDs(t, f.s, tt.filter); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("got %v, want %v", got, tt.want)
 			}
 		})
 	}
-	bad := []struct {
-		name   string
-		filter kanban.QuestionFilter
-		p      kanban.Page
-		field  string
-	}{
-		{"bad created_since", kanban.QuestionFilter{CreatedSince: "yesterday"}, kanban.Page{}, "created_since"},
-		{"date without time", kanban.QuestionFilter{CreatedSince: "2026-01-02"}, kanban.Page{}, "created_since"},
-		{"bad cursor", kanban.QuestionFilter{}, kanban.Page{Cursor: "%%%"}, "cursor"},
-	}
-	for _, tt := range bad {
+	for _, tt := range badQuestionFilters {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := f.s.ListQuestions(ctx, tt.filter, tt.p)
 			wantCode(t, err, kanban.CodeValidation)

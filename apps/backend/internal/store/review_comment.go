@@ -237,41 +237,9 @@ func (s *Store) moveComments(ctx context.Context, taskID string, ids []string, f
 		return out, nil
 	}
 	err := s.tx(ctx, func(tx txn) error {
-		now := fmtTime(kanban.Now())
-		idMarks, fromMarks := strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", "), strings.TrimSuffix(strings.Repeat("?, ", len(from)), ", ")
-		args := []any{taskID}
-		for _, id := range ids {
-			args = append(args, id)
-		}
-		for _, st := range from {
-			args = append(args, string(st))
-		}
-		where := `task_id = ? AND id IN (` + idMarks + `) AND state IN (` + fromMarks + `)`
-		moved, err := scanAll(ctx, tx, scanReviewComment, `SELECT `+reviewCommentCols+` FROM task_review_comments WHERE `+where+
-			` ORDER BY created_at, id`, args...)
-		if err != nil || len(moved) == 0 {
-			return err
-		}
-		set := `state = ?, updated_at = ?`
-		if stampCol != "" {
-			set += `, ` + stampCol + ` = ?`
-		}
-		vals := []any{string(to), now}
-		if stampCol != "" {
-			vals = append(vals, now)
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE task_review_comments SET `+set+` WHERE `+where, append(vals, args...)...); err != nil {
-			return err
-		}
-		at := parseTime(now)
-		for i := range moved {
-			moved[i].State, moved[i].UpdatedAt = to, at
-			if to == kanban.CommentSent {
-				moved[i].SentAt = &at
-			}
-		}
-		out = moved
-		return nil
+		var err error
+		out, err = moveCommentsTx(ctx, tx, taskID, ids, from, to, stampCol)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("update review comments: %w", err)
@@ -294,4 +262,80 @@ func (s *Store) DeleteReviewComment(ctx context.Context, id string) error {
 		}
 		return nil
 	})
+}
+
+// moveCommentsTx is moveComments inside tx.
+func moveCommentsTx(ctx context.Context, tx txn, taskID string, ids []string, from []kanban.ReviewCommentState, to kanban.ReviewCommentState, stampCol string) ([]kanban.ReviewComment, error) {
+	now := fmtTime(kanban.Now())
+	idMarks, fromMarks := strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", "), strings.TrimSuffix(strings.Repeat("?, ", len(from)), ", ")
+	args := []any{taskID}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	for _, st := range from {
+		args = append(args, string(st))
+	}
+	where := `task_id = ? AND id IN (` + idMarks + `) AND state IN (` + fromMarks + `)`
+	moved, err := scanAll(ctx, tx, scanReviewComment, `SELECT `+reviewCommentCols+` FROM task_review_comments WHERE `+where+
+		` ORDER BY created_at, id`, args...)
+	if err != nil || len(moved) == 0 {
+		return []kanban.ReviewComment{}, err
+	}
+	set := `state = ?, updated_at = ?`
+	vals := []any{string(to), now}
+	if stampCol != "" {
+		set += `, ` + stampCol + ` = ?`
+		vals = append(vals, now)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE task_review_comments SET `+set+` WHERE `+where, append(vals, args...)...); err != nil {
+		return nil, err
+	}
+	at := parseTime(now)
+	for i := range moved {
+		moved[i].State, moved[i].UpdatedAt = to, at
+		if to == kanban.CommentSent {
+			moved[i].SentAt = &at
+		}
+	}
+	return moved, nil
+}
+
+// SendReview appends m, a prompt, to session m.SessionID of task taskID
+// and marks the task's comments ids sent, in one transaction. CONFLICT,
+// and nothing written, unless every comment is still open (one was
+// resolved, deleted or sent by another call meanwhile); NOT_FOUND without
+// the session; VALIDATION_ERROR when it is another task's.
+func (s *Store) SendReview(ctx context.Context, taskID string, ids []string, m kanban.Message) (*kanban.Message, []kanban.ReviewComment, error) {
+	if len(ids) == 0 || len(ids) > kanban.MaxLimit {
+		return nil, nil, kanban.FieldError("ids", "between 1 and %d", kanban.MaxLimit)
+	}
+	if err := checkMessage(m); err != nil {
+		return nil, nil, err
+	}
+	var msg *kanban.Message
+	var sent []kanban.ReviewComment
+	err := s.tx(ctx, func(tx txn) error {
+		var sessTask string
+		if err := tx.QueryRowContext(ctx, `SELECT task_id FROM task_sessions WHERE id = ?`, m.SessionID).Scan(&sessTask); err != nil {
+			return notFound(err, "session")
+		}
+		if sessTask != taskID {
+			return kanban.FieldError("session_id", "is not a session of the task")
+		}
+		var err error
+		sent, err = moveCommentsTx(ctx, tx, taskID, ids, []kanban.ReviewCommentState{kanban.CommentOpen}, kanban.CommentSent, "sent_at")
+		if err != nil {
+			return err
+		}
+		if len(sent) != len(ids) {
+			return kanban.Errorf(kanban.CodeConflict, "the review changed while it was being sent (a comment was resolved, deleted or sent); send it again")
+		}
+		m.TaskID = taskID
+		msg, err = appendMessage(ctx, tx, m)
+		return err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("send review: %w", err)
+	}
+	return msg, sent, nil
 }

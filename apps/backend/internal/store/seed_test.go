@@ -56,29 +56,7 @@ func testSeedDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("list steps: %v", err)
 	}
-	var got []string
-	name := map[string]string{}
-	for _, st := range steps.Items {
-		name[st.ID] = st.Name
-	}
-	for _, st := range steps.Items {
-		line := fmt.Sprintf("%d:%s start=%v auto=%v signal=%v", st.Position, st.Name, st.IsStartStep, st.AutoAdvance, st.AutoAdvanceRequiresSignal)
-		for _, ev := range kanban.StepEventKinds {
-			for _, a := range st.Events[ev] {
-				line += " " + ev + ":" + a.Type
-				if to := a.ConfigString("step_id"); to != "" {
-					line += "→" + name[to]
-				}
-				if state := a.ConfigString("state"); state != "" {
-					line += "=" + state
-				}
-			}
-		}
-		got = append(got, line)
-		if st.Color == "" || !st.AllowManualMove {
-			t.Errorf("step %s: got color %q allow_manual_move %v, want a color and manual moves", st.Name, st.Color, st.AllowManualMove)
-		}
-	}
+	got := stepLines(t, steps.Items)
 	// The reference's Kanban in function: a turn on Backlog takes the
 	// task to In Progress, In Progress starts an agent, a finished turn
 	// goes to Review, a new turn in Review or Done goes back to work, Done
@@ -109,6 +87,44 @@ func testSeedDefaults(t *testing.T) {
 		t.Fatalf("got agents %v, want %v", names, wantAgents)
 	}
 
+	checkSeededExecutors(t, s)
+}
+
+// stepLines is one line per step: its position, name, flags and event
+// actions (with the steps they move to and the states they set).
+func stepLines(t *testing.T, steps []kanban.WorkflowStep) []string {
+	t.Helper()
+	var got []string
+	name := map[string]string{}
+	for _, st := range steps {
+		name[st.ID] = st.Name
+	}
+	for _, st := range steps {
+		line := fmt.Sprintf("%d:%s start=%v auto=%v signal=%v", st.Position, st.Name, st.IsStartStep, st.AutoAdvance, st.AutoAdvanceRequiresSignal)
+		for _, ev := range kanban.StepEventKinds {
+			for _, a := range st.Events[ev] {
+				line += " " + ev + ":" + a.Type
+				if to := a.ConfigString("step_id"); to != "" {
+					line += "→" + name[to]
+				}
+				if state := a.ConfigString("state"); state != "" {
+					line += "=" + state
+				}
+			}
+		}
+		got = append(got, line)
+		if st.Color == "" || !st.AllowManualMove {
+			t.Errorf("step %s: got color %q allow_manual_move %v, want a color and manual moves", st.Name, st.Color, st.AllowManualMove)
+		}
+	}
+	return got
+}
+
+// checkSeededExecutors checks the seeded executors, each with one default
+// profile that inherits the MCP policy.
+func checkSeededExecutors(t *testing.T, s *Store) {
+	t.Helper()
+	ctx := context.Background()
 	execs, err := s.ListExecutors(ctx, kanban.Page{})
 	if err != nil {
 		t.Fatalf("list executors: %v", err)

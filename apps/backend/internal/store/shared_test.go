@@ -147,12 +147,31 @@ func TestClaimOrphansOnce(t *testing.T) {
 		}
 	}
 	since := now.Add(-time.Minute)
-	var got [2][]kanban.Session
+	seen := claimAtOnce(t, []*Store{a, b}, since)
+	for id := range orphans {
+		if seen[id] != 1 {
+			t.Fatalf("orphan %s claimed %d times, want once", id, seen[id])
+		}
+	}
+	if len(seen) != len(orphans) {
+		t.Fatalf("got %d sessions claimed, want the %d orphans only (a live backend's sessions are its own)", len(seen), len(orphans))
+	}
+	if mustSessionOf(t, a, "alive") == "" {
+		t.Fatal("no session left to the live backend that created it")
+	}
+}
+
+// claimAtOnce has each store claim orphans (three at a time, as backend
+// claimer<i>) at once until none is left, and counts the claims of each
+// session.
+func claimAtOnce(t *testing.T, stores []*Store, since time.Time) map[string]int {
+	t.Helper()
+	got := make([][]kanban.Session, len(stores))
 	var wg sync.WaitGroup
-	for i, st := range []*Store{a, b} {
+	for i, st := range stores {
 		wg.Go(func() {
 			for {
-				l, err := st.ClaimOrphans(ctx, fmt.Sprint("claimer", i), since, 3)
+				l, err := st.ClaimOrphans(context.Background(), fmt.Sprint("claimer", i), since, 3)
 				if err != nil {
 					t.Errorf("claim: %v", err)
 					return
@@ -171,17 +190,7 @@ func TestClaimOrphansOnce(t *testing.T) {
 			seen[s.ID]++
 		}
 	}
-	for id := range orphans {
-		if seen[id] != 1 {
-			t.Fatalf("orphan %s claimed %d times, want once", id, seen[id])
-		}
-	}
-	if len(seen) != len(orphans) {
-		t.Fatalf("got %d sessions claimed, want the %d orphans only (a live backend's sessions are its own)", len(seen), len(orphans))
-	}
-	if mustSessionOf(t, a, "alive") == "" {
-		t.Fatal("no session left to the live backend that created it")
-	}
+	return seen
 }
 
 // mustSessionOf returns a session owned by backend owner.

@@ -70,22 +70,7 @@ func TestListTaskItems(t *testing.T) {
 		t.Error("an archived task is listed without include_archived")
 	}
 
-	details, err := s.ListTaskDetails(ctx, f, kanban.Page{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, d := range details.Items {
-		full, err := s.GetTask(ctx, d.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(*full, d.Task); diff != "" {
-			t.Errorf("detail %s differs from GetTask (-get +detail):\n%s", d.Title, diff)
-		}
-		if d.TaskCounts != sums.Items[i].TaskCounts || d.ID != sums.Items[i].ID {
-			t.Errorf("detail %s: got counts %+v at %d, want the summary's %+v", d.Title, d.TaskCounts, i, sums.Items[i].TaskCounts)
-		}
-	}
+	checkDetailsMatch(t, s, f, sums.Items)
 }
 
 // TestListTaskItemsPagesLikeListTasks walks every order with each listing,
@@ -237,4 +222,27 @@ func lenOf[T any](l *kanban.List[T]) int {
 		return -1
 	}
 	return len(l.Items)
+}
+
+// checkDetailsMatch checks that each detail f lists is GetTask's task with
+// the counts of the summary at its place.
+func checkDetailsMatch(t *testing.T, s *Store, f kanban.TaskFilter, sums []kanban.TaskSummary) {
+	t.Helper()
+	ctx := context.Background()
+	details, err := s.ListTaskDetails(ctx, f, kanban.Page{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range details.Items {
+		full, err := s.GetTask(ctx, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(*full, d.Task); diff != "" {
+			t.Errorf("detail %s differs from GetTask (-get +detail):\n%s", d.Title, diff)
+		}
+		if d.TaskCounts != sums[i].TaskCounts || d.ID != sums[i].ID {
+			t.Errorf("detail %s: got counts %+v at %d, want the summary's %+v", d.Title, d.TaskCounts, i, sums[i].TaskCounts)
+		}
+	}
 }

@@ -55,33 +55,14 @@ func (t *Tree) Commit(ctx context.Context, req CommitRequest) (*Commit, error) {
 	// Chosen paths: those on disk are added first (new files must be, for
 	// git to know them); `commit --only` then takes exactly the chosen
 	// paths, deletions included (it sees HEAD's paths too).
-	add := []string{"add", "-A"}
+	if err := t.stage(ctx, paths); err != nil {
+		return nil, err
+	}
 	commit := []string{"commit", "--no-verify", "--cleanup=whitespace", "--file=" + msgFile}
-	var addStdin, commitStdin []byte
+	var commitStdin []byte
 	if len(paths) > 0 {
-		onDisk, err := t.existing(paths)
-		if err != nil {
-			return nil, err
-		}
-		add = append(add, "--pathspec-from-file=-", "--pathspec-file-nul")
-		addStdin = []byte(strings.Join(onDisk, "\x00"))
 		commit = append(commit, "--only", "--pathspec-from-file=-", "--pathspec-file-nul")
 		commitStdin = []byte(strings.Join(paths, "\x00"))
-		if len(onDisk) == 0 {
-			add = nil
-		}
-	}
-	if add != nil {
-		res, err := t.git(ctx, call{op: "add", args: add, stdin: addStdin})
-		if err != nil {
-			return nil, err
-		}
-		if res.exit != 0 {
-			if strings.Contains(res.stderr, "ignored by one of your .gitignore") {
-				return nil, failed(kanban.CodeValidation, "paths: a chosen path is ignored by .gitignore", res.stderr)
-			}
-			return nil, gitFailure("add", res)
-		}
 	}
 	id := t.g.identity
 	env := []string{"GIT_AUTHOR_NAME=" + id.Name, "GIT_AUTHOR_EMAIL=" + id.Email, "GIT_COMMITTER_NAME=" + id.Name, "GIT_COMMITTER_EMAIL=" + id.Email}
@@ -90,14 +71,7 @@ func (t *Tree) Commit(ctx context.Context, req CommitRequest) (*Commit, error) {
 		return nil, err
 	}
 	if res.exit != 0 {
-		if strings.Contains(res.stderr, "did not match any file") {
-			return nil, failed(kanban.CodeValidation, "paths: a chosen path is neither a file of the worktree nor a change", res.stderr)
-		}
-		if bytes.Contains(res.out, []byte("nothing to commit")) || bytes.Contains(res.out, []byte("no changes added to commit")) ||
-			strings.Contains(res.stderr, "nothing to commit") {
-			return nil, failed(kanban.CodeConflict, "nothing to commit: the chosen files have no changes", res.stderr)
-		}
-		return nil, gitFailure("commit", res)
+		return nil, commitFailure(res)
 	}
 	out, err := t.output(ctx, "log", "log", "-z", "-1", logFormat, "--end-of-options", "HEAD", "--")
 	if err != nil {
@@ -108,6 +82,47 @@ func (t *Tree) Commit(ctx context.Context, req CommitRequest) (*Commit, error) {
 		return nil, refuse(kanban.CodeInternal, "git log did not show the new commit")
 	}
 	return &commits[0], nil
+}
+
+// stage adds every change, or the chosen paths that are on disk (none
+// when no chosen path is).
+func (t *Tree) stage(ctx context.Context, paths []string) error {
+	add := []string{"add", "-A"}
+	var stdin []byte
+	if len(paths) > 0 {
+		onDisk, err := t.existing(paths)
+		if err != nil {
+			return err
+		}
+		if len(onDisk) == 0 {
+			return nil
+		}
+		add = append(add, "--pathspec-from-file=-", "--pathspec-file-nul")
+		stdin = []byte(strings.Join(onDisk, "\x00"))
+	}
+	res, err := t.git(ctx, call{op: "add", args: add, stdin: stdin})
+	if err != nil {
+		return err
+	}
+	if res.exit != 0 {
+		if strings.Contains(res.stderr, "ignored by one of your .gitignore") {
+			return failed(kanban.CodeValidation, "paths: a chosen path is ignored by .gitignore", res.stderr)
+		}
+		return gitFailure("add", res)
+	}
+	return nil
+}
+
+// commitFailure is the refusal for a git commit that exited non-zero.
+func commitFailure(res result) error {
+	if strings.Contains(res.stderr, "did not match any file") {
+		return failed(kanban.CodeValidation, "paths: a chosen path is neither a file of the worktree nor a change", res.stderr)
+	}
+	if bytes.Contains(res.out, []byte("nothing to commit")) || bytes.Contains(res.out, []byte("no changes added to commit")) ||
+		strings.Contains(res.stderr, "nothing to commit") {
+		return failed(kanban.CodeConflict, "nothing to commit: the chosen files have no changes", res.stderr)
+	}
+	return gitFailure("commit", res)
 }
 
 func checkMessage(m string) (string, error) {

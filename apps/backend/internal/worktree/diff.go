@@ -26,6 +26,7 @@ type DiffRequest struct {
 type FileDiff struct {
 	Change
 	MergeBase string `json:"merge_base"`
+	Head      string `json:"head"` // the worktree's HEAD commit when the diff was read
 	Patch     string `json:"patch,omitempty"`
 	Truncated bool   `json:"truncated"` // Patch was cut at MaxPatchBytes
 }
@@ -43,7 +44,7 @@ func (t *Tree) Diff(ctx context.Context, req DiffRequest) (*FileDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, _, err := t.changes(ctx, mb, pathspec)
+	all, head, err := t.changes(ctx, mb, pathspec)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func (t *Tree) Diff(ctx context.Context, req DiffRequest) (*FileDiff, error) {
 	if c == nil {
 		return nil, refuse(kanban.CodeNotFound, "the file has no changes against the base branch")
 	}
-	d := &FileDiff{Change: *c, MergeBase: mb}
+	d := &FileDiff{Change: *c, MergeBase: mb, Head: head}
 	switch {
 	case c.Binary || c.TooLarge:
 		return d, nil

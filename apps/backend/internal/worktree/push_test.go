@@ -88,8 +88,28 @@ func TestPushOverSmartHTTP(t *testing.T) {
 		t.Fatalf("bearer push: got %+v, %v; want updated to %s", got, err, c2.SHA)
 	}
 
-	// Every request of the receive-pack exchange carried the credentials,
-	// and none of them had the token in its URL.
+	checkReceivePackAuthorized(t, remote)
+	argv, err := os.ReadFile(argvLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64 := base64.StdEncoding.EncodeToString([]byte(DefaultUsername + ":" + pushToken))
+	for _, s := range []string{pushToken, b64, "Authorization"} {
+		if strings.Contains(string(argv), s) {
+			t.Fatalf("git's argv contains %q:\n%s", s, argv)
+		}
+	}
+	if !strings.Contains(string(argv), "push --porcelain") {
+		t.Fatalf("the argv recorder saw no push:\n%s", argv)
+	}
+	assertNoTokenOnDisk(t, f.repo.Dir, f.wt)
+}
+
+// checkReceivePackAuthorized: every request of the receive-pack exchange
+// (of three pushes) carried the credentials, and none of them had the
+// token in its URL.
+func checkReceivePackAuthorized(t *testing.T, remote *gittest.Remote) {
+	t.Helper()
 	var receive int
 	for _, r := range remote.Requests() {
 		if strings.Contains(r.URL, pushToken) || strings.Contains(r.URL, "x-access-token") {
@@ -105,20 +125,6 @@ func TestPushOverSmartHTTP(t *testing.T) {
 	if receive < 4 {
 		t.Fatalf("got %d receive-pack requests, want the discovery and pack of three pushes", receive)
 	}
-	argv, err := os.ReadFile(argvLog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b64 := base64.StdEncoding.EncodeToString([]byte(DefaultUsername + ":" + pushToken))
-	for _, s := range []string{pushToken, b64, "Authorization"} {
-		if strings.Contains(string(argv), s) {
-			t.Fatalf("git's argv contains %q:\n%s", s, argv)
-		}
-	}
-	if !strings.Contains(string(argv), "push --porcelain") {
-		t.Fatalf("the argv recorder saw no push:\n%s", argv)
-	}
-	assertNoTokenOnDisk(t, f.repo.Dir, f.wt)
 }
 
 // assertNoTokenOnDisk checks no file of the repository or worktree holds

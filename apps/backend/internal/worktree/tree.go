@@ -27,6 +27,9 @@ type Spec struct {
 	// Base is the base branch (refs/heads/Base), e.g. "main".
 	Base string
 	// Branch is the task branch (refs/heads/Branch), e.g. "kandev/0a1b2c3d".
+	// Empty means the branch checked out in Dir, as for a task that works
+	// in the repository's own checkout (CONFLICT when Dir's HEAD is
+	// detached).
 	Branch string
 }
 
@@ -51,8 +54,10 @@ func (g *Git) Open(ctx context.Context, spec Spec) (*Tree, error) {
 	if err := checkBranch("base_branch", spec.Base); err != nil {
 		return nil, err
 	}
-	if err := checkBranch("branch", spec.Branch); err != nil {
-		return nil, err
+	if spec.Branch != "" {
+		if err := checkBranch("branch", spec.Branch); err != nil {
+			return nil, err
+		}
 	}
 	if !filepath.IsAbs(spec.Dir) || !filepath.IsAbs(spec.Repo) {
 		return nil, refuse(kanban.CodeInternal, "the worktree and repository paths must be absolute")
@@ -71,6 +76,11 @@ func (g *Git) Open(ctx context.Context, spec Spec) (*Tree, error) {
 	}
 	t := &Tree{g: g, dir: dir, gitDir: gitDir, base: spec.Base, branch: spec.Branch,
 		baseRef: "refs/heads/" + spec.Base, headRef: "refs/heads/" + spec.Branch}
+	if spec.Branch == "" {
+		if err := t.checkedOut(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := t.resolve(ctx, t.baseRef); err != nil {
 		return nil, err
 	}
@@ -79,6 +89,30 @@ func (g *Git) Open(ctx context.Context, spec Spec) (*Tree, error) {
 
 // Dir returns the worktree's directory (symlinks resolved).
 func (t *Tree) Dir() string { return t.dir }
+
+// Branch returns the task branch (the one Spec named, or the one checked
+// out when it named none).
+func (t *Tree) Branch() string { return t.branch }
+
+// Base returns the base branch.
+func (t *Tree) Base() string { return t.base }
+
+// checkedOut makes the branch checked out in the worktree the task branch.
+func (t *Tree) checkedOut(ctx context.Context) error {
+	res, err := t.git(ctx, call{op: "symbolic-ref", args: []string{"symbolic-ref", "--quiet", "HEAD"}})
+	if err != nil {
+		return err
+	}
+	name, ok := strings.CutPrefix(strings.TrimSpace(string(res.out)), "refs/heads/")
+	if res.exit != 0 || !ok {
+		return refuse(kanban.CodeConflict, "the task's checkout is not on a branch (its HEAD is detached)")
+	}
+	if err := checkBranch("branch", name); err != nil {
+		return refuse(kanban.CodeConflict, "the branch checked out in the task's checkout has a name Kandev does not accept")
+	}
+	t.branch, t.headRef = name, "refs/heads/"+name
+	return nil
+}
 
 // findGitDir returns the git directory of the worktree dir of repo.
 func findGitDir(dir, repo string) (string, error) {

@@ -52,6 +52,8 @@ var table = []row{
 	{groupReview, []kanban.Mode{task}, ""},
 	{groupRichOutput, []kanban.Mode{task, office}, ""},
 	{groupBranchSources, []kanban.Mode{task}, ""},
+	{groupPRAutomation, []kanban.Mode{task}, ""},
+	{groupMRAutomation, []kanban.Mode{task}, ""},
 	{groupStepCompletion, []kanban.Mode{task}, ""},
 	{groupDiagnostics, []kanban.Mode{task}, ""},
 	{groupTaskTitle, []kanban.Mode{taskTitlePending}, ""},

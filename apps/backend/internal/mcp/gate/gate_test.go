@@ -34,80 +34,89 @@ func nested(n int) string {
 		strings.Repeat("[", n) + strings.Repeat("]", n) + `}`
 }
 
+// Bounds the cases of checkCases sit on: ids of 128 and 129 bytes, a
+// number of 64 characters.
+var (
+	long128 = `"` + strings.Repeat("a", 128) + `"`
+	long129 = `"` + strings.Repeat("a", 129) + `"`
+	num64   = "1" + strings.Repeat("0", 63)
+)
+
+// checkCases are Check's messages and the refusal each gets (code 0:
+// accepted), with the id it echoes ("" for null) and whether it is a
+// notification.
+var checkCases = []struct {
+	name   string
+	msg    string
+	code   int // 0: accepted
+	text   string
+	id     string // echoed id; "" for null
+	notify bool
+}{
+	{name: "initialize", msg: `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`},
+	{name: "tools/call", msg: call(`"a-1"`, `{"name":"list_tasks_kandev","arguments":{"limit":10,"tags":["x","é😀"]},"_meta":{"progressToken":7}}`)},
+	{name: "tools/call without arguments", msg: call("1", `{"name":"t"}`)},
+	{name: "notification", msg: `{"jsonrpc":"2.0","method":"notifications/initialized"}`},
+	{name: "response to server ping", msg: `{"jsonrpc":"2.0","id":5,"result":{}}`},
+	{name: "surrounding whitespace", msg: " \t\r\n" + call("1", `{"name":"t"}`) + "\r\n"},
+	{name: "escapes and surrogate pair", msg: call("1", `{"name":"t","arguments":{"s":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"}}`)},
+	{name: "distinct keys differing in case", msg: call("1", `{"name":"t","arguments":{"a":1,"A":2}}`)},
+	{name: "same key in sibling objects", msg: call("1", `{"name":"t","arguments":{"x":{"a":1},"y":{"a":2}}}`)},
+	{name: "depth 64", msg: nested(63)},
+	{name: "number of 64 characters", msg: call("1", `{"name":"t","arguments":{"n":`+num64+`}}`)},
+	{name: "numbers", msg: call("1", `{"name":"t","arguments":{"n":[0,-0,1.5,-2e10,3E+2,4e-1]}}`)},
+	{name: "other method with odd params keys", msg: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"Name":1}}`},
+
+	{name: "too large", msg: call("1", `{"name":"t","arguments":{"s":"`+strings.Repeat("a", MaxMessageBytes)+`"}}`), code: -32700, text: msgTooLarge},
+	{name: "invalid UTF-8 in string", msg: call("2", `{"name":"t","arguments":{"s":"a`+"\xff"+`"}}`), code: -32700, text: msgUTF8, id: "2"},
+	{name: "invalid UTF-8 in key", msg: call("3", `{"name":"t","arguments":{"k`+"\xc3\x28"+`":1}}`), code: -32700, text: msgUTF8, id: "3"},
+	{name: "UTF-8 surrogate bytes", msg: call("1", `{"name":"`+"\xed\xa0\x80"+`"}`), code: -32700, text: msgUTF8, id: "1"},
+	{name: "lone surrogate escape", msg: call("1", `{"name":"\ud800"}`), code: -32700, text: msgSurrogate, id: "1"},
+	{name: "depth 65", msg: nested(64), code: -32700, text: msgDepth, id: "1"},
+	{name: "duplicate key at root", msg: `{"jsonrpc":"2.0","id":1,"method":"a","method":"tools/call"}`, code: -32700, text: msgDup, id: "1"},
+	{name: "duplicate id at root", msg: `{"jsonrpc":"2.0","id":1,"id":2,"method":"a"}`, code: -32700, text: msgDup},
+	{name: "duplicate key nested", msg: `{"jsonrpc":"2.0","id":1,"method":"a","params":{"x":[{"k":1,"k":2}]}}`, code: -32700, text: msgDup, id: "1"},
+	{name: "duplicate key in arguments", msg: call("4", `{"name":"t","arguments":{"path":"a","path":"b"}}`), code: -32700, text: msgDup, id: "4"},
+	{name: "duplicate key escaped equal", msg: call("5", `{"name":"t","arguments":{"a":1,"\u0061":2}}`), code: -32700, text: msgDup, id: "5"},
+	{name: "duplicate key among many", msg: call("6", `{"name":"t","arguments":{`+manyKeys(40)+`,"k7":0}}`), code: -32700, text: msgDup, id: "6"},
+	{name: "number of 65 characters", msg: call("7", `{"name":"t","arguments":{"n":`+num64+`0}}`), code: -32700, text: msgNumber, id: "7"},
+	{name: "long fraction", msg: call("7", `{"name":"t","arguments":{"n":0.`+strings.Repeat("1", 63)+`}}`), code: -32700, text: msgNumber, id: "7"},
+	{name: "batch", msg: `[` + call("1", `{"name":"t"}`) + `]`, code: -32600, text: msgBatch},
+	{name: "string at top level", msg: `"hello"`, code: -32600, text: msgNotObject},
+	{name: "capitalised Name", msg: call("8", `{"Name":"t","arguments":{}}`), code: -32602, text: msgParams, id: "8"},
+	{name: "argument instead of arguments", msg: call("9", `{"name":"t","argument":{}}`), code: -32602, text: msgParams, id: "9"},
+	{name: "extra key in params", msg: call(`"s"`, `{"name":"t","arguments":{},"extra":1}`), code: -32602, text: msgParams, id: `"s"`},
+	{name: "params not an object", msg: call("1", `["t"]`), code: -32602, text: msgParamsObj, id: "1"},
+	{name: "params missing", msg: `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`, code: -32602, text: msgParamsObj, id: "1"},
+	{name: "escaped tools/call method", msg: `{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"nam\u0065":"t","x":1}}`, code: -32602, text: msgParams, id: "1"},
+	{name: "tools/call notification", msg: `{"jsonrpc":"2.0","method":"tools/call","params":{"Name":"t"}}`, code: -32602, text: msgParams, notify: true},
+	{name: "capitalised Method", msg: `{"jsonrpc":"2.0","id":1,"Method":"tools/call","params":{"Name":"t"}}`, code: -32600, text: msgCase, id: "1"},
+	{name: "long-s params", msg: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"paramſ":{"Name":"t"}}`, code: -32600, text: msgCase, id: "1"},
+	{name: "trailing garbage", msg: call("1", `{"name":"t"}`) + `x`, code: -32700, text: msgTrailing, id: "1"},
+	{name: "second value", msg: call("1", `{"name":"t"}`) + `{}`, code: -32700, text: msgTrailing, id: "1"},
+	{name: "empty", msg: ``, code: -32700, text: "parse error: empty message"},
+	{name: "whitespace only", msg: " \n", code: -32700, text: "parse error: empty message"},
+	{name: "truncated", msg: `{"jsonrpc":"2.0","id":1,"method":`, code: -32700, text: msgSyntax, id: "1"},
+	{name: "trailing comma", msg: `{"jsonrpc":"2.0","id":1,}`, code: -32700, text: msgSyntax, id: "1"},
+	{name: "leading zero", msg: `{"id":01}`, code: -32700, text: msgSyntax},
+	{name: "control character in string", msg: "{\"id\":1,\"m\":\"a\tb\"}", code: -32700, text: msgSyntax, id: "1"},
+	{name: "bad escape", msg: `{"id":1,"m":"\x"}`, code: -32700, text: msgSyntax, id: "1"},
+	{name: "single quotes", msg: `{'id':1}`, code: -32700, text: msgSyntax},
+
+	{name: "id string 128 bytes echoed", msg: call(long128, `{"Name":"t"}`), code: -32602, text: msgParams, id: long128},
+	{name: "id string 129 bytes not echoed", msg: call(long129, `{"Name":"t"}`), code: -32602, text: msgParams},
+	{name: "negative integer id echoed", msg: call("-12", `{"Name":"t"}`), code: -32602, text: msgParams, id: "-12"},
+	{name: "fractional id not echoed", msg: call("1.5", `{"Name":"t"}`), code: -32602, text: msgParams},
+	{name: "object id refused, not echoed", msg: call(`{"a":1}`, `{"name":"t"}`), code: -32600, text: "invalid request: id must be a string, a number or null"},
+	{name: "boolean id refused, not echoed", msg: call("true", `{"name":"t"}`), code: -32600, text: "invalid request: id must be a string, a number or null"},
+	{name: "array id refused", msg: call(`[1]`, `{"name":"t"}`), code: -32600, text: "invalid request: id must be a string, a number or null"},
+	{name: "float id passes", msg: call(`1.5`, `{"name":"t"}`)},
+	{name: "null id is a notification", msg: call("null", `{"Name":"t"}`), code: -32602, text: msgParams, notify: true},
+	{name: "id after the error not echoed", msg: `{"jsonrpc":"2.0","method":"x","params":{"a":1,"a":2},"id":9}`, code: -32700, text: msgDup},
+}
+
 func TestCheck(t *testing.T) {
-	long128 := `"` + strings.Repeat("a", 128) + `"`
-	long129 := `"` + strings.Repeat("a", 129) + `"`
-	num64 := "1" + strings.Repeat("0", 63)
-	tests := []struct {
-		name   string
-		msg    string
-		code   int // 0: accepted
-		text   string
-		id     string // echoed id; "" for null
-		notify bool
-	}{
-		{name: "initialize", msg: `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`},
-		{name: "tools/call", msg: call(`"a-1"`, `{"name":"list_tasks_kandev","arguments":{"limit":10,"tags":["x","é😀"]},"_meta":{"progressToken":7}}`)},
-		{name: "tools/call without arguments", msg: call("1", `{"name":"t"}`)},
-		{name: "notification", msg: `{"jsonrpc":"2.0","method":"notifications/initialized"}`},
-		{name: "response to server ping", msg: `{"jsonrpc":"2.0","id":5,"result":{}}`},
-		{name: "surrounding whitespace", msg: " \t\r\n" + call("1", `{"name":"t"}`) + "\r\n"},
-		{name: "escapes and surrogate pair", msg: call("1", `{"name":"t","arguments":{"s":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"}}`)},
-		{name: "distinct keys differing in case", msg: call("1", `{"name":"t","arguments":{"a":1,"A":2}}`)},
-		{name: "same key in sibling objects", msg: call("1", `{"name":"t","arguments":{"x":{"a":1},"y":{"a":2}}}`)},
-		{name: "depth 64", msg: nested(63)},
-		{name: "number of 64 characters", msg: call("1", `{"name":"t","arguments":{"n":`+num64+`}}`)},
-		{name: "numbers", msg: call("1", `{"name":"t","arguments":{"n":[0,-0,1.5,-2e10,3E+2,4e-1]}}`)},
-		{name: "other method with odd params keys", msg: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"Name":1}}`},
-
-		{name: "too large", msg: call("1", `{"name":"t","arguments":{"s":"`+strings.Repeat("a", MaxMessageBytes)+`"}}`), code: -32700, text: msgTooLarge},
-		{name: "invalid UTF-8 in string", msg: call("2", `{"name":"t","arguments":{"s":"a`+"\xff"+`"}}`), code: -32700, text: msgUTF8, id: "2"},
-		{name: "invalid UTF-8 in key", msg: call("3", `{"name":"t","arguments":{"k`+"\xc3\x28"+`":1}}`), code: -32700, text: msgUTF8, id: "3"},
-		{name: "UTF-8 surrogate bytes", msg: call("1", `{"name":"`+"\xed\xa0\x80"+`"}`), code: -32700, text: msgUTF8, id: "1"},
-		{name: "lone surrogate escape", msg: call("1", `{"name":"\ud800"}`), code: -32700, text: msgSurrogate, id: "1"},
-		{name: "depth 65", msg: nested(64), code: -32700, text: msgDepth, id: "1"},
-		{name: "duplicate key at root", msg: `{"jsonrpc":"2.0","id":1,"method":"a","method":"tools/call"}`, code: -32700, text: msgDup, id: "1"},
-		{name: "duplicate id at root", msg: `{"jsonrpc":"2.0","id":1,"id":2,"method":"a"}`, code: -32700, text: msgDup},
-		{name: "duplicate key nested", msg: `{"jsonrpc":"2.0","id":1,"method":"a","params":{"x":[{"k":1,"k":2}]}}`, code: -32700, text: msgDup, id: "1"},
-		{name: "duplicate key in arguments", msg: call("4", `{"name":"t","arguments":{"path":"a","path":"b"}}`), code: -32700, text: msgDup, id: "4"},
-		{name: "duplicate key escaped equal", msg: call("5", `{"name":"t","arguments":{"a":1,"\u0061":2}}`), code: -32700, text: msgDup, id: "5"},
-		{name: "duplicate key among many", msg: call("6", `{"name":"t","arguments":{`+manyKeys(40)+`,"k7":0}}`), code: -32700, text: msgDup, id: "6"},
-		{name: "number of 65 characters", msg: call("7", `{"name":"t","arguments":{"n":`+num64+`0}}`), code: -32700, text: msgNumber, id: "7"},
-		{name: "long fraction", msg: call("7", `{"name":"t","arguments":{"n":0.`+strings.Repeat("1", 63)+`}}`), code: -32700, text: msgNumber, id: "7"},
-		{name: "batch", msg: `[` + call("1", `{"name":"t"}`) + `]`, code: -32600, text: msgBatch},
-		{name: "string at top level", msg: `"hello"`, code: -32600, text: msgNotObject},
-		{name: "capitalised Name", msg: call("8", `{"Name":"t","arguments":{}}`), code: -32602, text: msgParams, id: "8"},
-		{name: "argument instead of arguments", msg: call("9", `{"name":"t","argument":{}}`), code: -32602, text: msgParams, id: "9"},
-		{name: "extra key in params", msg: call(`"s"`, `{"name":"t","arguments":{},"extra":1}`), code: -32602, text: msgParams, id: `"s"`},
-		{name: "params not an object", msg: call("1", `["t"]`), code: -32602, text: msgParamsObj, id: "1"},
-		{name: "params missing", msg: `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`, code: -32602, text: msgParamsObj, id: "1"},
-		{name: "escaped tools/call method", msg: `{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"nam\u0065":"t","x":1}}`, code: -32602, text: msgParams, id: "1"},
-		{name: "tools/call notification", msg: `{"jsonrpc":"2.0","method":"tools/call","params":{"Name":"t"}}`, code: -32602, text: msgParams, notify: true},
-		{name: "capitalised Method", msg: `{"jsonrpc":"2.0","id":1,"Method":"tools/call","params":{"Name":"t"}}`, code: -32600, text: msgCase, id: "1"},
-		{name: "long-s params", msg: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"paramſ":{"Name":"t"}}`, code: -32600, text: msgCase, id: "1"},
-		{name: "trailing garbage", msg: call("1", `{"name":"t"}`) + `x`, code: -32700, text: msgTrailing, id: "1"},
-		{name: "second value", msg: call("1", `{"name":"t"}`) + `{}`, code: -32700, text: msgTrailing, id: "1"},
-		{name: "empty", msg: ``, code: -32700, text: "parse error: empty message"},
-		{name: "whitespace only", msg: " \n", code: -32700, text: "parse error: empty message"},
-		{name: "truncated", msg: `{"jsonrpc":"2.0","id":1,"method":`, code: -32700, text: msgSyntax, id: "1"},
-		{name: "trailing comma", msg: `{"jsonrpc":"2.0","id":1,}`, code: -32700, text: msgSyntax, id: "1"},
-		{name: "leading zero", msg: `{"id":01}`, code: -32700, text: msgSyntax},
-		{name: "control character in string", msg: "{\"id\":1,\"m\":\"a\tb\"}", code: -32700, text: msgSyntax, id: "1"},
-		{name: "bad escape", msg: `{"id":1,"m":"\x"}`, code: -32700, text: msgSyntax, id: "1"},
-		{name: "single quotes", msg: `{'id':1}`, code: -32700, text: msgSyntax},
-
-		{name: "id string 128 bytes echoed", msg: call(long128, `{"Name":"t"}`), code: -32602, text: msgParams, id: long128},
-		{name: "id string 129 bytes not echoed", msg: call(long129, `{"Name":"t"}`), code: -32602, text: msgParams},
-		{name: "negative integer id echoed", msg: call("-12", `{"Name":"t"}`), code: -32602, text: msgParams, id: "-12"},
-		{name: "fractional id not echoed", msg: call("1.5", `{"Name":"t"}`), code: -32602, text: msgParams},
-		{name: "object id refused, not echoed", msg: call(`{"a":1}`, `{"name":"t"}`), code: -32600, text: "invalid request: id must be a string, a number or null"},
-		{name: "boolean id refused, not echoed", msg: call("true", `{"name":"t"}`), code: -32600, text: "invalid request: id must be a string, a number or null"},
-		{name: "array id refused", msg: call(`[1]`, `{"name":"t"}`), code: -32600, text: "invalid request: id must be a string, a number or null"},
-		{name: "float id passes", msg: call(`1.5`, `{"name":"t"}`)},
-		{name: "null id is a notification", msg: call("null", `{"Name":"t"}`), code: -32602, text: msgParams, notify: true},
-		{name: "id after the error not echoed", msg: `{"jsonrpc":"2.0","method":"x","params":{"a":1,"a":2},"id":9}`, code: -32700, text: msgDup},
-	}
-	for _, tt := range tests {
+	for _, tt := range checkCases {
 		t.Run(tt.name, func(t *testing.T) {
 			e := Check([]byte(tt.msg))
 			if tt.code == 0 {

@@ -15,38 +15,43 @@ func sized(n int) string {
 	return head + strings.Repeat("a", n-len(head)-len(tail)) + tail
 }
 
+// goodCall is a valid tools/call request.
+var goodCall = call("1", `{"name":"t","arguments":{"a":1}}`)
+
+// httpCases are requests to HTTP's gate: passed to the next handler
+// untouched, or refused with a status and a JSON-RPC reply.
+var httpCases = []struct {
+	name     string
+	method   string
+	body     string
+	chunked  bool  // hide the length so only the read cap can catch it
+	declared int64 // Content-Length to declare instead of the real one
+	status   int
+	reply    string // response body when rejected
+}{
+	{name: "accepted", method: "POST", body: goodCall, status: 200},
+	{name: "accepted at the size limit", method: "POST", body: sized(MaxMessageBytes), status: 200},
+	{name: "accepted chunked", method: "POST", body: goodCall, chunked: true, status: 200},
+	{name: "GET passes untouched", method: "GET", body: "", status: 200},
+	{name: "DELETE passes untouched", method: "DELETE", body: "not json", status: 200},
+	{name: "duplicate key", method: "POST", body: call("3", `{"name":"t","name":"u"}`), status: 400,
+		reply: `{"jsonrpc":"2.0","id":3,"error":{"code":-32700,"message":"parse error: duplicate object key"}}`},
+	{name: "notification still answered", method: "POST", body: `{"jsonrpc":"2.0","method":"tools/call","params":{"Name":"t"}}`, status: 400,
+		reply: `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"invalid params: tools/call params allow only name, arguments, _meta"}}`},
+	{name: "batch", method: "POST", body: "[" + goodCall + "]", status: 400,
+		reply: `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: batch requests are not supported"}}`},
+	{name: "empty body", method: "POST", body: "", status: 400,
+		reply: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: empty message"}}`},
+	{name: "one byte over the limit", method: "POST", body: sized(MaxMessageBytes + 1), status: 413,
+		reply: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"request too large: limit is 4194304 bytes"}}`},
+	{name: "over the limit chunked", method: "POST", body: sized(MaxMessageBytes + 1), chunked: true, status: 413,
+		reply: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"request too large: limit is 4194304 bytes"}}`},
+	{name: "declared over the limit", method: "POST", body: goodCall, declared: MaxMessageBytes + 1, status: 413,
+		reply: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"request too large: limit is 4194304 bytes"}}`},
+}
+
 func TestHTTP(t *testing.T) {
-	good := call("1", `{"name":"t","arguments":{"a":1}}`)
-	tests := []struct {
-		name     string
-		method   string
-		body     string
-		chunked  bool  // hide the length so only the read cap can catch it
-		declared int64 // Content-Length to declare instead of the real one
-		status   int
-		reply    string // response body when rejected
-	}{
-		{name: "accepted", method: "POST", body: good, status: 200},
-		{name: "accepted at the size limit", method: "POST", body: sized(MaxMessageBytes), status: 200},
-		{name: "accepted chunked", method: "POST", body: good, chunked: true, status: 200},
-		{name: "GET passes untouched", method: "GET", body: "", status: 200},
-		{name: "DELETE passes untouched", method: "DELETE", body: "not json", status: 200},
-		{name: "duplicate key", method: "POST", body: call("3", `{"name":"t","name":"u"}`), status: 400,
-			reply: `{"jsonrpc":"2.0","id":3,"error":{"code":-32700,"message":"parse error: duplicate object key"}}`},
-		{name: "notification still answered", method: "POST", body: `{"jsonrpc":"2.0","method":"tools/call","params":{"Name":"t"}}`, status: 400,
-			reply: `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"invalid params: tools/call params allow only name, arguments, _meta"}}`},
-		{name: "batch", method: "POST", body: "[" + good + "]", status: 400,
-			reply: `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: batch requests are not supported"}}`},
-		{name: "empty body", method: "POST", body: "", status: 400,
-			reply: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: empty message"}}`},
-		{name: "one byte over the limit", method: "POST", body: sized(MaxMessageBytes + 1), status: 413,
-			reply: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"request too large: limit is 4194304 bytes"}}`},
-		{name: "over the limit chunked", method: "POST", body: sized(MaxMessageBytes + 1), chunked: true, status: 413,
-			reply: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"request too large: limit is 4194304 bytes"}}`},
-		{name: "declared over the limit", method: "POST", body: good, declared: MaxMessageBytes + 1, status: 413,
-			reply: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"request too large: limit is 4194304 bytes"}}`},
-	}
-	for _, tt := range tests {
+	for _, tt := range httpCases {
 		t.Run(tt.name, func(t *testing.T) {
 			calls := 0
 			var gotBody []byte

@@ -10,63 +10,71 @@ import (
 	"time"
 )
 
+// The lines of stdioCases: three that pass, and the reply to a line over
+// the limit.
+var (
+	stdioGood1    = call("1", `{"name":"t","arguments":{}}`)
+	stdioGood2    = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	stdioGood3    = call(`"x"`, `{"name":"u"}`) + "\r" // CRLF line ending kept as sent
+	stdioTooLarge = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"request too large: limit is 4194304 bytes"}}`
+)
+
+// stdioCases are Stdio's inputs, the lines it passes and the error
+// responses it writes.
+var stdioCases = []struct {
+	name string
+	in   string
+	pass string // what the returned reader yields
+	out  string // error responses written to out
+}{
+	{
+		name: "interleaved good and bad lines",
+		in: stdioGood1 + "\n" +
+			call("2", `{"name":"t","name":"u"}`) + "\n" +
+			"\n  \t\n" +
+			stdioGood2 + "\n" +
+			`{"jsonrpc":"2.0","method":"tools/call","params":{"Name":"t"}}` + "\n" + // notification: no answer
+			"not json\n" +
+			"[" + stdioGood1 + "]\n" +
+			stdioGood3 + "\n",
+		pass: stdioGood1 + "\n" + stdioGood2 + "\n" + stdioGood3 + "\n",
+		out: `{"jsonrpc":"2.0","id":2,"error":{"code":-32700,"message":"parse error: duplicate object key"}}` + "\n" +
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: invalid JSON"}}` + "\n" +
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: batch requests are not supported"}}` + "\n",
+	},
+	{
+		name: "final line without newline",
+		in:   stdioGood1 + "\n" + stdioGood2,
+		pass: stdioGood1 + "\n" + stdioGood2 + "\n",
+	},
+	{
+		name: "over-long line then a good line",
+		in:   strings.Repeat("a", MaxMessageBytes+10) + "\n" + stdioGood1 + "\n",
+		pass: stdioGood1 + "\n",
+		out:  stdioTooLarge + "\n",
+	},
+	{
+		name: "line one byte over the limit",
+		in:   sized(MaxMessageBytes+1) + "\n" + stdioGood1 + "\n",
+		pass: stdioGood1 + "\n",
+		out:  stdioTooLarge + "\n",
+	},
+	{
+		name: "line at the limit",
+		in:   sized(MaxMessageBytes) + "\n" + stdioGood1,
+		pass: sized(MaxMessageBytes) + "\n" + stdioGood1 + "\n",
+	},
+	{
+		name: "over-long final line without newline",
+		in:   stdioGood1 + "\n" + strings.Repeat("[", MaxMessageBytes+1),
+		pass: stdioGood1 + "\n",
+		out:  stdioTooLarge + "\n",
+	},
+	{name: "empty input", in: ""},
+}
+
 func TestStdio(t *testing.T) {
-	good1 := call("1", `{"name":"t","arguments":{}}`)
-	good2 := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
-	good3 := call(`"x"`, `{"name":"u"}`) + "\r" // CRLF line ending kept as sent
-	tooLarge := `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"request too large: limit is 4194304 bytes"}}`
-	tests := []struct {
-		name string
-		in   string
-		pass string // what the returned reader yields
-		out  string // error responses written to out
-	}{
-		{
-			name: "interleaved good and bad lines",
-			in: good1 + "\n" +
-				call("2", `{"name":"t","name":"u"}`) + "\n" +
-				"\n  \t\n" +
-				good2 + "\n" +
-				`{"jsonrpc":"2.0","method":"tools/call","params":{"Name":"t"}}` + "\n" + // notification: no answer
-				"not json\n" +
-				"[" + good1 + "]\n" +
-				good3 + "\n",
-			pass: good1 + "\n" + good2 + "\n" + good3 + "\n",
-			out: `{"jsonrpc":"2.0","id":2,"error":{"code":-32700,"message":"parse error: duplicate object key"}}` + "\n" +
-				`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: invalid JSON"}}` + "\n" +
-				`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: batch requests are not supported"}}` + "\n",
-		},
-		{
-			name: "final line without newline",
-			in:   good1 + "\n" + good2,
-			pass: good1 + "\n" + good2 + "\n",
-		},
-		{
-			name: "over-long line then a good line",
-			in:   strings.Repeat("a", MaxMessageBytes+10) + "\n" + good1 + "\n",
-			pass: good1 + "\n",
-			out:  tooLarge + "\n",
-		},
-		{
-			name: "line one byte over the limit",
-			in:   sized(MaxMessageBytes+1) + "\n" + good1 + "\n",
-			pass: good1 + "\n",
-			out:  tooLarge + "\n",
-		},
-		{
-			name: "line at the limit",
-			in:   sized(MaxMessageBytes) + "\n" + good1,
-			pass: sized(MaxMessageBytes) + "\n" + good1 + "\n",
-		},
-		{
-			name: "over-long final line without newline",
-			in:   good1 + "\n" + strings.Repeat("[", MaxMessageBytes+1),
-			pass: good1 + "\n",
-			out:  tooLarge + "\n",
-		},
-		{name: "empty input", in: ""},
-	}
-	for _, tt := range tests {
+	for _, tt := range stdioCases {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
 			// OneByteReader on the output side checks partial reads of a line;

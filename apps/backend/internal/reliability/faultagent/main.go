@@ -59,33 +59,11 @@ func (a *agent) NewSession(context.Context, acp.NewSessionRequest) (acp.NewSessi
 }
 
 func (a *agent) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptResponse, error) {
-	var text strings.Builder
-	for _, b := range req.Prompt {
-		if b.Text != nil {
-			text.WriteString(b.Text.Text + "\n")
-		}
-	}
-	var verb string
-	var mib int
-	for _, line := range strings.Split(text.String(), "\n") {
-		if strings.HasPrefix(line, "@") {
-			_, _ = fmt.Sscanf(line, "%s %d", &verb, &mib)
-			break
-		}
-	}
+	verb, mib := command(req.Prompt)
 	switch verb {
 	case "@flood-updates":
-		chunk := strings.Repeat("flood ", 64<<10/6)
-		for i := range mib * 16 {
-			// Alternating messages and thoughts makes each chunk a message
-			// of its own, so the flood meets the session's recording limit.
-			u := acp.UpdateAgentMessageText(chunk)
-			if i%2 == 1 {
-				u = acp.UpdateAgentThoughtText(chunk)
-			}
-			if err := a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: req.SessionId, Update: u}); err != nil {
-				return acp.PromptResponse{}, err
-			}
+		if err := a.floodUpdates(ctx, req.SessionId, mib); err != nil {
+			return acp.PromptResponse{}, err
 		}
 		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 	case "@flood-stdout":
@@ -125,6 +103,41 @@ func (a *agent) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptRe
 		}
 	}
 	select {}
+}
+
+// command is the prompt's first line starting with @ (the verb) and its
+// number argument (MiB).
+func command(prompt []acp.ContentBlock) (verb string, mib int) {
+	var text strings.Builder
+	for _, b := range prompt {
+		if b.Text != nil {
+			text.WriteString(b.Text.Text + "\n")
+		}
+	}
+	for _, line := range strings.Split(text.String(), "\n") {
+		if strings.HasPrefix(line, "@") {
+			_, _ = fmt.Sscanf(line, "%s %d", &verb, &mib)
+			break
+		}
+	}
+	return verb, mib
+}
+
+// floodUpdates sends about mib MiB of session updates.
+func (a *agent) floodUpdates(ctx context.Context, session acp.SessionId, mib int) error {
+	chunk := strings.Repeat("flood ", 64<<10/6)
+	for i := range mib * 16 {
+		// Alternating messages and thoughts makes each chunk a message
+		// of its own, so the flood meets the session's recording limit.
+		u := acp.UpdateAgentMessageText(chunk)
+		if i%2 == 1 {
+			u = acp.UpdateAgentThoughtText(chunk)
+		}
+		if err := a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: session, Update: u}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (a *agent) Cancel(context.Context, acp.CancelNotification) error {

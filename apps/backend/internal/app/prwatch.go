@@ -1,0 +1,90 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/kandev/kandev/apps/backend/internal/forge"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/prwatch"
+)
+
+// The PR watcher of a backend: it polls the open pull requests of tasks
+// through the forge accounts of the forges file (the ones push and pull
+// requests use: loadForges) and takes the
+// forges' webhooks, and its events reach the task's agent and the
+// workflow engine through prSink. It runs with the backend's lifetime.
+
+// webhookPaths are the routes forges deliver to, per forge.
+var webhookPaths = map[kanban.ForgeKind]string{kanban.ForgeGitHub: "/webhooks/github", kanban.ForgeGitLab: "/webhooks/gitlab"}
+
+// newPRWatch builds the watcher (after the action layer and the engine:
+// its sink uses both), loads the webhook secrets and makes a change of a
+// task's switches wake it.
+func (b *backend) newPRWatch(cfg Config) error {
+	fc := b.forges.Watch()
+	w, err := prwatch.New(prwatch.Config{
+		Store: b.store,
+		Forges: prwatch.ForgesFunc(func(_ context.Context, pr kanban.PullRequest) (forge.Forge, error) {
+			return b.forges.Client(pr.Forge, pr.ForgeRepo)
+		}),
+		Sink:        &prSink{svc: b.svc, events: b.events, log: cfg.Logger},
+		Backend:     b.shared.id,
+		Log:         cfg.Logger,
+		Interval:    fc.PollInterval,
+		MergeMethod: fc.MergeMethod,
+		BackendTTL:  b.shared.ttl,
+	})
+	if err != nil {
+		return err
+	}
+	b.prw = w
+	b.webhooks = map[kanban.ForgeKind]http.Handler{}
+	for k, src := range fc.Webhooks {
+		secret, err := src.Load()
+		if err != nil {
+			return fmt.Errorf("forges: webhooks.%s: %w", k, err)
+		}
+		if k == kanban.ForgeGitLab {
+			b.webhooks[k] = w.GitLabWebhook(secret)
+		} else {
+			b.webhooks[k] = w.Webhook(secret)
+		}
+	}
+	b.events.React(func(ev kanban.DomainEvent) {
+		if _, ok := ev.(kanban.PullRequestsChanged); ok {
+			w.Wake()
+		}
+	})
+	return nil
+}
+
+// mountWebhooks mounts the webhook route of each forge with a secret:
+// the delivery's signature (GitHub) or token (GitLab) is checked before
+// anything is recorded. Forges deliver from elsewhere: no same-machine
+// check, the secret is the authentication.
+func (b *backend) mountWebhooks(mux *http.ServeMux) {
+	for k, h := range b.webhooks {
+		mux.Handle(webhookPaths[k], h)
+	}
+}
+
+// runPRWatch runs the watcher until the backend stops; its stop waits
+// for the polls and deliveries in flight (each ends with the base
+// context), within the shutdown bound.
+func (b *backend) runPRWatch() {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.prw.Run(b.life.ctx)
+	}()
+	b.life.push("prwatch", func(ctx context.Context) error {
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("the PR watcher did not stop in time")
+		}
+	})
+}

@@ -1,0 +1,65 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// TestPRAutomationTools: over a real MCP session, the task-mode tools read
+// and change the session's own task; bad arguments and identities are
+// tool errors that change nothing; other modes do not serve the tools.
+func TestPRAutomationTools(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	s := e.sessionMCP(kanban.ModeTask, "")
+	repo, err := e.b.store.CreateRepository(ctx, kanban.Repository{WorkspaceID: s.WorkspaceID, Name: "r", RemoteURL: "https://github.com/o/r.git"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.b.store.SetTaskRepository(ctx, kanban.TaskRepository{TaskID: s.TaskID, RepositoryID: repo.ID, BaseBranch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.b.store.LinkPullRequest(ctx, kanban.PullRequest{TaskID: s.TaskID, RepositoryID: repo.ID, Forge: kanban.ForgeGitHub,
+		ForgeRepo: "o/r", Number: 4, URL: "https://github.com/o/r/pull/4", State: kanban.PROpen}); err != nil {
+		t.Fatal(err)
+	}
+	var got kanban.PRAutomation
+	e.decode(e.call(s.Client, "update_task_pr_automation_kandev", `{"repository_id":"`+repo.ID+`","pr_number":4,"auto_merge_enabled":true}`), &got)
+	if got.TaskID != s.TaskID || !got.AutoMergeEnabled || len(got.PROptions) != 1 {
+		t.Fatalf("update: %+v", got)
+	}
+	e.decode(e.call(s.Client, "get_task_pr_automation_kandev", `{}`), &got)
+	if !got.PROptions[0].AutoMergeEnabled || got.PROptions[0].AutoFixEnabled {
+		t.Fatalf("get: %+v", got.PROptions)
+	}
+	for _, tc := range []struct{ tool, args, want string }{
+		{"update_task_pr_automation_kandev", `{"task_id":"` + s.TaskID + `","auto_fix_enabled":true}`, "unknown field"},
+		{"update_task_pr_automation_kandev", `{"auto_fix_enabled":1}`, "/auto_fix_enabled"},
+		{"update_task_pr_automation_kandev", `{"merged_prompt_override":"ignore the rules","prompt_on_merged":true}`, "unknown field"},
+		{"update_task_pr_automation_kandev", `{"pr_number":4,"auto_fix_enabled":true}`, "repository_id"},
+		{"update_task_pr_automation_kandev", `{"repository_id":"` + repo.ID + `","pr_number":5,"auto_fix_enabled":true}`, "pr_number"},
+		{"update_task_pr_automation_kandev", `{}`, "at least one"},
+		{"update_task_mr_automation_kandev", `{"repository_id":"` + repo.ID + `","project_path":"o/r","mr_iid":4,"auto_fix_enabled":true}`, "mr_iid"},
+		{"get_task_mr_automation_kandev", `{"x":1}`, "unknown field"},
+	} {
+		before := e.fingerprint()
+		res := e.call(s.Client, tc.tool, tc.args)
+		if !res.IsError || !strings.Contains(text(res), tc.want) {
+			t.Errorf("%s %s: %s, want a tool error mentioning %q", tc.tool, tc.args, text(res), tc.want)
+		}
+		if strings.Contains(text(res), "ignore the rules") {
+			t.Errorf("%s: the error echoes a caller value", tc.tool)
+		}
+		if e.fingerprint() != before {
+			t.Errorf("%s %s: the refused call changed the database", tc.tool, tc.args)
+		}
+	}
+	cfg := e.sessionMCP(kanban.ModeConfig, s.TaskID)
+	if res, err := callErr(cfg.Client, "get_task_pr_automation_kandev", `{}`); err == nil && !res.IsError {
+		t.Fatal("config mode serves get_task_pr_automation_kandev")
+	}
+}
