@@ -5,7 +5,7 @@
 BACKEND := apps/backend
 KANDEV  := $(BACKEND)/bin/kandev
 
-.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres board-screenshots forge-mock
+.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres apprise board-screenshots forge-mock
 
 run: build
 	$(KANDEV) serve
@@ -28,8 +28,8 @@ lint:
 # KANDEV_POSTGRES_TESTS=1 a cluster that fails to start fails them. The
 # forge tests start the Prism mock of GitHub's API from tests/forge; with
 # KANDEV_FORGE_TESTS=1 a missing or failing mock fails them.
-test-go: browser postgres forge-mock
-	KANDEV_BROWSER_TESTS=1 KANDEV_POSTGRES_TESTS=1 KANDEV_FORGE_TESTS=1 $(MAKE) -C $(BACKEND) test
+test-go: browser postgres forge-mock apprise
+	KANDEV_BROWSER_TESTS=1 KANDEV_POSTGRES_TESTS=1 KANDEV_FORGE_TESTS=1 KANDEV_NOTIFY_TESTS=1 $(MAKE) -C $(BACKEND) test
 
 # Installs the forge API mocks (Prism, GitHub's OpenAPI descriptions, the
 # Node 24 Prism needs) from tests/forge/package-lock.json with npm ci;
@@ -43,6 +43,14 @@ browser:
 	@test -x /usr/bin/chromium || { \
 	  if [ "$$(id -u)" -ne 0 ]; then echo "the board's browser tests need Debian's chromium: run 'sudo apt-get install chromium' (or make browser as root)"; exit 1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core; }
+
+# Installs Debian's apprise package (the notifications CLI the Apprise
+# channels run) when it is missing (needs root, as on CI); with
+# KANDEV_NOTIFY_TESTS=1 a missing apprise fails its test.
+apprise:
+	@command -v apprise >/dev/null || { \
+	  if [ "$$(id -u)" -ne 0 ]; then echo "the notification tests need Debian's apprise: run 'sudo apt-get install apprise' (or make apprise as root)"; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends apprise; }
 
 # Installs Debian's postgresql package (server binaries under
 # /usr/lib/postgresql/N/bin; no cluster is created or started) when no

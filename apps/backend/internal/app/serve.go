@@ -25,6 +25,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
+	"github.com/kandev/kandev/apps/backend/internal/notify"
 	"github.com/kandev/kandev/apps/backend/internal/prwatch"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
@@ -80,6 +81,9 @@ type Config struct {
 	// ForgesFile is the forge accounts' file (--forges-file; default
 	// DATA_DIR/forges.json): see internal/forgeconf.
 	ForgesFile string
+	// Notify tunes the notifier (queues, retries, the apprise binary);
+	// zero fields take its defaults.
+	Notify notify.Config
 	// CLI, when set, is the path of the kandev binary: the banner names it
 	// for the operator commands, which need not be on PATH (make run does
 	// not install it). kandev serve sets it from os.Executable.
@@ -255,8 +259,9 @@ type backend struct {
 	// events carry the domain events of the action layer and the runtime
 	// to the workflow engine (flow).
 	events *kanban.DomainEvents
-	// flow is the workflow engine.
-	flow *flow.Engine
+	// flow is the workflow engine; notify records and sends notifications.
+	flow   *flow.Engine
+	notify *notify.Notifier
 	// board is the operator's web board; boardConns its WebSocket
 	// connections, closed when their board session ends.
 	board      *board.Board
@@ -311,8 +316,8 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	b := &backend{life: life, cfg: cfg, addr: addr, store: st, cred: cred, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger}
 	hub := &hub{}
 	b.shared = newShared(cfg, st, hub)
-	pub := b.shared.publisher(hub)
 	b.events = &kanban.DomainEvents{}
+	pub := b.newNotifier(cfg, b.shared.publisher(hub))
 	if b.agents, err = newRuntime(ctx, cfg, runtimeDeps{store: st, pub: pub, events: b.events, guard: guard, token: cred.clear,
 		backendID: b.shared.id, url: "http://" + addr}); err != nil {
 		return nil, err

@@ -136,10 +136,20 @@ func contractJS() ([]byte, map[string]bool, error) {
 	for i, m := range kanban.SessionModes {
 		modes[i] = fmt.Sprintf("'%s'", m)
 	}
+	kinds := make([]string, len(kanban.NotificationKinds))
+	for i, k := range kanban.NotificationKinds {
+		kinds[i] = fmt.Sprintf("'%s'", k)
+	}
+	channels := make([]string, len(kanban.ChannelTypes))
+	for i, c := range kanban.ChannelTypes {
+		channels[i] = fmt.Sprintf("'%s'", c)
+	}
 	for _, c := range []struct{ name, value, comment string }{
 		{"MAX_TITLE_LEN", fmt.Sprint(kanban.MaxTitleLen), "a task's title, in characters"},
 		{"MAX_LIMIT", fmt.Sprint(kanban.MaxLimit), "items of one page of a list"},
 		{"SESSION_MODES", "Object.freeze([" + strings.Join(modes, ", ") + "])", "the modes a session may be put in"},
+		{"NOTIFICATION_KINDS", "Object.freeze([" + strings.Join(kinds, ", ") + "])", "what a notification tells of"},
+		{"CHANNEL_TYPES", "Object.freeze([" + strings.Join(channels, ", ") + "])", "how a channel delivers"},
 	} {
 		if err := export(c.name, c.value, c.comment); err != nil {
 			return nil, nil, err

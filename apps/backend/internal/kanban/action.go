@@ -31,6 +31,15 @@ const (
 	ActionMCPConfigGet                Action = "mcp_config.get"
 	ActionMCPConfigUpdate             Action = "mcp_config.update"
 	ActionMessageList                 Action = "message.list"
+	ActionNotificationChannelCreate   Action = "notification.channel.create"
+	ActionNotificationChannelDelete   Action = "notification.channel.delete"
+	ActionNotificationChannelList     Action = "notification.channel.list"
+	ActionNotificationChannelUpdate   Action = "notification.channel.update"
+	ActionNotificationDeliveryList    Action = "notification.delivery.list"
+	ActionNotificationList            Action = "notification.list"
+	ActionNotificationMarkRead        Action = "notification.mark_read"
+	ActionNotificationSettingsGet     Action = "notification.settings.get"
+	ActionNotificationSettingsSet     Action = "notification.settings.set"
 	ActionPermissionList              Action = "permission.list"
 	ActionPermissionResolve           Action = "permission.resolve"
 	ActionPlanCreate                  Action = "plan.create"
@@ -135,6 +144,8 @@ var RegistryActions = []Action{
 	ActionExecutorList, ActionExecutorProfileCreate, ActionExecutorProfileDelete, ActionExecutorProfileList, ActionExecutorProfileUpdate,
 	ActionMCPConfigGet, ActionMCPConfigUpdate,
 	ActionMessageList,
+	ActionNotificationChannelCreate, ActionNotificationChannelDelete, ActionNotificationChannelList, ActionNotificationChannelUpdate,
+	ActionNotificationDeliveryList, ActionNotificationList, ActionNotificationMarkRead, ActionNotificationSettingsGet, ActionNotificationSettingsSet,
 	ActionPermissionList, ActionPermissionResolve,
 	ActionPlanCreate, ActionPlanDelete, ActionPlanGet, ActionPlanRevisions, ActionPlanUpdate,
 	ActionQuestionAnswer, ActionQuestionAsk, ActionQuestionAskParent, ActionQuestionGet, ActionQuestionList,

@@ -75,6 +75,9 @@ var (
 	EventWorkflowStepDeleted    = event[DeletedStep]("workflow.step_deleted")
 	EventWorkflowStepsReordered = event[StepOrder]("workflow.steps_reordered")
 
+	EventNotificationCreated = event[*Notification]("notification.created")
+	EventNotificationsRead   = event[*NotificationsRead]("notification.read")
+
 	EventRepositoryCreated = event[*Repository]("repository.created")
 	EventRepositoryUpdated = event[*Repository]("repository.updated")
 )

@@ -20,12 +20,13 @@ import (
 // relays are the functions that pass on an event they did not name (by
 // file under internal/, and function): Event.Publish itself, the
 // WebSocket hub, the cluster bus and its delivery of other backends'
-// events.
+// events, and the notifier's tap of this backend's events.
 var relays = map[string]string{
 	"kanban/event.go":   "Publish",
 	"app/wsapi.go":      "Publish",
 	"cluster/bus.go":    "Publish",
 	"cluster/listen.go": "deliver",
+	"notify/notify.go":  "Publish",
 }
 
 // TestEventsPublishedByDeclaration keeps every event named once, in its

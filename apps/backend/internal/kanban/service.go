@@ -294,6 +294,7 @@ type Store interface {
 	UpstreamService
 	ReviewService
 	PullRequestService
+	NotificationService
 	// Seed creates the default workspace with the workflow w and its steps
 	// (as ImportWorkflow takes them: in board order, referring to each
 	// other by position), the agents and the executors on an empty

@@ -84,6 +84,7 @@ func seedEveryEntity(t *testing.T, s *Store) string {
 	must(s.RecordPoll(ctx, *pr, []kanban.PREvent{{Key: "comment:1", Kind: "review_comment", Payload: []byte(`{"body":"ü"}`)}}))(t)
 	must(s.CreateReviewComment(ctx, kanban.ReviewComment{TaskID: child.ID, RepositoryID: repo.ID, Path: "a.go", StartLine: 1, EndLine: 2,
 		Side: kanban.SideOld, Body: "why?", AnchorCommit: shaA, AnchorText: "x\ny", Author: "operator"}))(t)
+	seedNotifications(t, s, f.b.ws.ID, parent.ID)
 	return f.b.ws.ID
 }
 

@@ -136,7 +136,8 @@ func snapshot(t testing.TB, s *Store) string {
 	for _, tbl := range []string{"workspaces", "workflows", "workflow_steps", "tasks", "task_dependencies",
 		"repositories", "task_repositories", "task_sessions", "session_messages", "questions", "task_plans",
 		"task_plan_revisions", "task_documents", "task_document_revisions", "task_artifacts", "agents",
-		"agent_profiles", "agent_profile_mcp_configs", "executors", "executor_profiles"} {
+		"agent_profiles", "agent_profile_mcp_configs", "executors", "executor_profiles",
+		"notifications", "notification_settings", "notification_channels", "notification_deliveries"} {
 		out += fmt.Sprintf("%s=%d ", tbl, countRows(t, s, tbl))
 	}
 	return out

@@ -5,8 +5,10 @@ import { h, fill } from './dom.js';
 import { renderWorkflows } from './config_workflows.js';
 import { renderAgents } from './config_agents.js';
 import { renderExecutors } from './config_executors.js';
+import { renderNotifications } from './config_notifications.js';
 
-const PAGES = { workflows: ['Workflows', renderWorkflows], agents: ['Agents', renderAgents], executors: ['Executors', renderExecutors] };
+const PAGES = { workflows: ['Workflows', renderWorkflows], agents: ['Agents', renderAgents], executors: ['Executors', renderExecutors],
+  notifications: ['Notifications', renderNotifications] };
 
 export async function renderConfig(main, page, params) {
   const [, render] = PAGES[page] || PAGES.workflows;

@@ -6,6 +6,7 @@ import { renderBoard } from './board.js';
 import { renderTask } from './task.js';
 import { renderWaiting, watchCounts, KINDS } from './waiting.js';
 import { renderConfig } from './config.js';
+import { renderInbox, watchInbox } from './inbox.js';
 
 const main = document.getElementById('main');
 let cleanup = () => {};
@@ -33,6 +34,7 @@ async function route() {
     let done;
     if (view === 'task' && parts[1]) done = await renderTask(main, parts[1]);
     else if (KINDS[view]) done = await renderWaiting(main, view);
+    else if (view === 'inbox') done = await renderInbox(main);
     else if (view === 'config') done = await renderConfig(main, parts[1] || 'workflows', params);
     else done = await renderBoard(main, params);
     if (gen !== generation) { if (done) done(); return; }
@@ -63,6 +65,7 @@ async function start() {
   await loadWorkspaces();
   if (ctx.workspaceId) await useWorkspace(ctx.workspaceId);
   watchCounts();
+  watchInbox();
   window.addEventListener('hashchange', route);
   await route();
 }
