@@ -21,6 +21,10 @@ type repoTree struct {
 	repo *kanban.Repository
 	link kanban.TaskRepository
 	tree *worktree.Tree
+	base string
+	// branch is the task's worktree's branch; empty when the tree is the
+	// repository's own checkout.
+	branch string
 }
 
 // changesTask resolves the task a changes or review call names: the
@@ -131,7 +135,7 @@ func (s *Service) openLink(ctx context.Context, owner *kanban.Task, link kanban.
 	if err != nil {
 		return nil, err
 	}
-	return &repoTree{repo: repo, link: link, tree: tree}, nil
+	return &repoTree{repo: repo, link: link, tree: tree, base: base, branch: spec.Branch}, nil
 }
 
 // ranIn reports whether the task's newest session that has a working

@@ -53,6 +53,9 @@ type Deps struct {
 	// holder of the MCP connection of a session made by hand when it
 	// attaches here.
 	BackendID string
+	// Ship makes commits, pushes and pull requests (nil: those actions
+	// answer UNAVAILABLE).
+	Ship *Ship
 }
 
 // Service holds the dependencies shared by every handler.
@@ -77,6 +80,8 @@ type Service struct {
 	scope kanban.SessionScope
 	// backend is this backend's id (Deps.BackendID).
 	backend string
+	// ship is Deps.Ship.
+	ship *Ship
 	// git reads tasks' worktrees (Deps.Git).
 	git *worktree.Git
 }
@@ -109,7 +114,7 @@ func New(d Deps) (*Registry, *Service, error) {
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
 		diag:   &diagnostics{cfg: d.Diagnostics, last: map[string]time.Time{}},
 		agents: d.Agents, managed: d.Agents.Launches(), events: d.Events, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
-		scope: d.SessionScope, backend: d.BackendID, git: d.Git}
+		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git}
 	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions}
 	for _, b := range declared {
 		r.actions[b.c.name] = &registered{c: b.c, run: b.bind(s)}

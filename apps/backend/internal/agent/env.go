@@ -43,3 +43,12 @@ func envAllowed(name string, allow []string) bool {
 	}
 	return false
 }
+
+// EnvPassed reports whether an agent whose allow-list is allow (nil:
+// DefaultEnvAllow) inherits the backend's environment variable name.
+func EnvPassed(name string, allow []string) bool {
+	if allow == nil {
+		allow = DefaultEnvAllow
+	}
+	return !strings.HasPrefix(name, "KANDEV_") && envAllowed(name, allow)
+}

@@ -125,5 +125,8 @@ func runOnBoard(b *tab, team string) {
 	e.dispatch(kanban.ActionWorkflowStepList, action.StepListIn{WorkflowID: team}, &steps)
 	review := steps.Items[2]
 	e.waitMessage(taskID, "status", "on_turn_start of Backlog, move_to_next: moved to In Progress")
+	// The engine's move first (bounded by agentWait: a loaded machine runs
+	// the agent slowly), then the board showing it.
+	e.waitStep(taskID, review)
 	b.until("the card in Team board's Review column", fmt.Sprintf(`(document.querySelector('.card[data-id=%q]') || {closest: () => null}).closest('.column')?.dataset.step === %q`, taskID, review.ID))
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kandev/kandev/apps/backend/internal/forge"
 	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
@@ -29,8 +28,6 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 	fs.DurationVar(&qwait, "question-timeout", qwait, "longest an agent's question waits for an answer (env KANDEV_QUESTION_TIMEOUT)")
 	pprofAddr := fs.String("pprof", "", "also serve Go's runtime profiles at http://ADDR/debug/pprof/ (loopback only; for make bench)")
 	agents := agentFlags(fs)
-	forges := fs.String("forges", os.Getenv("KANDEV_FORGES"), "JSON file of forge accounts (each with token_env or token_file), webhook "+
-		"secrets and the auto-merge method, for pull requests and their automation (env KANDEV_FORGES; default: none)")
 	database := fs.String("database", os.Getenv("KANDEV_DATABASE_URL"),
 		"postgres://… to share a PostgreSQL database with other backends (env KANDEV_DATABASE_URL; default: SQLite in the data dir)")
 	ttl, err := time.ParseDuration(envOr("KANDEV_LEASE_TTL", "15s"))
@@ -44,6 +41,8 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 	sessionIdle := fs.Duration("mcp-session-idle", toolserver.DefaultSessionIdle, "an /mcp session unused this long is dropped")
 	scope := fs.String("session-scope", envOr("KANDEV_SESSION_SCOPE", string(kanban.ScopeTree)),
 		"tasks a task-mode agent session may change: tree (its own task, its subtasks and the tasks it created) or workspace (any task of its workspace) (env KANDEV_SESSION_SCOPE)")
+	forges := fs.String("forges-file", os.Getenv("KANDEV_FORGES_FILE"), "forge accounts (per repository remote, each with token_env or token_file), "+
+		"webhook secrets, the auto-merge method and poll interval, for push, pull requests and their automation (JSON; default DATA_DIR/forges.json; env KANDEV_FORGES_FILE)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -60,17 +59,11 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	var fc forge.Config
-	if *forges != "" {
-		if fc, err = forge.ReadConfig(*forges); err != nil {
-			return Config{}, fmt.Errorf("serve: --forges: %w", err)
-		}
-	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	return Config{CLI: cliPath(), Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
 		Logger: log, Out: std.Out, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: DefaultRegistryDir(),
 		Pprof: *pprofAddr, MCPSessions: toolserver.SessionLimits{Max: *maxSessions, Idle: *sessionIdle},
-		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope), Forges: fc}, nil
+		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope), ForgesFile: *forges}, nil
 }
 
 // cliPath is the path of this kandev binary, which the banner names for

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/forge"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -12,7 +11,8 @@ import (
 )
 
 // The PR watcher of a backend: it polls the open pull requests of tasks
-// through the configured forge accounts (Config.Forges) and takes the
+// through the forge accounts of the forges file (the ones push and pull
+// requests use: loadForges) and takes the
 // forges' webhooks, and its events reach the task's agent and the
 // workflow engine through prSink. It runs with the backend's lifetime.
 
@@ -23,24 +23,16 @@ var webhookPaths = map[kanban.ForgeKind]string{kanban.ForgeGitHub: "/webhooks/gi
 // its sink uses both), loads the webhook secrets and makes a change of a
 // task's switches wake it.
 func (b *backend) newPRWatch(cfg Config) error {
-	fc := cfg.Forges
-	if err := fc.Check(); err != nil {
-		return fmt.Errorf("forges: %w", err)
-	}
-	interval := prwatch.DefaultInterval
-	if fc.PollInterval != "" {
-		interval, _ = time.ParseDuration(fc.PollInterval) // checked
-	}
-	accounts := forge.NewAccounts(fc)
+	fc := b.forges.Watch()
 	w, err := prwatch.New(prwatch.Config{
 		Store: b.store,
-		Forges: prwatch.ForgesFunc(func(ctx context.Context, pr kanban.PullRequest) (forge.Forge, error) {
-			return accounts.Forge(ctx, pr.Forge, pr.ForgeRepo)
+		Forges: prwatch.ForgesFunc(func(_ context.Context, pr kanban.PullRequest) (forge.Forge, error) {
+			return b.forges.Client(pr.Forge, pr.ForgeRepo)
 		}),
 		Sink:        &prSink{svc: b.svc, events: b.events, log: cfg.Logger},
 		Backend:     b.shared.id,
 		Log:         cfg.Logger,
-		Interval:    interval,
+		Interval:    fc.PollInterval,
 		MergeMethod: fc.MergeMethod,
 		BackendTTL:  b.shared.ttl,
 	})

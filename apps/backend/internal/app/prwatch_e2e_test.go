@@ -48,6 +48,9 @@ const (
 	ghRepo     = "demo.app"
 	headSHA1   = "1111111111111111111111111111111111111111"
 	headSHA2   = "2222222222222222222222222222222222222222"
+	// ghRemote is the repository's remote: its forges file entry's
+	// remote_url (forge_repo: its path, octo-org/demo.app).
+	ghRemote = "https://github.com/" + ghOwner + "/" + ghRepo + ".git"
 )
 
 // mockForge returns a stateful GitHub over the shared Prism (skipped
@@ -64,25 +67,22 @@ func mockForge(t *testing.T) *forgetest.GitHub {
 	return forgetest.NewGitHub(t, prism.p, ghToken)
 }
 
-// withForge configures the backend's forge account (its token in a
-// secret file) and GitHub webhook secret for gh through a forges file,
-// as kandev serve --forges reads it, polling every 50ms.
+// withForge configures the backend's forge account of the repository
+// prTask links (its token in a secret file) and GitHub webhook secret for
+// gh through a forges file, as kandev serve --forges-file reads it,
+// polling every 50ms.
 func withForge(t *testing.T, gh *forgetest.GitHub) func(*Config) {
 	return func(c *Config) {
 		dir := t.TempDir()
 		tok, sec, conf := filepath.Join(dir, "token"), filepath.Join(dir, "hook"), filepath.Join(dir, "forges.json")
-		js := fmt.Sprintf(`{"poll_interval":"50ms","merge_method":"squash","accounts":[{"forge":"github","url":%q,"repos":[%q],"token_file":%q}],`+
-			`"webhooks":{"github":{"token_file":%q}}}`, gh.URL, ghOwner+"/*", tok, sec)
+		js := fmt.Sprintf(`{"poll_interval":"50ms","merge_method":"squash","repositories":[{"remote_url":%q,"forge":"github","api_url":%q,"token_file":%q}],`+
+			`"webhooks":{"github":{"token_file":%q}}}`, ghRemote, gh.URL, tok, sec)
 		for f, v := range map[string]string{tok: ghToken + "\n", sec: hookSecret + "\n", conf: js} {
 			if err := os.WriteFile(f, []byte(v), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}
-		fc, err := forge.ReadConfig(conf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Forges = fc
+		c.ForgesFile = conf
 	}
 }
 
@@ -96,7 +96,7 @@ func (e *env) prTask(gh *forgetest.GitHub, events string) (*kanban.Task, string,
 	e.dispatch(kanban.ActionWorkflowCreate, json.RawMessage(fmt.Sprintf(`{"workspace_id":%q,"name":"Ship","steps":[{"name":"Work","events":%s},{"name":"Done"}]}`,
 		e.workspaceID(), events)), &wf)
 	repo, err := e.b.store.CreateRepository(ctx, kanban.Repository{WorkspaceID: e.workspaceID(), Name: ghRepo,
-		RemoteURL: "https://github.com/" + ghOwner + "/" + ghRepo + ".git"})
+		RemoteURL: ghRemote})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func (e *env) prTask(gh *forgetest.GitHub, events string) (*kanban.Task, string,
 	}
 	gh.SetBranch(ghOwner, ghRepo, "main", headSHA2)
 	gh.SetBranch(ghOwner, ghRepo, "kandev/login", headSHA1)
-	client, err := forge.NewAccounts(e.cfg.Forges).Forge(ctx, kanban.ForgeGitHub, ghOwner+"/"+ghRepo)
+	client, err := e.b.forges.Client(kanban.ForgeGitHub, ghOwner+"/"+ghRepo)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/board"
 	"github.com/kandev/kandev/apps/backend/internal/flow"
-	"github.com/kandev/kandev/apps/backend/internal/forge"
+	"github.com/kandev/kandev/apps/backend/internal/forgeconf"
 	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/logring"
@@ -78,9 +78,9 @@ type Config struct {
 	// SessionScope is how far a task session's writes reach: tree (the
 	// default when empty) or workspace (--session-scope).
 	SessionScope kanban.SessionScope
-	// Forges are the forge accounts, webhook secrets and auto-merge method
-	// of pull requests and their automation (--forges).
-	Forges forge.Config
+	// ForgesFile is the forge accounts' file (--forges-file; default
+	// DATA_DIR/forges.json): see internal/forgeconf.
+	ForgesFile string
 	// Notify tunes the notifier (queues, retries, the apprise binary);
 	// zero fields take its defaults.
 	Notify notify.Config
@@ -271,6 +271,9 @@ type backend struct {
 	// the forges' deliveries (the forges with a secret).
 	prw      *prwatch.Watcher
 	webhooks map[kanban.ForgeKind]http.Handler
+	// forges is the one forge configuration (loadForges): ship actions
+	// and the watcher use its accounts.
+	forges *forgeconf.Set
 
 	// conformance is the conformance fixture server (nil unless enabled).
 	conformance *conformance.Server
@@ -352,7 +355,13 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher, guard *fsguard.Policy, ring *logring.Ring) (*action.Registry, *action.Service, error) {
 	deps := action.Deps{Store: b.store, Publisher: pub, Logger: b.cfg.Logger, QuestionWait: b.cfg.QuestionWait,
 		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: b.cfg.SessionScope, BackendID: b.shared.id,
-		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring), Git: worktreeGit(b.life, b.cfg.Logger)}
+		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring)}
+	var err error
+	if b.forges, err = loadForges(b.cfg); err != nil {
+		return nil, nil, err
+	}
+	deps.Git = worktreeGit(b.life, b.cfg.Logger, b.forges.Identity())
+	deps.Ship = &action.Ship{Forges: b.forges, PRs: b.store}
 	var local action.Agents = action.NoAgents{}
 	if b.agents != nil {
 		local = b.agents

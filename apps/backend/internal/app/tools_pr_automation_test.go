@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -36,6 +37,7 @@ func TestPRAutomationTools(t *testing.T) {
 	if !got.PROptions[0].AutoMergeEnabled || got.PROptions[0].AutoFixEnabled {
 		t.Fatalf("get: %+v", got.PROptions)
 	}
+	parkWatcher(e, s.TaskID)
 	for _, tc := range []struct{ tool, args, want string }{
 		{"update_task_pr_automation_kandev", `{"task_id":"` + s.TaskID + `","auto_fix_enabled":true}`, "unknown field"},
 		{"update_task_pr_automation_kandev", `{"auto_fix_enabled":1}`, "/auto_fix_enabled"},
@@ -61,5 +63,20 @@ func TestPRAutomationTools(t *testing.T) {
 	cfg := e.sessionMCP(kanban.ModeConfig, s.TaskID)
 	if res, err := callErr(cfg.Client, "get_task_pr_automation_kandev", `{}`); err == nil && !res.IsError {
 		t.Fatal("config mode serves get_task_pr_automation_kandev")
+	}
+}
+
+// parkWatcher waits for the PR watcher's poll of the task's pull requests
+// that the last change woke (it fails: the test has no forge account),
+// then puts their next poll an hour away, so that the watcher's own
+// bookkeeping never lands between a refused call's two fingerprints.
+func parkWatcher(e *env, taskID string) {
+	e.t.Helper()
+	waitFor(e.t, func() bool {
+		return dbStr(e, `SELECT COUNT(*) FROM task_pull_requests WHERE task_id = ? AND failures = 0`, taskID) == "0"
+	})
+	later := time.Now().Add(time.Hour).UTC().Format("2006-01-02T15:04:05.000000Z") // the store's fixed-width layout
+	if _, err := e.b.store.DB().Exec(`UPDATE task_pull_requests SET next_poll_at = ? WHERE task_id = ?`, later, taskID); err != nil {
+		e.t.Fatal(err)
 	}
 }

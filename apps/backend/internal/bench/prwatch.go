@@ -206,7 +206,7 @@ func notModifiedForge() *httptest.Server {
 }
 
 func writePRWatch(b *strings.Builder, r *Results) {
-	b.WriteString("## 12. The PR watcher\n\n")
+	b.WriteString("## 13. The PR watcher\n\n")
 	p := r.PRWatch
 	if p == nil {
 		b.WriteString("Not measured in this run.\n\n")

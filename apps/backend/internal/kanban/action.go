@@ -76,6 +76,7 @@ const (
 	ActionTaskChangesDiff             Action = "task.changes.diff"
 	ActionTaskChangesList             Action = "task.changes.list"
 	ActionTaskChangesSummary          Action = "task.changes.summary"
+	ActionTaskCommit                  Action = "task.commit"
 	ActionTaskCreate                  Action = "task.create"
 	ActionTaskDelete                  Action = "task.delete"
 	ActionTaskDependencyAdd           Action = "task.dependency.add"
@@ -89,6 +90,11 @@ const (
 	ActionTaskMRAutomationUpdate      Action = "task.mr_automation.update"
 	ActionTaskPRAutomationGet         Action = "task.pr_automation.get"
 	ActionTaskPRAutomationUpdate      Action = "task.pr_automation.update"
+	ActionTaskPRGet                   Action = "task.pr.get"
+	ActionTaskPRList                  Action = "task.pr.list"
+	ActionTaskPRMerge                 Action = "task.pr.merge"
+	ActionTaskPROpen                  Action = "task.pr.open"
+	ActionTaskPush                    Action = "task.push"
 	ActionTaskRelated                 Action = "task.related"
 	ActionTaskRepositoryAdd           Action = "task.repository.add"
 	ActionTaskRepositorySetBaseBranch Action = "task.repository.set_base_branch"
@@ -147,7 +153,7 @@ var RegistryActions = []Action{
 	ActionReviewCommentCreate, ActionReviewCommentDelete, ActionReviewCommentList, ActionReviewCommentUpdate, ActionReviewSend,
 	ActionSessionAttach, ActionSessionCreate, ActionSessionGet, ActionSessionList, ActionSessionProfile, ActionSessionSetMode, ActionSessionSpawn, ActionSessionStop, ActionSessionToken,
 	ActionStepComplete, ActionStepDecide,
-	ActionTaskArchive, ActionTaskChangesCommits, ActionTaskChangesDiff, ActionTaskChangesList, ActionTaskChangesSummary, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskGet, ActionTaskList, ActionTaskMRAutomationGet, ActionTaskMRAutomationUpdate, ActionTaskMessage, ActionTaskMove, ActionTaskPRAutomationGet, ActionTaskPRAutomationUpdate, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUpdate,
+	ActionTaskArchive, ActionTaskChangesCommits, ActionTaskChangesDiff, ActionTaskChangesList, ActionTaskChangesSummary, ActionTaskCommit, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskGet, ActionTaskList, ActionTaskMRAutomationGet, ActionTaskMRAutomationUpdate, ActionTaskMessage, ActionTaskMove, ActionTaskPRAutomationGet, ActionTaskPRAutomationUpdate, ActionTaskPRGet, ActionTaskPRList, ActionTaskPRMerge, ActionTaskPROpen, ActionTaskPush, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUpdate,
 	ActionUpstreamConfig, ActionUpstreamList, ActionUpstreamRefused, ActionUpstreamReport,
 	ActionWorkflowCreate, ActionWorkflowDelete, ActionWorkflowExport, ActionWorkflowGet, ActionWorkflowImport, ActionWorkflowList, ActionWorkflowStepCreate, ActionWorkflowStepDelete, ActionWorkflowStepGet, ActionWorkflowStepList, ActionWorkflowStepReorder, ActionWorkflowStepUpdate, ActionWorkflowTemplateList, ActionWorkflowUpdate,
 	ActionWorkspaceCreate, ActionWorkspaceGet, ActionWorkspaceList, ActionWorkspaceSourceAdd, ActionWorkspaceUpdate,

@@ -21,7 +21,8 @@ const (
 	// (completed, failed or cancelled), the last of them just now.
 	EventChildrenCompleted = "on_children_completed"
 	// EventPRMerged: a pull request of the task was merged (by the PR
-	// automation, an operator or on the forge).
+	// automation, through task.pr.merge, or on the forge, found by the
+	// watcher or a read), once per pull request.
 	EventPRMerged = "on_pr_merged"
 )
 

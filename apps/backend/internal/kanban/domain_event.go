@@ -33,7 +33,11 @@ type PullRequestCommented struct {
 	PullRequestID string
 }
 
-// PullRequestMerged says a pull request of TaskID was merged (each merge once).
+// PullRequestMerged says a task's pull request is now merged: emitted once per
+// pull request, by whoever recorded its move to merged in the store (a merge
+// made through Kandev, a read that found it merged on the forge, or the PR
+// watcher). The workflow engine runs the on_pr_merged automations of the
+// task's step.
 type PullRequestMerged struct {
 	TaskID        string
 	PullRequestID string

@@ -45,6 +45,9 @@ var (
 	EventTaskDeleted           = event[DeletedTask]("task.deleted")
 	EventTaskDependencyAdded   = event[*TaskDependency]("task.dependency_added")
 	EventTaskRepositoryUpdated = event[*TaskRepository]("task.repository_updated")
+	// EventPullRequestUpdated: a task's pull request was opened, read
+	// again from its forge, or merged through Kandev.
+	EventPullRequestUpdated = event[*PullRequest]("task.pr_updated")
 
 	EventSessionCreated          = event[*Session]("session.created")
 	EventSessionUpdated          = event[*Session]("session.updated")

@@ -84,7 +84,11 @@ const (
 	MaxPRNumber     = 1<<31 - 1 // a pull or merge request number (a 32-bit column)
 	MaxForgeRepoLen = 255       // "owner/name", or a GitLab project path
 	MaxPRTitleLen   = 256       // GitHub's own bound of a title
-	MaxPRErrorLen   = 1000      // the automation's last error, as shown
+	MaxPRBodyLen    = 64 << 10  // a pull request's description, a merge commit's message
+	// MaxCommitMessageBytes and MaxCommitPaths bound a commit Kandev makes.
+	MaxCommitMessageBytes = 64 << 10
+	MaxCommitPaths        = 1000
+	MaxPRErrorLen         = 1000 // the automation's last error, as shown
 	// MaxRequestedReviewers bounds the requested reviewers kept of a pull
 	// request (GitHub allows 15 users and teams together).
 	MaxRequestedReviewers = 50
@@ -281,6 +285,11 @@ const (
 	// MaxPREventsPerPoll bounds the entries one poll records.
 	MaxPREventsPerPoll = 200
 )
+
+// PREventKeyMerged is the key of a pull request's merged event: one per
+// pull request, recorded by the poll whose compare-and-set moved it to
+// merged (none when a merge through Kandev moved it first).
+const PREventKeyMerged = "merged"
 
 // PREvent is one entry of a pull request's event journal: something the
 // PR watcher saw (a review comment, failing checks, a merge) or decided

@@ -274,7 +274,7 @@ func (d *decider) lifecycle(was kanban.PRState) {
 		if p.Options.PromptOnMerged {
 			pl.Prompt = lifecyclePrompt(ReasonMerged, *p)
 		}
-		d.add(Merged, "merged", pl)
+		d.add(Merged, kanban.PREventKeyMerged, pl)
 	case was.Watched() && p.State == kanban.PRClosed:
 		pl := payload{HeadSHA: p.HeadSHA}
 		if p.Options.PromptOnClosed {

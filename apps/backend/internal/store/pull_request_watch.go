@@ -72,7 +72,10 @@ func (s *Store) NextPollDue(ctx context.Context) (*time.Time, error) {
 // identity and switches are not written), and the events the poll saw or
 // decided — only over the version the poll claimed (p.Watch.Version):
 // ErrStale otherwise, and nothing is written. It returns the events
-// recorded: one whose key the pull request already has is left out.
+// recorded: one whose key the pull request already has is left out. A
+// poll that found the pull request merged moves it through the same
+// compare-and-set as MarkPullRequestMerged: its merged event
+// (kanban.PREventKeyMerged) is recorded only when this poll moved it.
 func (s *Store) RecordPoll(ctx context.Context, p kanban.PullRequest, events []kanban.PREvent) ([]kanban.PREvent, error) {
 	if err := checkPR(p); err != nil {
 		return nil, err
@@ -99,12 +102,13 @@ func (s *Store) RecordPoll(ctx context.Context, p kanban.PullRequest, events []k
 	err = s.tx(ctx, func(tx txn) error {
 		now := kanban.Now()
 		a, w := p.Automation, p.Watch
-		res, err := tx.ExecContext(ctx, `UPDATE task_pull_requests SET url = ?, title = ?, state = ?, head_sha = ?, checks = ?, review = ?,
+		res, err := tx.ExecContext(ctx, `UPDATE task_pull_requests SET url = ?, title = ?,
+			state = CASE WHEN ? = 'merged' THEN state ELSE ? END, head_sha = ?, checks = ?, review = ?,
 			mergeable = ?, auto_fix_rounds = ?, last_fix_at = ?, auto_fix_exhausted_at = ?, last_merge_attempt_at = ?, last_error = ?,
 			last_polled_at = ?, next_poll_at = ?, validators = ?, last_review_id = ?, last_comment_id = ?, comments_since = ?,
 			last_check_id = ?, checks_reported = ?, merge_sha = ?, requested_reviewers = ?, review_requests = ?, reopens = ?, failures = ?,
 			version = version + 1, updated_at = ? WHERE id = ? AND version = ?`,
-			p.URL, p.Title, string(p.State), p.HeadSHA, string(p.Checks), string(p.Review), nullBool(p.Mergeable), a.AutoFixRounds,
+			p.URL, p.Title, string(p.State), string(p.State), p.HeadSHA, string(p.Checks), string(p.Review), nullBool(p.Mergeable), a.AutoFixRounds,
 			nullTime(a.LastFixAt), nullTime(a.AutoFixExhaustedAt), nullTime(a.LastMergeAttemptAt), kanban.Clip(a.LastError, kanban.MaxPRErrorLen),
 			nullTime(w.LastPolledAt), fmtTime(w.NextPollAt), string(validators), w.LastReviewID, w.LastCommentID, zeroTime(w.CommentsSince),
 			w.LastCheckID, w.ChecksReported, w.MergeSHA, reviewers, w.ReviewRequests, w.Reopens, w.Failures, fmtTime(now), p.ID, w.Version)
@@ -115,6 +119,9 @@ func (s *Store) RecordPoll(ctx context.Context, p kanban.PullRequest, events []k
 			if err == nil {
 				err = ErrStale
 			}
+			return err
+		}
+		if events, err = pollMerged(ctx, tx, p, events); err != nil {
 			return err
 		}
 		recorded, err = insertPREvents(ctx, tx, p.ID, events, now)
@@ -200,4 +207,24 @@ func zeroTime(t time.Time) string {
 		return ""
 	}
 	return fmtTime(t)
+}
+
+// pollMerged moves a pull request a poll found merged to merged (the
+// compare-and-set of MarkPullRequestMerged) and leaves its merged event
+// out when the move was made before (through Kandev, or another poll).
+func pollMerged(ctx context.Context, tx txn, p kanban.PullRequest, events []kanban.PREvent) ([]kanban.PREvent, error) {
+	if p.State != kanban.PRMerged {
+		return events, nil
+	}
+	changed, err := markMerged(ctx, tx, p.ID, "")
+	if err != nil || changed {
+		return events, err
+	}
+	out := events[:0:0]
+	for _, e := range events {
+		if e.Key != kanban.PREventKeyMerged {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }

@@ -13,8 +13,8 @@ import (
 
 // Commit bounds.
 const (
-	MaxMessageBytes = 64 << 10
-	MaxCommitPaths  = 1000
+	MaxMessageBytes = kanban.MaxCommitMessageBytes
+	MaxCommitPaths  = kanban.MaxCommitPaths
 )
 
 // CommitRequest is a commit of the worktree's changes: every change when

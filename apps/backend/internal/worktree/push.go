@@ -205,10 +205,15 @@ func isLoopback(host string) bool {
 }
 
 // refuseURLRewrite refuses a push when the repository's git configuration
-// rewrites the URL (url.<base>.insteadOf / pushInsteadOf): the push would
-// go elsewhere than the configured remote.
+// (which whatever works in the worktree can write) could send the push,
+// or the token it carries, elsewhere than the configured remote: a URL
+// rewrite (url.<base>.insteadOf / pushInsteadOf) to it, or an http.*
+// setting other than the few that only tune transfers (a proxy, CA
+// files, client certificates, pinned keys, curl's resolve list, extra
+// headers, cookies: a proxy with a CA of the agent's own would read the
+// token).
 func (t *Tree) refuseURLRewrite(ctx context.Context, u string) error {
-	res, err := t.git(ctx, call{op: "config", args: []string{"config", "-z", "--get-regexp", `^url\..*\.(insteadof|pushinsteadof)$`}})
+	res, err := t.git(ctx, call{op: "config", args: []string{"config", "-z", "--get-regexp", `^(url\..*\.(insteadof|pushinsteadof)|http\..*)$`}})
 	if err != nil {
 		return err
 	}
@@ -219,10 +224,36 @@ func (t *Tree) refuseURLRewrite(ctx context.Context, u string) error {
 		return gitFailure("config", res)
 	}
 	for _, rec := range splitNUL(res.out) {
-		_, prefix, _ := strings.Cut(rec, "\n")
-		if prefix != "" && strings.HasPrefix(u, prefix) {
+		key, value, _ := strings.Cut(rec, "\n")
+		if strings.HasPrefix(key, "http.") {
+			if !harmlessHTTPKey(key) {
+				return refuse(kanban.CodeForbidden, "the repository's git configuration sets http options (a proxy, CA or certificate files, headers, …) that could send the push elsewhere; refusing to push")
+			}
+			continue
+		}
+		if value != "" && strings.HasPrefix(u, value) {
 			return refuse(kanban.CodeForbidden, "the repository's git configuration rewrites the remote URL (url.*.insteadOf); refusing to push")
 		}
 	}
 	return nil
+}
+
+// harmlessHTTPKeys are the http.* settings (of any URL scope) a push
+// accepts from the repository's configuration: they tune the transfer
+// and cannot redirect it or carry the token elsewhere (sslverify and
+// followredirects are set on every push's command line, which outranks
+// the repository's configuration).
+var harmlessHTTPKeys = map[string]bool{"sslverify": true, "followredirects": true, "postbuffer": true, "lowspeedlimit": true, "lowspeedtime": true,
+	"maxrequests": true, "minsessions": true, "version": true, "useragent": true, "receivepack": true, "uploadpack": true}
+
+func harmlessHTTPKey(key string) bool {
+	i := strings.LastIndexByte(key, '.')
+	return harmlessHTTPKeys[strings.ToLower(key[i+1:])]
+}
+
+// CheckPushURL refuses a URL Push would refuse (see Push), for server
+// configuration checked at start. Its errors never echo the URL.
+func CheckPushURL(raw string) error {
+	_, err := checkRemoteURL(raw)
+	return err
 }

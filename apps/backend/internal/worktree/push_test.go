@@ -238,6 +238,37 @@ func TestPushURLRewriteRefused(t *testing.T) {
 	}
 }
 
+// An http.* setting in the repository's config that could route the push
+// (a proxy, a CA of the agent's own, extra headers) is refused before git
+// sends anything; the settings that only tune transfers are accepted.
+func TestPushHTTPConfigRefused(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "a\n"}, Config{})
+	remote := gittest.NewRemote(t, gittest.RemoteOptions{Token: pushToken})
+	evil := gittest.NewRemote(t, gittest.RemoteOptions{})
+	for _, kv := range [][2]string{{"http.proxy", evil.URL}, {"http." + remote.URL + ".proxy", evil.URL},
+		{"http.sslCAInfo", "/tmp/ca.pem"}, {"http.extraHeader", "X-A: b"}, {"http.curloptResolve", "example.com:443:127.0.0.1"}} {
+		f.repo.Git(t, "config", kv[0], kv[1])
+		before := len(remote.Requests())
+		_, err := f.tree.Push(t.Context(), Remote{URL: remote.URL, Auth: Auth{Token: token(t, pushToken)}})
+		wantRefusal(t, err, kanban.CodeForbidden, evil.URL, remote.URL, pushToken)
+		if n := len(remote.Requests()) - before; n != 0 {
+			t.Fatalf("%s: the remote got %d requests after the refusal", kv[0], n)
+		}
+		f.repo.Git(t, "config", "--unset", kv[0])
+	}
+	if n := len(evil.Requests()); n != 0 {
+		t.Fatalf("the proxy got %d requests", n)
+	}
+	f.repo.Git(t, "config", "http.postBuffer", "524288000")
+	f.write(t, "b.txt", "b\n")
+	if _, err := f.tree.Commit(t.Context(), CommitRequest{Message: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.tree.Push(t.Context(), Remote{URL: remote.URL, Auth: Auth{Token: token(t, pushToken)}}); err != nil {
+		t.Fatalf("push with http.postBuffer set: %v", err)
+	}
+}
+
 // Every git command is bounded in time and output.
 func TestGitBounds(t *testing.T) {
 	f := newFixture(t, map[string]string{"a.txt": "a\n"}, Config{})
