@@ -5,6 +5,7 @@
 // commit subjects — is put in the page as text (textContent), never parsed.
 import { api } from './api.js';
 import { h, fill, toast, when, clip, stateLabel } from './dom.js';
+import { shipPanel, prList } from './ship.js';
 import {
   REVIEW_COMMENT_CREATE, REVIEW_COMMENT_LIST, REVIEW_COMMENT_UPDATE, REVIEW_SEND,
   TASK_CHANGES_COMMITS, TASK_CHANGES_DIFF, TASK_CHANGES_LIST, TASK_CHANGES_SUMMARY
@@ -23,11 +24,13 @@ export class ChangesView {
     this.reviewBox = h('div', { id: 'review-send', class: 'actions' });
     this.repos = h('div', { id: 'changes-repos' });
     this.diffBox = h('div', { id: 'diff-view' });
+    this.prs = h('div', { id: 'task-prs', hidden: true });
   }
 
   async load() {
-    fill(this.el, h('h2', { id: 'changes-title' }, 'Changes'), this.reviewBox, this.repos, this.diffBox);
-    const [repos] = await Promise.all([api.listAll(TASK_CHANGES_SUMMARY, { task_id: this.task.id }), this.drawReview()]);
+    fill(this.el, h('h2', { id: 'changes-title' }, 'Changes'), this.reviewBox, this.prs, this.repos, this.diffBox);
+    const [repos] = await Promise.all([api.listAll(TASK_CHANGES_SUMMARY, { task_id: this.task.id }), this.drawReview(),
+      prList(this.prs, this.task.id).catch((e) => toast(e.message, 'error'))]);
     if (!repos.length) { fill(this.repos, h('p', { class: 'muted', id: 'changes-none' }, 'The task works in no repository.')); return; }
     fill(this.repos, repos.map((r) => this.repoPanel(r)));
     if (this.file) await this.showDiff(this.file.repo, this.file.change);
@@ -61,7 +64,8 @@ export class ChangesView {
     const more = h('p', {});
     const commits = h('details', { class: 'commits' }, h('summary', {}, 'Commits on the task branch'));
     fill(box, head, h('p', { class: 'hint' }, `${r.total} changed file${r.total === 1 ? '' : 's'} · `, h('span', { class: 'add' }, `+${r.additions}`), ' ',
-      h('span', { class: 'del' }, `−${r.deletions}`)), files, more, commits);
+      h('span', { class: 'del' }, `−${r.deletions}`)), files, more, commits,
+      shipPanel(this.task.id, r.repository_id, () => this.load().catch((e) => toast(e.message, 'error'))));
     this.filesPage(r, files, more, '');
     commits.addEventListener('toggle', () => { if (commits.open && !commits.dataset.loaded) { commits.dataset.loaded = '1'; this.commitsPage(r, commits, ''); } });
     return box;

@@ -10,12 +10,13 @@ import { Conversation } from './conversation.js';
 import { planPanel, documentsPanel, walkthroughPanel, findingsPanel, richOutputPanel } from './artifacts.js';
 import { waitingList } from './waiting.js';
 import { ChangesView } from './changes.js';
+import { prList } from './ship.js';
 import { profileOptions, executorOptions } from './taskform.js';
 import {
   ARTIFACT_CREATED, ARTIFACT_DELETED, DOCUMENT_UPDATED, PLAN_DELETED, PLAN_UPDATED, SESSION_CREATED, SESSION_LIST,
   SESSION_MESSAGE, SESSION_MODES, SESSION_MODE_CHANGED, SESSION_SET_MODE, SESSION_SPAWN, SESSION_UPDATED,
   TASK_CREATED, TASK_DELETED, TASK_DEPENDENCY_ADDED, TASK_DEPENDENCY_LIST, TASK_GET, TASK_LIST, TASK_MESSAGE,
-  TASK_MOVED, TASK_STOP, TASK_UPDATED, WORKFLOW_STEP_LIST
+  TASK_MOVED, TASK_PR_UPDATED, TASK_STOP, TASK_UPDATED, WORKFLOW_STEP_LIST
 } from './contract.js';
 
 export async function renderTask(main, taskId) {
@@ -253,6 +254,7 @@ class TaskPage {
     const art = (a) => { if (mine(a)) this.drawArtifacts(); };
     on(ARTIFACT_CREATED, art);
     on(ARTIFACT_DELETED, art);
+    on(TASK_PR_UPDATED, (p) => { if (mine(p) && !this.changes.el.hidden) prList(this.changes.prs, this.task.id).catch((e) => toast(e.message, 'error')); });
     on(TASK_CREATED, (t) => { if (t.parent_id === this.task.id) this.drawRelations(); });
     on(TASK_DEPENDENCY_ADDED, (d) => { if (d.task_id === this.task.id || d.depends_on_task_id === this.task.id) this.drawRelations(); });
   }
