@@ -47,12 +47,12 @@ func TestBoardShipFromChangesTab(t *testing.T) {
 	b.set("#panel-changes .ship-commit [name=message]", "Add answer")
 	b.click("#panel-changes .ship-commit button.primary")
 	b.until("the commit", `(document.querySelector('#panel-changes .ship-status') || {}).textContent?.startsWith('Committed ')`)
+	b.until("the file listed as committed", `(document.querySelector('#panel-changes .file[data-path="src/answer.go"]') || {}).textContent?.includes('committed')`)
 	var commits action.CommitsOut
 	must(t, op.Call(ctx, kanban.ActionTaskChangesCommits, action.ChangesIn{TaskID: task.ID}, &commits))
 	if len(commits.Items) != 1 || commits.Items[0].Subject != "Add answer" {
 		t.Fatalf("commits on the task branch: %+v", commits.List)
 	}
-	b.js(`document.querySelector('#panel-changes details.ship').open = true`, nil)
 	b.click("#panel-changes .ship-push")
 	b.until("the push", fmt.Sprintf(`(document.querySelector('#panel-changes .ship-status') || {}).textContent === %q`, "Pushed "+commits.Branch+": Created"))
 	if got := remote.Ref(t, "refs/heads/"+commits.Branch); got != commits.Items[0].SHA {

@@ -25,6 +25,9 @@ export class ChangesView {
     this.repos = h('div', { id: 'changes-repos' });
     this.diffBox = h('div', { id: 'diff-view' });
     this.prs = h('div', { id: 'task-prs', hidden: true });
+    // One ship panel per repository, kept across reloads (its open forms
+    // and status survive a commit's refresh).
+    this.ship = new Map();
   }
 
   async load() {
@@ -65,10 +68,15 @@ export class ChangesView {
     const commits = h('details', { class: 'commits' }, h('summary', {}, 'Commits on the task branch'));
     fill(box, head, h('p', { class: 'hint' }, `${r.total} changed file${r.total === 1 ? '' : 's'} · `, h('span', { class: 'add' }, `+${r.additions}`), ' ',
       h('span', { class: 'del' }, `−${r.deletions}`)), files, more, commits,
-      shipPanel(this.task.id, r.repository_id, () => this.load().catch((e) => toast(e.message, 'error'))));
+      this.shipOf(r.repository_id));
     this.filesPage(r, files, more, '');
     commits.addEventListener('toggle', () => { if (commits.open && !commits.dataset.loaded) { commits.dataset.loaded = '1'; this.commitsPage(r, commits, ''); } });
     return box;
+  }
+
+  shipOf(repositoryId) {
+    if (!this.ship.has(repositoryId)) this.ship.set(repositoryId, shipPanel(this.task.id, repositoryId, () => this.load().catch((e) => toast(e.message, 'error'))));
+    return this.ship.get(repositoryId);
   }
 
   // filesPage appends one page of the repository's changed files; a
