@@ -9,12 +9,14 @@ import { form } from './form.js';
 import { Conversation } from './conversation.js';
 import { planPanel, documentsPanel, walkthroughPanel, findingsPanel, richOutputPanel } from './artifacts.js';
 import { waitingList } from './waiting.js';
+import { ChangesView } from './changes.js';
+import { prList } from './ship.js';
 import { profileOptions, executorOptions } from './taskform.js';
 import {
   ARTIFACT_CREATED, ARTIFACT_DELETED, DOCUMENT_UPDATED, PLAN_DELETED, PLAN_UPDATED, SESSION_CREATED, SESSION_LIST,
   SESSION_MESSAGE, SESSION_MODES, SESSION_MODE_CHANGED, SESSION_SET_MODE, SESSION_SPAWN, SESSION_UPDATED,
   TASK_CREATED, TASK_DELETED, TASK_DEPENDENCY_ADDED, TASK_DEPENDENCY_LIST, TASK_GET, TASK_LIST, TASK_MESSAGE,
-  TASK_MOVED, TASK_STOP, TASK_UPDATED, WORKFLOW_STEP_LIST
+  TASK_MOVED, TASK_PR_UPDATED, TASK_STOP, TASK_UPDATED, WORKFLOW_STEP_LIST
 } from './contract.js';
 
 export async function renderTask(main, taskId) {
@@ -48,11 +50,32 @@ class TaskPage {
     this.executors = [{ value: '', label: 'The task’s executor profile' }, ...executors.slice(1)];
     this.drawHead();
     const controls = h('section', { class: 'panel', id: 'panel-controls' }, h('h2', {}, 'Agent'), this.spawnForm(), this.stopButton());
-    fill(this.main, this.head, h('div', { class: 'grid2' },
+    this.overview = h('div', { class: 'grid2', id: 'task-overview' },
       h('div', {}, this.sessionBox, this.panels.plan, this.panels.walkthrough, this.panels.findings, this.panels.output, this.panels.documents),
-      h('div', {}, this.panels.waiting, controls, this.panels.relations)));
+      h('div', {}, this.panels.waiting, controls, this.panels.relations));
+    this.changes = new ChangesView(this.task);
+    this.changes.el.hidden = true;
+    this.pageTabs = h('div', { class: 'sessions', role: 'group', 'aria-label': 'Task views', id: 'task-tabs' });
+    this.drawPageTabs('overview');
+    fill(this.main, this.head, this.pageTabs, this.overview, this.changes.el);
     this.listen();
     await Promise.all([this.selectSession(''), this.drawArtifacts(), this.drawRelations(), this.drawWaiting()]);
+  }
+
+  // drawPageTabs switches between the task's overview and its Changes
+  // tab; the Changes tab is read afresh each time it is opened.
+  drawPageTabs(which) {
+    const tab = (key, text) => h('button', { type: 'button', id: `tab-${key}`, 'aria-pressed': String(key === which), onclick: () => this.showPage(key) }, text);
+    fill(this.pageTabs, tab('overview', 'Task'), tab('changes', 'Changes'));
+  }
+
+  async showPage(which) {
+    this.drawPageTabs(which);
+    this.overview.hidden = which !== 'overview';
+    this.changes.el.hidden = which !== 'changes';
+    if (which === 'changes') {
+      try { await this.changes.load(); } catch (e) { toast(e.message, 'error'); }
+    }
   }
 
   drawHead() {
@@ -231,6 +254,7 @@ class TaskPage {
     const art = (a) => { if (mine(a)) this.drawArtifacts(); };
     on(ARTIFACT_CREATED, art);
     on(ARTIFACT_DELETED, art);
+    on(TASK_PR_UPDATED, (p) => { if (mine(p) && !this.changes.el.hidden) prList(this.changes.prs, this.task.id).catch((e) => toast(e.message, 'error')); });
     on(TASK_CREATED, (t) => { if (t.parent_id === this.task.id) this.drawRelations(); });
     on(TASK_DEPENDENCY_ADDED, (d) => { if (d.task_id === this.task.id || d.depends_on_task_id === this.task.id) this.drawRelations(); });
   }

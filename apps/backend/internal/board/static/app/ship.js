@@ -1,0 +1,56 @@
+// Ship a repository's changes from the Changes tab: commit them on the
+// task branch (task.commit), push the branch to the repository's
+// configured remote (task.push), open a pull request (task.pr.open), and
+// the task's pull requests with their state, checks and review
+// (task.pr.list). Forge tokens stay on the server.
+import { api } from './api.js';
+import { h, fill, toast, stateLabel } from './dom.js';
+import { form } from './form.js';
+import { TASK_COMMIT, TASK_PR_LIST, TASK_PR_OPEN, TASK_PUSH } from './contract.js';
+
+// shipPanel is the Ship controls of one repository of a task; onDone runs
+// after a commit (the changes moved).
+export function shipPanel(taskId, repositoryId, onDone) {
+  const status = h('p', { class: 'hint ship-status', role: 'status' });
+  const commit = form({
+    fields: [{ name: 'message', label: 'Commit message', type: 'textarea', rows: 2 }],
+    submitLabel: 'Commit',
+    submit: (v) => api.request(TASK_COMMIT, { task_id: taskId, repository_id: repositoryId, message: v.message }),
+    onDone: (res) => { fill(status, `Committed ${res.commit.sha.slice(0, 10)} on ${res.branch}`); toast('Committed'); onDone(); },
+  });
+  commit.classList.add('ship-commit');
+  const push = h('button', { type: 'button', class: 'ship-push', onclick: async () => {
+    push.disabled = true;
+    try {
+      const res = await api.request(TASK_PUSH, { task_id: taskId, repository_id: repositoryId });
+      fill(status, `Pushed ${res.branch}: ${stateLabel(res.status)}`);
+    } catch (e) { toast(e.message, 'error'); } finally { push.disabled = false; }
+  } }, 'Push');
+  const pr = form({
+    fields: [{ name: 'title', label: 'Pull request title' }, { name: 'body', label: 'Description (optional)', type: 'textarea', rows: 2 }],
+    submitLabel: 'Open pull request',
+    submit: (v) => api.request(TASK_PR_OPEN, { task_id: taskId, repository_id: repositoryId, title: v.title, ...(v.body ? { body: v.body } : {}) }),
+    onDone: (res) => { fill(status, `Opened pull request #${res.number}`); toast('Pull request opened'); onDone(); },
+  });
+  pr.classList.add('ship-pr');
+  return h('details', { class: 'ship' }, h('summary', {}, 'Commit, push, pull request'), commit, h('p', {}, push), pr, status);
+}
+
+// prList shows the task's pull requests (every page, bounded by listAll).
+export async function prList(el, taskId) {
+  const prs = await api.listAll(TASK_PR_LIST, { task_id: taskId });
+  el.hidden = !prs.length;
+  fill(el, h('h3', {}, 'Pull requests'), prs.map((p) => h('p', { class: 'pr', dataset: { id: p.id, state: p.state } },
+    h('a', { href: safeURL(p.url), rel: 'noopener noreferrer', target: '_blank' }, `#${p.number} ${p.title || ''}`), ' ',
+    h('span', { class: `badge pr-${p.state}` }, stateLabel(p.state)), ' ',
+    h('span', { class: `badge checks-${p.checks}` }, `Checks: ${stateLabel(p.checks)}`), ' ',
+    h('span', { class: 'badge' }, `Review: ${stateLabel(p.review)}`))));
+}
+
+// safeURL keeps only http(s) links (a forge's answer is not trusted).
+function safeURL(u) {
+  try {
+    const x = new URL(String(u));
+    return x.protocol === 'https:' || x.protocol === 'http:' ? x.href : '#';
+  } catch { return '#'; }
+}
