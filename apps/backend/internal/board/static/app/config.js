@@ -1,4 +1,4 @@
-// Settings: workflows and steps, agent profiles and their MCP servers,
+// Settings: workflows and steps, workspaces and repositories, agent profiles and their MCP servers,
 // executor profiles. Every form submits through the same actions as every
 // other transport, so the same validation and errors apply.
 import { h, fill } from './dom.js';
@@ -6,8 +6,9 @@ import { renderWorkflows } from './config_workflows.js';
 import { renderAgents } from './config_agents.js';
 import { renderExecutors } from './config_executors.js';
 import { renderNotifications } from './config_notifications.js';
+import { renderWorkspaces } from './config_workspaces.js';
 
-const PAGES = { workflows: ['Workflows', renderWorkflows], agents: ['Agents', renderAgents], executors: ['Executors', renderExecutors],
+const PAGES = { workflows: ['Workflows', renderWorkflows], workspaces: ['Workspaces', renderWorkspaces], agents: ['Agents', renderAgents], executors: ['Executors', renderExecutors],
   notifications: ['Notifications', renderNotifications] };
 
 export async function renderConfig(main, page, params) {
