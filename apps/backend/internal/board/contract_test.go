@@ -2,6 +2,7 @@ package board_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -144,16 +145,76 @@ func contractJS() ([]byte, map[string]bool, error) {
 	for i, c := range kanban.ChannelTypes {
 		channels[i] = fmt.Sprintf("'%s'", c)
 	}
+	autos, err := automationsJS()
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, c := range []struct{ name, value, comment string }{
 		{"MAX_TITLE_LEN", fmt.Sprint(kanban.MaxTitleLen), "a task's title, in characters"},
 		{"MAX_LIMIT", fmt.Sprint(kanban.MaxLimit), "items of one page of a list"},
 		{"SESSION_MODES", "Object.freeze([" + strings.Join(modes, ", ") + "])", "the modes a session may be put in"},
 		{"NOTIFICATION_KINDS", "Object.freeze([" + strings.Join(kinds, ", ") + "])", "what a notification tells of"},
 		{"CHANNEL_TYPES", "Object.freeze([" + strings.Join(channels, ", ") + "])", "how a channel delivers"},
+		{"MAX_WORKFLOW_DOC_BYTES", fmt.Sprint(kanban.MaxWorkflowDocBytes), "a workflow document's text, in bytes"},
+		{"MAX_WORKFLOW_STEPS", fmt.Sprint(kanban.MaxWorkflowSteps), "steps of one workflow"},
+		{"MAX_STEP_ACTIONS", fmt.Sprint(kanban.MaxStepActions), "automations per step event"},
+		{"TASK_STATES", jsList(kanban.TaskStates), "a task's states"},
+		{"STEP_EVENT_KINDS", jsList(kanban.StepEventKinds), "when a step's automations run"},
+		{"AUTOMATION_TYPES", autos, "the automations the engine runs, with their settings"},
 	} {
 		if err := export(c.name, c.value, c.comment); err != nil {
 			return nil, nil, err
 		}
 	}
 	return b.Bytes(), names, nil
+}
+
+// jsList renders strings as a frozen JS array.
+func jsList[S ~string](items []S) string {
+	q := make([]string, len(items))
+	for i, it := range items {
+		q[i] = fmt.Sprintf("'%s'", it)
+	}
+	return "Object.freeze([" + strings.Join(q, ", ") + "])"
+}
+
+// automationJS is one automation type as the board's step editor reads it.
+type automationJS struct {
+	Name   string        `json:"name"`
+	Desc   string        `json:"desc"`
+	Params []automationP `json:"params"`
+	OneOf  []string      `json:"one_of"`
+}
+
+type automationP struct {
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	Required bool   `json:"required"`
+	Desc     string `json:"desc"`
+	MaxLen   int    `json:"max_len,omitempty"`
+}
+
+// automationsJS renders kanban.AutomationTypes, the table the step
+// contracts' automation schema is built from, as a frozen JS array.
+func automationsJS() (string, error) {
+	kinds := map[kanban.ParamKind]string{kanban.ParamID: "id", kanban.ParamText: "text", kanban.ParamState: "state", kanban.ParamIndex: "index"}
+	out := make([]automationJS, len(kanban.AutomationTypes))
+	for i, t := range kanban.AutomationTypes {
+		out[i] = automationJS{Name: t.Name, Desc: t.Desc, Params: []automationP{}, OneOf: t.OneOf}
+		if out[i].OneOf == nil {
+			out[i].OneOf = []string{}
+		}
+		for _, p := range t.Params {
+			k, ok := kinds[p.Kind]
+			if !ok {
+				return "", fmt.Errorf("contract.js: automation %s: param %s of an unknown kind", t.Name, p.Name)
+			}
+			out[i].Params = append(out[i].Params, automationP{Name: p.Name, Kind: k, Required: p.Required, Desc: p.Desc, MaxLen: p.MaxLen})
+		}
+	}
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return "", err
+	}
+	return "Object.freeze(" + string(raw) + ")", nil
 }

@@ -1,4 +1,5 @@
-// Settings › Workflows: create workflows (from a template or blank), rename
+// Settings › Workflows: create workflows (from a template, blank or from a
+// file), export them as files, rename
 // and delete them; add, edit, reorder and delete their steps (with the
 // steps' automations).
 import { api } from './api.js';
@@ -7,6 +8,7 @@ import { ctx } from './context.js';
 import { form } from './form.js';
 import { reloadOn } from './config.js';
 import { gallery } from './gallery.js';
+import { exportButton, importForm } from './config_workflow_file.js';
 import {
   WORKFLOW_CREATE, WORKFLOW_CREATED, WORKFLOW_DELETE, WORKFLOW_DELETED, WORKFLOW_LIST, WORKFLOW_STEPS_REORDERED,
   WORKFLOW_STEP_CREATE, WORKFLOW_STEP_CREATED, WORKFLOW_STEP_DELETE, WORKFLOW_STEP_DELETED, WORKFLOW_STEP_LIST,
@@ -21,7 +23,7 @@ export async function renderWorkflows(el) {
     submitLabel: 'Create workflow',
     submit: (v) => api.request(WORKFLOW_CREATE, { ...v, workspace_id: ctx.workspaceId }),
     onDone: () => toast('Workflow created'),
-  }));
+  }), h('h3', {}, 'From a file'), importForm());
   workflows.forEach((w, i) => el.append(workflowSection(w, steps[i].sort((a, b) => a.position - b.position))));
   return reloadOn(api, [WORKFLOW_CREATED, WORKFLOW_UPDATED, WORKFLOW_DELETED, WORKFLOW_STEP_CREATED, WORKFLOW_STEP_UPDATED, WORKFLOW_STEP_DELETED, WORKFLOW_STEPS_REORDERED]);
 }
@@ -33,6 +35,7 @@ function workflowSection(w, steps) {
   } }, 'Delete workflow');
   return h('section', { class: 'panel', 'aria-label': `Workflow ${w.name}`, dataset: { workflow: w.id } },
     h('h2', {}, w.name),
+    h('div', { class: 'actions' }, exportButton(w)),
     h('details', { class: 'edit' }, h('summary', {}, 'Rename or describe'), form({
       fields: [{ name: 'name', label: 'Name', value: w.name }, { name: 'description', label: 'Description', type: 'textarea', rows: 2, value: w.description }],
       submit: (v) => api.request(WORKFLOW_UPDATE, { workflow_id: w.id, ...v }),
