@@ -37,13 +37,14 @@ export function field(spec) {
   return wrap;
 }
 
-// form builds a <form> of fields that calls submit(values) and shows the
-// server's errors. submit returns a promise; its rejection (an ApiError)
-// is shown next to the field it names, or above the buttons.
-export function form({ fields, submit, submitLabel = 'Save', extra = [], onDone }) {
+// form builds a <form> of fields (then the nodes of body) that calls
+// submit(values) and shows the server's errors. submit returns a promise;
+// its rejection (an ApiError) is shown next to the field it names, or
+// above the buttons.
+export function form({ fields, submit, submitLabel = 'Save', extra = [], body = [], onDone }) {
   const formError = h('div', { class: 'form-error', role: 'alert', hidden: true });
   const button = h('button', { type: 'submit', class: 'primary' }, submitLabel);
-  const el = h('form', { novalidate: true }, fields.map(field), formError, h('div', { class: 'actions' }, button, extra));
+  const el = h('form', { novalidate: true }, fields.map(field), body, formError, h('div', { class: 'actions' }, button, extra));
   el.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     clearErrors(el);
@@ -95,24 +96,38 @@ export function clearErrors(el) {
   if (fe) { fe.hidden = true; fe.textContent = ''; }
 }
 
-// showError puts an error next to the field it names (a nested name such
-// as "servers.x.command" or "steps[2].name" lands on its top-level field),
-// else in the form's error box.
+// showError puts an error next to the field it names, else next to the
+// nearest field enclosing it (a nested name such as "servers.x.command",
+// "steps[2].name" or "events.on_enter[0].config" lands on the closest
+// field its path starts with), else in the form's error box.
 export function showError(el, e) {
-  const name = e.field || '';
-  const top = name.split(/[.[]/)[0];
-  const wrap = name && ([...el.querySelectorAll('[data-field]')].find((w) => w.dataset.field === name)
-    || [...el.querySelectorAll('[data-field]')].find((w) => w.dataset.field === top));
+  const wrap = fieldWrap(el, e.field || '');
   if (wrap) {
-    const msg = wrap.querySelector('.field-error');
+    const msg = wrap.querySelector(':scope > .field-error');
     fill(msg, e.message);
     msg.hidden = false;
     const control = wrap.querySelector('[name]');
-    control.setAttribute('aria-invalid', 'true');
-    control.focus();
+    if (control) {
+      control.setAttribute('aria-invalid', 'true');
+      control.focus();
+    }
     return;
   }
   const fe = el.querySelector('.form-error');
   fill(fe, e.code ? `${e.message} (${e.code})` : e.message);
   fe.hidden = false;
+}
+
+// fieldWrap finds the field named name in el, dropping the path's last
+// segment (".x", "[2]") until one matches.
+function fieldWrap(el, name) {
+  const wraps = [...el.querySelectorAll('[data-field]')];
+  for (let n = name; n;) {
+    const found = wraps.find((w) => w.dataset.field === n);
+    if (found) return found;
+    const up = n.replace(/(?:\.[^.[]*|\[[^\]]*\])$/, '');
+    if (up === n) return null;
+    n = up;
+  }
+  return null;
 }
