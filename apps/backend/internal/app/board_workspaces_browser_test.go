@@ -59,8 +59,24 @@ func TestBoardWorkspacesAndRepositories(t *testing.T) {
 	b.until("the renamed section", `[...document.querySelectorAll('section[data-workspace] > h2')].some((x) => x.textContent === 'Side project')`)
 	sec = inSection(b, "Side project")
 
+	registerRepository(b, sec, wsID)
+
+	b.open("#/", "board")
+	var options []string
+	b.js(`[...document.querySelectorAll('#pick-workspace option')].map((o) => o.textContent)`, &options)
+	if !strings.Contains(strings.Join(options, "|"), "Side project") {
+		t.Fatalf("the board's workspace picker offers %v, want the new workspace too", options)
+	}
+}
+
+// registerRepository registers a repository in the workspace of section
+// sec (id wsID) from Settings › Workspaces after two refused local paths,
+// then changes its default branch.
+func registerRepository(b *tab, sec, wsID string) {
+	t, e := b.t, b.e
+	t.Helper()
 	reg := sec + " [data-edit=repository]"
-	before = e.fingerprint()
+	before := e.fingerprint()
 	b.set(reg+" [name=local_path]", "/etc")
 	b.click(reg + " button.primary")
 	b.until("the local path's refusal", fmt.Sprintf(`document.querySelector('%s [data-field=local_path] .field-error:not([hidden])')`, reg))
@@ -97,10 +113,4 @@ func TestBoardWorkspacesAndRepositories(t *testing.T) {
 		t.Fatalf("default branch %q, want develop", got)
 	}
 
-	b.open("#/", "board")
-	var options []string
-	b.js(`[...document.querySelectorAll('#pick-workspace option')].map((o) => o.textContent)`, &options)
-	if !strings.Contains(strings.Join(options, "|"), "Side project") {
-		t.Fatalf("the board's workspace picker offers %v, want the new workspace too", options)
-	}
 }

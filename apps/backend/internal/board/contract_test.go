@@ -133,40 +133,40 @@ func contractJS() ([]byte, map[string]bool, error) {
 		}
 	}
 	b.WriteString("\n// Bounds and enums.\n")
-	modes := make([]string, len(kanban.SessionModes))
-	for i, m := range kanban.SessionModes {
-		modes[i] = fmt.Sprintf("'%s'", m)
-	}
-	kinds := make([]string, len(kanban.NotificationKinds))
-	for i, k := range kanban.NotificationKinds {
-		kinds[i] = fmt.Sprintf("'%s'", k)
-	}
-	channels := make([]string, len(kanban.ChannelTypes))
-	for i, c := range kanban.ChannelTypes {
-		channels[i] = fmt.Sprintf("'%s'", c)
-	}
-	autos, err := automationsJS()
+	bounds, err := boundsJS()
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, c := range []struct{ name, value, comment string }{
+	for _, c := range bounds {
+		if err := export(c.name, c.value, c.comment); err != nil {
+			return nil, nil, err
+		}
+	}
+	return b.Bytes(), names, nil
+}
+
+// jsConst is one bound or enum of contract.js.
+type jsConst struct{ name, value, comment string }
+
+// boundsJS are the bounds and enums the board's forms state.
+func boundsJS() ([]jsConst, error) {
+	autos, err := automationsJS()
+	if err != nil {
+		return nil, err
+	}
+	return []jsConst{
 		{"MAX_TITLE_LEN", fmt.Sprint(kanban.MaxTitleLen), "a task's title, in characters"},
 		{"MAX_LIMIT", fmt.Sprint(kanban.MaxLimit), "items of one page of a list"},
-		{"SESSION_MODES", "Object.freeze([" + strings.Join(modes, ", ") + "])", "the modes a session may be put in"},
-		{"NOTIFICATION_KINDS", "Object.freeze([" + strings.Join(kinds, ", ") + "])", "what a notification tells of"},
-		{"CHANNEL_TYPES", "Object.freeze([" + strings.Join(channels, ", ") + "])", "how a channel delivers"},
+		{"SESSION_MODES", jsList(kanban.SessionModes), "the modes a session may be put in"},
+		{"NOTIFICATION_KINDS", jsList(kanban.NotificationKinds), "what a notification tells of"},
+		{"CHANNEL_TYPES", jsList(kanban.ChannelTypes), "how a channel delivers"},
 		{"MAX_WORKFLOW_DOC_BYTES", fmt.Sprint(kanban.MaxWorkflowDocBytes), "a workflow document's text, in bytes"},
 		{"MAX_WORKFLOW_STEPS", fmt.Sprint(kanban.MaxWorkflowSteps), "steps of one workflow"},
 		{"MAX_STEP_ACTIONS", fmt.Sprint(kanban.MaxStepActions), "automations per step event"},
 		{"TASK_STATES", jsList(kanban.TaskStates), "a task's states"},
 		{"STEP_EVENT_KINDS", jsList(kanban.StepEventKinds), "when a step's automations run"},
 		{"AUTOMATION_TYPES", autos, "the automations the engine runs, with their settings"},
-	} {
-		if err := export(c.name, c.value, c.comment); err != nil {
-			return nil, nil, err
-		}
-	}
-	return b.Bytes(), names, nil
+	}, nil
 }
 
 // jsList renders strings as a frozen JS array.

@@ -85,8 +85,12 @@ function check(path, a) {
 }
 
 // clean is an automation in the payload's shape: config only when set.
+// Settings of another type (left from before the type was changed) are
+// dropped.
 function clean(a) {
-  return Object.keys(a.config).length ? { type: a.type, config: a.config } : { type: a.type };
+  const names = new Set(byName.get(a.type).params.map((p) => p.name));
+  const config = Object.fromEntries(Object.entries(a.config).filter(([k]) => names.has(k)));
+  return Object.keys(config).length ? { type: a.type, config } : { type: a.type };
 }
 
 function row(list, a, i, opts) {
