@@ -182,6 +182,10 @@ class Board {
   // place puts a task's card where the server says it is.
   place(t) {
     let card = this.cards.get(t.id);
+    // Events of one task can arrive out of commit order (a run's state
+    // change published after the engine's move that followed it): a
+    // snapshot older than the card's is stale, never a step back.
+    if (card && card.task && olderThan(t, card.task)) return;
     const c = this.columns.get(t.workflow_step_id);
     if (t.archived_at || t.workflow_id !== this.wf.id || !c) {
       if (card) { card.remove(); this.cards.delete(t.id); this.countAll(); }
@@ -227,4 +231,18 @@ class Board {
     closeMoveMenu();
     this.off.forEach((f) => f());
   }
+}
+
+// olderThan tells whether snapshot a of a task was written before b: the
+// store stamps every change with updated_at (microseconds, RFC 3339 with
+// trailing zeros trimmed, so compared as numbers, not strings).
+function olderThan(a, b) {
+  const stamp = (s) => {
+    const m = /^(.*?)(?:\.(\d+))?Z$/.exec(s || '');
+    return m ? [Date.parse(m[1] + 'Z'), (m[2] || '').padEnd(9, '0')] : [NaN, ''];
+  };
+  const [as, af] = stamp(a.updated_at);
+  const [bs, bf] = stamp(b.updated_at);
+  if (Number.isNaN(as) || Number.isNaN(bs)) return false;
+  return as < bs || (as === bs && af < bf);
 }
