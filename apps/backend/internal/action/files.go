@@ -133,6 +133,28 @@ func (s *Service) workDir(ctx context.Context, p Principal, taskID string) (fsgu
 	return s.dirs.Existing(ctx, t, "")
 }
 
+// WorkDir is the existing working directory of task taskID, for the
+// operator's terminal: FORBIDDEN for any other principal, CONFLICT for an
+// archived task (its terminals were closed with it), NOT_FOUND while the
+// directory does not exist yet.
+func (s *Service) WorkDir(ctx context.Context, p Principal, taskID string) (string, error) {
+	if !p.IsOperator() {
+		return "", kanban.Errorf(kanban.CodeForbidden, "the terminal is for the operator only")
+	}
+	t, err := s.taskFor(ctx, p, taskID)
+	if err != nil {
+		return "", err
+	}
+	if t.ArchivedAt != nil {
+		return "", kanban.Errorf(kanban.CodeConflict, "the task is archived; unarchive it to open a terminal")
+	}
+	d, err := s.dirs.Existing(ctx, t, "")
+	if err != nil {
+		return "", err
+	}
+	return d.Path, nil
+}
+
 // isBinary reports whether b is not text to show: it holds a NUL byte or
 // is not valid UTF-8.
 func isBinary(b []byte) bool {
