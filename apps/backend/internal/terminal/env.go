@@ -10,8 +10,9 @@ import (
 // EnvAllow is all a shell inherits of the backend's environment: exact
 // names, and prefixes ending in "*". Nothing else passes — not the
 // operator token (KANDEV_*, never, whatever this list says), not the
-// forge tokens, not the model providers' keys — and TERM and COLORTERM are
-// set for the browser's terminal.
+// forge tokens, not the model providers' keys. TERM is set to
+// xterm-256color for the browser's terminal; COLORTERM is not passed (the
+// board's terminal shows the 256 palette colours, not 24-bit ones).
 var EnvAllow = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_*", "TZ", "TMPDIR",
 	"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"}
 
@@ -31,7 +32,7 @@ func Environ(environ []string) []string {
 			}
 		}
 	}
-	return append(out, "TERM=xterm-256color", "COLORTERM=truecolor")
+	return append(out, "TERM=xterm-256color")
 }
 
 // Shell is the shell terminals run: configured (an absolute path to an
