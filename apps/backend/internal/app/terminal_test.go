@@ -18,6 +18,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
 // termTask is a task of e whose working directory is a checkout in a
@@ -202,5 +203,58 @@ func TestTerminalEndsWithItsTask(t *testing.T) {
 	e.close()
 	if procAlive(shell) || procAlive(bg) {
 		t.Fatalf("after shutdown: shell alive %v, job alive %v, want neither", procAlive(shell), procAlive(bg))
+	}
+}
+
+// TestFilesOverWebSocketOperatorOnly: over the real WebSocket API, the
+// operator reads the task's files; the task's own agent session (config
+// mode, the operator's delegate) is refused, its directory unread.
+func TestFilesOverWebSocketOperatorOnly(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	task, dir := termTask(t, e, "Files task")
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("operator only\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var created action.SessionCreateOut
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: task.ID, Mode: kanban.ModeConfig}, &created)
+	wsURL := "ws" + strings.TrimPrefix(e.url, "http") + "/ws"
+	op, err := ws.Dial(t.Context(), ws.ClientConfig{URL: wsURL, Token: e.token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = op.Close() }()
+	var f action.FilesReadOut
+	if err := op.Call(t.Context(), kanban.ActionTaskFilesRead, action.FilesReadIn{TaskID: task.ID, Path: "notes.txt"}, &f); err != nil || f.Content != "operator only\n" {
+		t.Fatalf("operator: got %+v, %v, want the file", f, err)
+	}
+	agent, err := ws.Dial(t.Context(), ws.ClientConfig{URL: wsURL, Token: created.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = agent.Close() }()
+	for name, in := range map[kanban.Action]any{
+		kanban.ActionTaskFilesRead: action.FilesReadIn{TaskID: task.ID, Path: "notes.txt"},
+		kanban.ActionTaskFilesList: action.FilesListIn{TaskID: task.ID},
+	} {
+		var out json.RawMessage
+		err := agent.Call(t.Context(), name, in, &out)
+		if kanban.ErrorCode(err) != kanban.CodeForbidden || strings.Contains(string(out), "operator only") {
+			t.Errorf("%s as the task's session: got %s, %v, want FORBIDDEN", name, out, err)
+		}
+	}
+}
+
+// TestTerminalEndsAfterTheGracePeriod: a shell whose client went away
+// and did not come back within the grace period is ended, with its jobs.
+func TestTerminalEndsAfterTheGracePeriod(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, func(c *Config) { c.Terminal.Grace = 300 * time.Millisecond })
+	task, _ := termTask(t, e, "Leave me")
+	tc, shell, bg := openShell(t, e, task)
+	_ = tc.c.Close()
+	waitShellGone(t, "disconnect", shell, bg)
+	if n := e.b.term.Count(task.ID); n != 0 {
+		t.Fatalf("open shells after the grace period: got %d, want 0", n)
 	}
 }

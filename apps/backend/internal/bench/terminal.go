@@ -144,9 +144,13 @@ func openBenchTerminal(ctx context.Context, be *backendProc, checkout string) (*
 		return nil, err
 	}
 	_, msg, err := conn.ReadMessage()
-	if err != nil || !bytes.Contains(msg, []byte(`"ready"`)) {
+	if err != nil {
 		t.close()
-		return nil, fmt.Errorf("open the terminal: %s %v", msg, err)
+		return nil, fmt.Errorf("open the terminal: %w", err)
+	}
+	if !bytes.Contains(msg, []byte(`"ready"`)) {
+		t.close()
+		return nil, fmt.Errorf("open the terminal: %s", msg)
 	}
 	return t, settle(t)
 }
