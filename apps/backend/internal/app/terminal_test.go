@@ -224,6 +224,12 @@ func TestFilesOverWebSocketOperatorOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = op.Close() }()
+	if out := e.cli("files", "read", "--task", task.ID, "--path", "notes.txt"); out != "operator only\n" {
+		t.Fatalf("kandev files read: got %q, want the file's text", out)
+	}
+	if out := e.cli("files", "list", "--task", task.ID); !strings.Contains(out, `"name": "notes.txt"`) {
+		t.Fatalf("kandev files list: got %q, want notes.txt", out)
+	}
 	var f action.FilesReadOut
 	if err := op.Call(t.Context(), kanban.ActionTaskFilesRead, action.FilesReadIn{TaskID: task.ID, Path: "notes.txt"}, &f); err != nil || f.Content != "operator only\n" {
 		t.Fatalf("operator: got %+v, %v, want the file", f, err)
