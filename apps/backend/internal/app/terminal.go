@@ -75,8 +75,8 @@ func (b *backend) terminalEntry() http.Handler {
 		if err != nil {
 			return // the upgrader answered
 		}
-		ctx, cancel := context.WithCancel(b.life.ctx)
-		defer cancel()
+		ctx, cancel := context.WithCancelCause(b.life.ctx)
+		defer cancel(nil)
 		defer b.termConns.add(sid, cancel)()
 		b.term.Serve(ctx, conn, resolve)
 	})
@@ -117,12 +117,12 @@ type termConns struct {
 
 type termConn struct {
 	board  string
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 }
 
 // add records a connection of board session sid ("" : a bearer token's)
 // and returns its removal.
-func (tc *termConns) add(sid string, cancel context.CancelFunc) func() {
+func (tc *termConns) add(sid string, cancel context.CancelCauseFunc) func() {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	if tc.cancel == nil {
@@ -143,7 +143,7 @@ func (tc *termConns) end(sid string) {
 	defer tc.mu.Unlock()
 	for _, c := range tc.cancel {
 		if c.board == sid {
-			c.cancel()
+			c.cancel(kanban.Errorf(kanban.CodeUnauthorized, "the board session has ended; sign in again"))
 		}
 	}
 }

@@ -264,3 +264,32 @@ func TestTerminalEndsAfterTheGracePeriod(t *testing.T) {
 		t.Fatalf("open shells after the grace period: got %d, want 0", n)
 	}
 }
+
+// TestTerminalBoardSession: a signed-in board opens a terminal from its
+// own origin only; signing out closes the connection (the shell is left
+// to its grace period), and the ended cookie opens none.
+func TestTerminalBoardSession(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	task, _ := termTask(t, e, "Board shell")
+	cookie := boardCookie(t, e)
+	if tc, status := dialTerminal(t, e, http.Header{"Cookie": {cookie}, "Origin": {"http://localhost:1"}}); tc != nil || status != http.StatusForbidden {
+		t.Fatalf("another loopback origin: got HTTP %d, want 403", status)
+	}
+	tc, status := dialTerminal(t, e, http.Header{"Cookie": {cookie}, "Origin": {e.url}})
+	if tc == nil {
+		t.Fatalf("the board's origin: got HTTP %d, want the upgrade", status)
+	}
+	tc.send(websocket.TextMessage, `{"type":"open","task_id":"`+task.ID+`","cols":80,"rows":24}`)
+	tc.until(nil, "ready")
+	if res := boardReq(t, "POST", e.url+"/auth/sign-out", e.url, cookie, ""); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-out: got %d, want 303", res.StatusCode)
+	}
+	tc.until(nil, "error")
+	if m := tc.text[len(tc.text)-1]; m["code"] != "UNAUTHORIZED" {
+		t.Fatalf("after sign-out: got %v, want the connection ended", m)
+	}
+	if again, status := dialTerminal(t, e, http.Header{"Cookie": {cookie}, "Origin": {e.url}}); again != nil || status != http.StatusUnauthorized {
+		t.Fatalf("the ended cookie: got HTTP %d, want 401", status)
+	}
+}

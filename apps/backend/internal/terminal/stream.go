@@ -56,8 +56,9 @@ type control struct {
 }
 
 // Serve runs the terminal protocol on conn (already authenticated as
-// the operator) until the client leaves, the shell ends or ctx ends; it
-// closes conn. A client that leaves detaches: the shell lives on for the
+// the operator) until the client leaves, the shell ends or ctx ends (the
+// client is told ctx's cause when it is a *kanban.Error); it closes
+// conn. A client that leaves detaches: the shell lives on for the
 // grace period, for the same page to reattach.
 func (m *Manager) Serve(ctx context.Context, conn *websocket.Conn, resolve Resolver) {
 	defer func() { _ = conn.Close() }()
@@ -186,7 +187,11 @@ func (m *Manager) writeLoop(ctx context.Context, conn *websocket.Conn, s *Sessio
 			writeNotice(conn, errorNotice(kanban.Errorf(kanban.CodeConflict, "the terminal was opened in another window")))
 			return
 		case <-ctx.Done():
-			writeNotice(conn, errorNotice(kanban.Errorf(kanban.CodeUnavailable, "the backend is shutting down")))
+			why := error(kanban.Errorf(kanban.CodeUnavailable, "the backend is shutting down"))
+			if e, ok := kanban.AsError(context.Cause(ctx)); ok {
+				why = e // the application said why it ended the connection
+			}
+			writeNotice(conn, errorNotice(why))
 			return
 		case <-ping.C:
 			if conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)) != nil {
