@@ -295,6 +295,9 @@ func (s *Service) endSessions(ctx context.Context, taskID, sessionID string, not
 	if err != nil {
 		return nil, err
 	}
+	if sessionID == "" {
+		s.events.Emit(kanban.TaskReleased{TaskID: taskID})
+	}
 	ids := make([]string, 0, len(stopped))
 	managed := false
 	for i := range stopped {

@@ -52,7 +52,7 @@ func (bc *boardConns) end(sessionID string) {
 }
 
 func (b *backend) newBoard() (*board.Board, error) {
-	return board.New(board.Config{Operator: b.isOperator, OnEnd: b.boardConns.end, Logger: b.log})
+	return board.New(board.Config{Operator: b.isOperator, OnEnd: func(sid string) { b.boardConns.end(sid); b.termConns.end(sid) }, Logger: b.log})
 }
 
 // wsEntry serves /ws. A request with an Authorization header authenticates

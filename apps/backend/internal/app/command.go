@@ -35,6 +35,8 @@ commands:
   review comment --task ID --path P --line N[-M] [--side old] --body TEXT
   review list --task ID [--state S] | review resolve --comment ID | review send --task ID
                                 comments on a task's diff, delivered to its agent as one prompt
+  files list|read --task ID [--path P]
+                                a task's working directory, read-only
   session upstreams --session ID  proxied MCP servers and the tools they refused
   db migrate --database URL     apply pending migrations (postgres://… or sqlite:PATH)
   db copy --from sqlite:PATH --to postgres://…   copy a solo board into an empty PostgreSQL database
@@ -84,6 +86,8 @@ func Main(ctx context.Context, args []string, std Stdio) error {
 		return changesCmd(ctx, rest, stdout, stderr)
 	case "review":
 		return reviewCmd(ctx, rest, stdout, stderr)
+	case "files":
+		return filesCmd(ctx, rest, stdout, stderr)
 	case "db":
 		return dbCmd(ctx, rest, stdout, stderr)
 	case "token":

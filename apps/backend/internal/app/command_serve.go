@@ -28,6 +28,7 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 	fs.DurationVar(&qwait, "question-timeout", qwait, "longest an agent's question waits for an answer (env KANDEV_QUESTION_TIMEOUT)")
 	pprofAddr := fs.String("pprof", "", "also serve Go's runtime profiles at http://ADDR/debug/pprof/ (loopback only; for make bench)")
 	agents := agentFlags(fs)
+	term := terminalFlags(fs)
 	database := fs.String("database", os.Getenv("KANDEV_DATABASE_URL"),
 		"postgres://… to share a PostgreSQL database with other backends (env KANDEV_DATABASE_URL; default: SQLite in the data dir)")
 	ttl, err := time.ParseDuration(envOr("KANDEV_LEASE_TTL", "15s"))
@@ -63,7 +64,7 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 	return Config{CLI: cliPath(), Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
 		Logger: log, Out: std.Out, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: DefaultRegistryDir(),
 		Pprof: *pprofAddr, MCPSessions: toolserver.SessionLimits{Max: *maxSessions, Idle: *sessionIdle},
-		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope), ForgesFile: *forges}, nil
+		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope), ForgesFile: *forges, Terminal: term()}, nil
 }
 
 // cliPath is the path of this kandev binary, which the banner names for
@@ -75,6 +76,15 @@ func cliPath() string {
 		return ""
 	}
 	return exe
+}
+
+// terminalFlags adds serve's terminal flags.
+func terminalFlags(fs *flag.FlagSet) func() TerminalConfig {
+	on := fs.Bool("terminal", envOr("KANDEV_TERMINAL", "true") != "false",
+		"serve the operator's terminals on the task page (a shell on this machine; env KANDEV_TERMINAL; false: none)")
+	shell := fs.String("terminal-shell", os.Getenv("KANDEV_TERMINAL_SHELL"),
+		"absolute path of the terminals' shell (env KANDEV_TERMINAL_SHELL; default: $SHELL, else /bin/sh)")
+	return func() TerminalConfig { return TerminalConfig{Off: !*on, Shell: *shell} }
 }
 
 // agentFlags adds serve's agent runtime flags.

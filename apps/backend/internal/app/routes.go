@@ -13,6 +13,7 @@ func (b *backend) routes() http.Handler {
 		_, _ = io.WriteString(w, `{"status":"ok"}`)
 	})
 	mux.Handle("GET /ws", sameMachine(b.wsEntry()))
+	mux.Handle("GET /terminal", sameMachine(b.terminalEntry()))
 	mux.Handle("/", sameMachine(b.board))
 	mux.Handle("/mcp", sameMachine(b.operatorOnly(noStandaloneStream(b.mcpHTTP.Streamable))))
 	mux.Handle("GET /mcp/sse", sameMachine(b.operatorOnly(b.mcpHTTP.SSE)))

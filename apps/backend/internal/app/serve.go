@@ -28,6 +28,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/notify"
 	"github.com/kandev/kandev/apps/backend/internal/prwatch"
 	"github.com/kandev/kandev/apps/backend/internal/store"
+	"github.com/kandev/kandev/apps/backend/internal/terminal"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
@@ -53,6 +54,8 @@ type Config struct {
 	Conformance bool
 	// Agents configures the agent runtime.
 	Agents AgentsConfig
+	// Terminal configures the operator's terminals.
+	Terminal TerminalConfig
 	// ArchiveSweep is how often tasks due for auto-archive are archived
 	// (default 1 minute); Clock is the time it compares with (time.Now).
 	ArchiveSweep time.Duration
@@ -266,6 +269,10 @@ type backend struct {
 	// connections, closed when their board session ends.
 	board      *board.Board
 	boardConns boardConns
+	// term runs the operator's terminals (nil when turned off);
+	// termConns are their board connections.
+	term      *terminal.Manager
+	termConns termConns
 
 	// prw watches the tasks' pull requests; webhooks are its handlers of
 	// the forges' deliveries (the forges with a secret).
@@ -335,6 +342,9 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 		return nil, err
 	}
 	b.shared.wire(b.svc)
+	if err := b.newTerminals(); err != nil {
+		return nil, err
+	}
 	b.newFlow(cfg)
 	life.push("workflow", func(ctx context.Context) error { b.flow.Close(ctx); return nil })
 	if err := b.newPRWatch(cfg); err != nil {

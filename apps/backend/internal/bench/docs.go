@@ -100,6 +100,7 @@ func Tables(r *Results) string {
 	writePostgres(&b, r)
 	writeChanges(&b, r)
 	writePRWatch(&b, r)
+	writeTerminal(&b, r)
 	return b.String()
 }
 

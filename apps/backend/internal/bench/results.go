@@ -35,6 +35,7 @@ type Results struct {
 	Flow       *FlowRun         `json:"flow,omitempty"`
 	Upstream   *UpstreamBench   `json:"upstream,omitempty"`
 	Changes    *ChangesBench    `json:"changes,omitempty"`
+	Terminal   *TerminalBench   `json:"terminal,omitempty"`
 	Postgres   *PostgresRun     `json:"postgres,omitempty"`
 	PRWatch    *PRWatchRun      `json:"prwatch,omitempty"`
 	// Profiles are CPU profiles of `kandev serve` under section 2's loads.

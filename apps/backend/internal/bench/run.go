@@ -13,7 +13,7 @@ import (
 )
 
 // Sections are the run's parts, in the order they run.
-var Sections = []string{"validation", "modes", "catalog", "prwatch", "roundtrip", "store", "board", "agents", "flow", "upstream", "postgres", "changes"}
+var Sections = []string{"validation", "modes", "catalog", "prwatch", "roundtrip", "store", "board", "agents", "flow", "upstream", "postgres", "changes", "terminal"}
 
 // Run measures the selected sections (all when only is empty) and returns
 // the results with targets evaluated. In-process micro benchmarks run
@@ -125,6 +125,11 @@ func measureSystem(ctx context.Context, cfg Config, want func(string) bool, r *R
 	if want("changes") {
 		if r.Changes, err = MeasureChanges(ctx, cfg); err != nil {
 			return fmt.Errorf("changes: %w", err)
+		}
+	}
+	if want("terminal") {
+		if r.Terminal, err = MeasureTerminal(ctx, cfg); err != nil {
+			return fmt.Errorf("terminal: %w", err)
 		}
 	}
 	return nil

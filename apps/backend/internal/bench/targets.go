@@ -42,6 +42,7 @@ const (
 	maxGatewayOverDirect = 1.2
 	maxCrossBackendMs    = 20
 	maxChangesMs         = 200
+	maxTerminalEchoMs    = 10
 )
 
 // modeBudgets are the tools/list byte budgets per mode (the reference's).
@@ -108,6 +109,7 @@ func Evaluate(r *Results) []Target {
 		}
 	}
 	ts = append(ts, changesTargets(r)...)
+	ts = append(ts, terminalTargets(r)...)
 	if p := r.Postgres; p != nil {
 		ts = append(ts, atMost("11", "task.create on backend A → task.created on backend B (p50)", p.CrossBackend.P50Ms, maxCrossBackendMs, "ms"))
 	}

@@ -37,3 +37,16 @@ func relPath(rel, field string) (string, error) {
 	}
 	return clean, nil
 }
+
+// relDir checks a workspace-relative directory path ("" and "." name the
+// workspace itself) and returns it cleaned.
+func relDir(rel, field string) (string, error) {
+	if rel == "" || (!filepath.IsAbs(rel) && filepath.Clean(rel) == ".") {
+		return ".", nil
+	}
+	clean, err := relPath(rel, field)
+	if err != nil {
+		return "", err
+	}
+	return clean, nil
+}

@@ -82,6 +82,8 @@ const (
 	ActionTaskDependencyAdd           Action = "task.dependency.add"
 	ActionTaskDependencyList          Action = "task.dependency.list"
 	ActionTaskDependencyRemove        Action = "task.dependency.remove"
+	ActionTaskFilesList               Action = "task.files.list"
+	ActionTaskFilesRead               Action = "task.files.read"
 	ActionTaskGet                     Action = "task.get"
 	ActionTaskList                    Action = "task.list"
 	ActionTaskMessage                 Action = "task.message"
@@ -153,7 +155,7 @@ var RegistryActions = []Action{
 	ActionReviewCommentCreate, ActionReviewCommentDelete, ActionReviewCommentList, ActionReviewCommentUpdate, ActionReviewSend,
 	ActionSessionAttach, ActionSessionCreate, ActionSessionGet, ActionSessionList, ActionSessionProfile, ActionSessionSetMode, ActionSessionSpawn, ActionSessionStop, ActionSessionToken,
 	ActionStepComplete, ActionStepDecide,
-	ActionTaskArchive, ActionTaskChangesCommits, ActionTaskChangesDiff, ActionTaskChangesList, ActionTaskChangesSummary, ActionTaskCommit, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskGet, ActionTaskList, ActionTaskMRAutomationGet, ActionTaskMRAutomationUpdate, ActionTaskMessage, ActionTaskMove, ActionTaskPRAutomationGet, ActionTaskPRAutomationUpdate, ActionTaskPRGet, ActionTaskPRList, ActionTaskPRMerge, ActionTaskPROpen, ActionTaskPush, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUpdate,
+	ActionTaskArchive, ActionTaskChangesCommits, ActionTaskChangesDiff, ActionTaskChangesList, ActionTaskChangesSummary, ActionTaskCommit, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskFilesList, ActionTaskFilesRead, ActionTaskGet, ActionTaskList, ActionTaskMRAutomationGet, ActionTaskMRAutomationUpdate, ActionTaskMessage, ActionTaskMove, ActionTaskPRAutomationGet, ActionTaskPRAutomationUpdate, ActionTaskPRGet, ActionTaskPRList, ActionTaskPRMerge, ActionTaskPROpen, ActionTaskPush, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUpdate,
 	ActionUpstreamConfig, ActionUpstreamList, ActionUpstreamRefused, ActionUpstreamReport,
 	ActionWorkflowCreate, ActionWorkflowDelete, ActionWorkflowExport, ActionWorkflowGet, ActionWorkflowImport, ActionWorkflowList, ActionWorkflowStepCreate, ActionWorkflowStepDelete, ActionWorkflowStepGet, ActionWorkflowStepList, ActionWorkflowStepReorder, ActionWorkflowStepUpdate, ActionWorkflowTemplateList, ActionWorkflowUpdate,
 	ActionWorkspaceCreate, ActionWorkspaceGet, ActionWorkspaceList, ActionWorkspaceSourceAdd, ActionWorkspaceUpdate,

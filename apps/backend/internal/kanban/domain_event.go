@@ -26,6 +26,11 @@ type StepFreed struct{ StepID string }
 // CANCELLED) through the action layer.
 type TaskEnded struct{ Task *Task }
 
+// TaskReleased says a task's agents were all stopped — the task was
+// stopped, archived or being deleted — so that what else runs for it (the
+// operator's terminals) ends too.
+type TaskReleased struct{ TaskID string }
+
 // PullRequestCommented says a reviewer commented on a pull request of TaskID (the
 // PR watcher saw it; each comment once).
 type PullRequestCommented struct {
@@ -50,6 +55,7 @@ type PullRequestsChanged struct{ TaskID string }
 
 func (PullRequestsChanged) domainEvent()  {}
 func (TaskEnded) domainEvent()            {}
+func (TaskReleased) domainEvent()         {}
 func (PullRequestCommented) domainEvent() {}
 func (PullRequestMerged) domainEvent()    {}
 func (TaskCreated) domainEvent()          {}

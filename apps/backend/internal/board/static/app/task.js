@@ -10,6 +10,8 @@ import { Conversation } from './conversation.js';
 import { planPanel, documentsPanel, walkthroughPanel, findingsPanel, richOutputPanel } from './artifacts.js';
 import { waitingList } from './waiting.js';
 import { ChangesView } from './changes.js';
+import { FilesView } from './files.js';
+import { TerminalView } from './terminal.js';
 import { prList } from './ship.js';
 import { profileOptions, executorOptions } from './taskform.js';
 import {
@@ -55,27 +57,36 @@ class TaskPage {
       h('div', {}, this.panels.waiting, controls, this.panels.relations));
     this.changes = new ChangesView(this.task);
     this.changes.el.hidden = true;
+    this.files = new FilesView(this.task);
+    this.files.el.hidden = true;
+    this.terminal = new TerminalView(this.task);
+    this.terminal.el.hidden = true;
     this.pageTabs = h('div', { class: 'sessions', role: 'group', 'aria-label': 'Task views', id: 'task-tabs' });
     this.drawPageTabs('overview');
-    fill(this.main, this.head, this.pageTabs, this.overview, this.changes.el);
+    fill(this.main, this.head, this.pageTabs, this.overview, this.changes.el, this.files.el, this.terminal.el);
     this.listen();
     await Promise.all([this.selectSession(''), this.drawArtifacts(), this.drawRelations(), this.drawWaiting()]);
   }
 
-  // drawPageTabs switches between the task's overview and its Changes
-  // tab; the Changes tab is read afresh each time it is opened.
+  // drawPageTabs switches between the task's overview and its Changes,
+  // Files and Terminal tabs; Changes and Files are read afresh each time
+  // they are opened, the terminal keeps its shell while the page lives.
   drawPageTabs(which) {
     const tab = (key, text) => h('button', { type: 'button', id: `tab-${key}`, 'aria-pressed': String(key === which), onclick: () => this.showPage(key) }, text);
-    fill(this.pageTabs, tab('overview', 'Task'), tab('changes', 'Changes'));
+    fill(this.pageTabs, tab('overview', 'Task'), tab('changes', 'Changes'), tab('files', 'Files'), tab('terminal', 'Terminal'));
   }
 
   async showPage(which) {
     this.drawPageTabs(which);
     this.overview.hidden = which !== 'overview';
     this.changes.el.hidden = which !== 'changes';
-    if (which === 'changes') {
-      try { await this.changes.load(); } catch (e) { toast(e.message, 'error'); }
-    }
+    this.files.el.hidden = which !== 'files';
+    this.terminal.el.hidden = which !== 'terminal';
+    const views = { changes: this.changes, files: this.files };
+    try {
+      if (views[which]) await views[which].load();
+      if (which === 'terminal') await this.terminal.open();
+    } catch (e) { toast(e.message, 'error'); }
   }
 
   drawHead() {
@@ -261,6 +272,7 @@ class TaskPage {
 
   close() {
     this.off.forEach((f) => f());
+    this.terminal.close();
     if (this.conversation) this.conversation.close();
     if (this.sessionTopic) api.unsubscribe(this.sessionTopic);
   }
