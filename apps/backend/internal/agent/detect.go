@@ -21,7 +21,7 @@ import (
 const (
 	defaultProbeTimeout = 20 * time.Second
 	probeOutputLimit    = 1 << 20
-	probeParallel       = 2
+	probeParallel       = 4
 	maxOffered          = 200
 )
 

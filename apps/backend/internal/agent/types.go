@@ -154,14 +154,18 @@ func (t Type) launchArgs(model string) []string {
 }
 
 // probeCommand is the command a detection probe runs: the launch command,
-// with an npx launch told never to download (npx --no), so that probing
-// an agent that is not installed installs nothing.
+// with an npx launch told never to download nor even ask the registry
+// (npx --no --offline): an agent is installed when it runs from this
+// machine alone, and probing one that is not installs nothing.
 func (t Type) probeCommand() Command {
 	c := Command{Path: t.Command.Path, Args: slices.Clone(t.Command.Args)}
 	if c.Path == "npx" {
 		for i, a := range c.Args {
-			if a == "--yes" || a == "-y" {
+			switch a {
+			case "--yes", "-y":
 				c.Args[i] = "--no"
+			case "--prefer-offline":
+				c.Args[i] = "--offline"
 			}
 		}
 	}

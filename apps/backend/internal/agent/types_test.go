@@ -26,11 +26,11 @@ func TestEveryBuiltinTypeResolves(t *testing.T) {
 		switch ty.Detect() {
 		case DetectACP:
 			// An npm agent: npx --yes --prefer-offline PACKAGE, probed
-			// with --no so that a probe never downloads it.
+			// with --no --offline so that a probe never downloads it.
 			if ty.Package == "" || !slices.Equal(ty.Command.Args[:3], []string{"--yes", "--prefer-offline", ty.Package}) {
 				t.Fatalf("%s: npx launch %v of package %q", name, ty.Command.Args, ty.Package)
 			}
-			if p := ty.probeCommand(); p.Args[0] != "--no" || ty.Command.Args[0] != "--yes" {
+			if p := ty.probeCommand(); !slices.Equal(p.Args[:3], []string{"--no", "--offline", ty.Package}) || ty.Command.Args[0] != "--yes" {
 				t.Fatalf("%s: probe %v (launch %v)", name, p.Args, ty.Command.Args)
 			}
 			if !strings.Contains(ty.Install, "install") {

@@ -9,7 +9,7 @@ type AgentDetection struct {
 	Name        string `json:"name"`
 	DisplayName string `json:"display_name"`
 	// Method is how it is detected: "acp" (an ACP initialize probe of its
-	// npx launch, which never downloads), "path" (its binary looked up on
+	// npx launch, run with --no --offline: it never downloads), "path" (its binary looked up on
 	// PATH, then probed), "self" (the kandev binary).
 	Method string `json:"method"`
 	// Command and Args launch it (server-side metadata only).
