@@ -21,7 +21,7 @@ var _ = declare(Def[AgentDetectIn, *kanban.List[kanban.AgentDetection]]{
 	Name:  kanban.ActionAgentDetect,
 	Allow: AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{
-		"refresh": schema.Bool("Probe every agent type again first (each probe bounded to 20 s, four at a time).").Default(false),
+		"refresh": schema.Bool("Probe every agent type again first (each probe bounded to 45 s, four at a time).").Default(false),
 	})),
 	Run: func(s *Service, ctx context.Context, _ Principal, in AgentDetectIn) (*kanban.List[kanban.AgentDetection], error) {
 		pg, err := kanban.Page{Limit: in.Limit, Cursor: in.Cursor}.Normalize()

@@ -19,7 +19,7 @@ import (
 // Detection bounds: a probe's time, how much of its stdout is read, and
 // how many probes run at once.
 const (
-	defaultProbeTimeout = 20 * time.Second
+	defaultProbeTimeout = 45 * time.Second
 	probeOutputLimit    = 1 << 20
 	probeParallel       = 4
 	maxOffered          = 200

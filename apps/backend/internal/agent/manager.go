@@ -42,7 +42,7 @@ type Config struct {
 	// StartTimeout bounds initialize and session/new (default 2m: an npx
 	// launch may download the agent first).
 	StartTimeout time.Duration
-	// ProbeTimeout bounds one detection probe (default 20s).
+	// ProbeTimeout bounds one detection probe (default 45s).
 	ProbeTimeout time.Duration
 	// StopGrace is the time between SIGTERM and SIGKILL (default 5s).
 	StopGrace time.Duration
