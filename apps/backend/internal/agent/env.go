@@ -56,17 +56,18 @@ func EnvPassed(name string, allow []string) bool {
 	return !strings.HasPrefix(name, "KANDEV_") && envAllowed(name, allow)
 }
 
-// envAllow is what an agent of type t inherits: the operator's allow-list
-// when one is set, else DefaultEnvAllow plus the variables t reads for
-// its model API (Type.ModelEnv).
+// envAllow is what an agent of type t inherits: the allow-list
+// (DefaultEnvAllow when none is set) plus the variables t reads for its
+// model API (Type.ModelEnv), which no other type gets.
 func (m *Manager) envAllow(t *Type) []string {
-	if m.cfg.EnvAllow != nil {
-		return m.cfg.EnvAllow
+	allow := m.cfg.EnvAllow
+	if allow == nil {
+		allow = DefaultEnvAllow
 	}
 	if t == nil || len(t.ModelEnv) == 0 {
-		return DefaultEnvAllow
+		return allow
 	}
-	return append(slices.Clone(DefaultEnvAllow), t.ModelEnv...)
+	return append(slices.Clone(allow), t.ModelEnv...)
 }
 
 // typeEnv is the environment an agent of type t starts with: what it
