@@ -3,6 +3,8 @@ package app
 import (
 	"os"
 	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // TestBoardShowsAgentDetection: the agents settings page shows each
@@ -29,5 +31,17 @@ func TestBoardShowsAgentDetection(t *testing.T) {
 	}
 	if got := b.str(`document.querySelector('section[data-agent="gemini"] .agent-detect').textContent`); got == "" {
 		t.Fatal("gemini has no detection shown")
+	}
+
+	// Once a session offered models, the page lists them and its model
+	// fields suggest them.
+	task, sid := e.startMock("models", "@say hi", nil)
+	e.waitState(sid, kanban.SessionIdle)
+	e.waitMessage(task.ID, "message", "hi")
+	b.open("#/inbox", "inbox")
+	b.open("#/config/agents", "config")
+	b.until("the mock agent's models", `document.querySelector('section[data-agent="mock-agent"] .models')?.textContent === 'Models offered: mock-fast, mock-smart'`)
+	if got := b.str(`[...document.querySelectorAll('#models-mock-agent option')].map((o) => o.value).join(',') + '|' + document.querySelector('section[data-agent="mock-agent"] input[name=model]').getAttribute('list')`); got != "mock-fast,mock-smart|models-mock-agent" {
+		t.Fatalf("model suggestions: %q", got)
 	}
 }

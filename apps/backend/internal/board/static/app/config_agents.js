@@ -27,6 +27,14 @@ export async function renderAgents(el) {
     submit: (v) => api.request(AGENT_PROFILE_CREATE, v),
     onDone: () => { toast('Profile created'); window.dispatchEvent(new HashChangeEvent('hashchange')); },
   }));
+  // The new profile's model field suggests the chosen agent's models.
+  const create = el.querySelector('form');
+  create?.querySelector('[name=agent_id]')?.addEventListener('change', (ev) => {
+    const a = agents.find((x) => x.id === ev.target.value);
+    const list = a && el.querySelector(`section[data-agent="${CSS.escape(a.name)}"]`)?.dataset.models;
+    const model = create.querySelector('input[name=model]');
+    if (list) model.setAttribute('list', list); else model.removeAttribute('list');
+  });
   const refresh = h('button', { type: 'button', id: 'agents-detect-refresh', onclick: () => detect(el, true) }, 'Detect installed agents again');
   el.append(h('p', { class: 'actions' }, refresh));
   for (const a of agents) {
@@ -61,10 +69,24 @@ async function detect(el, refresh) {
     return;
   }
   for (const d of items) {
-    const box = el.querySelector(`section[data-agent="${CSS.escape(d.name)}"] .agent-detect`);
-    if (box) box.replaceChildren(...detection(d));
+    const section = el.querySelector(`section[data-agent="${CSS.escape(d.name)}"]`);
+    if (!section) continue;
+    section.querySelector('.agent-detect').replaceChildren(...detection(d));
+    offerModels(el, section, d);
   }
   if (refresh) toast('Agents detected');
+}
+
+// offerModels makes the models the agent's sessions offered the
+// suggestions of its profiles' model fields (a datalist; any name may
+// still be typed, and one the agent does not offer fails the launch).
+function offerModels(el, section, d) {
+  if (!d.models || !d.models.length) return;
+  const id = `models-${d.name}`;
+  el.querySelector(`datalist#${CSS.escape(id)}`)?.remove();
+  el.append(h('datalist', { id }, d.models.map((m) => h('option', { value: m.id }, m.name || m.id))));
+  for (const input of section.querySelectorAll('input[name=model]')) input.setAttribute('list', id);
+  section.dataset.models = id;
 }
 
 function detection(d) {
