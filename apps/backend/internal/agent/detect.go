@@ -50,11 +50,8 @@ func newDetector(m *Manager) *detector {
 // them first when refresh is set or when they were never probed.
 func (m *Manager) Detect(ctx context.Context, refresh bool) []kanban.AgentDetection {
 	d := m.detect
-	d.mu.Lock()
-	fresh := len(d.checked) == len(m.cfg.Types)
-	d.mu.Unlock()
-	if refresh || !fresh {
-		d.probeAll(ctx)
+	if refresh || !d.fresh() {
+		d.probeAll(ctx, refresh)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -73,10 +70,21 @@ func (m *Manager) Detect(ctx context.Context, refresh bool) []kanban.AgentDetect
 	return out
 }
 
-// probeAll probes every type, probeParallel at a time.
-func (d *detector) probeAll(ctx context.Context) {
+// fresh reports whether every type was probed.
+func (d *detector) fresh() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.checked) == len(d.m.cfg.Types)
+}
+
+// probeAll probes every type, probeParallel at a time. Without force, a
+// caller that waited for another's probes takes their results.
+func (d *detector) probeAll(ctx context.Context, force bool) {
 	d.refresh.Lock()
 	defer d.refresh.Unlock()
+	if !force && d.fresh() {
+		return
+	}
 	sem := make(chan struct{}, probeParallel)
 	var wg sync.WaitGroup
 	for _, t := range d.m.cfg.Types {
