@@ -93,6 +93,9 @@ func (d *detector) probeAll(ctx context.Context, force bool) {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			det := d.m.probe(ctx, t)
+			if ctx.Err() != nil {
+				return // the caller left: a cut-short probe is no result
+			}
 			d.mu.Lock()
 			d.checked[t.Name] = det
 			d.mu.Unlock()
