@@ -1,8 +1,12 @@
 package app
 
 import (
+	"context"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/agent"
@@ -139,5 +143,22 @@ func TestProfileModelSelection(t *testing.T) {
 	_, sid = e.startMock("flag model", "@say hi", map[string]any{"agent_profile_id": flagged.ID})
 	if s := e.waitState(sid, kanban.SessionFailed); !strings.Contains(s.Error, "not a valid model name") {
 		t.Fatalf("error %q", s.Error)
+	}
+}
+
+// An invalid agents file stops kandev serve at start with an error that
+// names the entry and the field, never an env value.
+func TestServeRefusesInvalidAgentsFile(t *testing.T) {
+	t.Parallel()
+	cfg := Config{DataDir: t.TempDir(), Token: "operator-test-token", Addr: "127.0.0.1:0", Out: io.Discard,
+		Logger: slog.New(slog.DiscardHandler), Agents: AgentsConfig{Launch: true}}
+	withAgentCommands(t, map[string]any{"my-agent": map[string]any{"args": []string{"x"}, "env": map[string]string{"MY_KEY": "top-secret-value"}}})(&cfg)
+	b, err := start(context.Background(), cfg)
+	if err == nil {
+		_ = b.life.close(10 * time.Second)
+		t.Fatal("kandev serve started with an agents file entry without a command")
+	}
+	if !strings.Contains(err.Error(), `agents file agents.json: entry "my-agent": field command: is required`) || strings.Contains(err.Error(), "top-secret-value") {
+		t.Fatalf("error %q", err)
 	}
 }
