@@ -5,7 +5,7 @@
 BACKEND := apps/backend
 KANDEV  := $(BACKEND)/bin/kandev
 
-.PHONY: run build test vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres apprise board-screenshots forge-mock
+.PHONY: run build test test-agents vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres apprise board-screenshots forge-mock
 
 run: build
 	$(KANDEV) serve
@@ -77,6 +77,14 @@ docs-check: build
 
 e2e: build
 	$(MAKE) -C tests/e2e test
+
+# The npm agents make test does not install (Codex's ACP adapter,
+# OpenCode, Auggie, Qwen Code, Factory Droid, Pi; about 1.3 GB from
+# tests/agents/package-lock.json): each detected by kandev with its version
+# and driven through a real ACP initialize + session/new. Not part of make
+# test, to keep it within its time budget.
+test-agents: build
+	$(MAKE) -C tests/agents test
 
 # Measures validation, round trips, the bridge, mode switches, a 100k-task
 # board and tools/list sizes; writes bench/results.json and regenerates

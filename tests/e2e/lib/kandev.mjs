@@ -237,11 +237,11 @@ export async function operatorWS(b) {
     ws.addEventListener('error', () => rejectOpen(new Error('WebSocket error')), { once: true });
   }), 10_000, 'WebSocket open');
   return {
-    request(action, payload = {}) {
+    request(action, payload = {}, ms = 15_000) {
       const id = `e2e-${++seq}`;
       const p = new Promise((resolveReq, rejectReq) => pending.set(id, { resolveReq, rejectReq }));
       ws.send(JSON.stringify({ id, type: 'request', action, payload }));
-      return withTimeout(p, 15_000, `WebSocket ${action}`);
+      return withTimeout(p, ms, `WebSocket ${action}`);
     },
     next(action, ms = 15_000) {
       const seen = notes.findIndex((n) => n.action === action);

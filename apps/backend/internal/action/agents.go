@@ -35,6 +35,11 @@ type Agents interface {
 	// ReleaseTask frees what the runtime holds for a task (its git
 	// worktree) once the task is archived or before it is deleted.
 	ReleaseTask(ctx context.Context, taskID string) error
+	// Detect returns every agent type this backend launches with its
+	// detection (probed first with refresh, or when never probed; bounded)
+	// and the models and modes its sessions offered. Unlike the other
+	// methods it may take a while.
+	Detect(ctx context.Context, refresh bool) []kanban.AgentDetection
 }
 
 // NoAgents is the Agents of a backend that launches no agents: sessions
@@ -63,6 +68,9 @@ func (NoAgents) PermissionResolved(string) {}
 
 // ModeChanged does nothing.
 func (NoAgents) ModeChanged(string) {}
+
+// Detect knows no agent type: none is launched here.
+func (NoAgents) Detect(context.Context, bool) []kanban.AgentDetection { return nil }
 
 // ReleaseTask holds nothing to free.
 func (NoAgents) ReleaseTask(context.Context, string) error { return nil }

@@ -1,10 +1,11 @@
 package agent
 
 import (
-	"maps"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/kandev/kandev/apps/backend/internal/redact"
 )
 
 // stderrKeep is how much of an agent's stderr a run keeps.
@@ -30,13 +31,13 @@ func (m *Manager) Report() Report {
 	running, queued := m.active, len(m.queue)
 	m.mu.Unlock()
 	var names []string
-	for _, kv := range agentEnv(os.Environ(), m.cfg.EnvAllow) {
+	for _, kv := range agentEnv(os.Environ(), m.envAllow(nil)) {
 		k, _, _ := strings.Cut(kv, "=")
 		names = append(names, k)
 	}
 	slices.Sort(names)
 	return Report{Running: running, Queued: queued, MaxAgents: m.cfg.MaxAgents,
-		Commands: maps.Clone(m.cfg.Commands), EnvAllow: slices.Clone(m.cfg.EnvAllow), EnvInherited: names}
+		Commands: m.commands(), EnvAllow: slices.Clone(m.envAllow(nil)), EnvInherited: names}
 }
 
 // StderrTail returns the end of a live session's agent stderr (at most
@@ -48,4 +49,25 @@ func (m *Manager) StderrTail(sessionID string) string {
 		return ""
 	}
 	return stderrEnd(r.launched.Load(), stderrKeep)
+}
+
+// commands are the launch commands by agent type.
+func (m *Manager) commands() map[string]Command {
+	out := make(map[string]Command, len(m.types))
+	for name, t := range m.types {
+		out[name] = Command{Path: t.Command.Path, Args: slices.Clone(t.Command.Args)}
+	}
+	return out
+}
+
+// SafeArgs is args with the value after a secret-named flag ("--api-key
+// V") replaced; "--api-key=V" is the redactor's to catch.
+func SafeArgs(args []string) []string {
+	out := slices.Clone(args)
+	for i := 1; i < len(out); i++ {
+		if strings.HasPrefix(args[i-1], "-") && !strings.Contains(args[i-1], "=") && redact.SecretName(args[i-1]) {
+			out[i] = redact.Mark
+		}
+	}
+	return out
 }

@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"maps"
+	"os"
+	"slices"
 	"strings"
 )
 
@@ -51,4 +54,44 @@ func EnvPassed(name string, allow []string) bool {
 		allow = DefaultEnvAllow
 	}
 	return !strings.HasPrefix(name, "KANDEV_") && envAllowed(name, allow)
+}
+
+// envAllow is what an agent of type t inherits: the allow-list
+// (DefaultEnvAllow when none is set) plus the variables t reads for its
+// model API (Type.ModelEnv), which no other type gets.
+func (m *Manager) envAllow(t *Type) []string {
+	allow := m.cfg.EnvAllow
+	if allow == nil {
+		allow = DefaultEnvAllow
+	}
+	if t == nil || len(t.ModelEnv) == 0 {
+		return allow
+	}
+	return append(slices.Clone(allow), t.ModelEnv...)
+}
+
+// typeEnv is the environment an agent of type t starts with: what it
+// inherits, then the type's own variables (the agents file's, server-side
+// only), then the model variable when a profile names a model.
+func (m *Manager) typeEnv(t *Type, model string) []string {
+	env := agentEnv(os.Environ(), m.envAllow(t))
+	for _, k := range slices.Sorted(maps.Keys(t.Env)) {
+		env = append(env, k+"="+t.Env[k])
+	}
+	if model != "" && t.ModelVar != "" {
+		env = append(env, t.ModelVar+"="+model)
+	}
+	return env
+}
+
+// typeSecrets are the values of t's own variables, redacted from whatever
+// is shown of its output.
+func typeSecrets(t *Type) []string {
+	out := make([]string, 0, len(t.Env))
+	for _, v := range t.Env {
+		if len(v) >= 4 {
+			out = append(out, v)
+		}
+	}
+	return out
 }

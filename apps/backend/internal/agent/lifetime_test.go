@@ -87,11 +87,7 @@ func TestExecutorLookupFailureFailsTheStart(t *testing.T) {
 	if sess.ExecutorProfileID == "" || sess.AgentProfileID == "" {
 		t.Fatalf("fixture session without default profiles: %+v", sess)
 	}
-	cmds, err := LoadCommands("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := New(t.Context(), Config{Store: brokenExecutors{st}, Publisher: nopPublisher{}, Logger: discardLog(), Commands: cmds})
+	m := New(t.Context(), Config{Store: brokenExecutors{st}, Publisher: nopPublisher{}, Logger: discardLog()})
 	m.Start(sess)
 	deadline := time.Now().Add(10 * time.Second)
 	for {

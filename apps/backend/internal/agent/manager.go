@@ -27,8 +27,9 @@ type Config struct {
 	// listens before its runtime is built).
 	BackendURL string
 	Version    string
-	// Commands are the launch commands by agent type (LoadCommands).
-	Commands map[string]Command
+	// Types are the agent types it launches (LoadTypes; default
+	// BuiltinTypes).
+	Types []Type
 	// EnvAllow is what agents inherit of the backend's environment
 	// (DefaultEnvAllow when nil).
 	EnvAllow []string
@@ -41,6 +42,8 @@ type Config struct {
 	// StartTimeout bounds initialize and session/new (default 2m: an npx
 	// launch may download the agent first).
 	StartTimeout time.Duration
+	// ProbeTimeout bounds one detection probe (default 45s).
+	ProbeTimeout time.Duration
 	// StopGrace is the time between SIGTERM and SIGKILL (default 5s).
 	StopGrace time.Duration
 	// SilenceTimeout fails a session whose agent sends no ACP message for
@@ -75,8 +78,8 @@ func (c *Config) defaults() {
 	if c.Events == nil {
 		c.Events = &kanban.DomainEvents{}
 	}
-	if c.EnvAllow == nil {
-		c.EnvAllow = DefaultEnvAllow
+	if c.Types == nil {
+		c.Types = BuiltinTypes()
 	}
 	if c.MaxAgents <= 0 {
 		c.MaxAgents = 4
@@ -88,6 +91,7 @@ func (c *Config) defaults() {
 	}
 	def(&c.PermissionWait, time.Hour)
 	def(&c.StartTimeout, 2*time.Minute)
+	def(&c.ProbeTimeout, defaultProbeTimeout)
 	def(&c.StopGrace, 5*time.Second)
 	def(&c.SilenceTimeout, 30*time.Minute)
 	def(&c.ScriptTimeout, 10*time.Minute)
@@ -117,6 +121,10 @@ type Manager struct {
 	// makes derives from it, and when it ends every agent is stopped.
 	ctx context.Context
 
+	// types are the agent types by name; detect caches their detection.
+	types  map[string]Type
+	detect *detector
+
 	mu     sync.Mutex
 	runs   map[string]*run // live runs by session id, queued ones included
 	queue  []*run          // waiting for a slot, oldest first
@@ -133,7 +141,9 @@ var _ action.Agents = (*Manager)(nil)
 func New(ctx context.Context, cfg Config) *Manager {
 	cfg.defaults()
 	m := &Manager{cfg: cfg, store: cfg.Store, pub: cfg.Publisher, log: cfg.Logger, ctx: ctx,
-		workdirs: &workdirs{store: cfg.Store, guard: cfg.Guard}, waiters: action.NewWaiters(), runs: map[string]*run{}}
+		workdirs: &workdirs{store: cfg.Store, guard: cfg.Guard}, waiters: action.NewWaiters(), runs: map[string]*run{},
+		types: typeMap(cfg.Types)}
+	m.detect = newDetector(m)
 	// The ACP library logs unparsable lines raw: keep its diagnostics at
 	// warning level without their attributes, which may hold agent output.
 	m.acpLog = slog.New(dropAttrs{cfg.Logger.Handler()})

@@ -79,9 +79,12 @@ type run struct {
 // goroutine (prepare, then start) and, once published in run.launched,
 // never changed. The ACP callbacks get it with their connection.
 type launch struct {
-	task        *kanban.Task
-	agent       string
-	command     Command
+	task    *kanban.Task
+	agent   string
+	typ     Type
+	command Command
+	// model is the profile's model ("": the agent's default).
+	model       string
 	executor    *kanban.ExecutorProfile
 	autoApprove bool
 	workdir     string
@@ -278,11 +281,9 @@ func (r *run) prepare(sess *kanban.Session) (*launch, error) {
 		return nil, errors.New("the agent profile's agent no longer exists")
 	}
 	l.agent = agent.Name
-	cmd, ok := r.m.cfg.Commands[agent.Name]
-	if !ok {
-		return nil, errors.New("no launch command is configured for agent type " + agent.Name)
+	if err := r.m.resolveType(l, prof.Model); err != nil {
+		return nil, err
 	}
-	l.command = cmd
 	execType, err := r.executor(ctx, sess, l)
 	if err != nil {
 		return nil, err
@@ -298,8 +299,8 @@ func (r *run) prepare(sess *kanban.Session) (*launch, error) {
 		r.m.log.Error("write the session's token file", "session", r.id, "err", err)
 		return nil, errTokenFile
 	}
-	l.env = agentEnv(os.Environ(), r.m.cfg.EnvAllow)
-	l.redact = newRedactor(l.env, l.token, r.m.cfg.OperatorToken)
+	l.env = r.m.typeEnv(&l.typ, l.model)
+	l.redact = newRedactor(l.env, append(typeSecrets(&l.typ), l.token, r.m.cfg.OperatorToken)...)
 	var dropped []string
 	if l.servers, dropped, err = r.m.mcpServers(ctx, r.id, prof, l); err != nil {
 		return nil, err
@@ -385,6 +386,9 @@ func (r *run) start(l *launch) error {
 		return fmt.Errorf("start the agent: %w", err)
 	}
 	if l.proc, err = startProcess(cmd); err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("agent type %s is not installed (%s not found).%s", l.agent, filepath.Base(path), l.typ.hint())
+		}
 		return fmt.Errorf("start the agent (%s): %w", filepath.Base(path), errors.Unwrap(err))
 	}
 	l.order = newUpdateOrder()
@@ -425,6 +429,9 @@ func (r *run) open(l *launch, sess *kanban.Session) error {
 		r.turn.mu.Lock()
 		r.turn.agentSID, r.turn.modes = acp.SessionId(sess.AgentSessionID), newSessionModes(loaded.Modes)
 		r.turn.mu.Unlock()
+		if err := r.selectModel(ctx, l, acp.SessionId(sess.AgentSessionID), loaded.Models, loaded.ConfigOptions, loaded.Modes); err != nil {
+			return err
+		}
 		r.rec.note("status", "Resumed the agent's session after a backend restart (ACP session/load); a turn in progress then was interrupted.")
 		return nil
 	}
@@ -436,6 +443,9 @@ func (r *run) open(l *launch, sess *kanban.Session) error {
 		return r.startError("session/new", ctx, err, l)
 	}
 	r.openedSession(ns.SessionId, ns.Modes)
+	if err := r.selectModel(ctx, l, ns.SessionId, ns.Models, ns.ConfigOptions, ns.Modes); err != nil {
+		return err
+	}
 	// A fresh session needs no context reset, and starts in the modes of
 	// its step's on_enter when no automation has set any yet.
 	if _, err := r.m.store.TakeReset(r.ctx, l.task.ID, r.id); err != nil && !r.stopped() {
@@ -449,6 +459,9 @@ func (r *run) open(l *launch, sess *kanban.Session) error {
 // the agent's own error (its message, redacted and clipped).
 func (r *run) startError(step string, ctx context.Context, err error, l *launch) error {
 	if processExited(l.proc) {
+		if l.typ.Detect() == DetectACP {
+			return fmt.Errorf("the agent exited during %s; is it installed?%s", step, l.typ.hint())
+		}
 		return fmt.Errorf("the agent exited during %s", step)
 	}
 	if ctx.Err() != nil && !r.stopped() {

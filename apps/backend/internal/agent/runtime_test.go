@@ -3,8 +3,6 @@ package agent
 import (
 	"context"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -23,35 +21,6 @@ func TestAgentEnv(t *testing.T) {
 	want := []string{"PATH=/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=k", "LC_ALL=C", "MY_EXTRA=1"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
-	}
-}
-
-func TestLoadCommands(t *testing.T) {
-	dir := t.TempDir()
-	cmds, err := LoadCommands(filepath.Join(dir, "missing.json"))
-	if err != nil || cmds["mock-agent"].Path != selfCommand || cmds["claude-code"].Path != "npx" {
-		t.Fatalf("built-ins: %v %v", cmds, err)
-	}
-	for _, name := range []string{"claude-code", "codex", "gemini", "opencode", "mock-agent"} {
-		if _, ok := cmds[name]; !ok {
-			t.Fatalf("no built-in command for %s", name)
-		}
-	}
-	write := func(s string) string {
-		p := filepath.Join(dir, "agents.json")
-		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	cmds, err = LoadCommands(write(`{"codex":{"command":"/opt/codex-acp","args":["--x"]}}`))
-	if err != nil || cmds["codex"].Path != "/opt/codex-acp" || cmds["gemini"].Path != "npx" {
-		t.Fatalf("override: %v %v", cmds, err)
-	}
-	for _, bad := range []string{`{"codex":{"args":["x"]}}`, `{"Bad Name":{"command":"x"}}`, `[1]`, `{"codex":{"command":"x","shell":true}}`} {
-		if _, err := LoadCommands(write(bad)); err == nil {
-			t.Fatalf("accepted %s", bad)
-		}
 	}
 }
 

@@ -20,8 +20,9 @@ type AgentsConfig struct {
 	Launch bool
 	// MaxAgents bounds the agents that run at once (default 4).
 	MaxAgents int
-	// File is the operator's agent command overrides (default: the data
-	// dir's agents.json, when present).
+	// File is the operator's agents file: launch overrides of built-in
+	// agent types and custom ones (default: the data dir's agents.json,
+	// when present).
 	File string
 	// EnvAllow replaces the default list of environment variables agents
 	// inherit (names, or prefixes ending in "*"); nil keeps the default.
@@ -52,16 +53,25 @@ type runtimeDeps struct {
 // nil when it launches no agents.
 func newRuntime(ctx context.Context, cfg Config, d runtimeDeps) (*agent.Manager, error) {
 	a := cfg.Agents
-	if !a.Launch {
-		return nil, nil
-	}
 	file := a.File
 	if file == "" {
 		file = filepath.Join(cfg.DataDir, agent.AgentsFile)
 	}
-	cmds, err := agent.LoadCommands(file)
+	types, err := agent.LoadTypes(file)
 	if err != nil {
 		return nil, err
+	}
+	// Every agent type has its row (and so its profiles), launched here
+	// or not: another backend of the same database may launch it.
+	names := make([]kanban.AgentTypeName, 0, len(types))
+	for _, t := range types {
+		names = append(names, kanban.AgentTypeName{Name: t.Name, DisplayName: t.DisplayName})
+	}
+	if err := d.store.EnsureAgents(ctx, names); err != nil {
+		return nil, fmt.Errorf("add the agent types: %w", err)
+	}
+	if !a.Launch {
+		return nil, nil
 	}
 	exe := a.Executable
 	if exe == "" {
@@ -71,7 +81,7 @@ func newRuntime(ctx context.Context, cfg Config, d runtimeDeps) (*agent.Manager,
 	}
 	return agent.New(ctx, agent.Config{
 		BackendURL: d.url, Store: d.store, Publisher: d.pub, Events: d.events, Logger: cfg.Logger, Guard: d.guard,
-		Executable: exe, Version: toolserver.Version, Commands: cmds, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
+		Executable: exe, Version: toolserver.Version, Types: types, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
 		StopGrace: a.StopGrace, OperatorToken: d.token, StartTimeout: a.StartTimeout, SilenceTimeout: a.SilenceTimeout,
 		BackendID: d.backendID, LeaseTTL: cfg.LeaseTTL,
 	}), nil

@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -186,8 +187,9 @@ func TestAttackConfigSessionChangesOtherProfiles(t *testing.T) {
 	callJSON(e, cfg.Client, "list_agent_profiles_kandev", `{"limit":100}`, &agents)
 	var execs struct{ Items []kanban.ExecutorProfile }
 	callJSON(e, cfg.Client, "list_executor_profiles_kandev", `{"limit":100}`, &execs)
-	if len(agents.Items) != 5 || len(execs.Items) != 2 {
-		t.Fatalf("the session lists %d agent and %d executor profiles, want the 5 and 2 global ones (not B's)", len(agents.Items), len(execs.Items))
+	// The global ones: each agent type's default profile, and each executor's.
+	if globals := len(agent.BuiltinTypes()); len(agents.Items) != globals || len(execs.Items) != 2 {
+		t.Fatalf("the session lists %d agent and %d executor profiles, want the %d and 2 global ones (not B's)", len(agents.Items), len(execs.Items), globals)
 	}
 	for _, p := range agents.Items {
 		if p.ID == theirs.ID {

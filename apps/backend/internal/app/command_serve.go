@@ -92,7 +92,7 @@ func agentFlags(fs *flag.FlagSet) func() (AgentsConfig, error) {
 	launch := fs.Bool("launch-agents", envOr("KANDEV_LAUNCH_AGENTS", "true") != "false",
 		"run the agents of the sessions tasks start (env KANDEV_LAUNCH_AGENTS; false: sessions wait for agents connected by hand)")
 	maxAgents := fs.Int("max-agents", 4, "agents that run at once; more sessions wait QUEUED (env KANDEV_MAX_AGENTS)")
-	file := fs.String("agents-file", envOr("KANDEV_AGENTS_FILE", ""), "agent launch command overrides (JSON; default DATA_DIR/agents.json; env KANDEV_AGENTS_FILE)")
+	file := fs.String("agents-file", envOr("KANDEV_AGENTS_FILE", ""), "agents file: launch overrides and custom agent types (JSON; default DATA_DIR/agents.json; env KANDEV_AGENTS_FILE)")
 	env := fs.String("agent-env", envOr("KANDEV_AGENT_ENV", ""), "comma-separated extra environment variables agents inherit (names, or prefixes ending in *; env KANDEV_AGENT_ENV)")
 	start := fs.Duration("agent-start-timeout", 2*time.Minute, "longest an agent may take to answer ACP initialize and session/new")
 	silence := fs.Duration("agent-silence-timeout", 30*time.Minute, "a session whose agent sends nothing this long during a turn (no question or permission open) fails")

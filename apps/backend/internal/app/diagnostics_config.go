@@ -9,12 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/redact"
 )
 
 // Bounds of what a bundle's configuration describes.
@@ -73,17 +72,8 @@ func (b *backend) configEntry(ctx context.Context, cfg Config, workspaceID strin
 	return indent(out)
 }
 
-// safeArgs is args with the value after a secret-named flag ("--api-key
-// V") replaced; "--api-key=V" is the redactor's to catch.
-func safeArgs(args []string) []string {
-	out := slices.Clone(args)
-	for i := 1; i < len(out); i++ {
-		if strings.HasPrefix(args[i-1], "-") && !strings.Contains(args[i-1], "=") && redact.SecretName(args[i-1]) {
-			out[i] = redact.Mark
-		}
-	}
-	return out
-}
+// safeArgs is args with the value after a secret-named flag replaced.
+func safeArgs(args []string) []string { return agent.SafeArgs(args) }
 
 // dirEntry is one entry of the data dir's top level.
 type dirEntry struct {

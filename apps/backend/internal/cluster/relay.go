@@ -125,3 +125,9 @@ func (r *Relay) ModeChanged(taskID string) {
 func (r *Relay) ReleaseTask(ctx context.Context, taskID string) error {
 	return r.local.ReleaseTask(ctx, taskID)
 }
+
+// Detect is this backend's detection: what is installed where its own
+// agents run.
+func (r *Relay) Detect(ctx context.Context, refresh bool) []kanban.AgentDetection {
+	return r.local.Detect(ctx, refresh)
+}

@@ -9,6 +9,7 @@ type Action string
 
 // The actions the action registry serves (see RegistryActions).
 const (
+	ActionAgentDetect                 Action = "agent.detect"
 	ActionAgentList                   Action = "agent.list"
 	ActionAgentProfileCreate          Action = "agent.profile.create"
 	ActionAgentProfileDelete          Action = "agent.profile.delete"
@@ -139,7 +140,7 @@ const (
 // RegistryActions lists every action the action registry registers, once
 // each (a test checks the registry serves exactly these).
 var RegistryActions = []Action{
-	ActionAgentList, ActionAgentProfileCreate, ActionAgentProfileDelete, ActionAgentProfileList, ActionAgentProfileUpdate, ActionAgentUpdate,
+	ActionAgentDetect, ActionAgentList, ActionAgentProfileCreate, ActionAgentProfileDelete, ActionAgentProfileList, ActionAgentProfileUpdate, ActionAgentUpdate,
 	ActionArtifactCreate, ActionArtifactDelete, ActionArtifactLatest, ActionArtifactList,
 	ActionDiagnosticBundleCreate,
 	ActionDocumentGet, ActionDocumentList, ActionDocumentWrite,

@@ -212,6 +212,9 @@ type ConfigService interface {
 	ListAgents(ctx context.Context, p Page) (*List[Agent], error)
 	GetAgent(ctx context.Context, id string) (*Agent, error)
 	UpdateAgent(ctx context.Context, id string, supportsMCP *bool, mcpConfigPath *string) (*Agent, error)
+	// EnsureAgents adds the agent types that have no row (by name), each
+	// with a default profile; existing rows stay as they are.
+	EnsureAgents(ctx context.Context, types []AgentTypeName) error
 	ListAgentProfiles(ctx context.Context, f ProfileFilter, p Page) (*List[AgentProfile], error)
 	GetAgentProfile(ctx context.Context, id string) (*AgentProfile, error)
 	// DefaultAgentProfile returns the default profile of the first agent.

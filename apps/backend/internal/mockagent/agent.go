@@ -88,7 +88,7 @@ func (a *agent) NewSession(_ context.Context, req acp.NewSessionRequest) (acp.Ne
 	_, _ = rand.Read(b[:])
 	id := acp.SessionId("mock-" + hex.EncodeToString(b[:]))
 	s := a.addSession(id, req.McpServers, req.Cwd)
-	return acp.NewSessionResponse{SessionId: id, Modes: a.modeState(s)}, nil
+	return acp.NewSessionResponse{SessionId: id, Modes: a.modeState(s), Models: modelState(s)}, nil
 }
 
 // LoadSession resumes a session by id: the mock agent keeps no history, so
@@ -98,7 +98,7 @@ func (a *agent) LoadSession(_ context.Context, req acp.LoadSessionRequest) (acp.
 		return acp.LoadSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionLoad)
 	}
 	s := a.addSession(req.SessionId, req.McpServers, req.Cwd)
-	return acp.LoadSessionResponse{Modes: a.modeState(s)}, nil
+	return acp.LoadSessionResponse{Modes: a.modeState(s), Models: modelState(s)}, nil
 }
 
 // addSession opens a session (again, for a load: it keeps its mode) in
@@ -116,7 +116,7 @@ func (a *agent) addSession(id acp.SessionId, servers []acp.McpServer, cwd string
 	s := &session{id: id, mode: modeDefault, cwd: cwd}
 	if old := a.sessions[id]; old != nil {
 		old.tools.close()
-		s.mode = old.currentMode()
+		s.mode, s.model = old.currentMode(), old.currentModel()
 	}
 	s.tools = newToolbox(servers, a.opts.Stderr)
 	a.sessions[id] = s
@@ -188,7 +188,8 @@ type session struct {
 
 	mu      sync.Mutex
 	mode    acp.SessionModeId
-	prompts int // prompts this session received
+	model   string // "": Models[0]
+	prompts int    // prompts this session received
 }
 
 func (s *session) currentMode() acp.SessionModeId {

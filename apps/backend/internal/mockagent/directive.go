@@ -27,6 +27,7 @@ type Directive struct {
 //	@mode                  say the session's ACP mode ("mode: plan")
 //	@mode ID               switch to mode ID by itself (default or plan) and
 //	                       tell the client (current_mode_update)
+//	@model                 say the session's ACP model ("model: mock-fast")
 //	@session               say the ACP session id and the prompt's number in it
 //	@prompt                say the prompt's text blocks: how many, and the
 //	                       first line of each
@@ -36,7 +37,7 @@ type Directive struct {
 //	@sh COMMAND            run sh -c COMMAND in the working directory
 //	                       (≤ Options.ShTimeout, then its process group is
 //	                       killed; MaxShOutput of output reported)
-const Directives = "say think tool permission plan sleep exit end mode session prompt write sh"
+const Directives = "say think tool permission plan sleep exit end mode model session prompt write sh"
 
 // Parse returns the directives of a prompt's text blocks.
 func Parse(blocks []acp.ContentBlock) []Directive {

@@ -63,6 +63,8 @@ func (t *turn) run(d Directive) (stop acp.StopReason, done bool) {
 		return acp.StopReasonEndTurn, true
 	case "mode":
 		t.mode(d.Arg)
+	case "model":
+		t.say("model: " + t.s.currentModel() + "\n")
 	case "session":
 		t.say(fmt.Sprintf("session: %s, prompt %d\n", t.s.id, t.number))
 	case "prompt":

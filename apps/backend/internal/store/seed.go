@@ -74,17 +74,48 @@ func seedWorkspace(ctx context.Context, tx txn, now string, w kanban.Workflow, s
 
 func seedAgentRows(ctx context.Context, tx txn, now string) error {
 	for _, a := range seedAgents {
-		id := kanban.NewID()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO agents (id, name, display_name, supports_mcp, mcp_config_path,
-			created_at, updated_at) VALUES (?, ?, ?, 1, '', ?, ?)`, id, a[0], a[1], now, now); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO agent_profiles (`+profileColumns+`)
-			VALUES (?, ?, 'default', '', 0, 1, 1, ?, ?, NULL)`, kanban.NewID(), id, now, now); err != nil {
+		if err := insertAgentRow(ctx, tx, now, a[0], a[1]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// insertAgentRow adds the agent type name with its default profile
+// unless a row of that name exists (another backend may add it at the
+// same moment: the name is unique).
+func insertAgentRow(ctx context.Context, tx txn, now, name, display string) error {
+	id := kanban.NewID()
+	res, err := tx.ExecContext(ctx, `INSERT INTO agents (id, name, display_name, supports_mcp, mcp_config_path,
+		created_at, updated_at) VALUES (?, ?, ?, 1, '', ?, ?) ON CONFLICT (name) DO NOTHING`, id, name, display, now, now)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO agent_profiles (`+profileColumns+`)
+		VALUES (?, ?, 'default', '', 0, 1, 1, ?, ?, NULL)`, kanban.NewID(), id, now, now)
+	return err
+}
+
+// EnsureAgents adds, in one transaction, the agent types that have no
+// agents row, each with a default profile; existing rows stay as they are.
+func (s *Store) EnsureAgents(ctx context.Context, types []kanban.AgentTypeName) error {
+	for _, t := range types {
+		if err := kanban.SingleLine("display_name", t.DisplayName); err != nil {
+			return err
+		}
+	}
+	return s.tx(ctx, func(tx txn) error {
+		now := fmtTime(kanban.Now())
+		for _, t := range types {
+			if err := insertAgentRow(ctx, tx, now, t.Name, t.DisplayName); err != nil {
+				return fmt.Errorf("add agent type: %w", err)
+			}
+		}
+		return nil
+	})
 }
 
 func seedExecutorRows(ctx context.Context, tx txn, now string) error {

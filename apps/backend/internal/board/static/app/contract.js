@@ -7,6 +7,7 @@
 // a misspelt name stops the page from loading instead of failing quietly.
 
 // Actions.
+export const AGENT_DETECT = 'agent.detect';
 export const AGENT_LIST = 'agent.list';
 export const AGENT_PROFILE_CREATE = 'agent.profile.create';
 export const AGENT_PROFILE_DELETE = 'agent.profile.delete';
