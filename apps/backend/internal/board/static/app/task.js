@@ -12,6 +12,7 @@ import { waitingList } from './waiting.js';
 import { ChangesView } from './changes.js';
 import { prList } from './ship.js';
 import { profileOptions, executorOptions } from './taskform.js';
+import { taskActions } from './taskedit.js';
 import {
   ARTIFACT_CREATED, ARTIFACT_DELETED, DOCUMENT_UPDATED, PLAN_DELETED, PLAN_UPDATED, SESSION_CREATED, SESSION_LIST,
   SESSION_MESSAGE, SESSION_MODES, SESSION_MODE_CHANGED, SESSION_SET_MODE, SESSION_SPAWN, SESSION_UPDATED,
@@ -46,8 +47,8 @@ class TaskPage {
     this.sessions = sessions;
     // A spawn naming no profile starts with the task's: its step's, else
     // the one chosen at its creation, else its workflow's, else the default.
-    this.profiles = [{ value: '', label: 'The task’s profile' }, ...profiles.slice(1)];
-    this.executors = [{ value: '', label: 'The task’s executor profile' }, ...executors.slice(1)];
+    this.profiles = profiles;
+    this.executors = executors;
     this.drawHead();
     const controls = h('section', { class: 'panel', id: 'panel-controls' }, h('h2', {}, 'Agent'), this.spawnForm(), this.stopButton());
     this.overview = h('div', { class: 'grid2', id: 'task-overview' },
@@ -85,9 +86,26 @@ class TaskPage {
       h('div', { class: 'task-head' }, h('h1', { id: 'task-title' }, t.title), taskBadge(t.state), step ? h('span', { class: 'badge' }, `Step: ${step.name}`) : null,
         t.queued_for_step_id ? h('span', { class: 'badge queued', id: 'task-queued' }, h('span', { 'aria-hidden': 'true' }, '⇢'),
           `Waiting for room in ${(this.steps.find((s) => s.id === t.queued_for_step_id) || { name: 'a full step' }).name} since ${when(t.queued_at)}`) : null,
-        t.archived_at ? h('span', { class: 'badge' }, 'Archived') : null),
+        t.archived_at ? h('span', { class: 'badge', id: 'task-archived' }, 'Archived') : null),
+      taskActions(this), this.profileLine(),
       h('section', { class: 'panel', 'aria-label': 'Prompt' }, h('h2', {}, 'Prompt'), t.description ? markdown(t.description) : h('p', { class: 'muted' }, 'No prompt.'),
         h('p', { class: 'hint' }, `Created ${when(t.created_at)} · updated ${when(t.updated_at)}`)));
+  }
+
+  // profileLine names the profiles kept with the task, if any.
+  profileLine() {
+    const t = this.task;
+    const name = (opts, v) => (opts.find((o) => o.value === v) || { label: 'a deleted profile' }).label;
+    const parts = [t.agent_profile_id ? `Agent profile: ${name(this.profiles, t.agent_profile_id)}` : '',
+      t.executor_profile_id ? `Executor profile: ${name(this.executors, t.executor_profile_id)}` : ''].filter(Boolean);
+    return parts.length ? h('p', { class: 'hint', id: 'task-profiles' }, parts.join(' · ')) : null;
+  }
+
+  // retask redraws the page's head for a changed task.
+  retask(t) {
+    if (t.id !== this.task.id) return;
+    this.task = t;
+    this.drawHead();
   }
 
   // selectSession shows one session's conversation, or with '' the whole
@@ -158,8 +176,8 @@ class TaskPage {
   spawnForm() {
     const f = form({
       fields: [
-        { name: 'agent_profile_id', label: 'Agent profile', type: 'select', options: this.profiles },
-        { name: 'executor_profile_id', label: 'Executor profile', type: 'select', options: this.executors },
+        { name: 'agent_profile_id', label: 'Agent profile', type: 'select', options: [{ value: '', label: 'The task’s profile' }, ...this.profiles.slice(1)] },
+        { name: 'executor_profile_id', label: 'Executor profile', type: 'select', options: [{ value: '', label: 'The task’s executor profile' }, ...this.executors.slice(1)] },
         { name: 'prompt', label: 'Prompt (optional)', type: 'textarea', rows: 2, help: 'Empty: the task\'s prompt.' },
       ],
       submitLabel: 'Start agent',
@@ -235,9 +253,8 @@ class TaskPage {
   listen() {
     const on = (ev, fn) => this.off.push(api.on(ev, fn));
     const mine = (x) => x && (x.task_id === this.task.id || x.id === this.task.id);
-    const retask = (t) => { if (t.id === this.task.id) { this.task = t; this.drawHead(); } };
-    on(TASK_UPDATED, retask);
-    on(TASK_MOVED, retask);
+    on(TASK_UPDATED, (t) => this.retask(t));
+    on(TASK_MOVED, (t) => this.retask(t));
     on(TASK_DELETED, (t) => { if (t.id === this.task.id) fill(this.main, h('h1', {}, 'Task deleted'), h('p', {}, h('a', { href: '#/' }, 'Back to the board'))); });
     on(SESSION_CREATED, (s) => { if (mine(s)) this.addSession(s); });
     on(SESSION_UPDATED, (s) => { if (mine(s)) this.addSession(s); });
