@@ -5,11 +5,40 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // The board's task controls (issue 26, item 3): edit, archive and
-// unarchive, delete with confirmation.
+// unarchive, delete with confirmation, search and filters.
+
+// has reports whether an element matches a selector.
+func (b *tab) has(sel string) bool {
+	b.t.Helper()
+	var ok bool
+	b.js(fmt.Sprintf(`!!document.querySelector(%q)`, sel), &ok)
+	return ok
+}
+
+// input sets a control's value and fires event on it, as typing or
+// choosing does.
+func (b *tab) input(sel, value, event string) {
+	b.t.Helper()
+	var ok bool
+	b.js(fmt.Sprintf(`(() => { const el = document.querySelector(%q); if (!el) return false; el.value = %q;
+		el.dispatchEvent(new Event(%q, {bubbles: true})); return true; })()`, sel, value, event), &ok)
+	if !ok {
+		b.t.Fatalf("no control %s", sel)
+	}
+}
+
+// reload reloads the page and waits for view.
+func (b *tab) reload(view string) {
+	b.t.Helper()
+	b.do(chromedp.Reload())
+	b.until(view+" rendered after a reload", fmt.Sprintf(`document.body.dataset.view === %q && document.getElementById('main').dataset.ready === '1'`, view))
+}
 
 // TestBoardEditTask: the task page edits title, prompt and the profiles
 // kept with the task; a refused edit shows the server's reason next to
@@ -58,5 +87,98 @@ func TestBoardEditTask(t *testing.T) {
 	if n := dbStr(e, `SELECT COUNT(*) FROM task_start_profiles WHERE task_id = ?`, task.ID); n != "0" {
 		t.Fatalf("cleared profiles: %s rows left", n)
 	}
-	_ = kanban.ActionTaskUpdate
+}
+
+// TestBoardArchiveUnarchive: archiving from the task page hides the card
+// (shown again, marked, with "Show archived", kept in the URL across a
+// reload); unarchiving brings it back; an unarchive into a full step is
+// refused with the server's reason and changes nothing.
+func TestBoardArchiveUnarchive(t *testing.T) {
+	e := newEnv(t)
+	task := e.newTask("Finished work")
+	other := e.newTask("Still going")
+	b := newTab(t, e)
+	b.signIn()
+	card := fmt.Sprintf(`.card[data-id=%q]`, task.ID)
+	b.until("the card", fmt.Sprintf(`document.querySelector(%q)`, card))
+	b.open("#/task/"+task.ID, "task")
+	b.click("#archive-task")
+	b.until("the archived badge", `document.getElementById('task-archived') && document.getElementById('unarchive-task')`)
+	if got := dbStr(e, `SELECT archived_at IS NOT NULL FROM tasks WHERE id = ?`, task.ID); got != "1" {
+		t.Fatalf("archived: got %s", got)
+	}
+	b.open("#/", "board")
+	b.until("the other card", fmt.Sprintf(`document.querySelector('.card[data-id=%q]')`, other.ID))
+	if b.has(card) {
+		t.Fatal("an archived task is on the board by default")
+	}
+	b.click("#show-archived")
+	b.until("the archived card", fmt.Sprintf(`document.querySelector(%q + ' .badge.archived')`, card))
+	b.reload("board")
+	b.until("the archived card after a reload", fmt.Sprintf(`document.getElementById('show-archived').checked && document.querySelector(%q)`, card))
+
+	// Its step is full now: unarchiving is refused and changes nothing.
+	limit := 1
+	e.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": task.WorkflowStepID, "wip_limit": &limit}, nil)
+	b.open("#/task/"+task.ID, "task")
+	b.click("#unarchive-task")
+	b.until("the refusal", `[...document.querySelectorAll('#toast .error')].some((p) => p.textContent.includes('wip_limit'))`)
+	if got := dbStr(e, `SELECT archived_at IS NOT NULL FROM tasks WHERE id = ?`, task.ID); got != "1" {
+		t.Fatalf("a refused unarchive changed the task: archived %s", got)
+	}
+	limit = 0
+	e.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": task.WorkflowStepID, "wip_limit": &limit}, nil)
+	b.click("#unarchive-task")
+	b.until("the archive button again", `document.getElementById('archive-task') && !document.getElementById('task-archived')`)
+	b.open("#/", "board")
+	b.until("the card back without show archived", fmt.Sprintf(`!document.getElementById('show-archived').checked && document.querySelector(%q) && !document.querySelector(%q + ' .badge.archived')`, card, card))
+}
+
+// TestBoardFilters: text, state and agent-profile filters hide the
+// other cards, say how many match, and survive a reload (they are in the
+// URL).
+func TestBoardFilters(t *testing.T) {
+	e := newEnv(t)
+	mock := e.profileOf("mock-agent")
+	login := e.newTask("Fix login bug")
+	e.dispatch(kanban.ActionTaskSetState, map[string]any{"task_id": login.ID, "state": "REVIEW"}, nil)
+	docs := e.newTask("Write docs")
+	var out struct{ Task kanban.Task }
+	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Fix signup", "agent_profile_id": mock.ID, "start_agent": false}, &out)
+	signup := out.Task
+	b := newTab(t, e)
+	b.signIn()
+	b.until("three cards", `document.querySelectorAll('.card').length === 3`)
+	visible := func() string {
+		return b.str(`[...document.querySelectorAll('.card')].filter((c) => !c.hidden).map((c) => c.task.title).sort().join(',')`)
+	}
+	b.input("#filter-text", "fix", "input")
+	b.until("the text filter", `document.getElementById('filter-count').textContent === '2 of 3 tasks match'`)
+	if got := visible(); got != "Fix login bug,Fix signup" {
+		t.Fatalf("text filter: got %q", got)
+	}
+	b.input("#filter-state", "REVIEW", "change")
+	b.until("the state filter", `document.getElementById('filter-count').textContent === '1 of 3 tasks match'`)
+	b.shot("board-filters")
+	b.reload("board")
+	b.until("the filters after a reload", `document.getElementById('filter-text').value === 'fix' && document.getElementById('filter-state').value === 'REVIEW'`)
+	if got := visible(); got != "Fix login bug" {
+		t.Fatalf("after a reload: got %q", got)
+	}
+	b.input("#filter-state", "", "change")
+	b.input("#filter-text", "", "input")
+	b.input("#filter-agent", mock.ID, "change")
+	b.until("the agent filter", `document.getElementById('filter-count').textContent === '1 of 3 tasks match'`)
+	if got := visible(); got != "Fix signup" {
+		t.Fatalf("agent filter: got %q", got)
+	}
+	b.input("#filter-agent", "none", "change")
+	b.until("the default-profile filter", `document.getElementById('filter-count').textContent === '2 of 3 tasks match'`)
+	if got := visible(); got != "Fix login bug,Write docs" {
+		t.Fatalf("default-profile filter: got %q", got)
+	}
+	// A task updated live is filtered as it arrives.
+	e.dispatch(kanban.ActionTaskUpdate, map[string]any{"task_id": docs.ID, "agent_profile_id": mock.ID}, nil)
+	b.until("the live update filtered", fmt.Sprintf(`document.querySelector('.card[data-id=%q]').hidden`, docs.ID))
+	_ = signup
 }

@@ -144,12 +144,17 @@ func contractJS() ([]byte, map[string]bool, error) {
 	for i, c := range kanban.ChannelTypes {
 		channels[i] = fmt.Sprintf("'%s'", c)
 	}
+	states := make([]string, len(kanban.TaskStates))
+	for i, st := range kanban.TaskStates {
+		states[i] = fmt.Sprintf("'%s'", st)
+	}
 	for _, c := range []struct{ name, value, comment string }{
 		{"MAX_TITLE_LEN", fmt.Sprint(kanban.MaxTitleLen), "a task's title, in characters"},
 		{"MAX_LIMIT", fmt.Sprint(kanban.MaxLimit), "items of one page of a list"},
 		{"SESSION_MODES", "Object.freeze([" + strings.Join(modes, ", ") + "])", "the modes a session may be put in"},
 		{"NOTIFICATION_KINDS", "Object.freeze([" + strings.Join(kinds, ", ") + "])", "what a notification tells of"},
 		{"CHANNEL_TYPES", "Object.freeze([" + strings.Join(channels, ", ") + "])", "how a channel delivers"},
+		{"TASK_STATES", "Object.freeze([" + strings.Join(states, ", ") + "])", "a task's states, in display order"},
 	} {
 		if err := export(c.name, c.value, c.comment); err != nil {
 			return nil, nil, err

@@ -8,6 +8,7 @@ import { cardFor, fillCard, openMoveMenu, closeMoveMenu, MOVE_HINT_ID } from './
 import { enableDrag } from './drag.js';
 import { openCreateTask } from './taskform.js';
 import { PendingByTask } from './waiting.js';
+import { BoardFilter } from './boardfilter.js';
 import {
   SESSION_CREATED, SESSION_LIST, SESSION_UPDATED, TASK_CREATED, TASK_DELETED, TASK_LIST, TASK_MOVE, TASK_MOVED,
   TASK_UPDATED, WORKFLOW_DELETED, WORKFLOW_LIST, WORKFLOW_STEPS_REORDERED, WORKFLOW_STEP_CREATED,
@@ -19,14 +20,15 @@ export async function renderBoard(main, params) {
   await useWorkspace(wsId);
   const workflows = await api.listAll(WORKFLOW_LIST, { workspace_id: ctx.workspaceId });
   const wf = workflows.find((w) => w.id === params.get('wf')) || workflows[0];
-  const board = new Board(main, workflows, wf);
+  const board = new Board(main, workflows, wf, new BoardFilter(params));
   await board.load();
   return () => board.close();
 }
 
 class Board {
-  constructor(main, workflows, wf) {
+  constructor(main, workflows, wf, filter) {
     this.main = main;
+    this.filter = filter;
     this.workflows = workflows;
     this.wf = wf;
     this.cards = new Map(); // task id → card element
@@ -42,11 +44,12 @@ class Board {
     }
     const [steps, tasks, sessions] = await Promise.all([
       api.listAll(WORKFLOW_STEP_LIST, { workflow_id: this.wf.id }),
-      api.listAll(TASK_LIST, { workspace_id: ctx.workspaceId, workflow_id: this.wf.id }),
+      api.listAll(TASK_LIST, { workspace_id: ctx.workspaceId, workflow_id: this.wf.id, include_archived: this.filter.showArchived }),
       api.listAll(SESSION_LIST, { workspace_id: ctx.workspaceId }),
       this.pending.load(),
     ]);
     this.steps = steps.sort((a, b) => a.position - b.position);
+    await this.filter.load(ctx.workspaceId, this.wf, this.steps);
     for (const s of sessions) if (!this.sessions.has(s.task_id)) this.sessions.set(s.task_id, s);
     this.render(tasks);
     this.listen();
@@ -77,7 +80,7 @@ class Board {
       this.columns.set(st.id, { step: st, list, wip, col });
       cols.append(col);
     }
-    const byStep = [...tasks].filter((t) => !t.archived_at).sort((a, b) => a.position - b.position);
+    const byStep = [...tasks].filter((t) => this.filter.showArchived || !t.archived_at).sort((a, b) => a.position - b.position);
     for (const t of byStep) {
       const c = this.columns.get(t.workflow_step_id);
       if (!c) continue;
@@ -93,7 +96,9 @@ class Board {
       h('strong', {}, 'Mock Agent — default'), ' profile and “Start an agent on it now” ticked, an agent works on it and its card ',
       'moves on by itself, with no model account needed. Agents and scripts create tasks with create_task_kandev.');
     this.countAll();
-    fill(this.main, h('h1', { class: 'sr-label' }, `${this.wf.name} board`), this.toolbar(), this.error, this.empty,
+    const filters = this.filter.controls(() => this.filter.show([...this.cards.values()]));
+    this.filter.show([...this.cards.values()]);
+    fill(this.main, h('h1', { class: 'sr-label' }, `${this.wf.name} board`), this.toolbar(), filters, this.error, this.empty,
       h('p', { class: 'hint', id: MOVE_HINT_ID }, 'Drag a card, or focus it and press Shift+←/→ to move it to another step (Shift+↑/↓ within a step); Enter opens it.'),
       cols);
     for (const sw of cols.querySelectorAll('.swatch')) sw.style.background = sw.dataset.color;
@@ -128,6 +133,7 @@ class Board {
   countAll() {
     for (const c of this.columns.values()) this.count(c);
     if (this.empty) this.empty.hidden = this.cards.size > 0;
+    this.filter.show([...this.cards.values()]);
   }
 
   // detach returns an undo that puts the card back where it is now.
@@ -183,13 +189,14 @@ class Board {
   place(t) {
     let card = this.cards.get(t.id);
     const c = this.columns.get(t.workflow_step_id);
-    if (t.archived_at || t.workflow_id !== this.wf.id || !c) {
+    if ((t.archived_at && !this.filter.showArchived) || t.workflow_id !== this.wf.id || !c) {
       if (card) { card.remove(); this.cards.delete(t.id); this.countAll(); }
       return;
     }
     if (!card) { card = cardFor(t); this.cards.set(t.id, card); }
     const focused = document.activeElement === card;
     this.refresh(card, t);
+    card.hidden = !this.filter.matches(t);
     const others = [...c.list.children].filter((x) => x !== card && !x.classList.contains('dragging') && !x.classList.contains('placeholder'));
     const before = others[t.position] || null;
     if (card.parentElement !== c.list || card.nextElementSibling !== before) c.list.insertBefore(card, before);

@@ -168,3 +168,4 @@ export const MAX_LIMIT = 200; // items of one page of a list
 export const SESSION_MODES = Object.freeze(['task', 'task-title-pending', 'config', 'office']); // the modes a session may be put in
 export const NOTIFICATION_KINDS = Object.freeze(['turn_finished', 'question_asked', 'permission_needed', 'task_failed']); // what a notification tells of
 export const CHANNEL_TYPES = Object.freeze(['apprise', 'webhook']); // how a channel delivers
+export const TASK_STATES = Object.freeze(['TODO', 'IN_PROGRESS', 'REVIEW', 'BLOCKED', 'WAITING_FOR_INPUT', 'COMPLETED', 'FAILED', 'CANCELLED']); // a task's states, in display order
