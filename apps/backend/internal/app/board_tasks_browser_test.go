@@ -182,3 +182,46 @@ func TestBoardFilters(t *testing.T) {
 	b.until("the live update filtered", fmt.Sprintf(`document.querySelector('.card[data-id=%q]').hidden`, docs.ID))
 	_ = signup
 }
+
+// TestBoardDeleteTask: Delete asks first, naming the task and saying its
+// subtasks are kept as top-level tasks; Cancel deletes nothing; confirming
+// deletes it, and its card leaves another open board live.
+func TestBoardDeleteTask(t *testing.T) {
+	e := newEnv(t)
+	parent := e.newTask("Parent to delete")
+	var out struct{ Task kanban.Task }
+	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Its subtask", "parent_id": parent.ID, "start_agent": false}, &out)
+	child := out.Task
+	board := newTab(t, e)
+	board.signIn()
+	card := fmt.Sprintf(`.card[data-id=%q]`, parent.ID)
+	board.until("the parent's card", fmt.Sprintf(`document.querySelector(%q)`, card))
+	b := newTab(t, e)
+	b.open("#/task/"+parent.ID, "task")
+	b.click("#delete-task")
+	b.until("the confirmation", `document.getElementById('delete-task-dialog') && document.getElementById('delete-task-dialog').open`)
+	var dlg struct{ Title, Subtasks, Text string }
+	b.js(`(() => { const d = document.getElementById('delete-task-dialog');
+		return {Title: d.querySelector('h2').textContent, Subtasks: d.querySelector('#delete-subtasks').textContent, Text: d.innerText}; })()`, &dlg)
+	if dlg.Title != "Delete “Parent to delete”?" || !strings.Contains(dlg.Subtasks, "subtask is kept and becomes a top-level task") || !strings.Contains(dlg.Text, "Its subtask") {
+		t.Fatalf("confirmation: got %+v", dlg)
+	}
+	b.shot("board-delete-task")
+	b.click("#delete-task-dialog .actions button:not(.danger)")
+	b.until("the dialog closed", `!document.getElementById('delete-task-dialog')`)
+	if n := dbStr(e, `SELECT COUNT(*) FROM tasks WHERE id = ?`, parent.ID); n != "1" {
+		t.Fatal("Cancel deleted the task")
+	}
+	b.click("#delete-task")
+	b.until("the confirmation again", `document.getElementById('confirm-delete')`)
+	b.click("#confirm-delete")
+	b.until("back on the board", `document.body.dataset.view === 'board' && document.getElementById('main').dataset.ready === '1'`)
+	if n := dbStr(e, `SELECT COUNT(*) FROM tasks WHERE id = ?`, parent.ID); n != "0" {
+		t.Fatal("the confirmed delete left the task")
+	}
+	if p := dbStr(e, `SELECT COALESCE(parent_id, '') FROM tasks WHERE id = ?`, child.ID); p != "" {
+		t.Fatalf("the subtask still names its deleted parent %q", p)
+	}
+	board.until("the card gone from the other board", fmt.Sprintf(`!document.querySelector(%q)`, card))
+	board.until("the subtask's card still there", fmt.Sprintf(`document.querySelector('.card[data-id=%q]')`, child.ID))
+}

@@ -90,7 +90,8 @@ async function openDelete(page) {
   } }, 'Delete permanently');
   const cancel = h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel');
   const kids = subtasks.length
-    ? [h('p', { id: 'delete-subtasks' }, `Its ${subtasks.length === 1 ? 'subtask is' : `${subtasks.length} subtasks are`} kept and become top-level tasks:`),
+    ? [h('p', { id: 'delete-subtasks' }, subtasks.length === 1 ? 'Its subtask is kept and becomes a top-level task:'
+      : `Its ${subtasks.length} subtasks are kept and become top-level tasks:`),
       h('ul', {}, subtasks.map((s) => h('li', {}, s.title)))]
     : [h('p', { id: 'delete-subtasks' }, 'It has no subtasks.')];
   dialog = modal('delete-task-dialog', `Delete “${t.title}”?`,
