@@ -223,5 +223,66 @@ func TestBoardDeleteTask(t *testing.T) {
 		t.Fatalf("the subtask still names its deleted parent %q", p)
 	}
 	board.until("the card gone from the other board", fmt.Sprintf(`!document.querySelector(%q)`, card))
-	board.until("the subtask's card still there", fmt.Sprintf(`document.querySelector('.card[data-id=%q]')`, child.ID))
+	board.until("the subtask's card still there, top-level now", fmt.Sprintf(`document.querySelector('.card[data-id=%q]') && !document.querySelector('.card[data-id=%q] .parent-link')`, child.ID, child.ID))
+}
+
+// TestBoardSubtasksNested: a parent's card lists its subtasks (collapsed,
+// counted, each linked with its step), live; a subtask's card and page
+// link back to its parent.
+func TestBoardSubtasksNested(t *testing.T) {
+	e := newEnv(t)
+	steps := seededSteps(e)
+	parent := e.newTask("Ship the release")
+	sub := func(title string) kanban.Task {
+		var out struct{ Task kanban.Task }
+		e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": title, "parent_id": parent.ID, "start_agent": false}, &out)
+		return out.Task
+	}
+	notes := sub("Write the notes")
+	tag := sub("Tag the build")
+	e.dispatch(kanban.ActionTaskMove, map[string]any{"task_id": tag.ID, "workflow_step_id": steps["In Progress"].ID}, nil)
+	b := newTab(t, e)
+	b.signIn()
+	pcard := fmt.Sprintf(`.card[data-id=%q]`, parent.ID)
+	b.until("the parent's subtask list", fmt.Sprintf(`document.querySelector(%q + ' details.subtasks summary')`, pcard))
+	var list struct {
+		Summary string
+		Open    bool
+		Items   []string
+		Hrefs   []string
+	}
+	b.js(fmt.Sprintf(`(() => { const d = document.querySelector(%q + ' details.subtasks');
+		return {Summary: d.querySelector('summary').textContent, Open: d.open,
+			Items: [...d.querySelectorAll('li')].map((li) => li.textContent),
+			Hrefs: [...d.querySelectorAll('li a')].map((a) => a.getAttribute('href'))}; })()`, pcard), &list)
+	if list.Summary != "Subtasks (2)" || list.Open || len(list.Items) != 2 ||
+		!strings.HasPrefix(list.Items[0], "Tag the build") || !strings.Contains(list.Items[0], "In Progress") ||
+		list.Hrefs[1] != "#/task/"+notes.ID {
+		t.Fatalf("the parent's list: got %+v", list)
+	}
+	ncard := fmt.Sprintf(`.card[data-id=%q]`, notes.ID)
+	var back struct {
+		Sub        bool
+		Text, Href string
+	}
+	b.js(fmt.Sprintf(`(() => { const c = document.querySelector(%q); const a = c.querySelector('.parent-link');
+		return {Sub: c.classList.contains('subtask'), Text: a.textContent, Href: a.getAttribute('href')}; })()`, ncard), &back)
+	if !back.Sub || back.Text != "↳ Subtask of “Ship the release”" || back.Href != "#/task/"+parent.ID {
+		t.Fatalf("the subtask's card: got %+v", back)
+	}
+	// Opened, it stays open as a new subtask arrives live.
+	b.click(pcard + " details.subtasks summary")
+	sub("Announce it")
+	b.until("the live count", fmt.Sprintf(`document.querySelector(%q + ' details.subtasks summary').textContent === 'Subtasks (3)'`, pcard))
+	if !b.has(pcard + " details.subtasks[open]") {
+		t.Fatal("the list closed on a live update")
+	}
+	b.shot("board-subtasks")
+	b.click(fmt.Sprintf(`%s details.subtasks a[href='#/task/%s']`, pcard, notes.ID))
+	b.until("the subtask's page", fmt.Sprintf(`document.body.dataset.view === 'task' && location.hash === '#/task/%s' && document.getElementById('parent-link')`, notes.ID))
+	if got := b.str(`document.getElementById('parent-link').textContent`); got != "↑ Subtask of “Ship the release”" {
+		t.Fatalf("the page's parent link: got %q", got)
+	}
+	b.click("#parent-link")
+	b.until("the parent's page", `document.getElementById('task-title') && document.getElementById('task-title').textContent === 'Ship the release'`)
 }

@@ -9,6 +9,7 @@ import { enableDrag } from './drag.js';
 import { openCreateTask } from './taskform.js';
 import { PendingByTask } from './waiting.js';
 import { BoardFilter } from './boardfilter.js';
+import { Family } from './subtasks.js';
 import {
   SESSION_CREATED, SESSION_LIST, SESSION_UPDATED, TASK_CREATED, TASK_DELETED, TASK_LIST, TASK_MOVE, TASK_MOVED,
   TASK_UPDATED, WORKFLOW_DELETED, WORKFLOW_LIST, WORKFLOW_STEPS_REORDERED, WORKFLOW_STEP_CREATED,
@@ -89,6 +90,8 @@ class Board {
       this.cards.set(t.id, card);
       c.list.append(card);
     }
+    this.family = new Family(this.cards, (id) => { const col = this.columns.get(id); return col ? col.step.name : ''; });
+    this.family.drawAll();
     // A board with no task says how to get one, and that the mock agent
     // needs no model account.
     this.empty = h('p', { class: 'notice', id: 'empty-board', hidden: true },
@@ -121,6 +124,7 @@ class Board {
     const queued = task.queued_for_step_id && this.columns.get(task.queued_for_step_id);
     fillCard(card, task, { session: this.sessions.get(task.id), questions: this.pending.count('questions', task.id),
       permissions: this.pending.count('permissions', task.id), queuedFor: queued ? queued.step.name : '' });
+    if (this.family) this.family.draw(card);
   }
 
   count(c) {
@@ -190,17 +194,31 @@ class Board {
     let card = this.cards.get(t.id);
     const c = this.columns.get(t.workflow_step_id);
     if ((t.archived_at && !this.filter.showArchived) || t.workflow_id !== this.wf.id || !c) {
-      if (card) { card.remove(); this.cards.delete(t.id); this.countAll(); }
+      this.forget(t.id, false);
       return;
     }
     if (!card) { card = cardFor(t); this.cards.set(t.id, card); }
     const focused = document.activeElement === card;
     this.refresh(card, t);
+    this.family.redraw(t.id);
     card.hidden = !this.filter.matches(t);
     const others = [...c.list.children].filter((x) => x !== card && !x.classList.contains('dragging') && !x.classList.contains('placeholder'));
     const before = others[t.position] || null;
     if (card.parentElement !== c.list || card.nextElementSibling !== before) c.list.insertBefore(card, before);
     if (focused) card.focus();
+    this.countAll();
+  }
+
+  // forget takes a task's card off the board and redraws its parent's
+  // and its subtasks' cards (detached when it was deleted).
+  forget(id, deleted) {
+    const card = this.cards.get(id);
+    if (!card) return;
+    card.remove();
+    this.cards.delete(id);
+    const kids = [...this.cards.values()].filter((k) => k.task.parent_id === id);
+    if (deleted) for (const k of kids) k.task = { ...k.task, parent_id: '' };
+    this.family.redraw(card.task.parent_id, ...kids.map((k) => k.task.id));
     this.countAll();
   }
 
@@ -214,10 +232,8 @@ class Board {
     on(TASK_CREATED, (t) => this.place(t));
     on(TASK_UPDATED, (t) => this.place(t));
     on(TASK_MOVED, (t) => this.place(t));
-    on(TASK_DELETED, (t) => {
-      const card = this.cards.get(t.id);
-      if (card) { card.remove(); this.cards.delete(t.id); this.countAll(); }
-    });
+    // A deleted task's subtasks are kept, detached from it.
+    on(TASK_DELETED, (t) => this.forget(t.id, true));
     const session = (s) => {
       const cur = this.sessions.get(s.task_id);
       if (!cur || cur.id === s.id || s.created_at >= cur.created_at) { this.sessions.set(s.task_id, s); this.retask(s.task_id); }

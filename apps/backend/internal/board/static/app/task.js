@@ -222,14 +222,16 @@ class TaskPage {
 
   async drawRelations() {
     const t = this.task;
-    const [subtasks, blockers, blocked] = await Promise.all([
+    const [subtasks, blockers, blocked, parent] = await Promise.all([
       api.listAll(TASK_LIST, { workspace_id: t.workspace_id, parent_id: t.id }),
       api.listAll(TASK_DEPENDENCY_LIST, { task_id: t.id, direction: 'blockers' }),
-      api.listAll(TASK_DEPENDENCY_LIST, { task_id: t.id, direction: 'blocked' })]);
+      api.listAll(TASK_DEPENDENCY_LIST, { task_id: t.id, direction: 'blocked' }),
+      t.parent_id ? api.request(TASK_GET, { id: t.parent_id }).catch(() => null) : null]);
     const links = (items, none) => (items.length ? h('ul', {}, items.map((x) => h('li', {}, h('a', { href: `#/task/${encodeURIComponent(x.id)}` }, x.title), ' ', badge(x.state))))
       : h('p', { class: 'muted' }, none));
     fill(this.panels.relations, h('h2', {}, 'Related tasks'),
-      t.parent_id ? h('p', {}, h('a', { href: `#/task/${encodeURIComponent(t.parent_id)}` }, '↑ Parent task')) : null,
+      t.parent_id ? h('p', {}, h('a', { href: `#/task/${encodeURIComponent(t.parent_id)}`, id: 'parent-link' },
+        parent ? `↑ Subtask of “${parent.title}”` : '↑ Parent task')) : null,
       h('h3', {}, 'Subtasks'), links(subtasks, 'None.'),
       h('h3', {}, 'Blocked by'), links(blockers, 'Nothing.'),
       h('h3', {}, 'Blocks'), links(blocked, 'Nothing.'));
