@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -285,4 +286,67 @@ func TestBoardSubtasksNested(t *testing.T) {
 	}
 	b.click("#parent-link")
 	b.until("the parent's page", `document.getElementById('task-title') && document.getElementById('task-title').textContent === 'Ship the release'`)
+}
+
+// TestBoardCommandPanel: Ctrl+K opens the command panel; the steps marked
+// show_in_command_panel are quick actions (create a task there from the
+// board, move the open task there from its page; a refusal is told);
+// typing filters, the arrows choose, Enter runs, Escape closes; tasks are
+// reached by title.
+func TestBoardCommandPanel(t *testing.T) {
+	e := newEnv(t)
+	steps := seededSteps(e)
+	for _, name := range []string{"In Progress", "Review"} {
+		e.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": steps[name].ID, "show_in_command_panel": true}, nil)
+	}
+	task := e.newTask("Polish the docs")
+	other := e.newTask("Other work")
+	b := newTab(t, e)
+	b.signIn()
+	open := func() {
+		b.t.Helper()
+		b.do(chromedp.KeyEvent("k", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+		b.until("the command panel", `document.getElementById('command-panel') && document.activeElement.id === 'command-input' && document.querySelector('#command-list [role=option]')`)
+	}
+	options := func() []string {
+		var out []string
+		b.js(`[...document.querySelectorAll('#command-list [role=option]')].map((li) => li.textContent)`, &out)
+		return out
+	}
+	open()
+	if got := strings.Join(options(), "|"); !strings.HasPrefix(got, "New task in In Progress|New task in Review|Go to the board") ||
+		!strings.Contains(got, "Polish the docs") || strings.Contains(got, "Backlog") {
+		t.Fatalf("board options: got %q", got)
+	}
+	b.shot("board-command-panel")
+	b.do(chromedp.KeyEvent(kb.Escape))
+	b.until("the panel closed", `!document.getElementById('command-panel')`)
+
+	// Create a task in a step: the dialog opens on that step.
+	open()
+	b.do(chromedp.KeyEvent("new task"), chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.Enter))
+	b.until("the create dialog on Review", fmt.Sprintf(`document.querySelector('#create-task [name=workflow_step_id]') && document.querySelector('#create-task [name=workflow_step_id]').value === %q`, steps["Review"].ID))
+	b.do(chromedp.KeyEvent(kb.Escape))
+	b.until("the create dialog closed", `!document.getElementById('create-task')`)
+
+	// From the task's page: move it.
+	b.open("#/task/"+task.ID, "task")
+	open()
+	b.do(chromedp.KeyEvent("to review"), chromedp.KeyEvent(kb.Enter))
+	waitFor(t, func() bool { return stepOf(e, task.ID) == steps["Review"].ID })
+	b.until("the panel closed after the move", `!document.getElementById('command-panel')`)
+	// A refused move is told, with the server's reason.
+	limit := 1
+	e.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": steps["In Progress"].ID, "wip_limit": &limit}, nil)
+	e.dispatch(kanban.ActionTaskMove, map[string]any{"task_id": other.ID, "workflow_step_id": steps["In Progress"].ID}, nil)
+	open()
+	b.do(chromedp.KeyEvent("to in progress"), chromedp.KeyEvent(kb.Enter))
+	b.until("the refusal", `[...document.querySelectorAll('#toast .error')].some((p) => p.textContent.includes('wip_limit'))`)
+	if got := stepOf(e, task.ID); got != steps["Review"].ID {
+		t.Fatalf("a refused move changed the step to %s", got)
+	}
+	// Navigation by title.
+	open()
+	b.do(chromedp.KeyEvent("other w"), chromedp.KeyEvent(kb.Enter))
+	b.until("the other task's page", fmt.Sprintf(`location.hash === '#/task/%s' && document.getElementById('task-title') && document.getElementById('task-title').textContent === 'Other work'`, other.ID))
 }
