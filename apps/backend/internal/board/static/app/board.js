@@ -48,9 +48,10 @@ class Board {
       api.listAll(TASK_LIST, { workspace_id: ctx.workspaceId, workflow_id: this.wf.id, include_archived: this.filter.showArchived }),
       api.listAll(SESSION_LIST, { workspace_id: ctx.workspaceId }),
       this.pending.load(),
+      this.filter.options(),
     ]);
     this.steps = steps.sort((a, b) => a.position - b.position);
-    await this.filter.load(ctx.workspaceId, this.wf, this.steps);
+    this.filter.use(ctx.workspaceId, this.wf, this.steps);
     for (const s of sessions) if (!this.sessions.has(s.task_id)) this.sessions.set(s.task_id, s);
     this.render(tasks);
     this.listen();

@@ -21,12 +21,15 @@ export class BoardFilter {
     this.profiles = [];
   }
 
-  // load reads the agent profiles the filter offers.
-  async load(wsId, wf, steps) {
+  // options reads the agent profiles the filter offers (the board reads
+  // them with its tasks).
+  async options() { this.profiles = (await profileOptions()).slice(1); }
+
+  // use sets the board the filter works on.
+  use(wsId, wf, steps) {
     this.wsId = wsId;
     this.wf = wf;
     this.stepProfile = new Map(steps.map((s) => [s.id, s.agent_profile_id || '']));
-    this.profiles = (await profileOptions()).slice(1);
   }
 
   // profileOf is the agent profile a task's next agent starts with: its
@@ -70,9 +73,11 @@ export class BoardFilter {
   // show hides the cards the filter leaves out and says how many match.
   show(cards) {
     let shown = 0;
+    const all = !this.active();
     for (const card of cards) {
-      card.hidden = !this.matches(card.task);
-      if (!card.hidden) shown += 1;
+      const hide = !all && !this.matches(card.task);
+      if (card.hidden !== hide) card.hidden = hide;
+      if (!hide) shown += 1;
     }
     if (this.count) this.count.textContent = this.active() ? `${shown} of ${cards.length} tasks match` : '';
   }
