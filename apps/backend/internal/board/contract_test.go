@@ -132,33 +132,26 @@ func contractJS() ([]byte, map[string]bool, error) {
 		}
 	}
 	b.WriteString("\n// Bounds and enums.\n")
-	modes := make([]string, len(kanban.SessionModes))
-	for i, m := range kanban.SessionModes {
-		modes[i] = fmt.Sprintf("'%s'", m)
-	}
-	kinds := make([]string, len(kanban.NotificationKinds))
-	for i, k := range kanban.NotificationKinds {
-		kinds[i] = fmt.Sprintf("'%s'", k)
-	}
-	channels := make([]string, len(kanban.ChannelTypes))
-	for i, c := range kanban.ChannelTypes {
-		channels[i] = fmt.Sprintf("'%s'", c)
-	}
-	states := make([]string, len(kanban.TaskStates))
-	for i, st := range kanban.TaskStates {
-		states[i] = fmt.Sprintf("'%s'", st)
-	}
 	for _, c := range []struct{ name, value, comment string }{
 		{"MAX_TITLE_LEN", fmt.Sprint(kanban.MaxTitleLen), "a task's title, in characters"},
 		{"MAX_LIMIT", fmt.Sprint(kanban.MaxLimit), "items of one page of a list"},
-		{"SESSION_MODES", "Object.freeze([" + strings.Join(modes, ", ") + "])", "the modes a session may be put in"},
-		{"NOTIFICATION_KINDS", "Object.freeze([" + strings.Join(kinds, ", ") + "])", "what a notification tells of"},
-		{"CHANNEL_TYPES", "Object.freeze([" + strings.Join(channels, ", ") + "])", "how a channel delivers"},
-		{"TASK_STATES", "Object.freeze([" + strings.Join(states, ", ") + "])", "a task's states, in display order"},
+		{"SESSION_MODES", frozen(kanban.SessionModes), "the modes a session may be put in"},
+		{"NOTIFICATION_KINDS", frozen(kanban.NotificationKinds), "what a notification tells of"},
+		{"CHANNEL_TYPES", frozen(kanban.ChannelTypes), "how a channel delivers"},
+		{"TASK_STATES", frozen(kanban.TaskStates), "a task's states, in display order"},
 	} {
 		if err := export(c.name, c.value, c.comment); err != nil {
 			return nil, nil, err
 		}
 	}
 	return b.Bytes(), names, nil
+}
+
+// frozen renders a list of names as a frozen JavaScript array.
+func frozen[T ~string](names []T) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("'%s'", n)
+	}
+	return "Object.freeze([" + strings.Join(q, ", ") + "])"
 }
