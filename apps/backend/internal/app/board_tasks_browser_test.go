@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -98,6 +99,8 @@ func TestBoardArchiveUnarchive(t *testing.T) {
 	e := newEnv(t)
 	task := e.newTask("Finished work")
 	other := e.newTask("Still going")
+	var created action.SessionCreateOut
+	e.dispatch(kanban.ActionSessionCreate, action.SessionCreateIn{TaskID: task.ID, Mode: kanban.ModeTask}, &created)
 	b := newTab(t, e)
 	b.signIn()
 	card := fmt.Sprintf(`.card[data-id=%q]`, task.ID)
@@ -107,6 +110,10 @@ func TestBoardArchiveUnarchive(t *testing.T) {
 	b.until("the archived badge", `document.getElementById('task-archived') && document.getElementById('unarchive-task')`)
 	if got := dbStr(e, `SELECT archived_at IS NOT NULL FROM tasks WHERE id = ?`, task.ID); got != "1" {
 		t.Fatalf("archived: got %s", got)
+	}
+	// Archiving stopped its agent session.
+	if got := dbStr(e, `SELECT state FROM task_sessions WHERE id = ?`, created.Session.ID); got != string(kanban.SessionCancelled) {
+		t.Fatalf("the archived task's session: got state %s, want CANCELLED", got)
 	}
 	b.open("#/", "board")
 	b.until("the other card", fmt.Sprintf(`document.querySelector('.card[data-id=%q]')`, other.ID))
