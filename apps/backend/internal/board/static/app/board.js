@@ -103,7 +103,7 @@ class Board {
     const filters = this.filter.controls(() => this.filter.show([...this.cards.values()]));
     this.filter.show([...this.cards.values()]);
     fill(this.main, h('h1', { class: 'sr-label' }, `${this.wf.name} board`), this.toolbar(), filters, this.error, this.empty,
-      h('p', { class: 'hint', id: MOVE_HINT_ID }, 'Drag a card, or focus it and press Shift+←/→ to move it to another step (Shift+↑/↓ within a step); Enter opens it.'),
+      h('p', { class: 'hint', id: MOVE_HINT_ID }, 'Drag a card, or focus it and press Shift+←/→ to move it to another step (Shift+↑/↓ within a step); Enter opens it. Ctrl+K (⌘K) opens the command panel.'),
       cols);
     for (const sw of cols.querySelectorAll('.swatch')) sw.style.background = sw.dataset.color;
     enableDrag(cols, (card, list, index, undo) => this.move(card, list.dataset.step, index, undo));
