@@ -336,6 +336,13 @@ func TestBoardCommandPanel(t *testing.T) {
 	b.do(chromedp.KeyEvent(kb.Escape))
 	b.until("the create dialog closed", `!document.getElementById('create-task')`)
 
+	// From the board, on a focused card: move that task.
+	b.js(fmt.Sprintf(`document.querySelector('.card[data-id=%q]').focus()`, other.ID), nil)
+	open()
+	b.do(chromedp.KeyEvent("other work” to in"), chromedp.KeyEvent(kb.Enter))
+	waitFor(t, func() bool { return stepOf(e, other.ID) == steps["In Progress"].ID })
+	b.until("focus back on the moved card", fmt.Sprintf(`document.activeElement && document.activeElement.dataset.id === %q`, other.ID))
+
 	// From the task's page: move it.
 	b.open("#/task/"+task.ID, "task")
 	open()
@@ -345,7 +352,6 @@ func TestBoardCommandPanel(t *testing.T) {
 	// A refused move is told, with the server's reason.
 	limit := 1
 	e.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": steps["In Progress"].ID, "wip_limit": &limit}, nil)
-	e.dispatch(kanban.ActionTaskMove, map[string]any{"task_id": other.ID, "workflow_step_id": steps["In Progress"].ID}, nil)
 	open()
 	b.do(chromedp.KeyEvent("to in progress"), chromedp.KeyEvent(kb.Enter))
 	b.until("the refusal", `[...document.querySelectorAll('#toast .error')].some((p) => p.textContent.includes('wip_limit'))`)

@@ -1,5 +1,5 @@
 // The command panel (Ctrl+K or ⌘K): the steps marked "show in command
-// panel" as quick actions (move the open task there, create a task in
+// panel" as quick actions (move the current task there, create a task in
 // it), then places and tasks to go to, by title. Typing filters the list,
 // ↑/↓ choose, Enter runs, Escape closes; focus returns where it was.
 import { api } from './api.js';
@@ -21,9 +21,10 @@ export function watchCommandPanel() {
   });
 }
 
-// context reads what the panel acts on: the open task (task page), its
-// workflow (else the board's) and that workflow's steps.
-async function context() {
+// context reads what the panel acts on: the current task (the open
+// task's page, or the board's focused card), its workflow (else the
+// board's) and that workflow's steps.
+async function context(focused) {
   const raw = location.hash.replace(/^#/, '') || '/';
   const [path, query] = raw.split('?');
   const parts = path.split('/').filter(Boolean);
@@ -32,6 +33,8 @@ async function context() {
   if (parts[0] === 'task' && parts[1]) {
     task = await api.request(TASK_GET, { id: decodeURIComponent(parts[1]) });
     wfId = task.workflow_id;
+  } else if (focused && focused.classList && focused.classList.contains('card') && focused.task) {
+    task = focused.task;
   }
   const workflows = ctx.workspaceId ? await api.listAll(WORKFLOW_LIST, { workspace_id: ctx.workspaceId }) : [];
   const workflow = workflows.find((w) => w.id === wfId) || (parts.length === 0 && workflows[0]) || null;
@@ -74,7 +77,7 @@ export async function openCommandPanel() {
   dialog.showModal();
   dialog.addEventListener('close', () => { dialog.remove(); if (before && before.isConnected) before.focus(); });
   input.focus();
-  const all = items(await context());
+  const all = items(await context(before));
   let shown = [];
   let active = 0;
   const draw = () => {
