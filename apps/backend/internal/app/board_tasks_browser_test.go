@@ -285,6 +285,11 @@ func TestBoardSubtasksNested(t *testing.T) {
 	if !b.has(pcard + " details.subtasks[open]") {
 		t.Fatal("the list closed on a live update")
 	}
+	// The parent renamed: its subtasks' cards say so live.
+	e.dispatch(kanban.ActionTaskUpdate, map[string]any{"task_id": parent.ID, "title": "Ship the release now"}, nil)
+	b.until("the renamed parent on its subtask's card", fmt.Sprintf(`document.querySelector(%q + ' .parent-link').textContent === '↳ Subtask of “Ship the release now”'`, ncard))
+	e.dispatch(kanban.ActionTaskUpdate, map[string]any{"task_id": parent.ID, "title": "Ship the release"}, nil)
+	b.until("the parent's title back", fmt.Sprintf(`document.querySelector(%q + ' .parent-link').textContent === '↳ Subtask of “Ship the release”'`, ncard))
 	b.shot("board-subtasks")
 	b.click(fmt.Sprintf(`%s details.subtasks a[href='#/task/%s']`, pcard, notes.ID))
 	b.until("the subtask's page", fmt.Sprintf(`document.body.dataset.view === 'task' && location.hash === '#/task/%s' && document.getElementById('parent-link')`, notes.ID))

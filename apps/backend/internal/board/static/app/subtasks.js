@@ -47,14 +47,15 @@ export class Family {
     card.append(h('div', { class: 'family' }, up, list));
   }
 
-  // redraw re-indexes and redraws the cards of the given task ids (and
-  // of their parents).
+  // redraw re-indexes and redraws the cards of the given task ids, of
+  // their parents and of their subtasks (which show their titles).
   redraw(...ids) {
     this.index();
     const seen = new Set();
     for (const id of ids) {
       const card = this.cards.get(id);
-      for (const x of [id, card && card.task.parent_id]) {
+      const kids = (this.children.get(id) || []).map((k) => k.id);
+      for (const x of [id, card && card.task.parent_id, ...kids]) {
         if (!x || seen.has(x)) continue;
         seen.add(x);
         if (this.cards.has(x)) this.draw(this.cards.get(x));
