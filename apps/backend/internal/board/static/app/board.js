@@ -178,7 +178,10 @@ class Board {
     const title = card.task ? card.task.title : 'task';
     try {
       const t = await api.request(TASK_MOVE, { task_id: card.dataset.id, workflow_step_id: stepId, position });
-      this.place(t);
+      // A newer change that arrived first (an automation moved it on
+      // already) is kept: the answer would put the card back.
+      const cur = card.task;
+      if (!(cur && cur.updated_at && t.updated_at && Date.parse(cur.updated_at) > Date.parse(t.updated_at))) this.place(t);
       const to = this.columns.get(stepId);
       toast(`Moved “${title}” to ${to ? to.step.name : 'another step'}`);
     } catch (e) {
