@@ -2,7 +2,7 @@
 // counts and WIP limits; cards move by drag, keyboard or the Move menu;
 // every change from any client arrives live.
 import { api } from './api.js';
-import { h, fill, toast } from './dom.js';
+import { h, fill, toast, older } from './dom.js';
 import { ctx, useWorkspace } from './context.js';
 import { cardFor, fillCard, openMoveMenu, closeMoveMenu, MOVE_HINT_ID } from './cards.js';
 import { enableDrag } from './drag.js';
@@ -178,10 +178,7 @@ class Board {
     const title = card.task ? card.task.title : 'task';
     try {
       const t = await api.request(TASK_MOVE, { task_id: card.dataset.id, workflow_step_id: stepId, position });
-      // A newer change that arrived first (an automation moved it on
-      // already) is kept: the answer would put the card back.
-      const cur = card.task;
-      if (!(cur && cur.updated_at && t.updated_at && Date.parse(cur.updated_at) > Date.parse(t.updated_at))) this.place(t);
+      this.place(t);
       const to = this.columns.get(stepId);
       toast(`Moved “${title}” to ${to ? to.step.name : 'another step'}`);
     } catch (e) {
@@ -193,9 +190,13 @@ class Board {
     }
   }
 
-  // place puts a task's card where the server says it is.
+  // place puts a task's card where the server says it is. A snapshot
+  // older than the card's (a move's answer or an event published after a
+  // newer one, say a turn's end after the automation that moved the task
+  // on) is ignored.
   place(t) {
     let card = this.cards.get(t.id);
+    if (card && older(t, card.task)) return;
     const c = this.columns.get(t.workflow_step_id);
     if ((t.archived_at && !this.filter.showArchived) || t.workflow_id !== this.wf.id || !c) {
       this.forget(t.id, false);

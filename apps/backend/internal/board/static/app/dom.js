@@ -53,6 +53,12 @@ export function when(iso) {
   return Number.isNaN(d.getTime()) ? '' : d.toLocaleString();
 }
 
+// older reports whether task snapshot a is older than b (by updated_at,
+// when both have one): events and answers may arrive out of order.
+export function older(a, b) {
+  return !!(a && b && a.updated_at && b.updated_at && Date.parse(a.updated_at) < Date.parse(b.updated_at));
+}
+
 // stateLabel turns an enum value (IN_PROGRESS) into words (In progress).
 export function stateLabel(s) {
   if (!s) return '';

@@ -2,7 +2,7 @@
 // live conversation and controls, plan, documents and other artifacts,
 // and the questions and permission requests its agents wait on.
 import { api } from './api.js';
-import { h, fill, badge, taskBadge, sessionBadge, when, toast, stateLabel, clip } from './dom.js';
+import { h, fill, badge, taskBadge, sessionBadge, when, toast, stateLabel, clip, older } from './dom.js';
 import { useWorkspace } from './context.js';
 import { markdown } from './md.js';
 import { form } from './form.js';
@@ -103,7 +103,7 @@ class TaskPage {
 
   // retask redraws the page's head for a changed task.
   retask(t) {
-    if (t.id !== this.task.id) return;
+    if (t.id !== this.task.id || older(t, this.task)) return;
     this.task = t;
     this.drawHead();
   }
