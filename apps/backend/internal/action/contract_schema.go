@@ -11,6 +11,9 @@ import (
 // idProp is an entity id property.
 func idProp(desc string) schema.S { return schema.Str(desc).Pattern(kanban.IDPattern) }
 
+// optIDProp is an id or "" (none: clear what it names).
+func optIDProp(desc string) schema.S { return schema.Str(desc).Pattern(`^[A-Za-z0-9_-]{0,64}$`) }
+
 // taskRef is a task id or "self" (the session's bound task).
 func taskRef(desc string) schema.S { return schema.Str(desc).Pattern(kanban.IDPattern) }
 

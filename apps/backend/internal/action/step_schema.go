@@ -26,7 +26,7 @@ func stepFields() schema.P {
 		"auto_advance_requires_signal":  schema.Bool("Turn-end moves need step_complete_kandev in that turn.").Default(false),
 		"pull_from_step_id":             schema.Str("When this step has room, pull the longest-waiting task of that step; \"\" clears it.").Pattern(`^[A-Za-z0-9_-]{0,64}$`),
 		"cancel_triggers_turn_complete": schema.Bool("A cancelled turn still runs on_turn_complete and auto-advance.").Default(false),
-		"show_in_command_panel":         schema.Bool("Display hint of the reference's command panel, stored only.").Default(false),
+		"show_in_command_panel":         schema.Bool("List the step in the board's command panel (Ctrl/Cmd+K) as a quick action: move the open task there, or create a task in it.").Default(false),
 		"pull_from_step_position":       schema.Int("pull_from_step_id as a 0-based position, where steps have no ids yet.").Range(0, kanban.MaxWorkflowSteps-1),
 		"events":                        stepEvents(),
 	}

@@ -61,6 +61,10 @@ type TaskUpdateIn struct {
 	Description  *string           `json:"description,omitzero"`
 	State        *kanban.TaskState `json:"state,omitzero"`
 	LaunchPrompt *string           `json:"deferred_launch_prompt,omitzero"`
+	// AgentProfileID and ExecutorProfileID replace the profiles kept with
+	// the task; "" clears one.
+	AgentProfileID    *string `json:"agent_profile_id,omitzero"`
+	ExecutorProfileID *string `json:"executor_profile_id,omitzero"`
 }
 
 // TaskMoveIn is the payload of task.move. WorkflowID, when set, names the
@@ -186,20 +190,44 @@ var _ = declare(Def[TaskUpdateIn, *kanban.Task]{
 		"state":       schema.Enum("New state (lowercase and aliases such as done are accepted).", taskStates...),
 		"deferred_launch_prompt": schema.Str("New prompt for the agent a task waiting on its blockers will start; CONFLICT once "+
 			"it started (use message_task_kandev).").Len(1, kanban.MaxPromptLen),
+		"agent_profile_id": optIDProp("Agent profile its later agents start with (a step's own profile still " +
+			`outranks it); "" clears it: its step's or workflow's, else the default.`),
+		"executor_profile_id": optIDProp(`Executor profile its later agents start with; "" clears it: the default.`),
 	}, "task_id"),
 	Aliases: Aliases{Names: []Alias{{From: "prompt", To: "description"}}, Values: stateAliases},
-	Run: func(s *Service, ctx context.Context, p Principal, in TaskUpdateIn) (*kanban.Task, error) {
-		return s.changeTask(ctx, p, in.TaskID, kanban.EventTaskUpdated, func(id string) (*kanban.Task, error) {
-			if in.LaunchPrompt != nil {
-				if err := s.awaitingStart(ctx, id); err != nil {
-					return nil, err
-				}
-			}
-			return s.completing(ctx)(s.store.UpdateTask(ctx, id, kanban.TaskUpdate{Title: in.Title, Description: in.Description,
-				State: in.State, LaunchPrompt: in.LaunchPrompt}))
-		})
-	},
+	Run:     (*Service).updateTask,
 })
+
+// updateTask answers task.update: every check (the deferred prompt's
+// task still waiting, the profiles usable in the task's workspace)
+// before the one write.
+func (s *Service) updateTask(ctx context.Context, p Principal, in TaskUpdateIn) (*kanban.Task, error) {
+	return s.changeTask(ctx, p, in.TaskID, kanban.EventTaskUpdated, func(id string) (*kanban.Task, error) {
+		if in.LaunchPrompt != nil {
+			if err := s.awaitingStart(ctx, id); err != nil {
+				return nil, err
+			}
+		}
+		if in.AgentProfileID != nil || in.ExecutorProfileID != nil {
+			t, err := s.store.GetTask(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.checkProfiles(ctx, t.WorkspaceID, deref(in.AgentProfileID), deref(in.ExecutorProfileID)); err != nil {
+				return nil, err
+			}
+		}
+		return s.completing(ctx)(s.store.UpdateTask(ctx, id, kanban.TaskUpdate{Title: in.Title, Description: in.Description,
+			State: in.State, LaunchPrompt: in.LaunchPrompt, AgentProfileID: in.AgentProfileID, ExecutorProfileID: in.ExecutorProfileID}))
+	})
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
 
 var _ = declare(Def[TaskStateIn, *kanban.Task]{
 	Name:  kanban.ActionTaskSetState,
@@ -230,25 +258,6 @@ var _ = declare(Def[TaskMoveIn, *kanban.Task]{
 		"prompt": schema.Str("Hand-off message for the agent at the new step.").Len(1, kanban.MaxPromptLen),
 	}, "task_id", "workflow_step_id"),
 	Run: (*Service).moveTask,
-})
-
-var _ = declare(Def[TaskRefIn, *kanban.Task]{
-	Name:  kanban.ActionTaskArchive,
-	Tool:  "archive_task_kandev",
-	Allow: all,
-	Schema: schema.Obj("", schema.P{
-		"task_id": taskRef(`Task to archive; "self" is yours.`),
-	}, "task_id"),
-	Run: func(s *Service, ctx context.Context, p Principal, in TaskRefIn) (*kanban.Task, error) {
-		return s.changeTask(ctx, p, in.TaskID, kanban.EventTaskUpdated, func(id string) (*kanban.Task, error) {
-			t, err := s.store.ArchiveTask(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			defer s.events.Emit(kanban.StepFreed{StepID: t.WorkflowStepID})
-			return t, s.releaseTask(ctx, t.ID, "Stopped: the task was archived")
-		})
-	},
 })
 
 var _ = declare(Def[TaskRefIn, *Deleted]{

@@ -94,6 +94,9 @@ type TaskService interface {
 	MoveTaskAcross(ctx context.Context, id, stepID string, position int) (*Task, error)
 	// ArchiveTask is idempotent.
 	ArchiveTask(ctx context.Context, id string) (*Task, error)
+	// UnarchiveTask puts an archived task back last on its step; it refuses
+	// (CONFLICT) when that step's wip_limit is reached, and is idempotent.
+	UnarchiveTask(ctx context.Context, id string) (*Task, error)
 	// DeleteTask removes the task and cascades its sessions, messages,
 	// plans, documents, artifacts and dependency edges; children are detached.
 	DeleteTask(ctx context.Context, id string) error

@@ -61,6 +61,11 @@ type Task struct {
 	// WorkspaceMode is how the agent's working directory is chosen:
 	// inherit_parent (the parent task's), new_workspace or empty (its own).
 	WorkspaceMode string `json:"workspace_mode,omitempty"`
+	// AgentProfileID and ExecutorProfileID are the profiles kept with the
+	// task for every start of an agent on it (chosen at its creation or by
+	// task.update); empty: its step's or workflow's, else the default.
+	AgentProfileID    string `json:"agent_profile_id,omitempty"`
+	ExecutorProfileID string `json:"executor_profile_id,omitempty"`
 }
 
 // Workspace modes of a task.
@@ -154,6 +159,10 @@ type TaskUpdate struct {
 	Description  *string
 	State        *TaskState
 	LaunchPrompt *string
+	// AgentProfileID and ExecutorProfileID replace the profiles kept with
+	// the task ("" clears one: the step's, workflow's or default profile).
+	AgentProfileID    *string
+	ExecutorProfileID *string
 }
 
 // TaskFilter selects tasks for ListTasks. WorkspaceID is required.

@@ -50,6 +50,8 @@ type TaskSummary struct {
 	// step's admission queue (see Task).
 	QueuedForStepID string     `json:"queued_for_step_id,omitempty"`
 	QueuedAt        *time.Time `json:"queued_at,omitempty"`
+	// AgentProfileID is the agent profile kept with the task (see Task).
+	AgentProfileID string `json:"agent_profile_id,omitempty"`
 	TaskCounts
 }
 

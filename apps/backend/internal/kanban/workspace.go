@@ -60,8 +60,9 @@ type WorkflowStep struct {
 	// CancelTriggersTurnComplete: an interrupted or stopped turn still runs
 	// on_turn_complete (and auto-advance).
 	CancelTriggersTurnComplete bool `json:"cancel_triggers_turn_complete"`
-	// ShowInCommandPanel is a display hint kept for the reference
-	// product's command panel (Kandev stores and returns it).
+	// ShowInCommandPanel lists the step in the board's command panel
+	// (Ctrl/Cmd+K) as a quick action: move the open task there, or create
+	// a task in it.
 	ShowInCommandPanel bool `json:"show_in_command_panel"`
 	// PullFromStepID: when the step has room, the oldest task waiting on
 	// that step (of the same workflow) is pulled in.

@@ -146,7 +146,7 @@ func (s *Store) DueForArchive(ctx context.Context, now time.Time, limit int) ([]
 			break
 		}
 		cutoff := fmtTime(now.Add(-time.Duration(r.hours) * time.Hour))
-		due, err := scanAll(ctx, s.stmts, scanTask, `SELECT `+taskCols+` FROM tasks WHERE workflow_step_id = ?
+		due, err := scanAll(ctx, s.stmts, scanTask, `SELECT `+taskSel+` FROM tasks WHERE workflow_step_id = ?
 			AND archived_at IS NULL AND step_entered_at <= ? ORDER BY step_entered_at, id LIMIT ?`, r.id, cutoff, limit-len(out))
 		if err != nil {
 			return nil, fmt.Errorf("due for archive: %w", err)

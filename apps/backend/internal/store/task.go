@@ -20,6 +20,18 @@ const (
 	t.queued_for_step_id, t.queued_at, t.step_entered_at, t.autopilot, t.workspace_mode, t.created_by_task_id`
 )
 
+// taskSel and taskSelT are what a SELECT of tasks reads (scanTask order):
+// taskCols (taskColsT), then the profiles kept with the task
+// (task_start_profiles, by its primary key).
+const (
+	taskSel = taskCols + `,
+	(SELECT sp.agent_profile_id FROM task_start_profiles sp WHERE sp.task_id = tasks.id),
+	(SELECT sp.executor_profile_id FROM task_start_profiles sp WHERE sp.task_id = tasks.id)`
+	taskSelT = taskColsT + `,
+	(SELECT sp.agent_profile_id FROM task_start_profiles sp WHERE sp.task_id = t.id),
+	(SELECT sp.executor_profile_id FROM task_start_profiles sp WHERE sp.task_id = t.id)`
+)
+
 func scanTask(r rowSource) (*kanban.Task, error) {
 	var t kanban.Task
 	if err := scanTaskInto(r, &t); err != nil {
@@ -28,17 +40,18 @@ func scanTask(r rowSource) (*kanban.Task, error) {
 	return &t, nil
 }
 
-// scanTaskInto scans the taskCols of a row into t, then the row's further
-// columns into extra.
+// scanTaskInto scans the taskSel columns of a row into t, then the row's
+// further columns into extra.
 func scanTaskInto(r rowSource, t *kanban.Task, extra ...any) error {
-	var parent, ext, archived, queuedFor, queuedAt, creator sql.NullString
+	var parent, ext, archived, queuedFor, queuedAt, creator, agent, executor sql.NullString
 	var start, autopilot int
 	var created, updated, entered string
 	if err := r.Scan(append([]any{&t.ID, &t.WorkspaceID, &t.WorkflowID, &t.WorkflowStepID, &parent, &t.Title,
 		&t.Description, &t.State, &t.Position, &ext, &start, &t.LaunchPrompt,
-		&archived, &created, &updated, &queuedFor, &queuedAt, &entered, &autopilot, &t.WorkspaceMode, &creator}, extra...)...); err != nil {
+		&archived, &created, &updated, &queuedFor, &queuedAt, &entered, &autopilot, &t.WorkspaceMode, &creator, &agent, &executor}, extra...)...); err != nil {
 		return err
 	}
+	t.AgentProfileID, t.ExecutorProfileID = agent.String, executor.String
 	t.Autopilot = autopilot != 0
 	t.QueuedForStepID, t.QueuedAt = queuedFor.String, parseTimePtr(queuedAt)
 	if entered != "" {
@@ -52,7 +65,7 @@ func scanTaskInto(r rowSource, t *kanban.Task, extra ...any) error {
 }
 
 func getTask(ctx context.Context, q queryer, id string) (*kanban.Task, error) {
-	t, err := scanTask(q.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE id = ?`, id))
+	t, err := scanTask(q.QueryRowContext(ctx, `SELECT `+taskSel+` FROM tasks WHERE id = ?`, id))
 	if err != nil {
 		return nil, notFound(err, "task")
 	}
@@ -144,7 +157,7 @@ func createTaskIn(ctx context.Context, tx txn, in kanban.TaskCreate) (*kanban.Ta
 }
 
 func taskByExternalID(ctx context.Context, q queryer, workspaceID, externalID string) (*kanban.Task, error) {
-	return scanTask(q.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE workspace_id = ? AND external_id = ?`,
+	return scanTask(q.QueryRowContext(ctx, `SELECT `+taskSel+` FROM tasks WHERE workspace_id = ? AND external_id = ?`,
 		workspaceID, externalID))
 }
 
@@ -159,7 +172,8 @@ func insertTask(ctx context.Context, tx txn, in kanban.TaskCreate) (*kanban.Task
 	t := &kanban.Task{ID: kanban.NewID(), WorkspaceID: in.WorkspaceID, WorkflowID: in.WorkflowID,
 		WorkflowStepID: in.WorkflowStepID, ParentID: in.ParentID, Title: in.Title, Description: in.Description,
 		State: in.State, ExternalID: in.ExternalID, StartWhenUnblocked: in.StartWhenUnblocked,
-		Autopilot: in.Autopilot, WorkspaceMode: in.WorkspaceMode, CreatedByTaskID: in.CreatedByTaskID, CreatedAt: now, UpdatedAt: now}
+		Autopilot: in.Autopilot, WorkspaceMode: in.WorkspaceMode, CreatedByTaskID: in.CreatedByTaskID, CreatedAt: now, UpdatedAt: now,
+		AgentProfileID: in.StartAgentProfileID, ExecutorProfileID: in.StartExecutorProfileID}
 	t.StepEnteredAt = now
 	// The task goes last on its step: the position is computed in the
 	// insert and returned by it.
@@ -301,10 +315,34 @@ func (s *Store) UpdateTask(ctx context.Context, id string, u kanban.TaskUpdate) 
 			fmtTime(t.UpdatedAt), id); err != nil {
 			return fmt.Errorf("update task: %w", err)
 		}
+		if u.AgentProfileID != nil || u.ExecutorProfileID != nil {
+			setIf(&t.AgentProfileID, u.AgentProfileID)
+			setIf(&t.ExecutorProfileID, u.ExecutorProfileID)
+			if err := keepStartProfiles(ctx, tx, t); err != nil {
+				return err
+			}
+		}
 		out = t
 		return nil
 	})
 	return out, err
+}
+
+// keepStartProfiles writes the profiles kept with t (none: no row).
+func keepStartProfiles(ctx context.Context, tx txn, t *kanban.Task) error {
+	if t.AgentProfileID == "" && t.ExecutorProfileID == "" {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM task_start_profiles WHERE task_id = ?`, t.ID); err != nil {
+			return fmt.Errorf("update task: start profiles: %w", err)
+		}
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO task_start_profiles (task_id, agent_profile_id, executor_profile_id)
+		VALUES (?, ?, ?) ON CONFLICT (task_id) DO UPDATE SET agent_profile_id = excluded.agent_profile_id,
+		executor_profile_id = excluded.executor_profile_id`,
+		t.ID, nullString(t.AgentProfileID), nullString(t.ExecutorProfileID)); err != nil {
+		return fmt.Errorf("update task: start profiles: %w", err)
+	}
+	return nil
 }
 
 // ArchiveTask archives a task; archiving an archived task keeps its first

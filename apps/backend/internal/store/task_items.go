@@ -24,7 +24,7 @@ const taskCountCols = `(SELECT COUNT(*) FROM tasks c WHERE c.parent_id = t.id AN
 // reading (or copying) the rest of it.
 var taskSummaryCols = `t.id, t.workflow_step_id, t.parent_id, t.title, t.state, t.position,
 	substr(t.description, 1, ` + strconv.Itoa(kanban.PreviewLen+1) + `), t.archived_at, t.queued_for_step_id, t.queued_at,
-	t.created_at, ` + taskCountCols
+	t.created_at, (SELECT sp.agent_profile_id FROM task_start_profiles sp WHERE sp.task_id = t.id), ` + taskCountCols
 
 // summaryRow is a summary with its creation-order key.
 type summaryRow struct {
@@ -35,11 +35,12 @@ type summaryRow struct {
 func scanSummary(r rowSource) (*summaryRow, error) {
 	var row summaryRow
 	t := &row.TaskSummary
-	var parent, archived, queuedFor, queuedAt sql.NullString
+	var parent, archived, queuedFor, queuedAt, agent sql.NullString
 	if err := r.Scan(&t.ID, &t.WorkflowStepID, &parent, &t.Title, &t.State, &t.Position, &t.Description,
-		&archived, &queuedFor, &queuedAt, &row.created, &t.Subtasks, &t.OpenBlockers); err != nil {
+		&archived, &queuedFor, &queuedAt, &row.created, &agent, &t.Subtasks, &t.OpenBlockers); err != nil {
 		return nil, err
 	}
+	t.AgentProfileID = agent.String
 	t.ParentID, t.ArchivedAt = parent.String, parseTimePtr(archived)
 	t.QueuedForStepID, t.QueuedAt = queuedFor.String, parseTimePtr(queuedAt)
 	t.Description, t.DescriptionTruncated = kanban.Preview(t.Description, kanban.PreviewLen)
@@ -55,11 +56,12 @@ func scanDetail(r rowSource) (*kanban.TaskDetail, error) {
 }
 
 // summaryJSONBound bounds a summary's JSON size from above, as
-// taskJSONBound does for a task: keys and punctuation (under 250 bytes),
+// taskJSONBound does for a task: keys and punctuation (under 270 bytes),
 // the position and counts (60), two times (37 each).
 func summaryJSONBound(r summaryRow) int {
 	t := r.TaskSummary
-	return 6*(len(t.ID)+len(t.WorkflowStepID)+len(t.ParentID)+len(t.Title)+len(t.State)+len(t.Description)+len(t.QueuedForStepID)) + 400
+	return 6*(len(t.ID)+len(t.WorkflowStepID)+len(t.ParentID)+len(t.Title)+len(t.State)+len(t.Description)+len(t.QueuedForStepID)+
+		len(t.AgentProfileID)) + 420
 }
 
 // detailJSONBound is taskJSONBound plus the counts.
@@ -72,10 +74,10 @@ var (
 	summariesByCreation = listing[summaryRow]{what: tasksByCreation.what, selectFrom: `SELECT ` + taskSummaryCols + ` FROM tasks t`,
 		scan: scanSummary, cols: tasksByCreation.cols, key: func(r summaryRow) []any { return []any{r.created, r.ID} },
 		bound: summaryJSONBound}
-	detailsByPosition = listing[kanban.TaskDetail]{what: tasksByPosition.what, selectFrom: `SELECT ` + taskColsT + `, ` + taskCountCols + ` FROM tasks t`,
+	detailsByPosition = listing[kanban.TaskDetail]{what: tasksByPosition.what, selectFrom: `SELECT ` + taskSelT + `, ` + taskCountCols + ` FROM tasks t`,
 		scan: scanDetail, cols: tasksByPosition.cols, key: func(d kanban.TaskDetail) []any { return tasksByPosition.key(d.Task) },
 		bound: detailJSONBound}
-	detailsByCreation = listing[kanban.TaskDetail]{what: tasksByCreation.what, selectFrom: `SELECT ` + taskColsT + `, ` + taskCountCols + ` FROM tasks t`,
+	detailsByCreation = listing[kanban.TaskDetail]{what: tasksByCreation.what, selectFrom: `SELECT ` + taskSelT + `, ` + taskCountCols + ` FROM tasks t`,
 		scan: scanDetail, cols: tasksByCreation.cols, key: func(d kanban.TaskDetail) []any { return tasksByCreation.key(d.Task) },
 		bound: detailJSONBound}
 )

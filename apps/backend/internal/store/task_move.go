@@ -135,3 +135,40 @@ func placeTask(ctx context.Context, tx txn, t *kanban.Task, stepID string, posit
 	}
 	return nil
 }
+
+// UnarchiveTask puts an archived task back on its step, last; a task that
+// is not archived is returned unchanged. A step whose wip_limit its live
+// tasks already reach refuses it (CONFLICT), as a move there would.
+func (s *Store) UnarchiveTask(ctx context.Context, id string) (*kanban.Task, error) {
+	var out *kanban.Task
+	err := s.tx(ctx, func(tx txn) error {
+		t, err := getTask(ctx, tx, id)
+		if err != nil || t.ArchivedAt == nil {
+			out = t
+			return err
+		}
+		st, err := getStep(ctx, tx, t.WorkflowStepID)
+		if err != nil {
+			return err
+		}
+		if st.WIPLimit > 0 {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM tasks WHERE workflow_step_id = ? AND archived_at IS NULL`,
+				st.ID).Scan(&n); err != nil {
+				return fmt.Errorf("unarchive task: wip: %w", err)
+			}
+			if n >= st.WIPLimit {
+				return kanban.Errorf(kanban.CodeConflict, "step wip_limit reached (%d tasks): make room on the step first", st.WIPLimit)
+			}
+		}
+		now := fmtTime(kanban.Now())
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET archived_at = NULL, updated_at = ?,
+			position = (SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE workflow_step_id = ?) WHERE id = ?`,
+			now, st.ID, id); err != nil {
+			return fmt.Errorf("unarchive task: %w", err)
+		}
+		out, err = getTask(ctx, tx, id)
+		return err
+	})
+	return out, err
+}

@@ -53,18 +53,18 @@ func taskListing(f kanban.TaskFilter) listing[kanban.Task] {
 }
 
 var (
-	tasksByPosition = listing[kanban.Task]{what: "list tasks in board order", selectFrom: `SELECT ` + taskCols + ` FROM tasks`,
+	tasksByPosition = listing[kanban.Task]{what: "list tasks in board order", selectFrom: `SELECT ` + taskSel + ` FROM tasks`,
 		scan: scanTask, cols: []string{"position", "id"}, key: func(t kanban.Task) []any { return []any{t.Position, t.ID} },
 		bound: taskJSONBound}
-	tasksByCreation = listing[kanban.Task]{what: "list tasks in creation order", selectFrom: `SELECT ` + taskCols + ` FROM tasks`,
+	tasksByCreation = listing[kanban.Task]{what: "list tasks in creation order", selectFrom: `SELECT ` + taskSel + ` FROM tasks`,
 		scan: scanTask, cols: []string{"created_at", "id"}, key: func(t kanban.Task) []any { return []any{fmtTime(t.CreatedAt), t.ID} },
 		bound: taskJSONBound}
 )
 
 // taskJSONFixed bounds the JSON of a task apart from its strings: keys,
-// quotes and punctuation (under 400 bytes), the position (20), the two
+// quotes and punctuation (under 450 bytes), the position (20), the two
 // flags (5 each) and five times (37 each).
-const taskJSONFixed = 640
+const taskJSONFixed = 690
 
 // taskJSONBound bounds the size of t's JSON encoding from above
 // (TestTaskJSONBound): a byte of a string takes at most 6 bytes escaped
@@ -78,7 +78,7 @@ func taskJSONBound(t kanban.Task) int {
 	}
 	return 6*(len(t.ID)+len(t.WorkspaceID)+len(t.WorkflowID)+len(t.WorkflowStepID)+len(t.ParentID)+len(t.Title)+
 		len(t.Description)+len(t.State)+len(t.ExternalID)+len(t.LaunchPrompt)+len(t.QueuedForStepID)+len(t.WorkspaceMode)+
-		len(t.CreatedByTaskID)) +
+		len(t.CreatedByTaskID)+len(t.AgentProfileID)+len(t.ExecutorProfileID)) +
 		taskJSONFixed
 }
 
@@ -169,7 +169,7 @@ func (s *Store) listEdges(ctx context.Context, taskID string, p kanban.Page, fro
 		return nil, err
 	}
 	edges := listing[kanban.Task]{what: "list dependencies",
-		selectFrom: `SELECT ` + taskColsT + ` FROM task_dependencies d JOIN tasks t ON t.id = d.` + to,
+		selectFrom: `SELECT ` + taskSelT + ` FROM task_dependencies d JOIN tasks t ON t.id = d.` + to,
 		scan:       scanTask, cols: []string{"d." + to}, key: func(t kanban.Task) []any { return []any{t.ID} }}
 	return edges.page(ctx, s.stmts, p, `d.`+from+` = ?`, taskID)
 }

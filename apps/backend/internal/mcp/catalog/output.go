@@ -58,6 +58,8 @@ var (
 		"external_id": Str("Caller's idempotency key, if set."),
 		"archived_at": Str("When archived (RFC 3339); absent when active."),
 		"created_at":  Str("Creation time (RFC 3339)."), "updated_at": Str("Last change (RFC 3339)."),
+		"agent_profile_id":    Str("Agent profile kept for its agents; absent: its step's or workflow's, else the default."),
+		"executor_profile_id": Str("Executor profile kept for its agents; absent: the default."),
 	}, "id", "workspace_id", "workflow_id", "workflow_step_id", "title", "state")
 	agentOut           = out("An agent type.", agentFields(P{}), "id", "name")
 	executorProfileOut = out("An executor profile.", executorProfileFields(P{}), "id", "executor_id", "name")

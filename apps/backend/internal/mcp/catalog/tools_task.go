@@ -40,8 +40,8 @@ var groupTaskUpdate = declare(&Group{Name: "task-update", Tools: []*Tool{
 	{
 		Action: kanban.ActionTaskUpdate,
 		Title:  "Update task",
-		Description: "Change a task's title, description (its prompt), state or deferred launch prompt; only what you " +
-			"pass changes." + writeReachNote,
+		Description: "Change a task's title, description (its prompt), state, deferred launch prompt or the agent and " +
+			"executor profiles its later agents start with; only what you pass changes." + writeReachNote,
 		Output: taskOut,
 		Hints:  IdempotentWrite,
 	},

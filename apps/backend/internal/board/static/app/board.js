@@ -2,12 +2,14 @@
 // counts and WIP limits; cards move by drag, keyboard or the Move menu;
 // every change from any client arrives live.
 import { api } from './api.js';
-import { h, fill, toast } from './dom.js';
+import { h, fill, toast, older } from './dom.js';
 import { ctx, useWorkspace } from './context.js';
 import { cardFor, fillCard, openMoveMenu, closeMoveMenu, MOVE_HINT_ID } from './cards.js';
 import { enableDrag } from './drag.js';
 import { openCreateTask } from './taskform.js';
 import { PendingByTask } from './waiting.js';
+import { BoardFilter } from './boardfilter.js';
+import { Family } from './subtasks.js';
 import {
   SESSION_CREATED, SESSION_LIST, SESSION_UPDATED, TASK_CREATED, TASK_DELETED, TASK_LIST, TASK_MOVE, TASK_MOVED,
   TASK_UPDATED, WORKFLOW_DELETED, WORKFLOW_LIST, WORKFLOW_STEPS_REORDERED, WORKFLOW_STEP_CREATED,
@@ -19,14 +21,15 @@ export async function renderBoard(main, params) {
   await useWorkspace(wsId);
   const workflows = await api.listAll(WORKFLOW_LIST, { workspace_id: ctx.workspaceId });
   const wf = workflows.find((w) => w.id === params.get('wf')) || workflows[0];
-  const board = new Board(main, workflows, wf);
+  const board = new Board(main, workflows, wf, new BoardFilter(params));
   await board.load();
   return () => board.close();
 }
 
 class Board {
-  constructor(main, workflows, wf) {
+  constructor(main, workflows, wf, filter) {
     this.main = main;
+    this.filter = filter;
     this.workflows = workflows;
     this.wf = wf;
     this.cards = new Map(); // task id → card element
@@ -42,11 +45,13 @@ class Board {
     }
     const [steps, tasks, sessions] = await Promise.all([
       api.listAll(WORKFLOW_STEP_LIST, { workflow_id: this.wf.id }),
-      api.listAll(TASK_LIST, { workspace_id: ctx.workspaceId, workflow_id: this.wf.id }),
+      api.listAll(TASK_LIST, { workspace_id: ctx.workspaceId, workflow_id: this.wf.id, include_archived: this.filter.showArchived }),
       api.listAll(SESSION_LIST, { workspace_id: ctx.workspaceId }),
       this.pending.load(),
+      this.filter.options(),
     ]);
     this.steps = steps.sort((a, b) => a.position - b.position);
+    this.filter.use(ctx.workspaceId, this.wf, this.steps);
     for (const s of sessions) if (!this.sessions.has(s.task_id)) this.sessions.set(s.task_id, s);
     this.render(tasks);
     this.listen();
@@ -77,7 +82,7 @@ class Board {
       this.columns.set(st.id, { step: st, list, wip, col });
       cols.append(col);
     }
-    const byStep = [...tasks].filter((t) => !t.archived_at).sort((a, b) => a.position - b.position);
+    const byStep = [...tasks].filter((t) => this.filter.showArchived || !t.archived_at).sort((a, b) => a.position - b.position);
     for (const t of byStep) {
       const c = this.columns.get(t.workflow_step_id);
       if (!c) continue;
@@ -86,6 +91,8 @@ class Board {
       this.cards.set(t.id, card);
       c.list.append(card);
     }
+    this.family = new Family(this.cards, (id) => { const col = this.columns.get(id); return col ? col.step.name : ''; });
+    this.family.drawAll();
     // A board with no task says how to get one, and that the mock agent
     // needs no model account.
     this.empty = h('p', { class: 'notice', id: 'empty-board', hidden: true },
@@ -93,8 +100,10 @@ class Board {
       h('strong', {}, 'Mock Agent — default'), ' profile and “Start an agent on it now” ticked, an agent works on it and its card ',
       'moves on by itself, with no model account needed. Agents and scripts create tasks with create_task_kandev.');
     this.countAll();
-    fill(this.main, h('h1', { class: 'sr-label' }, `${this.wf.name} board`), this.toolbar(), this.error, this.empty,
-      h('p', { class: 'hint', id: MOVE_HINT_ID }, 'Drag a card, or focus it and press Shift+←/→ to move it to another step (Shift+↑/↓ within a step); Enter opens it.'),
+    const filters = this.filter.controls(() => this.filter.show([...this.cards.values()]));
+    this.filter.show([...this.cards.values()]);
+    fill(this.main, h('h1', { class: 'sr-label' }, `${this.wf.name} board`), this.toolbar(), filters, this.error, this.empty,
+      h('p', { class: 'hint', id: MOVE_HINT_ID }, 'Drag a card, or focus it and press Shift+←/→ to move it to another step (Shift+↑/↓ within a step); Enter opens it. Ctrl+K (⌘K) opens the command panel.'),
       cols);
     for (const sw of cols.querySelectorAll('.swatch')) sw.style.background = sw.dataset.color;
     enableDrag(cols, (card, list, index, undo) => this.move(card, list.dataset.step, index, undo));
@@ -116,6 +125,7 @@ class Board {
     const queued = task.queued_for_step_id && this.columns.get(task.queued_for_step_id);
     fillCard(card, task, { session: this.sessions.get(task.id), questions: this.pending.count('questions', task.id),
       permissions: this.pending.count('permissions', task.id), queuedFor: queued ? queued.step.name : '' });
+    if (this.family) this.family.draw(card);
   }
 
   count(c) {
@@ -128,6 +138,7 @@ class Board {
   countAll() {
     for (const c of this.columns.values()) this.count(c);
     if (this.empty) this.empty.hidden = this.cards.size > 0;
+    this.filter.show([...this.cards.values()]);
   }
 
   // detach returns an undo that puts the card back where it is now.
@@ -179,25 +190,40 @@ class Board {
     }
   }
 
-  // place puts a task's card where the server says it is.
+  // place puts a task's card where the server says it is. A snapshot
+  // older than the card's (a move's answer or an event published after a
+  // newer one, say a turn's end after the automation that moved the task
+  // on) is ignored.
   place(t) {
     let card = this.cards.get(t.id);
-    // Events of one task can arrive out of commit order (a run's state
-    // change published after the engine's move that followed it): a
-    // snapshot older than the card's is stale, never a step back.
-    if (card && card.task && olderThan(t, card.task)) return;
+    if (card && older(t, card.task)) return;
     const c = this.columns.get(t.workflow_step_id);
-    if (t.archived_at || t.workflow_id !== this.wf.id || !c) {
-      if (card) { card.remove(); this.cards.delete(t.id); this.countAll(); }
+    if ((t.archived_at && !this.filter.showArchived) || t.workflow_id !== this.wf.id || !c) {
+      this.forget(t.id, false);
       return;
     }
     if (!card) { card = cardFor(t); this.cards.set(t.id, card); }
     const focused = document.activeElement === card;
     this.refresh(card, t);
+    this.family.redraw(t.id);
+    card.hidden = !this.filter.matches(t);
     const others = [...c.list.children].filter((x) => x !== card && !x.classList.contains('dragging') && !x.classList.contains('placeholder'));
     const before = others[t.position] || null;
     if (card.parentElement !== c.list || card.nextElementSibling !== before) c.list.insertBefore(card, before);
     if (focused) card.focus();
+    this.countAll();
+  }
+
+  // forget takes a task's card off the board and redraws its parent's
+  // and its subtasks' cards (detached when it was deleted).
+  forget(id, deleted) {
+    const card = this.cards.get(id);
+    if (!card) return;
+    card.remove();
+    this.cards.delete(id);
+    const kids = [...this.cards.values()].filter((k) => k.task.parent_id === id);
+    if (deleted) for (const k of kids) k.task = { ...k.task, parent_id: '' };
+    this.family.redraw(card.task.parent_id, ...kids.map((k) => k.task.id));
     this.countAll();
   }
 
@@ -211,10 +237,8 @@ class Board {
     on(TASK_CREATED, (t) => this.place(t));
     on(TASK_UPDATED, (t) => this.place(t));
     on(TASK_MOVED, (t) => this.place(t));
-    on(TASK_DELETED, (t) => {
-      const card = this.cards.get(t.id);
-      if (card) { card.remove(); this.cards.delete(t.id); this.countAll(); }
-    });
+    // A deleted task's subtasks are kept, detached from it.
+    on(TASK_DELETED, (t) => this.forget(t.id, true));
     const session = (s) => {
       const cur = this.sessions.get(s.task_id);
       if (!cur || cur.id === s.id || s.created_at >= cur.created_at) { this.sessions.set(s.task_id, s); this.retask(s.task_id); }
@@ -233,16 +257,3 @@ class Board {
   }
 }
 
-// olderThan tells whether snapshot a of a task was written before b: the
-// store stamps every change with updated_at (microseconds, RFC 3339 with
-// trailing zeros trimmed, so compared as numbers, not strings).
-function olderThan(a, b) {
-  const stamp = (s) => {
-    const m = /^(.*?)(?:\.(\d+))?Z$/.exec(s || '');
-    return m ? [Date.parse(m[1] + 'Z'), (m[2] || '').padEnd(9, '0')] : [NaN, ''];
-  };
-  const [as, af] = stamp(a.updated_at);
-  const [bs, bf] = stamp(b.updated_at);
-  if (Number.isNaN(as) || Number.isNaN(bs)) return false;
-  return as < bs || (as === bs && af < bf);
-}

@@ -19,7 +19,7 @@ export function fillCard(card, task, { session, questions = 0, permissions = 0, 
   card.dataset.position = task.position;
   card.dataset.state = task.state;
   card.task = task;
-  const meta = h('div', { class: 'meta' }, taskBadge(task.state));
+  const meta = h('div', { class: 'meta' }, task.archived_at ? h('span', { class: 'badge archived' }, 'Archived') : null, taskBadge(task.state));
   if (session) meta.append(agentBadge(session));
   if (questions > 0) meta.append(waitingBadge('questions', '⚑', 'Question for you', questions));
   if (permissions > 0) meta.append(waitingBadge('permissions', '☑', 'Permission needed', permissions));

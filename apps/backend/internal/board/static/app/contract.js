@@ -103,6 +103,7 @@ export const TASK_REPOSITORY_SET_BASE_BRANCH = 'task.repository.set_base_branch'
 export const TASK_SET_STATE = 'task.set_state';
 export const TASK_SET_TITLE = 'task.set_title';
 export const TASK_STOP = 'task.stop';
+export const TASK_UNARCHIVE = 'task.unarchive';
 export const TASK_UPDATE = 'task.update';
 export const UNSUBSCRIBE = 'unsubscribe';
 export const UPSTREAM_CONFIG = 'upstream.config';

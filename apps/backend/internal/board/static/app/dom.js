@@ -53,6 +53,23 @@ export function when(iso) {
   return Number.isNaN(d.getTime()) ? '' : d.toLocaleString();
 }
 
+// older reports whether task snapshot a is older than b (by updated_at,
+// when both have one): events and answers may arrive out of order.
+export function older(a, b) {
+  const [as, af] = stamp(a && a.updated_at);
+  const [bs, bf] = stamp(b && b.updated_at);
+  if (Number.isNaN(as) || Number.isNaN(bs)) return false;
+  return as < bs || (as === bs && af < bf);
+}
+
+// stamp splits an RFC 3339 UTC time into its whole seconds (as a number)
+// and its fraction padded to nanoseconds: the store stamps changes in
+// microseconds, Date.parse keeps milliseconds, and Go trims trailing zeros.
+function stamp(s) {
+  const m = /^(.*?)(?:\.(\d+))?Z$/.exec(s || '');
+  return m ? [Date.parse(m[1] + 'Z'), (m[2] || '').padEnd(9, '0')] : [NaN, ''];
+}
+
 // stateLabel turns an enum value (IN_PROGRESS) into words (In progress).
 export function stateLabel(s) {
   if (!s) return '';

@@ -7,6 +7,7 @@ import { renderTask } from './task.js';
 import { renderWaiting, watchCounts, KINDS } from './waiting.js';
 import { renderConfig } from './config.js';
 import { renderInbox, watchInbox } from './inbox.js';
+import { watchCommandPanel } from './command.js';
 
 const main = document.getElementById('main');
 let cleanup = () => {};
@@ -66,6 +67,7 @@ async function start() {
   if (ctx.workspaceId) await useWorkspace(ctx.workspaceId);
   watchCounts();
   watchInbox();
+  watchCommandPanel();
   window.addEventListener('hashchange', route);
   await route();
 }

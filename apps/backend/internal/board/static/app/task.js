@@ -2,7 +2,7 @@
 // live conversation and controls, plan, documents and other artifacts,
 // and the questions and permission requests its agents wait on.
 import { api } from './api.js';
-import { h, fill, badge, taskBadge, sessionBadge, when, toast, stateLabel, clip } from './dom.js';
+import { h, fill, badge, taskBadge, sessionBadge, when, toast, stateLabel, clip, older } from './dom.js';
 import { useWorkspace } from './context.js';
 import { markdown } from './md.js';
 import { form } from './form.js';
@@ -14,6 +14,7 @@ import { FilesView } from './files.js';
 import { TerminalView } from './terminal.js';
 import { prList } from './ship.js';
 import { profileOptions, executorOptions } from './taskform.js';
+import { taskActions } from './taskedit.js';
 import {
   ARTIFACT_CREATED, ARTIFACT_DELETED, DOCUMENT_UPDATED, PLAN_DELETED, PLAN_UPDATED, SESSION_CREATED, SESSION_LIST,
   SESSION_MESSAGE, SESSION_MODES, SESSION_MODE_CHANGED, SESSION_SET_MODE, SESSION_SPAWN, SESSION_UPDATED,
@@ -48,8 +49,8 @@ class TaskPage {
     this.sessions = sessions;
     // A spawn naming no profile starts with the task's: its step's, else
     // the one chosen at its creation, else its workflow's, else the default.
-    this.profiles = [{ value: '', label: 'The task’s profile' }, ...profiles.slice(1)];
-    this.executors = [{ value: '', label: 'The task’s executor profile' }, ...executors.slice(1)];
+    this.profiles = profiles;
+    this.executors = executors;
     this.drawHead();
     const controls = h('section', { class: 'panel', id: 'panel-controls' }, h('h2', {}, 'Agent'), this.spawnForm(), this.stopButton());
     this.overview = h('div', { class: 'grid2', id: 'task-overview' },
@@ -96,9 +97,26 @@ class TaskPage {
       h('div', { class: 'task-head' }, h('h1', { id: 'task-title' }, t.title), taskBadge(t.state), step ? h('span', { class: 'badge' }, `Step: ${step.name}`) : null,
         t.queued_for_step_id ? h('span', { class: 'badge queued', id: 'task-queued' }, h('span', { 'aria-hidden': 'true' }, '⇢'),
           `Waiting for room in ${(this.steps.find((s) => s.id === t.queued_for_step_id) || { name: 'a full step' }).name} since ${when(t.queued_at)}`) : null,
-        t.archived_at ? h('span', { class: 'badge' }, 'Archived') : null),
+        t.archived_at ? h('span', { class: 'badge', id: 'task-archived' }, 'Archived') : null),
+      taskActions(this), this.profileLine(),
       h('section', { class: 'panel', 'aria-label': 'Prompt' }, h('h2', {}, 'Prompt'), t.description ? markdown(t.description) : h('p', { class: 'muted' }, 'No prompt.'),
         h('p', { class: 'hint' }, `Created ${when(t.created_at)} · updated ${when(t.updated_at)}`)));
+  }
+
+  // profileLine names the profiles kept with the task, if any.
+  profileLine() {
+    const t = this.task;
+    const name = (opts, v) => (opts.find((o) => o.value === v) || { label: 'a deleted profile' }).label;
+    const parts = [t.agent_profile_id ? `Agent profile: ${name(this.profiles, t.agent_profile_id)}` : '',
+      t.executor_profile_id ? `Executor profile: ${name(this.executors, t.executor_profile_id)}` : ''].filter(Boolean);
+    return parts.length ? h('p', { class: 'hint', id: 'task-profiles' }, parts.join(' · ')) : null;
+  }
+
+  // retask redraws the page's head for a changed task.
+  retask(t) {
+    if (t.id !== this.task.id || older(t, this.task)) return;
+    this.task = t;
+    this.drawHead();
   }
 
   // selectSession shows one session's conversation, or with '' the whole
@@ -169,8 +187,8 @@ class TaskPage {
   spawnForm() {
     const f = form({
       fields: [
-        { name: 'agent_profile_id', label: 'Agent profile', type: 'select', options: this.profiles },
-        { name: 'executor_profile_id', label: 'Executor profile', type: 'select', options: this.executors },
+        { name: 'agent_profile_id', label: 'Agent profile', type: 'select', options: [{ value: '', label: 'The task’s profile' }, ...this.profiles.slice(1)] },
+        { name: 'executor_profile_id', label: 'Executor profile', type: 'select', options: [{ value: '', label: 'The task’s executor profile' }, ...this.executors.slice(1)] },
         { name: 'prompt', label: 'Prompt (optional)', type: 'textarea', rows: 2, help: 'Empty: the task\'s prompt.' },
       ],
       submitLabel: 'Start agent',
@@ -215,14 +233,16 @@ class TaskPage {
 
   async drawRelations() {
     const t = this.task;
-    const [subtasks, blockers, blocked] = await Promise.all([
+    const [subtasks, blockers, blocked, parent] = await Promise.all([
       api.listAll(TASK_LIST, { workspace_id: t.workspace_id, parent_id: t.id }),
       api.listAll(TASK_DEPENDENCY_LIST, { task_id: t.id, direction: 'blockers' }),
-      api.listAll(TASK_DEPENDENCY_LIST, { task_id: t.id, direction: 'blocked' })]);
+      api.listAll(TASK_DEPENDENCY_LIST, { task_id: t.id, direction: 'blocked' }),
+      t.parent_id ? api.request(TASK_GET, { id: t.parent_id }).catch(() => null) : null]);
     const links = (items, none) => (items.length ? h('ul', {}, items.map((x) => h('li', {}, h('a', { href: `#/task/${encodeURIComponent(x.id)}` }, x.title), ' ', badge(x.state))))
       : h('p', { class: 'muted' }, none));
     fill(this.panels.relations, h('h2', {}, 'Related tasks'),
-      t.parent_id ? h('p', {}, h('a', { href: `#/task/${encodeURIComponent(t.parent_id)}` }, '↑ Parent task')) : null,
+      t.parent_id ? h('p', {}, h('a', { href: `#/task/${encodeURIComponent(t.parent_id)}`, id: 'parent-link' },
+        parent ? `↑ Subtask of “${parent.title}”` : '↑ Parent task')) : null,
       h('h3', {}, 'Subtasks'), links(subtasks, 'None.'),
       h('h3', {}, 'Blocked by'), links(blockers, 'Nothing.'),
       h('h3', {}, 'Blocks'), links(blocked, 'Nothing.'));
@@ -246,9 +266,8 @@ class TaskPage {
   listen() {
     const on = (ev, fn) => this.off.push(api.on(ev, fn));
     const mine = (x) => x && (x.task_id === this.task.id || x.id === this.task.id);
-    const retask = (t) => { if (t.id === this.task.id) { this.task = t; this.drawHead(); } };
-    on(TASK_UPDATED, retask);
-    on(TASK_MOVED, retask);
+    on(TASK_UPDATED, (t) => this.retask(t));
+    on(TASK_MOVED, (t) => this.retask(t));
     on(TASK_DELETED, (t) => { if (t.id === this.task.id) fill(this.main, h('h1', {}, 'Task deleted'), h('p', {}, h('a', { href: '#/' }, 'Back to the board'))); });
     on(SESSION_CREATED, (s) => { if (mine(s)) this.addSession(s); });
     on(SESSION_UPDATED, (s) => { if (mine(s)) this.addSession(s); });

@@ -27,12 +27,14 @@ export async function executorOptions() {
     ...profiles.map((p) => ({ value: p.id, label: `${name.get(p.executor_id) || p.executor_id} — ${p.name}` }))];
 }
 
-export async function openCreateTask({ workflow, steps }) {
+// openCreateTask opens the dialog for a task of workflow, in the step
+// stepId names (default: the start step).
+export async function openCreateTask({ workflow, steps, stepId = '' }) {
   const [agents, executors, repos] = await Promise.all([profileOptions(), executorOptions(),
     api.listAll(REPOSITORY_LIST, { workspace_id: ctx.workspaceId })]);
   const dialog = h('dialog', { 'aria-labelledby': 'create-task-title', id: 'create-task' });
   const close = () => { dialog.close(); dialog.remove(); };
-  const start = steps.find((s) => s.is_start_step) || steps[0];
+  const start = steps.find((s) => s.id === stepId) || steps.find((s) => s.is_start_step) || steps[0];
   const f = form({
     fields: [
       { name: 'title', label: 'Title', help: `Up to ${MAX_TITLE_LEN} characters.` },
