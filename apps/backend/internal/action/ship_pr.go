@@ -265,6 +265,25 @@ func (s *Service) forgeOf(repo *kanban.Repository) (*forgeconf.Account, forge.Fo
 	return acct, client, nil
 }
 
+// PublishPullRequest tells a pull request's task's workspace its record
+// as it is now (task.pr_updated): the PR watcher's polls change it
+// outside any action. NOT_FOUND when it or its task is gone.
+func (s *Service) PublishPullRequest(ctx context.Context, id string) error {
+	if s.ship == nil {
+		return kanban.Errorf(kanban.CodeUnavailable, "commit, push and pull requests are not configured on this backend")
+	}
+	pr, err := s.ship.PRs.GetPullRequest(ctx, id)
+	if err != nil {
+		return err
+	}
+	t, err := s.store.GetTask(ctx, pr.TaskID)
+	if err != nil {
+		return err
+	}
+	s.prUpdated(t, pr)
+	return nil
+}
+
 // prUpdated tells the task's workspace.
 func (s *Service) prUpdated(t *kanban.Task, pr *kanban.PullRequest) {
 	kanban.EventPullRequestUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), pr)
