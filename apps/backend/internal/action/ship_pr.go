@@ -66,8 +66,8 @@ var _ = declare(Def[PRRefIn, *kanban.PullRequest]{
 })
 
 var _ = declare(Def[PRListIn, *kanban.List[kanban.PullRequest]]{
-	Name:   kanban.ActionTaskPRList,
-	Allow:  AllowOperator,
+	Name:  kanban.ActionTaskPRList,
+	Allow: AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"task_id":      idProp("The task (give task_id or workspace_id)."),
 		"workspace_id": idProp("Every pull request of this workspace's tasks that are not archived (instead of task_id)."),
