@@ -3,6 +3,9 @@
 // unified diff with the operator's line comments, the commits on the task
 // branch, and "Send review". Every text from the diff — paths, lines,
 // commit subjects — is put in the page as text (textContent), never parsed.
+// When the task's agent ends a turn the tab reads its changes again
+// (refreshSoon: debounced, one read at a time), keeping the scroll
+// position, an open comment form and the open commit lists.
 import { api } from './api.js';
 import { h, fill, toast, when, clip, stateLabel } from './dom.js';
 import { shipPanel, prList } from './ship.js';
@@ -16,6 +19,8 @@ import {
 const FILES_PAGE = 100;
 const COMMITS_PAGE = 50;
 const MAX_LINE = 4000;
+// REFRESH_DEBOUNCE_MS gathers a burst of turn ends into one read.
+const REFRESH_DEBOUNCE_MS = 400;
 
 export class ChangesView {
   constructor(task) {
@@ -26,17 +31,64 @@ export class ChangesView {
     this.diffBox = h('div', { id: 'diff-view' });
     this.prs = h('div', { id: 'task-prs', hidden: true });
     // One ship panel per repository, kept across reloads (its open forms
-    // and status survive a commit's refresh).
+    // and status survive a commit's refresh); the repositories whose
+    // commit list is open.
     this.ship = new Map();
+    this.commitsOpen = new Set();
   }
 
+  // load reads the tab afresh (one read at a time: a call during a read
+  // makes one more after it).
   async load() {
-    fill(this.el, h('h2', { id: 'changes-title' }, 'Changes'), this.reviewBox, this.prs, this.repos, this.diffBox);
+    if (!this.drawn) {
+      fill(this.el, h('h2', { id: 'changes-title' }, 'Changes'), this.reviewBox, this.prs, this.repos, this.diffBox);
+      this.drawn = true;
+    }
+    if (this.reading) { this.again = true; return this.reading; }
+    this.reading = (async () => {
+      try {
+        do { this.again = false; await this.redraw(); } while (this.again);
+      } finally { this.reading = null; }
+    })();
+    return this.reading;
+  }
+
+  // refreshSoon reloads the tab shortly (the agent's turn ended): a burst
+  // of calls makes one read.
+  refreshSoon() {
+    clearTimeout(this.soon);
+    this.soon = setTimeout(() => this.load().catch((e) => toast(e.message, 'error')), REFRESH_DEBOUNCE_MS);
+  }
+
+  close() { clearTimeout(this.soon); }
+
+  // redraw reads the repositories' changes and their first pages of files
+  // off screen, then swaps them in, keeping what the operator looks at
+  // (the comment form, else the diff) where it was on screen. The file's
+  // diff is read again unless a comment is being written on it; then it
+  // is marked, and read again once the form closes.
+  async redraw() {
     const [repos] = await Promise.all([api.listAll(TASK_CHANGES_SUMMARY, { task_id: this.task.id }), this.drawReview(),
       prList(this.prs, this.task.id).catch((e) => toast(e.message, 'error'))]);
     if (!repos.length) { fill(this.repos, h('p', { class: 'muted', id: 'changes-none' }, 'The task works in no repository.')); return; }
-    fill(this.repos, repos.map((r) => this.repoPanel(r)));
-    if (this.file) await this.showDiff(this.file.repo, this.file.change);
+    const panels = repos.map((r) => this.repoPanel(r));
+    await Promise.all(panels.map((p) => p.ready));
+    const anchor = () => (this.diffBox.querySelector('.comment-form-row') || this.diffBox).getBoundingClientRect().top;
+    const top = anchor();
+    fill(this.repos, panels.map((p) => p.box));
+    if (this.file && this.diffBox.querySelector('.comment-form-row')) {
+      this.diffStale = true;
+      if (!this.diffBox.querySelector('#diff-stale')) {
+        this.diffBox.querySelector('.diff')?.prepend(h('p', { class: 'notice', id: 'diff-stale', role: 'status' },
+          'The agent ended a turn: this diff is read again once your comment is added or cancelled.'));
+      }
+    } else if (this.file) await this.showDiff(this.file.repo, this.file.change);
+    window.scrollBy(0, anchor() - top);
+  }
+
+  // formClosed reads a diff that changed under an open comment form.
+  formClosed() {
+    if (this.diffStale && this.file) { this.diffStale = false; this.showDiff(this.file.repo, this.file.change); }
   }
 
   // drawReview shows the open comments' count and the Send review button.
@@ -59,19 +111,25 @@ export class ChangesView {
     } catch (e) { toast(e.message, 'error'); button.disabled = false; }
   }
 
+  // repoPanel is a repository's panel; ready settles once its first page
+  // of files is in.
   repoPanel(r) {
     const box = h('div', { class: 'repo-changes', dataset: { repo: r.repository_id } });
     const head = h('h3', {}, r.name || 'Repository', ' ', h('span', { class: 'muted' }, r.branch ? `${r.branch} against ${r.base_branch}` : ''));
-    if (r.error) { fill(box, head, h('p', { class: 'muted repo-error' }, r.error)); return box; }
+    if (r.error) { fill(box, head, h('p', { class: 'muted repo-error' }, r.error)); return { box, ready: Promise.resolve() }; }
     const files = h('ul', { class: 'files' });
     const more = h('p', {});
     const commits = h('details', { class: 'commits' }, h('summary', {}, 'Commits on the task branch'));
     fill(box, head, h('p', { class: 'hint' }, `${r.total} changed file${r.total === 1 ? '' : 's'} · `, h('span', { class: 'add' }, `+${r.additions}`), ' ',
       h('span', { class: 'del' }, `−${r.deletions}`)), files, more, commits,
       this.shipOf(r.repository_id));
-    this.filesPage(r, files, more, '');
-    commits.addEventListener('toggle', () => { if (commits.open && !commits.dataset.loaded) { commits.dataset.loaded = '1'; this.commitsPage(r, commits, ''); } });
-    return box;
+    const ready = this.filesPage(r, files, more, '');
+    commits.addEventListener('toggle', () => {
+      if (commits.open) this.commitsOpen.add(r.repository_id); else this.commitsOpen.delete(r.repository_id);
+      if (commits.open && !commits.dataset.loaded) { commits.dataset.loaded = '1'; this.commitsPage(r, commits, ''); }
+    });
+    if (this.commitsOpen.has(r.repository_id)) commits.open = true;
+    return { box, ready };
   }
 
   shipOf(repositoryId) {
@@ -227,13 +285,14 @@ class DiffView {
     const err = h('p', { class: 'form-error', role: 'alert', hidden: true });
     const f = h('form', { class: 'comment-form', novalidate: true }, h('p', { class: 'hint' }, `Comment on ${what}. Shift-select a later line's number for a range.`), body, err,
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Comment'),
-        h('button', { type: 'button', onclick: () => f.closest('tr').remove() }, 'Cancel')));
+        h('button', { type: 'button', onclick: () => { f.closest('tr').remove(); this.view.formClosed(); } }, 'Cancel')));
     f.addEventListener('submit', async (ev) => {
       ev.preventDefault();
       try {
         await api.request(REVIEW_COMMENT_CREATE, { task_id: this.view.task.id, repository_id: this.repo.repository_id, path: this.d.path,
           ...(this.d.old_path ? { old_path: this.d.old_path } : {}), start_line: line, end_line: end, side, body: body.value });
         toast('Comment added');
+        this.view.diffStale = false;
         await Promise.all([this.view.showDiff(this.repo, this.view.file.change), this.view.drawReview()]);
       } catch (e) { err.textContent = e.message; err.hidden = false; }
     });
