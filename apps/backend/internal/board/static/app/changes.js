@@ -72,9 +72,10 @@ export class ChangesView {
       prList(this.prs, this.task.id).catch((e) => toast(e.message, 'error'))]);
     if (!repos.length) { fill(this.repos, h('p', { class: 'muted', id: 'changes-none' }, 'The task works in no repository.')); return; }
     const panels = repos.map((r) => this.repoPanel(r));
-    await Promise.all(panels.map((p) => p.ready));
+    const attach = await Promise.all(panels.map((p) => p.ready));
     const anchor = () => (this.diffBox.querySelector('.comment-form-row') || this.diffBox).getBoundingClientRect().top;
     const top = anchor();
+    attach.forEach((f) => f());
     fill(this.repos, panels.map((p) => p.box));
     if (this.file && this.diffBox.querySelector('.comment-form-row')) {
       this.diffStale = true;
@@ -111,19 +112,20 @@ export class ChangesView {
     } catch (e) { toast(e.message, 'error'); button.disabled = false; }
   }
 
-  // repoPanel is a repository's panel; ready settles once its first page
-  // of files is in.
+  // repoPanel is a repository's panel; ready settles, once its first page
+  // of files is in, with what completes it (attach, at the swap).
   repoPanel(r) {
     const box = h('div', { class: 'repo-changes', dataset: { repo: r.repository_id } });
     const head = h('h3', {}, r.name || 'Repository', ' ', h('span', { class: 'muted' }, r.branch ? `${r.branch} against ${r.base_branch}` : ''));
-    if (r.error) { fill(box, head, h('p', { class: 'muted repo-error' }, r.error)); return { box, ready: Promise.resolve() }; }
+    if (r.error) { fill(box, head, h('p', { class: 'muted repo-error' }, r.error)); return { box, ready: Promise.resolve(() => {}) }; }
     const files = h('ul', { class: 'files' });
     const more = h('p', {});
     const commits = h('details', { class: 'commits' }, h('summary', {}, 'Commits on the task branch'));
     fill(box, head, h('p', { class: 'hint' }, `${r.total} changed file${r.total === 1 ? '' : 's'} · `, h('span', { class: 'add' }, `+${r.additions}`), ' ',
-      h('span', { class: 'del' }, `−${r.deletions}`)), files, more, commits,
-      this.shipOf(r.repository_id));
-    const ready = this.filesPage(r, files, more, '');
+      h('span', { class: 'del' }, `−${r.deletions}`)), files, more, commits);
+    // The ship panel (on screen, in the panel being replaced) moves in
+    // with the swap, not before: its controls stay usable meanwhile.
+    const ready = this.filesPage(r, files, more, '').then(() => () => box.append(this.shipOf(r.repository_id)));
     commits.addEventListener('toggle', () => {
       if (commits.open) this.commitsOpen.add(r.repository_id); else this.commitsOpen.delete(r.repository_id);
       if (commits.open && !commits.dataset.loaded) { commits.dataset.loaded = '1'; this.commitsPage(r, commits, ''); }
