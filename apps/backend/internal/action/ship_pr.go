@@ -25,14 +25,11 @@ type PRRefIn struct {
 	ID string `json:"id"`
 }
 
-// PRListIn is the payload of task.pr.list: one task's pull requests, or
-// (workspace_id) those of every task of a workspace that is not archived,
-// which the board's card badges are drawn from.
+// PRListIn is the payload of task.pr.list.
 type PRListIn struct {
-	TaskID      string `json:"task_id,omitzero"`
-	WorkspaceID string `json:"workspace_id,omitzero"`
-	Limit       int    `json:"limit,omitzero"`
-	Cursor      string `json:"cursor,omitzero"`
+	TaskID string `json:"task_id"`
+	Limit  int    `json:"limit,omitzero"`
+	Cursor string `json:"cursor,omitzero"`
 }
 
 // PRMergeIn is the payload of task.pr.merge. ExpectedHeadSHA defaults to
@@ -68,11 +65,35 @@ var _ = declare(Def[PRRefIn, *kanban.PullRequest]{
 var _ = declare(Def[PRListIn, *kanban.List[kanban.PullRequest]]{
 	Name:  kanban.ActionTaskPRList,
 	Allow: AllowOperator,
+	Schema: schema.Obj("", pageProps(schema.P{"task_id": idProp("The task.")}), "task_id"),
+	Run:    (*Service).listPRs,
+})
+
+// PRBadgesIn is the payload of task.pr.badges.
+type PRBadgesIn struct {
+	WorkspaceID string `json:"workspace_id"`
+	Limit       int    `json:"limit,omitzero"`
+	Cursor      string `json:"cursor,omitzero"`
+}
+
+// task.pr.badges: what the board's cards show of their tasks' pull
+// requests, for a whole workspace in one listing (not one read per card).
+var _ = declare(Def[PRBadgesIn, *kanban.List[kanban.PullRequestBadge]]{
+	Name:  kanban.ActionTaskPRBadges,
+	Allow: AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{
-		"task_id":      idProp("The task (give task_id or workspace_id)."),
-		"workspace_id": idProp("Every pull request of this workspace's tasks that are not archived (instead of task_id)."),
-	})),
-	Run: (*Service).listPRs,
+		"workspace_id": idProp("The workspace: the pull requests of its tasks that are not archived."),
+	}), "workspace_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in PRBadgesIn) (*kanban.List[kanban.PullRequestBadge], error) {
+		if s.ship == nil {
+			return nil, kanban.Errorf(kanban.CodeUnavailable, "commit, push and pull requests are not configured on this backend")
+		}
+		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
+		if err != nil {
+			return nil, err
+		}
+		return s.ship.PRs.ListPullRequestBadges(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+	},
 })
 
 var _ = declare(Def[PRMergeIn, *kanban.PullRequest]{
@@ -156,30 +177,16 @@ func (s *Service) getPR(ctx context.Context, p Principal, in PRRefIn) (*kanban.P
 	return out, nil
 }
 
-// listPRs lists a task's pull requests, or a workspace's, as last
-// recorded.
+// listPRs lists a task's pull requests as last recorded.
 func (s *Service) listPRs(ctx context.Context, p Principal, in PRListIn) (*kanban.List[kanban.PullRequest], error) {
 	if s.ship == nil {
 		return nil, kanban.Errorf(kanban.CodeUnavailable, "commit, push and pull requests are not configured on this backend")
-	}
-	page := kanban.Page{Limit: in.Limit, Cursor: in.Cursor}
-	switch {
-	case in.WorkspaceID != "" && in.TaskID != "":
-		return nil, kanban.FieldError("workspace_id", "give task_id or workspace_id, not both")
-	case in.WorkspaceID != "":
-		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
-		if err != nil {
-			return nil, err
-		}
-		return s.ship.PRs.ListWorkspacePullRequests(ctx, ws, page)
-	case in.TaskID == "":
-		return nil, kanban.FieldError("task_id", "give task_id or workspace_id")
 	}
 	t, err := s.taskFor(ctx, p, in.TaskID)
 	if err != nil {
 		return nil, err
 	}
-	return s.ship.PRs.ListTaskPullRequests(ctx, t.ID, page)
+	return s.ship.PRs.ListTaskPullRequests(ctx, t.ID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 }
 
 // mergePR merges a pull request with the operator's method, only if its

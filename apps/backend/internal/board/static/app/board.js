@@ -10,7 +10,7 @@ import { openCreateTask } from './taskform.js';
 import { PendingByTask } from './waiting.js';
 import {
   SESSION_CREATED, SESSION_LIST, SESSION_UPDATED, TASK_CREATED, TASK_DELETED, TASK_LIST, TASK_MOVE, TASK_MOVED,
-  TASK_PR_LIST, TASK_PR_UPDATED, TASK_UPDATED, WORKFLOW_DELETED, WORKFLOW_LIST, WORKFLOW_STEPS_REORDERED, WORKFLOW_STEP_CREATED,
+  TASK_PR_BADGES, TASK_PR_UPDATED, TASK_UPDATED, WORKFLOW_DELETED, WORKFLOW_LIST, WORKFLOW_STEPS_REORDERED, WORKFLOW_STEP_CREATED,
   WORKFLOW_STEP_DELETED, WORKFLOW_STEP_LIST, WORKFLOW_STEP_UPDATED, WORKFLOW_UPDATED
 } from './contract.js';
 
@@ -47,7 +47,7 @@ class Board {
       api.listAll(WORKFLOW_STEP_LIST, { workflow_id: this.wf.id }),
       api.listAll(TASK_LIST, { workspace_id: ctx.workspaceId, workflow_id: this.wf.id }),
       api.listAll(SESSION_LIST, { workspace_id: ctx.workspaceId }),
-      api.listAll(TASK_PR_LIST, { workspace_id: ctx.workspaceId }).catch((e) => { toast(`Pull requests: ${e.message}`, 'error'); return []; }),
+      api.listAll(TASK_PR_BADGES, { workspace_id: ctx.workspaceId }).catch((e) => { toast(`Pull requests: ${e.message}`, 'error'); return []; }),
       this.pending.load(),
     ]);
     this.steps = steps.sort((a, b) => a.position - b.position);

@@ -2,15 +2,16 @@ package store
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// TestListWorkspacePullRequests: the pull requests of a workspace's tasks,
-// page by page, in linking order; not another workspace's, not an
+// TestListPullRequestBadges: the badges of a workspace's tasks' pull requests,
+// page by page, by id; not another workspace's, not an
 // archived task's; NOT_FOUND for an unknown workspace.
-func TestListWorkspacePullRequests(t *testing.T) {
+func TestListPullRequestBadges(t *testing.T) {
 	t.Parallel()
 	bothEngines(t, func(t *testing.T) {
 		t.Parallel()
@@ -37,8 +38,11 @@ func TestListWorkspacePullRequests(t *testing.T) {
 		var got []string
 		page := kanban.Page{Limit: 2}
 		for range 3 {
-			l := must(s.ListWorkspacePullRequests(ctx, f.b.ws.ID, page))(t)
+			l := must(s.ListPullRequestBadges(ctx, f.b.ws.ID, page))(t)
 			for _, p := range l.Items {
+				if p.Number == 0 || p.State != kanban.PROpen || p.Checks != kanban.ChecksNone || p.TaskID == "" || p.UpdatedAt.IsZero() {
+					t.Fatalf("badge %+v", p)
+				}
 				got = append(got, p.ID)
 			}
 			if l.NextCursor == "" {
@@ -46,10 +50,11 @@ func TestListWorkspacePullRequests(t *testing.T) {
 			}
 			page.Cursor = l.NextCursor
 		}
-		if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
-		if _, err := s.ListWorkspacePullRequests(ctx, kanban.NewID(), kanban.Page{}); kanban.ErrorCode(err) != kanban.CodeNotFound {
+		if _, err := s.ListPullRequestBadges(ctx, kanban.NewID(), kanban.Page{}); kanban.ErrorCode(err) != kanban.CodeNotFound {
 			t.Fatalf("unknown workspace: %v, want NOT_FOUND", err)
 		}
 	})
