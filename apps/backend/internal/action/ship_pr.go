@@ -63,8 +63,8 @@ var _ = declare(Def[PRRefIn, *kanban.PullRequest]{
 })
 
 var _ = declare(Def[PRListIn, *kanban.List[kanban.PullRequest]]{
-	Name:  kanban.ActionTaskPRList,
-	Allow: AllowOperator,
+	Name:   kanban.ActionTaskPRList,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{"task_id": idProp("The task.")}), "task_id"),
 	Run:    (*Service).listPRs,
 })

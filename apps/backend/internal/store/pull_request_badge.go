@@ -26,7 +26,7 @@ func (s *Store) ListPullRequestBadges(ctx context.Context, workspaceID string, p
 // cursor needs no more than a badge carries).
 var prBadgeListing = listing[kanban.PullRequestBadge]{what: "list pull request badges",
 	selectFrom: `SELECT id, task_id, number, state, checks, review, updated_at FROM task_pull_requests`,
-	scan: scanPRBadge, cols: []string{"id"},
+	scan:       scanPRBadge, cols: []string{"id"},
 	key: func(p kanban.PullRequestBadge) []any { return []any{p.ID} },
 	// Its strings escaped at worst 6 bytes a byte; its enums, number and
 	// time, and the keys, well under 256 bytes.
