@@ -1,6 +1,6 @@
 // A task's Changes tab: for each repository it works in, the changed
 // files (a page at a time, as task.changes.list serves them), one file's
-// unified diff with the operator's line comments, the commits on the task
+// diff (diffview.js) with the operator's line comments, the commits on the task
 // branch, and "Send review". Every text from the diff — paths, lines,
 // commit subjects — is put in the page as text (textContent), never parsed.
 // When the task's agent ends a turn the tab reads its changes again
@@ -9,16 +9,15 @@
 import { api } from './api.js';
 import { h, fill, toast, when, clip, stateLabel } from './dom.js';
 import { shipPanel, prList } from './ship.js';
+import { DiffView } from './diffview.js';
 import {
-  REVIEW_COMMENT_CREATE, REVIEW_COMMENT_LIST, REVIEW_COMMENT_UPDATE, REVIEW_SEND,
+  REVIEW_COMMENT_LIST, REVIEW_SEND,
   TASK_CHANGES_COMMITS, TASK_CHANGES_DIFF, TASK_CHANGES_LIST, TASK_CHANGES_SUMMARY
 } from './contract.js';
 
-// FILES_PAGE and COMMITS_PAGE are the page sizes asked for; MAX_LINE
-// bounds one diff line shown (the rest is cut, said so).
+// FILES_PAGE and COMMITS_PAGE are the page sizes asked for.
 const FILES_PAGE = 100;
 const COMMITS_PAGE = 50;
-const MAX_LINE = 4000;
 // REFRESH_DEBOUNCE_MS gathers a burst of turn ends into one read.
 const REFRESH_DEBOUNCE_MS = 400;
 
@@ -187,119 +186,5 @@ export class ChangesView {
         api.listAll(REVIEW_COMMENT_LIST, { task_id: this.task.id, repository_id: r.repository_id, path: c.path })]);
       if (seq === this.seq) fill(this.diffBox, new DiffView(this, r, d, comments).el);
     } catch (e) { if (seq === this.seq) fill(this.diffBox, h('p', { class: 'form-error' }, e.message)); }
-  }
-}
-
-// DiffView is one file's unified diff as a table: old and new line
-// numbers, the line, and under a line the comments that end on it. A
-// line's number is a button that opens the comment form.
-class DiffView {
-  constructor(view, repo, d, comments) {
-    this.view = view;
-    this.repo = repo;
-    this.d = d;
-    this.comments = comments;
-    this.placed = new Set();
-    const title = h('h3', { id: 'diff-title' }, d.old_path ? `${d.old_path} → ${d.path}` : d.path);
-    this.el = h('div', { class: 'diff', dataset: { path: d.path } }, title, this.body());
-  }
-
-  body() {
-    const d = this.d;
-    if (d.binary) return h('p', { class: 'notice', id: 'diff-binary' }, 'Binary file: its content is not shown.');
-    if (d.too_large) return h('p', { class: 'notice', id: 'diff-too-large' }, 'File too large to show (over 1 MiB): its content is not sent.');
-    const rows = this.rows();
-    const rest = this.comments.filter((c) => !this.placed.has(c.id));
-    return [d.truncated ? h('p', { class: 'notice', id: 'diff-truncated' }, 'The diff is cut here: it is longer than the board shows.') : null,
-      rest.length ? h('div', { id: 'comments-elsewhere' }, h('h4', {}, 'Comments not on the current diff'), rest.map((c) => this.comment(c))) : null,
-      h('table', { class: 'diff-lines' }, h('colgroup', {}, h('col', { class: 'num' }), h('col', { class: 'num' }), h('col')), h('tbody', {}, rows))];
-  }
-
-  // rows turns the patch into table rows (hunk headers, context, added
-  // and deleted lines), each comment after the line it ends on.
-  rows() {
-    const out = [];
-    let oldN = 0;
-    let newN = 0;
-    let inHunk = false;
-    for (const line of (this.d.patch || '').split('\n')) {
-      const m = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
-      if (m) {
-        oldN = Number(m[1]); newN = Number(m[2]); inHunk = true;
-        out.push(h('tr', { class: 'hunk' }, h('td', { colspan: 3 }, clip(line, MAX_LINE))));
-        continue;
-      }
-      if (!inHunk || !line || !' +-'.includes(line[0])) continue;
-      const kind = line[0] === '+' ? 'add' : line[0] === '-' ? 'del' : 'ctx';
-      const o = kind === 'add' ? null : oldN;
-      const n = kind === 'del' ? null : newN;
-      if (o !== null) oldN += 1;
-      if (n !== null) newN += 1;
-      out.push(...this.line(kind, o, n, line));
-    }
-    return out;
-  }
-
-  line(kind, o, n, text) {
-    const side = kind === 'del' ? 'old' : 'new';
-    const num = side === 'old' ? o : n;
-    const row = h('tr', { class: `line ${kind}`, dataset: { side, line: String(num) } },
-      h('td', { class: 'num' }, o === null ? '' : String(o)),
-      h('td', { class: 'num' }, h('button', { type: 'button', class: 'link line-comment', title: 'Comment on this line', 'aria-label': `Comment on ${side} line ${num}`,
-        onclick: (ev) => this.lineClicked(row, side, num, ev.shiftKey) }, n === null ? '−' : String(n))),
-      h('td', { class: 'text' }, h('code', {}, clip(text, MAX_LINE))));
-    const here = this.comments.filter((c) => c.side === side && c.end_line === num && !this.placed.has(c.id));
-    here.forEach((c) => this.placed.add(c.id));
-    return [row, ...here.map((c) => h('tr', { class: 'comment-row' }, h('td', { colspan: 3 }, this.comment(c))))];
-  }
-
-  comment(c) {
-    const lines = c.start_line === c.end_line ? `line ${c.start_line}` : `lines ${c.start_line}–${c.end_line}`;
-    // An outdated comment can be resolved; reopened, it would be found
-    // outdated again.
-    const next = c.state === 'resolved' ? 'open' : 'resolved';
-    const toggle = h('button', { type: 'button', class: 'comment-state', onclick: () => this.setState(c, next) }, next === 'resolved' ? 'Resolve' : 'Reopen');
-    return h('div', { class: `review-comment state-${c.state}`, dataset: { id: c.id, state: c.state } },
-      h('p', { class: 'hint' }, h('span', { class: `badge comment-${c.state}` }, stateLabel(c.state)), ` ${c.side === 'old' ? 'old ' : ''}${lines} · ${c.author} · ${when(c.created_at)}`),
-      h('p', { class: 'comment-body' }, c.body), toggle);
-  }
-
-  async setState(c, state) {
-    try {
-      await api.request(REVIEW_COMMENT_UPDATE, { id: c.id, state });
-      await Promise.all([this.view.showDiff(this.repo, this.view.file.change), this.view.drawReview()]);
-    } catch (e) { toast(e.message, 'error'); }
-  }
-
-  // lineClicked opens the comment form on a line; with Shift, on the
-  // lines from the open form's first line to this one (same side).
-  lineClicked(row, side, num, shift) {
-    const p = this.pending;
-    if (shift && p && p.side === side && num > p.start && this.el.querySelector('.comment-form-row')) this.openForm(row, side, p.start, num);
-    else this.openForm(row, side, num, num);
-  }
-
-  // openForm shows the comment form under the last line (one at a time).
-  openForm(row, side, line, end) {
-    this.el.querySelector('.comment-form-row')?.remove();
-    this.pending = { side, start: line };
-    const what = end === line ? `${side} line ${line}` : `${side} lines ${line}–${end}`;
-    const body = h('textarea', { name: 'body', rows: 3, 'aria-label': `Comment on ${what}` });
-    const err = h('p', { class: 'form-error', role: 'alert', hidden: true });
-    const f = h('form', { class: 'comment-form', novalidate: true }, h('p', { class: 'hint' }, `Comment on ${what}. Shift-select a later line's number for a range.`), body, err,
-      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Comment'),
-        h('button', { type: 'button', onclick: () => { f.closest('tr').remove(); this.view.formClosed(); } }, 'Cancel')));
-    f.addEventListener('submit', async (ev) => {
-      ev.preventDefault();
-      try {
-        await api.request(REVIEW_COMMENT_CREATE, { task_id: this.view.task.id, repository_id: this.repo.repository_id, path: this.d.path,
-          ...(this.d.old_path ? { old_path: this.d.old_path } : {}), start_line: line, end_line: end, side, body: body.value });
-        toast('Comment added');
-        this.view.diffStale = false;
-        await Promise.all([this.view.showDiff(this.repo, this.view.file.change), this.view.drawReview()]);
-      } catch (e) { err.textContent = e.message; err.hidden = false; }
-    });
-    row.after(h('tr', { class: 'comment-form-row' }, h('td', { colspan: 3 }, f)));
-    body.focus();
   }
 }
