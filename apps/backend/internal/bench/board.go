@@ -178,8 +178,12 @@ func timeLoads(tab context.Context, px *countingProxy) (float64, int64, error) {
 		if int(n) != boardTasks {
 			return 0, 0, fmt.Errorf("board shows %v cards, want %d", n, boardTasks)
 		}
-		if n, err := waitNumber(tab, `document.querySelectorAll('.card .pr-badge').length`); err != nil || int(n) != boardTasks {
-			return 0, 0, fmt.Errorf("board shows %v pull request badges, want %d (%v)", n, boardTasks, err)
+		badges, err := waitNumber(tab, `document.querySelectorAll('.card .pr-badge').length`)
+		if err != nil {
+			return 0, 0, err
+		}
+		if int(badges) != boardTasks {
+			return 0, 0, fmt.Errorf("board shows %v pull request badges, want %d", badges, boardTasks)
 		}
 		times = append(times, ms)
 		sizes = append(sizes, float64(px.sent.Load()))
