@@ -14,7 +14,20 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// The whole loop, in a real Chromium on a real backend: the mock agent
+// loop is the loop's backend, remote, forge, task and browser tab.
+type loop struct {
+	t      *testing.T
+	e      *env
+	gh     *forgetest.GitHub
+	remote *gittest.Remote
+	repo   string
+	task   *kanban.Task
+	done   string // the Done step
+	b      *tab
+	op     func(name kanban.Action, in, out any)
+}
+
+// TestLoopEndToEndInTheBoard: the whole loop, in a real Chromium on a real backend: the mock agent
 // (run by the real runtime in the task's git worktree) edits a file; the
 // Changes tab shows the diff; the operator's line comment, sent as a
 // review, reaches the agent; the operator commits, pushes (to a bare
@@ -29,20 +42,6 @@ import (
 // task moves by its step's on_pr_merged rule to Done, where the card's
 // badge says merged. Every wait is on an event or on the page's state,
 // bounded.
-
-// loop is the loop's backend, remote, forge, task and browser tab.
-type loop struct {
-	t      *testing.T
-	e      *env
-	gh     *forgetest.GitHub
-	remote *gittest.Remote
-	repo   string
-	task   *kanban.Task
-	done   string // the Done step
-	b      *tab
-	op     func(name kanban.Action, in, out any)
-}
-
 func TestLoopEndToEndInTheBoard(t *testing.T) {
 	l := newLoop(t)
 	l.reviewReachesTheAgent()
