@@ -29,6 +29,7 @@ type PRStore interface {
 	LinkPullRequest(ctx context.Context, p kanban.PullRequest) (*kanban.PullRequest, error)
 	GetPullRequest(ctx context.Context, id string) (*kanban.PullRequest, error)
 	ListTaskPullRequests(ctx context.Context, taskID string, p kanban.Page) (*kanban.List[kanban.PullRequest], error)
+	ListPullRequestBadges(ctx context.Context, workspaceID string, p kanban.Page) (*kanban.List[kanban.PullRequestBadge], error)
 	MarkPullRequestMerged(ctx context.Context, id, headSHA string) (*kanban.PullRequest, bool, error)
 }
 

@@ -69,6 +69,33 @@ var _ = declare(Def[PRListIn, *kanban.List[kanban.PullRequest]]{
 	Run:    (*Service).listPRs,
 })
 
+// PRBadgesIn is the payload of task.pr.badges.
+type PRBadgesIn struct {
+	WorkspaceID string `json:"workspace_id"`
+	Limit       int    `json:"limit,omitzero"`
+	Cursor      string `json:"cursor,omitzero"`
+}
+
+// task.pr.badges: what the board's cards show of their tasks' pull
+// requests, for a whole workspace in one listing (not one read per card).
+var _ = declare(Def[PRBadgesIn, *kanban.List[kanban.PullRequestBadge]]{
+	Name:  kanban.ActionTaskPRBadges,
+	Allow: AllowOperator,
+	Schema: schema.Obj("", pageProps(schema.P{
+		"workspace_id": idProp("The workspace: the pull requests of its tasks that are not archived."),
+	}), "workspace_id"),
+	Run: func(s *Service, ctx context.Context, p Principal, in PRBadgesIn) (*kanban.List[kanban.PullRequestBadge], error) {
+		if s.ship == nil {
+			return nil, kanban.Errorf(kanban.CodeUnavailable, "commit, push and pull requests are not configured on this backend")
+		}
+		ws, err := s.workspaceFor(ctx, p, in.WorkspaceID)
+		if err != nil {
+			return nil, err
+		}
+		return s.ship.PRs.ListPullRequestBadges(ctx, ws, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
+	},
+})
+
 var _ = declare(Def[PRMergeIn, *kanban.PullRequest]{
 	Name:  kanban.ActionTaskPRMerge,
 	Allow: AllowOperator,
@@ -243,6 +270,25 @@ func (s *Service) forgeOf(repo *kanban.Repository) (*forgeconf.Account, forge.Fo
 		return nil, nil, err
 	}
 	return acct, client, nil
+}
+
+// PublishPullRequest tells a pull request's task's workspace its record
+// as it is now (task.pr_updated): the PR watcher's polls change it
+// outside any action. NOT_FOUND when it or its task is gone.
+func (s *Service) PublishPullRequest(ctx context.Context, id string) error {
+	if s.ship == nil {
+		return kanban.Errorf(kanban.CodeUnavailable, "commit, push and pull requests are not configured on this backend")
+	}
+	pr, err := s.ship.PRs.GetPullRequest(ctx, id)
+	if err != nil {
+		return err
+	}
+	t, err := s.store.GetTask(ctx, pr.TaskID)
+	if err != nil {
+		return err
+	}
+	s.prUpdated(t, pr)
+	return nil
 }
 
 // prUpdated tells the task's workspace.

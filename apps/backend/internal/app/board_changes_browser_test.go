@@ -139,7 +139,8 @@ func agentWroteFiles(t *testing.T) (*env, *kanban.Task) {
 // is listed a page at a time (More files); a binary file is reported,
 // not shown; the commits on the task branch
 // show, a hostile subject as text; a deleted line takes a comment on the
-// old side.
+// old side; side by side, the deleted line sits beside its replacement
+// with its comment under them, and the new side takes a comment too.
 func TestBoardChangesPagesCommitsOldSide(t *testing.T) {
 	t.Parallel()
 	repo := gitRepo(t)
@@ -183,4 +184,26 @@ func TestBoardChangesPagesCommitsOldSide(t *testing.T) {
 	if len(open.Items) != 1 || open.Items[0].Side != kanban.SideOld || open.Items[0].StartLine != 1 || open.Items[0].AnchorText != "# repo" {
 		t.Fatalf("open comments: %+v", open.Items)
 	}
+	sideBySide(t, e, b, task.ID)
+}
+
+// sideBySide: README.md's diff side by side, a comment on its new side,
+// then unified again.
+func sideBySide(t *testing.T, e *env, b *tab, taskID string) {
+	t.Helper()
+	b.click("#diff-mode")
+	pair := `#diff-view table.split tr.line.split`
+	b.until("the pair side by side", fmt.Sprintf(`(document.querySelector(%q + ' td.text.del') || {}).textContent?.includes('# repo') && `+
+		`document.querySelector(%q + ' td.text.add').textContent.includes('# kandev') && document.querySelector(%q + ' + tr.comment-row .review-comment')`, pair, pair, pair))
+	b.click(`#diff-view table.split td.num[data-side=new][data-line="1"] .line-comment`)
+	b.set("#diff-view .comment-form textarea", "A better title.")
+	b.click("#diff-view .comment-form button.primary")
+	b.until("both comments under the pair, still side by side", fmt.Sprintf(`document.querySelectorAll(%q + ' ~ tr.comment-row .review-comment').length === 2`, pair))
+	var open kanban.List[kanban.ReviewComment]
+	e.dispatch(kanban.ActionReviewCommentList, action.ReviewCommentListIn{TaskID: taskID, State: kanban.CommentOpen}, &open)
+	if len(open.Items) != 2 || open.Items[1].Side != kanban.SideNew || open.Items[1].StartLine != 1 || open.Items[1].AnchorText != "# kandev" {
+		t.Fatalf("open comments: %+v", open.Items)
+	}
+	b.click("#diff-mode")
+	b.until("unified again", `!document.querySelector('#diff-view table.split') && document.querySelector('#diff-view tr.line.add[data-side=new][data-line="1"]')`)
 }

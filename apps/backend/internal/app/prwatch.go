@@ -30,6 +30,7 @@ func (b *backend) newPRWatch(cfg Config) error {
 			return b.forges.Client(pr.Forge, pr.ForgeRepo)
 		}),
 		Sink:        &prSink{svc: b.svc, events: b.events, log: cfg.Logger},
+		Events:      b.events,
 		Backend:     b.shared.id,
 		Log:         cfg.Logger,
 		Interval:    fc.PollInterval,
@@ -53,8 +54,13 @@ func (b *backend) newPRWatch(cfg Config) error {
 		}
 	}
 	b.events.React(func(ev kanban.DomainEvent) {
-		if _, ok := ev.(kanban.PullRequestsChanged); ok {
+		switch ev := ev.(type) {
+		case kanban.PullRequestsChanged:
 			w.Wake()
+		case kanban.PullRequestPolled: // the board's badges and the task's list redraw
+			if err := b.svc.PublishPullRequest(b.life.ctx, ev.PullRequestID); err != nil && kanban.ErrorCode(err) != kanban.CodeNotFound {
+				cfg.Logger.Warn("prwatch: publish a polled pull request", "pr", ev.PullRequestID, "err", err)
+			}
 		}
 	})
 	return nil

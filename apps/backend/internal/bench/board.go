@@ -18,6 +18,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/chrome"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 )
 
@@ -86,7 +87,58 @@ func seedBoard(ctx context.Context, dir string, n int) error {
 	if err != nil {
 		return err
 	}
-	return seedTasks(ctx, st, b, n)
+	if err := seedTasks(ctx, st, b, n); err != nil {
+		return err
+	}
+	return seedBoardPRs(ctx, st, b)
+}
+
+// seedBoardPRs links a pull request to every task of the board (states,
+// checks and reviews mixed): every card carries a badge. None is due to
+// be polled during the run: this section measures the board, section 13
+// the watcher (and these pull requests have no forge to be polled on).
+func seedBoardPRs(ctx context.Context, st *store.Store, b bigBoard) error {
+	repo, err := st.CreateRepository(ctx, kanban.Repository{WorkspaceID: b.workspace, Name: "app", RemoteURL: "https://github.com/octo-org/app.git"})
+	if err != nil {
+		return err
+	}
+	ids, err := taskIDs(ctx, st, b.workflow)
+	if err != nil {
+		return err
+	}
+	states := []kanban.PRState{kanban.PROpen, kanban.PRDraft, kanban.PRMerged, kanban.PRClosed}
+	for i, id := range ids {
+		if _, err := st.SetTaskRepository(ctx, kanban.TaskRepository{TaskID: id, RepositoryID: repo.ID, BaseBranch: "main"}); err != nil {
+			return err
+		}
+		if _, err := st.LinkPullRequest(ctx, kanban.PullRequest{TaskID: id, RepositoryID: repo.ID, Forge: kanban.ForgeGitHub,
+			ForgeRepo: "octo-org/app", Number: i + 1, URL: fmt.Sprintf("https://github.com/octo-org/app/pull/%d", i+1),
+			Title: fmt.Sprintf("Seeded pull request %d", i), HeadBranch: fmt.Sprintf("kandev/seed%04d", i), BaseBranch: "main",
+			State: states[i%len(states)], HeadSHA: fmt.Sprintf("%040x", i+1), Checks: kanban.ChecksStates[i%len(kanban.ChecksStates)],
+			Review: kanban.ReviewStates[i%len(kanban.ReviewStates)]}); err != nil {
+			return err
+		}
+	}
+	later := kanban.Now().Add(24 * time.Hour).UTC().Format(seedTimeLayout)
+	_, err = st.DB().ExecContext(ctx, `UPDATE task_pull_requests SET next_poll_at = ?`, later)
+	return err
+}
+
+func taskIDs(ctx context.Context, st *store.Store, workflowID string) ([]string, error) {
+	rows, err := st.DB().QueryContext(ctx, `SELECT id FROM tasks WHERE workflow_id = ? ORDER BY position`, workflowID)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
 
 func signIn(tab context.Context, base, token string) error {
@@ -125,6 +177,13 @@ func timeLoads(tab context.Context, px *countingProxy) (float64, int64, error) {
 		}
 		if int(n) != boardTasks {
 			return 0, 0, fmt.Errorf("board shows %v cards, want %d", n, boardTasks)
+		}
+		badges, err := waitNumber(tab, `document.querySelectorAll('.card .pr-badge').length`)
+		if err != nil {
+			return 0, 0, err
+		}
+		if int(badges) != boardTasks {
+			return 0, 0, fmt.Errorf("board shows %v pull request badges, want %d", badges, boardTasks)
 		}
 		times = append(times, ms)
 		sizes = append(sizes, float64(px.sent.Load()))

@@ -26,7 +26,13 @@ import (
 // `git diff` of the one file, run in the worktree. The ratios are the
 // medians of the ratios paired within each repetition.
 type ChangesBench struct {
-	Files       int         `json:"files"`
+	Files int `json:"files"`
+	// TabLoadMs is the median time from a click on the task page's Changes
+	// tab to the tab drawn (the totals and the first page of files), in
+	// headless Chromium on a kandev serve of the same change; TabLoads
+	// how many loads it is the median of.
+	TabLoadMs   float64     `json:"tab_load_ms"`
+	TabLoads    int         `json:"tab_loads"`
 	List        LatencyStat `json:"list"`
 	Diff        LatencyStat `json:"diff"`
 	GitNumstat  LatencyStat `json:"git_numstat"`
@@ -40,12 +46,15 @@ const (
 	changesSamples = 40
 )
 
-// changesRig is the task, its worktree and the registry that reads it.
+// changesRig is the task, its worktree and the registry that reads it;
+// root holds the repository and data the store and the worktree (what a
+// kandev serve of the change is given).
 type changesRig struct {
-	reg  *action.Registry
-	task string
-	wt   string
-	mb   string
+	reg        *action.Registry
+	task       string
+	wt         string
+	mb         string
+	root, data string
 }
 
 // MeasureChanges runs section 12.
@@ -83,6 +92,11 @@ func MeasureChanges(ctx context.Context, cfg Config) (*ChangesBench, error) {
 		DiffOverGit: PairedRatios(msAll(samples[2]), msAll(samples[3]))}
 	cfg.Logf("changes: list p50 %.1f ms (%.2f× git diff --numstat), diff p50 %.1f ms (%.2f× git diff of the file)",
 		out.List.P50Ms, out.ListOverGit, out.Diff.P50Ms, out.DiffOverGit)
+	if out.TabLoadMs, err = measureChangesTab(ctx, cfg, rig); err != nil {
+		return nil, fmt.Errorf("changes tab: %w", err)
+	}
+	out.TabLoads = changesTabLoads
+	cfg.Logf("changes: the Changes tab of the %d-file change drawn in %.0f ms (median of %d)", changesFiles, out.TabLoadMs, changesTabLoads)
 	return out, nil
 }
 
@@ -103,11 +117,8 @@ func newChangesRig(ctx context.Context, dir string) (*changesRig, func(), error)
 	if err := makeChange(ctx, repo, filepath.Join(data, "worktrees", "bench")); err != nil {
 		return nil, nil, err
 	}
-	wt, db := filepath.Join(data, "worktrees", "bench"), filepath.Join(dir, "db")
-	if err := os.MkdirAll(db, 0o700); err != nil {
-		return nil, nil, err
-	}
-	st, err := store.Open(ctx, db)
+	wt := filepath.Join(data, "worktrees", "bench")
+	st, err := store.Open(ctx, data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -159,7 +170,7 @@ func registerChange(ctx context.Context, st *store.Store, g *worktree.Git, root,
 	if err != nil {
 		return nil, err
 	}
-	return &changesRig{reg: reg, task: t.ID, wt: wt, mb: strings.TrimSpace(mb)}, nil
+	return &changesRig{reg: reg, task: t.ID, wt: wt, mb: strings.TrimSpace(mb), root: root, data: data}, nil
 }
 
 // makeChange creates the repository with 1,000 files of 40 lines on main

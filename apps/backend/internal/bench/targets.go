@@ -43,6 +43,7 @@ const (
 	maxCrossBackendMs    = 20
 	maxChangesMs         = 200
 	maxTerminalEchoMs    = 10
+	maxChangesTabMs      = 1000
 )
 
 // modeBudgets are the tools/list byte budgets per mode (the reference's).
@@ -173,7 +174,8 @@ func roundTripTargets(r *Results) []Target {
 }
 
 // changesTargets are section 12's targets: the changes list and one
-// file's diff of a 1,000-file change, server side.
+// file's diff of a 1,000-file change, server side, and its Changes tab
+// drawn in a browser.
 func changesTargets(r *Results) []Target {
 	c := r.Changes
 	if c == nil {
@@ -182,5 +184,6 @@ func changesTargets(r *Results) []Target {
 	return []Target{
 		atMost("12", fmt.Sprintf("task.changes.list of a %d-file change, first page of 200 (p50)", c.Files), c.List.P50Ms, maxChangesMs, "ms"),
 		atMost("12", fmt.Sprintf("task.changes.diff of one file of a %d-file change (p50)", c.Files), c.Diff.P50Ms, maxChangesMs, "ms"),
+		atMost("12", fmt.Sprintf("Changes tab of a %d-file change: click to rendered tab in Chromium (median)", c.Files), c.TabLoadMs, maxChangesTabMs, "ms"),
 	}
 }

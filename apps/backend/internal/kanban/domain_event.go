@@ -53,6 +53,15 @@ type PullRequestMerged struct {
 // them at once (whoever links a pull request emits it).
 type PullRequestsChanged struct{ TaskID string }
 
+// PullRequestPolled says a poll of the PR watcher recorded a change of
+// what a pull request shows (state, head, checks, review, mergeable,
+// title): the board's badges are redrawn from it.
+type PullRequestPolled struct {
+	TaskID        string
+	PullRequestID string
+}
+
+func (PullRequestPolled) domainEvent()    {}
 func (PullRequestsChanged) domainEvent()  {}
 func (TaskEnded) domainEvent()            {}
 func (TaskReleased) domainEvent()         {}

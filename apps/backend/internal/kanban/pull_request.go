@@ -96,6 +96,19 @@ const (
 	MaxPRValidators = 64
 )
 
+// PullRequestBadge is what a board card shows of one of its task's pull
+// requests (task.pr.badges): a lean PullRequest, so that the badges of a
+// 1,000-card board stay a small read.
+type PullRequestBadge struct {
+	ID        string      `json:"id"`
+	TaskID    string      `json:"task_id"`
+	Number    int         `json:"number"`
+	State     PRState     `json:"state"`
+	Checks    ChecksState `json:"checks"`
+	Review    ReviewState `json:"review"`
+	UpdatedAt time.Time   `json:"updated_at"`
+}
+
 // PullRequest is a pull (or merge) request opened for a task in one of its
 // repositories: what the forge last said of it, its automation switches
 // (PROptions), the automation's own state, and the watcher's bookkeeping.

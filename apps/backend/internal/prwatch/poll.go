@@ -80,13 +80,33 @@ func (w *Watcher) pollOne(ctx context.Context, p kanban.PullRequest) {
 	next, events := decide(p, o, s, w.cfg.MergeMethod, now)
 	next.Watch.Validators = vals.Seen()
 	next.Watch.NextPollAt = now.Add(jitter(w.cfg.Interval))
-	w.record(ctx, next, events)
+	if w.record(ctx, next, events) && shows(p) != shows(next) {
+		w.cfg.Events.Emit(kanban.PullRequestPolled{TaskID: p.TaskID, PullRequestID: p.ID})
+	}
+}
+
+// shown is what a pull request shows on the board.
+type shown struct {
+	state            kanban.PRState
+	head, title      string
+	checks           kanban.ChecksState
+	review           kanban.ReviewState
+	known, mergeable bool
+}
+
+func shows(p kanban.PullRequest) shown {
+	s := shown{state: p.State, head: p.HeadSHA, title: p.Title, checks: p.Checks, review: p.Review}
+	if p.Mergeable != nil {
+		s.known, s.mergeable = true, *p.Mergeable
+	}
+	return s
 }
 
 // record writes a poll's result; a stale one (the row was written since
 // the claim: a webhook, a delivery, an operator) is dropped, and the pull
-// request made due at once to be polled again.
-func (w *Watcher) record(ctx context.Context, p kanban.PullRequest, events []kanban.PREvent) {
+// request made due at once to be polled again. It reports whether the
+// result was written.
+func (w *Watcher) record(ctx context.Context, p kanban.PullRequest, events []kanban.PREvent) bool {
 	recorded, err := w.cfg.Store.RecordPoll(ctx, p, events)
 	switch {
 	case errors.Is(err, store.ErrStale):
@@ -95,13 +115,16 @@ func (w *Watcher) record(ctx context.Context, p kanban.PullRequest, events []kan
 			w.log.Error("prwatch: make a pull request due again", "pr", p.ID, "err", err)
 		}
 		w.Wake()
+		return false
 	case err != nil:
 		if ctx.Err() == nil {
 			w.log.Error("prwatch: record poll", "pr", p.ID, "err", err)
 		}
+		return false
 	case len(recorded) > 0:
 		w.Wake()
 	}
+	return true
 }
 
 // failed records a failed poll: the pull request is polled again after

@@ -89,6 +89,9 @@ type Config struct {
 	Store  Store
 	Forges Forges
 	Sink   Sink
+	// Events gets kanban.PullRequestPolled when a poll recorded a change
+	// of what a pull request shows (a bus of its own, unheard, when nil).
+	Events *kanban.DomainEvents
 	// Backend is this backend's id: the journal entries it claims carry
 	// it (cluster leases tell which backends are alive).
 	Backend string
@@ -162,6 +165,9 @@ func New(cfg Config) (*Watcher, error) {
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
+	}
+	if cfg.Events == nil {
+		cfg.Events = &kanban.DomainEvents{} // no reaction: nobody listens
 	}
 	log := cfg.Log
 	if log == nil {

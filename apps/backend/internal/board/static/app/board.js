@@ -12,7 +12,7 @@ import { BoardFilter } from './boardfilter.js';
 import { Family } from './subtasks.js';
 import {
   SESSION_CREATED, SESSION_LIST, SESSION_UPDATED, TASK_CREATED, TASK_DELETED, TASK_LIST, TASK_MOVE, TASK_MOVED,
-  TASK_UPDATED, WORKFLOW_DELETED, WORKFLOW_LIST, WORKFLOW_STEPS_REORDERED, WORKFLOW_STEP_CREATED,
+  TASK_PR_BADGES, TASK_PR_UPDATED, TASK_UPDATED, WORKFLOW_DELETED, WORKFLOW_LIST, WORKFLOW_STEPS_REORDERED, WORKFLOW_STEP_CREATED,
   WORKFLOW_STEP_DELETED, WORKFLOW_STEP_LIST, WORKFLOW_STEP_UPDATED, WORKFLOW_UPDATED
 } from './contract.js';
 
@@ -34,6 +34,7 @@ class Board {
     this.wf = wf;
     this.cards = new Map(); // task id → card element
     this.sessions = new Map(); // task id → newest session
+    this.prs = new Map(); // task id → Map(pull request id → pull request)
     this.pending = new PendingByTask((taskId) => this.retask(taskId));
     this.off = [];
   }
@@ -43,16 +44,20 @@ class Board {
       fill(this.main, this.toolbar(), h('p', {}, 'This workspace has no workflow yet. ', h('a', { href: '#/config/workflows' }, 'Create one from a template in Settings.')));
       return;
     }
-    const [steps, tasks, sessions] = await Promise.all([
+    // The cards' pull request badges come from one workspace listing; the
+    // board is drawn without them, the reason shown, if it fails.
+    const [steps, tasks, sessions, prs] = await Promise.all([
       api.listAll(WORKFLOW_STEP_LIST, { workflow_id: this.wf.id }),
       api.listAll(TASK_LIST, { workspace_id: ctx.workspaceId, workflow_id: this.wf.id, include_archived: this.filter.showArchived }),
       api.listAll(SESSION_LIST, { workspace_id: ctx.workspaceId }),
+      api.listAll(TASK_PR_BADGES, { workspace_id: ctx.workspaceId }).catch((e) => { toast(`Pull requests: ${e.message}`, 'error'); return []; }),
       this.pending.load(),
       this.filter.options(),
     ]);
     this.steps = steps.sort((a, b) => a.position - b.position);
     this.filter.use(ctx.workspaceId, this.wf, this.steps);
     for (const s of sessions) if (!this.sessions.has(s.task_id)) this.sessions.set(s.task_id, s);
+    for (const p of prs) this.notePR(p);
     this.render(tasks);
     this.listen();
     performance.mark('board-rendered');
@@ -124,8 +129,18 @@ class Board {
   refresh(card, task) {
     const queued = task.queued_for_step_id && this.columns.get(task.queued_for_step_id);
     fillCard(card, task, { session: this.sessions.get(task.id), questions: this.pending.count('questions', task.id),
-      permissions: this.pending.count('permissions', task.id), queuedFor: queued ? queued.step.name : '' });
+      permissions: this.pending.count('permissions', task.id), queuedFor: queued ? queued.step.name : '',
+      prs: [...(this.prs.get(task.id) || new Map()).values()] });
     if (this.family) this.family.draw(card);
+  }
+
+  // notePR records the newest state of a task's pull request (an older
+  // record arriving late is dropped).
+  notePR(p) {
+    if (!this.prs.has(p.task_id)) this.prs.set(p.task_id, new Map());
+    const mine = this.prs.get(p.task_id);
+    const cur = mine.get(p.id);
+    if (!cur || !older(p, cur)) mine.set(p.id, p);
   }
 
   count(c) {
@@ -245,6 +260,7 @@ class Board {
     };
     on(SESSION_CREATED, session);
     on(SESSION_UPDATED, session);
+    on(TASK_PR_UPDATED, (p) => { this.notePR(p); this.retask(p.task_id); });
     this.off.push(...this.pending.listen());
     for (const ev of [WORKFLOW_STEP_CREATED, WORKFLOW_STEP_UPDATED, WORKFLOW_STEP_DELETED, WORKFLOW_STEPS_REORDERED, WORKFLOW_UPDATED, WORKFLOW_DELETED]) {
       on(ev, () => window.dispatchEvent(new HashChangeEvent('hashchange')));

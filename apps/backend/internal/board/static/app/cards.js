@@ -1,5 +1,6 @@
 // Board cards: title, state, agent status, waiting-for-you badges
-// (questions, permission requests) and the admission-queue badge.
+// (questions, permission requests), the admission-queue badge and the
+// badges of the task's pull requests (state, checks, review).
 import { h, fill, taskBadge, sessionBadge, stateLabel, when, clip } from './dom.js';
 
 export const MOVE_HINT_ID = 'move-hint';
@@ -13,8 +14,9 @@ export function cardFor(task) {
 
 // fillCard (re)draws a card's content from the task and what the board
 // knows about it: its newest session, its counts of pending questions and
-// permission requests, and the name of the full step it waits to enter.
-export function fillCard(card, task, { session, questions = 0, permissions = 0, queuedFor = '' }) {
+// permission requests, the name of the full step it waits to enter, and
+// its linked pull requests.
+export function fillCard(card, task, { session, questions = 0, permissions = 0, queuedFor = '', prs = [] }) {
   card.dataset.step = task.workflow_step_id;
   card.dataset.position = task.position;
   card.dataset.state = task.state;
@@ -27,8 +29,28 @@ export function fillCard(card, task, { session, questions = 0, permissions = 0, 
     meta.append(h('span', { class: 'badge queued', title: task.queued_at ? `Waiting since ${when(task.queued_at)}` : null },
       h('span', { 'aria-hidden': 'true' }, '⇢'), `Waiting for room in ${queuedFor || 'a full step'}`));
   }
+  for (const p of prs.slice(0, MAX_PR_BADGES)) meta.append(prBadge(p));
+  if (prs.length > MAX_PR_BADGES) meta.append(h('span', { class: 'badge pr-more' }, `+${prs.length - MAX_PR_BADGES} pull requests`));
   meta.append(h('button', { type: 'button', class: 'move', 'aria-label': `Move “${task.title}”`, dataset: { action: 'move' } }, 'Move'));
   fill(card, h('a', { class: 'title', href: `#/task/${encodeURIComponent(task.id)}`, draggable: 'false', tabindex: '-1' }, task.title), meta);
+}
+
+// MAX_PR_BADGES bounds the pull request badges drawn on one card.
+const MAX_PR_BADGES = 2;
+const CHECKS = { passing: ['✓', 'checks passing'], failing: ['✗', 'checks failing'], pending: ['…', 'checks pending'] };
+const REVIEW = { approved: 'approved', changes_requested: 'changes requested', pending: 'review pending' };
+
+// prBadge says a pull request's state, checks and review in words (an
+// icon beside each, never colour alone).
+export function prBadge(p) {
+  const checks = CHECKS[p.checks];
+  const review = REVIEW[p.review];
+  const words = [`PR #${p.number} ${stateLabel(p.state).toLowerCase()}`, checks && checks[1], review].filter(Boolean).join(' · ');
+  return h('span', { class: `badge pr-badge pr-${p.state}${checks ? ` checks-${p.checks}` : ''}`, title: `Pull request ${words}`,
+    dataset: { pr: p.id, state: p.state, checks: p.checks, review: p.review } },
+  h('span', { 'aria-hidden': 'true' }, p.state === 'merged' ? '⛙' : '⇄'), `#${p.number} ${stateLabel(p.state)}`,
+  checks ? h('span', { class: 'pr-checks' }, ` ${checks[0]}`, h('span', { class: 'sr-label' }, checks[1])) : null,
+  review ? ` · ${stateLabel(review)}` : null);
 }
 
 function waitingBadge(kind, icon, words, n) {

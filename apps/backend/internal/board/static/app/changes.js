@@ -1,21 +1,25 @@
 // A task's Changes tab: for each repository it works in, the changed
 // files (a page at a time, as task.changes.list serves them), one file's
-// unified diff with the operator's line comments, the commits on the task
+// diff (diffview.js) with the operator's line comments, the commits on the task
 // branch, and "Send review". Every text from the diff — paths, lines,
 // commit subjects — is put in the page as text (textContent), never parsed.
+// When the task's agent ends a turn the tab reads its changes again
+// (refreshSoon: debounced, one read at a time), keeping the scroll
+// position, an open comment form and the open commit lists.
 import { api } from './api.js';
 import { h, fill, toast, when, clip, stateLabel } from './dom.js';
 import { shipPanel, prList } from './ship.js';
+import { DiffView } from './diffview.js';
 import {
-  REVIEW_COMMENT_CREATE, REVIEW_COMMENT_LIST, REVIEW_COMMENT_UPDATE, REVIEW_SEND,
+  REVIEW_COMMENT_LIST, REVIEW_SEND,
   TASK_CHANGES_COMMITS, TASK_CHANGES_DIFF, TASK_CHANGES_LIST, TASK_CHANGES_SUMMARY
 } from './contract.js';
 
-// FILES_PAGE and COMMITS_PAGE are the page sizes asked for; MAX_LINE
-// bounds one diff line shown (the rest is cut, said so).
+// FILES_PAGE and COMMITS_PAGE are the page sizes asked for.
 const FILES_PAGE = 100;
 const COMMITS_PAGE = 50;
-const MAX_LINE = 4000;
+// REFRESH_DEBOUNCE_MS gathers a burst of turn ends into one read.
+const REFRESH_DEBOUNCE_MS = 400;
 
 export class ChangesView {
   constructor(task) {
@@ -26,17 +30,66 @@ export class ChangesView {
     this.diffBox = h('div', { id: 'diff-view' });
     this.prs = h('div', { id: 'task-prs', hidden: true });
     // One ship panel per repository, kept across reloads (its open forms
-    // and status survive a commit's refresh).
+    // and status survive a commit's refresh); the repositories whose
+    // commit list is open.
     this.ship = new Map();
+    this.commitsOpen = new Set();
   }
 
+  // load reads the tab afresh (one read at a time: a call during a read
+  // makes one more after it).
   async load() {
-    fill(this.el, h('h2', { id: 'changes-title' }, 'Changes'), this.reviewBox, this.prs, this.repos, this.diffBox);
+    if (!this.drawn) {
+      fill(this.el, h('h2', { id: 'changes-title' }, 'Changes'), this.reviewBox, this.prs, this.repos, this.diffBox);
+      this.drawn = true;
+    }
+    if (this.reading) { this.again = true; return this.reading; }
+    this.reading = (async () => {
+      try {
+        do { this.again = false; await this.redraw(); } while (this.again);
+        performance.mark('changes-rendered'); // make bench times the tab to here
+      } finally { this.reading = null; }
+    })();
+    return this.reading;
+  }
+
+  // refreshSoon reloads the tab shortly (the agent's turn ended): a burst
+  // of calls makes one read.
+  refreshSoon() {
+    clearTimeout(this.soon);
+    this.soon = setTimeout(() => this.load().catch((e) => toast(e.message, 'error')), REFRESH_DEBOUNCE_MS);
+  }
+
+  close() { clearTimeout(this.soon); }
+
+  // redraw reads the repositories' changes and their first pages of files
+  // off screen, then swaps them in, keeping what the operator looks at
+  // (the comment form, else the diff) where it was on screen. The file's
+  // diff is read again unless a comment is being written on it; then it
+  // is marked, and read again once the form closes.
+  async redraw() {
     const [repos] = await Promise.all([api.listAll(TASK_CHANGES_SUMMARY, { task_id: this.task.id }), this.drawReview(),
       prList(this.prs, this.task.id).catch((e) => toast(e.message, 'error'))]);
     if (!repos.length) { fill(this.repos, h('p', { class: 'muted', id: 'changes-none' }, 'The task works in no repository.')); return; }
-    fill(this.repos, repos.map((r) => this.repoPanel(r)));
-    if (this.file) await this.showDiff(this.file.repo, this.file.change);
+    const panels = repos.map((r) => this.repoPanel(r));
+    const attach = await Promise.all(panels.map((p) => p.ready));
+    const anchor = () => (this.diffBox.querySelector('.comment-form-row') || this.diffBox).getBoundingClientRect().top;
+    const top = anchor();
+    attach.forEach((f) => f());
+    fill(this.repos, panels.map((p) => p.box));
+    if (this.file && this.diffBox.querySelector('.comment-form-row')) {
+      this.diffStale = true;
+      if (!this.diffBox.querySelector('#diff-stale')) {
+        this.diffBox.querySelector('.diff')?.prepend(h('p', { class: 'notice', id: 'diff-stale', role: 'status' },
+          'The agent ended a turn: this diff is read again once your comment is added or cancelled.'));
+      }
+    } else if (this.file) await this.showDiff(this.file.repo, this.file.change);
+    window.scrollBy(0, anchor() - top);
+  }
+
+  // formClosed reads a diff that changed under an open comment form.
+  formClosed() {
+    if (this.diffStale && this.file) { this.diffStale = false; this.showDiff(this.file.repo, this.file.change); }
   }
 
   // drawReview shows the open comments' count and the Send review button.
@@ -59,19 +112,26 @@ export class ChangesView {
     } catch (e) { toast(e.message, 'error'); button.disabled = false; }
   }
 
+  // repoPanel is a repository's panel; ready settles, once its first page
+  // of files is in, with what completes it (attach, at the swap).
   repoPanel(r) {
     const box = h('div', { class: 'repo-changes', dataset: { repo: r.repository_id } });
     const head = h('h3', {}, r.name || 'Repository', ' ', h('span', { class: 'muted' }, r.branch ? `${r.branch} against ${r.base_branch}` : ''));
-    if (r.error) { fill(box, head, h('p', { class: 'muted repo-error' }, r.error)); return box; }
+    if (r.error) { fill(box, head, h('p', { class: 'muted repo-error' }, r.error)); return { box, ready: Promise.resolve(() => {}) }; }
     const files = h('ul', { class: 'files' });
     const more = h('p', {});
     const commits = h('details', { class: 'commits' }, h('summary', {}, 'Commits on the task branch'));
     fill(box, head, h('p', { class: 'hint' }, `${r.total} changed file${r.total === 1 ? '' : 's'} · `, h('span', { class: 'add' }, `+${r.additions}`), ' ',
-      h('span', { class: 'del' }, `−${r.deletions}`)), files, more, commits,
-      this.shipOf(r.repository_id));
-    this.filesPage(r, files, more, '');
-    commits.addEventListener('toggle', () => { if (commits.open && !commits.dataset.loaded) { commits.dataset.loaded = '1'; this.commitsPage(r, commits, ''); } });
-    return box;
+      h('span', { class: 'del' }, `−${r.deletions}`)), files, more, commits);
+    // The ship panel (on screen, in the panel being replaced) moves in
+    // with the swap, not before: its controls stay usable meanwhile.
+    const ready = this.filesPage(r, files, more, '').then(() => () => box.append(this.shipOf(r.repository_id)));
+    commits.addEventListener('toggle', () => {
+      if (commits.open) this.commitsOpen.add(r.repository_id); else this.commitsOpen.delete(r.repository_id);
+      if (commits.open && !commits.dataset.loaded) { commits.dataset.loaded = '1'; this.commitsPage(r, commits, ''); }
+    });
+    if (this.commitsOpen.has(r.repository_id)) commits.open = true;
+    return { box, ready };
   }
 
   shipOf(repositoryId) {
@@ -126,118 +186,5 @@ export class ChangesView {
         api.listAll(REVIEW_COMMENT_LIST, { task_id: this.task.id, repository_id: r.repository_id, path: c.path })]);
       if (seq === this.seq) fill(this.diffBox, new DiffView(this, r, d, comments).el);
     } catch (e) { if (seq === this.seq) fill(this.diffBox, h('p', { class: 'form-error' }, e.message)); }
-  }
-}
-
-// DiffView is one file's unified diff as a table: old and new line
-// numbers, the line, and under a line the comments that end on it. A
-// line's number is a button that opens the comment form.
-class DiffView {
-  constructor(view, repo, d, comments) {
-    this.view = view;
-    this.repo = repo;
-    this.d = d;
-    this.comments = comments;
-    this.placed = new Set();
-    const title = h('h3', { id: 'diff-title' }, d.old_path ? `${d.old_path} → ${d.path}` : d.path);
-    this.el = h('div', { class: 'diff', dataset: { path: d.path } }, title, this.body());
-  }
-
-  body() {
-    const d = this.d;
-    if (d.binary) return h('p', { class: 'notice', id: 'diff-binary' }, 'Binary file: its content is not shown.');
-    if (d.too_large) return h('p', { class: 'notice', id: 'diff-too-large' }, 'File too large to show (over 1 MiB): its content is not sent.');
-    const rows = this.rows();
-    const rest = this.comments.filter((c) => !this.placed.has(c.id));
-    return [d.truncated ? h('p', { class: 'notice', id: 'diff-truncated' }, 'The diff is cut here: it is longer than the board shows.') : null,
-      rest.length ? h('div', { id: 'comments-elsewhere' }, h('h4', {}, 'Comments not on the current diff'), rest.map((c) => this.comment(c))) : null,
-      h('table', { class: 'diff-lines' }, h('colgroup', {}, h('col', { class: 'num' }), h('col', { class: 'num' }), h('col')), h('tbody', {}, rows))];
-  }
-
-  // rows turns the patch into table rows (hunk headers, context, added
-  // and deleted lines), each comment after the line it ends on.
-  rows() {
-    const out = [];
-    let oldN = 0;
-    let newN = 0;
-    let inHunk = false;
-    for (const line of (this.d.patch || '').split('\n')) {
-      const m = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
-      if (m) {
-        oldN = Number(m[1]); newN = Number(m[2]); inHunk = true;
-        out.push(h('tr', { class: 'hunk' }, h('td', { colspan: 3 }, clip(line, MAX_LINE))));
-        continue;
-      }
-      if (!inHunk || !line || !' +-'.includes(line[0])) continue;
-      const kind = line[0] === '+' ? 'add' : line[0] === '-' ? 'del' : 'ctx';
-      const o = kind === 'add' ? null : oldN;
-      const n = kind === 'del' ? null : newN;
-      if (o !== null) oldN += 1;
-      if (n !== null) newN += 1;
-      out.push(...this.line(kind, o, n, line));
-    }
-    return out;
-  }
-
-  line(kind, o, n, text) {
-    const side = kind === 'del' ? 'old' : 'new';
-    const num = side === 'old' ? o : n;
-    const row = h('tr', { class: `line ${kind}`, dataset: { side, line: String(num) } },
-      h('td', { class: 'num' }, o === null ? '' : String(o)),
-      h('td', { class: 'num' }, h('button', { type: 'button', class: 'link line-comment', title: 'Comment on this line', 'aria-label': `Comment on ${side} line ${num}`,
-        onclick: (ev) => this.lineClicked(row, side, num, ev.shiftKey) }, n === null ? '−' : String(n))),
-      h('td', { class: 'text' }, h('code', {}, clip(text, MAX_LINE))));
-    const here = this.comments.filter((c) => c.side === side && c.end_line === num && !this.placed.has(c.id));
-    here.forEach((c) => this.placed.add(c.id));
-    return [row, ...here.map((c) => h('tr', { class: 'comment-row' }, h('td', { colspan: 3 }, this.comment(c))))];
-  }
-
-  comment(c) {
-    const lines = c.start_line === c.end_line ? `line ${c.start_line}` : `lines ${c.start_line}–${c.end_line}`;
-    // An outdated comment can be resolved; reopened, it would be found
-    // outdated again.
-    const next = c.state === 'resolved' ? 'open' : 'resolved';
-    const toggle = h('button', { type: 'button', class: 'comment-state', onclick: () => this.setState(c, next) }, next === 'resolved' ? 'Resolve' : 'Reopen');
-    return h('div', { class: `review-comment state-${c.state}`, dataset: { id: c.id, state: c.state } },
-      h('p', { class: 'hint' }, h('span', { class: `badge comment-${c.state}` }, stateLabel(c.state)), ` ${c.side === 'old' ? 'old ' : ''}${lines} · ${c.author} · ${when(c.created_at)}`),
-      h('p', { class: 'comment-body' }, c.body), toggle);
-  }
-
-  async setState(c, state) {
-    try {
-      await api.request(REVIEW_COMMENT_UPDATE, { id: c.id, state });
-      await Promise.all([this.view.showDiff(this.repo, this.view.file.change), this.view.drawReview()]);
-    } catch (e) { toast(e.message, 'error'); }
-  }
-
-  // lineClicked opens the comment form on a line; with Shift, on the
-  // lines from the open form's first line to this one (same side).
-  lineClicked(row, side, num, shift) {
-    const p = this.pending;
-    if (shift && p && p.side === side && num > p.start && this.el.querySelector('.comment-form-row')) this.openForm(row, side, p.start, num);
-    else this.openForm(row, side, num, num);
-  }
-
-  // openForm shows the comment form under the last line (one at a time).
-  openForm(row, side, line, end) {
-    this.el.querySelector('.comment-form-row')?.remove();
-    this.pending = { side, start: line };
-    const what = end === line ? `${side} line ${line}` : `${side} lines ${line}–${end}`;
-    const body = h('textarea', { name: 'body', rows: 3, 'aria-label': `Comment on ${what}` });
-    const err = h('p', { class: 'form-error', role: 'alert', hidden: true });
-    const f = h('form', { class: 'comment-form', novalidate: true }, h('p', { class: 'hint' }, `Comment on ${what}. Shift-select a later line's number for a range.`), body, err,
-      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Comment'),
-        h('button', { type: 'button', onclick: () => f.closest('tr').remove() }, 'Cancel')));
-    f.addEventListener('submit', async (ev) => {
-      ev.preventDefault();
-      try {
-        await api.request(REVIEW_COMMENT_CREATE, { task_id: this.view.task.id, repository_id: this.repo.repository_id, path: this.d.path,
-          ...(this.d.old_path ? { old_path: this.d.old_path } : {}), start_line: line, end_line: end, side, body: body.value });
-        toast('Comment added');
-        await Promise.all([this.view.showDiff(this.repo, this.view.file.change), this.view.drawReview()]);
-      } catch (e) { err.textContent = e.message; err.hidden = false; }
-    });
-    row.after(h('tr', { class: 'comment-form-row' }, h('td', { colspan: 3 }, f)));
-    body.focus();
   }
 }

@@ -90,6 +90,7 @@ export const TASK_MESSAGE = 'task.message';
 export const TASK_MOVE = 'task.move';
 export const TASK_MR_AUTOMATION_GET = 'task.mr_automation.get';
 export const TASK_MR_AUTOMATION_UPDATE = 'task.mr_automation.update';
+export const TASK_PR_BADGES = 'task.pr.badges';
 export const TASK_PR_GET = 'task.pr.get';
 export const TASK_PR_LIST = 'task.pr.list';
 export const TASK_PR_MERGE = 'task.pr.merge';

@@ -22,6 +22,9 @@ import {
   TASK_MOVED, TASK_PR_UPDATED, TASK_STOP, TASK_UPDATED, WORKFLOW_STEP_LIST
 } from './contract.js';
 
+// ACTIVE are the states of a session whose agent may be at work.
+const ACTIVE = new Set(['CREATED', 'QUEUED', 'STARTING', 'RUNNING']);
+
 export async function renderTask(main, taskId) {
   const page = new TaskPage(main, await api.request(TASK_GET, { id: taskId }));
   await page.load();
@@ -270,7 +273,7 @@ class TaskPage {
     on(TASK_MOVED, (t) => this.retask(t));
     on(TASK_DELETED, (t) => { if (t.id === this.task.id) fill(this.main, h('h1', {}, 'Task deleted'), h('p', {}, h('a', { href: '#/' }, 'Back to the board'))); });
     on(SESSION_CREATED, (s) => { if (mine(s)) this.addSession(s); });
-    on(SESSION_UPDATED, (s) => { if (mine(s)) this.addSession(s); });
+    on(SESSION_UPDATED, (s) => { if (mine(s)) { this.turnEnded(s); this.addSession(s); } });
     on(SESSION_MODE_CHANGED, (p) => {
       if (!this.current || p.session_id !== this.current.id) return;
       this.current.mcp_mode = p.mode;
@@ -289,7 +292,16 @@ class TaskPage {
     on(TASK_DEPENDENCY_ADDED, (d) => { if (d.task_id === this.task.id || d.depends_on_task_id === this.task.id) this.drawRelations(); });
   }
 
+  // turnEnded refreshes an open Changes tab when one of the task's agent
+  // sessions stops being at work (its turn ended, or it waits on the
+  // operator): the agent may have changed the worktree.
+  turnEnded(s) {
+    const before = (this.sessions.find((x) => x.id === s.id) || {}).state;
+    if (before && before !== s.state && !ACTIVE.has(s.state) && !this.changes.el.hidden) this.changes.refreshSoon();
+  }
+
   close() {
+    this.changes.close();
     this.off.forEach((f) => f());
     this.terminal.close();
     if (this.conversation) this.conversation.close();
