@@ -115,7 +115,8 @@ func New(d Deps) (*Registry, *Service, error) {
 		diag:   &diagnostics{cfg: d.Diagnostics, last: map[string]time.Time{}},
 		agents: d.Agents, managed: d.Agents.Launches(), events: d.Events, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
 		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git}
-	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions}
+	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions,
+		derivedCaps: s.sessionCaps}
 	for _, b := range declared {
 		r.actions[b.c.name] = &registered{c: b.c, run: b.bind(s)}
 	}
