@@ -201,6 +201,7 @@ func (s *Service) markMerged(ctx context.Context, t *kanban.Task, rec *kanban.Pu
 	s.prUpdated(t, out)
 	if changed {
 		s.events.Emit(kanban.PullRequestMerged{TaskID: out.TaskID, PullRequestID: out.ID})
+		s.events.Emit(kanban.PullRequestStateChanged{PR: *out, Change: kanban.PRChangeMerged, Key: string(kanban.PRChangeMerged)})
 	}
 	return out, nil
 }

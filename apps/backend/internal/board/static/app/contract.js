@@ -165,5 +165,5 @@ export const WORKFLOW_UPDATED = 'workflow.updated';
 export const MAX_TITLE_LEN = 60; // a task's title, in characters
 export const MAX_LIMIT = 200; // items of one page of a list
 export const SESSION_MODES = Object.freeze(['task', 'task-title-pending', 'config', 'office']); // the modes a session may be put in
-export const NOTIFICATION_KINDS = Object.freeze(['turn_finished', 'question_asked', 'permission_needed', 'task_failed']); // what a notification tells of
+export const NOTIFICATION_KINDS = Object.freeze(['turn_finished', 'question_asked', 'permission_needed', 'task_failed', 'pr_state_changed']); // what a notification tells of
 export const CHANNEL_TYPES = Object.freeze(['apprise', 'webhook']); // how a channel delivers

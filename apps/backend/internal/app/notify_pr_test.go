@@ -1,0 +1,129 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/forge"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/notify"
+	"github.com/kandev/kandev/apps/backend/internal/prwatch"
+)
+
+const (
+	prHeadA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	prHeadB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+)
+
+// TestPRStateChangedNotifications: the PR watcher's events, through the
+// backend's own sink, become pr_state_changed notifications in the
+// workspace's inbox (read with notification.list) and deliveries to a
+// webhook channel subscribed to the kind: the head's checks failing, then
+// passing, an approval and the merge, each once — the same event again, a
+// second approval of the same head and a review that only comments add
+// nothing. With the kind's inbox setting off, a change is delivered to the
+// channel but not put in the inbox.
+func TestPRStateChangedNotifications(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	var mu sync.Mutex
+	var hooks []string
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+		mu.Lock()
+		hooks = append(hooks, r.Header.Get(notify.EventHeader)+" "+string(b))
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(hook.Close)
+	ws := e.workspaceID()
+	e.dispatch(kanban.ActionNotificationChannelCreate, action.ChannelCreateIn{WorkspaceID: ws, Name: "PR hook", Type: kanban.ChannelWebhook,
+		URL: hook.URL, Secret: "pr-hook-secret-0123456789", Events: []kanban.NotificationKind{kanban.NotifyPRStateChanged}}, nil)
+	task := e.newTask("Add the login form")
+	repo, err := e.b.store.CreateRepository(ctx, kanban.Repository{WorkspaceID: ws, Name: "app", RemoteURL: "https://github.com/o/app.git"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.b.store.SetTaskRepository(ctx, kanban.TaskRepository{TaskID: task.ID, RepositoryID: repo.ID, BaseBranch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := e.b.store.LinkPullRequest(ctx, kanban.PullRequest{TaskID: task.ID, RepositoryID: repo.ID, Forge: kanban.ForgeGitHub,
+		ForgeRepo: "o/app", Number: 7, URL: "https://github.com/o/app/pull/7", State: kanban.PROpen, HeadSHA: prHeadA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &prSink{svc: e.b.svc, events: e.b.events, log: slog.New(slog.DiscardHandler)}
+	deliver := func(ev prwatch.Event) {
+		t.Helper()
+		ev.PR = *pr
+		if err := sink.Deliver(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	review := func(id int64, who string, st forge.ReviewState) *forge.Review {
+		return &forge.Review{ID: id, Author: who, State: st, CommitSHA: prHeadA}
+	}
+	failing := prwatch.Event{ID: "e1", Kind: prwatch.ChecksFailing, HeadSHA: prHeadA, Check: &prwatch.Check{Name: "test (ubuntu)", Conclusion: "failure"}}
+	deliver(failing)
+	deliver(failing) // the same change again
+	deliver(prwatch.Event{ID: "e2", Kind: prwatch.ChecksPassing, HeadSHA: prHeadA})
+	deliver(prwatch.Event{ID: "e3", Kind: prwatch.ReviewSubmitted, Review: review(1, "bob", forge.ReviewApproved)})
+	deliver(prwatch.Event{ID: "e4", Kind: prwatch.ReviewSubmitted, Review: review(2, "carol", forge.ReviewApproved)})
+	deliver(prwatch.Event{ID: "e5", Kind: prwatch.ReviewSubmitted, Review: review(3, "dave", forge.ReviewCommented)})
+	deliver(prwatch.Event{ID: "e6", Kind: prwatch.Merged})
+	want := []string{
+		"Pull request #7 merged: Add the login form",
+		"Pull request #7 approved: Add the login form",
+		"Pull request #7 checks passing: Add the login form",
+		"Pull request #7 checks failing: Add the login form",
+	}
+	inbox := func() []kanban.Notification {
+		var l kanban.List[kanban.Notification]
+		e.dispatch(kanban.ActionNotificationList, action.NotificationListIn{WorkspaceID: ws, Limit: 50}, &l)
+		var out []kanban.Notification
+		for _, n := range l.Items {
+			if n.Kind == kanban.NotifyPRStateChanged {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	// The notifier records in order: once the merge (delivered last) is
+	// in, every earlier change has been recorded or deduplicated.
+	waitFor(t, func() bool { l := inbox(); return len(l) > 0 && l[0].Title == want[0] })
+	got := inbox()
+	if len(got) != len(want) {
+		t.Fatalf("got %d pr_state_changed notifications, want %d: %+v", len(got), len(want), got)
+	}
+	for i, n := range got { // newest first
+		if n.Title != want[i] || n.TaskID != task.ID {
+			t.Errorf("notification %d: %q (task %s), want %q", i, n.Title, n.TaskID, want[i])
+		}
+	}
+	if !strings.Contains(got[3].Body, "Failing check: test (ubuntu)") || !strings.Contains(got[1].Body, "By bob") {
+		t.Errorf("bodies: %q, %q", got[3].Body, got[1].Body)
+	}
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(hooks) == len(want) })
+
+	e.dispatch(kanban.ActionNotificationSettingsSet, json.RawMessage(`{"workspace_id":"`+ws+`","kind":"pr_state_changed","inbox":false}`), nil)
+	deliver(prwatch.Event{ID: "e7", Kind: prwatch.ReviewSubmitted, Review: &forge.Review{ID: 4, Author: "erin", State: forge.ReviewChangesRequested, CommitSHA: prHeadB}})
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(hooks) == len(want)+1 })
+	mu.Lock()
+	last := hooks[len(hooks)-1]
+	mu.Unlock()
+	if !strings.HasPrefix(last, "pr_state_changed ") || !strings.Contains(last, "changes requested") {
+		t.Fatalf("the channel's last delivery: %q", last)
+	}
+	if n := len(inbox()); n != len(want) {
+		t.Fatalf("with the inbox setting off the inbox has %d, want %d", n, len(want))
+	}
+}
