@@ -75,13 +75,19 @@ func TestCommitMessageFromAgent(t *testing.T) {
 	if n := commits(); n != before+1 {
 		t.Fatalf("%d commits, want %d", n, before+1)
 	}
-	var asked string
-	for _, m := range e.conversation(task.ID) {
+	if asked := e.commitPrompt(task.ID); !strings.Contains(asked, "- added src/answer.go (+1 -0)") || !strings.Contains(asked, "The operator's instructions") {
+		t.Fatalf("the prompt the agent got: %q", asked)
+	}
+}
+
+// commitPrompt returns the last commit message request in a task's
+// conversation.
+func (e *env) commitPrompt(taskID string) string {
+	asked := ""
+	for _, m := range e.conversation(taskID) {
 		if m.Type == "prompt" && strings.HasPrefix(m.Content, "Kandev asks for a commit message") {
 			asked = m.Content
 		}
 	}
-	if !strings.Contains(asked, "- added src/answer.go (+1 -0)") || !strings.Contains(asked, "The operator's instructions") {
-		t.Fatalf("the prompt the agent got: %q", asked)
-	}
+	return asked
 }

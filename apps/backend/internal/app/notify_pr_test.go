@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -35,32 +36,11 @@ func TestPRStateChangedNotifications(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	var mu sync.Mutex
-	var hooks []string
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
-		mu.Lock()
-		hooks = append(hooks, r.Header.Get(notify.EventHeader)+" "+string(b))
-		mu.Unlock()
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(hook.Close)
+	hookURL, hooks := hookReceiver(t)
 	ws := e.workspaceID()
 	e.dispatch(kanban.ActionNotificationChannelCreate, action.ChannelCreateIn{WorkspaceID: ws, Name: "PR hook", Type: kanban.ChannelWebhook,
-		URL: hook.URL, Secret: "pr-hook-secret-0123456789", Events: []kanban.NotificationKind{kanban.NotifyPRStateChanged}}, nil)
-	task := e.newTask("Add the login form")
-	repo, err := e.b.store.CreateRepository(ctx, kanban.Repository{WorkspaceID: ws, Name: "app", RemoteURL: "https://github.com/o/app.git"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.b.store.SetTaskRepository(ctx, kanban.TaskRepository{TaskID: task.ID, RepositoryID: repo.ID, BaseBranch: "main"}); err != nil {
-		t.Fatal(err)
-	}
-	pr, err := e.b.store.LinkPullRequest(ctx, kanban.PullRequest{TaskID: task.ID, RepositoryID: repo.ID, Forge: kanban.ForgeGitHub,
-		ForgeRepo: "o/app", Number: 7, URL: "https://github.com/o/app/pull/7", State: kanban.PROpen, HeadSHA: prHeadA})
-	if err != nil {
-		t.Fatal(err)
-	}
+		URL: hookURL, Secret: "pr-hook-secret-0123456789", Events: []kanban.NotificationKind{kanban.NotifyPRStateChanged}}, nil)
+	task, pr := e.linkedPR(ws, "Add the login form", prHeadA)
 	sink := &prSink{svc: e.b.svc, events: e.b.events, log: slog.New(slog.DiscardHandler)}
 	deliver := func(ev prwatch.Event) {
 		t.Helper()
@@ -86,17 +66,7 @@ func TestPRStateChangedNotifications(t *testing.T) {
 		"Pull request #7 checks passing: Add the login form",
 		"Pull request #7 checks failing: Add the login form",
 	}
-	inbox := func() []kanban.Notification {
-		var l kanban.List[kanban.Notification]
-		e.dispatch(kanban.ActionNotificationList, action.NotificationListIn{WorkspaceID: ws, Limit: 50}, &l)
-		var out []kanban.Notification
-		for _, n := range l.Items {
-			if n.Kind == kanban.NotifyPRStateChanged {
-				out = append(out, n)
-			}
-		}
-		return out
-	}
+	inbox := func() []kanban.Notification { return e.inboxOf(ws, kanban.NotifyPRStateChanged) }
 	// The notifier records in order: once the merge (delivered last) is
 	// in, every earlier change has been recorded or deduplicated.
 	waitFor(t, func() bool { l := inbox(); return len(l) > 0 && l[0].Title == want[0] })
@@ -112,18 +82,68 @@ func TestPRStateChangedNotifications(t *testing.T) {
 	if !strings.Contains(got[3].Body, "Failing check: test (ubuntu)") || !strings.Contains(got[1].Body, "By bob") {
 		t.Errorf("bodies: %q, %q", got[3].Body, got[1].Body)
 	}
-	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(hooks) == len(want) })
+	waitFor(t, func() bool { return len(hooks()) == len(want) })
 
 	e.dispatch(kanban.ActionNotificationSettingsSet, json.RawMessage(`{"workspace_id":"`+ws+`","kind":"pr_state_changed","inbox":false}`), nil)
 	deliver(prwatch.Event{ID: "e7", Kind: prwatch.ReviewSubmitted, Review: &forge.Review{ID: 4, Author: "erin", State: forge.ReviewChangesRequested, CommitSHA: prHeadB}})
-	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(hooks) == len(want)+1 })
-	mu.Lock()
-	last := hooks[len(hooks)-1]
-	mu.Unlock()
+	waitFor(t, func() bool { return len(hooks()) == len(want)+1 })
+	last := hooks()[len(want)]
 	if !strings.HasPrefix(last, "pr_state_changed ") || !strings.Contains(last, "changes requested") {
 		t.Fatalf("the channel's last delivery: %q", last)
 	}
 	if n := len(inbox()); n != len(want) {
 		t.Fatalf("with the inbox setting off the inbox has %d, want %d", n, len(want))
 	}
+}
+
+// hookReceiver is a webhook channel's receiver on loopback: its URL and
+// the deliveries it got ("EVENT BODY"), in arrival order.
+func hookReceiver(t *testing.T) (string, func() []string) {
+	var mu sync.Mutex
+	var got []string
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+		mu.Lock()
+		got = append(got, r.Header.Get(notify.EventHeader)+" "+string(b))
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(hook.Close)
+	return hook.URL, func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(got) }
+}
+
+// linkedPR creates a task with a repository and an open pull request of
+// it linked (head head), in workspace ws.
+func (e *env) linkedPR(ws, title, head string) (*kanban.Task, *kanban.PullRequest) {
+	e.t.Helper()
+	ctx := context.Background()
+	task := e.newTask(title)
+	repo, err := e.b.store.CreateRepository(ctx, kanban.Repository{WorkspaceID: ws, Name: "app", RemoteURL: "https://github.com/o/app.git"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := e.b.store.SetTaskRepository(ctx, kanban.TaskRepository{TaskID: task.ID, RepositoryID: repo.ID, BaseBranch: "main"}); err != nil {
+		e.t.Fatal(err)
+	}
+	pr, err := e.b.store.LinkPullRequest(ctx, kanban.PullRequest{TaskID: task.ID, RepositoryID: repo.ID, Forge: kanban.ForgeGitHub,
+		ForgeRepo: "o/app", Number: 7, URL: "https://github.com/o/app/pull/7", State: kanban.PROpen, HeadSHA: head})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return task, pr
+}
+
+// inboxOf returns the first page of a workspace's inbox, of one kind,
+// newest first.
+func (e *env) inboxOf(ws string, kind kanban.NotificationKind) []kanban.Notification {
+	e.t.Helper()
+	var l kanban.List[kanban.Notification]
+	e.dispatch(kanban.ActionNotificationList, action.NotificationListIn{WorkspaceID: ws, Limit: 50}, &l)
+	var out []kanban.Notification
+	for _, n := range l.Items {
+		if n.Kind == kind {
+			out = append(out, n)
+		}
+	}
+	return out
 }

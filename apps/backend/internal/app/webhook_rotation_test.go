@@ -27,30 +27,7 @@ func TestWebhookSecretRotation(t *testing.T) {
 	writeFile(t, gl, "gltok_before_0123456789\n")
 	writeFile(t, conf, `{"webhooks":{"github":{"token_file":"`+gh+`"},"gitlab":{"token_file":"`+gl+`"}}}`)
 	e := newEnvWith(t, func(c *Config) { c.ForgesFile = conf })
-	body := []byte(`{"zen":"Keep it logically awesome.","hook_id":1}`)
-	post := func(path string, header map[string]string) (int, string) {
-		t.Helper()
-		req, err := http.NewRequest(http.MethodPost, e.url+path, bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = resp.Body.Close() }()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return resp.StatusCode, string(b)
-	}
-	github := func(secret string) (int, string) {
-		return post("/webhooks/github", map[string]string{"X-GitHub-Event": "ping", "X-Hub-Signature-256": forgetest.Sign(secret, body)})
-	}
-	gitlab := func(token string) (int, string) {
-		return post("/webhooks/gitlab", map[string]string{"X-Gitlab-Event": "Push Hook", "X-Gitlab-Token": token})
-	}
+	github, gitlab := webhookPosters(t, e.url)
 	expect := func(what string, got int, want int) {
 		t.Helper()
 		if got != want {
@@ -92,4 +69,35 @@ func TestWebhookSecretRotation(t *testing.T) {
 	if strings.Contains(e.logs.String(), "whsec_") || strings.Contains(e.logs.String(), "gltok_") {
 		t.Fatal("a webhook secret reached the log")
 	}
+}
+
+// webhookPosters return functions posting a ping delivery signed with a
+// secret (GitHub) or carrying a token (GitLab) to the backend at url,
+// with the answer's status and (bounded) text.
+func webhookPosters(t *testing.T, url string) (github, gitlab func(string) (int, string)) {
+	body := []byte(`{"zen":"Keep it logically awesome.","hook_id":1}`)
+	post := func(path string, header map[string]string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, url+path, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = resp.Body.Close() }()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return resp.StatusCode, string(b)
+	}
+	github = func(secret string) (int, string) {
+		return post("/webhooks/github", map[string]string{"X-GitHub-Event": "ping", "X-Hub-Signature-256": forgetest.Sign(secret, body)})
+	}
+	gitlab = func(token string) (int, string) {
+		return post("/webhooks/gitlab", map[string]string{"X-Gitlab-Event": "Push Hook", "X-Gitlab-Token": token})
+	}
+	return github, gitlab
 }
