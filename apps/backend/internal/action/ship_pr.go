@@ -251,6 +251,17 @@ func (s *Service) prUpdated(t *kanban.Task, pr *kanban.PullRequest) {
 	kanban.EventPullRequestUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), pr)
 }
 
+// PullRequestRead publishes task.pr_updated for a pull request the PR
+// watcher read a change of (the board redraws it); a task gone since is
+// skipped.
+func (s *Service) PullRequestRead(ctx context.Context, pr *kanban.PullRequest) {
+	t, err := s.store.GetTask(ctx, pr.TaskID)
+	if err != nil {
+		return
+	}
+	s.prUpdated(t, pr)
+}
+
 // recordOf lays what the forge said of a pull request over its record.
 func recordOf(rec kanban.PullRequest, pr *forge.PR) kanban.PullRequest {
 	rec.Number, rec.URL, rec.Title = pr.Number, pr.URL, boundRunes(pr.Title, kanban.MaxPRTitleLen)

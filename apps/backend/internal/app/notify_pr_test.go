@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
@@ -17,6 +18,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/notify"
 	"github.com/kandev/kandev/apps/backend/internal/prwatch"
+	wsclient "github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
 const (
@@ -30,7 +32,8 @@ const (
 // webhook channel subscribed to the kind: the head's checks failing, then
 // passing, an approval and the merge, each once — the same event again, a
 // second approval of the same head and a review that only comments add
-// nothing. With the kind's inbox setting off, a change is delivered to the
+// nothing; each delivery publishes task.pr_updated for the board. With
+// the kind's inbox setting off, a change is delivered to the
 // channel but not put in the inbox.
 func TestPRStateChangedNotifications(t *testing.T) {
 	t.Parallel()
@@ -41,6 +44,7 @@ func TestPRStateChangedNotifications(t *testing.T) {
 	e.dispatch(kanban.ActionNotificationChannelCreate, action.ChannelCreateIn{WorkspaceID: ws, Name: "PR hook", Type: kanban.ChannelWebhook,
 		URL: hookURL, Secret: "pr-hook-secret-0123456789", Events: []kanban.NotificationKind{kanban.NotifyPRStateChanged}}, nil)
 	task, pr := e.linkedPR(ws, "Add the login form", prHeadA)
+	redraws := e.countEvents(ws, kanban.EventPullRequestUpdated.Name())
 	sink := &prSink{svc: e.b.svc, events: e.b.events, log: slog.New(slog.DiscardHandler)}
 	deliver := func(ev prwatch.Event) {
 		t.Helper()
@@ -83,6 +87,7 @@ func TestPRStateChangedNotifications(t *testing.T) {
 		t.Errorf("bodies: %q, %q", got[3].Body, got[1].Body)
 	}
 	waitFor(t, func() bool { return len(hooks()) == len(want) })
+	waitFor(t, func() bool { return redraws() == 7 }) // task.pr_updated for each delivery: the board redraws the pull request
 
 	e.dispatch(kanban.ActionNotificationSettingsSet, json.RawMessage(`{"workspace_id":"`+ws+`","kind":"pr_state_changed","inbox":false}`), nil)
 	deliver(prwatch.Event{ID: "e7", Kind: prwatch.ReviewSubmitted, Review: &forge.Review{ID: 4, Author: "erin", State: forge.ReviewChangesRequested, CommitSHA: prHeadB}})
@@ -146,4 +151,22 @@ func (e *env) inboxOf(ws string, kind kanban.NotificationKind) []kanban.Notifica
 		}
 	}
 	return out
+}
+
+// countEvents subscribes an operator WebSocket client to a workspace and
+// counts the notifications named name it receives.
+func (e *env) countEvents(ws, name string) func() int {
+	e.t.Helper()
+	var n atomic.Int32
+	c, err := wsclient.Dial(context.Background(), wsclient.ClientConfig{URL: e.wsURL(), Token: e.token, OnNotification: func(a string, _ json.RawMessage) {
+		if a == name {
+			n.Add(1)
+		}
+	}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { _ = c.Close() })
+	must(e.t, c.Call(context.Background(), kanban.ActionSubscribe, SubscribeIn{Topics: []string{action.WorkspaceTopic(ws)}}, nil))
+	return func() int { return int(n.Load()) }
 }

@@ -47,6 +47,8 @@ func (s *prSink) Deliver(ctx context.Context, e prwatch.Event) error {
 	if ch, ok := stateChange(e); ok {
 		s.events.Emit(ch) // the pr_state_changed notification
 	}
+	pr := e.PR
+	s.svc.PullRequestRead(ctx, &pr) // task.pr_updated: the board redraws it
 	return nil
 }
 
