@@ -19,13 +19,19 @@ import (
 // change (a task has a handful; the rest keep theirs until they attach).
 const maxProfileSessions = 200
 
-// forgeCaps returns the forge capabilities of a task's repositories, in
-// kanban.ForgeCapabilities order (none without a forges file).
+// forgeCaps returns the forge capabilities of a task's repositories (a
+// subtask sharing its parent's directory has the parent's, as the changes
+// and ship actions do), in kanban.ForgeCapabilities order (none without a
+// forges file).
 func (s *Service) forgeCaps(ctx context.Context, taskID string) ([]string, error) {
 	if s.ship == nil || s.ship.Forges == nil || s.ship.Forges.Len() == 0 || taskID == "" {
 		return nil, nil
 	}
-	links, err := s.store.ListTaskRepositories(ctx, taskID)
+	t, err := s.store.GetTask(ctx, taskID)
+	if err != nil {
+		return nil, err
+	}
+	_, links, err := s.taskLinks(ctx, t)
 	if err != nil {
 		return nil, err
 	}
