@@ -81,9 +81,9 @@ var _ = declare(Def[CommitIn, *CommitOut]{
 		"paths": schema.Arr("Only these paths (a rename is its old and new path); default every change.",
 			schema.Str("A path relative to the worktree.").Len(1, kanban.MaxPathLen)).Items(1, kanban.MaxCommitPaths),
 		"message_from_agent": schema.Bool("The task's live agent writes the message: it gets the changes in a prompt and its answer is committed."),
-		"instructions":       schema.Str("With message_from_agent: what the message should say or follow.").Len(1, maxCommitInstrLen),
+		"instructions":       schema.Str("With message_from_agent: what the message should say or follow.").Len(1, kanban.MaxCommitInstructionsLen),
 		"wait_seconds": schema.Int("With message_from_agent: how long to wait for the agent's answer.").
-			Range(1, commitMsgMaxWait).Default(commitMsgDefaultWait),
+			Range(1, kanban.MaxCommitMessageWait).Default(kanban.DefaultCommitMessageWait),
 	}), "task_id"),
 	Run: (*Service).commitTask,
 })

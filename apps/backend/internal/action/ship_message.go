@@ -24,12 +24,9 @@ import (
 
 // Bounds of the agent's commit message round trip.
 const (
-	commitMsgFiles       = 50   // changed files listed in the prompt
-	commitMsgDefaultWait = 120  // seconds
-	commitMsgMaxWait     = 600  // seconds
-	maxCommitInstrLen    = 2000 // the operator's instructions
-	commitMsgAuthor      = "kandev"
-	commitMsgMarker      = "Kandev asks for a commit message (task.commit)."
+	commitMsgFiles  = 50 // changed files listed in the prompt
+	commitMsgAuthor = "kandev"
+	commitMsgMarker = "Kandev asks for a commit message (task.commit)."
 )
 
 // turnWaiters wakes the calls waiting for a session's turn to end (the
@@ -105,7 +102,7 @@ func (s *Service) agentCommitMessage(ctx context.Context, taskID string, tree *w
 	}
 	wait := time.Duration(in.WaitSeconds) * time.Second
 	if in.WaitSeconds == 0 {
-		wait = commitMsgDefaultWait * time.Second
+		wait = kanban.DefaultCommitMessageWait * time.Second
 	}
 	ended, cancel := s.turns.wait(sess.ID)
 	defer cancel()
