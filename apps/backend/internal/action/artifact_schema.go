@@ -11,8 +11,7 @@ import (
 
 // artifactTaskRef is the task_id of the artifact actions.
 func artifactTaskRef(what string) schema.S {
-	return selfTaskRef(what + `: "self" (default) is your own task; another by id (any task of your workspace to read; ` +
-		`to write, a subtask or a task you created).`)
+	return selfTaskRef(what + `: "self" (default) is your own task; another of your workspace by id (to write: a subtask or one you created).`)
 }
 
 // artifactKind is the kind of the artifact actions that take any kind.

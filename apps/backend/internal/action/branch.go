@@ -203,6 +203,7 @@ func (s *Service) linkRepository(ctx context.Context, t *kanban.Task, repo *kanb
 		return nil, err
 	}
 	kanban.EventTaskRepositoryUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), link)
+	s.ProfilesChanged(ctx, t.ID) // a repository of a forge serves its tools
 	return link, nil
 }
 

@@ -144,7 +144,7 @@ func (s *Service) Admitted(t *kanban.Task) {
 // SetTaskState sets a task's state, starting the tasks that waited for it
 // when it is now COMPLETED.
 func (s *Service) SetTaskState(ctx context.Context, taskID string, st kanban.TaskState) (*kanban.Task, error) {
-	t, err := s.completing(ctx)(s.store.UpdateTask(ctx, taskID, kanban.TaskUpdate{State: &st}))
+	t, err := s.updateCompleting(ctx, taskID, kanban.TaskUpdate{State: &st})
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,9 @@ type Registry struct {
 	// modeActions, when set, narrows a session to the actions of its
 	// mode's tools (see Deps.ModeActions).
 	modeActions func(mode kanban.Mode, caps []string) map[kanban.Action]bool
+	// derivedCaps returns a session's capabilities with the derived ones
+	// (Service.sessionCaps), asked only when its stored ones refuse.
+	derivedCaps func(ctx context.Context, sess *kanban.Session) []string
 }
 
 // registered is one action of a registry: its contract and its handler
@@ -104,7 +107,7 @@ func (r *Registry) authorize(ctx context.Context, c *Contract, p Principal, sess
 				return "", err
 			}
 		}
-		if r.modeActions != nil && !r.modeActions(sess.MCPMode, sess.Capabilities)[c.name] {
+		if r.modeActions != nil && !r.modeAllows(ctx, sess, c.name) {
 			return "", kanban.Errorf(kanban.CodeForbidden, "action %s is not available in this session's mode (%s)", c.name, sess.MCPMode)
 		}
 		if c.allow&AllowSession != 0 || sess.MCPMode == kanban.ModeConfig {
@@ -113,4 +116,13 @@ func (r *Registry) authorize(ctx context.Context, c *Contract, p Principal, sess
 		return "", kanban.Errorf(kanban.CodeForbidden, "action %s is not available to this session", c.name)
 	}
 	return "", kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
+}
+
+// modeAllows reports whether a session's profile has the action: on its
+// stored capabilities, else with its derived ones (a forge's tools).
+func (r *Registry) modeAllows(ctx context.Context, sess *kanban.Session, name kanban.Action) bool {
+	if r.modeActions(sess.MCPMode, sess.Capabilities)[name] {
+		return true
+	}
+	return r.derivedCaps != nil && r.modeActions(sess.MCPMode, r.derivedCaps(ctx, sess))[name]
 }

@@ -84,6 +84,8 @@ type Service struct {
 	ship *Ship
 	// git reads tasks' worktrees (Deps.Git).
 	git *worktree.Git
+	// turns wakes the commits waiting for an agent's message.
+	turns *turnWaiters
 }
 
 // New builds the registry with every declared action registered, bound
@@ -114,8 +116,10 @@ func New(d Deps) (*Registry, *Service, error) {
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
 		diag:   &diagnostics{cfg: d.Diagnostics, last: map[string]time.Time{}},
 		agents: d.Agents, managed: d.Agents.Launches(), events: d.Events, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
-		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git}
-	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions}
+		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git, turns: &turnWaiters{}}
+	d.Events.React(s.turns.react)
+	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions,
+		derivedCaps: s.sessionCaps}
 	for _, b := range declared {
 		r.actions[b.c.name] = &registered{c: b.c, run: b.bind(s)}
 	}

@@ -195,7 +195,7 @@ var _ = declare(Def[NoIn, *kanban.SessionProfile]{
 			return nil, err
 		}
 		kanban.EventSessionUpdated.Publish(s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
-		return kanban.ProfileOf(sess), nil
+		return s.profile(ctx, sess)
 	},
 })
 
@@ -208,7 +208,7 @@ var _ = declare(Def[NoIn, *kanban.SessionProfile]{
 		if err != nil {
 			return nil, err
 		}
-		return kanban.ProfileOf(sess), nil
+		return s.profile(ctx, sess)
 	},
 })
 
@@ -242,9 +242,11 @@ func (s *Service) SetMode(ctx context.Context, id string, m kanban.Mode) (*kanba
 	if err != nil {
 		return nil, err
 	}
-	prof := kanban.ProfileOf(sess)
-	kanban.EventSessionModeChanged.Publish(s.pub, SessionTopic(sess.ID), prof)
-	kanban.EventSessionModeChanged.Publish(s.pub, WorkspaceTopic(sess.WorkspaceID), prof)
+	prof, err := s.profile(ctx, sess)
+	if err != nil {
+		return nil, err
+	}
+	s.publishProfile(prof)
 	return sess, nil
 }
 

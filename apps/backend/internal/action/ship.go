@@ -37,8 +37,13 @@ type PRStore interface {
 type CommitIn struct {
 	TaskID       string   `json:"task_id"`
 	RepositoryID string   `json:"repository_id,omitzero"`
-	Message      string   `json:"message"`
+	Message      string   `json:"message,omitzero"`
 	Paths        []string `json:"paths,omitzero"`
+	// MessageFromAgent: the task's agent writes the message (see
+	// agentCommitMessage), guided by Instructions, within WaitSeconds.
+	MessageFromAgent bool   `json:"message_from_agent,omitzero"`
+	Instructions     string `json:"instructions,omitzero"`
+	WaitSeconds      int    `json:"wait_seconds,omitzero"`
 }
 
 // CommitOut is the result of task.commit.
@@ -46,6 +51,8 @@ type CommitOut struct {
 	RepositoryID string           `json:"repository_id"`
 	Branch       string           `json:"branch"`
 	Commit       *worktree.Commit `json:"commit"`
+	// MessageFrom is who wrote the message: "operator" or "agent".
+	MessageFrom string `json:"message_from"`
 }
 
 // PushIn is the payload of task.push: which task's branch; the remote is
@@ -71,10 +78,14 @@ var _ = declare(Def[CommitIn, *CommitOut]{
 	Name:  kanban.ActionTaskCommit,
 	Allow: AllowOperator,
 	Schema: schema.Obj("", shipTaskProps(schema.P{
-		"message": schema.Str("The commit message.").Len(1, kanban.MaxCommitMessageBytes),
+		"message": schema.Str("The commit message (or message_from_agent).").Len(1, kanban.MaxCommitMessageBytes),
 		"paths": schema.Arr("Only these paths (a rename is its old and new path); default every change.",
 			schema.Str("A path relative to the worktree.").Len(1, kanban.MaxPathLen)).Items(1, kanban.MaxCommitPaths),
-	}), "task_id", "message"),
+		"message_from_agent": schema.Bool("The task's live agent writes the message: it gets the changes in a prompt and its answer is committed."),
+		"instructions":       schema.Str("With message_from_agent: what the message should say or follow.").Len(1, kanban.MaxCommitInstructionsLen),
+		"wait_seconds": schema.Int("With message_from_agent: how long to wait for the agent's answer.").
+			Range(1, kanban.MaxCommitMessageWait).Default(kanban.DefaultCommitMessageWait),
+	}), "task_id"),
 	Run: (*Service).commitTask,
 })
 
@@ -88,18 +99,31 @@ var _ = declare(Def[PushIn, *PushOut]{
 // commitTask commits all or the chosen changes of the task's worktree on
 // its branch, as the server's commit identity.
 func (s *Service) commitTask(ctx context.Context, p Principal, in CommitIn) (*CommitOut, error) {
-	if err := s.refuseSecrets("message", in.Message); err != nil {
+	if err := checkCommitMessageSource(in); err != nil {
+		return nil, err
+	}
+	if err := s.refuseSecrets("message", in.Message, in.Instructions); err != nil {
 		return nil, err
 	}
 	tree, w, err := s.shipTree(ctx, p, in.TaskID, in.RepositoryID)
 	if err != nil {
 		return nil, err
 	}
-	c, err := tree.Commit(ctx, worktree.CommitRequest{Message: in.Message, Paths: in.Paths})
+	msg, from := in.Message, "operator"
+	if in.MessageFromAgent {
+		if msg, err = s.agentCommitMessage(ctx, in.TaskID, tree, in); err != nil {
+			return nil, err
+		}
+		if err := s.refuseSecrets("message", msg); err != nil {
+			return nil, kanban.Errorf(kanban.CodeUnavailable, "the agent's commit message holds a server credential; nothing was committed")
+		}
+		from = "agent"
+	}
+	c, err := tree.Commit(ctx, worktree.CommitRequest{Message: msg, Paths: in.Paths})
 	if err != nil {
 		return nil, s.gitError("commit", err)
 	}
-	return &CommitOut{RepositoryID: w.repo.ID, Branch: w.branch, Commit: c}, nil
+	return &CommitOut{RepositoryID: w.repo.ID, Branch: w.branch, Commit: c, MessageFrom: from}, nil
 }
 
 // pushTask pushes the task branch to the repository's configured remote

@@ -228,6 +228,7 @@ func (s *Service) markMerged(ctx context.Context, t *kanban.Task, rec *kanban.Pu
 	s.prUpdated(t, out)
 	if changed {
 		s.events.Emit(kanban.PullRequestMerged{TaskID: out.TaskID, PullRequestID: out.ID})
+		s.events.Emit(kanban.PullRequestStateChanged{PR: *out, Change: kanban.PRChangeMerged, Key: string(kanban.PRChangeMerged)})
 	}
 	return out, nil
 }
@@ -294,6 +295,17 @@ func (s *Service) PublishPullRequest(ctx context.Context, id string) error {
 // prUpdated tells the task's workspace.
 func (s *Service) prUpdated(t *kanban.Task, pr *kanban.PullRequest) {
 	kanban.EventPullRequestUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), pr)
+}
+
+// PullRequestRead publishes task.pr_updated for a pull request the PR
+// watcher read a change of (the board redraws it); a task gone since is
+// skipped.
+func (s *Service) PullRequestRead(ctx context.Context, pr *kanban.PullRequest) {
+	t, err := s.store.GetTask(ctx, pr.TaskID)
+	if err != nil {
+		return
+	}
+	s.prUpdated(t, pr)
 }
 
 // recordOf lays what the forge said of a pull request over its record.

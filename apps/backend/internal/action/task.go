@@ -105,21 +105,25 @@ type Deleted struct {
 	Deleted bool   `json:"deleted"`
 }
 
-// completing passes an update's result through, first starting the tasks
-// that waited for it when it is now COMPLETED.
-func (s *Service) completing(ctx context.Context) func(*kanban.Task, error) (*kanban.Task, error) {
-	return func(t *kanban.Task, err error) (*kanban.Task, error) {
-		if err == nil && t.State.Ended() {
-			defer s.events.Emit(kanban.TaskEnded{Task: t}) // on_children_completed of its parent
-		}
-		if err != nil || t.State != kanban.TaskCompleted {
-			return t, err
-		}
-		if err := s.startUnblocked(ctx, t); err != nil {
-			return nil, err
-		}
+// updateCompleting updates a task, then starts the tasks that waited for
+// it when it is now COMPLETED. When this update ended it (it was not
+// ended before: an edit or a state set again on an ended task is not an
+// end), its parent's on_children_completed is considered, once.
+func (s *Service) updateCompleting(ctx context.Context, id string, u kanban.TaskUpdate) (*kanban.Task, error) {
+	t, was, err := s.store.UpdateTaskFrom(ctx, id, u)
+	if err != nil {
+		return nil, err
+	}
+	if t.State.Ended() && !was.Ended() {
+		defer s.events.Emit(kanban.TaskEnded{Task: t}) // on_children_completed of its parent
+	}
+	if t.State != kanban.TaskCompleted {
 		return t, nil
 	}
+	if err := s.startUnblocked(ctx, t); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 var _ = declare(Def[TaskListIn, any]{
@@ -217,8 +221,8 @@ func (s *Service) updateTask(ctx context.Context, p Principal, in TaskUpdateIn) 
 				return nil, err
 			}
 		}
-		return s.completing(ctx)(s.store.UpdateTask(ctx, id, kanban.TaskUpdate{Title: in.Title, Description: in.Description,
-			State: in.State, LaunchPrompt: in.LaunchPrompt, AgentProfileID: in.AgentProfileID, ExecutorProfileID: in.ExecutorProfileID}))
+		return s.updateCompleting(ctx, id, kanban.TaskUpdate{Title: in.Title, Description: in.Description,
+			State: in.State, LaunchPrompt: in.LaunchPrompt, AgentProfileID: in.AgentProfileID, ExecutorProfileID: in.ExecutorProfileID})
 	})
 }
 
@@ -240,7 +244,7 @@ var _ = declare(Def[TaskStateIn, *kanban.Task]{
 	Aliases: Aliases{Values: stateAliases},
 	Run: func(s *Service, ctx context.Context, p Principal, in TaskStateIn) (*kanban.Task, error) {
 		return s.changeTask(ctx, p, in.TaskID, kanban.EventTaskUpdated, func(id string) (*kanban.Task, error) {
-			return s.completing(ctx)(s.store.UpdateTask(ctx, id, kanban.TaskUpdate{State: &in.State}))
+			return s.updateCompleting(ctx, id, kanban.TaskUpdate{State: &in.State})
 		})
 	},
 })

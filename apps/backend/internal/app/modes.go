@@ -11,14 +11,14 @@ import (
 // modeActions returns, for the action registry, the actions a session
 // may call in each profile: exactly those of the profile's MCP tools. The
 // catalog is static, so every profile's set (each mode with each subset of
-// the known capabilities) is computed once.
+// the known capabilities, given and derived) is computed once.
 func modeActions(c *catalog.Catalog) func(kanban.Mode, []string) map[kanban.Action]bool {
 	sets := map[string]map[kanban.Action]bool{}
-	n := len(kanban.Capabilities)
+	all := slices.Concat(kanban.Capabilities, kanban.ForgeCapabilities)
 	for _, m := range kanban.SessionModes {
-		for mask := range 1 << n {
+		for mask := range 1 << len(all) {
 			var caps []string
-			for i, cp := range kanban.Capabilities {
+			for i, cp := range all {
 				if mask&(1<<i) != 0 {
 					caps = append(caps, cp)
 				}
@@ -32,7 +32,7 @@ func modeActions(c *catalog.Catalog) func(kanban.Mode, []string) map[kanban.Acti
 	}
 	return func(m kanban.Mode, caps []string) map[kanban.Action]bool {
 		var known []string
-		for _, cp := range kanban.Capabilities { // in the order the keys were built
+		for _, cp := range all { // in the order the keys were built
 			if slices.Contains(caps, cp) {
 				known = append(known, cp)
 			}

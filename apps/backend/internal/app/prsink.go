@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/forge"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/prwatch"
 )
@@ -43,7 +44,61 @@ func (s *prSink) Deliver(ctx context.Context, e prwatch.Event) error {
 	case e.Kind == prwatch.Merged:
 		s.events.Emit(kanban.PullRequestMerged{TaskID: e.PR.TaskID, PullRequestID: e.PR.ID})
 	}
+	if ch, ok := stateChange(e); ok {
+		s.events.Emit(ch) // the pr_state_changed notification
+	}
+	pr := e.PR
+	s.svc.PullRequestRead(ctx, &pr) // task.pr_updated: the board redraws it
 	return nil
+}
+
+// stateChange is the state change a watcher event is, if any: a merge
+// (once per pull request: a merge through Kandev has the same key), a
+// close (per event: a reopened pull request can close again), the head's
+// checks finished failing or passing, or a review that approves or
+// requests changes (per head: a second approval of the same head is the
+// same change).
+func stateChange(e prwatch.Event) (kanban.PullRequestStateChanged, bool) {
+	ch := kanban.PullRequestStateChanged{PR: e.PR}
+	head := e.HeadSHA
+	if head == "" {
+		head = e.PR.HeadSHA
+	}
+	switch e.Kind {
+	case prwatch.Merged:
+		ch.Change, ch.Key = kanban.PRChangeMerged, string(kanban.PRChangeMerged)
+	case prwatch.Closed:
+		ch.Change, ch.Key = kanban.PRChangeClosed, string(kanban.PRChangeClosed)+":"+e.ID
+	case prwatch.ChecksFailing:
+		ch.Change = kanban.PRChangeChecksFailing
+		if e.Check != nil {
+			ch.Detail = e.Check.Name
+		}
+	case prwatch.ChecksPassing:
+		ch.Change = kanban.PRChangeChecksPassing
+	case prwatch.ReviewSubmitted:
+		if e.Review == nil {
+			return ch, false
+		}
+		switch e.Review.State {
+		case forge.ReviewApproved:
+			ch.Change = kanban.PRChangeApproved
+		case forge.ReviewChangesRequested:
+			ch.Change = kanban.PRChangeChangesRequested
+		default:
+			return ch, false
+		}
+		ch.Detail = e.Review.Author
+		if e.Review.CommitSHA != "" {
+			head = e.Review.CommitSHA
+		}
+	default:
+		return ch, false
+	}
+	if ch.Key == "" {
+		ch.Key = string(ch.Change) + ":" + head
+	}
+	return ch, true
 }
 
 // prompt queues p for the task's live agent session.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	forgesecret "github.com/kandev/kandev/apps/backend/internal/credential"
 	"github.com/kandev/kandev/apps/backend/internal/forge"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/prwatch"
@@ -20,7 +21,7 @@ import (
 var webhookPaths = map[kanban.ForgeKind]string{kanban.ForgeGitHub: "/webhooks/github", kanban.ForgeGitLab: "/webhooks/gitlab"}
 
 // newPRWatch builds the watcher (after the action layer and the engine:
-// its sink uses both), loads the webhook secrets and makes a change of a
+// its sink uses both), checks the webhook secrets load and makes a change of a
 // task's switches wake it.
 func (b *backend) newPRWatch(cfg Config) error {
 	fc := b.forges.Watch()
@@ -43,14 +44,17 @@ func (b *backend) newPRWatch(cfg Config) error {
 	b.prw = w
 	b.webhooks = map[kanban.ForgeKind]http.Handler{}
 	for k, src := range fc.Webhooks {
-		secret, err := src.Load()
-		if err != nil {
+		// Loaded now to refuse a broken secret at start, then again on
+		// each delivery (re-read when the file changed: rotation needs no
+		// restart).
+		cached := forgesecret.NewCached(src) // (app has its own type credential)
+		if _, err := cached.Load(); err != nil {
 			return fmt.Errorf("forges: webhooks.%s: %w", k, err)
 		}
 		if k == kanban.ForgeGitLab {
-			b.webhooks[k] = w.GitLabWebhook(secret)
+			b.webhooks[k] = w.GitLabWebhook(cached.Load)
 		} else {
-			b.webhooks[k] = w.Webhook(secret)
+			b.webhooks[k] = w.Webhook(cached.Load)
 		}
 	}
 	b.events.React(func(ev kanban.DomainEvent) {

@@ -105,6 +105,7 @@ func (e *env) prTask(gh *forgetest.GitHub, events string) (*kanban.Task, string,
 	if _, err := e.b.store.SetTaskRepository(ctx, kanban.TaskRepository{TaskID: task.ID, RepositoryID: repo.ID, BaseBranch: "main"}); err != nil {
 		e.t.Fatal(err)
 	}
+	e.b.svc.ProfilesChanged(ctx, task.ID) // as the action linking a repository does: the PR tools are served
 	gh.SetBranch(ghOwner, ghRepo, "main", headSHA2)
 	gh.SetBranch(ghOwner, ghRepo, "kandev/login", headSHA1)
 	client, err := e.b.forges.Client(kanban.ForgeGitHub, ghOwner+"/"+ghRepo)

@@ -122,7 +122,8 @@ func TestTemplatePlanAndBuild(t *testing.T) {
 // the spec in plan mode and the task waits on Spec even though the agent
 // signals the step complete; moved to Work, each phase passes to the next
 // on the agent's step_complete_kandev at the end of its turn — Work →
-// Review (in a fresh ACP session) → QA → PR → CI Fix, where it stays.
+// Review (in a fresh ACP session) → QA → PR → CI Fix, where it stays
+// until its pull request is merged: then it is Done.
 func TestTemplateFeatureDev(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t)
@@ -168,6 +169,12 @@ func TestTemplateFeatureDev(t *testing.T) {
 	if n := e.count(task.ID, "message", "mode: default"); n != 5 {
 		t.Fatalf("%d turns out of plan mode, want the five after Spec:%s", n, dumpConversation(e.conversation(task.ID)))
 	}
+	// The merge of the task's pull request (as the watcher reports it)
+	// moves it from CI Fix to Done, which completes it.
+	e.b.events.Emit(kanban.PullRequestMerged{TaskID: task.ID, PullRequestID: kanban.NewID()})
+	e.waitMessage(task.ID, "status", "on_pr_merged of CI Fix, move_to_step: moved to Done")
+	e.waitStep(task.ID, steps["Done"])
+	e.waitTask(task.ID, kanban.TaskCompleted)
 }
 
 // TestTemplatePRReview: on PR Review, a new task's agent reviews at once

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 )
 
 // MaxTokenLen bounds a token (GitHub and GitLab tokens are well under 300
@@ -148,3 +149,40 @@ func (t Token) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, t.String()
 
 // MarshalJSON hides the value from JSON.
 func (t Token) MarshalJSON() ([]byte, error) { return []byte(`"` + t.String() + `"`), nil }
+
+// Cached loads a source as Load does, for a caller that needs the token
+// on every request (a webhook's secret): a secret file is read again only
+// when it changed (another file, size or modification time — an operator
+// rotating it needs no restart), an environment variable is looked up on
+// every call. A load that fails is not cached: the next call tries again.
+type Cached struct {
+	src Source
+	mu  sync.Mutex
+	fi  os.FileInfo // the file the token was read from
+	tok Token
+}
+
+// NewCached returns the cached loader of src.
+func NewCached(src Source) *Cached { return &Cached{src: src} }
+
+// Load returns the source's current token.
+func (c *Cached) Load() (Token, error) {
+	if c.src.File == "" {
+		return c.src.Load()
+	}
+	fi, err := os.Stat(c.src.File)
+	if err != nil {
+		return Token{}, errors.New("the secret file named in token_file cannot be opened")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fi != nil && os.SameFile(c.fi, fi) && fi.Size() == c.fi.Size() && fi.ModTime().Equal(c.fi.ModTime()) {
+		return c.tok, nil
+	}
+	tok, err := c.src.Load()
+	if err != nil {
+		return Token{}, err
+	}
+	c.fi, c.tok = fi, tok
+	return tok, nil
+}

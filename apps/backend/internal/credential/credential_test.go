@@ -99,3 +99,48 @@ func TestTokenNeverFormats(t *testing.T) {
 		t.Fatal("the zero token must be empty and IsZero")
 	}
 }
+
+// TestCachedRereadsAChangedFile: Cached reads a secret file again when it
+// was replaced (renamed over), rewritten to another size or touched, keeps
+// the token while it is unchanged, refuses while it is missing (nothing
+// stale is served) and recovers when it is back.
+func TestCachedRereadsAChangedFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hook")
+	write := func(path, v string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(v+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := func(c *Cached, v string) {
+		t.Helper()
+		tok, err := c.Load()
+		if err != nil || tok.Reveal() != v {
+			t.Fatalf("got match=%v, err %v; want the current secret", tok.Reveal() == v, err)
+		}
+	}
+	write(file, "first-secret")
+	c := NewCached(Source{File: file})
+	want(c, "first-secret")
+	write(filepath.Join(dir, "next"), "second-secret") // the same size, another file
+	if err := os.Rename(filepath.Join(dir, "next"), file); err != nil {
+		t.Fatal(err)
+	}
+	want(c, "second-secret")
+	write(file, "third-secret-longer") // in place, another size
+	want(c, "third-secret-longer")
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Load(); err == nil || strings.Contains(err.Error(), "third") {
+		t.Fatalf("a missing file: %v, want a refusal that does not echo the secret", err)
+	}
+	write(file, "fourth-secret")
+	want(c, "fourth-secret")
+	t.Setenv("KANDEV_TEST_HOOK_SECRET", "env-one")
+	e := NewCached(Source{Env: "KANDEV_TEST_HOOK_SECRET"})
+	want(e, "env-one")
+	t.Setenv("KANDEV_TEST_HOOK_SECRET", "env-two")
+	want(e, "env-two")
+}

@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
@@ -57,6 +58,59 @@ func TestChildrenCompleted(t *testing.T) {
 	if !h.hasRecord(parent.ID, "on_children_completed of S, move_to_next: ") {
 		t.Fatalf("no record: %v", h.records(parent.ID))
 	}
+}
+
+// TestChildrenCompletedOncePerCompletion: on_children_completed runs once
+// each time the set of subtasks becomes all ended — not again when an
+// ended subtask is saved again (an edit, the same state set again, a move
+// between done steps that set COMPLETED), and again once a reopened one
+// ends anew.
+func TestChildrenCompletedOncePerCompletion(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, t.TempDir())
+	done := `{"on_enter":[{"type":"set_state","config":{"state":"COMPLETED"}}]}`
+	steps := h.workflow(`[{"name":"A"},{"name":"S","events":` + ev(kanban.EventChildrenCompleted, `{"type":"set_state","config":{"state":"REVIEW"}}`) +
+		`},{"name":"D1","events":` + done + `},{"name":"D2","events":` + done + `}]`)
+	a, s, d1, d2 := steps[0], steps[1], steps[2], steps[3]
+	parent := h.task("P", s)
+	c1, c2 := h.child(parent, a), h.child(parent, a)
+	h.settle()
+	set := func(c *kanban.Task, st kanban.TaskState) {
+		h.must(kanban.ActionTaskSetState, action.TaskStateIn{TaskID: c.ID, State: st}, nil)
+		h.settle()
+	}
+	fired := func(want int, after string) {
+		t.Helper()
+		n := 0
+		for _, r := range h.records(parent.ID) {
+			if strings.Contains(r, "on_children_completed of S") {
+				n++
+			}
+		}
+		if n != want {
+			t.Fatalf("after %s: on_children_completed ran %d times, want %d; records %v", after, n, want, h.records(parent.ID))
+		}
+	}
+	set(c1, kanban.TaskCompleted)
+	set(c2, kanban.TaskCompleted)
+	fired(1, "both subtasks completed")
+	title := "renamed"
+	h.must(kanban.ActionTaskUpdate, action.TaskUpdateIn{TaskID: c1.ID, Title: &title}, nil)
+	h.settle()
+	fired(1, "an edit of a completed subtask")
+	set(c2, kanban.TaskCompleted)
+	fired(1, "COMPLETED set again")
+	for _, d := range []kanban.WorkflowStep{d1, d2} {
+		if err := h.move(c1.ID, d.ID); err != nil {
+			t.Fatal(err)
+		}
+		h.settle()
+	}
+	fired(1, "moves between done steps")
+	set(c1, kanban.TaskInProgress)
+	fired(1, "a subtask reopened")
+	set(c1, kanban.TaskCompleted)
+	fired(2, "the reopened subtask completed")
 }
 
 // TestCommentAndMergeRunTheirOwnEvents: a PR comment runs on_comment only

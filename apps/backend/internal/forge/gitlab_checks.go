@@ -46,23 +46,7 @@ func (g *GitLab) Checks(ctx context.Context, repo Repo, sha string) (*Checks, er
 		}
 		opt.Page = resp.NextPage
 	}
-	switch {
-	case out.NotModified && anyBodiless:
-		return &Checks{SHA: sha, NotModified: true}, nil
-	case anyBodiless:
-		return g.Checks(withoutSeeds(ctx), repo, sha)
-	}
-	switch {
-	case out.Failed > 0:
-		out.State = ChecksFailing
-	case out.Pending > 0:
-		out.State = ChecksPending
-	case out.Total > 0:
-		out.State = ChecksPassing
-	default:
-		out.State = ChecksNone
-	}
-	return out, nil
+	return out.finish(anyBodiless, func() (*Checks, error) { return g.Checks(withoutSeeds(ctx), repo, sha) })
 }
 
 func (c *Checks) addGitLabStatus(s *gitlab.CommitStatus) {

@@ -187,7 +187,7 @@ func account(e Entry, o Options) (*Account, error) {
 	if i := strings.LastIndexByte(e.Repo, '/'); i > 0 {
 		owner, name = e.Repo[:i], e.Repo[i+1:]
 	}
-	a := &Account{entry: e, repo: forge.Repo{Owner: owner, Name: name}}
+	a := &Account{entry: e, repo: forge.Repo{Owner: owner, Name: name}, cred: credential.NewCached(e.Source)}
 	if _, err := a.Token(); err != nil {
 		return nil, err
 	}
@@ -236,6 +236,7 @@ func (s *Set) Tokens() []string {
 type Account struct {
 	entry Entry
 	repo  forge.Repo
+	cred  *credential.Cached // the token, its secret file re-read when it changed
 
 	mu     sync.Mutex
 	client forge.Forge
@@ -251,9 +252,10 @@ func (a *Account) Repo() forge.Repo { return a.repo }
 // ForgeRepo is the repository as a pull request's record names it.
 func (a *Account) ForgeRepo() string { return a.entry.Repo }
 
-// Token loads the token now (a rotated secret file is read again).
+// Token returns the token: its secret file is read again when it changed
+// (credential.Cached), so a rotation needs no restart.
 func (a *Account) Token() (credential.Token, error) {
-	t, err := a.entry.Load()
+	t, err := a.cred.Load()
 	if err != nil {
 		return credential.Token{}, err
 	}

@@ -1,8 +1,6 @@
 package forgetest
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -392,10 +390,7 @@ func writeConditional(w http.ResponseWriter, r *http.Request, status int, obj an
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	sum := sha256.Sum256(b)
-	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
-	w.Header().Set("ETag", etag)
-	if r.Method == http.MethodGet && status == http.StatusOK && strings.Contains(r.Header.Get("If-None-Match"), etag) {
+	if etagged(w, r, status, b, false) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}

@@ -1,8 +1,6 @@
 package forgetest
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -389,14 +387,9 @@ func (res result) write(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(res.status)
 		return
 	}
-	if r.Method == http.MethodGet && res.status == http.StatusOK {
-		sum := sha256.Sum256(b)
-		etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
-		w.Header().Set("ETag", etag)
-		if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == etag || strings.TrimPrefix(inm, "W/") == strings.TrimPrefix(etag, "W/")) {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
+	if r.Method == http.MethodGet && res.status == http.StatusOK && etagged(w, r, res.status, b, true) {
+		w.WriteHeader(http.StatusNotModified)
+		return
 	}
 	w.Header().Set("Content-Type", ctype)
 	w.WriteHeader(res.status)

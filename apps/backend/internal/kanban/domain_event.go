@@ -48,6 +48,33 @@ type PullRequestMerged struct {
 	PullRequestID string
 }
 
+// PRChange is a pull request state change a notification tells of.
+type PRChange string
+
+// Pull request state changes.
+const (
+	PRChangeMerged           PRChange = "merged"
+	PRChangeClosed           PRChange = "closed"
+	PRChangeChecksFailing    PRChange = "checks_failing"
+	PRChangeChecksPassing    PRChange = "checks_passing"
+	PRChangeApproved         PRChange = "approved"
+	PRChangeChangesRequested PRChange = "changes_requested"
+)
+
+// PullRequestStateChanged says a task's pull request changed state (the
+// PR watcher saw it, or a merge through Kandev recorded it). Key names the
+// change for deduplication, within the pull request: a merge is one key;
+// checks and review verdicts are keyed by the head they are of; a close
+// by the watcher's event.
+type PullRequestStateChanged struct {
+	PR     PullRequest
+	Change PRChange
+	Key    string
+	// Detail is a short safe text to show with it (the failing check's
+	// name, the reviewer's login); may be empty.
+	Detail string
+}
+
 // PullRequestsChanged says a task's pull requests changed: one was linked
 // to it, or their automation switches changed. The PR watcher looks at
 // them at once (whoever links a pull request emits it).
@@ -61,16 +88,17 @@ type PullRequestPolled struct {
 	PullRequestID string
 }
 
-func (PullRequestPolled) domainEvent()    {}
-func (PullRequestsChanged) domainEvent()  {}
-func (TaskEnded) domainEvent()            {}
-func (TaskReleased) domainEvent()         {}
-func (PullRequestCommented) domainEvent() {}
-func (PullRequestMerged) domainEvent()    {}
-func (TaskCreated) domainEvent()          {}
-func (TaskMoved) domainEvent()            {}
-func (StepFreed) domainEvent()            {}
-func (TurnEvent) domainEvent()            {}
+func (PullRequestPolled) domainEvent()       {}
+func (PullRequestsChanged) domainEvent()     {}
+func (PullRequestStateChanged) domainEvent() {}
+func (TaskEnded) domainEvent()               {}
+func (TaskReleased) domainEvent()            {}
+func (PullRequestCommented) domainEvent()    {}
+func (PullRequestMerged) domainEvent()       {}
+func (TaskCreated) domainEvent()             {}
+func (TaskMoved) domainEvent()               {}
+func (StepFreed) domainEvent()               {}
+func (TurnEvent) domainEvent()               {}
 
 // DomainEvents hands every domain event emitted to the reactions
 // subscribed, in the order they subscribed, on the emitter's goroutine.

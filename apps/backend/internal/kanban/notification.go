@@ -10,8 +10,7 @@ import (
 // NotificationKind is what a notification tells the operator of.
 type NotificationKind string
 
-// The notification kinds. There is no kind for a pull request's state
-// yet: no domain event announces one.
+// The notification kinds.
 const (
 	// NotifyTurnFinished: an agent ended a turn on a task (it waits for
 	// review or a message).
@@ -22,10 +21,14 @@ const (
 	NotifyPermissionNeeded NotificationKind = "permission_needed"
 	// NotifyTaskFailed: a task's agent session failed.
 	NotifyTaskFailed NotificationKind = "task_failed"
+	// NotifyPRStateChanged: a task's pull request changed state (merged,
+	// closed, its checks failing or passing, approved or changes
+	// requested: kanban.PullRequestStateChanged).
+	NotifyPRStateChanged NotificationKind = "pr_state_changed"
 )
 
 // NotificationKinds lists every kind, in display order.
-var NotificationKinds = []NotificationKind{NotifyTurnFinished, NotifyQuestionAsked, NotifyPermissionNeeded, NotifyTaskFailed}
+var NotificationKinds = []NotificationKind{NotifyTurnFinished, NotifyQuestionAsked, NotifyPermissionNeeded, NotifyTaskFailed, NotifyPRStateChanged}
 
 // Valid reports whether k is a declared kind.
 func (k NotificationKind) Valid() bool { return slices.Contains(NotificationKinds, k) }

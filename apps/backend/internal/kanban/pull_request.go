@@ -88,7 +88,14 @@ const (
 	// MaxCommitMessageBytes and MaxCommitPaths bound a commit Kandev makes.
 	MaxCommitMessageBytes = 64 << 10
 	MaxCommitPaths        = 1000
-	MaxPRErrorLen         = 1000 // the automation's last error, as shown
+	// A commit message written by the task's agent (task.commit with
+	// message_from_agent): the operator's instructions, and how many
+	// seconds the commit waits for the agent's answer by default and at
+	// most.
+	MaxCommitInstructionsLen = 2000
+	DefaultCommitMessageWait = 120
+	MaxCommitMessageWait     = 600
+	MaxPRErrorLen            = 1000 // the automation's last error, as shown
 	// MaxRequestedReviewers bounds the requested reviewers kept of a pull
 	// request (GitHub allows 15 users and teams together).
 	MaxRequestedReviewers = 50

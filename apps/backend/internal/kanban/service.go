@@ -85,6 +85,10 @@ type TaskService interface {
 	ListTaskSummaries(ctx context.Context, f TaskFilter, p Page) (*List[TaskSummary], error)
 	ListTaskDetails(ctx context.Context, f TaskFilter, p Page) (*List[TaskDetail], error)
 	UpdateTask(ctx context.Context, id string, u TaskUpdate) (*Task, error)
+	// UpdateTaskFrom is UpdateTask that also returns the task's state just
+	// before the update (read in its transaction): whether the update
+	// ended the task or found it ended.
+	UpdateTaskFrom(ctx context.Context, id string, u TaskUpdate) (*Task, TaskState, error)
 	// MoveTask moves a task to stepID (same workflow) at 0-based position
 	// (clamped to the end; -1 means last). Refuses (CONFLICT) when the target
 	// step's wip_limit is reached by other tasks.

@@ -82,8 +82,34 @@ const (
 	CapParentQuestion = "parent-question"
 )
 
-// Capabilities lists every session capability.
+// Capabilities lists every session capability an operator may give.
 var Capabilities = []string{CapUserQuestion, CapParentQuestion}
+
+// Forge capabilities: derived, never set. The backend adds them to a
+// session's profile from its task's repositories: a session has one when
+// at least one repository's remote_url has a forge account of that forge
+// in the forges file, and loses it when none has.
+const (
+	// CapForgeGitHub serves the GitHub pull request automation tools.
+	CapForgeGitHub = "forge-github"
+	// CapForgeGitLab serves the GitLab merge request automation tools.
+	CapForgeGitLab = "forge-gitlab"
+)
+
+// ForgeCapabilities lists the derived capabilities, in profile order.
+var ForgeCapabilities = []string{CapForgeGitHub, CapForgeGitLab}
+
+// ForgeCapability is the derived capability of a forge kind ("" for an
+// unknown kind).
+func ForgeCapability(k ForgeKind) string {
+	switch k {
+	case ForgeGitHub:
+		return CapForgeGitHub
+	case ForgeGitLab:
+		return CapForgeGitLab
+	}
+	return ""
+}
 
 // Session is one agent run on a task.
 type Session struct {

@@ -5,7 +5,7 @@
 // webhook (HMAC-SHA256, retried with backoff).
 //
 // It listens, and is never called by the actions: it reacts to domain
-// events (a turn ended) and taps the events this backend publishes (a
+// events (a turn ended, a pull request's state changed) and taps the events this backend publishes (a
 // question asked, a permission requested, a session failed). A reaction
 // only offers the event to a bounded queue and returns at once; when the
 // queue is full the event is dropped (and counted), never waited for.
@@ -133,10 +133,17 @@ func (n *Notifier) Close(ctx context.Context) {
 func (n *Notifier) Dropped() int64 { return n.dropped.Load() }
 
 // React is the domain-event reaction: a turn that ended (not cancelled)
-// becomes turn_finished.
+// becomes turn_finished, a pull request's state change pr_state_changed.
 func (n *Notifier) React(ev kanban.DomainEvent) {
-	if t, ok := ev.(kanban.TurnEvent); ok && t.Ended && t.StopReason != "cancelled" && t.TaskID != "" {
-		n.offer(item{turn: &t})
+	switch ev := ev.(type) {
+	case kanban.TurnEvent:
+		if ev.Ended && ev.StopReason != "cancelled" && ev.TaskID != "" {
+			n.offer(item{turn: &ev})
+		}
+	case kanban.PullRequestStateChanged:
+		if ev.PR.TaskID != "" && ev.Key != "" {
+			n.offer(item{pr: &ev})
+		}
 	}
 }
 

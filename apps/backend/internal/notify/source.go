@@ -2,6 +2,7 @@ package notify
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -11,6 +12,7 @@ import (
 // a published event.
 type item struct {
 	turn *kanban.TurnEvent
+	pr   *kanban.PullRequestStateChanged
 	n    kanban.Notification
 }
 
@@ -75,6 +77,8 @@ func (n *Notifier) process(ctx context.Context, it item) error {
 		note = kanban.Notification{WorkspaceID: task.WorkspaceID, Kind: kanban.NotifyTurnFinished, TaskID: task.ID,
 			SessionID: it.turn.SessionID, Title: "Turn finished: " + task.Title, Body: "The agent ended its turn (" + it.turn.StopReason + ").",
 			DedupKey: "turn:" + it.turn.SessionID + ":" + it.turn.StartedAt.UTC().Format("20060102T150405.000000000")}
+	} else if it.pr != nil {
+		note = prNote(it.pr, task)
 	} else if task != nil && note.Kind == kanban.NotifyTaskFailed {
 		note.Title = "Task failed: " + task.Title
 	}
@@ -98,12 +102,15 @@ func (n *Notifier) process(ctx context.Context, it item) error {
 	return n.queueDeliveries(ctx, note)
 }
 
-// task reads the task of a turn (needed) or of a failed session (for
-// its title; nil when it is gone).
+// task reads the task of a turn or a pull request (needed: the workspace
+// and the title) or of a failed session (for its title; nil when it is
+// gone).
 func (n *Notifier) task(ctx context.Context, it item) (*kanban.Task, error) {
 	switch {
 	case it.turn != nil:
 		return n.cfg.Store.GetTask(ctx, it.turn.TaskID)
+	case it.pr != nil:
+		return n.cfg.Store.GetTask(ctx, it.pr.PR.TaskID)
 	case it.n.Kind == kanban.NotifyTaskFailed && it.n.TaskID != "":
 		t, err := n.cfg.Store.GetTask(ctx, it.n.TaskID)
 		if err != nil {
@@ -121,4 +128,39 @@ func inbox(settings []kanban.NotifySetting, k kanban.NotificationKind) bool {
 		}
 	}
 	return true
+}
+
+// prChangeWords are how a notification words each change.
+var prChangeWords = map[kanban.PRChange]string{
+	kanban.PRChangeMerged: "merged", kanban.PRChangeClosed: "closed without merging",
+	kanban.PRChangeChecksFailing: "checks failing", kanban.PRChangeChecksPassing: "checks passing",
+	kanban.PRChangeApproved: "approved", kanban.PRChangeChangesRequested: "changes requested",
+}
+
+// prNote is the pr_state_changed notification of a change on a task's
+// pull request: one per pull request and change key.
+func prNote(ch *kanban.PullRequestStateChanged, task *kanban.Task) kanban.Notification {
+	name, ref := "Pull request", "#"
+	if ch.PR.Forge == kanban.ForgeGitLab {
+		name, ref = "Merge request", "!"
+	}
+	body := ch.PR.URL
+	switch {
+	case ch.Detail != "" && ch.Change == kanban.PRChangeChecksFailing:
+		body = "Failing check: " + ch.Detail + "\n" + body
+	case ch.Detail != "":
+		body = "By " + ch.Detail + "\n" + body
+	}
+	return kanban.Notification{WorkspaceID: task.WorkspaceID, Kind: kanban.NotifyPRStateChanged, TaskID: task.ID,
+		Title:    fmt.Sprintf("%s %s%d %s: %s", name, ref, ch.PR.Number, prChangeWords[ch.Change], task.Title),
+		Body:     body,
+		DedupKey: clip("pr:"+ch.PR.ID+":"+ch.Key, kanban.MaxNotificationDedupLen)}
+}
+
+// clip cuts s to at most n bytes.
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
 }

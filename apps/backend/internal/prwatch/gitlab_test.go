@@ -273,7 +273,7 @@ func TestGitLabWebhook(t *testing.T) {
 	e := newGitLabEnv(t)
 	secret, err := credential.Parse(webhookSecret)
 	must(t, err)
-	h := e.w.GitLabWebhook(secret)
+	h := e.w.GitLabWebhook(Static(secret))
 	at := time.Now().UTC().Truncate(time.Second)
 	note := forgetest.GitLabNote{Author: "bob", Body: "Please add a test.", Path: "src/login.go", NewLine: 7, HeadSHA: sha1, CreatedAt: at}
 	note = e.gl.AddNote(glProject, e.pr.Number, note)
@@ -288,7 +288,7 @@ func TestGitLabWebhook(t *testing.T) {
 	if after := fingerprint(); after != before {
 		t.Fatalf("a refused delivery changed the store: %s → %s", before, after)
 	}
-	if got := forgetest.PostGitLabHook(e.w.GitLabWebhook(credential.Token{}), forge.GitLabNoteHook, webhookSecret, body); got != http.StatusServiceUnavailable {
+	if got := forgetest.PostGitLabHook(e.w.GitLabWebhook(Static(credential.Token{})), forge.GitLabNoteHook, webhookSecret, body); got != http.StatusServiceUnavailable {
 		t.Fatalf("without a secret: got %d, want 503", got)
 	}
 	for range 2 { // GitLab retries deliveries

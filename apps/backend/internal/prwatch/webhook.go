@@ -26,11 +26,15 @@ import (
 // 405 for a method other than POST, 503 without a secret or while
 // maxWebhookReads deliveries are being read (GitHub redelivers). Answers
 // never echo the delivery.
-func (w *Watcher) Webhook(secret credential.Token) http.Handler {
+func (w *Watcher) Webhook(secret Secret) http.Handler {
 	return w.webhook(hook{
 		forge: kanban.ForgeGitHub,
 		verify: func(r *http.Request, body []byte) error {
-			return forge.VerifyGitHubSignature(secret, body, r.Header.Get("X-Hub-Signature-256"))
+			tok, err := w.secretOf(kanban.ForgeGitHub, secret)
+			if err != nil {
+				return err
+			}
+			return forge.VerifyGitHubSignature(tok, body, r.Header.Get("X-Hub-Signature-256"))
 		},
 		parse: func(r *http.Request, body []byte) (*forge.Event, error) {
 			return forge.ParseGitHubEvent(r.Header.Get("X-GitHub-Event"), body)
@@ -44,16 +48,40 @@ func (w *Watcher) Webhook(secret credential.Token) http.Handler {
 // body), then the delivery is taken as Webhook takes GitHub's — a diff
 // note recorded as the poll records it, every delivery about a watched
 // merge request making it due. Answers as Webhook's.
-func (w *Watcher) GitLabWebhook(secret credential.Token) http.Handler {
+func (w *Watcher) GitLabWebhook(secret Secret) http.Handler {
 	return w.webhook(hook{
 		forge: kanban.ForgeGitLab,
 		preVerify: func(r *http.Request) error {
-			return forge.VerifyGitLabToken(secret, r.Header.Get("X-Gitlab-Token"))
+			tok, err := w.secretOf(kanban.ForgeGitLab, secret)
+			if err != nil {
+				return err
+			}
+			return forge.VerifyGitLabToken(tok, r.Header.Get("X-Gitlab-Token"))
 		},
 		parse: func(r *http.Request, body []byte) (*forge.Event, error) {
 			return forge.ParseGitLabEvent(r.Header.Get("X-Gitlab-Event"), body)
 		},
 	})
+}
+
+// Secret returns a webhook's secret as it is now: it is asked on every
+// delivery, so that a rotated secret file is taken without a restart
+// (credential.Cached reads the file again only when it changed).
+type Secret func() (credential.Token, error)
+
+// Static is the Secret of a fixed token.
+func Static(t credential.Token) Secret { return func() (credential.Token, error) { return t, nil } }
+
+// secretOf loads a delivery's secret: UNAVAILABLE (503: the forge may
+// redeliver once the operator fixed the file) when it cannot be loaded,
+// logged without the source's error text reaching the sender.
+func (w *Watcher) secretOf(kind kanban.ForgeKind, secret Secret) (credential.Token, error) {
+	tok, err := secret()
+	if err != nil {
+		w.log.Error("prwatch: the webhook secret cannot be loaded", "forge", kind, "err", err)
+		return credential.Token{}, kanban.Errorf(kanban.CodeUnavailable, "the webhook secret cannot be loaded; the server log says why")
+	}
+	return tok, nil
 }
 
 // hook is how one forge's deliveries are checked and read.

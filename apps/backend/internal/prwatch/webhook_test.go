@@ -81,7 +81,7 @@ func TestWebhook(t *testing.T) {
 	schemas := webhookSchemas(t)
 	secret, err := credential.Parse(webhookSecret)
 	must(t, err)
-	h := e.w.Webhook(secret)
+	h := e.w.Webhook(Static(secret))
 	at := time.Now().UTC().Truncate(time.Second)
 	comment := func(id int64, body string) []byte {
 		return delivery(t, schemas, "pull-request-review-comment-created", map[string]any{"number": e.pr.Number, "pull_request.number": e.pr.Number,
@@ -146,7 +146,7 @@ func checkRefusedSignatures(t *testing.T, e *env, h http.Handler, body []byte) {
 	if after := e.fingerprint(); after != before {
 		t.Fatalf("a refused delivery changed the store:\n%s\n→\n%s", before, after)
 	}
-	if got := post(e.w.Webhook(credential.Token{}), "pull_request_review_comment", body, forgetest.Sign(webhookSecret, body)); got != http.StatusServiceUnavailable {
+	if got := post(e.w.Webhook(Static(credential.Token{})), "pull_request_review_comment", body, forgetest.Sign(webhookSecret, body)); got != http.StatusServiceUnavailable {
 		t.Fatalf("without a secret: got %d, want 503", got)
 	}
 }
@@ -246,7 +246,7 @@ func TestRunTakesWebhooks(t *testing.T) {
 	body := delivery(t, schemas, "pull-request-review-comment-created", map[string]any{"number": e.pr.Number, "pull_request.number": e.pr.Number,
 		"pull_request.head.sha": sha1, "comment.id": c.ID, "comment.body": c.Body, "comment.path": c.Path, "comment.line": 2, "comment.side": "RIGHT",
 		"comment.commit_id": sha1, "comment.created_at": at.Format(time.RFC3339), "comment.updated_at": at.Format(time.RFC3339), "comment.user.login": "bob"})
-	if got := post(w.Webhook(secret), "pull_request_review_comment", body, forgetest.Sign(webhookSecret, body)); got != http.StatusAccepted {
+	if got := post(w.Webhook(Static(secret)), "pull_request_review_comment", body, forgetest.Sign(webhookSecret, body)); got != http.StatusAccepted {
 		t.Fatalf("delivery: %d", got)
 	}
 	waitFor(t, "the comment event", func() bool { return len(e.sink.of(ReviewCommented)) > 0 })

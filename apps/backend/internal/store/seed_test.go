@@ -59,12 +59,13 @@ func testSeedDefaults(t *testing.T) {
 	got := stepLines(t, steps.Items)
 	// The reference's Kanban in function: a turn on Backlog takes the
 	// task to In Progress, In Progress starts an agent, a finished turn
-	// goes to Review, a new turn in Review or Done goes back to work, Done
-	// completes the task.
+	// goes to Review, a new turn in Review or Done goes back to work, a
+	// merged pull request in In Progress or Review moves the task to
+	// Done, Done completes the task.
 	want := []string{
 		"0:Backlog start=true auto=true signal=false on_turn_start:move_to_next on_turn_complete:move_to_step→Review",
-		"1:In Progress start=false auto=true signal=false on_enter:start_agent on_turn_complete:move_to_step→Review",
-		"2:Review start=false auto=true signal=false on_turn_start:move_to_previous",
+		"1:In Progress start=false auto=true signal=false on_enter:start_agent on_turn_complete:move_to_step→Review on_pr_merged:move_to_step→Done",
+		"2:Review start=false auto=true signal=false on_turn_start:move_to_previous on_pr_merged:move_to_step→Done",
 		"3:Done start=false auto=false signal=false on_enter:set_state=COMPLETED on_turn_start:move_to_step→In Progress"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got steps %v, want %v", got, want)

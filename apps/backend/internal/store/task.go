@@ -296,15 +296,24 @@ func checkParent(ctx context.Context, q queryer, workspaceID, parentID string) e
 
 // UpdateTask changes the given fields of a task, validated as on create.
 func (s *Store) UpdateTask(ctx context.Context, id string, u kanban.TaskUpdate) (*kanban.Task, error) {
+	t, _, err := s.UpdateTaskFrom(ctx, id, u)
+	return t, err
+}
+
+// UpdateTaskFrom is UpdateTask that also returns the task's state before
+// the update, read in the same transaction.
+func (s *Store) UpdateTaskFrom(ctx context.Context, id string, u kanban.TaskUpdate) (*kanban.Task, kanban.TaskState, error) {
 	if err := u.Check(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var out *kanban.Task
+	var was kanban.TaskState
 	err := s.tx(ctx, func(tx txn) error {
 		t, err := getTask(ctx, tx, id)
 		if err != nil {
 			return err
 		}
+		was = t.State
 		setIf(&t.Title, u.Title)
 		setIf(&t.Description, u.Description)
 		setIf(&t.State, u.State)
@@ -325,7 +334,10 @@ func (s *Store) UpdateTask(ctx context.Context, id string, u kanban.TaskUpdate) 
 		out = t
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, "", err
+	}
+	return out, was, nil
 }
 
 // keepStartProfiles writes the profiles kept with t (none: no row).

@@ -52,8 +52,9 @@ var table = []row{
 	{groupReview, []kanban.Mode{task}, ""},
 	{groupRichOutput, []kanban.Mode{task, office}, ""},
 	{groupBranchSources, []kanban.Mode{task}, ""},
-	{groupPRAutomation, []kanban.Mode{task}, ""},
-	{groupMRAutomation, []kanban.Mode{task}, ""},
+	// Only where they can work: a task with a repository of that forge.
+	{groupPRAutomation, []kanban.Mode{task}, kanban.CapForgeGitHub},
+	{groupMRAutomation, []kanban.Mode{task}, kanban.CapForgeGitLab},
 	{groupStepCompletion, []kanban.Mode{task}, ""},
 	{groupDiagnostics, []kanban.Mode{task}, ""},
 	{groupTaskTitle, []kanban.Mode{taskTitlePending}, ""},
@@ -90,11 +91,17 @@ const (
 var capabilityModes = []kanban.Mode{task, taskTitlePending, config, office}
 
 // sees reports whether a profile sees a table row. task-title-pending is
-// task mode plus the task-title group.
+// task mode plus the task-title group. A row with a capability needs it,
+// in its modes (every capability mode when it names none).
 func sees(p Profile, modes []kanban.Mode, capability string) bool {
 	mode := p.Mode
 	if capability != "" {
-		return slices.Contains(capabilityModes, mode) && slices.Contains(p.Capabilities, capability)
+		if !slices.Contains(p.Capabilities, capability) {
+			return false
+		}
+		if modes == nil {
+			return slices.Contains(capabilityModes, mode)
+		}
 	}
 	if slices.Contains(modes, mode) {
 		return true
@@ -180,6 +187,17 @@ func New() (*Catalog, error) {
 		}
 	}
 	return c, nil
+}
+
+// Capability returns the capability that gates a tool's group ("" when
+// none does, or for an unknown tool).
+func (c *Catalog) Capability(tool string) string {
+	for _, r := range table {
+		if slices.ContainsFunc(r.Group.Tools, func(t *Tool) bool { return t.Name == tool }) && r.Capability != "" {
+			return r.Capability
+		}
+	}
+	return ""
 }
 
 // All returns every tool in declaration order.

@@ -4,8 +4,7 @@ import "github.com/kandev/kandev/apps/backend/internal/kanban"
 
 // writeReachNote says which tasks a task-mode session may change (the
 // action layer's write scope, --session-scope).
-const writeReachNote = " From task mode you change only your task, its subtasks and the tasks you created (with their " +
-	"subtasks), unless the operator set --session-scope workspace; you read every task of your workspace."
+const writeReachNote = " Task mode changes only your task, tasks you created and their subtasks (any, under --session-scope workspace)."
 
 var groupTaskLifecycle = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 	{

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -98,20 +99,36 @@ func listWire(t *testing.T, cl *client.Client) []map[string]any {
 	return out.Tools
 }
 
+// goldenProfiles are the profiles whose tools/list is pinned: every
+// mode's default, and task mode with each forge's derived capability (a
+// task with a repository of that forge), named mode+capability.
+func goldenProfiles() map[string]catalog.Profile {
+	out := map[string]catalog.Profile{}
+	for _, m := range kanban.AllModes {
+		out[string(m)] = catalog.DefaultProfile(m)
+	}
+	for _, cp := range kanban.ForgeCapabilities {
+		p := catalog.DefaultProfile(kanban.ModeTask)
+		p.Capabilities = append(p.Capabilities, cp)
+		out[string(kanban.ModeTask)+"+"+cp] = p
+	}
+	return out
+}
+
 // TestGoldenToolsList pins what a client sees in every mode. Run
 // `go test ./internal/mcp/toolserver -run Golden -update` after changing a tool.
 func TestGoldenToolsList(t *testing.T) {
 	c := mustCompile(t)
-	for _, m := range kanban.AllModes {
-		t.Run(string(m), func(t *testing.T) {
-			_, cl := clientFor(t, c, catalog.DefaultProfile(m), &recorder{})
+	for m, prof := range goldenProfiles() {
+		t.Run(m, func(t *testing.T) {
+			_, cl := clientFor(t, c, prof, &recorder{})
 			tools := listWire(t, cl)
 			got, err := json.MarshalIndent(tools, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			path := filepath.Join("testdata", "tools_"+string(m)+".json")
+			path := filepath.Join("testdata", "tools_"+m+".json")
 			if *update {
 				if err := os.WriteFile(path, got, 0o600); err != nil {
 					t.Fatal(err)
@@ -208,13 +225,15 @@ func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 // TestEveryToolInAMode: no declared tool is unreachable — each is served
 // in some mode, by default or with every capability (capability-gated
-// groups such as parent-question) — and the table names only declared
+// groups such as parent-question, and the forge tools with the derived
+// forge capabilities) — and the table names only declared
 // groups (catalog.New enforces it; this pins it).
 func TestEveryToolInAMode(t *testing.T) {
 	c := mustCompile(t)
 	seen := map[string]bool{}
 	for _, m := range kanban.AllModes {
-		for _, p := range []catalog.Profile{catalog.DefaultProfile(m), {Mode: m, Capabilities: kanban.Capabilities}} {
+		every := slices.Concat(kanban.Capabilities, kanban.ForgeCapabilities)
+		for _, p := range []catalog.Profile{catalog.DefaultProfile(m), {Mode: m, Capabilities: every}} {
 			tools, err := c.cat.Tools(p)
 			if err != nil {
 				t.Fatal(err)

@@ -12,9 +12,6 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-
-	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 )
 
 // TestAdvertisedIsEnforced compiles every tool's input schema exactly as
@@ -24,9 +21,9 @@ import (
 // every tool of every mode goes through the validating wrapper.
 func TestAdvertisedIsEnforced(t *testing.T) {
 	c := mustCompile(t)
-	for _, m := range kanban.AllModes {
+	for m, prof := range goldenProfiles() { // with the forge-gated tools
 		rec := &recorder{}
-		_, cl := clientFor(t, c, catalog.DefaultProfile(m), rec)
+		_, cl := clientFor(t, c, prof, rec)
 		for _, tool := range listWire(t, cl) {
 			name := tool["name"].(string)
 			schema := independent(t, name, tool["inputSchema"])

@@ -2,6 +2,7 @@ package toolserver
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,18 +21,9 @@ func Markdown(c *Compiled) (string, error) {
 		"(sessions have the `user-question` capability unless their agent profile turns it off). " +
 		"Every tool rejects unknown fields at any depth; see [the argument rules](automation-and-mcp.md#fail-closed-arguments).\n\n")
 	b.WriteString("## Modes\n\n")
-	modesOf := map[string][]string{}
-	for _, m := range kanban.AllModes {
-		tools, err := c.cat.Tools(catalog.DefaultProfile(m))
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(&b, "### Mode `%s`\n\n%d tools.\n\n| Tool | Title |\n| --- | --- |\n", m, len(tools))
-		for _, t := range tools {
-			fmt.Fprintf(&b, "| [`%s`](#%s) | %s |\n", t.Name, t.Name, t.Title)
-			modesOf[t.Name] = append(modesOf[t.Name], "`"+string(m)+"`")
-		}
-		b.WriteString("\n")
+	modesOf, err := writeModes(&b, c)
+	if err != nil {
+		return "", err
 	}
 	b.WriteString("## Tools\n\n")
 	all := c.cat.All()
@@ -42,11 +34,51 @@ func Markdown(c *Compiled) (string, error) {
 	return strings.TrimRight(b.String(), "\n") + "\n", nil
 }
 
+// writeModes writes each mode's tools: those of its default profile, then
+// those a capability adds (forge tools need a repository of that forge).
+// It returns each tool's modes as the tool sections word them.
+func writeModes(b *strings.Builder, c *Compiled) (map[string][]string, error) {
+	modesOf, gatedOf := map[string][]string{}, map[string][]string{}
+	every := slices.Concat(kanban.Capabilities, kanban.ForgeCapabilities)
+	for _, m := range kanban.AllModes {
+		tools, err := c.cat.Tools(catalog.DefaultProfile(m))
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(b, "### Mode `%s`\n\n%d tools.\n\n| Tool | Title |\n| --- | --- |\n", m, len(tools))
+		for _, t := range tools {
+			fmt.Fprintf(b, "| [`%s`](#%s) | %s |\n", t.Name, t.Name, t.Title)
+			modesOf[t.Name] = append(modesOf[t.Name], "`"+string(m)+"`")
+		}
+		gated, err := c.cat.Tools(catalog.Profile{Mode: m, Capabilities: every})
+		if err != nil {
+			return nil, err
+		}
+		var extra []string
+		for _, t := range gated {
+			if !slices.ContainsFunc(tools, func(d *catalog.Tool) bool { return d.Name == t.Name }) {
+				cp := c.cat.Capability(t.Name)
+				extra = append(extra, fmt.Sprintf("| [`%s`](#%s) | %s | `%s` |\n", t.Name, t.Name, t.Title, cp))
+				gatedOf[t.Name] = append(gatedOf[t.Name], "`"+string(m)+"`")
+			}
+		}
+		if len(extra) > 0 {
+			fmt.Fprintf(b, "\nWith a capability (%s):\n\n| Tool | Title | Capability |\n| --- | --- | --- |\n%s", capabilityNote, strings.Join(extra, ""))
+		}
+		b.WriteString("\n")
+	}
+	for name, modes := range gatedOf {
+		modesOf[name] = append(modesOf[name], strings.Join(modes, ", ")+" with the `"+c.cat.Capability(name)+"` capability")
+	}
+	return modesOf, nil
+}
+
+// capabilityNote says where the capabilities come from.
+const capabilityNote = "`forge-github` and `forge-gitlab` are the backend's own: a session has one while its task has a repository " +
+	"whose remote_url has a forge account of that forge in the forges file; the others are the session's"
+
 func writeTool(b *strings.Builder, t *catalog.Tool, modes []string) {
 	fmt.Fprintf(b, "### %s\n\n**%s.** %s\n\n", t.Name, t.Title, t.Description)
-	if len(modes) == 0 {
-		modes = []string{"none by default (capability-gated)"}
-	}
 	fmt.Fprintf(b, "- Modes: %s\n", strings.Join(modes, ", "))
 	h := t.Hints
 	fmt.Fprintf(b, "- Annotations: readOnlyHint=%t, destructiveHint=%t, idempotentHint=%t, openWorldHint=%t\n", h.ReadOnly, h.Destructive, h.Idempotent, h.OpenWorld)

@@ -10,6 +10,7 @@ import { NOTIFICATION_CREATED, NOTIFICATION_LIST, NOTIFICATION_MARK_READ, NOTIFI
 const OPT_IN = 'kandev.browserNotifications';
 const LABELS = {
   turn_finished: 'Turn finished', question_asked: 'Question', permission_needed: 'Permission', task_failed: 'Failed',
+  pr_state_changed: 'Pull request',
 };
 
 const state = { unread: 0 };

@@ -9,15 +9,30 @@ import { h, fill, toast, stateLabel } from './dom.js';
 import { form } from './form.js';
 import { TASK_COMMIT, TASK_PR_LIST, TASK_PR_MERGE, TASK_PR_OPEN, TASK_PUSH } from './contract.js';
 
+// AGENT_COMMIT_TIMEOUT_MS outlasts task.commit's default wait for the
+// agent's message (120 s).
+const AGENT_COMMIT_TIMEOUT_MS = 135000;
+
 // shipPanel is the Ship controls of one repository of a task; onDone runs
 // after a commit (the changes moved).
 export function shipPanel(taskId, repositoryId, onDone) {
   const status = h('p', { class: 'hint ship-status', role: 'status' });
   const commit = form({
-    fields: [{ name: 'message', label: 'Commit message', type: 'textarea', rows: 2 }],
+    fields: [{ name: 'message', label: 'Commit message', type: 'textarea', rows: 2 },
+      { name: 'from_agent', label: "The task's agent writes the message (the text above, if any, is its instructions)", type: 'checkbox' }],
     submitLabel: 'Commit',
-    submit: (v) => api.request(TASK_COMMIT, { task_id: taskId, repository_id: repositoryId, message: v.message }),
-    onDone: (res) => { fill(status, `Committed ${res.commit.sha.slice(0, 10)} on ${res.branch}`); toast('Committed'); onDone(); },
+    submit: async (v) => {
+      if (!v.from_agent) return api.request(TASK_COMMIT, { task_id: taskId, repository_id: repositoryId, message: v.message });
+      fill(status, "Waiting for the agent's commit message…");
+      try { // the backend waits up to wait_seconds (default 120) for the answer
+        return await api.request(TASK_COMMIT, { task_id: taskId, repository_id: repositoryId, message_from_agent: true,
+          ...(v.message ? { instructions: v.message } : {}) }, AGENT_COMMIT_TIMEOUT_MS);
+      } catch (e) { fill(status, ''); throw e; }
+    },
+    onDone: (res) => {
+      const by = res.message_from === 'agent' ? `, message by the agent: ${res.commit.subject}` : '';
+      fill(status, `Committed ${res.commit.sha.slice(0, 10)} on ${res.branch}${by}`); toast('Committed'); onDone();
+    },
   });
   commit.classList.add('ship-commit');
   const push = h('button', { type: 'button', class: 'ship-push', onclick: async () => {
