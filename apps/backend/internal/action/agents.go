@@ -35,6 +35,11 @@ type Agents interface {
 	// ReleaseTask frees what the runtime holds for a task (its git
 	// worktree) once the task is archived or before it is deleted.
 	ReleaseTask(ctx context.Context, taskID string) error
+	// AddWorktree makes the task's git worktree of the repository of a
+	// link about to be written when the task already works in worktrees
+	// (nil when it does not: its next exec-worktree session makes them
+	// all).
+	AddWorktree(ctx context.Context, t *kanban.Task, l kanban.TaskRepository) (*kanban.Worktree, error)
 }
 
 // NoAgents is the Agents of a backend that launches no agents: sessions
@@ -66,3 +71,8 @@ func (NoAgents) ModeChanged(string) {}
 
 // ReleaseTask holds nothing to free.
 func (NoAgents) ReleaseTask(context.Context, string) error { return nil }
+
+// AddWorktree makes none: no session of this backend works in worktrees.
+func (NoAgents) AddWorktree(context.Context, *kanban.Task, kanban.TaskRepository) (*kanban.Worktree, error) {
+	return nil, nil
+}

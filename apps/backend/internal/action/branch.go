@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -35,6 +36,15 @@ type TaskBranchOut struct {
 	Repository     *kanban.Repository     `json:"repository"`
 	// RepositoryCreated is true when a locator registered a new repository.
 	RepositoryCreated bool `json:"repository_created"`
+	// WorktreePath is the repository's new worktree when the task already
+	// works in worktrees (made now, beside its others), and
+	// TaskWorkspacePath the task directory holding them; both absent when
+	// the task's next exec-worktree session makes them.
+	WorktreePath      string `json:"worktree_path,omitzero"`
+	TaskWorkspacePath string `json:"task_workspace_path,omitzero"`
+	// AgentCwdChanged is always false: a running agent keeps its working
+	// directory (its next session works in the task directory).
+	AgentCwdChanged bool `json:"agent_cwd_changed"`
 }
 
 // SourceIn is one source to attach to a task: a repository (by
@@ -169,8 +179,18 @@ func (s *Service) addTaskBranch(ctx context.Context, p Principal, in TaskBranchI
 	if err != nil {
 		return nil, err
 	}
+	// The worktree comes first: a repository whose worktree cannot be
+	// made (a base branch it lacks) is not linked.
+	wt, err := s.agents.AddWorktree(ctx, t, kanban.TaskRepository{TaskID: t.ID, RepositoryID: out.Repository.ID,
+		BaseBranch: cmp.Or(in.BaseBranch, out.Repository.DefaultBranch), CheckoutBranch: in.CheckoutBranch})
+	if err != nil {
+		return nil, err
+	}
 	if out.TaskRepository, err = s.linkRepository(ctx, t, out.Repository, in.BaseBranch, in.CheckoutBranch); err != nil {
 		return nil, err
+	}
+	if wt != nil {
+		out.WorktreePath, out.TaskWorkspacePath = wt.Path, filepath.Dir(wt.Path)
 	}
 	if !see {
 		out.Repository = withoutLocalPath(out.Repository)

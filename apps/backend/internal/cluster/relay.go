@@ -125,3 +125,10 @@ func (r *Relay) ModeChanged(taskID string) {
 func (r *Relay) ReleaseTask(ctx context.Context, taskID string) error {
 	return r.local.ReleaseTask(ctx, taskID)
 }
+
+// AddWorktree makes the task's worktree of a newly linked repository on
+// this backend's machine, where its other worktrees are (the runtime that
+// made them serves this backend's sessions).
+func (r *Relay) AddWorktree(ctx context.Context, t *kanban.Task, l kanban.TaskRepository) (*kanban.Worktree, error) {
+	return r.local.AddWorktree(ctx, t, l)
+}
