@@ -131,6 +131,10 @@ func (w *workdirs) source(ctx context.Context, t *kanban.Task, repo *kanban.Repo
 	}
 	ev := &kanban.RepositoryClone{WorkspaceID: t.WorkspaceID, RepositoryID: repo.ID, TaskID: t.ID, State: kanban.CloneRunning}
 	cloned := false
+	if _, err := w.guard.CloneDir(repo.RemoteURL); kanban.ErrorCode(err) == kanban.CodeNotFound {
+		cloned = true // not cloned yet: this request clones it, or waits on the clone under way
+		w.publishClone(ev)
+	}
 	d, err := w.clones.Ensure(ctx, repo.RemoteURL, func(p worktree.CloneProgress) {
 		cloned = true
 		e := *ev

@@ -24,6 +24,23 @@ type CloneConfig struct {
 	Timeout  time.Duration
 }
 
+// newAgents loads the forge configuration, makes the one git of tasks'
+// worktrees and the clone cache that uses it, and builds the agent
+// runtime (nil when this backend launches no agents).
+func (b *backend) newAgents(guard *fsguard.Policy, pub kanban.Publisher) (*agent.Manager, error) {
+	var err error
+	if b.forges, err = loadForges(b.cfg); err != nil {
+		return nil, err
+	}
+	b.git = worktreeGit(b.life, b.cfg.Logger, b.forges.Identity())
+	clones, err := newClones(b.life.ctx, b.cfg, guard, b.git, b.forges)
+	if err != nil {
+		return nil, err
+	}
+	return newRuntime(b.life.ctx, b.cfg, runtimeDeps{store: b.store, pub: pub, events: b.events, guard: guard, token: b.cred.clear,
+		backendID: b.shared.id, url: "http://" + b.addr, clones: clones})
+}
+
 // newClones is the clone cache under the data dir, cloning with the one
 // worktree git and the forge account's token of a remote when one is
 // configured (none otherwise); nil without git (such repositories then

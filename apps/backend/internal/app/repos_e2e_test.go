@@ -2,14 +2,19 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/agent"
+	"github.com/kandev/kandev/apps/backend/internal/fsguard"
+	"github.com/kandev/kandev/apps/backend/internal/gittest"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -169,5 +174,152 @@ func addThroughMCP(t *testing.T, e *env, task *kanban.Task, docs, taskDir string
 	wts, err := e.b.store.ListWorktrees(context.Background(), task.ID)
 	if err != nil || len(wts) != 3 {
 		t.Fatalf("got %d worktrees (%v), want 3", len(wts), err)
+	}
+}
+
+// TestRemoteRepositoryClonedOnce: a repository registered by remote URL
+// only (a bare repository served by git http-backend on loopback) is
+// cloned once into the data dir's cache for two tasks, each getting its
+// worktree from the clone, with the clone's progress published to the
+// workspace; a repository over the clone size bound fails its session
+// cleanly and leaves nothing in the cache; a hostile URL is refused when
+// registered, and one written to the store directly is refused at use
+// with nothing run.
+func TestRemoteRepositoryClonedOnce(t *testing.T) {
+	t.Parallel()
+	small := servedRemote(t, "small.git", map[string]string{"README.md": "# small\n"})
+	big := servedRemote(t, "big.git", map[string]string{"big.bin": randomText(t, 3<<20)})
+	e := newAgentEnv(t, func(c *Config) { c.Clones = CloneConfig{MaxBytes: 1 << 20} })
+	notes := make(chan string, 4096)
+	op := e.wsClient(e.token, notes)
+	ctx := context.Background()
+	ws := e.newTask("Workspace probe").WorkspaceID
+	if err := op.Call(ctx, kanban.ActionSubscribe, SubscribeIn{Topics: []string{action.WorkspaceTopic(ws)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var repo kanban.Repository
+	e.dispatch(kanban.ActionRepositoryCreate, action.RepositoryCreateIn{WorkspaceID: ws, Name: "small", RemoteURL: small.URL, DefaultBranch: "main"}, &repo)
+	var dirs []string
+	for _, title := range []string{"First", "Second"} {
+		var created action.TaskCreateOut
+		e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": title, "repository_id": repo.ID, "start_agent": false}, &created)
+		sid := e.spawnMock(created.Task.ID, "@write notes.txt "+title+"\n@say wrote")
+		s := e.waitState(sid, kanban.SessionIdle)
+		e.waitMessage(created.Task.ID, "message", "wrote")
+		dirs = append(dirs, s.Workdir)
+		checkChanges(t, e, created.Task.ID, repo.ID, "notes.txt")
+	}
+	if n := fetchCount(small.Requests()); n != 1 {
+		t.Fatalf("got %d clones of the remote for two tasks, want 1", n)
+	}
+	clone := clonePath(t, e, small.URL)
+	for _, d := range dirs {
+		if !strings.Contains(gitOut(t, clone, "worktree", "list"), d) {
+			t.Fatalf("the clone's worktrees do not include %s", d)
+		}
+	}
+	waitNote(t, notes, kanban.EventRepositoryClone.Name())
+
+	var bigRepo kanban.Repository
+	e.dispatch(kanban.ActionRepositoryCreate, action.RepositoryCreateIn{WorkspaceID: ws, Name: "big", RemoteURL: big.URL, DefaultBranch: "main"}, &bigRepo)
+	var created action.TaskCreateOut
+	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Too big", "repository_id": bigRepo.ID, "start_agent": false}, &created)
+	s := e.waitState(e.spawnMock(created.Task.ID, "@say never"), kanban.SessionFailed)
+	if !strings.Contains(s.Error, "larger than the clone size bound") || strings.Contains(s.Error, big.URL) {
+		t.Fatalf("session error %q, want the size bound without the URL", s.Error)
+	}
+	entries, err := os.ReadDir(filepath.Dir(clone))
+	if err != nil || len(entries) != 1 || entries[0].Name() != filepath.Base(clone) {
+		t.Fatalf("the cache holds %v (%v), want only the small clone", entries, err)
+	}
+	refuseHostileRemote(t, e, ws)
+}
+
+// refuseHostileRemote: a transport-helper URL is refused at registration;
+// one written to the store directly (a row from before the rule) fails
+// its session with nothing run and nothing cloned.
+func refuseHostileRemote(t *testing.T, e *env, ws string) {
+	t.Helper()
+	canary := filepath.Join(t.TempDir(), "pwned")
+	hostile := "ext::sh -c touch% " + canary
+	err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionRepositoryCreate,
+		action.RepositoryCreateIn{WorkspaceID: ws, Name: "evil", RemoteURL: hostile}, nil)
+	if kanban.ErrorCode(err) != kanban.CodeValidation || strings.Contains(err.Error(), canary) {
+		t.Fatalf("registering %q: %v, want VALIDATION_ERROR without echo", hostile, err)
+	}
+	var repo kanban.Repository
+	e.dispatch(kanban.ActionRepositoryCreate, action.RepositoryCreateIn{WorkspaceID: ws, Name: "evil", RemoteURL: "https://example.invalid/o/r.git", DefaultBranch: "main"}, &repo)
+	if _, err := e.b.store.DB().Exec(`UPDATE repositories SET remote_url = ? WHERE id = ?`, hostile, repo.ID); err != nil {
+		t.Fatal(err)
+	}
+	var created action.TaskCreateOut
+	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Hostile", "repository_id": repo.ID, "start_agent": false}, &created)
+	s := e.waitState(e.spawnMock(created.Task.ID, "@say never"), kanban.SessionFailed)
+	if strings.Contains(s.Error, canary) {
+		t.Fatalf("session error %q echoes the URL", s.Error)
+	}
+	if _, err := os.Stat(canary); !os.IsNotExist(err) {
+		t.Fatal("the URL ran a command")
+	}
+	if _, err := os.Stat(clonePath(t, e, hostile)); !os.IsNotExist(err) {
+		t.Fatalf("a hostile URL was cloned: %v", err)
+	}
+}
+
+// servedRemote is a bare repository served over smart HTTP on loopback
+// (git http-backend) whose main holds files.
+func servedRemote(t *testing.T, name string, files map[string]string) *gittest.Remote {
+	t.Helper()
+	repo := gittest.NewRepo(t, files)
+	r := gittest.NewRemote(t, gittest.RemoteOptions{Name: name})
+	repo.Git(t, "push", "--quiet", r.Dir, "main")
+	return r
+}
+
+// randomText is n bytes that do not compress (hex of random bytes).
+func randomText(t *testing.T, n int) string {
+	t.Helper()
+	b := make([]byte, n/2)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// fetchCount counts the fetches a remote served (each starts with one
+// upload-pack ref advertisement).
+func fetchCount(reqs []gittest.Request) int {
+	n := 0
+	for _, r := range reqs {
+		if r.Method == "GET" && strings.HasSuffix(r.URL, "/info/refs?service=git-upload-pack") {
+			n++
+		}
+	}
+	return n
+}
+
+// clonePath is where the backend of e keeps the clone of url.
+func clonePath(t *testing.T, e *env, url string) string {
+	t.Helper()
+	p, err := fsguard.New(fsguard.Config{DataDir: e.cfg.DataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.ClonePath(url)
+}
+
+// waitNote waits for a notification named event among those received.
+func waitNote(t *testing.T, notes <-chan string, event string) {
+	t.Helper()
+	deadline := time.After(agentWait)
+	for {
+		select {
+		case n := <-notes:
+			if n == event {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no %s notification", event)
+		}
 	}
 }

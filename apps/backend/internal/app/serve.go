@@ -324,16 +324,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	b.shared = newShared(cfg, st, hub)
 	b.events = &kanban.DomainEvents{}
 	pub := b.newNotifier(cfg, b.shared.publisher(hub))
-	if b.forges, err = loadForges(cfg); err != nil {
-		return nil, err
-	}
-	b.git = worktreeGit(life, cfg.Logger, b.forges.Identity())
-	clones, err := newClones(ctx, cfg, guard, b.git, b.forges)
-	if err != nil {
-		return nil, err
-	}
-	if b.agents, err = newRuntime(ctx, cfg, runtimeDeps{store: st, pub: pub, events: b.events, guard: guard, token: cred.clear,
-		backendID: b.shared.id, url: "http://" + addr, clones: clones}); err != nil {
+	if b.agents, err = b.newAgents(guard, pub); err != nil {
 		return nil, err
 	}
 	// The base context's end stops the agents; their sessions' last
