@@ -187,9 +187,15 @@ func addThroughMCP(t *testing.T, e *env, task *kanban.Task, docs, taskDir string
 // with nothing run.
 func TestRemoteRepositoryClonedOnce(t *testing.T) {
 	t.Parallel()
-	small := servedRemote(t, "small.git", map[string]string{"README.md": "# small\n"})
-	big := servedRemote(t, "big.git", map[string]string{"big.bin": randomText(t, 3<<20)})
-	e := newAgentEnv(t, func(c *Config) { c.Clones = CloneConfig{MaxBytes: 1 << 20} })
+	small := servedRemote(t, "small.git", e2eToken, map[string]string{"README.md": "# small\n"})
+	big := servedRemote(t, "big.git", "", map[string]string{"big.bin": randomText(t, 3<<20)})
+	// The forges file's token for the small remote, which requires it:
+	// the clone authenticates with it, as the push does.
+	secret, forges := filepath.Join(t.TempDir(), "token"), filepath.Join(t.TempDir(), "forges.json")
+	writeFile(t, secret, e2eToken+"\n")
+	writeFile(t, forges, `{"repositories":[{"remote_url":"`+small.URL+`","forge":"github","api_url":"http://127.0.0.1:9/api",
+		"forge_repo":"octo-org/small","token_file":"`+secret+`"}]}`)
+	e := newAgentEnv(t, func(c *Config) { c.Clones = CloneConfig{MaxBytes: 1 << 20}; c.ForgesFile = forges })
 	notes := make(chan string, 4096)
 	op := e.wsClient(e.token, notes)
 	ctx := context.Background()
@@ -199,18 +205,28 @@ func TestRemoteRepositoryClonedOnce(t *testing.T) {
 	}
 	var repo kanban.Repository
 	e.dispatch(kanban.ActionRepositoryCreate, action.RepositoryCreateIn{WorkspaceID: ws, Name: "small", RemoteURL: small.URL, DefaultBranch: "main"}, &repo)
-	var dirs []string
+	var dirs, tasks []string
 	for _, title := range []string{"First", "Second"} {
 		var created action.TaskCreateOut
 		e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": title, "repository_id": repo.ID, "start_agent": false}, &created)
 		sid := e.spawnMock(created.Task.ID, "@write notes.txt "+title+"\n@say wrote")
 		s := e.waitState(sid, kanban.SessionIdle)
 		e.waitMessage(created.Task.ID, "message", "wrote")
-		dirs = append(dirs, s.Workdir)
+		dirs, tasks = append(dirs, s.Workdir), append(tasks, created.Task.ID)
 		checkChanges(t, e, created.Task.ID, repo.ID, "notes.txt")
 	}
 	if n := fetchCount(small.Requests()); n != 1 {
 		t.Fatalf("got %d clones of the remote for two tasks, want 1", n)
+	}
+	var c action.CommitOut
+	e.dispatch(kanban.ActionTaskCommit, action.CommitIn{TaskID: tasks[0], Message: "Add notes"}, &c)
+	var p action.PushOut
+	e.dispatch(kanban.ActionTaskPush, action.PushIn{TaskID: tasks[0]}, &p)
+	if p.Status != "created" || small.Ref(t, "refs/heads/"+c.Branch) != c.Commit.SHA {
+		t.Fatalf("push from the clone's worktree: %+v", p)
+	}
+	if strings.Contains(e.logs.String(), e2eToken) {
+		t.Fatal("the log holds the forge token")
 	}
 	clone := clonePath(t, e, small.URL)
 	for _, d := range dirs {
@@ -267,11 +283,11 @@ func refuseHostileRemote(t *testing.T, e *env, ws string) {
 }
 
 // servedRemote is a bare repository served over smart HTTP on loopback
-// (git http-backend) whose main holds files.
-func servedRemote(t *testing.T, name string, files map[string]string) *gittest.Remote {
+// (git http-backend; behind token when set) whose main holds files.
+func servedRemote(t *testing.T, name, token string, files map[string]string) *gittest.Remote {
 	t.Helper()
 	repo := gittest.NewRepo(t, files)
-	r := gittest.NewRemote(t, gittest.RemoteOptions{Name: name})
+	r := gittest.NewRemote(t, gittest.RemoteOptions{Name: name, Token: token})
 	repo.Git(t, "push", "--quiet", r.Dir, "main")
 	return r
 }
