@@ -111,11 +111,20 @@ func TestMultiRepositoryTask(t *testing.T) {
 	}
 
 	addThroughMCP(t, e, task, docs, taskDir)
+	// The running agent adds a fourth itself and writes in it at once, at
+	// the path the tool answered (relative to its working directory).
+	notes := gitRepoIn(t, root, "notes")
+	var repo kanban.Repository
+	e.dispatch(kanban.ActionRepositoryCreate, action.RepositoryCreateIn{WorkspaceID: task.WorkspaceID, Name: "notes", LocalPath: notes}, &repo)
+	e.dispatch(kanban.ActionTaskMessage, action.TaskMessageIn{TaskID: task.ID, SessionID: sid, Prompt: "@tool add_branch_to_task_kandev " +
+		`{"repository_id":"` + repo.ID + `"}` + "\n@write notes/todo.md later\n@say added"}, nil)
+	e.waitMessage(task.ID, "message", "added")
+	checkChanges(t, e, task.ID, repo.ID, "todo.md")
 	e.dispatch(kanban.ActionTaskArchive, action.TaskRefIn{TaskID: task.ID}, nil)
 	if _, err := os.Stat(taskDir); !os.IsNotExist(err) {
 		t.Fatalf("the task directory is still there: %v", err)
 	}
-	for _, repo := range []string{api, web, docs} {
+	for _, repo := range []string{api, web, docs, notes} {
 		if strings.Contains(gitOut(t, repo, "worktree", "list"), short) || gitOut(t, repo, "branch", "--list", "kandev/"+short) == "" {
 			t.Fatalf("%s: the worktree is still listed, or the branch is gone", repo)
 		}
@@ -164,10 +173,13 @@ func addThroughMCP(t *testing.T, e *env, task *kanban.Task, docs, taskDir string
 	if res.IsError || json.Unmarshal([]byte(text(res)), &out) != nil {
 		t.Fatalf("add_branch_to_task_kandev: %s", text(res))
 	}
-	want := filepath.Join(taskDir, "docs")
-	if out.WorktreePath != want || out.TaskWorkspacePath != taskDir || out.AgentCwdChanged {
-		t.Fatalf("got worktree %q in %q (cwd changed %v), want %q in %q", out.WorktreePath, out.TaskWorkspacePath, out.AgentCwdChanged, want, taskDir)
+	// A task-mode session is shown no absolute server path: this one,
+	// which Kandev did not launch, gets them relative to the task
+	// directory.
+	if out.WorktreePath != "docs" || out.TaskWorkspacePath != "." || out.AgentCwdChanged || strings.Contains(text(res), taskDir) {
+		t.Fatalf("got worktree %q in %q (cwd changed %v), want docs in . and no absolute path", out.WorktreePath, out.TaskWorkspacePath, out.AgentCwdChanged)
 	}
+	want := filepath.Join(taskDir, "docs")
 	if _, err := os.Stat(filepath.Join(want, "README.md")); err != nil {
 		t.Fatalf("the new worktree has no checkout: %v", err)
 	}
