@@ -82,7 +82,7 @@ func (w *workdirs) worktreeOf(ctx context.Context, t *kanban.Task, l kanban.Task
 	switch {
 	case err == nil:
 		if several && filepath.Clean(wt.Path) == taskDir {
-			return "", errors.New("the task's worktree was made before tasks had one worktree per repository: archive the task's worktree (or the task) before adding repositories")
+			return "", kanban.Errorf(kanban.CodeConflict, "the task's worktree was made before tasks had one worktree per repository: archive the task (which removes it) before adding repositories")
 		}
 		d, err := w.guard.KandevDir(wt.Path)
 		if err == nil {
@@ -145,7 +145,7 @@ func (w *workdirs) source(ctx context.Context, t *kanban.Task, repo *kanban.Repo
 	case err != nil:
 		ev.State, ev.Error = kanban.CloneFailed, safeText(err)
 		w.publishClone(ev)
-		return fsguard.Dir{}, fmt.Errorf("clone the repository: %s", ev.Error)
+		return fsguard.Dir{}, kanban.Errorf(cmp.Or(kanban.ErrorCode(err), kanban.CodeUnavailable), "clone the repository: %s", ev.Error)
 	case cloned:
 		ev.State, ev.Percent = kanban.CloneDone, 100
 		w.publishClone(ev)
@@ -230,11 +230,11 @@ func dirName(name string) string {
 // --end-of-options so it can never be read as a git option.
 func addWorktree(ctx context.Context, repoDir, path, branch, base string) error {
 	if kanban.CheckBranch("base_branch", base) != nil {
-		return errors.New("the task's base branch is not a valid git branch name; set another one")
+		return kanban.Errorf(kanban.CodeValidation, "the task's base branch is not a valid git branch name; set another one")
 	}
 	commit, err := gitOutput(ctx, repoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}")
 	if err != nil || commit == "" {
-		return errors.New("the task's base branch does not name a commit in its repository")
+		return kanban.Errorf(kanban.CodeValidation, "the task's base branch does not name a commit in its repository")
 	}
 	args := []string{"worktree", "add", "-b", branch, "--end-of-options", path, commit}
 	if git(ctx, repoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", "refs/heads/"+branch) == nil {
