@@ -248,19 +248,27 @@ func TestRemoteRepositoryClonedOnce(t *testing.T) {
 	}
 	waitNote(t, notes, kanban.EventRepositoryClone.Name())
 
-	var bigRepo kanban.Repository
-	e.dispatch(kanban.ActionRepositoryCreate, action.RepositoryCreateIn{WorkspaceID: ws, Name: "big", RemoteURL: big.URL, DefaultBranch: "main"}, &bigRepo)
+	refuseTooLarge(t, e, ws, big.URL, clone)
+	refuseHostileRemote(t, e, ws)
+}
+
+// refuseTooLarge: a repository over the clone size bound fails its
+// session with the reason (not the URL) and leaves the cache holding only
+// the clone it had (kept).
+func refuseTooLarge(t *testing.T, e *env, ws, url, kept string) {
+	t.Helper()
+	var repo kanban.Repository
+	e.dispatch(kanban.ActionRepositoryCreate, action.RepositoryCreateIn{WorkspaceID: ws, Name: "big", RemoteURL: url, DefaultBranch: "main"}, &repo)
 	var created action.TaskCreateOut
-	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Too big", "repository_id": bigRepo.ID, "start_agent": false}, &created)
+	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Too big", "repository_id": repo.ID, "start_agent": false}, &created)
 	s := e.waitState(e.spawnMock(created.Task.ID, "@say never"), kanban.SessionFailed)
-	if !strings.Contains(s.Error, "larger than the clone size bound") || strings.Contains(s.Error, big.URL) {
+	if !strings.Contains(s.Error, "larger than the clone size bound") || strings.Contains(s.Error, url) {
 		t.Fatalf("session error %q, want the size bound without the URL", s.Error)
 	}
-	entries, err := os.ReadDir(filepath.Dir(clone))
-	if err != nil || len(entries) != 1 || entries[0].Name() != filepath.Base(clone) {
+	entries, err := os.ReadDir(filepath.Dir(kept))
+	if err != nil || len(entries) != 1 || entries[0].Name() != filepath.Base(kept) {
 		t.Fatalf("the cache holds %v (%v), want only the small clone", entries, err)
 	}
-	refuseHostileRemote(t, e, ws)
 }
 
 // refuseHostileRemote: a transport-helper URL is refused at registration;
