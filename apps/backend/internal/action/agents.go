@@ -40,6 +40,11 @@ type Agents interface {
 	// and the models and modes its sessions offered. Unlike the other
 	// methods it may take a while.
 	Detect(ctx context.Context, refresh bool) []kanban.AgentDetection
+	// AddWorktree makes the task's git worktree of the repository of a
+	// link about to be written when the task already works in worktrees
+	// (nil when it does not: its next exec-worktree session makes them
+	// all).
+	AddWorktree(ctx context.Context, t *kanban.Task, l kanban.TaskRepository) (*kanban.Worktree, error)
 }
 
 // NoAgents is the Agents of a backend that launches no agents: sessions
@@ -74,3 +79,8 @@ func (NoAgents) Detect(context.Context, bool) []kanban.AgentDetection { return n
 
 // ReleaseTask holds nothing to free.
 func (NoAgents) ReleaseTask(context.Context, string) error { return nil }
+
+// AddWorktree makes none: no session of this backend works in worktrees.
+func (NoAgents) AddWorktree(context.Context, *kanban.Task, kanban.TaskRepository) (*kanban.Worktree, error) {
+	return nil, nil
+}

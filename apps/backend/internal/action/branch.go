@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -35,6 +36,17 @@ type TaskBranchOut struct {
 	Repository     *kanban.Repository     `json:"repository"`
 	// RepositoryCreated is true when a locator registered a new repository.
 	RepositoryCreated bool `json:"repository_created"`
+	// WorktreePath is the repository's new worktree when the task already
+	// works in worktrees (made now, beside its others), and
+	// TaskWorkspacePath the task directory holding them; both absent when
+	// the task's next exec-worktree session makes them. A task-mode
+	// session, shown no absolute server path, gets them relative to its
+	// working directory (see relativeWorktree).
+	WorktreePath      string `json:"worktree_path,omitzero"`
+	TaskWorkspacePath string `json:"task_workspace_path,omitzero"`
+	// AgentCwdChanged is always false: a running agent keeps its working
+	// directory (its next session works in the task directory).
+	AgentCwdChanged bool `json:"agent_cwd_changed"`
 }
 
 // SourceIn is one source to attach to a task: a repository (by
@@ -169,13 +181,49 @@ func (s *Service) addTaskBranch(ctx context.Context, p Principal, in TaskBranchI
 	if err != nil {
 		return nil, err
 	}
+	// The worktree comes first: a repository whose worktree cannot be
+	// made (a base branch it lacks) is not linked.
+	wt, err := s.agents.AddWorktree(ctx, t, kanban.TaskRepository{TaskID: t.ID, RepositoryID: out.Repository.ID,
+		BaseBranch: cmp.Or(in.BaseBranch, out.Repository.DefaultBranch), CheckoutBranch: in.CheckoutBranch})
+	if err != nil {
+		return nil, err
+	}
 	if out.TaskRepository, err = s.linkRepository(ctx, t, out.Repository, in.BaseBranch, in.CheckoutBranch); err != nil {
 		return nil, err
 	}
+	if wt != nil {
+		out.WorktreePath, out.TaskWorkspacePath = wt.Path, filepath.Dir(wt.Path)
+	}
 	if !see {
 		out.Repository = withoutLocalPath(out.Repository)
+		if err := s.relativeWorktree(ctx, p, out); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
+}
+
+// relativeWorktree makes the new worktree's paths relative for a caller
+// that is shown no absolute server path (a task-mode session): relative
+// to its session's working directory, or, for a session Kandev did not
+// launch (none), to the task directory.
+func (s *Service) relativeWorktree(ctx context.Context, p Principal, out *TaskBranchOut) error {
+	if out.WorktreePath == "" {
+		return nil
+	}
+	base := out.TaskWorkspacePath
+	if sess, err := s.store.GetSession(ctx, p.SessionID); err != nil {
+		return err
+	} else if sess.Workdir != "" {
+		base = sess.Workdir
+	}
+	wt, err1 := filepath.Rel(base, out.WorktreePath)
+	dir, err2 := filepath.Rel(base, out.TaskWorkspacePath)
+	if err1 != nil || err2 != nil {
+		return kanban.Errorf(kanban.CodeInternal, "the worktree's path is not relative to the session's directory")
+	}
+	out.WorktreePath, out.TaskWorkspacePath = wt, dir
+	return nil
 }
 
 // onlyRepository returns the repository of a task that has exactly one.

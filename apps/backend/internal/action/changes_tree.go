@@ -5,7 +5,6 @@ import (
 	"context"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/taskdir"
 	"github.com/kandev/kandev/apps/backend/internal/worktree"
 )
 
@@ -103,17 +102,17 @@ func (s *Service) openLink(ctx context.Context, owner *kanban.Task, link kanban.
 	if base == "" {
 		return nil, kanban.Errorf(kanban.CodeConflict, "the task's repository has no base branch; set one")
 	}
-	if repo.LocalPath == "" {
-		return nil, kanban.Errorf(kanban.CodeNotFound, "the repository has no checkout on this machine")
+	checkout, err := s.dirs.Source(repo)
+	if kanban.ErrorCode(err) == kanban.CodeNotFound && repo.LocalPath == "" {
+		return nil, kanban.Errorf(kanban.CodeNotFound, "the repository has no checkout on this machine (a remote one is cloned for the task's first exec-worktree session)")
 	}
-	checkout, err := s.fs.SourceDir(taskdir.RepositoryPath, repo.LocalPath)
 	if err != nil {
 		return nil, err
 	}
 	spec := worktree.Spec{Repo: checkout.Path, Base: base}
-	wt, err := s.store.GetWorktree(ctx, owner.ID)
+	wt, err := s.store.GetWorktree(ctx, owner.ID, repo.ID)
 	switch {
-	case err == nil && wt.RepositoryID == repo.ID:
+	case err == nil:
 		d, err := s.fs.KandevDir(wt.Path)
 		if err != nil {
 			return nil, err

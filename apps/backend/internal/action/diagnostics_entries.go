@@ -104,10 +104,17 @@ func (s *Service) taskEntry(ctx context.Context, c DiagnosticCall) ([]byte, erro
 			"checkout_branch": l.CheckoutBranch})
 	}
 	out["repositories"] = repos
-	if wt, err := s.store.GetWorktree(ctx, t.ID); err == nil {
-		out["worktree"] = map[string]any{"path": wt.Path, "branch": wt.Branch, "repository_id": wt.RepositoryID}
-	} else if kanban.ErrorCode(err) != kanban.CodeNotFound {
+	wts, err := s.store.ListWorktrees(ctx, t.ID)
+	if err != nil {
 		return nil, err
+	}
+	worktrees := make([]map[string]any, 0, len(wts))
+	for _, wt := range wts {
+		worktrees = append(worktrees, map[string]any{"path": wt.Path, "branch": wt.Branch, "repository_id": wt.RepositoryID})
+	}
+	if len(worktrees) > 0 {
+		out["worktree"] = worktrees[0]
+		out["worktrees"] = worktrees
 	}
 	return indentJSON(out)
 }

@@ -189,8 +189,8 @@ type shipWork struct {
 	branch string
 }
 
-// shipTree opens the worktree of task taskID (of repository repoID when
-// given: it must be the worktree's) the way the changes actions do
+// shipTree opens the worktree of task taskID in repository repoID (or
+// its only worktree when not given) the way the changes actions do
 // (openLink). Only a task with a worktree of its own (exec-worktree) is
 // committed to or pushed: a checkout's current branch is the operator's,
 // not the task's.
@@ -206,17 +206,7 @@ func (s *Service) shipTree(ctx context.Context, p Principal, taskID, repoID stri
 	if err != nil {
 		return nil, nil, err
 	}
-	wt, err := s.store.GetWorktree(ctx, owner.ID)
-	if kanban.ErrorCode(err) == kanban.CodeNotFound {
-		return nil, nil, kanban.Errorf(kanban.CodeConflict, "the task has no git worktree of its own yet (it gets one when an exec-worktree session starts)")
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	if repoID != "" && repoID != wt.RepositoryID {
-		return nil, nil, kanban.FieldError("repository_id", "is not the repository of the task's worktree")
-	}
-	link, err := pickLink(links, wt.RepositoryID)
+	link, err := s.worktreeLink(ctx, owner.ID, links, repoID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -228,4 +218,27 @@ func (s *Service) shipTree(ctx context.Context, p Principal, taskID, repoID stri
 		return nil, nil, kanban.Errorf(kanban.CodeConflict, "the task has no git worktree of its own for this repository")
 	}
 	return rt.tree, &shipWork{task: owner, repo: rt.repo, base: rt.base, branch: rt.branch}, nil
+}
+
+// worktreeLink returns the link of the repository whose worktree of task
+// ownerID repoID names (or of its only worktree when repoID is empty).
+func (s *Service) worktreeLink(ctx context.Context, ownerID string, links []kanban.TaskRepository, repoID string) (kanban.TaskRepository, error) {
+	wts, err := s.store.ListWorktrees(ctx, ownerID)
+	if err != nil {
+		return kanban.TaskRepository{}, err
+	}
+	switch {
+	case len(wts) == 0:
+		return kanban.TaskRepository{}, kanban.Errorf(kanban.CodeConflict, "the task has no git worktree of its own yet (it gets one when an exec-worktree session starts)")
+	case repoID == "" && len(wts) > 1:
+		return kanban.TaskRepository{}, kanban.FieldError("repository_id", "is required: the task has a worktree in several repositories")
+	case repoID == "":
+		repoID = wts[0].RepositoryID
+	}
+	for _, wt := range wts {
+		if wt.RepositoryID == repoID {
+			return pickLink(links, repoID)
+		}
+	}
+	return kanban.TaskRepository{}, kanban.FieldError("repository_id", "is not a repository the task has a worktree of")
 }

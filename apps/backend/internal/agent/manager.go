@@ -20,6 +20,9 @@ type Config struct {
 	// Guard is the filesystem policy: agents work only in checkouts it
 	// allows, or in the per-task folders and worktrees under its data dir.
 	Guard *fsguard.Policy
+	// Clones is the clone cache worktrees of repositories registered by
+	// remote URL only are made from (nil: they get none).
+	Clones Clones
 	// Executable is the kandev binary: the mock agent and every session's
 	// own MCP server (kandev mcp) run from it.
 	Executable string
@@ -141,7 +144,7 @@ var _ action.Agents = (*Manager)(nil)
 func New(ctx context.Context, cfg Config) *Manager {
 	cfg.defaults()
 	m := &Manager{cfg: cfg, store: cfg.Store, pub: cfg.Publisher, log: cfg.Logger, ctx: ctx,
-		workdirs: &workdirs{store: cfg.Store, guard: cfg.Guard}, waiters: action.NewWaiters(), runs: map[string]*run{},
+		workdirs: &workdirs{store: cfg.Store, guard: cfg.Guard, clones: cfg.Clones, pub: cfg.Publisher}, waiters: action.NewWaiters(), runs: map[string]*run{},
 		types: typeMap(cfg.Types)}
 	m.detect = newDetector(m)
 	// The ACP library logs unparsable lines raw: keep its diagnostics at
@@ -292,10 +295,28 @@ func (m *Manager) Waiting(sessionID string, delta int) {
 // PermissionResolved wakes the agent waiting on permission id.
 func (m *Manager) PermissionResolved(id string) { m.waiters.Wake(id) }
 
-// ReleaseTask removes a task's worktree (its branch stays) once the task
-// is archived or about to be deleted.
+// ReleaseTask removes a task's worktrees (their branches stay) once the
+// task is archived or about to be deleted.
 func (m *Manager) ReleaseTask(ctx context.Context, taskID string) error {
-	return m.workdirs.removeWorktree(ctx, taskID)
+	return m.workdirs.removeWorktrees(ctx, taskID)
+}
+
+// AddWorktree makes task t's worktree of the repository of link l (about
+// to be linked) when the task already works in worktrees; nil when it
+// does not yet, or works in its parent's directory (inherit_parent).
+// The task's running agent keeps its directory. A failure that is not a
+// refusal is logged and answered UNAVAILABLE without git's text.
+func (m *Manager) AddWorktree(ctx context.Context, t *kanban.Task, l kanban.TaskRepository) (*kanban.Worktree, error) {
+	if t.ParentID != "" && t.WorkspaceMode == kanban.WorkspaceInheritParent {
+		return nil, nil //nolint:nilnil // it works in its parent's directory, from its parent's repositories
+	}
+	l.TaskID = t.ID // a task with a repository of its own works in its own directory
+	wt, err := m.workdirs.add(ctx, t, l)
+	if _, ok := kanban.AsError(err); err != nil && !ok {
+		m.log.Warn("add a task's worktree", "task", t.ID, "repository", l.RepositoryID, "err", err.Error())
+		return nil, kanban.Errorf(kanban.CodeUnavailable, "the repository's worktree could not be created; the backend's log has the cause")
+	}
+	return wt, err
 }
 
 // Resume takes over the orphaned sessions (see kanban ClaimOrphans):

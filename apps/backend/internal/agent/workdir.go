@@ -1,19 +1,17 @@
 package agent
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/taskdir"
+	"github.com/kandev/kandev/apps/backend/internal/worktree"
 )
 
 // Executor types of the built-in executors.
@@ -31,16 +29,22 @@ const gitTimeout = 60 * time.Second
 type workdirs struct {
 	store kanban.Store
 	guard *fsguard.Policy
+	// clones gives repositories registered by remote URL only a local
+	// clone to make worktrees from (nil: such a repository gets none).
+	clones Clones
+	pub    kanban.Publisher
+}
+
+// Clones is the clone cache of repositories registered by remote URL only
+// (*repocache.Cache).
+type Clones interface {
+	// Ensure returns the clone of url, cloning it first when needed
+	// (reporting its progress); errors are safe to show.
+	Ensure(ctx context.Context, url string, progress func(worktree.CloneProgress)) (fsguard.Dir, error)
 }
 
 // ShortID is the part of a task id that names its branch and worktree.
-func ShortID(taskID string) string {
-	id := strings.ReplaceAll(taskID, "-", "")
-	if len(id) > 8 {
-		id = id[:8]
-	}
-	return id
-}
+func ShortID(taskID string) string { return taskdir.ShortID(taskID) }
 
 // prepare returns the working directory of a session of task t on an
 // executor of type execType, creating it when needed. The error text is
@@ -49,126 +53,35 @@ func ShortID(taskID string) string {
 //
 // A subtask shares its parent's directory (workspace_mode inherit_parent,
 // and by default when it has no repository of its own); new_workspace
-// gives it its own.
+// gives it its own. On exec-worktree a task gets one worktree per
+// repository (see worktrees).
 func (w *workdirs) prepare(ctx context.Context, t *kanban.Task, execType string) (string, error) {
 	t, err := w.dirs().Owner(ctx, t)
 	if err != nil {
 		return "", err
 	}
-	repo, link, err := w.dirs().Repository(ctx, t.ID, "")
+	if execType == executorWorktree {
+		return w.worktrees(ctx, t)
+	}
+	repo, _, err := w.dirs().Repository(ctx, t.ID, "")
 	if err != nil {
 		return "", err
 	}
-	var checkout fsguard.Dir
 	if repo != nil && repo.LocalPath != "" {
-		if checkout, err = w.guard.SourceDir(taskdir.RepositoryPath, repo.LocalPath); err != nil {
-			return "", err
-		}
+		checkout, err := w.guard.SourceDir(taskdir.RepositoryPath, repo.LocalPath)
+		return checkout.Path, err
 	}
-	if execType != executorWorktree {
-		if checkout.Path != "" {
-			return checkout.Path, nil
-		}
-		dir := w.dirs().TaskFolder(t.ID)
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", fmt.Errorf("create the task directory: %w", err)
-		}
-		d, err := w.guard.KandevDir(dir)
-		return d.Path, err
+	dir := w.dirs().TaskFolder(t.ID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create the task directory: %w", err)
 	}
-	if checkout.Path == "" {
-		return "", errors.New("exec-worktree needs the task to have a repository with a local_path (a git repository)")
-	}
-	return w.worktree(ctx, t, repo.ID, checkout.Path, cmp.Or(link.BaseBranch, repo.DefaultBranch))
+	d, err := w.guard.KandevDir(dir)
+	return d.Path, err
 }
 
 // dirs is the directory resolution the runtime shares with the actions
 // that read or write a task's workspace.
 func (w *workdirs) dirs() taskdir.Dirs { return taskdir.Dirs{Store: w.store, Guard: w.guard} }
-
-// worktree returns the task's git worktree of the checkout repoDir (of
-// repository repoID), creating it on the new branch kandev/<short id> from
-// base when it does not exist yet.
-func (w *workdirs) worktree(ctx context.Context, t *kanban.Task, repoID, repoDir, base string) (string, error) {
-	if wt, err := w.store.GetWorktree(ctx, t.ID); err == nil {
-		d, err := w.guard.KandevDir(wt.Path)
-		if err == nil {
-			return d.Path, nil
-		}
-		if kanban.ErrorCode(err) != kanban.CodeNotFound {
-			return "", err
-		}
-	} else if kanban.ErrorCode(err) != kanban.CodeNotFound {
-		return "", err
-	}
-	short := ShortID(t.ID)
-	path := filepath.Join(w.guard.DataDir(), "worktrees", short)
-	branch := "kandev/" + short
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", fmt.Errorf("create the worktrees directory: %w", err)
-	}
-	// The base branch is text a caller chose: checked again here (a link
-	// written before the rule existed), then resolved to a commit, after
-	// --end-of-options so it can never be read as a git option.
-	if kanban.CheckBranch("base_branch", base) != nil {
-		return "", errors.New("the task's base branch is not a valid git branch name; set another one")
-	}
-	commit, err := gitOutput(ctx, repoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}")
-	if err != nil || commit == "" {
-		return "", errors.New("the task's base branch does not name a commit in its repository")
-	}
-	args := []string{"worktree", "add", "-b", branch, "--end-of-options", path, commit}
-	if git(ctx, repoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", "refs/heads/"+branch) == nil {
-		args = []string{"worktree", "add", "--end-of-options", path, branch} // the branch survived an earlier worktree
-	}
-	if err := git(ctx, repoDir, args...); err != nil {
-		return "", fmt.Errorf("create the git worktree on branch %s from the base branch: %w", branch, err)
-	}
-	if _, err := w.guard.KandevDir(path); err != nil {
-		return "", err
-	}
-	if err := w.store.SaveWorktree(ctx, kanban.Worktree{TaskID: t.ID, RepositoryID: repoID, Path: path, Branch: branch}); err != nil {
-		return "", err
-	}
-	return path, nil
-}
-
-// removeWorktree removes the task's worktree (the branch is kept) and
-// forgets it; a task without a worktree is left alone. git runs only in a
-// checkout the policy allows; with any other the worktree's directory is
-// removed without git.
-func (w *workdirs) removeWorktree(ctx context.Context, taskID string) error {
-	wt, err := w.store.GetWorktree(ctx, taskID)
-	if kanban.ErrorCode(err) == kanban.CodeNotFound {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	repo, err := w.store.GetRepository(ctx, wt.RepositoryID)
-	if err != nil {
-		return err
-	}
-	checkout, cerr := w.guard.SourceDir(taskdir.RepositoryPath, repo.LocalPath)
-	dir, werr := w.guard.KandevDir(wt.Path)
-	switch {
-	case werr != nil: // not Kandev's (or gone): nothing of it to remove
-		return w.store.DeleteWorktree(ctx, taskID)
-	case cerr != nil: // no git in a refused checkout; the worktree is Kandev's own
-		if err := os.RemoveAll(dir.Path); err != nil {
-			return fmt.Errorf("remove the worktree directory: %w", err)
-		}
-		return w.store.DeleteWorktree(ctx, taskID)
-	}
-	if err := git(ctx, checkout.Path, "worktree", "remove", "--force", "--end-of-options", wt.Path); err != nil {
-		if _, statErr := os.Stat(wt.Path); statErr == nil {
-			return fmt.Errorf("remove the git worktree: %w", err)
-		}
-		// Already gone from disk: let git forget it.
-		_ = git(ctx, checkout.Path, "worktree", "prune")
-	}
-	return w.store.DeleteWorktree(ctx, taskID)
-}
 
 // git runs a git command in dir, bounded in time; its error carries git's
 // own message (about refs and paths we chose), clipped. Every argument a

@@ -47,6 +47,7 @@ type runtimeDeps struct {
 	token     string // the operator token, redacted from what agents print
 	backendID string
 	url       string // where the backend listens: sessions' MCP servers connect there
+	clones    agent.Clones
 }
 
 // newRuntime builds the agent runtime of a backend, living within ctx, or
@@ -83,7 +84,7 @@ func newRuntime(ctx context.Context, cfg Config, d runtimeDeps) (*agent.Manager,
 		BackendURL: d.url, Store: d.store, Publisher: d.pub, Events: d.events, Logger: cfg.Logger, Guard: d.guard,
 		Executable: exe, Version: toolserver.Version, Types: types, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
 		StopGrace: a.StopGrace, OperatorToken: d.token, StartTimeout: a.StartTimeout, SilenceTimeout: a.SilenceTimeout,
-		BackendID: d.backendID, LeaseTTL: cfg.LeaseTTL,
+		BackendID: d.backendID, LeaseTTL: cfg.LeaseTTL, Clones: d.clones,
 	}), nil
 }
 

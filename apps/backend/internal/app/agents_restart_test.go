@@ -72,9 +72,11 @@ func TestAgentWorktree(t *testing.T) {
 	task, sid := e.startMock("Worktree task", "@say in the worktree", map[string]any{"local_path": repo, "executor_profile_id": worktree})
 	s := e.waitState(sid, kanban.SessionIdle)
 	short := agent.ShortID(task.ID)
-	want := filepath.Join(e.cfg.DataDir, "worktrees", short)
-	if abs, _ := filepath.Abs(want); s.Workdir != abs {
-		t.Fatalf("workdir %q, want %q", s.Workdir, abs)
+	// One repository: the agent works in its worktree, in the task
+	// directory worktrees/<short id>.
+	taskDir, _ := filepath.Abs(filepath.Join(e.cfg.DataDir, "worktrees", short))
+	if filepath.Dir(s.Workdir) != taskDir || filepath.Base(s.Workdir) != filepath.Base(repo) {
+		t.Fatalf("workdir %q, want %q in %q", s.Workdir, filepath.Base(repo), taskDir)
 	}
 	if _, err := os.Stat(filepath.Join(s.Workdir, "README.md")); err != nil {
 		t.Fatalf("worktree has no checkout: %v", err)
@@ -86,7 +88,7 @@ func TestAgentWorktree(t *testing.T) {
 		t.Fatal("the repository's post-checkout hook ran as the backend")
 	}
 	e.dispatch(kanban.ActionTaskArchive, action.TaskRefIn{TaskID: task.ID}, nil)
-	if _, err := os.Stat(s.Workdir); !os.IsNotExist(err) {
+	if _, err := os.Stat(taskDir); !os.IsNotExist(err) {
 		t.Fatalf("worktree still there: %v", err)
 	}
 	if strings.Contains(gitOut(t, repo, "worktree", "list"), short) {

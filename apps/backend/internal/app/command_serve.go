@@ -29,6 +29,7 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 	pprofAddr := fs.String("pprof", "", "also serve Go's runtime profiles at http://ADDR/debug/pprof/ (loopback only; for make bench)")
 	agents := agentFlags(fs)
 	term := terminalFlags(fs)
+	clones := cloneFlags(fs)
 	database := fs.String("database", os.Getenv("KANDEV_DATABASE_URL"),
 		"postgres://… to share a PostgreSQL database with other backends (env KANDEV_DATABASE_URL; default: SQLite in the data dir)")
 	ttl, err := time.ParseDuration(envOr("KANDEV_LEASE_TTL", "15s"))
@@ -60,11 +61,15 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	cc, err := clones()
+	if err != nil {
+		return Config{}, err
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	return Config{CLI: cliPath(), Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
 		Logger: log, Out: std.Out, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: DefaultRegistryDir(),
 		Pprof: *pprofAddr, MCPSessions: toolserver.SessionLimits{Max: *maxSessions, Idle: *sessionIdle},
-		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope), ForgesFile: *forges, Terminal: term()}, nil
+		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope), ForgesFile: *forges, Terminal: term(), Clones: cc}, nil
 }
 
 // cliPath is the path of this kandev binary, which the banner names for

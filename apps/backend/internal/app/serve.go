@@ -29,6 +29,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/prwatch"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/terminal"
+	"github.com/kandev/kandev/apps/backend/internal/worktree"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
@@ -81,6 +82,9 @@ type Config struct {
 	// SessionScope is how far a task session's writes reach: tree (the
 	// default when empty) or workspace (--session-scope).
 	SessionScope kanban.SessionScope
+	// Clones bounds the clone cache of repositories registered by remote
+	// URL only (--clone-cache-repos, --clone-max-mib, --clone-timeout).
+	Clones CloneConfig
 	// ForgesFile is the forge accounts' file (--forges-file; default
 	// DATA_DIR/forges.json): see internal/forgeconf.
 	ForgesFile string
@@ -281,6 +285,8 @@ type backend struct {
 	// forges is the one forge configuration (loadForges): ship actions
 	// and the watcher use its accounts.
 	forges *forgeconf.Set
+	// git is the one git of tasks' worktrees (nil without git).
+	git *worktree.Git
 
 	// conformance is the conformance fixture server (nil unless enabled).
 	conformance *conformance.Server
@@ -325,8 +331,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	b.shared = newShared(cfg, st, hub)
 	b.events = &kanban.DomainEvents{}
 	pub := b.newNotifier(cfg, b.shared.publisher(hub))
-	if b.agents, err = newRuntime(ctx, cfg, runtimeDeps{store: st, pub: pub, events: b.events, guard: guard, token: cred.clear,
-		backendID: b.shared.id, url: "http://" + addr}); err != nil {
+	if b.agents, err = b.newAgents(guard, pub); err != nil {
 		return nil, err
 	}
 	// The base context's end stops the agents; their sessions' last
@@ -366,11 +371,7 @@ func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher
 	deps := action.Deps{Store: b.store, Publisher: pub, Logger: b.cfg.Logger, QuestionWait: b.cfg.QuestionWait,
 		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: b.cfg.SessionScope, BackendID: b.shared.id,
 		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring)}
-	var err error
-	if b.forges, err = loadForges(b.cfg); err != nil {
-		return nil, nil, err
-	}
-	deps.Git = worktreeGit(b.life, b.cfg.Logger, b.forges.Identity())
+	deps.Git = b.git
 	deps.Ship = &action.Ship{Forges: b.forges, PRs: b.store}
 	var local action.Agents = action.NoAgents{}
 	if b.agents != nil {

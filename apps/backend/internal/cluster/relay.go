@@ -131,3 +131,10 @@ func (r *Relay) ReleaseTask(ctx context.Context, taskID string) error {
 func (r *Relay) Detect(ctx context.Context, refresh bool) []kanban.AgentDetection {
 	return r.local.Detect(ctx, refresh)
 }
+
+// AddWorktree makes the task's worktree of a newly linked repository on
+// this backend's machine, where its other worktrees are (the runtime that
+// made them serves this backend's sessions).
+func (r *Relay) AddWorktree(ctx context.Context, t *kanban.Task, l kanban.TaskRepository) (*kanban.Worktree, error) {
+	return r.local.AddWorktree(ctx, t, l)
+}

@@ -89,8 +89,9 @@ func (p *Policy) SourceDir(what, path string) (Dir, error) {
 }
 
 // KandevDir checks a directory Kandev makes for a task under its data dir
-// (tasks/<id>, worktrees/<short id>): once resolved it must be a directory
-// directly in one of those, never a link to elsewhere. NOT_FOUND when it
+// (tasks/<id>, worktrees/<short id>, and a repository's worktree in a task
+// directory, worktrees/<short id>/<name>): once resolved it must be one of
+// those, never a link to elsewhere. NOT_FOUND when it
 // does not exist; FORBIDDEN otherwise.
 func (p *Policy) KandevDir(path string) (Dir, error) {
 	refused := kanban.Errorf(kanban.CodeForbidden, "the task's directory under the data dir is not one Kandev made (a link or not a directory)")
@@ -104,9 +105,7 @@ func (p *Policy) KandevDir(path string) (Dir, error) {
 	if err != nil {
 		return Dir{}, refused
 	}
-	parent := filepath.Dir(real)
-	if filepath.Base(real) != filepath.Base(path) ||
-		(parent != filepath.Join(p.dataDir, "tasks") && parent != filepath.Join(p.dataDir, "worktrees")) {
+	if !p.kandevPlace(real, path) {
 		return Dir{}, refused
 	}
 	st, err := os.Lstat(real)
@@ -133,4 +132,22 @@ func (d Dir) OpenRoot() (*os.Root, error) {
 		return nil, changed
 	}
 	return root, nil
+}
+
+// kandevPlace reports whether real (path resolved) is a directory Kandev
+// makes for a task: directly in tasks/ or worktrees/, or one level below
+// a task directory of worktrees/, reached by path without a link.
+func (p *Policy) kandevPlace(real, path string) bool {
+	if filepath.Base(real) != filepath.Base(path) {
+		return false
+	}
+	parent := filepath.Dir(real)
+	worktrees := filepath.Join(p.dataDir, "worktrees")
+	switch {
+	case parent == filepath.Join(p.dataDir, "tasks") || parent == worktrees:
+		return true
+	case filepath.Dir(parent) == worktrees:
+		return filepath.Base(parent) == filepath.Base(filepath.Dir(path))
+	}
+	return false
 }

@@ -80,7 +80,31 @@ var (
 
 	EventRepositoryCreated = event[*Repository]("repository.created")
 	EventRepositoryUpdated = event[*Repository]("repository.updated")
+	// EventRepositoryClone: the clone of a repository registered by remote
+	// URL only, made for a task's worktree, progressed, completed or
+	// failed.
+	EventRepositoryClone = event[*RepositoryClone]("repository.clone_progress")
 )
+
+// Clone states of RepositoryClone.
+const (
+	CloneRunning = "cloning"
+	CloneDone    = "done"
+	CloneFailed  = "failed"
+)
+
+// RepositoryClone is the payload of repository.clone_progress: one clone's
+// state, the phase git reports and its percent. Error is safe text (no
+// URL, no credential).
+type RepositoryClone struct {
+	WorkspaceID  string `json:"workspace_id"`
+	RepositoryID string `json:"repository_id"`
+	TaskID       string `json:"task_id,omitempty"`
+	State        string `json:"state"`
+	Phase        string `json:"phase,omitempty"`
+	Percent      int    `json:"percent"`
+	Error        string `json:"error,omitempty"`
+}
 
 // DeletedTask is the payload of task.deleted.
 type DeletedTask struct {

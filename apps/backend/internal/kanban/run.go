@@ -144,7 +144,8 @@ type PermissionFilter struct {
 	State       string
 }
 
-// Worktree is the git worktree an exec-worktree session of a task runs in.
+// Worktree is a git worktree an exec-worktree session of a task works in:
+// one per repository of the task.
 type Worktree struct {
 	TaskID       string    `json:"task_id"`
 	RepositoryID string    `json:"repository_id"`
@@ -183,9 +184,16 @@ type RunService interface {
 	// expired); closed is false when it was no longer pending.
 	ClosePermission(ctx context.Context, id, state string) (p *Permission, closed bool, err error)
 
+	// SaveWorktree records (or replaces) a task's worktree of one of its
+	// repositories.
 	SaveWorktree(ctx context.Context, w Worktree) error
-	GetWorktree(ctx context.Context, taskID string) (*Worktree, error)
-	DeleteWorktree(ctx context.Context, taskID string) error
+	// GetWorktree returns a task's worktree of a repository (NOT_FOUND).
+	GetWorktree(ctx context.Context, taskID, repositoryID string) (*Worktree, error)
+	// ListWorktrees returns a task's worktrees, oldest first (at most
+	// MaxTaskWorktrees).
+	ListWorktrees(ctx context.Context, taskID string) ([]Worktree, error)
+	// DeleteWorktree forgets a task's worktree of a repository.
+	DeleteWorktree(ctx context.Context, taskID, repositoryID string) error
 
 	// ClaimOrphans makes backend the owner of up to limit live managed
 	// sessions whose owner's lease lapsed before since (or that have none),

@@ -82,6 +82,7 @@ const (
 	MaxBranchLen      = 255       // a git branch name
 	MaxRepoRefLen     = 255       // a repository named by name or id (in an artifact)
 	MaxSourcesPerCall = 10        // sources one add_workspace_sources_kandev call attaches
+	MaxTaskWorktrees  = 32        // git worktrees of one task (one per repository it works in)
 	MaxBlockedBy      = 50        // blockers a task is created with
 	MaxTaskPosition   = 1_000_000 // a 0-based board position (larger means the end)
 )

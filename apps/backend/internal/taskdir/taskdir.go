@@ -8,6 +8,7 @@ package taskdir
 import (
 	"context"
 	"path/filepath"
+	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -85,12 +86,13 @@ func (d Dirs) Repository(ctx context.Context, taskID, sel string) (*kanban.Repos
 }
 
 // Existing returns the directory task t works in (for repository sel, or
-// its main one) as it is now, creating nothing: its git worktree when it
-// has one, else its repository's checkout, else its per-task folder. Each
-// passes the filesystem policy at this use (a repository row may predate
-// it): a checkout must lie in a source root and touch no protected path
-// (FORBIDDEN), Kandev's own folders must be what Kandev made. NOT_FOUND
-// when the directory does not exist yet.
+// its main one) as it is now, creating nothing: its git worktree of that
+// repository when it has one (with several worktrees and no sel, the task
+// directory holding them), else the repository's checkout, else its
+// per-task folder. Each passes the filesystem policy at this use (a
+// repository row may predate it): a checkout must lie in a source root
+// and touch no protected path (FORBIDDEN), Kandev's own folders must be
+// what Kandev made. NOT_FOUND when the directory does not exist yet.
 func (d Dirs) Existing(ctx context.Context, t *kanban.Task, sel string) (fsguard.Dir, error) {
 	owner, err := d.Owner(ctx, t)
 	if err != nil {
@@ -100,16 +102,53 @@ func (d Dirs) Existing(ctx context.Context, t *kanban.Task, sel string) (fsguard
 	if err != nil {
 		return fsguard.Dir{}, err
 	}
-	wt, err := d.Store.GetWorktree(ctx, owner.ID)
-	switch {
-	case err == nil && (repo == nil || wt.RepositoryID == repo.ID):
-		return d.Guard.KandevDir(wt.Path)
-	case err != nil && kanban.ErrorCode(err) != kanban.CodeNotFound:
+	wts, err := d.Store.ListWorktrees(ctx, owner.ID)
+	if err != nil {
 		return fsguard.Dir{}, err
-	case repo != nil && repo.LocalPath != "":
+	}
+	if sel == "" && len(wts) > 1 {
+		return d.Guard.KandevDir(d.WorktreeDir(owner.ID))
+	}
+	for _, wt := range wts {
+		if repo == nil || wt.RepositoryID == repo.ID {
+			return d.Guard.KandevDir(wt.Path)
+		}
+	}
+	if repo != nil && repo.LocalPath != "" {
 		return d.Guard.SourceDir(RepositoryPath, repo.LocalPath)
 	}
 	return d.Guard.KandevDir(d.TaskFolder(owner.ID))
+}
+
+// Source returns the git checkout a task's worktrees of repo are made
+// from, checked at this use: its local checkout (SourceDir), or the clone
+// Kandev keeps of its remote URL (CloneDir: NOT_FOUND before the first
+// worktree of it cloned it).
+func (d Dirs) Source(repo *kanban.Repository) (fsguard.Dir, error) {
+	switch {
+	case repo.LocalPath != "":
+		return d.Guard.SourceDir(RepositoryPath, repo.LocalPath)
+	case repo.RemoteURL != "":
+		return d.Guard.CloneDir(repo.RemoteURL)
+	}
+	return fsguard.Dir{}, kanban.Errorf(kanban.CodeNotFound, "the repository has neither a local path nor a remote URL")
+}
+
+// ShortID is the part of a task id that names its branch and worktree
+// directory.
+func ShortID(taskID string) string {
+	id := strings.ReplaceAll(taskID, "-", "")
+	if len(id) > 8 {
+		id = id[:8]
+	}
+	return id
+}
+
+// WorktreeDir is the task directory of a task's git worktrees:
+// <data>/worktrees/<short id>, holding one worktree per repository
+// (<data>/worktrees/<short id>/<repository name>).
+func (d Dirs) WorktreeDir(taskID string) string {
+	return filepath.Join(d.Guard.DataDir(), "worktrees", ShortID(taskID))
 }
 
 // RepositoryPath names a task's repository checkout in use-time refusals.

@@ -180,6 +180,9 @@ type call struct {
 	truncate bool
 	limit    int
 	redact   *redact.Redactor
+	// tap, when set, also sees git's raw standard error as it is written
+	// (a clone's progress); it must not keep or show the text.
+	tap io.Writer
 }
 
 // result is what a git command printed.
@@ -211,7 +214,10 @@ func (g *Git) run(ctx context.Context, c call) (result, error) {
 	}
 	stdout := &boundedBuffer{limit: limit}
 	stderr := &boundedBuffer{limit: maxStderr, quiet: true}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Stdout, cmd.Stderr = stdout, io.Writer(stderr)
+	if c.tap != nil {
+		cmd.Stderr = io.MultiWriter(stderr, c.tap)
+	}
 	if c.stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.stdin)
 	}

@@ -9,12 +9,18 @@ var groupBranchSources = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 		Description: "Attach a repository of the workspace to a task with the branch to start from (or an existing branch to " +
 			"check out, e.g. a pull request's head), named by at most one of repository_id, local_path or repository_url " +
 			"(none when the task has one repository); only the operator registers new ones. Re-adding updates its branches. " +
-			"The next agent session works on it.",
+			"When the task already works in git worktrees, the repository's worktree is created now as a sibling in the task " +
+			"directory: worktree_path is its location relative to your working directory, which does not change (agent_cwd_changed is " +
+			"false). Otherwise the next agent session works on it. A repository known only by remote URL is cloned once " +
+			"into the backend's cache first.",
 		Output: out("The task's link to the repository.", P{
-			"task_repository":    taskRepoLinkOut,
-			"repository":         workspaceRepoOut,
-			"repository_created": Bool("True when this call registered the repository in the workspace."),
-		}, "task_repository", "repository", "repository_created"),
+			"task_repository":     taskRepoLinkOut,
+			"repository":          workspaceRepoOut,
+			"repository_created":  Bool("True when this call registered the repository in the workspace."),
+			"worktree_path":       Str("The repository's new worktree, when it was created now (relative to your working directory)."),
+			"task_workspace_path": Str("The task directory holding the task's worktrees, when one was created now (relative to your working directory)."),
+			"agent_cwd_changed":   Bool("Always false: a running agent keeps its working directory."),
+		}, "task_repository", "repository", "repository_created", "agent_cwd_changed"),
 		Hints: IdempotentWrite,
 	},
 	{

@@ -143,6 +143,7 @@ export const PLAN_DELETED = 'plan.deleted';
 export const PLAN_UPDATED = 'plan.updated';
 export const QUESTION_ANSWERED = 'question.answered';
 export const QUESTION_CREATED = 'question.created';
+export const REPOSITORY_CLONE_PROGRESS = 'repository.clone_progress';
 export const REPOSITORY_CREATED = 'repository.created';
 export const REPOSITORY_UPDATED = 'repository.updated';
 export const SESSION_CREATED = 'session.created';

@@ -19,7 +19,7 @@ import {
   ARTIFACT_CREATED, ARTIFACT_DELETED, DOCUMENT_UPDATED, PLAN_DELETED, PLAN_UPDATED, SESSION_CREATED, SESSION_LIST,
   SESSION_MESSAGE, SESSION_MODES, SESSION_MODE_CHANGED, SESSION_SET_MODE, SESSION_SPAWN, SESSION_UPDATED,
   TASK_CREATED, TASK_DELETED, TASK_DEPENDENCY_ADDED, TASK_DEPENDENCY_LIST, TASK_GET, TASK_LIST, TASK_MESSAGE,
-  TASK_MOVED, TASK_PR_UPDATED, TASK_STOP, TASK_UPDATED, WORKFLOW_STEP_LIST
+  TASK_MOVED, TASK_PR_UPDATED, TASK_STOP, TASK_UPDATED, WORKFLOW_STEP_LIST, REPOSITORY_CLONE_PROGRESS
 } from './contract.js';
 
 // ACTIVE are the states of a session whose agent may be at work.
@@ -39,6 +39,9 @@ class TaskPage {
     this.panels = Object.fromEntries(['plan', 'walkthrough', 'findings', 'output', 'documents', 'relations', 'waiting']
       .map((k) => [k, h('section', { class: 'panel', id: `panel-${k}` })]));
     this.head = h('div');
+    // The clone of a repository known only by its remote URL, made for
+    // this task's worktree (repository.clone_progress).
+    this.cloneLine = h('p', { class: 'hint', id: 'task-clone', role: 'status', hidden: true });
     this.sessionBox = h('section', { class: 'panel', id: 'panel-conversation', 'aria-labelledby': 'conv-title' });
   }
 
@@ -67,7 +70,7 @@ class TaskPage {
     this.terminal.el.hidden = true;
     this.pageTabs = h('div', { class: 'sessions', role: 'group', 'aria-label': 'Task views', id: 'task-tabs' });
     this.drawPageTabs('overview');
-    fill(this.main, this.head, this.pageTabs, this.overview, this.changes.el, this.files.el, this.terminal.el);
+    fill(this.main, this.head, this.cloneLine, this.pageTabs, this.overview, this.changes.el, this.files.el, this.terminal.el);
     this.listen();
     await Promise.all([this.selectSession(''), this.drawArtifacts(), this.drawRelations(), this.drawWaiting()]);
   }
@@ -288,6 +291,7 @@ class TaskPage {
     on(ARTIFACT_CREATED, art);
     on(ARTIFACT_DELETED, art);
     on(TASK_PR_UPDATED, (p) => { if (mine(p) && !this.changes.el.hidden) prList(this.changes.prs, this.task.id).catch((e) => toast(e.message, 'error')); });
+    on(REPOSITORY_CLONE_PROGRESS, (p) => { if (mine(p)) this.drawClone(p); });
     on(TASK_CREATED, (t) => { if (t.parent_id === this.task.id) this.drawRelations(); });
     on(TASK_DEPENDENCY_ADDED, (d) => { if (d.task_id === this.task.id || d.depends_on_task_id === this.task.id) this.drawRelations(); });
   }
@@ -298,6 +302,16 @@ class TaskPage {
   turnEnded(s) {
     const before = (this.sessions.find((x) => x.id === s.id) || {}).state;
     if (before && before !== s.state && !ACTIVE.has(s.state) && !this.changes.el.hidden) this.changes.refreshSoon();
+  }
+
+  // drawClone shows a repository clone's state: its phase and percent,
+  // then done or the (safe) reason it failed.
+  drawClone(p) {
+    const phase = p.phase ? `: ${p.phase} ${p.percent}%` : '…';
+    const text = { cloning: `Cloning a repository for this task's worktree${phase}`, done: 'Repository cloned for this task.' }[p.state]
+      || `The repository's clone failed: ${p.error || 'see the session'}`;
+    this.cloneLine.textContent = text;
+    this.cloneLine.hidden = false;
   }
 
   close() {
