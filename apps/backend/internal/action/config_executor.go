@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/schema"
@@ -92,6 +93,9 @@ var _ = declare(Def[ExecutorProfileCreateIn, *kanban.ExecutorProfile]{
 		if ws != "" && (in.PrepareScript != "" || in.CleanupScript != "") {
 			return nil, errDelegateScripts()
 		}
+		if err := s.checkDockerProfile(ctx, p, in.ExecutorID, in.Config, true); err != nil {
+			return nil, err
+		}
 		return s.store.CreateExecutorProfile(ctx, kanban.ExecutorProfile{ExecutorID: in.ExecutorID, Name: in.Name,
 			MCPPolicy: in.MCPPolicy, Config: in.Config, PrepareScript: in.PrepareScript, CleanupScript: in.CleanupScript,
 			WorkspaceID: ws})
@@ -114,6 +118,13 @@ var _ = declare(Def[ExecutorProfileUpdateIn, *kanban.ExecutorProfile]{
 		}
 		if ws != "" && (in.PrepareScript != nil || in.CleanupScript != nil) {
 			return nil, errDelegateScripts()
+		}
+		prof, err := s.store.GetExecutorProfile(ctx, in.ProfileID)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkDockerProfile(ctx, p, prof.ExecutorID, in.Config, in.Config != nil); err != nil {
+			return nil, err
 		}
 		return s.store.UpdateExecutorProfile(ctx, in.ProfileID, kanban.ExecutorProfileUpdate{Name: in.Name, MCPPolicy: in.MCPPolicy,
 			Config: in.Config, PrepareScript: in.PrepareScript, CleanupScript: in.CleanupScript})
@@ -151,6 +162,34 @@ func (s *Service) writableExecutorProfile(ctx context.Context, p Principal, id s
 		return "", err
 	}
 	return ws, kanban.CheckProfileWrite(kanban.ExecutorProfileKind, prof.WorkspaceID, ws)
+}
+
+// checkDockerProfile checks a profile of a Docker executor being created
+// or changed: only the operator configures them (an image and host
+// mounts), and a config given (withConfig) must be a valid Docker config
+// whose mount sources the filesystem policy allows. Profiles of other
+// executors pass.
+func (s *Service) checkDockerProfile(ctx context.Context, p Principal, executorID string, cfg map[string]json.RawMessage, withConfig bool) error {
+	ex, err := s.store.GetExecutor(ctx, executorID)
+	if err != nil || ex.Type != kanban.ExecutorTypeDocker {
+		return nil // a missing executor is the store's NOT_FOUND
+	}
+	if !p.IsOperator() {
+		return kanban.Errorf(kanban.CodeForbidden, "Docker executor profiles are configured by the operator only")
+	}
+	if !withConfig {
+		return nil
+	}
+	dc, err := kanban.ParseDockerConfig(cfg)
+	if err != nil {
+		return err
+	}
+	for i, m := range dc.Mounts {
+		if _, err := s.fs.CheckSource(fmt.Sprintf("config.mounts[%d].source", i), m.Source); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errDelegateScripts refuses a session a prepare or cleanup script: the

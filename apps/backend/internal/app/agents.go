@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/agent"
+	"github.com/kandev/kandev/apps/backend/internal/docker"
 	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
@@ -73,7 +74,7 @@ func newRuntime(ctx context.Context, cfg Config, d runtimeDeps) (*agent.Manager,
 		BackendURL: d.url, Store: d.store, Publisher: d.pub, Events: d.events, Logger: cfg.Logger, Guard: d.guard,
 		Executable: exe, Version: toolserver.Version, Commands: cmds, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
 		StopGrace: a.StopGrace, OperatorToken: d.token, StartTimeout: a.StartTimeout, SilenceTimeout: a.SilenceTimeout,
-		BackendID: d.backendID, LeaseTTL: cfg.LeaseTTL,
+		BackendID: d.backendID, LeaseTTL: cfg.LeaseTTL, Docker: docker.New(),
 	}), nil
 }
 
