@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -36,6 +37,10 @@ type AgentsConfig struct {
 	// (default 2m); SilenceTimeout fails a session whose agent sends
 	// nothing for that long during a turn (default 30m).
 	StartTimeout, SilenceTimeout time.Duration
+	// Docker runs the Docker executor's containers (default: the docker
+	// CLI on PATH, with the backend's DOCKER_HOST; none: Docker profiles
+	// fail to launch, saying so).
+	Docker *docker.Client
 }
 
 // runtimeDeps are the parts the agent runtime is built from.
@@ -74,7 +79,7 @@ func newRuntime(ctx context.Context, cfg Config, d runtimeDeps) (*agent.Manager,
 		BackendURL: d.url, Store: d.store, Publisher: d.pub, Events: d.events, Logger: cfg.Logger, Guard: d.guard,
 		Executable: exe, Version: toolserver.Version, Commands: cmds, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
 		StopGrace: a.StopGrace, OperatorToken: d.token, StartTimeout: a.StartTimeout, SilenceTimeout: a.SilenceTimeout,
-		BackendID: d.backendID, LeaseTTL: cfg.LeaseTTL, Docker: docker.New(),
+		BackendID: d.backendID, LeaseTTL: cfg.LeaseTTL, Docker: cmp.Or(a.Docker, docker.New()),
 	}), nil
 }
 
