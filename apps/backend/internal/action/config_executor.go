@@ -185,8 +185,13 @@ func (s *Service) checkDockerProfile(ctx context.Context, p Principal, executorI
 		return err
 	}
 	for i, m := range dc.Mounts {
-		if _, err := s.fs.CheckSource(fmt.Sprintf("config.mounts[%d].source", i), m.Source); err != nil {
+		field := fmt.Sprintf("config.mounts[%d].source", i)
+		real, err := s.fs.CheckSource(field, m.Source)
+		if err != nil {
 			return err
+		}
+		if why := kanban.DockerSourceProblem(real); why != "" {
+			return kanban.FieldError(field, "%s", why)
 		}
 	}
 	return nil
@@ -201,7 +206,10 @@ func errDelegateScripts() error {
 
 // withExecutorFields adds the settings shared by create and update.
 func withExecutorFields(p schema.P) schema.P {
-	p["config"] = openConfig("Executor settings by name, any JSON values (64 KiB in all); replaces the stored ones.").
+	p["config"] = openConfig("Executor settings by name, any JSON values (64 KiB in all); replaces the stored ones. "+
+		"A Docker executor's (operator only) are checked whole: image (required, local), network (host or none), "+
+		"workdir (worktree or task), cpus, memory_mb, mounts ([{source, target, read_only}], sources in the source roots), "+
+		"env (plain values, shown to sessions: no secrets) and pass_env (names of the backend's allowed variables).").
 		Props(0, kanban.MaxExecutorConfigKeys)
 	p["prepare_script"] = schema.Str("Shell script run before the agent; empty for none. Operator only.").Len(0, kanban.MaxScriptLen)
 	p["cleanup_script"] = schema.Str("Shell script run after the session; empty for none. Operator only.").Len(0, kanban.MaxScriptLen)

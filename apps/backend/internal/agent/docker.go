@@ -173,6 +173,9 @@ func (r *run) containerSpec(l *launch) (docker.Spec, error) {
 		if err != nil {
 			return docker.Spec{}, err
 		}
+		if why := kanban.DockerSourceProblem(d.Path); why != "" {
+			return docker.Spec{}, fmt.Errorf("mount %d of the Docker profile: the source %s", i+1, why)
+		}
 		if overlapsPath(m.Target, l.workdir) {
 			return docker.Spec{}, fmt.Errorf("mount %d of the Docker profile overlaps the session's working directory", i+1)
 		}

@@ -160,3 +160,16 @@ func MountSafe(p string) bool {
 	return path.IsAbs(p) && !strings.ContainsAny(p, ",\"'\\") &&
 		!strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
+
+// DockerSourceProblem checks a mount source once the filesystem policy
+// resolved it: never the run directories where daemon sockets live (the
+// Docker socket mounted in would hand the agent the host). A problem (""
+// for none) completes "the source ...".
+func DockerSourceProblem(real string) string {
+	for _, run := range []string{"/run", "/var/run"} {
+		if real == run || strings.HasPrefix(real, run+"/") || strings.HasPrefix(run, strings.TrimSuffix(real, "/")+"/") {
+			return "may not be or hold a run directory (where the Docker socket lives)"
+		}
+	}
+	return ""
+}
