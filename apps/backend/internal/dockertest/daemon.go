@@ -70,7 +70,7 @@ func (d *Daemon) Client() *docker.Client {
 // loudly otherwise, saying why.
 func Require(t testing.TB) *Daemon {
 	t.Helper()
-	shared.once.Do(func() { shared.d, shared.err = start() })
+	shared.once.Do(func() { shared.d, shared.err = Start() })
 	if shared.err == nil {
 		return shared.d
 	}
@@ -87,13 +87,14 @@ func Close() {
 	if shared.d == nil {
 		return
 	}
-	if err := shared.d.stop(); err != nil {
+	if err := shared.d.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "dockertest: stop dockerd:", err)
 	}
 }
 
-// start reaches the machine's daemon or starts a private one.
-func start() (*Daemon, error) {
+// Start reaches the machine's daemon or starts a private one (as root);
+// Stop stops what it started.
+func Start() (*Daemon, error) {
 	c := docker.New()
 	if c == nil {
 		return nil, errors.New("the docker CLI is not installed (make docker installs Debian's docker.io)")
@@ -144,7 +145,7 @@ func startPrivate() (*Daemon, error) {
 		return nil, errors.Join(fmt.Errorf("start dockerd: %w", err), log.Close(), os.RemoveAll(dir))
 	}
 	if err := d.wait(); err != nil {
-		return nil, errors.Join(err, d.stop(), log.Close())
+		return nil, errors.Join(err, d.Stop(), log.Close())
 	}
 	return d, log.Close()
 }
@@ -171,9 +172,9 @@ func (d *Daemon) wait() error {
 	return fmt.Errorf("dockerd did not answer within %s", startTimeout)
 }
 
-// stop stops a private daemon (SIGTERM, then SIGKILL after a bound) and
+// Stop stops a private daemon (SIGTERM, then SIGKILL after a bound) and
 // removes its directory; the machine's daemon is left alone.
-func (d *Daemon) stop() error {
+func (d *Daemon) Stop() error {
 	if d.cmd == nil || d.cmd.Process == nil {
 		return nil
 	}

@@ -48,6 +48,14 @@ func (d *Daemon) Image(t testing.TB) string {
 	return TestImage
 }
 
+// BuildImage is Image outside a test: TestImage, imported once.
+func (d *Daemon) BuildImage() (string, error) {
+	v, _ := images.LoadOrStore(d.Host, &imageOnce{})
+	o := v.(*imageOnce)
+	o.once.Do(func() { o.err = d.importImage() })
+	return TestImage, o.err
+}
+
 func (d *Daemon) importImage() error {
 	c := d.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
