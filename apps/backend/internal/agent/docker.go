@@ -38,8 +38,9 @@ type box struct {
 // dockerTimeout bounds the sweep at start and each container removal.
 const dockerTimeout = 2 * time.Minute
 
-// ownerLabel is the label value of this data dir's containers.
-func ownerLabel(dataDir string) string {
+// ContainerOwner is the dev.kandev.owner label value of the containers
+// of the data dir dataDir (as the filesystem policy resolved it).
+func ContainerOwner(dataDir string) string {
 	sum := sha256.Sum256([]byte(dataDir))
 	return hex.EncodeToString(sum[:8])
 }
@@ -54,7 +55,7 @@ func (m *Manager) sweepContainers() {
 	}
 	ctx, cancel := context.WithTimeout(m.ctx, dockerTimeout)
 	defer cancel()
-	n, err := m.cfg.Docker.Sweep(ctx, docker.LabelManaged+"=true", docker.LabelOwner+"="+ownerLabel(m.cfg.Guard.DataDir()))
+	n, err := m.cfg.Docker.Sweep(ctx, docker.LabelManaged+"=true", docker.LabelOwner+"="+ContainerOwner(m.cfg.Guard.DataDir()))
 	switch {
 	case err != nil:
 		m.log.Debug("sweep stale agent containers", "err", err) // no daemon here is the common case
@@ -161,7 +162,7 @@ func (r *run) containerSpec(l *launch) (docker.Spec, error) {
 		Name: "kandev-" + r.id, Image: l.docker.Image, Network: l.docker.Network, CPUs: l.docker.CPUs,
 		MemoryMB: l.docker.MemoryMB, User: fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()), Workdir: l.workdir,
 		Binary: bin, TokenFile: l.tokenFile, Env: map[string]string{},
-		Labels: map[string]string{docker.LabelManaged: "true", docker.LabelOwner: ownerLabel(r.m.cfg.Guard.DataDir()),
+		Labels: map[string]string{docker.LabelManaged: "true", docker.LabelOwner: ContainerOwner(r.m.cfg.Guard.DataDir()),
 			docker.LabelSession: r.id, docker.LabelTask: l.task.ID},
 	}
 	for _, kv := range l.env {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/agent"
 	"github.com/kandev/kandev/apps/backend/internal/docker"
 	"github.com/kandev/kandev/apps/backend/internal/dockertest"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -190,5 +191,51 @@ func checkContainerLocked(t *testing.T, d *dockertest.Daemon, id, workdir string
 	slices.Sort(names)
 	if fmt.Sprint(names) != "[HOME PLAIN_SETTING]" { // the image sets none
 		t.Fatalf("container environment names %v, want only HOME and the profile's", names)
+	}
+}
+
+// TestDockerShutdownAndSweep: a backend that shuts down removes its
+// sessions' containers, and a backend that starts removes the containers a
+// previous process of its data dir left (and no other data dir's) before
+// the session it resumes gets a new container.
+func TestDockerShutdownAndSweep(t *testing.T) {
+	t.Parallel()
+	d := dockertest.Require(t)
+	img := d.Image(t)
+	dir := t.TempDir()
+	opts := func(c *Config) { c.DataDir, c.Agents.Docker = dir, d.Client() }
+	e1 := newAgentEnv(t, opts)
+	prof := e1.dockerProfile("box", map[string]any{"image": img, "workdir": "task"}, "", "")
+	task, sid := e1.startMock("Docker resume", "@say before the restart", map[string]any{"executor_profile_id": prof})
+	e1.waitState(sid, kanban.SessionIdle)
+	if n := len(sessionContainers(t, d, sid)); n != 1 {
+		t.Fatalf("got %d containers of the running session, want 1", n)
+	}
+	e1.close()
+	if n := len(sessionContainers(t, d, sid)); n != 0 {
+		t.Fatalf("got %d containers of the session after the shutdown, want 0", n)
+	}
+
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plant := func(owner string) string {
+		return dockerCLI(t, d, "run", "-d", "--label", docker.LabelManaged+"=true", "--label", docker.LabelOwner+"="+owner,
+			"--mount", "type=bind,source="+kandevBinary(t)+",target="+docker.BinaryPath+",readonly",
+			"--entrypoint", docker.BinaryPath, img, "agent", "hold")
+	}
+	stale, other := plant(agent.ContainerOwner(real)), plant("another-data-dir")
+	t.Cleanup(func() { dockerCLI(t, d, "rm", "-f", other) })
+
+	e2 := newAgentEnv(t, opts)
+	e2.waitMessage(task.ID, "status", "Resumed the agent's session")
+	e2.waitState(sid, kanban.SessionIdle)
+	if n := len(sessionContainers(t, d, sid)); n != 1 {
+		t.Fatalf("got %d containers of the resumed session, want 1", n)
+	}
+	left := dockerCLI(t, d, "ps", "-a", "-q", "--no-trunc", "--filter", "label="+docker.LabelOwner)
+	if strings.Contains(left, stale) || !strings.Contains(left, other) {
+		t.Fatalf("after the start sweep: containers %q; want the stale one gone and the other data dir's kept", left)
 	}
 }
