@@ -171,8 +171,13 @@ func (s *Service) writableExecutorProfile(ctx context.Context, p Principal, id s
 // executors pass.
 func (s *Service) checkDockerProfile(ctx context.Context, p Principal, executorID string, cfg map[string]json.RawMessage, withConfig bool) error {
 	ex, err := s.store.GetExecutor(ctx, executorID)
-	if err != nil || ex.Type != kanban.ExecutorTypeDocker {
-		return nil // a missing executor is the store's NOT_FOUND
+	switch {
+	case kanban.ErrorCode(err) == kanban.CodeNotFound:
+		return nil // the store's own NOT_FOUND follows
+	case err != nil:
+		return err
+	case ex.Type != kanban.ExecutorTypeDocker:
+		return nil
 	}
 	if !p.IsOperator() {
 		return kanban.Errorf(kanban.CodeForbidden, "Docker executor profiles are configured by the operator only")

@@ -64,13 +64,17 @@ func (m *Manager) sweepContainers() {
 	}
 }
 
-// placement reads the session's executor into l and returns the kind of
-// working directory it runs in (an executor type of workdirs.prepare).
-// A Docker profile's config is checked again here (rows may predate the
-// rules).
+// placement reads the session's executor and the agent's environment into
+// l and returns the kind of working directory it runs in (an executor type
+// of workdirs.prepare). A Docker profile's config is checked again here
+// (rows may predate the rules).
 func (r *run) placement(ctx context.Context, sess *kanban.Session, l *launch) (string, error) {
 	execType, err := r.executor(ctx, sess, l)
-	if err != nil || execType != kanban.ExecutorTypeDocker {
+	if err != nil {
+		return "", err
+	}
+	if execType != kanban.ExecutorTypeDocker {
+		l.env, err = r.launchEnv(l)
 		return execType, err
 	}
 	if r.m.cfg.Docker == nil {
@@ -78,6 +82,9 @@ func (r *run) placement(ctx context.Context, sess *kanban.Session, l *launch) (s
 	}
 	if l.docker, err = kanban.ParseDockerConfig(l.executor.Config); err != nil {
 		return "", fmt.Errorf("the Docker executor profile's config is invalid: %w", err)
+	}
+	if l.env, err = r.launchEnv(l); err != nil {
+		return "", err
 	}
 	if l.docker.Workdir == "task" {
 		return executorLocal, nil

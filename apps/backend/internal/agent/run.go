@@ -304,9 +304,6 @@ func (r *run) prepare(sess *kanban.Session) (*launch, error) {
 		r.m.log.Error("write the session's token file", "session", r.id, "err", err)
 		return nil, errTokenFile
 	}
-	if l.env, err = r.launchEnv(l); err != nil {
-		return nil, err
-	}
 	l.redact = newRedactor(l.env, l.token, r.m.cfg.OperatorToken)
 	var dropped []string
 	if l.servers, dropped, err = r.m.mcpServers(ctx, r.id, prof, l); err != nil {

@@ -32,31 +32,8 @@ func TestDockerProfileRules(t *testing.T) {
 		return e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionExecutorProfileCreate,
 			map[string]any{"executor_id": dockerID, "name": "box", "config": c}, nil)
 	}
-	bad := []struct{ name, cfg, field string }{
-		{"no image", `{"network":"host"}`, "config.image"},
-		{"image with a space", `{"image":"a b"}`, "config.image"},
-		{"bridge network", `{"image":"x","network":"bridge"}`, "config.network"},
-		{"unknown setting", `{"image":"x","privileged":true}`, "config"},
-		{"mount outside the roots", `{"image":"x","mounts":[{"source":"/","target":"/src"}]}`, "config.mounts[0].source"},
-		{"daemon socket dir", `{"image":"x","mounts":[{"source":"/var/run","target":"/s"}]}`, "config.mounts[0].source"},
-		{"target under /kandev", fmt.Sprintf(`{"image":"x","mounts":[{"source":%q,"target":"/kandev/bin"}]}`, src), "config.mounts"},
-		{"target /etc", fmt.Sprintf(`{"image":"x","mounts":[{"source":%q,"target":"/etc"}]}`, src), "config.mounts"},
-		{"relative target", fmt.Sprintf(`{"image":"x","mounts":[{"source":%q,"target":"src"}]}`, src), "config.mounts"},
-		{"DOCKER_ env", `{"image":"x","env":{"DOCKER_HOST":"tcp://evil"}}`, "config.env"},
-		{"KANDEV_ pass_env", `{"image":"x","pass_env":["KANDEV_TOKEN"]}`, "config.pass_env"},
-		{"memory too small", `{"image":"x","memory_mb":1}`, "config.memory_mb"},
-		{"negative cpus", `{"image":"x","cpus":-1}`, "config.cpus"},
-		{"workdir", `{"image":"x","workdir":"/"}`, "config.workdir"},
-	}
 	before := e.counts()
-	for _, c := range bad {
-		err := create(c.cfg)
-		ke, ok := kanban.AsError(err)
-		if !ok || ke.Code != kanban.CodeValidation || !strings.HasPrefix(ke.Message, c.field) ||
-			strings.Contains(ke.Message, "evil") || strings.Contains(ke.Message, src) {
-			t.Errorf("%s: got %v, want VALIDATION_ERROR on %s without the value", c.name, err, c.field)
-		}
-	}
+	refuseDockerConfigs(t, create, src)
 	if after := e.counts(); !maps.Equal(after, before) {
 		t.Fatalf("refused profiles wrote rows: %v → %v", before, after)
 	}
@@ -85,5 +62,35 @@ func TestDockerProfileRules(t *testing.T) {
 	if err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionExecutorProfileCreate,
 		map[string]any{"executor_id": local, "name": "open", "config": map[string]any{"network": "bridge", "anything": 1}}, nil); err != nil {
 		t.Fatalf("exec-local's open config: %v", err)
+	}
+}
+
+// refuseDockerConfigs checks that create refuses each bad Docker config
+// with a VALIDATION_ERROR on its setting, without the value.
+func refuseDockerConfigs(t *testing.T, create func(string) error, src string) {
+	t.Helper()
+	bad := []struct{ name, cfg, field string }{
+		{"no image", `{"network":"host"}`, "config.image"},
+		{"image with a space", `{"image":"a b"}`, "config.image"},
+		{"bridge network", `{"image":"x","network":"bridge"}`, "config.network"},
+		{"unknown setting", `{"image":"x","privileged":true}`, "config"},
+		{"mount outside the roots", `{"image":"x","mounts":[{"source":"/","target":"/src"}]}`, "config.mounts[0].source"},
+		{"daemon socket dir", `{"image":"x","mounts":[{"source":"/var/run","target":"/s"}]}`, "config.mounts[0].source"},
+		{"target under /kandev", fmt.Sprintf(`{"image":"x","mounts":[{"source":%q,"target":"/kandev/bin"}]}`, src), "config.mounts"},
+		{"target /etc", fmt.Sprintf(`{"image":"x","mounts":[{"source":%q,"target":"/etc"}]}`, src), "config.mounts"},
+		{"relative target", fmt.Sprintf(`{"image":"x","mounts":[{"source":%q,"target":"src"}]}`, src), "config.mounts"},
+		{"DOCKER_ env", `{"image":"x","env":{"DOCKER_HOST":"tcp://evil"}}`, "config.env"},
+		{"KANDEV_ pass_env", `{"image":"x","pass_env":["KANDEV_TOKEN"]}`, "config.pass_env"},
+		{"memory too small", `{"image":"x","memory_mb":1}`, "config.memory_mb"},
+		{"negative cpus", `{"image":"x","cpus":-1}`, "config.cpus"},
+		{"workdir", `{"image":"x","workdir":"/"}`, "config.workdir"},
+	}
+	for _, c := range bad {
+		err := create(c.cfg)
+		ke, ok := kanban.AsError(err)
+		if !ok || ke.Code != kanban.CodeValidation || !strings.HasPrefix(ke.Message, c.field) ||
+			strings.Contains(ke.Message, "evil") || strings.Contains(ke.Message, src) {
+			t.Errorf("%s: got %v, want VALIDATION_ERROR on %s without the value", c.name, err, c.field)
+		}
 	}
 }

@@ -21,12 +21,12 @@ const dockerSamples = 10
 // session's container and starts the mock agent in it with docker exec.
 // Without a Docker daemon it returns a note instead of a figure.
 func MeasureDockerAgents(ctx context.Context, cfg Config) (*LatencyStat, string, error) {
-	d, err := dockertest.Start()
+	d, err := dockertest.Start(ctx)
 	if err != nil {
 		return nil, "Docker first tool call not measured: " + err.Error(), nil
 	}
 	defer func() { _ = d.Stop() }()
-	img, err := d.BuildImage()
+	img, err := d.BuildImage(ctx)
 	if err != nil {
 		return nil, "", fmt.Errorf("docker test image: %w", err)
 	}

@@ -52,9 +52,10 @@ const PidsLimit = 4096
 // it). No privilege is added: every capability is dropped, privileges can
 // never be gained, no device and no daemon socket is mounted (mounts are
 // directories the policy allowed), and the first process is docker's init
-// running `kandev agent hold`, which waits to be stopped.
+// running `kandev agent hold`, which waits to be stopped. The image is
+// never pulled: it must be on the daemon.
 func createArgs(s Spec) []string {
-	args := []string{"run", "-d", "--init", "--name", s.Name, "--network", s.Network,
+	args := []string{"run", "-d", "--init", "--pull", "never", "--name", s.Name, "--network", s.Network,
 		"--user", s.User, "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
 		"--pids-limit", strconv.Itoa(PidsLimit), "--tmpfs", "/tmp", "--workdir", s.Workdir,
 		"--mount", bind(s.Workdir, s.Workdir, false),

@@ -44,7 +44,8 @@ type Daemon struct {
 	Host string
 	dir  string
 	cmd  *exec.Cmd
-	done chan error
+	done chan struct{} // closed when the daemon exited, exit set
+	exit error
 }
 
 var shared struct {
@@ -70,7 +71,7 @@ func (d *Daemon) Client() *docker.Client {
 // loudly otherwise, saying why.
 func Require(t testing.TB) *Daemon {
 	t.Helper()
-	shared.once.Do(func() { shared.d, shared.err = Start() })
+	shared.once.Do(func() { shared.d, shared.err = Start(context.WithoutCancel(t.Context())) })
 	if shared.err == nil {
 		return shared.d
 	}
@@ -94,14 +95,14 @@ func Close() {
 
 // Start reaches the machine's daemon or starts a private one (as root);
 // Stop stops what it started.
-func Start() (*Daemon, error) {
+func Start(ctx context.Context) (*Daemon, error) {
 	c := docker.New()
 	if c == nil {
 		return nil, errors.New("the docker CLI is not installed (make docker installs Debian's docker.io)")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if c.Ping(ctx) == nil {
+	if c.Ping(pingCtx) == nil {
 		return &Daemon{}, nil
 	}
 	if _, err := exec.LookPath("dockerd"); err != nil {
@@ -110,25 +111,25 @@ func Start() (*Daemon, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("no daemon answers, and dockerd can only be started as root")
 	}
-	return startPrivate()
+	return startPrivate(ctx)
 }
 
 // startPrivate starts dockerd in a new temporary directory. The daemon is
 // told to stop if the thread that started it ends (a killed test binary
 // leaves none behind): that thread waits for the daemon.
-func startPrivate() (*Daemon, error) {
+func startPrivate(ctx context.Context) (*Daemon, error) {
 	dir, err := os.MkdirTemp("", "kd-") // short: the socket path is bounded
 	if err != nil {
 		return nil, err
 	}
-	d := &Daemon{dir: dir, Host: "unix://" + filepath.Join(dir, "docker.sock"), done: make(chan error, 1)}
+	d := &Daemon{dir: dir, Host: "unix://" + filepath.Join(dir, "docker.sock"), done: make(chan struct{})}
 	log, err := os.Create(filepath.Join(dir, "dockerd.log"))
 	if err != nil {
 		return nil, errors.Join(err, os.RemoveAll(dir))
 	}
 	started := make(chan error, 1)
 	go func() {
-		runtime.LockOSThread() // Pdeathsig follows this thread, which lives as long as the daemon
+		runtime.LockOSThread()                                                                       // Pdeathsig follows this thread, which lives as long as the daemon
 		d.cmd = exec.Command("dockerd", "--host", d.Host, "--data-root", filepath.Join(dir, "root"), //nolint:gosec // fixed arguments
 			"--exec-root", filepath.Join(dir, "exec"), "--pidfile", filepath.Join(dir, "dockerd.pid"),
 			"--bridge", "none", "--iptables=false", "--ip6tables=false")
@@ -139,30 +140,30 @@ func startPrivate() (*Daemon, error) {
 			return
 		}
 		started <- nil
-		d.done <- d.cmd.Wait()
+		d.exit = d.cmd.Wait()
+		close(d.done)
 	}()
 	if err := <-started; err != nil {
 		return nil, errors.Join(fmt.Errorf("start dockerd: %w", err), log.Close(), os.RemoveAll(dir))
 	}
-	if err := d.wait(); err != nil {
+	if err := d.wait(ctx); err != nil {
 		return nil, errors.Join(err, d.Stop(), log.Close())
 	}
 	return d, log.Close()
 }
 
 // wait waits until the private daemon answers.
-func (d *Daemon) wait() error {
+func (d *Daemon) wait(ctx context.Context) error {
 	c := d.Client()
 	deadline := time.Now().Add(startTimeout)
 	for time.Now().Before(deadline) {
 		select {
-		case err := <-d.done:
-			d.done <- err
-			return fmt.Errorf("dockerd exited at start (%v); its log is %s", err, filepath.Join(d.dir, "dockerd.log"))
+		case <-d.done:
+			return fmt.Errorf("dockerd exited at start (%w); its log is %s", d.exit, filepath.Join(d.dir, "dockerd.log"))
 		default:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := c.Ping(ctx)
+		pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := c.Ping(pingCtx)
 		cancel()
 		if err == nil {
 			return nil

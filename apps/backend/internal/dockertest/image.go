@@ -41,7 +41,7 @@ func (d *Daemon) Image(t testing.TB) string {
 	t.Helper()
 	v, _ := images.LoadOrStore(d.Host, &imageOnce{})
 	o := v.(*imageOnce)
-	o.once.Do(func() { o.err = d.importImage() })
+	o.once.Do(func() { o.err = d.importImage(context.WithoutCancel(t.Context())) })
 	if o.err != nil {
 		t.Fatalf("build the test image: %v", o.err)
 	}
@@ -49,16 +49,16 @@ func (d *Daemon) Image(t testing.TB) string {
 }
 
 // BuildImage is Image outside a test: TestImage, imported once.
-func (d *Daemon) BuildImage() (string, error) {
+func (d *Daemon) BuildImage(ctx context.Context) (string, error) {
 	v, _ := images.LoadOrStore(d.Host, &imageOnce{})
 	o := v.(*imageOnce)
-	o.once.Do(func() { o.err = d.importImage() })
+	o.once.Do(func() { o.err = d.importImage(ctx) })
 	return TestImage, o.err
 }
 
-func (d *Daemon) importImage() error {
+func (d *Daemon) importImage(ctx context.Context) error {
 	c := d.Client()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if ok, err := c.ImageExists(ctx, TestImage); err != nil || ok {
 		return err
