@@ -139,6 +139,15 @@ func TestDockerExecutor(t *testing.T) {
 		t.Fatalf("cleanup script output %q (%v)", b, err)
 	}
 	e.waitMessage(task2.ID, "status", "Started the session's container")
+
+	// An image the daemon lacks is never pulled: the session fails, saying so.
+	cfg["image"] = "kandev-test/missing:1"
+	missing := e.dockerProfile("missing", cfg, "", "")
+	_, sid3 := e.startMock("Docker missing image", "@say never", map[string]any{"local_path": repo, "executor_profile_id": missing})
+	if s := e.waitState(sid3, kanban.SessionFailed); !strings.Contains(s.Error, "image is not on the Docker daemon (the executor never pulls") {
+		t.Fatalf("missing image: got error %q", s.Error)
+	}
+	waitNoContainer(t, d, sid3)
 }
 
 // checkContainerLocked checks the container of a running session: not
