@@ -5,7 +5,7 @@
 BACKEND := apps/backend
 KANDEV  := $(BACKEND)/bin/kandev
 
-.PHONY: run build test test-agents vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres apprise board-screenshots forge-mock
+.PHONY: run build test test-agents vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres apprise docker board-screenshots forge-mock
 
 run: build
 	$(KANDEV) serve
@@ -28,8 +28,11 @@ lint:
 # KANDEV_POSTGRES_TESTS=1 a cluster that fails to start fails them. The
 # forge tests start the Prism mock of GitHub's API from tests/forge; with
 # KANDEV_FORGE_TESTS=1 a missing or failing mock fails them.
-test-go: browser postgres forge-mock apprise
-	KANDEV_BROWSER_TESTS=1 KANDEV_POSTGRES_TESTS=1 KANDEV_FORGE_TESTS=1 KANDEV_NOTIFY_TESTS=1 $(MAKE) -C $(BACKEND) test
+# The Docker executor's tests use the daemon DOCKER_HOST names or, as root,
+# start a private dockerd of their own (stopped after); with
+# KANDEV_DOCKER_TESTS=1 a daemon that cannot be reached or started fails them.
+test-go: browser postgres forge-mock apprise docker
+	KANDEV_BROWSER_TESTS=1 KANDEV_POSTGRES_TESTS=1 KANDEV_FORGE_TESTS=1 KANDEV_NOTIFY_TESTS=1 KANDEV_DOCKER_TESTS=1 $(MAKE) -C $(BACKEND) test
 
 # Installs the forge API mocks (Prism, GitHub's OpenAPI descriptions, the
 # Node 24 Prism needs) from tests/forge/package-lock.json with npm ci;
@@ -43,6 +46,15 @@ browser:
 	@test -x /usr/bin/chromium || { \
 	  if [ "$$(id -u)" -ne 0 ]; then echo "the board's browser tests need Debian's chromium: run 'sudo apt-get install chromium' (or make browser as root)"; exit 1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core; }
+
+# Installs Debian's docker.io (dockerd and the docker CLI) and busybox-static
+# (the Docker executor's test image is made from it) when either is missing
+# (needs root, as on CI); nothing is started here.
+docker:
+	@{ command -v dockerd >/dev/null && command -v docker >/dev/null && test -x /bin/busybox; } || { \
+	  if [ "$$(id -u)" -ne 0 ]; then echo "the Docker executor's tests need Debian's docker.io and busybox-static: run 'sudo apt-get install docker.io busybox-static' (or make docker as root)"; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker.io busybox-static && \
+	  { systemctl disable --now docker.service docker.socket >/dev/null 2>&1 || service docker stop >/dev/null 2>&1 || true; }; }
 
 # Installs Debian's apprise package (the notifications CLI the Apprise
 # channels run) when it is missing (needs root, as on CI); with
@@ -89,7 +101,7 @@ test-agents: build
 # Measures validation, round trips, the bridge, mode switches, a 100k-task
 # board and tools/list sizes; writes bench/results.json and regenerates
 # docs/public/performance.md (a few minutes).
-bench: browser postgres
+bench: browser postgres docker
 	$(MAKE) -C $(BACKEND) bench
 
 # Load, kill -9, restarts, a full disk, misbehaving clients and agents at

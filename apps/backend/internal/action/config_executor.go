@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/schema"
@@ -92,6 +93,9 @@ var _ = declare(Def[ExecutorProfileCreateIn, *kanban.ExecutorProfile]{
 		if ws != "" && (in.PrepareScript != "" || in.CleanupScript != "") {
 			return nil, errDelegateScripts()
 		}
+		if err := s.checkDockerProfile(ctx, p, in.ExecutorID, in.Config, true); err != nil {
+			return nil, err
+		}
 		return s.store.CreateExecutorProfile(ctx, kanban.ExecutorProfile{ExecutorID: in.ExecutorID, Name: in.Name,
 			MCPPolicy: in.MCPPolicy, Config: in.Config, PrepareScript: in.PrepareScript, CleanupScript: in.CleanupScript,
 			WorkspaceID: ws})
@@ -114,6 +118,13 @@ var _ = declare(Def[ExecutorProfileUpdateIn, *kanban.ExecutorProfile]{
 		}
 		if ws != "" && (in.PrepareScript != nil || in.CleanupScript != nil) {
 			return nil, errDelegateScripts()
+		}
+		prof, err := s.store.GetExecutorProfile(ctx, in.ProfileID)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkDockerProfile(ctx, p, prof.ExecutorID, in.Config, in.Config != nil); err != nil {
+			return nil, err
 		}
 		return s.store.UpdateExecutorProfile(ctx, in.ProfileID, kanban.ExecutorProfileUpdate{Name: in.Name, MCPPolicy: in.MCPPolicy,
 			Config: in.Config, PrepareScript: in.PrepareScript, CleanupScript: in.CleanupScript})
@@ -153,6 +164,44 @@ func (s *Service) writableExecutorProfile(ctx context.Context, p Principal, id s
 	return ws, kanban.CheckProfileWrite(kanban.ExecutorProfileKind, prof.WorkspaceID, ws)
 }
 
+// checkDockerProfile checks a profile of a Docker executor being created
+// or changed: only the operator configures them (an image and host
+// mounts), and a config given (withConfig) must be a valid Docker config
+// whose mount sources the filesystem policy allows. Profiles of other
+// executors pass.
+func (s *Service) checkDockerProfile(ctx context.Context, p Principal, executorID string, cfg map[string]json.RawMessage, withConfig bool) error {
+	ex, err := s.store.GetExecutor(ctx, executorID)
+	switch {
+	case kanban.ErrorCode(err) == kanban.CodeNotFound:
+		return nil // the store's own NOT_FOUND follows
+	case err != nil:
+		return err
+	case ex.Type != kanban.ExecutorTypeDocker:
+		return nil
+	}
+	if !p.IsOperator() {
+		return kanban.Errorf(kanban.CodeForbidden, "Docker executor profiles are configured by the operator only")
+	}
+	if !withConfig {
+		return nil
+	}
+	dc, err := kanban.ParseDockerConfig(cfg)
+	if err != nil {
+		return err
+	}
+	for i, m := range dc.Mounts {
+		field := fmt.Sprintf("config.mounts[%d].source", i)
+		real, err := s.fs.CheckSource(field, m.Source)
+		if err != nil {
+			return err
+		}
+		if why := kanban.DockerSourceProblem(real); why != "" {
+			return kanban.FieldError(field, "%s", why)
+		}
+	}
+	return nil
+}
+
 // errDelegateScripts refuses a session a prepare or cleanup script: the
 // runtime runs them as shell commands on the server, so only the operator
 // writes them (a session may not send them at all, not even unchanged).
@@ -162,7 +211,10 @@ func errDelegateScripts() error {
 
 // withExecutorFields adds the settings shared by create and update.
 func withExecutorFields(p schema.P) schema.P {
-	p["config"] = openConfig("Executor settings by name, any JSON values (64 KiB in all); replaces the stored ones.").
+	p["config"] = openConfig("Executor settings by name, any JSON values (64 KiB in all); replaces the stored ones. "+
+		"A Docker executor's (operator only) are checked whole: image (required, local), network (host or none), "+
+		"workdir (worktree or task), cpus, memory_mb, mounts ([{source, target, read_only}], sources in the source roots), "+
+		"env (plain values, shown to sessions: no secrets) and pass_env (names of the backend's allowed variables).").
 		Props(0, kanban.MaxExecutorConfigKeys)
 	p["prepare_script"] = schema.Str("Shell script run before the agent; empty for none. Operator only.").Len(0, kanban.MaxScriptLen)
 	p["cleanup_script"] = schema.Str("Shell script run after the session; empty for none. Operator only.").Len(0, kanban.MaxScriptLen)

@@ -154,10 +154,10 @@ func TestExecutorProfiles(t *testing.T) {
 	h := newHarness(t)
 	sess := h.session(h.task("t"), kanban.ModeTask)
 	execs := call[kanban.List[kanban.Executor]](h, sess, kanban.ActionExecutorList, ListIn{})
-	if len(execs.Items) != 2 {
-		t.Fatalf("executor.list: got %d, want 2", len(execs.Items))
+	if len(execs.Items) != 3 || execs.Items[0].Name != "exec-docker" || execs.Items[1].Name != "exec-local" {
+		t.Fatalf("executor.list: got %+v, want exec-docker, exec-local and exec-worktree", execs.Items)
 	}
-	ex := execs.Items[0].ID
+	ex := execs.Items[1].ID // exec-local
 	p := call[kanban.ExecutorProfile](h, operator, kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": ex, "name": "ci",
 		"config": map[string]any{"image": "golang:1.26", "cpus": 2}, "prepare_script": "make deps"})
 	if p.MCPPolicy != "inherit" || string(p.Config["cpus"]) != "2" || p.PrepareScript != "make deps" {

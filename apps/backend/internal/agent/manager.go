@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/docker"
 	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -72,6 +73,9 @@ type Config struct {
 	// takes over (default 15s; on SQLite no other backend has a lease).
 	BackendID string
 	LeaseTTL  time.Duration
+	// Docker runs the Docker executor's containers (nil: no docker CLI
+	// here, and Docker profiles fail to launch, saying so).
+	Docker *docker.Client
 }
 
 func (c *Config) defaults() {
@@ -120,6 +124,9 @@ type Manager struct {
 	workdirs *workdirs
 	tokens   tokenFiles
 	waiters  *action.Waiters
+	// dockerReady is closed once the containers a previous process left
+	// are swept: no container is created before (docker.go).
+	dockerReady chan struct{}
 	// ctx is the runtime's base context (New's): every call the runtime
 	// makes derives from it, and when it ends every agent is stopped.
 	ctx context.Context
@@ -145,7 +152,7 @@ func New(ctx context.Context, cfg Config) *Manager {
 	cfg.defaults()
 	m := &Manager{cfg: cfg, store: cfg.Store, pub: cfg.Publisher, log: cfg.Logger, ctx: ctx,
 		workdirs: &workdirs{store: cfg.Store, guard: cfg.Guard, clones: cfg.Clones, pub: cfg.Publisher}, waiters: action.NewWaiters(), runs: map[string]*run{},
-		types: typeMap(cfg.Types)}
+		types: typeMap(cfg.Types), dockerReady: make(chan struct{})}
 	m.detect = newDetector(m)
 	// The ACP library logs unparsable lines raw: keep its diagnostics at
 	// warning level without their attributes, which may hold agent output.
@@ -155,6 +162,11 @@ func New(ctx context.Context, cfg Config) *Manager {
 		m.log.Warn("remove the session token files a previous process left", "err", err)
 	}
 	context.AfterFunc(ctx, m.stopAll)
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		m.sweepContainers()
+	}()
 	return m
 }
 

@@ -7,6 +7,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/kandev/kandev/apps/backend/internal/docker"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -28,9 +29,13 @@ const kandevServer = "kandev"
 // control character; entries written before the rule existed) is not
 // given: dropped says which and why, for the operator.
 func (m *Manager) mcpServers(ctx context.Context, sessionID string, prof *kanban.AgentProfile, l *launch) ([]profileServer, []string, error) {
+	exe, tokenFile := m.cfg.Executable, l.tokenFile
+	if l.docker != nil { // run in the container from its read-only mounts (docker.go)
+		exe, tokenFile = docker.BinaryPath, docker.TokenPath
+	}
 	own := profileServer{name: kandevServer, server: acp.McpServer{Stdio: &acp.McpServerStdio{
-		Name: kandevServer, Command: m.cfg.Executable,
-		Args: []string{"mcp", "--backend", m.cfg.BackendURL, "--session", sessionID, "--token-file", l.tokenFile},
+		Name: kandevServer, Command: exe,
+		Args: []string{"mcp", "--backend", m.cfg.BackendURL, "--session", sessionID, "--token-file", tokenFile},
 		Env:  []acp.EnvVariable{},
 	}}}
 	out := []profileServer{own}

@@ -135,15 +135,21 @@ func (l *limitedWriter) String() string {
 
 var _ io.Writer = (*limitedWriter)(nil)
 
-// runScript runs an executor script with sh in dir, bounded by timeout
-// (its process group is killed then), and returns its combined output
-// (the first maxOut bytes) and an error when it failed or timed out.
-func runScript(ctx context.Context, dir, script string, env []string, timeout time.Duration, maxOut int) (string, error) {
+// scriptCommand is an executor script run with sh in dir on this machine.
+func scriptCommand(dir, script string, env []string) *exec.Cmd {
+	cmd := exec.Command("sh", "-c", script) //nolint:gosec // the executor profile's script, set by the operator, is meant to run
+	cmd.Dir, cmd.Env = dir, env
+	return cmd
+}
+
+// runScript runs an executor script's command, bounded by timeout (its
+// process group is killed then), and returns its combined output (the
+// first maxOut bytes) and an error when it failed or timed out.
+func runScript(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, maxOut int) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out := &limitedWriter{max: maxOut}
-	cmd := exec.Command("sh", "-c", script) //nolint:gosec // the executor profile's script, set by the operator, is meant to run
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, out, out
+	cmd.Stdout, cmd.Stderr = out, out
 	p, err := startProcess(cmd)
 	if err != nil {
 		return "", err

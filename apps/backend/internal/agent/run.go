@@ -13,6 +13,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/kandev/kandev/apps/backend/internal/docker"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/redact"
 )
@@ -68,6 +69,10 @@ type run struct {
 
 	turn turnState
 
+	// box is the run's container (Docker executor), set and removed by
+	// the run's goroutine only (docker.go).
+	box *box
+
 	// lastSeen is when the agent last sent an ACP message (unix nanos);
 	// loading is set while the replayed updates of session/load are
 	// ignored.
@@ -86,6 +91,7 @@ type launch struct {
 	// model is the profile's model ("": the agent's default).
 	model       string
 	executor    *kanban.ExecutorProfile
+	docker      *kanban.DockerConfig // the Docker executor's config (nil: a local agent)
 	autoApprove bool
 	workdir     string
 	env         []string
@@ -227,6 +233,7 @@ func (r *run) drive() {
 	// agent (and the MCP servers it started) stopped, before the slot is
 	// released and the session could be launched again.
 	defer r.removeToken()
+	defer r.removeContainer() // after the cleanup script, before the token file goes
 	sess, err := r.m.store.GetSession(r.ctx, r.id)
 	if err != nil || sess.State.Ended() {
 		return
@@ -284,11 +291,11 @@ func (r *run) prepare(sess *kanban.Session) (*launch, error) {
 	if err := r.m.resolveType(l, prof.Model); err != nil {
 		return nil, err
 	}
-	execType, err := r.executor(ctx, sess, l)
+	dirType, err := r.placement(ctx, sess, l)
 	if err != nil {
 		return nil, err
 	}
-	if l.workdir, err = r.m.workdirs.prepare(ctx, l.task, execType); err != nil {
+	if l.workdir, err = r.m.workdirs.prepare(ctx, l.task, dirType); err != nil {
 		return nil, err
 	}
 	r.m.update(ctx, r.id, kanban.RunUpdate{Workdir: &l.workdir})
@@ -299,7 +306,6 @@ func (r *run) prepare(sess *kanban.Session) (*launch, error) {
 		r.m.log.Error("write the session's token file", "session", r.id, "err", err)
 		return nil, errTokenFile
 	}
-	l.env = r.m.typeEnv(&l.typ, l.model)
 	l.redact = newRedactor(l.env, append(typeSecrets(&l.typ), l.token, r.m.cfg.OperatorToken)...)
 	var dropped []string
 	if l.servers, dropped, err = r.m.mcpServers(ctx, r.id, prof, l); err != nil {
@@ -308,6 +314,9 @@ func (r *run) prepare(sess *kanban.Session) (*launch, error) {
 	for _, why := range dropped {
 		r.rec.note("error", why)
 		r.m.log.Warn("MCP server not given to the agent", "session", r.id, "why", why)
+	}
+	if err := r.startContainer(l); err != nil {
+		return nil, err
 	}
 	if l.executor != nil && l.executor.PrepareScript != "" {
 		if err := r.script(l, "prepare", l.executor.PrepareScript); err != nil {
@@ -350,7 +359,11 @@ func (r *run) executor(ctx context.Context, sess *kanban.Session, l *launch) (st
 // script runs one executor script and records its output.
 func (r *run) script(l *launch, name, script string) error {
 	env := append(append([]string{}, l.env...), "KANDEV_TASK_ID="+l.task.ID, "KANDEV_SESSION_ID="+r.id, "KANDEV_WORKDIR="+l.workdir)
-	out, err := runScript(r.ctx, l.workdir, script, env, r.m.cfg.ScriptTimeout, 16<<10)
+	cmd := scriptCommand(l.workdir, script, env)
+	if r.box != nil { // inside the container, with its environment and the session's variables
+		cmd = r.box.c.Exec(r.box.id, l.workdir, env[len(l.env):], "sh", "-c", script)
+	}
+	out, err := runScript(r.ctx, cmd, r.m.cfg.ScriptTimeout, 16<<10)
 	text := "The executor's " + name + " script "
 	if err != nil {
 		text += "failed (" + err.Error() + ")"
@@ -372,11 +385,22 @@ func (r *run) script(l *launch, name, script string) error {
 // to it and publishes the launch.
 func (r *run) start(l *launch) error {
 	path := l.command.Path
-	if path == selfCommand {
-		path = r.m.cfg.Executable
+	var cmd *exec.Cmd
+	switch {
+	case r.box != nil && path == selfCommand:
+		path = docker.BinaryPath
+		fallthrough
+	case r.box != nil: // ACP over docker exec's stdio; the container holds the environment
+		cmd = r.box.c.Exec(r.box.id, l.workdir, nil, append([]string{path}, l.command.Args...)...)
+		cmd.Dir = l.workdir
+	default:
+		if path == selfCommand {
+			path = r.m.cfg.Executable
+		}
+		cmd = exec.Command(path, l.command.Args...) //nolint:gosec // server-side launch metadata only; no payload reaches it
+		cmd.Dir, cmd.Env = l.workdir, l.env
 	}
-	cmd := exec.Command(path, l.command.Args...) //nolint:gosec // server-side launch metadata only; no payload reaches it
-	cmd.Dir, cmd.Env, cmd.Stderr = l.workdir, l.env, l.stderr
+	cmd.Stderr = l.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return fmt.Errorf("start the agent: %w", err)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/agent"
+	"github.com/kandev/kandev/apps/backend/internal/docker"
 	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
@@ -36,6 +38,10 @@ type AgentsConfig struct {
 	// (default 2m); SilenceTimeout fails a session whose agent sends
 	// nothing for that long during a turn (default 30m).
 	StartTimeout, SilenceTimeout time.Duration
+	// Docker runs the Docker executor's containers (default: the docker
+	// CLI on PATH, with the backend's DOCKER_HOST; none: Docker profiles
+	// fail to launch, saying so).
+	Docker *docker.Client
 }
 
 // runtimeDeps are the parts the agent runtime is built from.
@@ -85,6 +91,7 @@ func newRuntime(ctx context.Context, cfg Config, d runtimeDeps) (*agent.Manager,
 		Executable: exe, Version: toolserver.Version, Types: types, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
 		StopGrace: a.StopGrace, OperatorToken: d.token, StartTimeout: a.StartTimeout, SilenceTimeout: a.SilenceTimeout,
 		BackendID: d.backendID, LeaseTTL: cfg.LeaseTTL, Clones: d.clones,
+		Docker: cmp.Or(a.Docker, docker.New()),
 	}), nil
 }
 

@@ -38,7 +38,11 @@ func kandevBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "kandev")
-		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/kandev").CombinedOutput()
+		// Static (no cgo), as make build makes it: the Docker executor
+		// mounts it into containers that may hold nothing else.
+		cmd := exec.Command("go", "build", "-o", binPath, "../../cmd/kandev")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			buildErr = err
 			binPath = string(out)

@@ -159,8 +159,12 @@ func dbCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 func agentCmd(ctx context.Context, args []string, std Stdio) error {
 	stderr := std.Err
+	if len(args) == 1 && args[0] == "hold" {
+		<-ctx.Done() // the first process of a Docker executor's container: it waits to be stopped
+		return nil
+	}
 	if len(args) == 0 || args[0] != "mock" {
-		return errors.New("usage: kandev agent mock")
+		return errors.New("usage: kandev agent mock | kandev agent hold")
 	}
 	fs := flag.NewFlagSet("kandev agent mock", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -317,10 +317,10 @@ func TestConfigExecutorTools(t *testing.T) {
 		Items []kanban.Executor `json:"items"`
 	}
 	callJSON(e, c, "list_executors_kandev", "", &execs)
-	if len(execs.Items) != 2 || execs.Items[0].Name != "exec-local" {
-		t.Fatalf("got executors %+v, want the two seeded ones", execs.Items)
+	if len(execs.Items) != 3 || execs.Items[0].Name != "exec-docker" || execs.Items[1].Name != "exec-local" {
+		t.Fatalf("got executors %+v, want the three seeded ones", execs.Items)
 	}
-	local := execs.Items[0].ID
+	local := execs.Items[1].ID
 	var p kanban.ExecutorProfile
 	callJSON(e, c, "create_executor_profile_kandev", fmt.Sprintf(`{"executor_id":%q,"name":"sandboxed",
 		"config":{"image":"node:22","limits":{"cpu":2,"mem":"4g"},"ports":[3000],"debug":false},"prepare_script":"npm ci"}`, local), &p)

@@ -32,6 +32,10 @@ type AgentRun struct {
 	PerSessionKB   float64 `json:"serve_rss_per_session_kb"`
 	// AgentProcessKB is the mean VmRSS of one agent's processes.
 	AgentProcessKB float64 `json:"agent_processes_rss_kb"`
+	// DockerFirstToolCall is FirstToolCall with an exec-docker profile
+	// (MeasureDockerAgents); DockerNote says why it is missing.
+	DockerFirstToolCall *LatencyStat `json:"docker_first_tool_call,omitempty"`
+	DockerNote          string       `json:"docker_note,omitempty"`
 }
 
 // agentSamples is how many agents section 8 starts (each stays idle, so

@@ -388,7 +388,15 @@ func writeAgents(b *strings.Builder, r *Results) {
 	fmt.Fprintf(b, "| create_task → first tool call, p50 / p99 | %.1f / %.1f ms |\n", a.FirstToolCall.P50Ms, a.FirstToolCall.P99Ms)
 	fmt.Fprintf(b, "| kandev serve resident memory, no agent / %d idle agents | %d / %d KB |\n", a.Sessions, a.ServeRSSBaseKB, a.ServeRSSKB)
 	fmt.Fprintf(b, "| kandev serve memory per live agent session | %.0f KB |\n", a.PerSessionKB)
-	fmt.Fprintf(b, "| one agent's own processes (mock agent + its kandev mcp), resident | %.0f KB |\n\n", a.AgentProcessKB)
+	fmt.Fprintf(b, "| one agent's own processes (mock agent + its kandev mcp), resident | %.0f KB |\n", a.AgentProcessKB)
+	if d := a.DockerFirstToolCall; d != nil {
+		fmt.Fprintf(b, "| create_task → first tool call in Docker (%d samples: the session's container created, the mock agent "+
+			"started in it with docker exec), p50 / p99 | %.1f / %.1f ms |\n", d.Samples, d.P50Ms, d.P99Ms)
+	}
+	b.WriteString("\n")
+	if a.DockerNote != "" {
+		b.WriteString(a.DockerNote + "\n\n")
+	}
 }
 
 func writeFlow(b *strings.Builder, r *Results) {

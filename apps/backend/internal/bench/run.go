@@ -102,6 +102,9 @@ func measureSystem(ctx context.Context, cfg Config, want func(string) bool, r *R
 		if r.Agents, err = MeasureAgents(ctx, cfg); err != nil {
 			return fmt.Errorf("agents: %w", err)
 		}
+		if r.Agents.DockerFirstToolCall, r.Agents.DockerNote, err = MeasureDockerAgents(ctx, cfg); err != nil {
+			return fmt.Errorf("agents in Docker: %w", err)
+		}
 	}
 	if want("flow") {
 		if r.Flow, err = MeasureFlow(ctx, cfg); err != nil {

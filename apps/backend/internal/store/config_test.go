@@ -316,10 +316,10 @@ func testExecutorProfiles(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	execs, err := f.s.ListExecutors(ctx, kanban.Page{})
-	if err != nil || len(execs.Items) != 2 || execs.Items[0].Name != "exec-local" || execs.Items[1].Type != "worktree" {
-		t.Fatalf("got %+v, %v, want exec-local and exec-worktree", execs, err)
+	if err != nil || len(execs.Items) != 3 || execs.Items[0].Type != "docker" || execs.Items[1].Name != "exec-local" || execs.Items[2].Type != "worktree" {
+		t.Fatalf("got %+v, %v, want exec-docker, exec-local and exec-worktree", execs, err)
 	}
-	local := execs.Items[0]
+	local := execs.Items[slices.IndexFunc(execs.Items, func(e kanban.Executor) bool { return e.Name == "exec-local" })]
 	def, err := f.s.DefaultExecutorProfile(ctx)
 	if err != nil || def.ExecutorID != local.ID || def.MCPPolicy != "inherit" {
 		t.Fatalf("got %+v, %v, want exec-local's default profile with policy inherit", def, err)
@@ -356,7 +356,7 @@ func testExecutorProfileRejects(t *testing.T) {
 	if err != nil {
 		t.Fatalf("list executors: %v", err)
 	}
-	local := execs.Items[0]
+	local := execs.Items[slices.IndexFunc(execs.Items, func(e kanban.Executor) bool { return e.Name == "exec-local" })]
 	def, err := f.s.DefaultExecutorProfile(ctx)
 	if err != nil {
 		t.Fatalf("default executor profile: %v", err)

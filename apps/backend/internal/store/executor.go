@@ -61,8 +61,13 @@ func getExecutorProfile(ctx context.Context, q queryer, id string) (*kanban.Exec
 	return p, nil
 }
 
+// defaultExecutorOrder picks the executor whose default profile is the
+// default: the first by name that is not Docker (a Docker profile runs only
+// where it is chosen), a Docker one when no other has a profile.
+const defaultExecutorOrder = `e.type = 'docker', e.name`
+
 // DefaultExecutorProfile returns the default profile of the first executor
-// by name (NOT_FOUND when no executor has a profile). Defaults are global
+// by name (Docker ones last, defaultExecutorOrder) (NOT_FOUND when no executor has a profile). Defaults are global
 // profiles.
 func (s *Store) DefaultExecutorProfile(ctx context.Context) (*kanban.ExecutorProfile, error) {
 	return defaultExecutorProfile(ctx, s.stmts)
@@ -71,7 +76,7 @@ func (s *Store) DefaultExecutorProfile(ctx context.Context) (*kanban.ExecutorPro
 func defaultExecutorProfile(ctx context.Context, q queryer) (*kanban.ExecutorProfile, error) {
 	p, err := scanExecutorProfile(q.QueryRowContext(ctx, `SELECT `+execProfileColumns+` FROM executor_profiles WHERE id = (
 		SELECT p.id FROM executor_profiles p JOIN executors e ON e.id = p.executor_id
-		WHERE p.is_default = 1 AND p.workspace_id IS NULL ORDER BY e.name LIMIT 1)`))
+		WHERE p.is_default = 1 AND p.workspace_id IS NULL ORDER BY `+defaultExecutorOrder+` LIMIT 1)`))
 	if err != nil {
 		return nil, notFound(err, "executor profile")
 	}

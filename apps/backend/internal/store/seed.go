@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -20,14 +21,21 @@ var seedAgents = [][2]string{
 var seedExecutors = [][3]string{
 	{"exec-local", "local", "Runs agents directly in the repository on this machine"},
 	{"exec-worktree", "worktree", "Runs each task's agent in its own git worktree"},
+	{"exec-docker", kanban.ExecutorTypeDocker, "Runs each session's agent in a Docker container of its own"},
 }
+
+// laterExecutors are built-in executors added after the first release:
+// Seed adds each one a seeded database lacks (by name), with no profile
+// (the operator creates them: a Docker profile needs an image).
+var laterExecutors = []string{"exec-docker"}
 
 // Seed creates, in one transaction, the default workspace with the
 // workflow w and its steps (the action layer's default template) when
 // there is no workspace, the built-in agents when there is no agent and
 // the built-in executors when there is no executor, each agent and
-// executor with one default profile named "default". On a seeded database
-// it writes nothing. The workflow is checked as an imported one is (its
+// executor but exec-docker with one default profile named "default"; a
+// seeded database only gets the built-in executors added since it was
+// seeded (laterExecutors), and otherwise nothing. The workflow is checked as an imported one is (its
 // name here; the caller checked its steps with kanban.CheckSteps).
 func (s *Store) Seed(ctx context.Context, w kanban.Workflow, steps []kanban.WorkflowStep) error {
 	if err := validateWorkflow(w); err != nil {
@@ -35,12 +43,12 @@ func (s *Store) Seed(ctx context.Context, w kanban.Workflow, steps []kanban.Work
 	}
 	return s.tx(ctx, func(tx txn) error {
 		seeds := []struct {
-			table string
-			fn    func(context.Context, txn, string) error
+			table     string
+			fn, later func(context.Context, txn, string) error
 		}{
-			{"workspaces", func(ctx context.Context, tx txn, now string) error { return seedWorkspace(ctx, tx, now, w, steps) }},
-			{"agents", seedAgentRows},
-			{"executors", seedExecutorRows},
+			{"workspaces", func(ctx context.Context, tx txn, now string) error { return seedWorkspace(ctx, tx, now, w, steps) }, noLater},
+			{"agents", seedAgentRows, noLater},
+			{"executors", seedExecutorRows, addLaterExecutors},
 		}
 		now := fmtTime(kanban.Now())
 		for _, st := range seeds {
@@ -50,6 +58,9 @@ func (s *Store) Seed(ctx context.Context, w kanban.Workflow, steps []kanban.Work
 				return fmt.Errorf("seed %s: %w", st.table, err)
 			}
 			if n > 0 {
+				if err := st.later(ctx, tx, now); err != nil {
+					return fmt.Errorf("seed %s: %w", st.table, err)
+				}
 				continue
 			}
 			if err := st.fn(ctx, tx, now); err != nil {
@@ -125,9 +136,28 @@ func seedExecutorRows(ctx context.Context, tx txn, now string) error {
 			id, e[0], e[1], e[2], now); err != nil {
 			return err
 		}
+		if e[1] == kanban.ExecutorTypeDocker {
+			continue // its profiles are the operator's (an image to choose)
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO executor_profiles (`+execProfileColumns+`)
 			VALUES (?, ?, 'default', ?, '{}', '', '', 1, ?, ?, NULL)`, kanban.NewID(), id, kanban.MCPPolicies[0],
 			now, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func noLater(context.Context, txn, string) error { return nil }
+
+// addLaterExecutors adds the laterExecutors a seeded database lacks.
+func addLaterExecutors(ctx context.Context, tx txn, now string) error {
+	for _, e := range seedExecutors {
+		if !slices.Contains(laterExecutors, e[0]) {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO executors (`+executorColumns+`) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (name) DO NOTHING`, kanban.NewID(), e[0], e[1], e[2], now); err != nil {
 			return err
 		}
 	}

@@ -134,12 +134,18 @@ func checkSeededExecutors(t *testing.T, s *Store) {
 	for _, e := range execs.Items {
 		execNames = append(execNames, e.Name+"="+e.Type)
 		profiles, err := s.ListExecutorProfiles(ctx, kanban.ProfileFilter{ParentID: e.ID}, kanban.Page{})
+		if e.Type == kanban.ExecutorTypeDocker { // the operator makes its profiles: an image to choose
+			if err != nil || len(profiles.Items) != 0 {
+				t.Fatalf("executor %s: got profiles %+v, %v, want none", e.Name, profiles, err)
+			}
+			continue
+		}
 		if err != nil || len(profiles.Items) != 1 || profiles.Items[0].Name != "default" ||
 			!profiles.Items[0].IsDefault || profiles.Items[0].MCPPolicy != "inherit" {
 			t.Fatalf("executor %s: got profiles %+v, %v, want one default inherit profile", e.Name, profiles, err)
 		}
 	}
-	if want := []string{"exec-local=local", "exec-worktree=worktree"}; !slices.Equal(execNames, want) {
+	if want := []string{"exec-docker=docker", "exec-local=local", "exec-worktree=worktree"}; !slices.Equal(execNames, want) {
 		t.Fatalf("got executors %v, want %v", execNames, want)
 	}
 }
@@ -182,7 +188,57 @@ func testSeedKeepsExistingData(t *testing.T) {
 	if n := countRows(t, s, "agents"); n != len(seedAgents) {
 		t.Fatalf("got %d agents, want %d", n, len(seedAgents))
 	}
-	if n := countRows(t, s, "executor_profiles"); n != len(seedExecutors) {
-		t.Fatalf("got %d executor profiles, want %d", n, len(seedExecutors))
+	if n := countRows(t, s, "executor_profiles"); n != len(seedExecutors)-1 { // none for exec-docker
+		t.Fatalf("got %d executor profiles, want %d", n, len(seedExecutors)-1)
 	}
+}
+
+// TestSeedAddsLaterExecutors: a database seeded before exec-docker existed
+// gets it (with no profile) at the next start, once, and its default
+// executor profile stays the local one.
+func TestSeedAddsLaterExecutors(t *testing.T) {
+	bothEngines(t, testSeedAddsLaterExecutors)
+}
+
+func testSeedAddsLaterExecutors(t *testing.T) {
+	s := newTestStore(t)
+	ctx := context.Background()
+	if err := action.Seed(ctx, s); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	if _, err := s.stmts.ExecContext(ctx, `DELETE FROM executors WHERE name = 'exec-docker'`); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := action.Seed(ctx, s); err != nil {
+			t.Fatalf("seed: %v", err)
+		}
+	}
+	checkSeededExecutors(t, s)
+	def, err := s.DefaultExecutorProfile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docker := dockerExecutorID(t, s)
+	if _, err := s.CreateExecutorProfile(ctx, kanban.ExecutorProfile{ExecutorID: docker, Name: "box", IsDefault: true}); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := s.DefaultExecutorProfile(ctx); err != nil || again.ID != def.ID {
+		t.Fatalf("got default %+v, %v after a Docker profile, want %s still", again, err, def.ID)
+	}
+}
+
+func dockerExecutorID(t *testing.T, s *Store) string {
+	t.Helper()
+	execs, err := s.ListExecutors(context.Background(), kanban.Page{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range execs.Items {
+		if e.Type == kanban.ExecutorTypeDocker {
+			return e.ID
+		}
+	}
+	t.Fatal("no Docker executor")
+	return ""
 }

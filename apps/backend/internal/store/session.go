@@ -148,7 +148,7 @@ func resolveProfiles(ctx context.Context, q queryer, agentID, execID, workspaceI
 		var exec sql.NullString
 		p, err := scanAgentProfile(withExtra{q.QueryRowContext(ctx, `SELECT `+profileColumns+`,
 			(SELECT p.id FROM executor_profiles p JOIN executors e ON e.id = p.executor_id
-			 WHERE p.is_default = 1 AND p.workspace_id IS NULL ORDER BY e.name LIMIT 1)
+			 WHERE p.is_default = 1 AND p.workspace_id IS NULL ORDER BY `+defaultExecutorOrder+` LIMIT 1)
 			FROM agent_profiles WHERE id = (
 			SELECT p.id FROM agent_profiles p JOIN agents a ON a.id = p.agent_id
 			WHERE p.is_default = 1 AND p.workspace_id IS NULL ORDER BY CASE WHEN a.name = ? THEN 0 ELSE 1 END, a.name LIMIT 1)`, preferredAgent), &exec})

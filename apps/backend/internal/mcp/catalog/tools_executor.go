@@ -16,7 +16,8 @@ var groupConfigExecutors = declare(&Group{Name: "config-executors", Tools: []*To
 		Description: "Add a named profile to an executor (MCP policy, settings, prepare/cleanup scripts); its first " +
 			"profile is its default. Created by a config-mode session, the profile belongs to the session's workspace " +
 			"(only that workspace lists, changes and uses it; never a default), and it takes no prepare or cleanup " +
-			"script: those run as shell commands on the server, the operator's only.",
+			"script: those run as shell commands on the server, the operator's only. Docker executor profiles are " +
+			"the operator's only.",
 		Output: executorProfileConfigOut,
 		Hints:  WriteHints,
 	},
