@@ -185,7 +185,6 @@ var _ = declare(Def[TaskCreateIn, *TaskCreateOut]{
 
 var _ = declare(Def[TaskUpdateIn, *kanban.Task]{
 	Name:  kanban.ActionTaskUpdate,
-	Tool:  "update_task_kandev",
 	Allow: all,
 	Schema: schema.Obj("", schema.P{
 		"task_id":     taskRef(`Task to update; "self" is yours.`),
@@ -213,6 +212,9 @@ func (s *Service) updateTask(ctx context.Context, p Principal, in TaskUpdateIn) 
 			}
 		}
 		if in.AgentProfileID != nil || in.ExecutorProfileID != nil {
+			if p.Kind != Operator { // an agent must not pick what its own task's next agent may do
+				return nil, kanban.Errorf(kanban.CodeForbidden, "only the operator changes the profiles a task's agents start with")
+			}
 			t, err := s.store.GetTask(ctx, id)
 			if err != nil {
 				return nil, err

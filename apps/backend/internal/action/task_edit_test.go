@@ -35,9 +35,13 @@ func TestTaskUpdateProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sess := h.session(task, kanban.ModeTask)
 	before := h.snapshot()
 	h.refuse(operator, kanban.ActionTaskUpdate, map[string]any{"task_id": task.ID, "agent_profile_id": foreign.ID, "title": "nope"}, kanban.CodeForbidden)
 	h.refuse(operator, kanban.ActionTaskUpdate, map[string]any{"task_id": task.ID, "executor_profile_id": "missing"}, kanban.CodeNotFound)
+	// A session, even on its own task, never picks its agents' profiles.
+	h.refuse(sess, kanban.ActionTaskUpdate, map[string]any{"task_id": task.ID, "agent_profile_id": p.ID}, kanban.CodeForbidden)
+	h.refuse(sess, kanban.ActionTaskUpdate, map[string]any{"task_id": task.ID, "executor_profile_id": "", "title": "nope"}, kanban.CodeForbidden)
 	h.assertUnchanged(before, "refused profile updates")
 	cleared := call[kanban.Task](h, operator, kanban.ActionTaskUpdate, map[string]any{"task_id": task.ID, "agent_profile_id": ""})
 	if cleared.AgentProfileID != "" || h.count("task_start_profiles") != 0 {

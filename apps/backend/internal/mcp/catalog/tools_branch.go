@@ -6,13 +6,10 @@ var groupBranchSources = declare(&Group{Name: "branch-sources", Tools: []*Tool{
 	{
 		Action: kanban.ActionTaskRepositoryAdd,
 		Title:  "Add branch to task",
-		Description: "Attach a repository of the workspace to a task with the branch to start from (or an existing branch to " +
-			"check out, e.g. a pull request's head), named by at most one of repository_id, local_path or repository_url " +
-			"(none when the task has one repository); only the operator registers new ones. Re-adding updates its branches. " +
-			"When the task already works in git worktrees, the repository's worktree is created now as a sibling in the task " +
-			"directory: worktree_path is its location relative to your working directory, which does not change (agent_cwd_changed is " +
-			"false). Otherwise the next agent session works on it. A repository known only by remote URL is cloned once " +
-			"into the backend's cache first.",
+		Description: "Attach a workspace repository to a task with the branch to start from (or an existing one to check " +
+			"out), named by at most one of repository_id, local_path or repository_url (none when the task has one); only " +
+			"the operator registers new ones. Re-adding updates its branches. A task in git worktrees gets its worktree " +
+			"now (worktree_path, relative to your working directory).",
 		Output: out("The task's link to the repository.", P{
 			"task_repository":     taskRepoLinkOut,
 			"repository":          workspaceRepoOut,

@@ -37,10 +37,14 @@ var groupTaskLifecycle = declare(&Group{Name: "task-lifecycle", Tools: []*Tool{
 
 var groupTaskUpdate = declare(&Group{Name: "task-update", Tools: []*Tool{
 	{
+		Name:   "update_task_kandev",
 		Action: kanban.ActionTaskUpdate,
-		Title:  "Update task",
-		Description: "Change a task's title, description (its prompt), state, deferred launch prompt or the agent and " +
-			"executor profiles its later agents start with; only what you pass changes." + writeReachNote,
+		// The profiles a task's later agents start with are the operator's
+		// to change (task.update over WebSocket or the CLI; the board).
+		Drop:  []string{"agent_profile_id", "executor_profile_id"},
+		Title: "Update task",
+		Description: "Change a task's title, description (its prompt), state or deferred launch prompt; only what you " +
+			"pass changes." + writeReachNote,
 		Output: taskOut,
 		Hints:  IdempotentWrite,
 	},
