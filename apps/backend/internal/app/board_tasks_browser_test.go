@@ -126,9 +126,11 @@ func TestBoardArchiveUnarchive(t *testing.T) {
 	b.until("the archived card after a reload", fmt.Sprintf(`document.getElementById('show-archived').checked && document.querySelector(%q)`, card))
 
 	// Its step is full now: unarchiving is refused and changes nothing.
+	// The page is opened first: a board redraws itself on a step's
+	// change, and a redraw racing the navigation could replace the page.
+	b.open("#/task/"+task.ID, "task")
 	limit := 1
 	e.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": task.WorkflowStepID, "wip_limit": &limit}, nil)
-	b.open("#/task/"+task.ID, "task")
 	b.click("#unarchive-task")
 	b.until("the refusal", `[...document.querySelectorAll('#toast .error')].some((p) => p.textContent.includes('wip_limit'))`)
 	if got := dbStr(e, `SELECT archived_at IS NOT NULL FROM tasks WHERE id = ?`, task.ID); got != "1" {

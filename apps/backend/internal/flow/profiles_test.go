@@ -30,8 +30,14 @@ func (h *harness) profiles(agentName, name string) (string, string) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	var execID string
+	for _, e := range executors.Items {
+		if e.Name == "exec-local" { // a profile with no config of its own
+			execID = e.ID
+		}
+	}
 	var exec kanban.ExecutorProfile
-	h.must(kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": executors.Items[0].ID, "name": name}, &exec)
+	h.must(kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": execID, "name": name}, &exec)
 	return prof.ID, exec.ID
 }
 
