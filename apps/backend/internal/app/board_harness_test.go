@@ -93,7 +93,14 @@ func (b *tab) str(expr string) string {
 // until polls a boolean expression until it is true (bounded).
 func (b *tab) until(what, cond string) {
 	b.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	b.untilFor(what, cond, 15*time.Second)
+}
+
+// untilFor is until with its own bound, for what waits on a poller (the
+// PR watcher's next round) rather than on the page.
+func (b *tab) untilFor(what, cond string, bound time.Duration) {
+	b.t.Helper()
+	deadline := time.Now().Add(bound)
 	for {
 		var ok bool
 		raw, err := chromedp.Run(b.ctx, chromedp.Evaluate[json.RawMessage](fmt.Sprintf("!!(%s)", cond)))

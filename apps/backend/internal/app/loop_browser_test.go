@@ -171,7 +171,9 @@ func (l *loop) mergedAndMoved(pr *kanban.PullRequest, fixed string) {
 	l.gh.UpdatePR(ghOwner, "demo", pr.Number, func(p *forgetest.PullRequest) { p.HeadSHA = fixed }) // as GitHub does on a push
 	l.gh.SetChecks(ghOwner, "demo", fixed, forgetest.CheckRun{Name: "test (ubuntu)", Status: "completed", Conclusion: "success"})
 	l.gh.AddReview(ghOwner, "demo", pr.Number, forgetest.Review{User: "alice", State: "APPROVED", CommitID: fixed, SubmittedAt: time.Now().UTC().Truncate(time.Second)})
-	l.b.until("the merged pull request in the tab", `document.querySelector('#task-prs .pr[data-state=merged]')`)
+	// The watcher's next poll merges it: on a loaded machine (the whole
+	// package under -race) that round can come later than a page wait.
+	l.b.untilFor("the merged pull request in the tab", `document.querySelector('#task-prs .pr[data-state=merged]')`, 90*time.Second)
 	waitFor(l.t, func() bool { return l.e.task(l.task.ID).WorkflowStepID == l.done })
 	final, ok := l.gh.PR(ghOwner, "demo", pr.Number)
 	if !ok || !final.Merged || final.MergeMethod != "squash" || final.HeadSHA != fixed {

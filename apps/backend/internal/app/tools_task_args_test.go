@@ -63,7 +63,7 @@ var specificSurfaceCases = []argCase{
 	{"legacy prompt with description", "update_task_kandev", kanban.ModeTask, `{"task_id":"self","description":"d","prompt":"p"}`,
 		inv("update_task_kandev", "provide either description or prompt, not both")},
 	{"launch_prompt is not advertised", "update_task_kandev", kanban.ModeTask, `{"task_id":"self","launch_prompt":"l"}`,
-		inv("update_task_kandev", "unknown field at /; allowed: agent_profile_id, deferred_launch_prompt, description, executor_profile_id, state, task_id, title")},
+		inv("update_task_kandev", "unknown field at /; allowed: deferred_launch_prompt, description, state, task_id, title")},
 	{"empty deferred launch prompt", "update_task_kandev", kanban.ModeTask, `{"task_id":"self","deferred_launch_prompt":""}`,
 		inv("update_task_kandev", "/deferred_launch_prompt: shorter than 1 characters (minLength)")},
 	{"sort near-miss", "get_task_conversation_kandev", kanban.ModeTask, `{"task_id":"self","sort":"DESC"}`,
