@@ -70,19 +70,9 @@ func MeasureAgents(ctx context.Context, cfg Config) (*AgentRun, error) {
 		return nil, err
 	}
 	defer closeEvents()
-	var samples []time.Duration
-	for i := range agentSamples {
-		probe := fmt.Sprintf("agent-probe-%d", i)
-		args, _ := json.Marshal(map[string]any{"title": fmt.Sprintf("Agent bench %d", i), "agent_profile_id": profile,
-			"prompt": `@tool create_task_kandev {"title":"` + probe + `","start_agent":false}`})
-		start := time.Now()
-		if _, err := sess.call(ctx, "create_task_kandev", args); err != nil {
-			return nil, err
-		}
-		if err := events.wait(ctx, probe, 30*time.Second); err != nil {
-			return nil, err
-		}
-		samples = append(samples, time.Since(start))
+	samples, err := firstToolCalls(ctx, sess, events, agentSamples, "Agent", map[string]any{"agent_profile_id": profile}, 30*time.Second)
+	if err != nil {
+		return nil, err
 	}
 	out.FirstToolCall = Latency(samples)
 	time.Sleep(time.Second) // let the agents settle idle
@@ -259,4 +249,30 @@ func childrenRSS(pid int) (total, n int) {
 		}
 	}
 	return total, n
+}
+
+// firstToolCalls creates n tasks over MCP (with the extra arguments, such
+// as the profiles) whose mock agent's first act is a create_task_kandev
+// call, and returns for each the time from the create to that call's task
+// seen by the backend (each wait bounded by wait).
+func firstToolCalls(ctx context.Context, sess *session, events *createdWatch, n int, label string, extra map[string]any, wait time.Duration) ([]time.Duration, error) {
+	samples := make([]time.Duration, 0, n)
+	for i := range n {
+		probe := fmt.Sprintf("%s-probe-%d", strings.ToLower(label), i)
+		in := map[string]any{"title": fmt.Sprintf("%s bench %d", label, i),
+			"prompt": `@tool create_task_kandev {"title":"` + probe + `","start_agent":false}`}
+		for k, v := range extra {
+			in[k] = v
+		}
+		args, _ := json.Marshal(in)
+		start := time.Now()
+		if _, err := sess.call(ctx, "create_task_kandev", args); err != nil {
+			return nil, err
+		}
+		if err := events.wait(ctx, probe, wait); err != nil {
+			return nil, err
+		}
+		samples = append(samples, time.Since(start))
+	}
+	return samples, nil
 }

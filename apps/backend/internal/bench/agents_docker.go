@@ -81,21 +81,8 @@ func dockerSamplesRun(ctx context.Context, b *backendProc, img string) ([]time.D
 		return nil, err
 	}
 	defer closeEvents()
-	var samples []time.Duration
-	for i := range dockerSamples {
-		probe := fmt.Sprintf("docker-probe-%d", i)
-		args, _ := json.Marshal(map[string]any{"title": fmt.Sprintf("Docker bench %d", i), "agent_profile_id": profile,
-			"executor_profile_id": execProfile, "prompt": `@tool create_task_kandev {"title":"` + probe + `","start_agent":false}`})
-		start := time.Now()
-		if _, err := sess.call(ctx, "create_task_kandev", args); err != nil {
-			return nil, err
-		}
-		if err := events.wait(ctx, probe, 60*time.Second); err != nil {
-			return nil, err
-		}
-		samples = append(samples, time.Since(start))
-	}
-	return samples, nil
+	return firstToolCalls(ctx, sess, events, dockerSamples, "Docker", map[string]any{"agent_profile_id": profile,
+		"executor_profile_id": execProfile}, 60*time.Second)
 }
 
 // dockerProfile creates the bench's exec-docker profile over MCP.
