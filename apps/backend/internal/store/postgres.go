@@ -48,7 +48,9 @@ func IsPostgresURL(u string) bool {
 // ParsePostgresURL parses a postgres:// URL. Besides libpq's settings it
 // takes pool_max_conns (default 10, at most 200); statement_timeout
 // (default 30s), idle_in_transaction_session_timeout (default 60s) and
-// application_name (default kandev) are passed to the server. Errors never
+// application_name (default kandev) are passed to the server, and jit
+// (default off: the store's statements are short index walks, for which
+// compiling a plan costs more than it saves). Errors never
 // repeat the URL, which may hold a password.
 func ParsePostgresURL(u string) (*PostgresConfig, error) {
 	if !IsPostgresURL(u) {
@@ -77,7 +79,7 @@ func ParsePostgresURL(u string) (*PostgresConfig, error) {
 		cfg.ConnectTimeout = defaultConnectTimout
 	}
 	for k, v := range map[string]string{"statement_timeout": defaultStmtTimeout,
-		"idle_in_transaction_session_timeout": defaultIdleInTx, "application_name": "kandev"} {
+		"idle_in_transaction_session_timeout": defaultIdleInTx, "application_name": "kandev", "jit": "off"} {
 		if _, ok := cfg.RuntimeParams[k]; !ok {
 			cfg.RuntimeParams[k] = v
 		}
