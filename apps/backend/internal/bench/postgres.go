@@ -31,6 +31,9 @@ type PostgresRun struct {
 	CrossBackend LatencyStat `json:"cross_backend"`
 	SameBackend  LatencyStat `json:"same_backend"`
 	Relay        LatencyStat `json:"relay"`
+	// Scale is section 5's big board on PostgreSQL (nil when section 5's
+	// board is too small to have deep pages).
+	Scale *PostgresScale `json:"scale,omitempty"`
 }
 
 // EnginePoint is one call at one client count on both engines.
@@ -65,6 +68,9 @@ func MeasurePostgres(ctx context.Context, cfg Config) (*PostgresRun, string, err
 	}
 	if err := measureCrossBackend(ctx, cfg, cl, out); err != nil {
 		return nil, "", err
+	}
+	if out.Scale, err = measurePostgresScale(ctx, cfg, cl); err != nil {
+		return nil, "", fmt.Errorf("store scale: %w", err)
 	}
 	cfg.Logf("postgres: cross-backend event p50 %.2f ms (same backend %.2f ms)", out.CrossBackend.P50Ms, out.SameBackend.P50Ms)
 	return out, "", nil

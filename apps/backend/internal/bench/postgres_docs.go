@@ -29,4 +29,30 @@ func writePostgres(b *strings.Builder, r *Results) {
 	fmt.Fprintf(b, "| call on A → event at B's subscriber | %.2f ms | %.2f ms |\n", p.CrossBackend.P50Ms, p.CrossBackend.P99Ms)
 	fmt.Fprintf(b, "| call on A → event at A's subscriber | %.2f ms | %.2f ms |\n", p.SameBackend.P50Ms, p.SameBackend.P99Ms)
 	fmt.Fprintf(b, "| added by the relay (B minus A, per event) | %.2f ms | %.2f ms |\n\n", p.Relay.P50Ms, p.Relay.P99Ms)
+	writePostgresScale(b, r)
+}
+
+// writePostgresScale is section 5's board on PostgreSQL: its listings
+// beside SQLite's and the plan of each.
+func writePostgresScale(b *strings.Builder, r *Results) {
+	s := r.Postgres.Scale
+	if s == nil || len(s.Lists) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "The big board of section 5 on PostgreSQL: one step holding %d tasks, seeded the same way (%.1f s), "+
+		"each listing timed through `Store.ListTaskSummaries` in process, %d sequential calls, beside section 5's SQLite figures.\n\n",
+		s.Tasks, s.SeedSeconds, s.Lists[0].Store.Samples)
+	b.WriteString("| listing (50 tasks) | arguments | PostgreSQL p50 / p99 | SQLite p50 / p99 |\n|---|---|---|---|\n")
+	for i, l := range s.Lists {
+		lite := "not measured"
+		if i < len(r.Store.Lists) && r.Store.Lists[i].Name == l.Name {
+			lite = fmt.Sprintf("%.2f / %.2f ms", r.Store.Lists[i].Store.P50Ms, r.Store.Lists[i].Store.P99Ms)
+		}
+		fmt.Fprintf(b, "| %s | `%s` | %.2f / %.2f ms | %s |\n", l.Name, l.Args, l.Store.P50Ms, l.Store.P99Ms, lite)
+	}
+	b.WriteString("\nThe plan PostgreSQL ran for each (`EXPLAIN (ANALYZE, BUFFERS)` of the listing's query, with the table's " +
+		"statistics as the seed left them): each page is a walk of a live-task index that stops after its 51 rows.\n\n")
+	for _, p := range s.Plans {
+		fmt.Fprintf(b, "%s:\n\n```text\n%s\n```\n\n", p.Name, strings.Join(p.Lines, "\n"))
+	}
 }

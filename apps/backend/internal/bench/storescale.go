@@ -148,9 +148,9 @@ func seedTasks(ctx context.Context, st *store.Store, b bigBoard, n int) (err err
 			_ = tx.Rollback() // the error being returned matters more
 		}
 	}()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO tasks (id, workspace_id, workflow_id, workflow_step_id, parent_id,
+	ins, err := tx.PrepareContext(ctx, st.Rebind(`INSERT INTO tasks (id, workspace_id, workflow_id, workflow_step_id, parent_id,
 		title, description, state, position, external_id, start_when_unblocked, launch_prompt, archived_at, created_at, updated_at,
-		step_entered_at) VALUES (?, ?, ?, ?, NULL, ?, ?, 'TODO', ?, NULL, 0, '', NULL, ?, ?, ?)`)
+		step_entered_at) VALUES (?, ?, ?, ?, NULL, ?, ?, 'TODO', ?, NULL, 0, '', NULL, ?, ?, ?)`))
 	if err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
@@ -169,6 +169,22 @@ func seedTasks(ctx context.Context, st *store.Store, b bigBoard, n int) (err err
 // timeStoreLists times each shape through Store.ListTaskSummaries, the
 // listing list_tasks_kandev makes.
 func timeStoreLists(ctx context.Context, cfg Config, st *store.Store, shapes []listShape) ([]LatencyStat, error) {
+	cursors, err := deepCursors(ctx, cfg, st, shapes)
+	if err != nil {
+		return nil, err
+	}
+	return timeLists(cfg, "store", shapes, func(i int) error {
+		l, err := st.ListTaskSummaries(ctx, shapes[i].filter, kanban.Page{Cursor: cursors[i]})
+		if err == nil && len(l.Items) != kanban.DefaultLimit {
+			err = fmt.Errorf("got %d items, want %d", len(l.Items), kanban.DefaultLimit)
+		}
+		return err
+	})
+}
+
+// deepCursors is each shape's cursor: "" for a first page, else the
+// cursor after cfg.StoreTasks-1000 tasks, found by walking the pages.
+func deepCursors(ctx context.Context, cfg Config, st *store.Store, shapes []listShape) ([]string, error) {
 	cursors := make([]string, len(shapes))
 	for i, sh := range shapes {
 		if !sh.deep {
@@ -184,13 +200,7 @@ func timeStoreLists(ctx context.Context, cfg Config, st *store.Store, shapes []l
 		}
 		cursors[i] = p.Cursor
 	}
-	return timeLists(cfg, "store", shapes, func(i int) error {
-		l, err := st.ListTaskSummaries(ctx, shapes[i].filter, kanban.Page{Cursor: cursors[i]})
-		if err == nil && len(l.Items) != kanban.DefaultLimit {
-			err = fmt.Errorf("got %d items, want %d", len(l.Items), kanban.DefaultLimit)
-		}
-		return err
-	})
+	return cursors, nil
 }
 
 // timeToolLists times each shape through list_tasks_kandev at one client.

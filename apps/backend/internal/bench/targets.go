@@ -20,30 +20,31 @@ var References = []struct{ What, Figure string }{
 // check" target is retired (issue 17): it is bounded by mcp-go's own
 // overhead around the same Validate; section 1 still shows the ratio.
 const (
-	maxWrapperOverBare   = 1.1
-	maxRefusedOverBare   = 1.3
-	minListSmallOverNoop = 0.5
-	minListOverSame      = 0.8
-	minCreateOverFloor   = 0.3
-	maxPageBytes         = 25_000 // one 50-task page of tasks with 2 KB prompts
-	maxBridgeAddedP50Ms  = 1
-	maxModeSwitchMs      = 0.3
-	maxFirstPageMs       = 5
-	maxFirstToolCallMs   = 150
-	targetsAtClients     = 8
-	bridgeTargetClients  = 1
-	refTaskModeBytes     = 41_500 // 41.5 KB, counted as 1 KB = 1000 bytes (the stricter reading)
-	refExternalModeBytes = 30_000
-	refConfigModeBytes   = 20_700
-	refOfficeModeBytes   = 14_800
-	maxBoardLoadMs       = 1000
-	maxBoardBytes        = 300_000
-	maxCardLatencyMs     = 150
-	maxGatewayOverDirect = 1.2
-	maxCrossBackendMs    = 20
-	maxChangesMs         = 200
-	maxTerminalEchoMs    = 10
-	maxChangesTabMs      = 1000
+	maxWrapperOverBare    = 1.1
+	maxRefusedOverBare    = 1.3
+	minListSmallOverNoop  = 0.5
+	minListOverSame       = 0.8
+	minCreateOverFloor    = 0.3
+	maxPageBytes          = 25_000 // one 50-task page of tasks with 2 KB prompts
+	maxBridgeAddedP50Ms   = 1
+	maxModeSwitchMs       = 0.3
+	maxFirstPageMs        = 5
+	maxFirstToolCallMs    = 150
+	targetsAtClients      = 8
+	bridgeTargetClients   = 1
+	refTaskModeBytes      = 41_500 // 41.5 KB, counted as 1 KB = 1000 bytes (the stricter reading)
+	refExternalModeBytes  = 30_000
+	refConfigModeBytes    = 20_700
+	refOfficeModeBytes    = 14_800
+	maxBoardLoadMs        = 1000
+	maxBoardBytes         = 300_000
+	maxCardLatencyMs      = 150
+	maxGatewayOverDirect  = 1.2
+	maxCrossBackendMs     = 20
+	minPostgresOverSQLite = 0.8
+	maxChangesMs          = 200
+	maxTerminalEchoMs     = 10
+	maxChangesTabMs       = 1000
 )
 
 // modeBudgets are the tools/list byte budgets per mode (the reference's).
@@ -113,6 +114,28 @@ func Evaluate(r *Results) []Target {
 	ts = append(ts, terminalTargets(r)...)
 	if p := r.Postgres; p != nil {
 		ts = append(ts, atMost("11", "task.create on backend A → task.created on backend B (p50)", p.CrossBackend.P50Ms, maxCrossBackendMs, "ms"))
+		ts = append(ts, postgresTargets(p)...)
+	}
+	return ts
+}
+
+// postgresTargets are section 11's engine ratios at targetsAtClients and
+// the big board's first pages on PostgreSQL.
+func postgresTargets(p *PostgresRun) []Target {
+	var ts []Target
+	for _, e := range p.RoundTrip {
+		if e.Clients == targetsAtClients {
+			ts = append(ts, atLeast("11", fmt.Sprintf("PostgreSQL / SQLite calls/s, %s `%s`, %d clients", shortTool(e.Tool), e.Args, e.Clients),
+				e.PostgresOverSQLite, minPostgresOverSQLite, "×"))
+		}
+	}
+	if p.Scale != nil {
+		for _, l := range p.Scale.Lists {
+			if strings.HasSuffix(l.Name, "first page") {
+				ts = append(ts, atMost("11", fmt.Sprintf("PostgreSQL store listing, first page of %d tasks, %s (p50)", p.Scale.Tasks,
+					strings.TrimSuffix(l.Name, ", first page")), l.Store.P50Ms, maxFirstPageMs, "ms"))
+			}
+		}
 	}
 	return ts
 }

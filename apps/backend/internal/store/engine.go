@@ -28,6 +28,15 @@ func (s *Store) Engine() Engine { return s.eng }
 // placeholder form, how errors are classified, and (postgres.go) how
 // transactions are isolated.
 
+// Rebind returns query, written with `?` placeholders, in s's engine's
+// placeholder form: for callers of DB() that run the store's dialect.
+func (s *Store) Rebind(query string) string {
+	if s.eng == Postgres {
+		return rebind(query)
+	}
+	return query
+}
+
 // rebind turns the `?` placeholders of query into PostgreSQL's $1, $2, ...
 // A `?` inside a quoted literal or identifier is left alone.
 func rebind(query string) string {
