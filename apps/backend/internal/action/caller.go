@@ -38,7 +38,7 @@ func (c Caller) Call(ctx context.Context, name kanban.Action, payload any, out a
 			return fmt.Errorf("marshal %s payload: %w", name, err)
 		}
 	}
-	res, err := c.Registry.dispatch(ctx, c.Principal, nil, name, raw, checked)
+	res, err := c.Registry.observed(ctx, c.Principal, nil, name, raw, checked)
 	if err != nil {
 		return err
 	}

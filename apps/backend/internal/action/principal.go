@@ -13,6 +13,17 @@ const (
 	Session
 )
 
+// String names the kind: "operator" or "session".
+func (k Kind) String() string {
+	switch k {
+	case Operator:
+		return "operator"
+	case Session:
+		return "session"
+	}
+	return "unauthenticated"
+}
+
 // Principal is the identity of a call, attached by the server from the
 // connection's credentials, never from a payload.
 type Principal struct {

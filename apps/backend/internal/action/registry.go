@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -20,6 +21,8 @@ type Registry struct {
 	// derivedCaps returns a session's capabilities with the derived ones
 	// (Service.sessionCaps), asked only when its stored ones refuse.
 	derivedCaps func(ctx context.Context, sess *kanban.Session) []string
+	// observe, when set, is told of every call (Deps.Observe).
+	observe func(action string, caller Kind, err error, d time.Duration)
 }
 
 // registered is one action of a registry: its contract and its handler
@@ -53,7 +56,7 @@ func (r *Registry) Names() []kanban.Action {
 // for anything the caller can act on: UNKNOWN_ACTION, UNAUTHORIZED,
 // FORBIDDEN, VALIDATION_ERROR (the contract's refusal) and the handler's.
 func (r *Registry) Dispatch(ctx context.Context, p Principal, name kanban.Action, raw json.RawMessage) (any, error) {
-	return r.dispatch(ctx, p, nil, name, raw, false)
+	return r.observed(ctx, p, nil, name, raw, false)
 }
 
 // DispatchSession is Dispatch for a session principal whose session the
@@ -64,7 +67,24 @@ func (r *Registry) DispatchSession(ctx context.Context, p Principal, sess *kanba
 	if sess == nil || p.Kind != Session || sess.ID != p.SessionID {
 		return nil, kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
 	}
-	return r.dispatch(ctx, p, sess, name, raw, false)
+	return r.observed(ctx, p, sess, name, raw, false)
+}
+
+// observed is dispatch, timed and told to observe: under the action's
+// name when it is one, else as "unknown" (a caller's string is never a
+// label).
+func (r *Registry) observed(ctx context.Context, p Principal, sess *kanban.Session, name kanban.Action, raw json.RawMessage, checked bool) (any, error) {
+	if r.observe == nil {
+		return r.dispatch(ctx, p, sess, name, raw, checked)
+	}
+	start := time.Now()
+	v, err := r.dispatch(ctx, p, sess, name, raw, checked)
+	label := "unknown"
+	if _, ok := r.actions[name]; ok {
+		label = string(name)
+	}
+	r.observe(label, p.Kind, err, time.Since(start))
+	return v, err
 }
 
 // dispatch runs one call: authorize, check the contract (unless the

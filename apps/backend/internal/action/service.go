@@ -56,6 +56,10 @@ type Deps struct {
 	// Ship makes commits, pushes and pull requests (nil: those actions
 	// answer UNAVAILABLE).
 	Ship *Ship
+	// Observe, when set, is told of every call the registry dispatches:
+	// the action's name ("unknown" for a name that is none), the caller's
+	// kind, the answer's error and how long it took (the metrics).
+	Observe func(action string, caller Kind, err error, d time.Duration)
 }
 
 // Service holds the dependencies shared by every handler.
@@ -119,7 +123,7 @@ func New(d Deps) (*Registry, *Service, error) {
 		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git, turns: &turnWaiters{}}
 	d.Events.React(s.turns.react)
 	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions,
-		derivedCaps: s.sessionCaps}
+		derivedCaps: s.sessionCaps, observe: d.Observe}
 	for _, b := range declared {
 		r.actions[b.c.name] = &registered{c: b.c, run: b.bind(s)}
 	}

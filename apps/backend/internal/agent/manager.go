@@ -458,6 +458,26 @@ func (d dropAttrs) Handle(ctx context.Context, r slog.Record) error {
 func (d dropAttrs) WithAttrs([]slog.Attr) slog.Handler { return d }
 func (d dropAttrs) WithGroup(string) slog.Handler      { return d }
 
+// RunningBy counts the agents whose processes run now, by agent type and
+// executor kind ("local" or "docker").
+func (m *Manager) RunningBy() map[[2]string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[[2]string]int{}
+	for _, r := range m.runs {
+		l := r.launched.Load()
+		if l == nil {
+			continue
+		}
+		exec := "local"
+		if l.docker != nil {
+			exec = "docker"
+		}
+		out[[2]string{l.agent, exec}]++
+	}
+	return out
+}
+
 // Running is how many agents are running (holding a slot) now.
 func (m *Manager) Running() int {
 	m.mu.Lock()

@@ -12,6 +12,7 @@ func (b *backend) routes() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"status":"ok"}`)
 	})
+	mux.Handle("GET /metrics", sameMachine(b.metricsHandler()))
 	mux.Handle("GET /ws", sameMachine(b.wsEntry()))
 	mux.Handle("GET /terminal", sameMachine(b.terminalEntry()))
 	mux.Handle("/", sameMachine(b.board))

@@ -25,6 +25,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/conformance"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
+	"github.com/kandev/kandev/apps/backend/internal/metrics"
 	"github.com/kandev/kandev/apps/backend/internal/notify"
 	"github.com/kandev/kandev/apps/backend/internal/prwatch"
 	"github.com/kandev/kandev/apps/backend/internal/store"
@@ -244,8 +245,10 @@ type backend struct {
 	served chan error
 
 	store *store.Store
-	reg   *action.Registry
-	svc   *action.Service
+	// metrics is the Prometheus registry /metrics serves.
+	metrics *metrics.Metrics
+	reg     *action.Registry
+	svc     *action.Service
 	// topics are the contracts of subscribe and unsubscribe (the
 	// WebSocket's own actions: see subscribeSchema).
 	topics  map[kanban.Action]*action.Contract
@@ -326,7 +329,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build MCP catalog: %w", err)
 	}
-	b := &backend{life: life, cfg: cfg, addr: addr, store: st, cred: cred, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger}
+	b := &backend{life: life, cfg: cfg, addr: addr, store: st, cred: cred, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger, metrics: metrics.New()}
 	hub := &hub{}
 	b.shared = newShared(cfg, st, hub)
 	b.events = &kanban.DomainEvents{}
@@ -361,6 +364,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 		return nil, err
 	}
 	b.mcpHTTP = b.mcp.HTTP(ctx, "/mcp", "/mcp/sse", "/mcp/message")
+	b.newMetrics()
 	return b, nil
 }
 
@@ -370,7 +374,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher, guard *fsguard.Policy, ring *logring.Ring) (*action.Registry, *action.Service, error) {
 	deps := action.Deps{Store: b.store, Publisher: pub, Logger: b.cfg.Logger, QuestionWait: b.cfg.QuestionWait,
 		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: b.cfg.SessionScope, BackendID: b.shared.id,
-		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring)}
+		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring), Observe: b.observeAction}
 	deps.Git = b.git
 	deps.Ship = &action.Ship{Forges: b.forges, PRs: b.store}
 	var local action.Agents = action.NoAgents{}
@@ -411,6 +415,7 @@ func (b *backend) newExternalMCP(compiled *toolserver.Compiled) (*toolserver.Ser
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
 		Logger:   b.cfg.Logger,
 		Sessions: b.cfg.MCPSessions,
+		Observe:  b.metrics.ObserveTool,
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -41,6 +42,26 @@ type Store struct {
 	pg      *pgParts // PostgreSQL only
 	// migrated names the migrations opening applied.
 	migrated []string
+	// observeTx, when set, is told how long each write transaction took
+	// (ObserveWrites); pgCommits counts PostgreSQL's committed ones.
+	observeTx func(d time.Duration)
+	pgCommits atomic.Int64
+}
+
+// ObserveWrites has fn told, after each write transaction (a caller's
+// Store.tx: on SQLite its wait for and share of a group commit), how long
+// it took. Set it before the store serves writes.
+func (s *Store) ObserveWrites(fn func(d time.Duration)) { s.observeTx = fn }
+
+// WriteStats counts this process's committed write transactions (on
+// SQLite, group commits) and the writes they held (one each on
+// PostgreSQL).
+func (s *Store) WriteStats() (commits, writes int64) {
+	if s.writes != nil {
+		return s.writes.batches.Load(), s.writes.writes.Load()
+	}
+	n := s.pgCommits.Load()
+	return n, n
 }
 
 // Migrated names the migrations that opening the store applied, oldest
@@ -124,10 +145,18 @@ func (s *Store) DB() *sql.DB { return s.db }
 // transaction other than setting its results, since it may run more than
 // once.
 func (s *Store) tx(ctx context.Context, fn func(tx txn) error) error {
+	if s.observeTx != nil {
+		start := time.Now()
+		defer func() { s.observeTx(time.Since(start)) }()
+	}
 	if s.eng == Postgres {
 		s.writeMu.Lock()
 		defer s.writeMu.Unlock()
-		return s.pgTx(ctx, fn)
+		err := s.pgTx(ctx, fn)
+		if err == nil {
+			s.pgCommits.Add(1)
+		}
+		return err
 	}
 	return storageError(s.writes.tx(ctx, fn))
 }

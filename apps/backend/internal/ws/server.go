@@ -218,6 +218,13 @@ func (s *Server) beginRequest() bool {
 	return true
 }
 
+// Connections is how many connections the server holds now.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
 func (s *Server) snapshot() []*Conn {
 	s.mu.Lock()
 	defer s.mu.Unlock()

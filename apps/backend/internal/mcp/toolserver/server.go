@@ -33,13 +33,25 @@ type Config struct {
 	// KeepAlive is how often a tool call that waits sends a progress
 	// notification (0: catalog.DefaultQuestionKeepAlive).
 	KeepAlive time.Duration
+	// Observe, when set, is told of every tool call the wrapper answers:
+	// the tool's name (UpstreamLabel for every proxied tool), the outcome
+	// the wrapper logs and how long the call took (the metrics).
+	Observe Observer
 }
+
+// Observer is Config.Observe.
+type Observer func(tool, outcome string, d time.Duration)
+
+// UpstreamLabel is the name Observe gets for a proxied upstream tool:
+// upstream servers choose their tools' names, so they are no label.
+const UpstreamLabel = "upstream"
 
 // Server is one MCP server whose tool set follows a profile.
 type Server struct {
 	mcp      *mcpserver.MCPServer
 	compiled *Compiled
 	log      *slog.Logger
+	observe  Observer
 	sessions SessionLimits
 
 	mu      sync.Mutex
@@ -59,7 +71,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{compiled: cfg.Compiled, log: cfg.Logger, sessions: cfg.Sessions.withDefaults()}
+	s := &Server{compiled: cfg.Compiled, log: cfg.Logger, observe: cfg.Observe, sessions: cfg.Sessions.withDefaults()}
 	// Transports run preflight before mcp-go parses anything (JSON-RPC
 	// -32602); this hook covers in-process callers too (mcp-go answers a
 	// hook error with -32600), so no path echoes an unknown tool's name.
@@ -86,7 +98,7 @@ func New(cfg Config) (*Server, error) {
 	// which made a mode switch cost ~10 µs per tool.)
 	s.builtin = make([]mcpserver.ServerTool, 0, len(cfg.Compiled.entries))
 	for _, e := range cfg.Compiled.entries {
-		s.builtin = append(s.builtin, mcpserver.ServerTool{Tool: e.wire, Handler: wrap(e, forwarder(e, cfg.Backend, cfg.KeepAlive, cfg.Logger), cfg.Logger)})
+		s.builtin = append(s.builtin, mcpserver.ServerTool{Tool: e.wire, Handler: wrap(e, e.name, forwarder(e, cfg.Backend, cfg.KeepAlive, cfg.Logger), cfg.Logger, cfg.Observe)})
 	}
 	s.mcp.SetTools(s.builtin...)
 	if err := s.SetProfile(cfg.Profile); err != nil {

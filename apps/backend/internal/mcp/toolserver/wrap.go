@@ -27,8 +27,9 @@ import (
 // shallow copy; (3) the arguments are validated against the compiled schema
 // — on failure the handler is not called and nothing leaves the process;
 // (4) run executes the call with panics recovered; (5) tool name, duration,
-// argument names and outcome are logged, never values.
-func wrap(e *entry, run runner, log *slog.Logger) mcpserver.ToolHandlerFunc {
+// argument names and outcome are logged, never values, and observe (when
+// set) is told the outcome under label.
+func wrap(e *entry, label string, run runner, log *slog.Logger, observe Observer) mcpserver.ToolHandlerFunc {
 	name := e.name
 	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
@@ -40,7 +41,11 @@ func wrap(e *entry, run runner, log *slog.Logger) mcpserver.ToolHandlerFunc {
 				log.Error("tool handler panic", "tool", name, "ref", ref, "stack", string(debug.Stack()))
 				res, err, outcome = mcp.NewToolResultError("internal error (ref "+ref+")"), nil, "panic"
 			}
-			log.Info("tool call", "tool", name, "args", keys, "outcome", outcome, "duration", time.Since(start))
+			d := time.Since(start)
+			log.Info("tool call", "tool", name, "args", keys, "outcome", outcome, "duration", d)
+			if observe != nil {
+				observe(label, outcome, d)
+			}
 		}()
 		args, msg := decodeArgs(name, req.Params)
 		if msg == "" {

@@ -1,0 +1,202 @@
+// Package metrics is the backend's Prometheus registry: what it counts,
+// under which names and labels, and the /metrics handler that serves it
+// in the Prometheus text exposition format.
+//
+// Labels take values from closed sets only — action and tool names the
+// catalog declares (every upstream tool counts as "upstream"), the error
+// codes of kanban, agent type names from the agents file, executor kinds —
+// never task, session or user values, so a series count is bounded by the
+// configuration, not by traffic.
+package metrics
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// Outcomes of a call: ok; refused (the caller's mistake, answered with an
+// error the caller can act on: a bad argument, a missing task, a
+// forbidden action); error (ours: internal or unavailable).
+const (
+	OutcomeOK      = "ok"
+	OutcomeRefused = "refused"
+	OutcomeError   = "error"
+)
+
+// Kinds of refusal or error beyond kanban's codes: arguments that failed
+// a tool's schema before any action ran, and a handler that panicked.
+const (
+	KindInvalidArguments = "invalid_arguments"
+	KindPanic            = "panic"
+)
+
+// UpstreamTool is the tool label of every proxied upstream tool.
+const UpstreamTool = "upstream"
+
+// latencyBuckets span a cached read (0.1 ms) to a slow write (10 s).
+var latencyBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10}
+
+// Metrics is one backend's registry and the instruments the backend
+// updates directly; gauges read from other parts register with Func.
+type Metrics struct {
+	reg           *prometheus.Registry
+	actionCalls   *prometheus.CounterVec
+	actionSeconds *prometheus.HistogramVec
+	toolCalls     *prometheus.CounterVec
+	toolSeconds   *prometheus.HistogramVec
+	refusals      *prometheus.CounterVec
+}
+
+// New returns a registry holding the Go runtime's and the process's
+// standard collectors and the backend's own instruments.
+func New() *Metrics {
+	m := &Metrics{reg: prometheus.NewRegistry()}
+	m.actionCalls = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kandev_action_calls_total",
+		Help: "Action calls through the action registry (every transport: WebSocket, CLI, board, MCP), by action, caller and outcome."},
+		[]string{"action", "caller", "outcome"})
+	m.actionSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kandev_action_call_duration_seconds",
+		Help: "Time from an action call's dispatch to its answer, by action.", Buckets: latencyBuckets}, []string{"action"})
+	m.toolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kandev_mcp_tool_calls_total",
+		Help: "Tool calls on this backend's MCP endpoint (/mcp), by tool and outcome; proxied upstream tools count as tool=\"upstream\"."},
+		[]string{"tool", "outcome"})
+	m.toolSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kandev_mcp_tool_call_duration_seconds",
+		Help: "Time from a tool call's arrival at the validating wrapper to its result, by tool.", Buckets: latencyBuckets}, []string{"tool"})
+	m.refusals = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kandev_refusals_total",
+		Help: "Calls refused or failed, by where (action registry or MCP wrapper) and kind (an error code, invalid_arguments, panic)."},
+		[]string{"where", "kind"})
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.actionCalls, m.actionSeconds, m.toolCalls, m.toolSeconds, m.refusals)
+	return m
+}
+
+// Handler serves the registry in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}
+
+// Registry is the registry itself (tests gather it).
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Classify is the outcome and kind of an answer: kind is "" when ok, else
+// its error code.
+func Classify(err error) (outcome, kind string) {
+	if err == nil {
+		return OutcomeOK, ""
+	}
+	code := kanban.ErrorCode(err)
+	if code == kanban.CodeInternal || code == kanban.CodeUnavailable {
+		return OutcomeError, string(code)
+	}
+	return OutcomeRefused, string(code)
+}
+
+// ObserveAction records one action call. name must be a registered
+// action (the registry passes "unknown" for others); caller is
+// "operator" or "session".
+func (m *Metrics) ObserveAction(name, caller string, err error, d time.Duration) {
+	outcome, kind := Classify(err)
+	m.actionCalls.WithLabelValues(name, caller, outcome).Inc()
+	m.actionSeconds.WithLabelValues(name).Observe(d.Seconds())
+	if kind != "" {
+		m.refusals.WithLabelValues("action", kind).Inc()
+	}
+}
+
+// ObserveTool records one MCP tool call: tool is a catalog tool's name or
+// UpstreamTool, wrapperOutcome what the wrapper logged ("ok", an error
+// code, "invalid_arguments", "panic", "internal", or an upstream
+// outcome).
+func (m *Metrics) ObserveTool(tool, wrapperOutcome string, d time.Duration) {
+	outcome, kind := toolOutcome(wrapperOutcome)
+	m.toolCalls.WithLabelValues(tool, outcome).Inc()
+	m.toolSeconds.WithLabelValues(tool).Observe(d.Seconds())
+	if kind != "" {
+		m.refusals.WithLabelValues("mcp", kind).Inc()
+	}
+}
+
+// toolOutcome maps the wrapper's outcome onto the closed label sets.
+func toolOutcome(o string) (outcome, kind string) {
+	switch kanban.Code(o) {
+	case "ok":
+		return OutcomeOK, ""
+	case kanban.CodeInternal, kanban.CodeUnavailable:
+		return OutcomeError, o
+	case kanban.CodeBadRequest, kanban.CodeValidation, kanban.CodeNotFound, kanban.CodeConflict,
+		kanban.CodeUnauthorized, kanban.CodeForbidden, kanban.CodeUnknownAction:
+		return OutcomeRefused, o
+	}
+	switch o {
+	case KindInvalidArguments:
+		return OutcomeRefused, o
+	case KindPanic:
+		return OutcomeError, o
+	}
+	return OutcomeError, string(kanban.CodeInternal)
+}
+
+// turnReasons are ACP's stop reasons and ours ("error"); an agent's other
+// strings count as "other" (an agent chooses them).
+var turnReasons = map[string]bool{"end_turn": true, "max_tokens": true, "max_turn_requests": true, "refusal": true,
+	"cancelled": true, "error": true}
+
+// Turns registers the agent-turn instruments and returns what records one
+// ended turn: how it ended and how long it ran.
+func (m *Metrics) Turns() func(stopReason string, d time.Duration) {
+	ended := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kandev_agent_turns_total",
+		Help: "Agent turns ended on this backend, by how they ended (ACP's stop reason, error, or other)."}, []string{"stop_reason"})
+	took := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kandev_agent_turn_duration_seconds",
+		Help: "How long agent turns ran, from the prompt to its answer.", Buckets: prometheus.ExponentialBuckets(0.05, 2.5, 12)})
+	m.reg.MustRegister(ended, took)
+	return func(reason string, d time.Duration) {
+		if !turnReasons[reason] {
+			reason = "other"
+		}
+		ended.WithLabelValues(reason).Inc()
+		took.Observe(d.Seconds())
+	}
+}
+
+// Histogram registers a latency histogram (seconds) the caller observes.
+func (m *Metrics) Histogram(name, help string) prometheus.Histogram {
+	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: latencyBuckets})
+	m.reg.MustRegister(h)
+	return h
+}
+
+// GaugeFunc registers a gauge whose value fn returns at each scrape.
+func (m *Metrics) GaugeFunc(name, help string, fn func() float64) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, fn))
+}
+
+// CounterFunc registers a counter whose value fn returns at each scrape
+// (fn must never decrease).
+func (m *Metrics) CounterFunc(name, help string, fn func() float64) {
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, fn))
+}
+
+// LabeledGauges registers a gauge family of two labels whose series fn
+// returns at each scrape: one value per pair of label values.
+func (m *Metrics) LabeledGauges(name, help string, labels [2]string, fn func() map[[2]string]float64) {
+	m.reg.MustRegister(&labeled{desc: prometheus.NewDesc(name, help, labels[:], nil), fn: fn})
+}
+
+// labeled is LabeledGauges' collector.
+type labeled struct {
+	desc *prometheus.Desc
+	fn   func() map[[2]string]float64
+}
+
+func (l *labeled) Describe(ch chan<- *prometheus.Desc) { ch <- l.desc }
+
+func (l *labeled) Collect(ch chan<- prometheus.Metric) {
+	for k, v := range l.fn() {
+		ch <- prometheus.MustNewConstMetric(l.desc, prometheus.GaugeValue, v, k[0], k[1])
+	}
+}
