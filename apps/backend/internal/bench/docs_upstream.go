@@ -54,7 +54,7 @@ func writeUpstreamBudget(b *strings.Builder, u *UpstreamBudget) {
 		u.Budgeted.Served, u.Budgeted.Largest, u.Budgeted.LargestBytes, u.Budgeted.TotalBytes)
 	fmt.Fprintf(b, "| highest (max_tool_bytes and max_server_bytes at their maximum) | %d | %s | %d | %d |\n\n",
 		u.Unbudgeted.Served, u.Unbudgeted.Largest, u.Unbudgeted.LargestBytes, u.Unbudgeted.TotalBytes)
-	fmt.Fprintf(b, "At the defaults the operator's `kandev session upstreams` shows %d tools refused as `over_tool_budget` and %d as `over_server_budget`.\n\n",
+	fmt.Fprintf(b, "At the defaults the operator's `kandev session upstreams` shows these byte-budget refusals: %d `over_tool_budget`, %d `over_server_budget`.\n\n",
 		u.Reported[upstream.LimitOverToolBudget], u.Reported[upstream.LimitOverServerBudget])
 }
 

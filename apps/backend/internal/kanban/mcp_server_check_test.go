@@ -9,7 +9,7 @@ func TestMCPServerConfigCheck(t *testing.T) {
 		{Type: MCPServerHTTP, URL: "https://x", Proxy: true, MaxToolBytes: 1, MaxServerBytes: 1},
 		{Type: MCPServerHTTP, URL: "https://x", Proxy: true, MaxToolBytes: MaxUpstreamToolBytes, MaxServerBytes: MaxUpstreamServerBytes},
 		{Type: MCPServerHTTP, URL: "https://x", Proxy: true, MaxToolBytes: DefaultUpstreamServerBytes}, // server default = tool
-		{Type: MCPServerHTTP, URL: "https://x", Proxy: true, MaxServerBytes: DefaultUpstreamToolBytes},  // tool default = server
+		{Type: MCPServerHTTP, URL: "https://x", Proxy: true, MaxServerBytes: DefaultUpstreamToolBytes}, // tool default = server
 	} {
 		if err := ok.Check(); err != nil {
 			t.Errorf("%+v: got %v, want nil", ok, err)

@@ -105,6 +105,7 @@ func TestToolBudget(t *testing.T) {
 	if !ok || r.Limit != upstream.LimitOverToolBudget || m == nil || m[2] != strconv.Itoa(kanban.DefaultUpstreamToolBytes) {
 		t.Fatalf("report for huge: got %+v, want over_tool_budget with its size and the budget %d", r, kanban.DefaultUpstreamToolBytes)
 	}
+	t.Logf("reported: %s %s %s", r.Tool, r.Limit, r.Reason)
 	size, _ := strconv.Atoi(m[1])
 	if size <= hugeSchema {
 		t.Fatalf("reported size %d, want more than the schema's %d bytes", size, hugeSchema)
@@ -198,6 +199,8 @@ func checkServerBudget(t *testing.T, g *gw, all map[string][]byte, want []string
 			t.Errorf("%s is both served and refused", name)
 		case !served && (!isRefused || r.Limit != upstream.LimitOverServerBudget || !strings.Contains(r.Reason, "max_server_bytes")):
 			t.Errorf("%s: got refusal %+v, want over_server_budget", name, r)
+		case !served:
+			t.Logf("reported: %s %s %s", r.Tool, r.Limit, r.Reason)
 		}
 	}
 	if rep := g.report(); rep.ToolsServed != len(want) || rep.ToolsRefused != len(all)-len(want) {

@@ -131,10 +131,16 @@ func admit(server string, limit int, tools []*tool, refused []kanban.RefusedTool
 			held += len(t.entry)
 			continue
 		}
-		for _, r := range tools[i:] {
-			refused = append(refused, kanban.RefusedTool{Server: server, Tool: escape.Excerpt(r.upstream, maxToolExcerpt), Limit: LimitOverServerBudget,
-				Reason: fmt.Sprintf("tools are admitted in name order while they fit: %d bytes were before %s (%d bytes); "+
-					"the budget is %d bytes per server (max_server_bytes)", held, escape.Excerpt(t.upstream, 40), len(t.entry), limit)})
+		first := fmt.Sprintf("in name order the tools before it take %d bytes and it %d, past the budget of %d bytes per server (max_server_bytes)",
+			held, len(t.entry), limit)
+		rest := fmt.Sprintf("it comes after %s, the first tool in name order past the budget of %d bytes per server (max_server_bytes)",
+			escape.Excerpt(t.upstream, 40), limit)
+		for j, r := range tools[i:] {
+			reason := rest
+			if j == 0 {
+				reason = first
+			}
+			refused = append(refused, kanban.RefusedTool{Server: server, Tool: escape.Excerpt(r.upstream, maxToolExcerpt), Limit: LimitOverServerBudget, Reason: reason})
 		}
 		return tools[:i], refused
 	}
