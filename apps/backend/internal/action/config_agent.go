@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -374,6 +375,10 @@ func mcpServer() schema.S {
 		"proxy": schema.Bool("Serve its tools as <server>__<tool> through the session's Kandev MCP server, validated " +
 			"there; else the agent connects directly."),
 		"timeout_seconds": schema.Int("Proxied: seconds a call may take (default 60).").Range(1, kanban.MaxUpstreamTimeout),
+		"max_tool_bytes": schema.Int(fmt.Sprintf("Proxied: bytes one tool may take as advertised, else not served (default %d).",
+			kanban.DefaultUpstreamToolBytes)).Range(1, kanban.MaxUpstreamToolBytes),
+		"max_server_bytes": schema.Int(fmt.Sprintf("Proxied: bytes all its tools may take, admitted in name order (default %d, "+
+			"≥ max_tool_bytes).", kanban.DefaultUpstreamServerBytes)).Range(1, kanban.MaxUpstreamServerBytes),
 	}, "type")
 }
 

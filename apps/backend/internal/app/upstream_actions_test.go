@@ -182,4 +182,45 @@ func checkProxyBounds(e *env, profileID string) {
 			t.Errorf("%+v: got %v, want VALIDATION_ERROR", srv, err)
 		}
 	}
+	checkBudgetBounds(e, profileID)
+}
+
+// checkBudgetBounds: bad byte budgets are refused at config time with a
+// message naming the field (never the value) and change nothing; good ones
+// are stored and read back.
+func checkBudgetBounds(e *env, profileID string) {
+	t := e.t
+	t.Helper()
+	var before kanban.MCPConfig
+	e.dispatch(kanban.ActionMCPConfigGet, action.MCPConfigGetIn{AgentProfileID: profileID}, &before)
+	for _, c := range []struct {
+		srv   kanban.MCPServerConfig
+		field string
+	}{
+		{kanban.MCPServerConfig{Type: "http", URL: "https://x", MaxToolBytes: 9001}, "max_tool_bytes"},
+		{kanban.MCPServerConfig{Type: "http", URL: "https://x", Proxy: true, MaxToolBytes: kanban.MaxUpstreamToolBytes + 1}, "max_tool_bytes"},
+		{kanban.MCPServerConfig{Type: "http", URL: "https://x", Proxy: true, MaxToolBytes: -7}, "max_tool_bytes"},
+		{kanban.MCPServerConfig{Type: "http", URL: "https://x", Proxy: true, MaxServerBytes: kanban.MaxUpstreamServerBytes + 1}, "max_server_bytes"},
+		{kanban.MCPServerConfig{Type: "http", URL: "https://x", Proxy: true, MaxToolBytes: 9001, MaxServerBytes: 9000}, "max_server_bytes"},
+	} {
+		err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionMCPConfigUpdate,
+			action.MCPConfigUpdateIn{AgentProfileID: profileID, Servers: map[string]kanban.MCPServerConfig{"s": c.srv}}, nil)
+		msg := fmt.Sprint(err)
+		t.Logf("refused: %s", msg)
+		if kanban.ErrorCode(err) != kanban.CodeValidation || !strings.Contains(msg, c.field) ||
+			strings.Contains(msg, "9001") || strings.Contains(msg, "1048577") || strings.Contains(msg, "8388609") {
+			t.Errorf("%+v: got %v, want a VALIDATION_ERROR naming %s and no value", c.srv, err, c.field)
+		}
+	}
+	var after kanban.MCPConfig
+	e.dispatch(kanban.ActionMCPConfigGet, action.MCPConfigGetIn{AgentProfileID: profileID}, &after)
+	if !after.UpdatedAt.Equal(before.UpdatedAt) || len(after.Servers) != len(before.Servers) {
+		t.Fatalf("refused budgets changed the config: %+v, was %+v", after, before)
+	}
+	good := kanban.MCPServerConfig{Type: "http", URL: "https://x", Proxy: true, MaxToolBytes: 20_000, MaxServerBytes: 100_000}
+	var stored kanban.MCPConfig
+	e.dispatch(kanban.ActionMCPConfigUpdate, action.MCPConfigUpdateIn{AgentProfileID: profileID, Servers: map[string]kanban.MCPServerConfig{"s": good}}, &stored)
+	if s := stored.Servers["s"]; s.MaxToolBytes != 20_000 || s.MaxServerBytes != 100_000 {
+		t.Fatalf("stored budgets read back as %d / %d, want 20000 / 100000", s.MaxToolBytes, s.MaxServerBytes)
+	}
 }

@@ -61,7 +61,7 @@ func TestProxiedServerThroughKandevMCP(t *testing.T) {
 	})
 	e.initialize(c)
 	names := toolNames(t, c)
-	if !names["fx__echo"] || !names["create_task_kandev"] || names["fx__bomb_allof_defs"] || names["direct__echo"] {
+	if !names["fx__echo"] || !names["create_task_kandev"] || names["fx__bomb_allof_defs"] || names["fx__long_property_name"] || names["direct__echo"] {
 		t.Fatalf("tools: got %v, want fx__echo beside the built-in tools and no refused or direct-server tool", names)
 	}
 	events := func() []fixture.Event { return fixture.ReadLog(log) }
@@ -139,7 +139,8 @@ func checkOperatorSeesRefused(e *env, bin, sessionID string) {
 	for _, r := range page.Items {
 		byTool[r.Tool] = r.Limit
 	}
-	if byTool["bomb_allof_defs"] != "visits" || byTool["ref_chain_10000"] != "ref_hops" || byTool["schema_20mb"] != "bytes" {
+	if byTool["bomb_allof_defs"] != "visits" || byTool["ref_chain_10000"] != "ref_hops" || byTool["schema_20mb"] != "bytes" ||
+		byTool["long_property_name"] != "over_tool_budget" {
 		t.Fatalf("refused over the API: %v", byTool)
 	}
 	var servers kanban.List[kanban.UpstreamServer]
@@ -153,7 +154,8 @@ func checkOperatorSeesRefused(e *env, bin, sessionID string) {
 	if err := cli.Run(); err != nil {
 		t.Fatalf("kandev session upstreams: %v: %s", err, stderr.String())
 	}
-	for _, want := range []string{"fx      stdio  ready", "fx__bomb_allof_defs", "visits", `fx__evil\x1b[2Jname\u202e`} {
+	for _, want := range []string{"fx      stdio  ready", "fx__bomb_allof_defs", "visits", `fx__evil\x1b[2Jname\u202e`,
+		"fx__long_property_name", "over_tool_budget"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("CLI output lacks %q:\n%s", want, out.String())
 		}
@@ -174,7 +176,7 @@ func countMethod(events []fixture.Event, method string) int {
 func countRefused() int {
 	n := 0
 	for _, c := range fixture.Hostile() {
-		if c.Refused != "" {
+		if c.Gateway() != "" {
 			n++
 		}
 	}

@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kandev/kandev/apps/backend/internal/mcp/upstream"
 )
 
 // writeUpstream renders section 7.
@@ -37,6 +39,23 @@ func writeUpstream(b *strings.Builder, r *Results) {
 		}
 		b.WriteString("\n")
 	}
+	writeUpstreamBudget(b, u.Budget)
+}
+
+// writeUpstreamBudget renders the byte budgets' measurement.
+func writeUpstreamBudget(b *strings.Builder, u *UpstreamBudget) {
+	if u == nil {
+		return
+	}
+	fmt.Fprintf(b, "Byte budgets (see [upstream MCP servers](upstream-mcp.md#byte-budgets)): the hostile fixture plus %d typical tools "+
+		"behind `kandev mcp`, each tool measured as its entry of the `tools/list` the agent is sent:\n\n", budgetTypical)
+	b.WriteString("| budgets | tools served | largest tool | its bytes | all served tools' bytes |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "| defaults (%d B per tool, %d B per server) | %d | %s | %d | %d |\n", u.ToolBudget, u.ServerBudget,
+		u.Budgeted.Served, u.Budgeted.Largest, u.Budgeted.LargestBytes, u.Budgeted.TotalBytes)
+	fmt.Fprintf(b, "| highest (max_tool_bytes and max_server_bytes at their maximum) | %d | %s | %d | %d |\n\n",
+		u.Unbudgeted.Served, u.Unbudgeted.Largest, u.Unbudgeted.LargestBytes, u.Unbudgeted.TotalBytes)
+	fmt.Fprintf(b, "At the defaults the operator's `kandev session upstreams` shows these byte-budget refusals: %d `over_tool_budget`, %d `over_server_budget`.\n\n",
+		u.Reported[upstream.LimitOverToolBudget], u.Reported[upstream.LimitOverServerBudget])
 }
 
 // upstreamAnalysis explains a missed gateway / direct target from the

@@ -109,6 +109,7 @@ func Evaluate(r *Results) []Target {
 				ts = append(ts, atMost("10", fmt.Sprintf("gateway / direct upstream call p50, %s, %d client", c.Tool, c.Clients), c.OverDirect, maxGatewayOverDirect, "×"))
 			}
 		}
+		ts = append(ts, budgetTargets(u)...)
 	}
 	ts = append(ts, changesTargets(r)...)
 	ts = append(ts, terminalTargets(r)...)

@@ -36,6 +36,8 @@ type UpstreamBench struct {
 	// Calls compare a no-op call through `kandev mcp` with the same call
 	// made to the upstream server directly, both over stdio.
 	Calls []UpstreamCall `json:"calls"`
+	// Budget is the proxied tools as advertised, against the byte budgets.
+	Budget *UpstreamBudget `json:"budget,omitempty"`
 }
 
 // UpstreamCase is one hostile schema.
@@ -85,15 +87,13 @@ func MeasureUpstream(ctx context.Context, cfg Config) (*UpstreamBench, error) {
 			return nil, err
 		}
 		out.Cases = append(out.Cases, uc)
-		if uc.Limit != "" && uc.Time.P50Ms >= out.Worst.Time.P50Ms {
+		if c.Refused != "" && uc.Time.P50Ms >= out.Worst.Time.P50Ms {
 			out.Worst = uc
 		}
 	}
-	calls, err := measureUpstreamCalls(ctx, cfg)
-	if err != nil {
+	if err := measureUpstreamCalls(ctx, cfg, out); err != nil {
 		return nil, err
 	}
-	out.Calls = calls
 	return out, nil
 }
 
@@ -117,6 +117,7 @@ func measureCase(c fixture.Case, cfg Config) (UpstreamCase, error) {
 		return uc, fmt.Errorf("hostile case %s: refused by %q, want %q", c.Name, uc.Limit, want)
 	}
 	uc.Time = latency(lat)
+	budgetCase(&uc, c)
 	return uc, nil
 }
 
@@ -127,28 +128,39 @@ func latency(lat []time.Duration) LatencyStat {
 
 // measureUpstreamCalls times fixture echo calls made by an mcp-go stdio
 // client directly to `kandev-bench fixture` and through `kandev mcp`
-// proxying the same fixture, alternating per repetition.
-func measureUpstreamCalls(ctx context.Context, cfg Config) ([]UpstreamCall, error) {
+// proxying the same fixture, alternating per repetition; then, with the
+// same backend and session, the byte budgets.
+func measureUpstreamCalls(ctx context.Context, cfg Config, out *UpstreamBench) error {
 	dataDir, err := mkdir(cfg, "upstream-data")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	be, err := startBackend(ctx, cfg, "serve-upstream", dataDir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer be.stop()
+	bs, err := proxiedBenchSession(ctx, cfg, be)
+	if err != nil {
+		return err
+	}
+	if out.Calls, err = timeUpstreamCalls(ctx, cfg, be, bs); err != nil {
+		return err
+	}
+	out.Budget, err = measureUpstreamBudget(ctx, cfg, be, bs)
+	return err
+}
+
+// timeUpstreamCalls is the per-call comparison of measureUpstreamCalls
+// (both clients closed when it returns).
+func timeUpstreamCalls(ctx context.Context, cfg Config, be *backendProc, bs *benchSession) ([]UpstreamCall, error) {
 	env := []string{"UPSTREAM_FIXTURE=normal"}
 	direct, err := stdioClient(ctx, cfg.BenchBin, env, "fixture")
 	if err != nil {
 		return nil, fmt.Errorf("direct fixture: %w", err)
 	}
 	defer func() { _ = direct.Close() }()
-	sessionID, token, err := proxiedBenchSession(ctx, cfg, be)
-	if err != nil {
-		return nil, err
-	}
-	gw, err := stdioClient(ctx, cfg.KandevBin, []string{"KANDEV_SESSION_TOKEN=" + token}, "mcp", "--backend", be.base, "--session", sessionID)
+	gw, err := stdioClient(ctx, cfg.KandevBin, []string{"KANDEV_SESSION_TOKEN=" + bs.token}, "mcp", "--backend", be.base, "--session", bs.id)
 	if err != nil {
 		return nil, fmt.Errorf("kandev mcp: %w", err)
 	}
@@ -173,13 +185,29 @@ func measureUpstreamCalls(ctx context.Context, cfg Config) ([]UpstreamCall, erro
 		OverDirect: PairedRatios(gP50, dP50), AddedP50Ms: PairedDiffs(gP50, dP50)}}, nil
 }
 
+// benchSession is a session made for the upstream section: its id and
+// token, its agent profile, and an operator MCP session to configure it.
+type benchSession struct {
+	id, token, profile string
+	op                 *session
+}
+
 // proxiedBenchSession creates a session whose profile proxies the fixture
 // (`kandev-bench fixture`) as server fx.
-func proxiedBenchSession(ctx context.Context, cfg Config, be *backendProc) (string, string, error) {
+func proxiedBenchSession(ctx context.Context, cfg Config, be *backendProc) (*benchSession, error) {
+	bs, err := newBenchSession(ctx, cfg, be)
+	if err != nil {
+		return nil, err
+	}
+	return bs, bs.proxy(ctx, cfg, "fx", `{"UPSTREAM_FIXTURE":"normal"}`, "")
+}
+
+// newBenchSession creates a task and its session and finds its profile.
+func newBenchSession(ctx context.Context, cfg Config, be *backendProc) (*benchSession, error) {
 	out, err := runCmd(ctx, cfg.WorkDir, []string{"KANDEV_TOKEN=" + be.token}, cfg.KandevBin,
 		"session", "create", "--title", "Benchmark upstream session", "--backend", be.base)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
 	kv := map[string]string{}
 	for _, line := range strings.Split(out, "\n") {
@@ -190,15 +218,15 @@ func proxiedBenchSession(ctx context.Context, cfg Config, be *backendProc) (stri
 	hc := newHTTPClient(2)
 	op, err := openSession(ctx, hc, be.base+"/mcp", be.token)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
 	body, err := op.call(ctx, "list_task_sessions_kandev", json.RawMessage(fmt.Sprintf(`{"task_id":%q}`, kv["task_id"])))
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
 	sc, err := structured(body)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
 	var sessions struct {
 		Items []struct {
@@ -207,23 +235,29 @@ func proxiedBenchSession(ctx context.Context, cfg Config, be *backendProc) (stri
 		} `json:"items"`
 	}
 	if err := json.Unmarshal(sc, &sessions); err != nil || len(sessions.Items) == 0 {
-		return "", "", fmt.Errorf("list sessions: %s", body)
+		return nil, fmt.Errorf("list sessions: %s", body)
 	}
-	profile := ""
+	bs := &benchSession{id: kv["session_id"], token: kv["token"], op: op}
 	for _, s := range sessions.Items {
-		if s.ID == kv["session_id"] {
-			profile = s.AgentProfileID
+		if s.ID == bs.id {
+			bs.profile = s.AgentProfileID
 		}
 	}
+	return bs, nil
+}
+
+// proxy makes the session's profile proxy `kandev-bench fixture` (and
+// nothing else) as server name, with env (a JSON object) and extra config
+// keys (",key":value..., or empty).
+func (bs *benchSession) proxy(ctx context.Context, cfg Config, name, env, extra string) error {
 	bin, err := filepath.Abs(cfg.BenchBin)
 	if err != nil {
-		return "", "", err
+		return err
 	}
-	update := fmt.Sprintf(`{"profile_id":%q,"servers":{"fx":{"type":"stdio","command":%q,"args":["fixture"],"env":{"UPSTREAM_FIXTURE":"normal"},"proxy":true}}}`, profile, bin)
-	if _, err := op.call(ctx, "update_mcp_config_kandev", json.RawMessage(update)); err != nil {
-		return "", "", err
-	}
-	return kv["session_id"], kv["token"], nil
+	update := fmt.Sprintf(`{"profile_id":%q,"servers":{%q:{"type":"stdio","command":%q,"args":["fixture"],"env":%s,"proxy":true%s}}}`,
+		bs.profile, name, bin, env, extra)
+	_, err = bs.op.call(ctx, "update_mcp_config_kandev", json.RawMessage(update))
+	return err
 }
 
 func stdioClient(ctx context.Context, bin string, env []string, args ...string) (*client.Client, error) {

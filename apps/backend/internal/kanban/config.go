@@ -44,7 +44,9 @@ type ProfileFilter struct {
 // MCPServerConfig is one MCP server an agent profile's agent connects to.
 // A proxied server (Proxy) is not handed to the agent: the session's own
 // MCP server connects to it and serves its tools through the validating
-// wrapper, each call bounded by TimeoutSeconds (0: DefaultUpstreamTimeout).
+// wrapper, each call bounded by TimeoutSeconds (0: DefaultUpstreamTimeout),
+// its tools advertised within MaxToolBytes each and MaxServerBytes in all
+// (0: the defaults; see ToolBytes and ServerBytes).
 type MCPServerConfig struct {
 	Type           string            `json:"type"` // stdio|http
 	Command        string            `json:"command,omitempty"`
@@ -54,12 +56,24 @@ type MCPServerConfig struct {
 	Headers        map[string]string `json:"headers,omitempty"`
 	Proxy          bool              `json:"proxy,omitempty"`
 	TimeoutSeconds int               `json:"timeout_seconds,omitempty"`
+	MaxToolBytes   int               `json:"max_tool_bytes,omitempty"`
+	MaxServerBytes int               `json:"max_server_bytes,omitempty"`
 }
 
 // Bounds of a proxied server's call timeout.
 const (
 	DefaultUpstreamTimeout = 60  // seconds
 	MaxUpstreamTimeout     = 600 // seconds
+)
+
+// Byte budgets of a proxied server's tools as advertised to the agent:
+// each tool's tools/list entry (its JSON), and the entries of all the
+// tools served from one server. A tool over either is not served.
+const (
+	DefaultUpstreamToolBytes   = 8_000
+	DefaultUpstreamServerBytes = 64_000
+	MaxUpstreamToolBytes       = 1 << 20 // the highest max_tool_bytes
+	MaxUpstreamServerBytes     = 8 << 20 // the highest max_server_bytes
 )
 
 // MCP server types: launched as a command, or reached at a URL.
@@ -94,6 +108,24 @@ func (c MCPServerConfig) CallTimeout() int {
 		return DefaultUpstreamTimeout
 	}
 	return c.TimeoutSeconds
+}
+
+// ToolBytes is the most one of the proxied server's tools may take as
+// advertised (its tools/list entry), in bytes.
+func (c MCPServerConfig) ToolBytes() int {
+	if c.MaxToolBytes == 0 {
+		return DefaultUpstreamToolBytes
+	}
+	return c.MaxToolBytes
+}
+
+// ServerBytes is the most the proxied server's served tools may take as
+// advertised, all together, in bytes.
+func (c MCPServerConfig) ServerBytes() int {
+	if c.MaxServerBytes == 0 {
+		return DefaultUpstreamServerBytes
+	}
+	return c.MaxServerBytes
 }
 
 // MCPConfig is an agent profile's MCP configuration.

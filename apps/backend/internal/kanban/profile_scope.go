@@ -79,7 +79,8 @@ func CheckDelegateServers(stored, next map[string]MCPServerConfig) error {
 // list or map equals an absent one).
 func sameServer(a, b MCPServerConfig) bool {
 	return a.Type == b.Type && a.Command == b.Command && slices.Equal(a.Args, b.Args) && maps.Equal(a.Env, b.Env) &&
-		a.URL == b.URL && maps.Equal(a.Headers, b.Headers) && a.Proxy == b.Proxy && a.TimeoutSeconds == b.TimeoutSeconds
+		a.URL == b.URL && maps.Equal(a.Headers, b.Headers) && a.Proxy == b.Proxy && a.TimeoutSeconds == b.TimeoutSeconds &&
+		a.MaxToolBytes == b.MaxToolBytes && a.MaxServerBytes == b.MaxServerBytes
 }
 
 // CheckProfileRead refuses (FORBIDDEN) a reader of readerWS ("" the

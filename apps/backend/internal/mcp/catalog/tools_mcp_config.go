@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"strconv"
+
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -41,8 +43,10 @@ var mcpConfigOut = out("An agent profile's MCP configuration; env and header val
 			"url": Str("http URL."),
 			"headers": S{"type": "object", "description": "Header names, values masked.",
 				"additionalProperties": Str("Masked value.")},
-			"proxy":           Bool("Served through the session's Kandev MCP server."),
-			"timeout_seconds": Int("Proxied call timeout in seconds (absent: 60)."),
+			"proxy":            Bool("Served through the session's Kandev MCP server."),
+			"timeout_seconds":  Int("Proxied call timeout in seconds (absent: 60)."),
+			"max_tool_bytes":   Int("Proxied: byte budget of one advertised tool (absent: " + strconv.Itoa(kanban.DefaultUpstreamToolBytes) + ")."),
+			"max_server_bytes": Int("Proxied: byte budget of all its advertised tools (absent: " + strconv.Itoa(kanban.DefaultUpstreamServerBytes) + ")."),
 		}, "type")},
 	"updated_at": Str("Last change (RFC 3339)."),
 }, "agent_profile_id", "enabled", "servers")

@@ -4,7 +4,8 @@
 // (stdio) or dials the URL (Streamable HTTP) with mcp-go's client
 // transports, lists the tools, passes every input schema through the
 // bounded estimate and the secure compiler, names the tools
-// <server>__<tool>, and forwards validated calls with a timeout, forwarded
+// <server>__<tool>, keeps what it advertises within the server's byte
+// budgets (per tool, and per server in name order), and forwards validated calls with a timeout, forwarded
 // cancellation and a result byte budget. A crashed stdio server is
 // restarted with backoff (calls fail fast meanwhile); a
 // notifications/tools/list_changed re-lists and recompiles. What is

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // Limits of the gateway (documented in docs/public/upstream-mcp.md).
@@ -20,9 +22,6 @@ const (
 	MaxResultBytes = 1 << 20
 	// MaxTools bounds the tools read from one server (over every page).
 	MaxTools = 1000
-	// MaxServerSchemaBytes bounds the input schemas one server's served
-	// tools hold in all; tools past it are refused.
-	MaxServerSchemaBytes = 8 << 20
 	// maxPages bounds tools/list pages.
 	maxPages = 100
 	// Texts of upstream tools, bounded as served.
@@ -40,6 +39,22 @@ const (
 	stableAfter    = 10 * time.Second // a connection up this long resets the backoff
 	relistGap      = time.Second      // at most one re-list a second, however often a server says its list changed
 )
+
+// Refusal kinds of the byte budgets (a RefusedTool's Limit).
+const (
+	LimitOverToolBudget   = "over_tool_budget"   // one tool's entry is over max_tool_bytes
+	LimitOverServerBudget = "over_server_budget" // admitted in name order, the server's tools would pass max_server_bytes
+)
+
+// Budget is the byte budgets of one server's tools as advertised (each
+// tools/list entry as JSON): Tool per tool, Server for all the tools
+// served from the server together.
+type Budget struct{ Tool, Server int }
+
+// BudgetOf is the budget a server's config sets (the defaults when absent).
+func BudgetOf(c kanban.MCPServerConfig) Budget {
+	return Budget{Tool: c.ToolBytes(), Server: c.ServerBytes()}
+}
 
 var errTooLarge = errors.New("upstream message exceeds the size limit")
 

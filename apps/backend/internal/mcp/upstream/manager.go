@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"log/slog"
 	"slices"
 	"sort"
@@ -210,8 +209,7 @@ func (m *Manager) rebuildLocked() uint64 {
 			Call: func(ctx context.Context, args map[string]any) (*mcp.CallToolResult, string) {
 				return srv.call(ctx, t, args)
 			}})
-		b, _ := json.Marshal(t.wire) // a tool mcp-go can serve always encodes
-		h.Write(b)
+		h.Write(t.entry)
 	}
 	m.collisions = coll
 	fp := hex.EncodeToString(h.Sum(nil))

@@ -139,7 +139,7 @@ func (s *upstreamServer) list(ctx context.Context, c *conn) error {
 	if same {
 		return nil
 	}
-	tools, refused := buildTools(s.name, listed)
+	tools, refused := buildTools(s.name, BudgetOf(s.cfg), listed)
 	s.mu.Lock()
 	s.tools, s.refused, s.listed = tools, refused, fp
 	s.mu.Unlock()

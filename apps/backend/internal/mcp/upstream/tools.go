@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -26,7 +27,9 @@ type tool struct {
 	upstream  string // the upstream name
 	wire      mcp.Tool
 	validator *argcheck.Validator
-	schema    []byte
+	// entry is the tool's tools/list entry as advertised (the JSON the
+	// agent is sent), which the byte budgets count.
+	entry []byte
 }
 
 // wireTool is what the gateway reads of one listed tool.
@@ -88,23 +91,22 @@ func listTools(ctx context.Context, c *conn) ([]wireTool, string, error) {
 	return all, hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// buildTools turns a server's listed tools into served tools and refusals.
-func buildTools(server string, listed []wireTool) ([]*tool, []kanban.RefusedTool) {
-	var tools []*tool
+// buildTools turns a server's listed tools into served tools and
+// refusals: each tool is checked (buildTool), a name listed twice is
+// served once, and the byte budgets apply to what is advertised.
+func buildTools(server string, b Budget, listed []wireTool) ([]*tool, []kanban.RefusedTool) {
+	var fit []*tool
 	var refused []kanban.RefusedTool
 	names := map[string]bool{}
-	held := 0
 	for _, w := range listed {
 		t, ref := buildTool(server, w)
 		switch {
 		case ref != nil:
 		case names[t.wire.Name]:
 			ref = &kanban.RefusedTool{Tool: escape.Excerpt(t.upstream, maxToolExcerpt), Limit: "name_collision", Reason: "the server lists this name twice"}
-		case held+len(t.schema) > MaxServerSchemaBytes:
-			ref = &kanban.RefusedTool{Tool: escape.Excerpt(t.upstream, maxToolExcerpt), Limit: string(schemabudget.LimitBytes),
-				Reason: fmt.Sprintf("the server's served tools would hold more than %d schema bytes in all", MaxServerSchemaBytes)}
-		default:
-			held += len(t.schema)
+		case len(t.entry) > b.Tool:
+			ref = &kanban.RefusedTool{Tool: escape.Excerpt(t.upstream, maxToolExcerpt), Limit: LimitOverToolBudget,
+				Reason: fmt.Sprintf("as advertised the tool is %d bytes; the budget is %d bytes per tool (max_tool_bytes)", len(t.entry), b.Tool)}
 		}
 		if ref != nil {
 			ref.Server = server
@@ -112,7 +114,35 @@ func buildTools(server string, listed []wireTool) ([]*tool, []kanban.RefusedTool
 			continue
 		}
 		names[t.wire.Name] = true
-		tools = append(tools, t)
+		fit = append(fit, t)
+	}
+	return admit(server, b.Server, fit, refused)
+}
+
+// admit serves tools in name order while their advertised bytes fit the
+// server's budget: the first tool that would take the total past it, and
+// every tool after it in name order, is refused. The outcome depends on
+// the tools alone, never on the order the server listed them in.
+func admit(server string, limit int, tools []*tool, refused []kanban.RefusedTool) ([]*tool, []kanban.RefusedTool) {
+	slices.SortFunc(tools, func(a, b *tool) int { return strings.Compare(a.wire.Name, b.wire.Name) })
+	held := 0
+	for i, t := range tools {
+		if held+len(t.entry) <= limit {
+			held += len(t.entry)
+			continue
+		}
+		first := fmt.Sprintf("in name order the tools before it take %d bytes and it %d, past the budget of %d bytes per server (max_server_bytes)",
+			held, len(t.entry), limit)
+		rest := fmt.Sprintf("it comes after %s, the first tool in name order past the budget of %d bytes per server (max_server_bytes)",
+			escape.Excerpt(t.upstream, 40), limit)
+		for j, r := range tools[i:] {
+			reason := rest
+			if j == 0 {
+				reason = first
+			}
+			refused = append(refused, kanban.RefusedTool{Server: server, Tool: escape.Excerpt(r.upstream, maxToolExcerpt), Limit: LimitOverServerBudget, Reason: reason})
+		}
+		return tools[:i], refused
 	}
 	return tools, refused
 }
@@ -154,7 +184,11 @@ func buildTool(server string, w wireTool) (*tool, *kanban.RefusedTool) {
 	if err := mcp.ValidateParamHeaderAnnotations(&wt); err != nil {
 		return refuse("annotations", "the schema's x-mcp-header annotations are invalid")
 	}
-	return &tool{upstream: w.Name, wire: wt, validator: v, schema: w.InputSchema}, nil
+	entry, err := json.Marshal(wt) // as mcp-go encodes it in tools/list
+	if err != nil {
+		return refuse("syntax", "the tool does not encode as JSON")
+	}
+	return &tool{upstream: w.Name, wire: wt, validator: v, entry: entry}, nil
 }
 
 // clip cuts s to at most n bytes on a rune boundary.
