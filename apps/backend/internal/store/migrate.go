@@ -130,7 +130,7 @@ func migrate(ctx context.Context, db migrationConn, eng Engine) ([]string, error
 		latest = ms[len(ms)-1].version
 	}
 	if current > latest {
-		return nil, fmt.Errorf("database schema version %d is newer than this binary supports (%d): upgrade kandev or use another database", current, latest)
+		return nil, &NewerSchemaError{Database: current, Binary: latest}
 	}
 	done, err := appliedVersions(ctx, db)
 	if err != nil {

@@ -64,6 +64,11 @@ func OpenSQLiteFile(ctx context.Context, path string) (*Store, error) {
 	// The DSN is built from our own constants and the data dir path only;
 	// _pragma values are executed as SQL, so nothing caller-supplied goes here.
 	// WAL checkpoints run in the background (checkpointer), not in commits.
+	// A newer schema is refused first, by a read that writes nothing: the
+	// journal_mode pragma and migrations below would write.
+	if err := checkSQLiteNotNewer(ctx, path); err != nil {
+		return nil, err
+	}
 	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
 		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
