@@ -95,6 +95,9 @@ type Config struct {
 	// for the operator commands, which need not be on PATH (make run does
 	// not install it). kandev serve sets it from os.Executable.
 	CLI string
+	// Backup is the scheduled SQLite backups (--backup-every, --backup-dir,
+	// --backup-keep); off when Backup.Every is zero.
+	Backup BackupSchedule
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down. ctx is
@@ -189,6 +192,7 @@ func start(ctx context.Context, cfg Config) (b *backend, err error) {
 	// Once announced, the backend hears the other backends' events.
 	b.runFlow()
 	b.runPRWatch()
+	b.runBackups()
 	if err := b.startAgents(); err != nil {
 		return nil, fmt.Errorf("resume agent sessions: %w", err)
 	}
