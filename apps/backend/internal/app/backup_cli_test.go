@@ -1,0 +1,211 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/store"
+)
+
+// runCLI runs the kandev binary with args (bounded by 60 s) and returns
+// its stdout, its stderr and whether it exited 0.
+func runCLI(t *testing.T, env []string, args ...string) (string, string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kandevBinary(t), args...) //nolint:gosec // G204: the binary under test
+	cmd.Env = env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	return out.String(), errb.String(), err == nil
+}
+
+// startServeProcess starts kandev serve on data and returns its address; it is
+// stopped when t ends.
+func startServeProcess(t *testing.T, env []string, data string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	serve := exec.CommandContext(ctx, kandevBinary(t), "serve", "--addr", "127.0.0.1:0", "--data-dir", data, "--launch-agents=false") //nolint:gosec // G204: the binary under test
+	serve.Env = env
+	stdout, err := serve.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = serve.Process.Signal(syscall.SIGTERM)
+		_ = serve.Wait()
+		cancel()
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		re := regexp.MustCompile(`serving on http://(127\.0\.0\.1:\d+)`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return "http://" + a
+	case <-time.After(30 * time.Second):
+		t.Fatal("kandev serve: no banner within 30s")
+	}
+	return ""
+}
+
+// workspaceIDs returns the ids of the workspaces named load-* in the
+// SQLite database file path.
+func workspaceIDs(t *testing.T, path string) []string {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	rows, err := db.Query(`SELECT id FROM workspaces WHERE name LIKE 'load-%'`)
+	if err != nil {
+		t.Fatalf("list workspaces: %v", err)
+	}
+	defer func() { _ = rows.Close() }()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func checksum(ids []string) string {
+	h := sha256.New()
+	for _, id := range slices.Sorted(slices.Values(ids)) {
+		_, _ = fmt.Fprintln(h, id)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// TestBackupOfServingBackendRestores: kandev backup, run as its own
+// process against the data dir of a kandev serve that an operator client
+// keeps writing to, makes a file that kandev restore puts into an empty
+// data dir; the restored database holds exactly the first k acknowledged
+// writes, k at least those acknowledged before the backup began. A second
+// backup onto the same file and a second restore into the now non-empty
+// data dir are refused, changing nothing.
+func TestBackupOfServingBackendRestores(t *testing.T) {
+	t.Parallel()
+	home, data := t.TempDir(), t.TempDir()
+	env := []string{"PATH=/usr/bin:/bin", "HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+	url := startServeProcess(t, env, data)
+	tok, err := os.ReadFile(filepath.Join(data, TokenFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var acked []string
+	stop, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			var ws kanban.Workspace
+			if err := Operator(context.Background(), url, strings.TrimSpace(string(tok)), kanban.ActionWorkspaceCreate,
+				action.WorkspaceCreateIn{Name: "load-" + strconv.Itoa(i)}, &ws); err != nil {
+				done <- err
+				return
+			}
+			mu.Lock()
+			acked = append(acked, ws.ID)
+			mu.Unlock()
+		}
+	}()
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(acked) }
+	for deadline := time.Now().Add(30 * time.Second); count() < 50 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	out := filepath.Join(t.TempDir(), "kandev.backup")
+	before := count()
+	stdout, stderr, ok := runCLI(t, env, "backup", "--data-dir", data, "--out", out)
+	after := count()
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatalf("writer: %v", err)
+	}
+	if !ok || !strings.Contains(stdout, "schema version "+strconv.Itoa(store.LatestVersion())) {
+		t.Fatalf("kandev backup: got %q %q, want success naming schema version %d", stdout, stderr, store.LatestVersion())
+	}
+	if _, stderr, ok := runCLI(t, env, "backup", "--data-dir", data, "--out", out); ok || !strings.Contains(stderr, "already exists") {
+		t.Fatalf("second backup onto the same file: got ok=%v %q, want the refusal", ok, stderr)
+	}
+	restored := filepath.Join(t.TempDir(), "restored")
+	if stdout, stderr, ok := runCLI(t, env, "restore", "--from", out, "--data-dir", restored); !ok {
+		t.Fatalf("kandev restore: %q %q", stdout, stderr)
+	}
+	got := workspaceIDs(t, filepath.Join(restored, store.DatabaseFile))
+	k := len(got)
+	t.Logf("acknowledged before the backup %d, after it %d; the backup holds %d", before, after, k)
+	if k < before || k > after+1 {
+		t.Fatalf("restored workspaces: got %d, want between %d and %d", k, before, after+1)
+	}
+	mu.Lock()
+	want := slices.Clone(acked[:k])
+	mu.Unlock()
+	if checksum(got) != checksum(want) {
+		t.Fatalf("restored ids checksum: got %s, want %s (the first %d acknowledged writes)", checksum(got), checksum(want), k)
+	}
+	was := dirFiles(t, restored)
+	if _, stderr, ok := runCLI(t, env, "restore", "--from", out, "--data-dir", restored); ok || !strings.Contains(stderr, "not empty") {
+		t.Fatalf("restore into a non-empty data dir: got ok=%v %q, want the refusal", ok, stderr)
+	}
+	if now := dirFiles(t, restored); now != was {
+		t.Fatalf("data dir after the refused restore: got %s, want %s", now, was)
+	}
+}
+
+// dirFiles describes dir's files: names, sizes, modification times and
+// content hashes.
+func dirFiles(t *testing.T, dir string) string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	var b strings.Builder
+	for _, e := range es {
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		fmt.Fprintf(&b, "%s %d %s %x\n", e.Name(), fi.Size(), fi.ModTime().Format(time.RFC3339Nano), sha256.Sum256(data))
+	}
+	return b.String()
+}
