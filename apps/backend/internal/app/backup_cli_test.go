@@ -209,3 +209,62 @@ func dirFiles(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+// TestServeRefusesNewerSchema: kandev serve on a data dir whose database
+// has a newer schema exits with a message naming both versions and
+// writes nothing (the data dir, a restored backup in rollback-journal
+// mode, is byte for byte as it was); kandev version reports both
+// versions and the refusal.
+func TestServeRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
+	home, src := t.TempDir(), t.TempDir()
+	env := []string{"PATH=/usr/bin:/bin", "HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+	st, err := store.Open(t.Context(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	backup := filepath.Join(t.TempDir(), "b.db")
+	if _, err := store.BackupSQLite(t.Context(), filepath.Join(src, store.DatabaseFile), backup); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	if _, err := store.RestoreSQLite(t.Context(), backup, data); err != nil {
+		t.Fatal(err)
+	}
+	latest, future := store.LatestVersion(), store.LatestVersion()+1
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, store.DatabaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'future.sql', '')`, future)
+	if cerr := db.Close(); err != nil || cerr != nil {
+		t.Fatalf("insert the future version: %v %v", err, cerr)
+	}
+	was := dirFiles(t, data)
+	time.Sleep(10 * time.Millisecond) // a write would move a modification time
+	stdout, stderr, ok := runCLI(t, env, "serve", "--addr", "127.0.0.1:0", "--data-dir", data, "--launch-agents=false")
+	want := fmt.Sprintf("database schema version %d is newer than this binary's schema version %d", future, latest)
+	if ok || !strings.Contains(stderr, want) {
+		t.Fatalf("kandev serve: got ok=%v stdout %q stderr %q, want it to exit with %q", ok, stdout, stderr, want)
+	}
+	if now := dirFiles(t, data); now != was {
+		t.Fatalf("data dir after the refusal: got %s, want %s", now, was)
+	}
+	stdout, _, ok = runCLI(t, env, "version", "--data-dir", data)
+	for _, line := range []string{fmt.Sprintf("schema version %d (this binary)", latest),
+		fmt.Sprintf("database schema version %d (%s) — newer than this binary", future, filepath.Join(data, store.DatabaseFile))} {
+		if !ok || !strings.Contains(stdout, line) {
+			t.Fatalf("kandev version: got ok=%v %q, want a line %q", ok, stdout, line)
+		}
+	}
+	if now := dirFiles(t, data); now != was {
+		t.Fatalf("data dir after kandev version: got %s, want %s", now, was)
+	}
+	if _, stderr, ok := runCLI(t, env, "backup", "--database", "postgres://u:secret@db.invalid/k", "--out", filepath.Join(home, "x")); ok ||
+		!strings.Contains(stderr, "pg_dump --format=custom") || strings.Contains(stderr, "secret") {
+		t.Fatalf("kandev backup on PostgreSQL: got ok=%v %q, want the pg_dump advice without the URL", ok, stderr)
+	}
+}

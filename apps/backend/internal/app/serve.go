@@ -160,6 +160,10 @@ func start(ctx context.Context, cfg Config) (b *backend, err error) {
 	if !slices.Contains(kanban.SessionScopes, cfg.SessionScope) {
 		return nil, errors.New("the session scope must be tree or workspace")
 	}
+	// Before anything is written (the token, the registry, the database).
+	if err := store.CheckNotNewer(ctx, cfg.Database, cfg.DataDir); err != nil {
+		return nil, err
+	}
 	life := newLifetime(ctx)
 	defer func() {
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 )
 
 // NewerSchemaError refuses a database whose schema version is newer than
@@ -131,4 +132,24 @@ func pgSchemaVersion(ctx context.Context, db *sql.DB) (version int, err error) {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	return version, nil
+}
+
+// CheckNotNewer refuses (*NewerSchemaError) the database a backend is
+// about to serve when its schema is newer than this binary's, reading it
+// only: database is a postgres:// URL, or empty for the SQLite database
+// of dataDir. It lets a backend refuse before it writes anything at all
+// (its data dir's token, for one); an unreachable or unreadable database
+// is left for the open that follows to report.
+func CheckNotNewer(ctx context.Context, database, dataDir string) error {
+	var v int
+	var err error
+	if database == "" {
+		v, _, err = SQLiteSchemaVersion(ctx, filepath.Join(dataDir, DatabaseFile))
+	} else if IsPostgresURL(database) {
+		v, err = PostgresSchemaVersion(ctx, database)
+	}
+	if err != nil {
+		return nil //nolint:nilerr // Open reports it, with its own context
+	}
+	return checkNotNewer(v)
 }
