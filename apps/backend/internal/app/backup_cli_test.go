@@ -109,6 +109,45 @@ func checksum(ids []string) string {
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
+// operatorWriter creates workspaces through a backend's operator API one
+// after another until stopped, recording each acknowledged id in order.
+type operatorWriter struct {
+	mu    sync.Mutex
+	acked []string
+	stop  chan struct{}
+	done  chan error
+}
+
+func startOperatorWriter(url, tok string) *operatorWriter {
+	w := &operatorWriter{stop: make(chan struct{}), done: make(chan error, 1)}
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-w.stop:
+				w.done <- nil
+				return
+			default:
+			}
+			var ws kanban.Workspace
+			if err := Operator(context.Background(), url, tok, kanban.ActionWorkspaceCreate,
+				action.WorkspaceCreateIn{Name: "load-" + strconv.Itoa(i)}, &ws); err != nil {
+				w.done <- err
+				return
+			}
+			w.mu.Lock()
+			w.acked = append(w.acked, ws.ID)
+			w.mu.Unlock()
+		}
+	}()
+	return w
+}
+
+func (w *operatorWriter) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.acked)
+}
+
 // TestBackupOfServingBackendRestores: kandev backup, run as its own
 // process against the data dir of a kandev serve that an operator client
 // keeps writing to, makes a file that kandev restore puts into an empty
@@ -125,38 +164,16 @@ func TestBackupOfServingBackendRestores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var acked []string
-	stop, done := make(chan struct{}), make(chan error, 1)
-	go func() {
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				done <- nil
-				return
-			default:
-			}
-			var ws kanban.Workspace
-			if err := Operator(context.Background(), url, strings.TrimSpace(string(tok)), kanban.ActionWorkspaceCreate,
-				action.WorkspaceCreateIn{Name: "load-" + strconv.Itoa(i)}, &ws); err != nil {
-				done <- err
-				return
-			}
-			mu.Lock()
-			acked = append(acked, ws.ID)
-			mu.Unlock()
-		}
-	}()
-	count := func() int { mu.Lock(); defer mu.Unlock(); return len(acked) }
-	for deadline := time.Now().Add(30 * time.Second); count() < 50 && time.Now().Before(deadline); {
+	w := startOperatorWriter(url, strings.TrimSpace(string(tok)))
+	for deadline := time.Now().Add(30 * time.Second); w.count() < 50 && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
 	out := filepath.Join(t.TempDir(), "kandev.backup")
-	before := count()
+	before := w.count()
 	stdout, stderr, ok := runCLI(t, env, "backup", "--data-dir", data, "--out", out)
-	after := count()
-	close(stop)
-	if err := <-done; err != nil {
+	after := w.count()
+	close(w.stop)
+	if err := <-w.done; err != nil {
 		t.Fatalf("writer: %v", err)
 	}
 	if !ok || !strings.Contains(stdout, "schema version "+strconv.Itoa(store.LatestVersion())) {
@@ -175,9 +192,9 @@ func TestBackupOfServingBackendRestores(t *testing.T) {
 	if k < before || k > after+1 {
 		t.Fatalf("restored workspaces: got %d, want between %d and %d", k, before, after+1)
 	}
-	mu.Lock()
-	want := slices.Clone(acked[:k])
-	mu.Unlock()
+	w.mu.Lock()
+	want := slices.Clone(w.acked[:k])
+	w.mu.Unlock()
 	if checksum(got) != checksum(want) {
 		t.Fatalf("restored ids checksum: got %s, want %s (the first %d acknowledged writes)", checksum(got), checksum(want), k)
 	}
