@@ -3,7 +3,10 @@
 // (pgx v5; the store several backends share). It owns the schema (numbered
 // migrations in migrations/), transactions, pagination cursors and, on
 // PostgreSQL, what backends sharing a database coordinate through: the
-// event log, backend leases and advisory locks. It imports kanban, the
+// event log, backend leases and advisory locks. It also owns what is
+// done to a database file as a whole: the read-only schema version check
+// that refuses a newer database (schema_check.go) and SQLite backups and
+// restores (backup.go, restore.go). It imports kanban, the
 // database drivers and the standard library only; it must not import
 // transports (action, ws, mcp).
 package store
