@@ -168,3 +168,34 @@ func TestBackupScheduleBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestServeTakesScheduledBackups: a backend started with a backup
+// schedule (here shorter than the flag allows) takes backups of its own
+// database while it serves, keeps --backup-keep of them, and stops the
+// schedule with its lifetime.
+func TestServeTakesScheduledBackups(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "backups")
+	e := newEnvWith(t, func(c *Config) { c.Backup = BackupSchedule{Every: 50 * time.Millisecond, Dir: dir, Keep: 2} })
+	e.newTask("Backed up")
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(e.logs.String(), "removed an old backup") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no backup removed by retention within 30s; logs:\n%s", e.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.close()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 2 {
+		t.Fatalf("backup dir after stop: got %d files, want 2 (--backup-keep)", len(es))
+	}
+	for _, f := range es {
+		if _, err := store.VerifySQLite(t.Context(), filepath.Join(dir, f.Name())); err != nil || !backupName.MatchString(f.Name()) {
+			t.Fatalf("backup %s: %v", f.Name(), err)
+		}
+	}
+}
