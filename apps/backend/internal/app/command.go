@@ -10,7 +10,6 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
-	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 )
 
 // The kandev command line: each command parses its flags (and their
@@ -40,8 +39,10 @@ commands:
   session upstreams --session ID  proxied MCP servers and the tools they refused
   db migrate --database URL     apply pending migrations (postgres://… or sqlite:PATH)
   db copy --from sqlite:PATH --to postgres://…   copy a solo board into an empty PostgreSQL database
+  backup --out FILE [--data-dir DIR]   a checked copy of the SQLite database (also while serving)
+  restore --from FILE [--data-dir DIR] a backup into a new or empty data dir
   token [--backend URL]         print the operator token (of the backend running at URL)
-  version
+  version [--data-dir DIR | --database URL]   the binary's and the database's schema versions
 Run "kandev <command> -h" for a command's flags.
 `
 
@@ -102,8 +103,11 @@ func Main(ctx context.Context, args []string, std Stdio) error {
 		_, err = fmt.Fprintln(stdout, tok)
 		return err
 	case "version":
-		_, err := fmt.Fprintln(stdout, "kandev", toolserver.Version)
-		return err
+		return versionCmd(ctx, rest, stdout, stderr)
+	case "backup":
+		return backupCmd(ctx, rest, stdout, stderr)
+	case "restore":
+		return restoreCmd(ctx, rest, stdout, stderr)
 	case "-h", "--help", "help":
 		_, _ = io.WriteString(stdout, usage)
 		return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -45,7 +46,12 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 		"tasks a task-mode agent session may change: tree (its own task, its subtasks and the tasks it created) or workspace (any task of its workspace) (env KANDEV_SESSION_SCOPE)")
 	forges := fs.String("forges-file", os.Getenv("KANDEV_FORGES_FILE"), "forge accounts (per repository remote, each with token_env or token_file), "+
 		"webhook secrets, the auto-merge method and poll interval, for push, pull requests and their automation (JSON; default DATA_DIR/forges.json; env KANDEV_FORGES_FILE)")
+	backups := backupFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	bs, err := backups(*dataDir, *database)
+	if err != nil {
 		return Config{}, err
 	}
 	if *maxSessions <= 0 || *sessionIdle <= 0 {
@@ -69,7 +75,22 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 	return Config{CLI: cliPath(), Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
 		Logger: log, Out: std.Out, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: DefaultRegistryDir(),
 		Pprof: *pprofAddr, MCPSessions: toolserver.SessionLimits{Max: *maxSessions, Idle: *sessionIdle},
-		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope), ForgesFile: *forges, Terminal: term(), Clones: cc}, nil
+		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope), ForgesFile: *forges, Terminal: term(), Clones: cc,
+		Backup: bs}, nil
+}
+
+// backupFlags adds serve's scheduled backup flags.
+func backupFlags(fs *flag.FlagSet) func(dataDir, database string) (BackupSchedule, error) {
+	every := fs.Duration("backup-every", 0, "take a SQLite backup this often, e.g. 6h (at least 1m; default 0: no scheduled backups)")
+	dir := fs.String("backup-dir", "", "directory of the scheduled backups (default DATA_DIR/backups)")
+	keep := fs.Int("backup-keep", defaultKeep, "scheduled backups kept; older ones are removed")
+	return func(dataDir, database string) (BackupSchedule, error) {
+		s := BackupSchedule{Every: *every, Dir: *dir, Keep: *keep}
+		if s.Dir == "" {
+			s.Dir = filepath.Join(dataDir, "backups")
+		}
+		return s, s.validate(database)
+	}
 }
 
 // cliPath is the path of this kandev binary, which the banner names for

@@ -96,6 +96,9 @@ type Config struct {
 	// for the operator commands, which need not be on PATH (make run does
 	// not install it). kandev serve sets it from os.Executable.
 	CLI string
+	// Backup is the scheduled SQLite backups (--backup-every, --backup-dir,
+	// --backup-keep); off when Backup.Every is zero.
+	Backup BackupSchedule
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down. ctx is
@@ -158,6 +161,10 @@ func start(ctx context.Context, cfg Config) (b *backend, err error) {
 	if !slices.Contains(kanban.SessionScopes, cfg.SessionScope) {
 		return nil, errors.New("the session scope must be tree or workspace")
 	}
+	// Before anything is written (the token, the registry, the database).
+	if err := store.CheckNotNewer(ctx, cfg.Database, cfg.DataDir); err != nil {
+		return nil, err
+	}
 	life := newLifetime(ctx)
 	defer func() {
 		if err != nil {
@@ -190,6 +197,7 @@ func start(ctx context.Context, cfg Config) (b *backend, err error) {
 	// Once announced, the backend hears the other backends' events.
 	b.runFlow()
 	b.runPRWatch()
+	b.runBackups()
 	if err := b.startAgents(); err != nil {
 		return nil, fmt.Errorf("resume agent sessions: %w", err)
 	}

@@ -113,12 +113,19 @@ type migrationConn interface {
 // caller holds the migration lock (pgMigrate), so backends starting
 // together apply each migration once.
 func migrate(ctx context.Context, db migrationConn, eng Engine) ([]string, error) {
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
-		return nil, fmt.Errorf("migrate: %w", err)
-	}
 	ms, err := loadMigrations(eng)
 	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return migrateTo(ctx, db, eng, ms)
+}
+
+// migrateTo applies the migrations of ms the database lacks (ms, in
+// version order, is a binary's migrations: migrate's own, or in tests
+// those of a later release).
+func migrateTo(ctx context.Context, db migrationConn, eng Engine, ms []migration) ([]string, error) {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
 	var current int
@@ -130,7 +137,7 @@ func migrate(ctx context.Context, db migrationConn, eng Engine) ([]string, error
 		latest = ms[len(ms)-1].version
 	}
 	if current > latest {
-		return nil, fmt.Errorf("database schema version %d is newer than this binary supports (%d): upgrade kandev or use another database", current, latest)
+		return nil, &NewerSchemaError{Database: current, Binary: latest}
 	}
 	done, err := appliedVersions(ctx, db)
 	if err != nil {

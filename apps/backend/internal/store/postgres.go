@@ -126,14 +126,17 @@ func OpenPostgres(ctx context.Context, rawURL string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := stdlib.OpenDB(*cfg.Conn)
-	db.SetMaxOpenConns(cfg.MaxConns)
-	db.SetMaxIdleConns(cfg.MaxConns)
-	db.SetConnMaxIdleTime(5 * time.Minute)
-	db.SetConnMaxLifetime(time.Hour)
+	db := openPGPool(cfg)
 	if err := db.PingContext(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open database: %w", err)
+	}
+	// A newer schema is refused in a read-only transaction, before the
+	// migration lock and migrate's CREATE TABLE; migrate checks again
+	// under the lock (a backend may have upgraded the schema meanwhile).
+	if err := pgCheckNotNewer(ctx, db); err != nil {
+		_ = db.Close()
+		return nil, err
 	}
 	s := &Store{db: db, eng: Postgres, stmts: newStmtCache(db, Postgres), pg: &pgParts{cfg: cfg}}
 	if s.migrated, err = s.pgMigrate(ctx); err != nil {
@@ -141,6 +144,26 @@ func OpenPostgres(ctx context.Context, rawURL string) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// openPGPool returns the bounded pool of cfg (not yet connected).
+func openPGPool(cfg *PostgresConfig) *sql.DB {
+	db := stdlib.OpenDB(*cfg.Conn)
+	db.SetMaxOpenConns(cfg.MaxConns)
+	db.SetMaxIdleConns(cfg.MaxConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetConnMaxLifetime(time.Hour)
+	return db
+}
+
+// pgCheckNotNewer refuses a database whose schema is newer than this
+// binary's, reading it only.
+func pgCheckNotNewer(ctx context.Context, db *sql.DB) error {
+	v, err := pgSchemaVersion(ctx, db)
+	if err != nil {
+		return err
+	}
+	return checkNotNewer(v)
 }
 
 // pgMigrate migrates under the migration advisory lock, on one connection.

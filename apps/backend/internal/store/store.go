@@ -3,7 +3,10 @@
 // (pgx v5; the store several backends share). It owns the schema (numbered
 // migrations in migrations/), transactions, pagination cursors and, on
 // PostgreSQL, what backends sharing a database coordinate through: the
-// event log, backend leases and advisory locks. It imports kanban, the
+// event log, backend leases and advisory locks. It also owns what is
+// done to a database file as a whole: the read-only schema version check
+// that refuses a newer database (schema_check.go) and SQLite backups and
+// restores (backup.go, restore.go). It imports kanban, the
 // database drivers and the standard library only; it must not import
 // transports (action, ws, mcp).
 package store
@@ -85,6 +88,11 @@ func OpenSQLiteFile(ctx context.Context, path string) (*Store, error) {
 	// The DSN is built from our own constants and the data dir path only;
 	// _pragma values are executed as SQL, so nothing caller-supplied goes here.
 	// WAL checkpoints run in the background (checkpointer), not in commits.
+	// A newer schema is refused first, by a read that writes nothing: the
+	// journal_mode pragma and migrations below would write.
+	if err := checkSQLiteNotNewer(ctx, path); err != nil {
+		return nil, err
+	}
 	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
 		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
