@@ -200,3 +200,29 @@ func TestMetricsCountAgents(t *testing.T) {
 		t.Errorf("agent queue %v, want 0", q)
 	}
 }
+
+// TestMetricsCountClusterEvents creates tasks on backend A of two on one
+// PostgreSQL database and checks that backend B's /metrics shows each
+// event it relayed in its lag histogram, and A's store its commits.
+func TestMetricsCountClusterEvents(t *testing.T) {
+	a, b := twoBackends(t)
+	ws, _ := a.board()
+	heard := b.subscribe(action.WorkspaceTopic(ws))
+	_, before := b.scrape(b.token)
+	no := false
+	const n = 5
+	for i := range n {
+		a.dispatch(kanban.ActionTaskCreate, action.TaskCreateIn{Title: fmt.Sprintf("relayed %d", i), StartAgent: &no}, nil)
+	}
+	waitFor(t, func() bool { return len(heard.ids(kanban.EventTaskCreated.Name())) == n })
+	_, after := b.scrape(b.token)
+	if got := sample(after, "kandev_cluster_event_lag_seconds") - sample(before, "kandev_cluster_event_lag_seconds"); got < n {
+		t.Errorf("backend B observed the lag of %v relayed events, want at least %d", got, n)
+	}
+	if _, ok := after["kandev_cluster_events_dropped_total"]; !ok {
+		t.Error("no dropped-events counter on a backend with a bus")
+	}
+	if _, onA := a.scrape(a.token); sample(onA, "kandev_store_commits_total") < n {
+		t.Errorf("backend A counted %v commits, want at least %d", sample(onA, "kandev_store_commits_total"), n)
+	}
+}

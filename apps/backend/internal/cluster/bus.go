@@ -57,6 +57,7 @@ type Bus struct {
 	handlers map[string][]func(json.RawMessage)
 
 	dropped   atomic.Int64
+	lag       func(time.Duration) // ObserveLag
 	done      chan struct{}
 	listening chan struct{} // closed once the first LISTEN is in place
 }
@@ -68,6 +69,11 @@ func NewBus(st *store.Store, local kanban.Publisher, id string, log *slog.Logger
 	return &Bus{st: st, local: local, id: id, log: log, queue: make(chan store.Event, queueLen),
 		handlers: map[string][]func(json.RawMessage){}, done: make(chan struct{}), listening: make(chan struct{})}
 }
+
+// ObserveLag has fn told, for each event of another backend delivered
+// here, how long after its append it was delivered: on the two backends'
+// clocks, so skew between them shows in it. Set it before Run.
+func (b *Bus) ObserveLag(fn func(time.Duration)) { b.lag = fn }
 
 // Publish delivers an event to this backend's subscribers of topic and
 // queues it for the others.

@@ -91,6 +91,9 @@ func (b *Bus) deliver(evs []store.Event, seen *seenIDs) {
 		if e.Origin == b.id || !seen.add(e.ID) {
 			continue
 		}
+		if b.lag != nil && !e.At.IsZero() {
+			b.lag(time.Since(e.At))
+		}
 		payload := json.RawMessage(e.Payload)
 		if e.Topic != "" {
 			b.local.Publish(e.Topic, e.Name, payload)

@@ -57,19 +57,11 @@ type Metrics struct {
 // standard collectors and the backend's own instruments.
 func New() *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry()}
-	m.actionCalls = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kandev_action_calls_total",
-		Help: "Action calls through the action registry (every transport: WebSocket, CLI, board, MCP), by action, caller and outcome."},
-		[]string{"action", "caller", "outcome"})
-	m.actionSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kandev_action_call_duration_seconds",
-		Help: "Time from an action call's dispatch to its answer, by action.", Buckets: latencyBuckets}, []string{"action"})
-	m.toolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kandev_mcp_tool_calls_total",
-		Help: "Tool calls on this backend's MCP endpoint (/mcp), by tool and outcome; proxied upstream tools count as tool=\"upstream\"."},
-		[]string{"tool", "outcome"})
-	m.toolSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kandev_mcp_tool_call_duration_seconds",
-		Help: "Time from a tool call's arrival at the validating wrapper to its result, by tool.", Buckets: latencyBuckets}, []string{"tool"})
-	m.refusals = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kandev_refusals_total",
-		Help: "Calls refused or failed, by where (action registry or MCP wrapper) and kind (an error code, invalid_arguments, panic)."},
-		[]string{"where", "kind"})
+	m.actionCalls = counterVec("kandev_action_calls_total", 3)
+	m.actionSeconds = histogramVec("kandev_action_call_duration_seconds", latencyBuckets)
+	m.toolCalls = counterVec("kandev_mcp_tool_calls_total", 2)
+	m.toolSeconds = histogramVec("kandev_mcp_tool_call_duration_seconds", latencyBuckets)
+	m.refusals = counterVec("kandev_refusals_total", 2)
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.actionCalls, m.actionSeconds, m.toolCalls, m.toolSeconds, m.refusals)
 	return m
@@ -149,10 +141,9 @@ var turnReasons = map[string]bool{"end_turn": true, "max_tokens": true, "max_tur
 // Turns registers the agent-turn instruments and returns what records one
 // ended turn: how it ended and how long it ran.
 func (m *Metrics) Turns() func(stopReason string, d time.Duration) {
-	ended := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kandev_agent_turns_total",
-		Help: "Agent turns ended on this backend, by how they ended (ACP's stop reason, error, or other)."}, []string{"stop_reason"})
-	took := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kandev_agent_turn_duration_seconds",
-		Help: "How long agent turns ran, from the prompt to its answer.", Buckets: prometheus.ExponentialBuckets(0.05, 2.5, 12)})
+	ended := counterVec("kandev_agent_turns_total", 1)
+	d := def("kandev_agent_turn_duration_seconds", "histogram", 0)
+	took := prometheus.NewHistogram(prometheus.HistogramOpts{Name: d.Name, Help: d.Help, Buckets: prometheus.ExponentialBuckets(0.05, 2.5, 12)})
 	m.reg.MustRegister(ended, took)
 	return func(reason string, d time.Duration) {
 		if !turnReasons[reason] {
@@ -163,28 +154,44 @@ func (m *Metrics) Turns() func(stopReason string, d time.Duration) {
 	}
 }
 
-// Histogram registers a latency histogram (seconds) the caller observes.
-func (m *Metrics) Histogram(name, help string) prometheus.Histogram {
-	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: latencyBuckets})
+// Histogram registers the declared latency histogram (seconds) name,
+// which the caller observes.
+func (m *Metrics) Histogram(name string) prometheus.Histogram {
+	d := def(name, "histogram", 0)
+	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: d.Name, Help: d.Help, Buckets: latencyBuckets})
 	m.reg.MustRegister(h)
 	return h
 }
 
-// GaugeFunc registers a gauge whose value fn returns at each scrape.
-func (m *Metrics) GaugeFunc(name, help string, fn func() float64) {
-	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, fn))
+// GaugeFunc registers the declared gauge name, whose value fn returns at
+// each scrape.
+func (m *Metrics) GaugeFunc(name string, fn func() float64) {
+	d := def(name, "gauge", 0)
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: d.Name, Help: d.Help}, fn))
 }
 
-// CounterFunc registers a counter whose value fn returns at each scrape
-// (fn must never decrease).
-func (m *Metrics) CounterFunc(name, help string, fn func() float64) {
-	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, fn))
+// CounterFunc registers the declared counter name, whose value fn returns
+// at each scrape (fn must never decrease).
+func (m *Metrics) CounterFunc(name string, fn func() float64) {
+	d := def(name, "counter", 0)
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: d.Name, Help: d.Help}, fn))
 }
 
-// LabeledGauges registers a gauge family of two labels whose series fn
-// returns at each scrape: one value per pair of label values.
-func (m *Metrics) LabeledGauges(name, help string, labels [2]string, fn func() map[[2]string]float64) {
-	m.reg.MustRegister(&labeled{desc: prometheus.NewDesc(name, help, labels[:], nil), fn: fn})
+// LabeledGauges registers the declared two-label gauge family name, whose
+// series fn returns at each scrape: one value per pair of label values.
+func (m *Metrics) LabeledGauges(name string, fn func() map[[2]string]float64) {
+	d := def(name, "gauge", 2)
+	m.reg.MustRegister(&labeled{desc: prometheus.NewDesc(d.Name, d.Help, d.Labels, nil), fn: fn})
+}
+
+func counterVec(name string, labels int) *prometheus.CounterVec {
+	d := def(name, "counter", labels)
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: d.Name, Help: d.Help}, d.Labels)
+}
+
+func histogramVec(name string, buckets []float64) *prometheus.HistogramVec {
+	d := def(name, "histogram", 1)
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: d.Name, Help: d.Help, Buckets: buckets}, d.Labels)
 }
 
 // labeled is LabeledGauges' collector.
