@@ -1,6 +1,8 @@
 package app
 
 import (
+	"context"
+	"math"
 	"net/http"
 	"time"
 
@@ -24,6 +26,15 @@ func (b *backend) newMetrics() {
 		bus.ObserveLag(func(d time.Duration) { lag.Observe(d.Seconds()) })
 		m.CounterFunc("kandev_cluster_events_dropped_total", func() float64 { return float64(bus.Dropped()) })
 	}
+	m.GaugeFunc("kandev_tasks_queued", func() float64 {
+		ctx, cancel := context.WithTimeout(b.life.ctx, 2*time.Second)
+		defer cancel()
+		n, err := b.store.QueuedTasks(ctx)
+		if err != nil {
+			return math.NaN()
+		}
+		return float64(n)
+	})
 	m.GaugeFunc("kandev_websocket_connections", func() float64 { return float64(b.ws.Connections()) })
 	if b.agents == nil {
 		return

@@ -116,6 +116,9 @@ func TestMetricsCountTheWorkload(t *testing.T) {
 	}
 	_, after := e.scrape(e.token)
 	checkWorkloadCounts(t, before, after)
+	if q, ok := after["kandev_tasks_queued"]; !ok || len(q.GetMetric()) != 1 || q.GetMetric()[0].GetGauge().GetValue() != 0 {
+		t.Error("kandev_tasks_queued is not 0 on a board with no WIP limit")
+	}
 	if n := sample(after, "kandev_websocket_connections"); n < 1 {
 		t.Errorf("websocket connections %v with the session's bridge connected", n)
 	}

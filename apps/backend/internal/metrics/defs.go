@@ -36,6 +36,8 @@ var defs = []Def{
 	{Name: "kandev_store_writes_total", Type: "counter",
 		Help: "Writes those commits held: rate(kandev_store_writes_total) / rate(kandev_store_commits_total) is the mean group-commit batch size."},
 	{Name: "kandev_store_transaction_retries_total", Type: "counter", Help: "PostgreSQL transactions run again after a serialization failure (0 on SQLite)."},
+	{Name: "kandev_tasks_queued", Type: "gauge",
+		Help: "Tasks waiting for room on a step whose WIP limit is reached, on the whole board (read from the database at each scrape; NaN when it cannot answer within 2 s)."},
 	{Name: "kandev_websocket_connections", Type: "gauge", Help: "WebSocket connections open now (board, CLI, agents' MCP bridges)."},
 	{Name: "kandev_agents_running", Type: "gauge", Labels: []string{"agent_type", "executor"}, When: "agents launch here",
 		Help: "Agent processes running now on this backend, by agent type and executor (local or docker)."},

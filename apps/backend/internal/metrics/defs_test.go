@@ -56,6 +56,7 @@ func TestEveryFamilyRegisters(t *testing.T) {
 	}
 	m.GaugeFunc("kandev_websocket_connections", func() float64 { return 1 })
 	m.GaugeFunc("kandev_agent_queue_length", func() float64 { return 0 })
+	m.GaugeFunc("kandev_tasks_queued", func() float64 { return 0 })
 	m.LabeledGauges("kandev_agents_running", func() map[[2]string]float64 { return map[[2]string]float64{{"mock-agent", "local"}: 1} })
 	m.Turns()("end_turn", 0)
 	m.ObserveAction("task.list", "operator", nil, 0)

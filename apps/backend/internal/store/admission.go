@@ -155,3 +155,14 @@ func (s *Store) DueForArchive(ctx context.Context, now time.Time, limit int) ([]
 	}
 	return out, nil
 }
+
+// QueuedTasks counts the live tasks waiting for room on a step (WIP
+// limits), on every backend: a walk of idx_tasks_queued, which holds only
+// queued tasks.
+func (s *Store) QueuedTasks(ctx context.Context) (int, error) {
+	var n int
+	if err := s.stmts.QueryRowContext(ctx, `SELECT COUNT(*) FROM tasks WHERE queued_for_step_id IS NOT NULL AND archived_at IS NULL`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count queued tasks: %w", err)
+	}
+	return n, nil
+}

@@ -392,3 +392,25 @@ func testDeleteTask(t *testing.T) {
 	}
 	wantCode(t, s.DeleteTask(ctx, p.ID), kanban.CodeNotFound)
 }
+
+func TestQueuedTasksCount(t *testing.T) {
+	t.Parallel()
+	bothEngines(t, func(t *testing.T) {
+		t.Parallel()
+		s, ctx := newTestStore(t), context.Background()
+		b := newBoard(t, s, "Q")
+		a, c, archived := mustTask(t, s, b, "", "a"), mustTask(t, s, b, "", "c"), mustTask(t, s, b, "", "archived")
+		mustTask(t, s, b, "", "not queued")
+		for _, task := range []*kanban.Task{a, c, archived} {
+			if _, err := s.QueueTask(ctx, task.ID, b.steps[1].ID); err != nil {
+				t.Fatalf("queue: %v", err)
+			}
+		}
+		if _, err := s.ArchiveTask(ctx, archived.ID); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.QueuedTasks(ctx); err != nil || n != 2 {
+			t.Fatalf("queued tasks %d, %v; want 2 (the archived one not counted)", n, err)
+		}
+	})
+}
