@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+)
+
+// A task's tasks.position is a sparse sort key, unique within its step;
+// the 0-based position callers see (kanban.Task.Position) is the task's
+// rank in its step, archived tasks included, as the dense positions were.
+// A move writes one key, halfway between its new neighbours' keys; only
+// when they leave no room is the step renumbered, keyGap apart (in the
+// same transaction). task_blocks (kept by triggers, migration 0023)
+// counts a step's tasks per block of keys (key >> blockShift), so a rank
+// is the sum of the counts of the blocks before the task's plus the
+// task's place in its own block, and the key at a rank is found the same
+// way: neither counts over the whole step.
+const (
+	keyGap     = 1 << 20 // between renumbered keys, and after the last for an append
+	blockShift = 30      // a block spans 1<<30 keys: 1,024 keys keyGap apart
+)
+
+// rankOf is the SQL expression of the rank in its step of the tasks row
+// alias (our own constant): blocks before its block, then its block's
+// tasks with smaller keys (idx_tasks_step).
+func rankOf(alias string) string {
+	block := `(` + alias + `.position >> ` + strconv.Itoa(blockShift) + `)`
+	return `((SELECT COALESCE(SUM(rb.n), 0) FROM task_blocks rb WHERE rb.step_id = ` + alias + `.workflow_step_id
+		AND rb.block < ` + block + `)
+	+ (SELECT COUNT(*) FROM tasks rt WHERE rt.workflow_step_id = ` + alias + `.workflow_step_id
+		AND rt.position >= (` + block + ` << ` + strconv.Itoa(blockShift) + `) AND rt.position < ` + alias + `.position))`
+}
+
+// stepBlock is one row of task_blocks: n tasks of a step with keys in
+// [block<<blockShift, (block+1)<<blockShift).
+type stepBlock struct {
+	block int64
+	n     int
+}
+
+// stepBlocks returns the non-empty blocks of stepID in key order.
+func stepBlocks(ctx context.Context, q queryer, stepID string) ([]stepBlock, error) {
+	scan := func(r rowSource) (*stepBlock, error) {
+		var b stepBlock
+		return &b, r.Scan(&b.block, &b.n)
+	}
+	bs, err := scanAll(ctx, q, scan, `SELECT block, n FROM task_blocks WHERE step_id = ? AND n > 0 ORDER BY block`, stepID)
+	if err != nil {
+		return nil, fmt.Errorf("step blocks: %w", err)
+	}
+	return bs, nil
+}
+
+// keyAt returns the key of the task of rank r in stepID, given the step's
+// blocks; r must be below the step's task count.
+func keyAt(ctx context.Context, q queryer, stepID string, blocks []stepBlock, r int) (int64, error) {
+	before := 0
+	for _, b := range blocks {
+		if r < before+b.n {
+			var key int64
+			err := q.QueryRowContext(ctx, `SELECT position FROM tasks WHERE workflow_step_id = ? AND position >= ?
+				ORDER BY position, id LIMIT 1 OFFSET ?`, stepID, b.block<<blockShift, r-before).Scan(&key)
+			if err != nil {
+				return 0, fmt.Errorf("key at rank: %w", err)
+			}
+			return key, nil
+		}
+		before += b.n
+	}
+	return 0, fmt.Errorf("key at rank: rank %d beyond the step's %d tasks", r, before)
+}
+
+// stepSize returns how many tasks stepID holds, archived ones included.
+func stepSize(blocks []stepBlock) int {
+	n := 0
+	for _, b := range blocks {
+		n += b.n
+	}
+	return n
+}
+
+// placement is where a task goes on a step: the rank it takes among the
+// step's other tasks.
+type placement struct {
+	stepID string
+	// from is the task's current rank when it is already on the step
+	// (it is then skipped in the step's order), else -1.
+	from int
+	rank int // 0..others
+}
+
+// keyFor returns a key that puts the task at pl.rank among the step's
+// other tasks, renumbering the step first when its neighbours there
+// leave no room between their keys.
+func keyFor(ctx context.Context, tx txn, pl placement, blocks []stepBlock, others int) (int64, error) {
+	for attempt := 0; ; attempt++ {
+		lo, hi, hasHi, err := neighbourKeys(ctx, tx, pl, blocks, others)
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case !hasHi:
+			return lo + keyGap, nil
+		case hi-lo >= 2:
+			return lo + (hi-lo)/2, nil
+		case attempt > 0:
+			return 0, fmt.Errorf("place task: no room between keys %d and %d after renumbering", lo, hi)
+		}
+		if err := renumberStep(ctx, tx, pl.stepID); err != nil {
+			return 0, err
+		}
+		if blocks, err = stepBlocks(ctx, tx, pl.stepID); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// neighbourKeys returns the keys of the tasks that will be before (lo; 0
+// when none) and after (hi, when hasHi) the placed task.
+func neighbourKeys(ctx context.Context, tx txn, pl placement, blocks []stepBlock, others int) (lo, hi int64, hasHi bool, err error) {
+	// Rank r among the others is rank r, or r+1 past the task itself,
+	// among all the step's tasks.
+	all := func(r int) int {
+		if pl.from >= 0 && r >= pl.from {
+			return r + 1
+		}
+		return r
+	}
+	if pl.rank > 0 {
+		if lo, err = keyAt(ctx, tx, pl.stepID, blocks, all(pl.rank-1)); err != nil {
+			return 0, 0, false, err
+		}
+	}
+	if pl.rank < others {
+		if hi, err = keyAt(ctx, tx, pl.stepID, blocks, all(pl.rank)); err != nil {
+			return 0, 0, false, err
+		}
+		hasHi = true
+	}
+	return lo, hi, hasHi, nil
+}
+
+// renumberStep gives stepID's tasks keys keyGap apart in their order.
+// It is O(tasks on the step) and runs only when a move finds no room.
+func renumberStep(ctx context.Context, tx txn, stepID string) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET position = r.rn * ? FROM
+		(SELECT id, ROW_NUMBER() OVER (ORDER BY position, id) AS rn FROM tasks WHERE workflow_step_id = ?) AS r
+		WHERE tasks.id = r.id`, int64(keyGap), stepID); err != nil {
+		return fmt.Errorf("renumber step: %w", err)
+	}
+	return nil
+}
