@@ -21,7 +21,11 @@ func seedStep(tb testing.TB, s *Store, b board, n int) {
 		tb.Fatalf("begin: %v", err)
 	}
 	defer func() { _ = tx.Rollback() }() // a no-op after Commit
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, NULL, ?, '', 'TODO', ?, NULL, 0, '', NULL, ?, ?, NULL, NULL, ?, 0, '', NULL)`)
+	q := `INSERT INTO tasks (` + taskCols + `) VALUES (?, ?, ?, ?, NULL, ?, '', 'TODO', ?, NULL, 0, '', NULL, ?, ?, NULL, NULL, ?, 0, '', NULL)`
+	if s.eng == Postgres {
+		q = rebind(q)
+	}
+	ins, err := tx.PrepareContext(ctx, q)
 	if err != nil {
 		tb.Fatalf("prepare: %v", err)
 	}

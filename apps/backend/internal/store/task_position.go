@@ -18,7 +18,7 @@ import (
 // way: neither counts over the whole step.
 const (
 	keyGap     = 1 << 20 // between renumbered keys, and after the last for an append
-	blockShift = 30      // a block spans 1<<30 keys: 1,024 keys keyGap apart
+	blockShift = 28      // a block spans 1<<28 keys: 256 keys keyGap apart (migration 0023 says 28 too)
 )
 
 // rankOf is the SQL expression of the rank in its step of the tasks row
@@ -52,23 +52,26 @@ func stepBlocks(ctx context.Context, q queryer, stepID string) ([]stepBlock, err
 	return bs, nil
 }
 
-// keyAt returns the key of the task of rank r in stepID, given the step's
-// blocks; r must be below the step's task count.
-func keyAt(ctx context.Context, q queryer, stepID string, blocks []stepBlock, r int) (int64, error) {
+// keysFrom returns the keys of up to limit tasks of stepID from rank r
+// on, given the step's blocks; r must be below the step's task count.
+func keysFrom(ctx context.Context, q queryer, stepID string, blocks []stepBlock, r, limit int) ([]int64, error) {
 	before := 0
 	for _, b := range blocks {
 		if r < before+b.n {
-			var key int64
-			err := q.QueryRowContext(ctx, `SELECT position FROM tasks WHERE workflow_step_id = ? AND position >= ?
-				ORDER BY position, id LIMIT 1 OFFSET ?`, stepID, b.block<<blockShift, r-before).Scan(&key)
-			if err != nil {
-				return 0, fmt.Errorf("key at rank: %w", err)
+			scan := func(rs rowSource) (*int64, error) {
+				var k int64
+				return &k, rs.Scan(&k)
 			}
-			return key, nil
+			keys, err := scanAll(ctx, q, scan, `SELECT position FROM tasks WHERE workflow_step_id = ? AND position >= ?
+				ORDER BY position, id LIMIT ? OFFSET ?`, stepID, b.block<<blockShift, limit, r-before)
+			if err != nil {
+				return nil, fmt.Errorf("keys at rank: %w", err)
+			}
+			return keys, nil
 		}
 		before += b.n
 	}
-	return 0, fmt.Errorf("key at rank: rank %d beyond the step's %d tasks", r, before)
+	return nil, fmt.Errorf("keys at rank: rank %d beyond the step's %d tasks", r, before)
 }
 
 // stepSize returns how many tasks stepID holds, archived ones included.
@@ -117,7 +120,8 @@ func keyFor(ctx context.Context, tx txn, pl placement, blocks []stepBlock, other
 }
 
 // neighbourKeys returns the keys of the tasks that will be before (lo; 0
-// when none) and after (hi, when hasHi) the placed task.
+// when none) and after (hi, when hasHi) the placed task, read in one
+// statement.
 func neighbourKeys(ctx context.Context, tx txn, pl placement, blocks []stepBlock, others int) (lo, hi int64, hasHi bool, err error) {
 	// Rank r among the others is rank r, or r+1 past the task itself,
 	// among all the step's tasks.
@@ -127,18 +131,24 @@ func neighbourKeys(ctx context.Context, tx txn, pl placement, blocks []stepBlock
 		}
 		return r
 	}
-	if pl.rank > 0 {
-		if lo, err = keyAt(ctx, tx, pl.stepID, blocks, all(pl.rank-1)); err != nil {
-			return 0, 0, false, err
-		}
+	if others == 0 {
+		return 0, 0, false, nil
 	}
-	if pl.rank < others {
-		if hi, err = keyAt(ctx, tx, pl.stepID, blocks, all(pl.rank)); err != nil {
-			return 0, 0, false, err
-		}
-		hasHi = true
+	first, last := all(max(pl.rank-1, 0)), all(min(pl.rank, others-1))
+	keys, err := keysFrom(ctx, tx, pl.stepID, blocks, first, last-first+1)
+	if err != nil {
+		return 0, 0, false, err
 	}
-	return lo, hi, hasHi, nil
+	if len(keys) != last-first+1 {
+		return 0, 0, false, fmt.Errorf("keys at rank: got %d keys from rank %d, want %d", len(keys), first, last-first+1)
+	}
+	switch {
+	case pl.rank == 0:
+		return 0, keys[len(keys)-1], true, nil
+	case pl.rank == others:
+		return keys[0], 0, false, nil
+	}
+	return keys[0], keys[len(keys)-1], true, nil
 }
 
 // renumberStep gives stepID's tasks keys keyGap apart in their order.
