@@ -33,7 +33,7 @@ func seedStep(tb testing.TB, s *Store, b board, n int) {
 	base := kanban.Now()
 	for i := range n {
 		ts := fmtTime(base.Add(time.Duration(i) * time.Microsecond))
-		if _, err := ins.ExecContext(ctx, kanban.NewID(), b.ws.ID, b.wf.ID, b.steps[1].ID, fmt.Sprintf("task %d", i), int64(i+1)*keyGap, ts, ts, ts); err != nil {
+		if _, err := ins.ExecContext(ctx, kanban.NewID(), b.ws.ID, b.wf.ID, b.steps[1].ID, fmt.Sprintf("task %d", i), TaskKey(i), ts, ts, ts); err != nil {
 			tb.Fatalf("insert: %v", err)
 		}
 	}

@@ -161,3 +161,8 @@ func renumberStep(ctx context.Context, tx txn, stepID string) error {
 	}
 	return nil
 }
+
+// TaskKey is the stored tasks.position of the task at 0-based position
+// rank of a step whose keys are keyGap apart, for loaders that write
+// tasks rows directly (the triggers keep task_blocks for them).
+func TaskKey(rank int) int64 { return int64(rank+1) * keyGap }

@@ -182,3 +182,52 @@ func TestMoveTaskConcurrent(t *testing.T) {
 		}
 	})
 }
+
+// TestMigrationSparsePositions: migration 0023 turns each step's stored
+// positions, dense or with the gaps an unarchive used to leave, into keys
+// in the same order, positions 0..n-1, with the block counts the triggers
+// keep from then on.
+func TestMigrationSparsePositions(t *testing.T) {
+	bothEngines(t, func(t *testing.T) {
+		ctx := context.Background()
+		loc := testLocation(t)
+		s := must(openTestStore(t, loc))(t)
+		b := newBoard(t, s, "Legacy")
+		var want []string
+		for i := range 5 {
+			want = append(want, mustTask(t, s, b, "", fmt.Sprintf("t%d", i)).ID)
+		}
+		// Back to the schema before 0023, with positions 0, 2, 3, 4, 6 in
+		// reverse creation order.
+		undo := []string{`DROP TRIGGER tasks_blocks_insert`, `DROP TRIGGER tasks_blocks_delete`, `DROP TRIGGER tasks_blocks_update`}
+		if s.eng == Postgres {
+			undo = []string{`DROP FUNCTION tasks_blocks_count CASCADE`, `ALTER TABLE tasks ALTER COLUMN position TYPE INTEGER`}
+		}
+		undo = append(undo, `DROP TABLE task_blocks`, `DELETE FROM schema_migrations WHERE version = 23`)
+		for _, q := range undo {
+			if _, err := s.db.ExecContext(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		slices.Reverse(want)
+		for i, id := range want {
+			if _, err := s.stmts.ExecContext(ctx, `UPDATE tasks SET position = ? WHERE id = ?`, []int{0, 2, 3, 4, 6}[i], id); err != nil {
+				t.Fatalf("legacy position: %v", err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatalf("close: %v", err)
+		}
+		s = must(openTestStore(t, loc))(t)
+		defer func() { _ = s.Close() }()
+		checkDense(t, s, b.steps[0].ID)
+		if got := listedOrder(t, s, b, b.steps[0].ID); !slices.Equal(got, want) {
+			t.Fatalf("got order %v, want %v", got, want)
+		}
+		if k := stepKey(t, s, want[4]); k != 5*keyGap {
+			t.Fatalf("last task: key %d, want %d", k, 5*keyGap)
+		}
+		mustTask(t, s, b, "", "after") // the triggers count it
+		checkDense(t, s, b.steps[0].ID)
+	})
+}
