@@ -79,8 +79,8 @@ func countLike(ctx context.Context, db *sql.DB, prefix string) (int, error) {
 func positionsDense(ctx context.Context, db *sql.DB) check {
 	const name = "positions per step are a permutation"
 	rows, err := db.QueryContext(ctx, `SELECT workflow_step_id, COUNT(*), COUNT(DISTINCT position),
-		(SELECT COUNT(*) FROM (SELECT position >> 28 AS block, COUNT(*) AS n FROM tasks k
-			WHERE k.workflow_step_id = t.workflow_step_id GROUP BY position >> 28) c
+		(SELECT COUNT(*) FROM (SELECT position >> 30 AS block, COUNT(*) AS n FROM tasks k
+			WHERE k.workflow_step_id = t.workflow_step_id GROUP BY position >> 30) c
 		 LEFT JOIN task_blocks b ON b.step_id = t.workflow_step_id AND b.block = c.block
 		 WHERE b.n IS NULL OR b.n <> c.n)
 		FROM tasks t GROUP BY workflow_step_id`)

@@ -18,7 +18,7 @@ import (
 // way: neither counts over the whole step.
 const (
 	keyGap     = 1 << 20 // between renumbered keys, and after the last for an append
-	blockShift = 28      // a block spans 1<<28 keys: 256 keys keyGap apart (migration 0023 says 28 too)
+	blockShift = 30      // a block spans 1<<30 keys: 1,024 keys keyGap apart (migration 0023 says 30 too)
 )
 
 // rankOf is the SQL expression of the rank in its step of the tasks row
