@@ -99,6 +99,9 @@ type listing[T any] struct {
 	bound func(T) int
 	// keys64 says the integer keys are 64-bit columns (sparse task keys).
 	keys64 bool
+	// ranks, when set, gives a listed task's step, key and position: a
+	// board-order page reads no positions and fills them in (fillRanks).
+	ranks func(*T) (step string, key int64, pos *int)
 }
 
 // page returns page p (already normalized) of the rows matching where (SQL
@@ -120,6 +123,11 @@ func (l listing[T]) page(ctx context.Context, q queryer, p kanban.Page, where st
 	if n := withinBudget(rows, p.Limit, l.bound); n < len(rows) {
 		out.Items = rows[:n]
 		out.NextCursor = encodeCursor(l.what, l.key(rows[n-1])...)
+	}
+	if l.ranks != nil {
+		if err := fillRanks(ctx, q, out.Items, l.ranks); err != nil {
+			return nil, fmt.Errorf("%s: %w", l.what, err)
+		}
 	}
 	return out, nil
 }

@@ -18,15 +18,17 @@ const taskCols = `id, workspace_id, workflow_id, workflow_step_id, parent_id, ti
 // taskSel and taskSelT are what a SELECT of tasks reads (scanTask order),
 // from tasks (taskSel) or tasks aliased t (taskSelT): the columns, the
 // rank in its step in place of the key, the profiles kept with the task
-// (task_start_profiles, by its primary key), then the key.
+// (task_start_profiles, by its primary key), then the key. taskSelUnranked
+// reads 0 for the rank, which a board-order page fills in (fillRanks).
 var (
-	taskSel  = taskSelOf("tasks")
-	taskSelT = taskSelOf("t")
+	taskSel         = taskSelOf("tasks", rankOf("tasks"))
+	taskSelT        = taskSelOf("t", rankOf("t"))
+	taskSelUnranked = taskSelOf("t", "0")
 )
 
-func taskSelOf(a string) string {
+func taskSelOf(a, rank string) string {
 	return a + `.id, ` + a + `.workspace_id, ` + a + `.workflow_id, ` + a + `.workflow_step_id, ` + a + `.parent_id, ` +
-		a + `.title, ` + a + `.description, ` + a + `.state, ` + rankOf(a) + `, ` + a + `.external_id, ` +
+		a + `.title, ` + a + `.description, ` + a + `.state, ` + rank + `, ` + a + `.external_id, ` +
 		a + `.start_when_unblocked, ` + a + `.launch_prompt, ` + a + `.archived_at, ` + a + `.created_at, ` + a + `.updated_at, ` +
 		a + `.queued_for_step_id, ` + a + `.queued_at, ` + a + `.step_entered_at, ` + a + `.autopilot, ` + a + `.workspace_mode, ` +
 		a + `.created_by_task_id,

@@ -22,9 +22,16 @@ const taskCountCols = `(SELECT COUNT(*) FROM tasks c WHERE c.parent_id = t.id AN
 // taskSummaryCols read a summary: one character more of the description
 // than a preview shows, so that a cut can be told from a fit without
 // reading (or copying) the rest of it.
-var taskSummaryCols = `t.id, t.workflow_step_id, t.parent_id, t.title, t.state, ` + rankOf("t") + `, t.position,
+var (
+	taskSummaryCols         = taskSummaryColsOf(rankOf("t"))
+	taskSummaryColsUnranked = taskSummaryColsOf("0") // see taskSelUnranked
+)
+
+func taskSummaryColsOf(rank string) string {
+	return `t.id, t.workflow_step_id, t.parent_id, t.title, t.state, ` + rank + `, t.position,
 	substr(t.description, 1, ` + strconv.Itoa(kanban.PreviewLen+1) + `), t.archived_at, t.queued_for_step_id, t.queued_at,
 	t.created_at, (SELECT sp.agent_profile_id FROM task_start_profiles sp WHERE sp.task_id = t.id), ` + taskCountCols
+}
 
 // summaryRow is a summary with its creation-order and board-order keys.
 type summaryRow struct {
@@ -75,15 +82,17 @@ func summaryJSONBound(r summaryRow) int {
 func detailJSONBound(d detailRow) int { return taskJSONBound(d.Task) + 60 }
 
 var (
-	summariesByPosition = listing[summaryRow]{what: tasksByPosition.what, selectFrom: `SELECT ` + taskSummaryCols + ` FROM tasks t`,
+	summariesByPosition = listing[summaryRow]{what: tasksByPosition.what, selectFrom: `SELECT ` + taskSummaryColsUnranked + ` FROM tasks t`,
 		scan: scanSummary, cols: tasksByPosition.cols, key: func(r summaryRow) []any { return []any{r.key, r.ID} },
-		keys64: true, bound: summaryJSONBound}
+		keys64: true, bound: summaryJSONBound,
+		ranks: func(r *summaryRow) (string, int64, *int) { return r.WorkflowStepID, r.key, &r.Position }}
 	summariesByCreation = listing[summaryRow]{what: tasksByCreation.what, selectFrom: `SELECT ` + taskSummaryCols + ` FROM tasks t`,
 		scan: scanSummary, cols: tasksByCreation.cols, key: func(r summaryRow) []any { return []any{r.created, r.ID} },
 		bound: summaryJSONBound}
-	detailsByPosition = listing[detailRow]{what: tasksByPosition.what, selectFrom: `SELECT ` + taskSelT + `, ` + taskCountCols + ` FROM tasks t`,
+	detailsByPosition = listing[detailRow]{what: tasksByPosition.what, selectFrom: `SELECT ` + taskSelUnranked + `, ` + taskCountCols + ` FROM tasks t`,
 		scan: scanDetail, cols: tasksByPosition.cols, key: func(d detailRow) []any { return []any{d.key, d.ID} },
-		keys64: true, bound: detailJSONBound}
+		keys64: true, bound: detailJSONBound,
+		ranks: func(d *detailRow) (string, int64, *int) { return d.WorkflowStepID, d.key, &d.Position }}
 	detailsByCreation = listing[detailRow]{what: tasksByCreation.what, selectFrom: `SELECT ` + taskSelT + `, ` + taskCountCols + ` FROM tasks t`,
 		scan: scanDetail, cols: tasksByCreation.cols, key: func(d detailRow) []any { return tasksByCreation.key(taskRow{Task: d.Task}) },
 		bound: detailJSONBound}

@@ -166,3 +166,48 @@ func renumberStep(ctx context.Context, tx txn, stepID string) error {
 // rank of a step whose keys are keyGap apart, for loaders that write
 // tasks rows directly (the triggers keep task_blocks for them).
 func TaskKey(rank int) int64 { return int64(rank+1) * keyGap }
+
+// maxRankSpan bounds the keys fillRanks reads for one page: a page whose
+// tasks lie further apart (a filter that skips most of a step) has the
+// rest ranked one by one.
+const maxRankSpan = 4096
+
+// fillRanks sets the positions of a board-order page's tasks (on one
+// step, in key order) from their keys: the step's keys from the first
+// task's to the last's, with the first's rank as rankOf computes it, in
+// one statement, so that a page costs one rank, not one per task.
+func fillRanks[T any](ctx context.Context, q queryer, items []T, ranks func(*T) (string, int64, *int)) error {
+	if len(items) == 0 {
+		return nil
+	}
+	step, first, _ := ranks(&items[0])
+	_, last, _ := ranks(&items[len(items)-1])
+	block := first >> blockShift
+	scan := func(r rowSource) (*[2]int64, error) {
+		var v [2]int64
+		return &v, r.Scan(&v[0], &v[1])
+	}
+	span, err := scanAll(ctx, q, scan, `SELECT (SELECT COALESCE(SUM(n), 0) FROM task_blocks WHERE step_id = ? AND block < ?)
+		+ (SELECT COUNT(*) FROM tasks WHERE workflow_step_id = ? AND position >= ? AND position < ?), position
+		FROM tasks WHERE workflow_step_id = ? AND position >= ? AND position <= ? ORDER BY position LIMIT ?`,
+		step, block, step, block<<blockShift, first, step, first, last, maxRankSpan)
+	if err != nil {
+		return fmt.Errorf("rank: %w", err)
+	}
+	j := 0
+	for i := range items {
+		st, key, pos := ranks(&items[i])
+		for j < len(span) && span[j][1] < key {
+			j++
+		}
+		if st == step && j < len(span) && span[j][1] == key {
+			*pos = int(span[0][0]) + j
+			continue
+		}
+		if err := q.QueryRowContext(ctx, `SELECT `+rankOf("tasks")+` FROM tasks WHERE workflow_step_id = ? AND position = ? LIMIT 1`,
+			st, key).Scan(pos); err != nil {
+			return fmt.Errorf("rank: %w", err)
+		}
+	}
+	return nil
+}

@@ -231,3 +231,65 @@ func TestMigrationSparsePositions(t *testing.T) {
 		checkDense(t, s, b.steps[0].ID)
 	})
 }
+
+// TestBoardPagePositions: a board-order page of live tasks, or of a few
+// matching a state far apart on a large step, lists each task at its
+// rank among all the step's tasks, archived ones included.
+func TestBoardPagePositions(t *testing.T) {
+	bothEngines(t, func(t *testing.T) {
+		s, ctx := newTestStore(t), context.Background()
+		b := newBoard(t, s, "Pages")
+		const n = maxRankSpan + 200
+		seedStep(t, s, b, n)
+		step := b.steps[1].ID
+		all := listedOrder(t, s, b, step)
+		for _, i := range []int{1, 2, 5, 6, 7} {
+			must(s.ArchiveTask(ctx, all[i]))(t)
+		}
+		picked := []int{0, 3, n - 1} // one page, wider than maxRankSpan
+		for _, i := range picked {
+			if _, err := s.stmts.ExecContext(ctx, `UPDATE tasks SET state = 'REVIEW' WHERE id = ?`, all[i]); err != nil {
+				t.Fatalf("state: %v", err)
+			}
+		}
+		cases := []struct {
+			name string
+			f    kanban.TaskFilter
+			want []int // indexes into all, in order
+		}{
+			{"live", kanban.TaskFilter{}, []int{0, 3, 4, 8, 9, 10}},
+			{"review, far apart", kanban.TaskFilter{State: kanban.TaskState("REVIEW")}, picked},
+		}
+		for _, c := range cases {
+			c.f.WorkspaceID, c.f.WorkflowStepID = b.ws.ID, step
+			p := kanban.Page{Limit: 3}
+			var got []int
+			for len(got) < len(c.want) {
+				l, err := s.ListTasks(ctx, c.f, p)
+				if err != nil {
+					t.Fatalf("%s: %v", c.name, err)
+				}
+				for _, task := range l.Items {
+					if task.ID != all[task.Position] {
+						t.Fatalf("%s: task %s listed at position %d, where %s is", c.name, task.ID, task.Position, all[task.Position])
+					}
+					got = append(got, task.Position)
+				}
+				p.Cursor = l.NextCursor
+				if l.NextCursor == "" {
+					break
+				}
+			}
+			if !slices.Equal(got[:min(len(got), len(c.want))], c.want) {
+				t.Fatalf("%s: got positions %v, want %v first", c.name, got, c.want)
+			}
+			sums := must(s.ListTaskSummaries(ctx, c.f, kanban.Page{Limit: 2}))(t)
+			details := must(s.ListTaskDetails(ctx, c.f, kanban.Page{Limit: 2}))(t)
+			for i := range 2 {
+				if sums.Items[i].Position != c.want[i] || details.Items[i].Position != c.want[i] {
+					t.Fatalf("%s: summary at %d, detail at %d, want %d", c.name, sums.Items[i].Position, details.Items[i].Position, c.want[i])
+				}
+			}
+		}
+	})
+}
