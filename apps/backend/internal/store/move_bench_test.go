@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // BenchmarkMoveTask60k moves a random task of a step holding 60,000 tasks
@@ -44,5 +46,22 @@ func BenchmarkMoveTask60k(b *testing.B) {
 			slices.Sort(took)
 			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 		})
+	}
+}
+
+// BenchmarkListTaskSummariesWorkflow100k lists the first list_tasks page
+// (5 summaries, creation order, each with its position) of a workflow
+// whose one step holds 100,000 tasks.
+func BenchmarkListTaskSummariesWorkflow100k(b *testing.B) {
+	s := newTestStore(b)
+	bd := newBoard(b, s, "Bench")
+	seedStep(b, s, bd, 100_000)
+	ctx := context.Background()
+	f := kanban.TaskFilter{WorkspaceID: bd.ws.ID, WorkflowID: bd.wf.ID}
+	for b.Loop() {
+		l, err := s.ListTaskSummaries(ctx, f, kanban.Page{Limit: 5})
+		if err != nil || len(l.Items) != 5 {
+			b.Fatalf("got %v, %d items; want a full page", err, len(l.Items))
+		}
 	}
 }
