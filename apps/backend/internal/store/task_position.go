@@ -142,10 +142,10 @@ func neighbourKeys(ctx context.Context, tx txn, pl placement, blocks []stepBlock
 	if len(keys) != last-first+1 {
 		return 0, 0, false, fmt.Errorf("keys at rank: got %d keys from rank %d, want %d", len(keys), first, last-first+1)
 	}
-	switch {
-	case pl.rank == 0:
+	switch pl.rank {
+	case 0:
 		return 0, keys[len(keys)-1], true, nil
-	case pl.rank == others:
+	case others:
 		return keys[0], 0, false, nil
 	}
 	return keys[0], keys[len(keys)-1], true, nil
