@@ -65,3 +65,25 @@ func BenchmarkListTaskSummariesWorkflow100k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkListTaskSummariesWorkflowDeep100k lists a page of 50 summaries
+// 99,000 tasks deep in creation order, where each task's rank is far down
+// its step.
+func BenchmarkListTaskSummariesWorkflowDeep100k(b *testing.B) {
+	s := newTestStore(b)
+	bd := newBoard(b, s, "Bench")
+	seedStep(b, s, bd, 100_000)
+	ctx := context.Background()
+	f := kanban.TaskFilter{WorkspaceID: bd.ws.ID, WorkflowID: bd.wf.ID}
+	var created, id string
+	if err := s.db.QueryRow(`SELECT created_at, id FROM tasks ORDER BY created_at, id LIMIT 1 OFFSET 99000`).Scan(&created, &id); err != nil {
+		b.Fatalf("cursor: %v", err)
+	}
+	p := kanban.Page{Limit: 50, Cursor: encodeCursor(tasksByCreation.what, created, id)}
+	for b.Loop() {
+		l, err := s.ListTaskSummaries(ctx, f, p)
+		if err != nil || len(l.Items) != 50 {
+			b.Fatalf("got %v, %d items; want a full page", err, len(l.Items))
+		}
+	}
+}

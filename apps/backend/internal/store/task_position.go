@@ -22,14 +22,21 @@ const (
 )
 
 // rankOf is the SQL expression of the rank in its step of the tasks row
-// alias (our own constant): blocks before its block, then its block's
-// tasks with smaller keys (idx_tasks_step).
+// alias (our own constant): the tasks of the blocks before its block, then
+// those of its block with smaller keys, counted from the nearer end of
+// the block (idx_tasks_step): from its start in the block's lower half,
+// else the block's count less the keys from the task's to the block's end.
 func rankOf(alias string) string {
-	block := `(` + alias + `.position >> ` + strconv.Itoa(blockShift) + `)`
-	return `((SELECT COALESCE(SUM(rb.n), 0) FROM task_blocks rb WHERE rb.step_id = ` + alias + `.workflow_step_id
-		AND rb.block < ` + block + `)
-	+ (SELECT COUNT(*) FROM tasks rt WHERE rt.workflow_step_id = ` + alias + `.workflow_step_id
-		AND rt.position >= (` + block + ` << ` + strconv.Itoa(blockShift) + `) AND rt.position < ` + alias + `.position))`
+	shift := strconv.Itoa(blockShift)
+	step, key := alias+`.workflow_step_id`, alias+`.position`
+	block := `(` + key + ` >> ` + shift + `)`
+	start := `(` + block + ` << ` + shift + `)`
+	return `((SELECT COALESCE(SUM(rb.n), 0) FROM task_blocks rb WHERE rb.step_id = ` + step + ` AND rb.block < ` + block + `)
+	+ CASE WHEN ` + key + ` - ` + start + ` < ` + strconv.Itoa(1<<(blockShift-1)) + `
+	THEN (SELECT COUNT(*) FROM tasks rt WHERE rt.workflow_step_id = ` + step + ` AND rt.position >= ` + start + ` AND rt.position < ` + key + `)
+	ELSE (SELECT rb.n FROM task_blocks rb WHERE rb.step_id = ` + step + ` AND rb.block = ` + block + `)
+		- (SELECT COUNT(*) FROM tasks rt WHERE rt.workflow_step_id = ` + step + ` AND rt.position >= ` + key + `
+			AND rt.position < ` + start + ` + ` + strconv.Itoa(1<<blockShift) + `) END)`
 }
 
 // stepBlock is one row of task_blocks: n tasks of a step with keys in

@@ -14,7 +14,7 @@ CREATE TABLE task_blocks (
     block   INTEGER NOT NULL,
     n       INTEGER NOT NULL,
     PRIMARY KEY (step_id, block)
-);
+) WITHOUT ROWID;
 INSERT INTO task_blocks (step_id, block, n)
 SELECT workflow_step_id, position >> 30, COUNT(*) FROM tasks GROUP BY workflow_step_id, position >> 30;
 
