@@ -19,19 +19,13 @@ const taskCountCols = `(SELECT COUNT(*) FROM tasks c WHERE c.parent_id = t.id AN
 	(SELECT COUNT(*) FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on_task_id
 	 WHERE d.task_id = t.id AND b.state <> 'COMPLETED')`
 
-// taskSummaryCols read a summary: one character more of the description
-// than a preview shows, so that a cut can be told from a fit without
-// reading (or copying) the rest of it.
-var (
-	taskSummaryCols         = taskSummaryColsOf(rankOf("t"))
-	taskSummaryColsUnranked = taskSummaryColsOf("0") // see taskSelUnranked
-)
-
-func taskSummaryColsOf(rank string) string {
-	return `t.id, t.workflow_step_id, t.parent_id, t.title, t.state, ` + rank + `, t.position,
+// taskSummaryColsUnranked read a summary: one character more of the
+// description than a preview shows, so that a cut can be told from a fit
+// without reading (or copying) the rest of it. The position reads 0: a
+// listed page fills it in (fillRanks).
+var taskSummaryColsUnranked = `t.id, t.workflow_step_id, t.parent_id, t.title, t.state, 0, t.position,
 	substr(t.description, 1, ` + strconv.Itoa(kanban.PreviewLen+1) + `), t.archived_at, t.queued_for_step_id, t.queued_at,
 	t.created_at, (SELECT sp.agent_profile_id FROM task_start_profiles sp WHERE sp.task_id = t.id), ` + taskCountCols
-}
 
 // summaryRow is a summary with its creation-order and board-order keys.
 type summaryRow struct {
@@ -86,16 +80,16 @@ var (
 		scan: scanSummary, cols: tasksByPosition.cols, key: func(r summaryRow) []any { return []any{r.key, r.ID} },
 		keys64: true, bound: summaryJSONBound,
 		ranks: func(r *summaryRow) (string, int64, *int) { return r.WorkflowStepID, r.key, &r.Position }}
-	summariesByCreation = listing[summaryRow]{what: tasksByCreation.what, selectFrom: `SELECT ` + taskSummaryCols + ` FROM tasks t`,
+	summariesByCreation = listing[summaryRow]{what: tasksByCreation.what, selectFrom: `SELECT ` + taskSummaryColsUnranked + ` FROM tasks t`,
 		scan: scanSummary, cols: tasksByCreation.cols, key: func(r summaryRow) []any { return []any{r.created, r.ID} },
-		bound: summaryJSONBound}
+		bound: summaryJSONBound, ranks: summariesByPosition.ranks}
 	detailsByPosition = listing[detailRow]{what: tasksByPosition.what, selectFrom: `SELECT ` + taskSelUnranked + `, ` + taskCountCols + ` FROM tasks t`,
 		scan: scanDetail, cols: tasksByPosition.cols, key: func(d detailRow) []any { return []any{d.key, d.ID} },
 		keys64: true, bound: detailJSONBound,
 		ranks: func(d *detailRow) (string, int64, *int) { return d.WorkflowStepID, d.key, &d.Position }}
-	detailsByCreation = listing[detailRow]{what: tasksByCreation.what, selectFrom: `SELECT ` + taskSelT + `, ` + taskCountCols + ` FROM tasks t`,
+	detailsByCreation = listing[detailRow]{what: tasksByCreation.what, selectFrom: `SELECT ` + taskSelUnranked + `, ` + taskCountCols + ` FROM tasks t`,
 		scan: scanDetail, cols: tasksByCreation.cols, key: func(d detailRow) []any { return tasksByCreation.key(taskRow{Task: d.Task}) },
-		bound: detailJSONBound}
+		bound: detailJSONBound, ranks: detailsByPosition.ranks}
 )
 
 // ListTaskSummaries lists tasks as ListTasks does, as summaries with their

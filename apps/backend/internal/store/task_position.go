@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -179,16 +181,54 @@ func TaskKey(rank int) int64 { return int64(rank+1) * keyGap }
 // rest ranked one by one.
 const maxRankSpan = 4096
 
-// fillRanks sets the positions of a board-order page's tasks (on one
-// step, in key order) from their keys: the step's keys from the first
-// task's to the last's, with the first's rank as rankOf computes it, in
-// one statement, so that a page costs one rank, not one per task.
+// fillRanks sets the positions of a page's tasks from their keys: per
+// step, the step's keys from the page's first task there to its last, with
+// the first's rank as rankOf computes it, in one statement, so that a page
+// costs one rank per step, not one per task. Tasks further apart than
+// maxRankSpan keys (a filter that skips most of a step, tasks moved far
+// apart) are ranked one by one.
 func fillRanks[T any](ctx context.Context, q queryer, items []T, ranks func(*T) (string, int64, *int)) error {
-	if len(items) == 0 {
-		return nil
+	type ref struct {
+		key int64
+		pos *int
 	}
-	step, first, _ := ranks(&items[0])
-	_, last, _ := ranks(&items[len(items)-1])
+	bySteps := map[string][]ref{}
+	var steps []string
+	for i := range items {
+		st, key, pos := ranks(&items[i])
+		if _, seen := bySteps[st]; !seen {
+			steps = append(steps, st)
+		}
+		bySteps[st] = append(bySteps[st], ref{key, pos})
+	}
+	for _, st := range steps {
+		refs := bySteps[st]
+		slices.SortFunc(refs, func(a, b ref) int { return cmp.Compare(a.key, b.key) })
+		span, err := keySpan(ctx, q, st, refs[0].key, refs[len(refs)-1].key)
+		if err != nil {
+			return err
+		}
+		j := 0
+		for _, r := range refs {
+			for j < len(span) && span[j][1] < r.key {
+				j++
+			}
+			if j < len(span) && span[j][1] == r.key {
+				*r.pos = int(span[0][0]) + j
+				continue
+			}
+			if err := q.QueryRowContext(ctx, `SELECT `+rankOf("tasks")+` FROM tasks WHERE workflow_step_id = ? AND position = ? LIMIT 1`,
+				st, r.key).Scan(r.pos); err != nil {
+				return fmt.Errorf("rank: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// keySpan returns up to maxRankSpan keys of step from first to last, in
+// order, each with the rank of first.
+func keySpan(ctx context.Context, q queryer, step string, first, last int64) ([][2]int64, error) {
 	block := first >> blockShift
 	scan := func(r rowSource) (*[2]int64, error) {
 		var v [2]int64
@@ -199,22 +239,7 @@ func fillRanks[T any](ctx context.Context, q queryer, items []T, ranks func(*T) 
 		FROM tasks WHERE workflow_step_id = ? AND position >= ? AND position <= ? ORDER BY position LIMIT ?`,
 		step, block, step, block<<blockShift, first, step, first, last, maxRankSpan)
 	if err != nil {
-		return fmt.Errorf("rank: %w", err)
+		return nil, fmt.Errorf("rank: %w", err)
 	}
-	j := 0
-	for i := range items {
-		st, key, pos := ranks(&items[i])
-		for j < len(span) && span[j][1] < key {
-			j++
-		}
-		if st == step && j < len(span) && span[j][1] == key {
-			*pos = int(span[0][0]) + j
-			continue
-		}
-		if err := q.QueryRowContext(ctx, `SELECT `+rankOf("tasks")+` FROM tasks WHERE workflow_step_id = ? AND position = ? LIMIT 1`,
-			st, key).Scan(pos); err != nil {
-			return fmt.Errorf("rank: %w", err)
-		}
-	}
-	return nil
+	return span, nil
 }

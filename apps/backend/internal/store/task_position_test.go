@@ -94,6 +94,18 @@ func TestMoveTaskPositions(t *testing.T) {
 			if fetched := must(s.GetTask(ctx, m.id))(t); fetched.Position != got.Position {
 				t.Fatalf("get: position %d, want %d", fetched.Position, got.Position)
 			}
+			// Creation order, across both steps, two tasks a page.
+			for p := (kanban.Page{Limit: 2}); ; {
+				l := must(s.ListTaskSummaries(ctx, kanban.TaskFilter{WorkspaceID: b.ws.ID}, p))(t)
+				for _, x := range l.Items {
+					if i := slices.Index(want[x.WorkflowStepID], x.ID); x.Position != i {
+						t.Fatalf("creation order: %s at position %d, want %d", x.Title, x.Position, i)
+					}
+				}
+				if p.Cursor = l.NextCursor; p.Cursor == "" {
+					break
+				}
+			}
 		}
 	})
 }

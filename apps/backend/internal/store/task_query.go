@@ -69,9 +69,9 @@ var (
 		scan: scanTaskRow, cols: []string{"position", "id"}, key: func(r taskRow) []any { return []any{r.key, r.ID} },
 		keys64: true, bound: taskRowJSONBound,
 		ranks: func(r *taskRow) (string, int64, *int) { return r.WorkflowStepID, r.key, &r.Position }}
-	tasksByCreation = listing[taskRow]{what: "list tasks in creation order", selectFrom: `SELECT ` + taskSel + ` FROM tasks`,
+	tasksByCreation = listing[taskRow]{what: "list tasks in creation order", selectFrom: `SELECT ` + taskSelUnranked + ` FROM tasks t`,
 		scan: scanTaskRow, cols: []string{"created_at", "id"}, key: func(r taskRow) []any { return []any{fmtTime(r.CreatedAt), r.ID} },
-		bound: taskRowJSONBound}
+		bound: taskRowJSONBound, ranks: tasksByPosition.ranks}
 )
 
 func taskRowJSONBound(r taskRow) int { return taskJSONBound(r.Task) }
