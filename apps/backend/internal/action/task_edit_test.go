@@ -69,8 +69,10 @@ func TestTaskUnarchive(t *testing.T) {
 	limit = 0
 	call[kanban.WorkflowStep](h, operator, kanban.ActionWorkflowStepUpdate, StepUpdateIn{StepID: task.WorkflowStepID, WIPLimit: &limit})
 	back := call[kanban.Task](h, operator, kanban.ActionTaskUnarchive, TaskRefIn{TaskID: task.ID})
-	if back.ArchivedAt != nil || back.Position <= other.Position {
-		t.Fatalf("unarchived: got archived_at %v, position %d, want active after %d", back.ArchivedAt, back.Position, other.Position)
+	now := call[kanban.Task](h, operator, kanban.ActionTaskGet, IDIn{ID: other.ID})
+	if back.ArchivedAt != nil || back.Position != 1 || now.Position != 0 {
+		t.Fatalf("unarchived: got archived_at %v, position %d (the other task's %d), want active at 1, last, after 0",
+			back.ArchivedAt, back.Position, now.Position)
 	}
 	if !h.pub.has(WorkspaceTopic(h.ws), kanban.EventTaskUpdated.Name()) {
 		t.Fatal("no task.updated event")

@@ -159,7 +159,7 @@ func seedTasks(ctx context.Context, st *store.Store, b bigBoard, n int) (err err
 	for i := range n {
 		ts := base.Add(time.Duration(i) * time.Millisecond).UTC().Format(seedTimeLayout)
 		if _, err := ins.ExecContext(ctx, kanban.NewID(), b.workspace, b.workflow, b.step,
-			fmt.Sprintf("Seeded task %d", i), "Seeded by kandev-bench for the 100k-task listing.", i, ts, ts, ts); err != nil {
+			fmt.Sprintf("Seeded task %d", i), "Seeded by kandev-bench for the 100k-task listing.", store.TaskKey(i), ts, ts, ts); err != nil {
 			return fmt.Errorf("seed: %w", err)
 		}
 	}

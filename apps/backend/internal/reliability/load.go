@@ -134,10 +134,10 @@ func (l *loadRun) verify(ctx context.Context, sc *scenarioRun, dataDir string) {
 		sc.check(positionsDense(ctx, db))
 		if n, err := scalar(ctx, db, `SELECT MAX(c) FROM (SELECT COUNT(*) AS c FROM tasks GROUP BY workflow_step_id)`); err == nil {
 			sc.s.Figures["largest_step_tasks"] = float64(n)
-			sc.s.Notes = append(sc.s.Notes, fmt.Sprintf("Positions within a step are dense (0..n-1), so a move to an explicit position "+
-				"shifts every task after it: with up to %d tasks in a step, such a move rewrites that many rows while holding the "+
-				"database's write lock, and every write queued behind it waits. The bridges' calls include "+
-				"ask_user_question_kandev, whose latency is the wait for the answer.", n))
+			sc.s.Notes = append(sc.s.Notes, fmt.Sprintf("Positions within a step are dense (0..n-1) ranks of sparse sort keys, "+
+				"so a move to an explicit position writes the moved task alone, whatever the step holds (up to %d tasks in a step "+
+				"here); only a move that finds no room between its neighbours' keys renumbers the step, in the same transaction. "+
+				"The bridges' calls include ask_user_question_kandev, whose latency is the wait for the answer.", n))
 		}
 		sc.check(wipHeld(ctx, db))
 		pending, err := scalar(ctx, db, `SELECT COUNT(*) FROM questions WHERE state = 'pending'`)

@@ -18,11 +18,13 @@ type sqliteTable struct {
 
 // sqliteTables reads the tables of a SQLite schema from its catalog,
 // parents before the tables that reference them. Left out: each side's
-// own schema_migrations, and the cluster_ tables, which hold what running
-// backends coordinate through rather than the board.
+// own schema_migrations, the cluster_ tables, which hold what running
+// backends coordinate through rather than the board, and task_blocks,
+// which the target's triggers rebuild from the tasks copied.
 func sqliteTables(ctx context.Context, tx *sql.Tx) ([]sqliteTable, error) {
 	names, err := scanStrings(ctx, tx, `SELECT name FROM sqlite_master WHERE type = 'table'
-		AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'cluster_%' AND name <> 'schema_migrations' ORDER BY name`)
+		AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'cluster_%' AND name <> 'schema_migrations'
+		AND name <> 'task_blocks' ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}

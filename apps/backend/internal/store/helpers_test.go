@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/pgtest"
 )
@@ -182,22 +184,40 @@ func wantCode(t testing.TB, err error, code kanban.Code) {
 	}
 }
 
-// stepPositions returns the positions of the tasks on step in board order.
+// stepPositions returns the positions (ranks) the store exposes for the
+// tasks on step.
 func stepPositions(t testing.TB, s *Store, stepID string) map[string]int {
 	t.Helper()
-	rows, err := s.stmts.QueryContext(context.Background(), `SELECT id, position FROM tasks WHERE workflow_step_id = ?`, stepID)
+	out := map[string]int{}
+	for _, r := range stepRows(t, s, stepID) {
+		out[r.id] = r.rank
+	}
+	return out
+}
+
+// stepRow is a task of a step as stored: its key and the rank rankOf gives.
+type stepRow struct {
+	id   string
+	key  int64
+	rank int
+}
+
+// stepRows returns the tasks of step in key order.
+func stepRows(t testing.TB, s *Store, stepID string) []stepRow {
+	t.Helper()
+	rows, err := s.stmts.QueryContext(context.Background(), `SELECT id, position, `+rankOf("tasks")+`
+		FROM tasks WHERE workflow_step_id = ? ORDER BY position, id`, stepID)
 	if err != nil {
 		t.Fatalf("positions: %v", err)
 	}
 	defer func() { _ = rows.Close() }()
-	out := map[string]int{}
+	var out []stepRow
 	for rows.Next() {
-		var id string
-		var pos int
-		if err := rows.Scan(&id, &pos); err != nil {
+		var r stepRow
+		if err := rows.Scan(&r.id, &r.key, &r.rank); err != nil {
 			t.Fatalf("positions: %v", err)
 		}
-		out[id] = pos
+		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatalf("positions: %v", err)
@@ -205,15 +225,40 @@ func stepPositions(t testing.TB, s *Store, stepID string) map[string]int {
 	return out
 }
 
-// checkDense fails unless the step's task positions are exactly 0..n-1.
+// checkDense fails unless the step's keys are unique and the positions
+// the store exposes are exactly their ranks 0..n-1, and unless the step's
+// task_blocks counts are those of its tasks' keys.
 func checkDense(t testing.TB, s *Store, stepID string) {
 	t.Helper()
-	pos := stepPositions(t, s, stepID)
-	seen := make([]bool, len(pos))
-	for id, p := range pos {
-		if p < 0 || p >= len(pos) || seen[p] {
-			t.Fatalf("task %s has position %d, want a unique position in 0..%d", id, p, len(pos)-1)
+	want := map[int64]int{}
+	rs := stepRows(t, s, stepID)
+	for i, r := range rs {
+		if r.rank != i {
+			t.Fatalf("task %s (key %d) has position %d, want %d, its rank", r.id, r.key, r.rank, i)
 		}
-		seen[p] = true
+		if i > 0 && rs[i-1].key == r.key {
+			t.Fatalf("task %s shares key %d with the task before it", r.id, r.key)
+		}
+		want[r.key>>blockShift]++
+	}
+	rows, err := s.stmts.QueryContext(context.Background(), `SELECT block, n FROM task_blocks WHERE step_id = ? AND n <> 0`, stepID)
+	if err != nil {
+		t.Fatalf("blocks: %v", err)
+	}
+	defer func() { _ = rows.Close() }()
+	got := map[int64]int{}
+	for rows.Next() {
+		var b int64
+		var n int
+		if err := rows.Scan(&b, &n); err != nil {
+			t.Fatalf("blocks: %v", err)
+		}
+		got[b] = n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("blocks: %v", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("task_blocks of step (-counted +stored):\n%s", diff)
 	}
 }

@@ -97,6 +97,11 @@ type listing[T any] struct {
 	// bound, when set, bounds a row's JSON size from above (see
 	// withinBudget); rows are encoded to be measured otherwise.
 	bound func(T) int
+	// keys64 says the integer keys are 64-bit columns (sparse task keys).
+	keys64 bool
+	// ranks, when set, gives a listed task's step, key and position: a
+	// board-order page reads no positions and fills them in (fillRanks).
+	ranks func(*T) (step string, key int64, pos *int)
 }
 
 // page returns page p (already normalized) of the rows matching where (SQL
@@ -118,6 +123,11 @@ func (l listing[T]) page(ctx context.Context, q queryer, p kanban.Page, where st
 	if n := withinBudget(rows, p.Limit, l.bound); n < len(rows) {
 		out.Items = rows[:n]
 		out.NextCursor = encodeCursor(l.what, l.key(rows[n-1])...)
+	}
+	if l.ranks != nil {
+		if err := fillRanks(ctx, q, out.Items, l.ranks); err != nil {
+			return nil, fmt.Errorf("%s: %w", l.what, err)
+		}
 	}
 	return out, nil
 }
@@ -175,9 +185,10 @@ func (l listing[T]) after(c string) ([]any, error) {
 		case *string:
 			vals[i] = *d
 		case *int64:
-			// Keyset integers (positions, sequence numbers) are 32-bit
-			// columns on PostgreSQL: a larger one is no cursor of ours.
-			if *d < math.MinInt32 || *d > math.MaxInt32 {
+			// Keyset integers (sequence numbers, step positions) are
+			// 32-bit columns on PostgreSQL unless keys64 (task keys): a
+			// larger one is no cursor of ours.
+			if !l.keys64 && (*d < math.MinInt32 || *d > math.MaxInt32) {
 				return nil, kanban.FieldError("cursor", "is not a valid cursor for this list")
 			}
 			vals[i] = *d

@@ -9,28 +9,32 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// taskCols lists the tasks columns in scanTask order; taskColsT is the same
-// list qualified with the alias t, for joins.
-const (
-	taskCols = `id, workspace_id, workflow_id, workflow_step_id, parent_id, title, description, state,
+// taskCols lists the tasks columns in insert order (position is the
+// task's sparse key, see task_position.go).
+const taskCols = `id, workspace_id, workflow_id, workflow_step_id, parent_id, title, description, state,
 	position, external_id, start_when_unblocked, launch_prompt, archived_at, created_at, updated_at,
 	queued_for_step_id, queued_at, step_entered_at, autopilot, workspace_mode, created_by_task_id`
-	taskColsT = `t.id, t.workspace_id, t.workflow_id, t.workflow_step_id, t.parent_id, t.title, t.description,
-	t.state, t.position, t.external_id, t.start_when_unblocked, t.launch_prompt, t.archived_at, t.created_at, t.updated_at,
-	t.queued_for_step_id, t.queued_at, t.step_entered_at, t.autopilot, t.workspace_mode, t.created_by_task_id`
+
+// taskSel and taskSelT are what a SELECT of tasks reads (scanTask order),
+// from tasks (taskSel) or tasks aliased t (taskSelT): the columns, the
+// rank in its step in place of the key, the profiles kept with the task
+// (task_start_profiles, by its primary key), then the key. taskSelUnranked
+// reads 0 for the rank, which a board-order page fills in (fillRanks).
+var (
+	taskSel         = taskSelOf("tasks", rankOf("tasks"))
+	taskSelT        = taskSelOf("t", rankOf("t"))
+	taskSelUnranked = taskSelOf("t", "0")
 )
 
-// taskSel and taskSelT are what a SELECT of tasks reads (scanTask order):
-// taskCols (taskColsT), then the profiles kept with the task
-// (task_start_profiles, by its primary key).
-const (
-	taskSel = taskCols + `,
-	(SELECT sp.agent_profile_id FROM task_start_profiles sp WHERE sp.task_id = tasks.id),
-	(SELECT sp.executor_profile_id FROM task_start_profiles sp WHERE sp.task_id = tasks.id)`
-	taskSelT = taskColsT + `,
-	(SELECT sp.agent_profile_id FROM task_start_profiles sp WHERE sp.task_id = t.id),
-	(SELECT sp.executor_profile_id FROM task_start_profiles sp WHERE sp.task_id = t.id)`
-)
+func taskSelOf(a, rank string) string {
+	return a + `.id, ` + a + `.workspace_id, ` + a + `.workflow_id, ` + a + `.workflow_step_id, ` + a + `.parent_id, ` +
+		a + `.title, ` + a + `.description, ` + a + `.state, ` + rank + `, ` + a + `.external_id, ` +
+		a + `.start_when_unblocked, ` + a + `.launch_prompt, ` + a + `.archived_at, ` + a + `.created_at, ` + a + `.updated_at, ` +
+		a + `.queued_for_step_id, ` + a + `.queued_at, ` + a + `.step_entered_at, ` + a + `.autopilot, ` + a + `.workspace_mode, ` +
+		a + `.created_by_task_id,
+	(SELECT sp.agent_profile_id FROM task_start_profiles sp WHERE sp.task_id = ` + a + `.id),
+	(SELECT sp.executor_profile_id FROM task_start_profiles sp WHERE sp.task_id = ` + a + `.id), ` + a + `.position`
+}
 
 func scanTask(r rowSource) (*kanban.Task, error) {
 	var t kanban.Task
@@ -43,12 +47,18 @@ func scanTask(r rowSource) (*kanban.Task, error) {
 // scanTaskInto scans the taskSel columns of a row into t, then the row's
 // further columns into extra.
 func scanTaskInto(r rowSource, t *kanban.Task, extra ...any) error {
+	var key int64
+	return scanTaskKeyed(r, t, &key, extra...)
+}
+
+// scanTaskKeyed is scanTaskInto that keeps the task's key.
+func scanTaskKeyed(r rowSource, t *kanban.Task, key *int64, extra ...any) error {
 	var parent, ext, archived, queuedFor, queuedAt, creator, agent, executor sql.NullString
 	var start, autopilot int
 	var created, updated, entered string
 	if err := r.Scan(append([]any{&t.ID, &t.WorkspaceID, &t.WorkflowID, &t.WorkflowStepID, &parent, &t.Title,
 		&t.Description, &t.State, &t.Position, &ext, &start, &t.LaunchPrompt,
-		&archived, &created, &updated, &queuedFor, &queuedAt, &entered, &autopilot, &t.WorkspaceMode, &creator, &agent, &executor}, extra...)...); err != nil {
+		&archived, &created, &updated, &queuedFor, &queuedAt, &entered, &autopilot, &t.WorkspaceMode, &creator, &agent, &executor, key}, extra...)...); err != nil {
 		return err
 	}
 	t.AgentProfileID, t.ExecutorProfileID = agent.String, executor.String
@@ -175,13 +185,13 @@ func insertTask(ctx context.Context, tx txn, in kanban.TaskCreate) (*kanban.Task
 		Autopilot: in.Autopilot, WorkspaceMode: in.WorkspaceMode, CreatedByTaskID: in.CreatedByTaskID, CreatedAt: now, UpdatedAt: now,
 		AgentProfileID: in.StartAgentProfileID, ExecutorProfileID: in.StartExecutorProfileID}
 	t.StepEnteredAt = now
-	// The task goes last on its step: the position is computed in the
-	// insert and returned by it.
+	// The task goes last on its step: its key, past the step's last, is
+	// computed in the insert, which returns its rank.
 	err := tx.QueryRowContext(ctx, `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?,
-		(SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE workflow_step_id = ?),
-		?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?) RETURNING position`,
+		(SELECT COALESCE(MAX(position), 0) + ? FROM tasks WHERE workflow_step_id = ?),
+		?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?) RETURNING `+rankOf("tasks"),
 		t.ID, t.WorkspaceID, t.WorkflowID, t.WorkflowStepID, nullString(t.ParentID), t.Title, t.Description,
-		string(t.State), t.WorkflowStepID, nullString(t.ExternalID), boolInt(t.StartWhenUnblocked), t.LaunchPrompt,
+		string(t.State), int64(keyGap), t.WorkflowStepID, nullString(t.ExternalID), boolInt(t.StartWhenUnblocked), t.LaunchPrompt,
 		nil, fmtTime(now), fmtTime(now), fmtTime(now), boolInt(t.Autopilot), t.WorkspaceMode, nullString(t.CreatedByTaskID)).Scan(&t.Position)
 	if err != nil {
 		return nil, fmt.Errorf("create task: %w", err)
@@ -376,35 +386,15 @@ func (s *Store) ArchiveTask(ctx context.Context, id string) (*kanban.Task, error
 
 // DeleteTask deletes a task; foreign keys cascade its sessions, messages,
 // plans, documents, artifacts, edges and repository links, and detach its
-// children. The step's remaining positions close the gap.
+// children. The step's remaining positions close the gap (they are ranks).
 func (s *Store) DeleteTask(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx txn) error {
-		t, err := getTask(ctx, tx, id)
-		if err != nil {
+		if _, err := getTask(ctx, tx, id); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM tasks WHERE id = ?`, id); err != nil {
 			return fmt.Errorf("delete task: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET position = position - 1 WHERE workflow_step_id = ? AND position > ?`,
-			t.WorkflowStepID, t.Position); err != nil {
-			return fmt.Errorf("delete task: renumber: %w", err)
-		}
 		return nil
 	})
-}
-
-// execStmt is one SQL statement with its arguments.
-type execStmt struct {
-	query string
-	args  []any
-}
-
-func execEach(ctx context.Context, tx txn, stmts ...execStmt) error {
-	for _, st := range stmts {
-		if _, err := tx.ExecContext(ctx, st.query, st.args...); err != nil {
-			return err
-		}
-	}
-	return nil
 }

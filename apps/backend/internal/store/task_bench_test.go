@@ -12,7 +12,7 @@ import (
 )
 
 // seedStep inserts n tasks on the board's In Progress step (positions
-// 0..n-1) with raw inserts in one transaction, far faster than CreateTask.
+// 0..n-1, keys keyGap apart) with raw inserts in one transaction, far faster than CreateTask.
 func seedStep(tb testing.TB, s *Store, b board, n int) {
 	tb.Helper()
 	ctx := context.Background()
@@ -21,7 +21,11 @@ func seedStep(tb testing.TB, s *Store, b board, n int) {
 		tb.Fatalf("begin: %v", err)
 	}
 	defer func() { _ = tx.Rollback() }() // a no-op after Commit
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, NULL, ?, '', 'TODO', ?, NULL, 0, '', NULL, ?, ?, NULL, NULL, ?, 0, '', NULL)`)
+	q := `INSERT INTO tasks (` + taskCols + `) VALUES (?, ?, ?, ?, NULL, ?, '', 'TODO', ?, NULL, 0, '', NULL, ?, ?, NULL, NULL, ?, 0, '', NULL)`
+	if s.eng == Postgres {
+		q = rebind(q)
+	}
+	ins, err := tx.PrepareContext(ctx, q)
 	if err != nil {
 		tb.Fatalf("prepare: %v", err)
 	}
@@ -29,7 +33,7 @@ func seedStep(tb testing.TB, s *Store, b board, n int) {
 	base := kanban.Now()
 	for i := range n {
 		ts := fmtTime(base.Add(time.Duration(i) * time.Microsecond))
-		if _, err := ins.ExecContext(ctx, kanban.NewID(), b.ws.ID, b.wf.ID, b.steps[1].ID, fmt.Sprintf("task %d", i), i, ts, ts, ts); err != nil {
+		if _, err := ins.ExecContext(ctx, kanban.NewID(), b.ws.ID, b.wf.ID, b.steps[1].ID, fmt.Sprintf("task %d", i), TaskKey(i), ts, ts, ts); err != nil {
 			tb.Fatalf("insert: %v", err)
 		}
 	}
@@ -42,10 +46,12 @@ func seedStep(tb testing.TB, s *Store, b board, n int) {
 func deepCursor(tb testing.TB, s *Store, stepID string, pos int) string {
 	tb.Helper()
 	var id string
-	if err := s.db.QueryRow(`SELECT id FROM tasks WHERE workflow_step_id = ? AND position = ?`, stepID, pos).Scan(&id); err != nil {
+	var key int64
+	if err := s.db.QueryRow(`SELECT id, position FROM tasks WHERE workflow_step_id = ? ORDER BY position, id LIMIT 1 OFFSET ?`,
+		stepID, pos).Scan(&id, &key); err != nil {
 		tb.Fatalf("deep cursor: %v", err)
 	}
-	return encodeCursor(tasksByPosition.what, pos, id)
+	return encodeCursor(tasksByPosition.what, key, id)
 }
 
 func benchmarkListTasks(b *testing.B, deep bool) {

@@ -44,7 +44,8 @@ func TestUpdateTaskProfiles(t *testing.T) {
 	})
 }
 
-// TestUnarchiveTask: an archived task comes back last on its step; a full
+// TestUnarchiveTask: an archived task comes back last on its step (its
+// position is its rank there: 1 of tasks 0..1); a full
 // step refuses it and nothing changes; an active task is left as it is.
 func TestUnarchiveTask(t *testing.T) {
 	bothEngines(t, func(t *testing.T) {
@@ -65,9 +66,10 @@ func TestUnarchiveTask(t *testing.T) {
 		limit = 0
 		must(s.UpdateStep(ctx, b.steps[0].ID, kanban.StepUpdate{WIPLimit: &limit}))(t)
 		back := must(s.UnarchiveTask(ctx, task.ID))(t)
-		if back.ArchivedAt != nil || back.Position != 2 {
-			t.Fatalf("unarchived: got archived_at %v at %d, want active at 2 (last)", back.ArchivedAt, back.Position)
+		if back.ArchivedAt != nil || back.Position != 1 {
+			t.Fatalf("unarchived: got archived_at %v at %d, want active at 1 (last)", back.ArchivedAt, back.Position)
 		}
+		checkDense(t, s, b.steps[0].ID)
 		if again := must(s.UnarchiveTask(ctx, task.ID))(t); again.Position != back.Position || !again.UpdatedAt.Equal(back.UpdatedAt) {
 			t.Fatalf("an active task: got %+v, want it unchanged", again)
 		}

@@ -8,7 +8,8 @@ import (
 )
 
 // MoveTask moves a task within its workflow; see kanban.TaskService. Task
-// positions stay dense (0..n-1) in the source and target steps.
+// positions stay dense (0..n-1) in the source and target steps: they are
+// ranks of sparse keys (task_position.go), and a move writes one key.
 func (s *Store) MoveTask(ctx context.Context, id, stepID string, position int) (*kanban.Task, error) {
 	return s.moveTask(ctx, id, stepID, position, false)
 }
@@ -90,47 +91,37 @@ func checkWIP(ctx context.Context, tx txn, t *kanban.Task, st *kanban.WorkflowSt
 	return nil
 }
 
-// placeTask puts t at position in stepID, shifting its neighbours so both
-// steps keep dense positions, and updates t in place.
+// placeTask puts t at position in stepID (its rank there; -1 or past the
+// end means last) by giving it a key between its new neighbours', and
+// updates t in place.
 func placeTask(ctx context.Context, tx txn, t *kanban.Task, stepID string, position int) error {
-	var n int // tasks on the target step other than t
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE workflow_step_id = ?`,
-		stepID).Scan(&n); err != nil {
+	blocks, err := stepBlocks(ctx, tx, stepID)
+	if err != nil {
 		return fmt.Errorf("move task: %w", err)
 	}
 	same := stepID == t.WorkflowStepID
+	pl := placement{stepID: stepID, from: -1, rank: position}
+	others := stepSize(blocks) // tasks on the target step other than t
 	if same {
-		n--
+		pl.from = t.Position
+		others--
 	}
-	if position == -1 || position > n {
-		position = n
+	if pl.rank == -1 || pl.rank > others {
+		pl.rank = others
 	}
-	var err error
-	if same {
-		err = execEach(ctx, tx,
-			execStmt{`UPDATE tasks SET position = position - 1 WHERE workflow_step_id = ? AND position > ? AND position <= ?`,
-				[]any{stepID, t.Position, position}},
-			execStmt{`UPDATE tasks SET position = position + 1 WHERE workflow_step_id = ? AND position >= ? AND position < ?`,
-				[]any{stepID, position, t.Position}})
-	} else {
-		err = execEach(ctx, tx,
-			execStmt{`UPDATE tasks SET position = position - 1 WHERE workflow_step_id = ? AND position > ?`,
-				[]any{t.WorkflowStepID, t.Position}},
-			execStmt{`UPDATE tasks SET position = position + 1 WHERE workflow_step_id = ? AND position >= ?`,
-				[]any{stepID, position}})
-	}
+	key, err := keyFor(ctx, tx, pl, blocks, others)
 	if err != nil {
-		return fmt.Errorf("move task: shift: %w", err)
+		return fmt.Errorf("move task: %w", err)
 	}
 	now := kanban.Now()
 	if !same {
 		t.StepEnteredAt = now
 	}
-	t.WorkflowStepID, t.Position, t.UpdatedAt = stepID, position, now
+	t.WorkflowStepID, t.Position, t.UpdatedAt = stepID, pl.rank, now
 	t.QueuedForStepID, t.QueuedAt = "", nil // any move ends a wait for admission
 	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET workflow_step_id = ?, position = ?, updated_at = ?, step_entered_at = ?,
 		queued_for_step_id = NULL, queued_at = NULL WHERE id = ?`,
-		stepID, position, fmtTime(t.UpdatedAt), fmtTime(t.StepEnteredAt), t.ID); err != nil {
+		stepID, key, fmtTime(t.UpdatedAt), fmtTime(t.StepEnteredAt), t.ID); err != nil {
 		return fmt.Errorf("move task: %w", err)
 	}
 	return nil
@@ -163,8 +154,8 @@ func (s *Store) UnarchiveTask(ctx context.Context, id string) (*kanban.Task, err
 		}
 		now := fmtTime(kanban.Now())
 		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET archived_at = NULL, updated_at = ?,
-			position = (SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE workflow_step_id = ?) WHERE id = ?`,
-			now, st.ID, id); err != nil {
+			position = (SELECT COALESCE(MAX(position), 0) + ? FROM tasks WHERE workflow_step_id = ?) WHERE id = ?`,
+			now, int64(keyGap), st.ID, id); err != nil {
 			return fmt.Errorf("unarchive task: %w", err)
 		}
 		out, err = getTask(ctx, tx, id)

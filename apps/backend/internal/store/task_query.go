@@ -16,7 +16,19 @@ import (
 // idx_tasks_workflow_created, idx_tasks_parent, idx_tasks_workspace_created),
 // so deep pages cost the same as the first.
 func (s *Store) ListTasks(ctx context.Context, f kanban.TaskFilter, p kanban.Page) (*kanban.List[kanban.Task], error) {
-	return taskPage(ctx, s, f, p, taskListing(f))
+	rows, err := taskPage(ctx, s, f, p, taskListing(f))
+	return unwrapRows(rows, err, func(r taskRow) kanban.Task { return r.Task })
+}
+
+// taskRow is a listed task with its board-order key.
+type taskRow struct {
+	kanban.Task
+	key int64
+}
+
+func scanTaskRow(r rowSource) (*taskRow, error) {
+	var row taskRow
+	return &row, scanTaskKeyed(r, &row.Task, &row.key)
 }
 
 // taskPage checks a task listing's filter and page and returns page p of
@@ -48,18 +60,21 @@ func taskPage[T any](ctx context.Context, s *Store, f kanban.TaskFilter, p kanba
 
 // taskListing is the order of f's tasks: board order on a step, else
 // creation order.
-func taskListing(f kanban.TaskFilter) listing[kanban.Task] {
+func taskListing(f kanban.TaskFilter) listing[taskRow] {
 	return inOrder(f, tasksByPosition, tasksByCreation)
 }
 
 var (
-	tasksByPosition = listing[kanban.Task]{what: "list tasks in board order", selectFrom: `SELECT ` + taskSel + ` FROM tasks`,
-		scan: scanTask, cols: []string{"position", "id"}, key: func(t kanban.Task) []any { return []any{t.Position, t.ID} },
-		bound: taskJSONBound}
-	tasksByCreation = listing[kanban.Task]{what: "list tasks in creation order", selectFrom: `SELECT ` + taskSel + ` FROM tasks`,
-		scan: scanTask, cols: []string{"created_at", "id"}, key: func(t kanban.Task) []any { return []any{fmtTime(t.CreatedAt), t.ID} },
-		bound: taskJSONBound}
+	tasksByPosition = listing[taskRow]{what: "list tasks in board order", selectFrom: `SELECT ` + taskSelUnranked + ` FROM tasks t`,
+		scan: scanTaskRow, cols: []string{"position", "id"}, key: func(r taskRow) []any { return []any{r.key, r.ID} },
+		keys64: true, bound: taskRowJSONBound,
+		ranks: func(r *taskRow) (string, int64, *int) { return r.WorkflowStepID, r.key, &r.Position }}
+	tasksByCreation = listing[taskRow]{what: "list tasks in creation order", selectFrom: `SELECT ` + taskSelUnranked + ` FROM tasks t`,
+		scan: scanTaskRow, cols: []string{"created_at", "id"}, key: func(r taskRow) []any { return []any{fmtTime(r.CreatedAt), r.ID} },
+		bound: taskRowJSONBound, ranks: tasksByPosition.ranks}
 )
+
+func taskRowJSONBound(r taskRow) int { return taskJSONBound(r.Task) }
 
 // taskJSONFixed bounds the JSON of a task apart from its strings: keys,
 // quotes and punctuation (under 450 bytes), the position (20), the two
