@@ -39,7 +39,9 @@ func run(t *testing.T, limit time.Duration, dir string, env []string, name strin
 
 func runErr(t *testing.T, limit time.Duration, dir string, env []string, name string, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), limit)
+	// Not ended with t's context: cleanups (removing containers and
+	// images) run after it is cancelled.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
@@ -47,6 +49,15 @@ func runErr(t *testing.T, limit time.Duration, dir string, env []string, name st
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// cleanup runs a command when t ends; its failure fails t.
+func cleanup(t *testing.T, env []string, name string, args ...string) {
+	t.Cleanup(func() {
+		if out, err := runErr(t, time.Minute, "", env, name, args...); err != nil {
+			t.Errorf("cleanup: %s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+	})
 }
 
 // serve starts `BIN serve` on a free loopback port with its data dir in

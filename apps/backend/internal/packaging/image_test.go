@@ -30,7 +30,10 @@ import (
 // (the operator token file there is the container user's), and serves
 // /mcp to the token read from that volume: tools/list answers, a request
 // without the token is 401 and one naming a foreign Host is 403.
-// The container, its volume and the image are removed after.
+// `docker exec … kandev token` prints the same token. A second container
+// with the image's defaults (0.0.0.0:38429) on a network of its own turns
+// healthy too. The containers, their volumes and the image are removed
+// after.
 func TestContainerImage(t *testing.T) {
 	d := dockertest.Require(t)
 	var env []string
@@ -41,7 +44,7 @@ func TestContainerImage(t *testing.T) {
 	image, name := "kandev-test/kandev:"+stamp, "kandev-image-test-"+stamp
 	const version = "v0.0.2-image-test"
 	run(t, 15*time.Minute, moduleRoot(t), env, "make", "image", "BIN="+t.TempDir(), "IMAGE="+image, "VERSION="+version)
-	t.Cleanup(func() { runErr(t, time.Minute, "", env, "docker", "rmi", "-f", image) }) //nolint:errcheck // best effort
+	cleanup(t, env, "docker", "rmi", image)
 
 	cfg := inspect[struct {
 		User        string
@@ -54,12 +57,15 @@ func TestContainerImage(t *testing.T) {
 	addr := freeLoopback(t)
 	run(t, time.Minute, "", env, "docker", "run", "-d", "--name", name, "--network", "host",
 		"--health-interval", "1s", "--health-start-period", "30s", "-e", "KANDEV_ADDR="+addr, image)
-	t.Cleanup(func() { runErr(t, time.Minute, "", env, "docker", "rm", "-f", "-v", name) }) //nolint:errcheck // best effort
+	cleanup(t, env, "docker", "rm", "-f", "-v", name)
 	waitHealthy(t, env, name, 90*time.Second)
 
 	tok, uid := tokenFromVolume(t, env, name)
 	if uid != 10001 {
 		t.Fatalf("token file owner: got uid %d, want 10001", uid)
+	}
+	if out := run(t, time.Minute, "", env, "docker", "exec", name, "kandev", "token"); strings.TrimSpace(out) != tok {
+		t.Fatalf("docker exec kandev token: got %q, want the volume's token", out)
 	}
 	url := "http://" + addr
 	if code := post(t, url+"/mcp", "", ""); code != http.StatusUnauthorized {
@@ -69,6 +75,12 @@ func TestContainerImage(t *testing.T) {
 		t.Fatalf("/mcp naming a foreign Host: got %d, want 403", code)
 	}
 	listTools(t, url+"/mcp", tok, version)
+
+	// The image's own defaults (0.0.0.0:38429, the healthcheck asking
+	// loopback), on a network namespace of the container's own.
+	run(t, time.Minute, "", env, "docker", "run", "-d", "--name", name+"-defaults", "--network", "none", "--health-interval", "1s", image)
+	cleanup(t, env, "docker", "rm", "-f", "-v", name+"-defaults")
+	waitHealthy(t, env, name+"-defaults", 90*time.Second)
 }
 
 // inspect decodes docker inspect's rendering of format for obj.
