@@ -23,6 +23,7 @@ const modulePath = "github.com/kandev/kandev/apps/backend"
 // from its build info (no -ldflags), serves /healthz and the board's
 // embedded assets.
 func TestGoInstallAtVersion(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("slow (a go install from a module proxy): skipped under -short")
 	}

@@ -35,6 +35,7 @@ import (
 // healthy too. The containers, their volumes and the image are removed
 // after.
 func TestContainerImage(t *testing.T) {
+	t.Parallel()
 	d := dockertest.Require(t)
 	var env []string
 	if d.Host != "" {

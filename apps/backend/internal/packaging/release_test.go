@@ -27,6 +27,7 @@ import (
 // so this checks the packing, not the compiler, which -trimpath and no
 // VCS stamp or build id make reproducible).
 func TestReleaseArchives(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("slow (a -trimpath build of everything on a cold cache): skipped under -short")
 	}

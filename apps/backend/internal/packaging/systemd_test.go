@@ -21,6 +21,7 @@ const maxExposure = 2.5
 // exposure is at most maxExposure. verify checks that ExecStart's binary
 // exists, so the unit is verified with its path pointed at a real file.
 func TestSystemdUnit(t *testing.T) {
+	t.Parallel()
 	sa, err := exec.LookPath("systemd-analyze")
 	if err != nil {
 		t.Skip("*** SKIPPED: systemd-analyze is not installed (Debian's systemd package has it) ***")
