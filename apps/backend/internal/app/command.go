@@ -43,6 +43,7 @@ commands:
   restore --from FILE [--data-dir DIR] a backup into a new or empty data dir
   token [--backend URL]         print the operator token (of the backend running at URL)
   version [--data-dir DIR | --database URL]   the binary's and the database's schema versions
+  healthcheck [--addr HOST:PORT] exit 0 when the backend at HOST:PORT answers /healthz (container HEALTHCHECK)
 Run "kandev <command> -h" for a command's flags.
 `
 
@@ -104,6 +105,8 @@ func Main(ctx context.Context, args []string, std Stdio) error {
 		return err
 	case "version":
 		return versionCmd(ctx, rest, stdout, stderr)
+	case "healthcheck":
+		return healthcheckCmd(ctx, rest, stdout, stderr)
 	case "backup":
 		return backupCmd(ctx, rest, stdout, stderr)
 	case "restore":

@@ -16,9 +16,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 )
 
-// Version is reported in initialize.
-var Version = "dev"
-
 // Config configures a Server.
 type Config struct {
 	Compiled *Compiled
