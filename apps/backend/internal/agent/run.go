@@ -69,6 +69,10 @@ type run struct {
 
 	turn turnState
 
+	// usage is what the agent reported of its session's usage during the
+	// current turn (usage.go).
+	usage usageSeen
+
 	// box is the run's container (Docker executor), set and removed by
 	// the run's goroutine only (docker.go).
 	box *box
