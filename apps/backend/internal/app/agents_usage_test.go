@@ -54,6 +54,13 @@ func TestAgentUsage(t *testing.T) {
 			t.Fatalf("%s usage %+v (%+v), want the session's", name, got, got.UsageTotals)
 		}
 	}
+	// The session list (list_task_sessions_kandev over MCP) carries each
+	// session's totals.
+	var listed kanban.List[kanban.Session]
+	e.decode(e.call(e.operatorMCP(), "list_task_sessions_kandev", mustJSON(t, map[string]any{"task_id": task.ID})), &listed)
+	if len(listed.Items) != 1 || listed.Items[0].Usage == nil || listed.Items[0].Usage.Turns != 2 || listed.Items[0].Usage.Input != 1295 {
+		t.Fatalf("listed sessions %+v, want the session with its usage", listed.Items)
+	}
 	deadline := time.Now().Add(agentWait)
 	for {
 		heard.mu.Lock()

@@ -170,6 +170,9 @@ type UsageService interface {
 	// and a page of its turn rows, newest first (NOT_FOUND when the
 	// session does not exist).
 	SessionUsage(ctx context.Context, sessionID string, p Page) (*SessionUsage, *List[TurnUsage], error)
+	// UsageOf returns the totals of the sessions of ids (at most MaxLimit)
+	// that recorded usage, by session id.
+	UsageOf(ctx context.Context, ids []string) (map[string]*SessionUsage, error)
 	// TaskUsage sums the usage of a task's sessions (NOT_FOUND when the
 	// task does not exist).
 	TaskUsage(ctx context.Context, taskID string) (*UsageTotals, error)

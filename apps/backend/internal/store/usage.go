@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -160,6 +161,46 @@ var turnUsageListing = listing[kanban.TurnUsage]{what: "list usage turns",
 	desc:  true,
 	key:   func(x kanban.TurnUsage) []any { return []any{x.Seq} },
 	bound: func(kanban.TurnUsage) int { return 512 },
+}
+
+// UsageOf returns the totals of the sessions of ids that recorded usage,
+// by session id, in one query (the primary key's index); at most
+// kanban.MaxLimit ids.
+func (s *Store) UsageOf(ctx context.Context, ids []string) (map[string]*kanban.SessionUsage, error) {
+	out := map[string]*kanban.SessionUsage{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	if len(ids) > kanban.MaxLimit {
+		return nil, kanban.FieldError("ids", "at most %d sessions", kanban.MaxLimit)
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.stmts.QueryContext(ctx, `SELECT session_id, task_id, workspace_id, `+sessionUsageColumns+` FROM session_usage
+		WHERE session_id IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read sessions' usage: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	for rows.Next() {
+		var (
+			u       kanban.SessionUsage
+			micros  int64
+			updated string
+		)
+		if err := rows.Scan(&u.SessionID, &u.TaskID, &u.WorkspaceID, &u.Turns, &u.Input, &u.Output, &u.CachedRead, &u.CachedWrite,
+			&u.Thought, &micros, &u.Cost.Currency, &u.ContextUsed, &u.ContextSize, &updated); err != nil {
+			return nil, fmt.Errorf("read sessions' usage: %w", err)
+		}
+		u.Cost.Amount, u.UpdatedAt = kanban.CostAmount(micros), parseTime(updated)
+		out[u.SessionID] = &u
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read sessions' usage: %w", err)
+	}
+	return out, nil
 }
 
 // TaskUsage sums the usage of a task's sessions (NOT_FOUND when the task
