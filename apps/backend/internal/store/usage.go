@@ -244,7 +244,7 @@ func usageTotals(ctx context.Context, q queryer, where string, arg string) (*kan
 		}
 		out.Sessions += sessions
 		out.Turns += int(turns)
-		out.Tokens = out.Tokens.Add(t)
+		out.Tokens = out.Add(t)
 		if micros > 0 || cur != "" {
 			out.Costs = append(out.Costs, kanban.Cost{Amount: kanban.CostAmount(micros), Currency: cur})
 		}
