@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,6 +54,13 @@ func TestAgentUsage(t *testing.T) {
 		if got.Sessions != 1 || got.Turns != 2 || got.Input != 1295 || len(got.Costs) != 1 || got.Costs[0].Amount != 0.5 {
 			t.Fatalf("%s usage %+v (%+v), want the session's", name, got, got.UsageTotals)
 		}
+	}
+	// kandev usage prints the same sums; it wants exactly one scope.
+	if out := e.cli("usage", "--task", task.ID); !strings.Contains(out, `"input_tokens": 1295`) || !strings.Contains(out, `"turns": 2`) {
+		t.Fatalf("kandev usage --task printed %s", out)
+	}
+	if out := e.cli("usage", "--session", sid, "--limit", "1"); !strings.Contains(out, `"next_cursor"`) || !strings.Contains(out, `"seq": 2`) {
+		t.Fatalf("kandev usage --session printed %s", out)
 	}
 	// The session list (list_task_sessions_kandev over MCP) carries each
 	// session's totals.
