@@ -69,20 +69,27 @@ func TestAgentUsage(t *testing.T) {
 	if len(listed.Items) != 1 || listed.Items[0].Usage == nil || listed.Items[0].Usage.Turns != 2 || listed.Items[0].Usage.Input != 1295 {
 		t.Fatalf("listed sessions %+v, want the session with its usage", listed.Items)
 	}
+	waitUsageEvents(t, heard, sid, 2)
+}
+
+// waitUsageEvents waits until heard has n session.usage_updated events,
+// the last one for session sid with n turns.
+func waitUsageEvents(t *testing.T, heard *notes, sid string, n int) {
+	t.Helper()
 	deadline := time.Now().Add(agentWait)
 	for {
 		heard.mu.Lock()
 		events := heard.got[kanban.EventSessionUsageUpdated.Name()]
 		heard.mu.Unlock()
-		if len(events) >= 2 {
+		if len(events) >= n {
 			var last kanban.SessionUsage
-			if err := json.Unmarshal(events[len(events)-1], &last); err != nil || last.SessionID != sid || last.Turns != 2 {
+			if err := json.Unmarshal(events[len(events)-1], &last); err != nil || last.SessionID != sid || last.Turns != n {
 				t.Fatalf("last %s event %s (%v)", kanban.EventSessionUsageUpdated.Name(), events[len(events)-1], err)
 			}
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("got %d %s events, want 2", len(events), kanban.EventSessionUsageUpdated.Name())
+			t.Fatalf("got %d %s events, want %d", len(events), kanban.EventSessionUsageUpdated.Name(), n)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
