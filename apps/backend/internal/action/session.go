@@ -130,8 +130,16 @@ var _ = declare(Def[SessionListIn, *kanban.List[kanban.Session]]{
 			}
 		}
 		sessions := make([]*kanban.Session, len(l.Items))
+		ids := make([]string, len(l.Items))
 		for i := range l.Items {
-			sessions[i] = &l.Items[i]
+			sessions[i], ids[i] = &l.Items[i], l.Items[i].ID
+		}
+		usage, err := s.store.UsageOf(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, sess := range sessions {
+			sess.Usage = usage[sess.ID]
 		}
 		return l, s.hideWorkdirs(ctx, p, sessions...)
 	},

@@ -33,6 +33,10 @@ func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) err
 		r.agentSwitched(n.SessionId, u.CurrentModeId)
 		return nil
 	}
+	if u := n.Update.UsageUpdate; u != nil {
+		r.usage.saw(u)
+		return nil
+	}
 	r.rec.update(n.Update)
 	return nil
 }

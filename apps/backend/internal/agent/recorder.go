@@ -165,8 +165,8 @@ func (r *recorder) update(u acp.SessionUpdate) {
 	case u.Plan != nil:
 		r.planLocked(u.Plan.Entries)
 	}
-	// Commands, modes, config options, session info and usage updates are
-	// not part of the conversation.
+	// Commands, modes, config options and session info are not part of
+	// the conversation; usage updates are recorded apart (usage.go).
 }
 
 // note records a status or error message of the runtime itself and

@@ -67,7 +67,8 @@ type run struct {
 	// launched is the run's launch, nil until the agent process runs.
 	launched atomic.Pointer[launch]
 
-	turn turnState
+	turn  turnState
+	usage usageSeen // what the agent reported during the current turn (usage.go)
 
 	// box is the run's container (Docker executor), set and removed by
 	// the run's goroutine only (docker.go).

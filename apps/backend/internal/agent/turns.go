@@ -94,6 +94,7 @@ func (r *run) oneTurn(l *launch, turn int, blocks []acp.ContentBlock) bool {
 	r.turn.active = false
 	r.turn.mu.Unlock()
 	r.rec.endTurn()
+	r.recordUsage(l, resp)
 	ev.Ended, ev.StopReason = true, string(resp.StopReason)
 	if err != nil {
 		ev.StopReason = "error"

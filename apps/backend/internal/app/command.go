@@ -37,6 +37,8 @@ commands:
   files list|read --task ID [--path P]
                                 a task's working directory, read-only
   session upstreams --session ID  proxied MCP servers and the tools they refused
+  usage --session ID | --task ID | --workspace ID
+                                tokens and cost agents reported (JSON)
   db migrate --database URL     apply pending migrations (postgres://… or sqlite:PATH)
   db copy --from sqlite:PATH --to postgres://…   copy a solo board into an empty PostgreSQL database
   backup --out FILE [--data-dir DIR]   a checked copy of the SQLite database (also while serving)
@@ -90,6 +92,8 @@ func Main(ctx context.Context, args []string, std Stdio) error {
 		return reviewCmd(ctx, rest, stdout, stderr)
 	case "files":
 		return filesCmd(ctx, rest, stdout, stderr)
+	case "usage":
+		return usageCmd(ctx, rest, stdout, stderr)
 	case "db":
 		return dbCmd(ctx, rest, stdout, stderr)
 	case "token":

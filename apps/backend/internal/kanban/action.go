@@ -70,6 +70,7 @@ const (
 	ActionSessionSpawn                Action = "session.spawn"
 	ActionSessionStop                 Action = "session.stop"
 	ActionSessionToken                Action = "session.token"
+	ActionSessionUsage                Action = "session.usage"
 	ActionStepComplete                Action = "step.complete"
 	ActionStepDecide                  Action = "step.decide"
 	ActionTaskArchive                 Action = "task.archive"
@@ -107,6 +108,7 @@ const (
 	ActionTaskStop                    Action = "task.stop"
 	ActionTaskUnarchive               Action = "task.unarchive"
 	ActionTaskUpdate                  Action = "task.update"
+	ActionTaskUsage                   Action = "task.usage"
 	ActionUpstreamConfig              Action = "upstream.config"
 	ActionUpstreamList                Action = "upstream.list"
 	ActionUpstreamRefused             Action = "upstream.refused"
@@ -130,6 +132,7 @@ const (
 	ActionWorkspaceList               Action = "workspace.list"
 	ActionWorkspaceSourceAdd          Action = "workspace.source.add"
 	ActionWorkspaceUpdate             Action = "workspace.update"
+	ActionWorkspaceUsage              Action = "workspace.usage"
 )
 
 // The connection actions the WebSocket server answers itself: they change
@@ -156,12 +159,12 @@ var RegistryActions = []Action{
 	ActionQuestionAnswer, ActionQuestionAsk, ActionQuestionAskParent, ActionQuestionGet, ActionQuestionList,
 	ActionRepositoryCreate, ActionRepositoryList, ActionRepositoryUpdate,
 	ActionReviewCommentCreate, ActionReviewCommentDelete, ActionReviewCommentList, ActionReviewCommentUpdate, ActionReviewSend,
-	ActionSessionAttach, ActionSessionCreate, ActionSessionGet, ActionSessionList, ActionSessionProfile, ActionSessionSetMode, ActionSessionSpawn, ActionSessionStop, ActionSessionToken,
+	ActionSessionAttach, ActionSessionCreate, ActionSessionGet, ActionSessionList, ActionSessionProfile, ActionSessionSetMode, ActionSessionSpawn, ActionSessionStop, ActionSessionToken, ActionSessionUsage,
 	ActionStepComplete, ActionStepDecide,
-	ActionTaskArchive, ActionTaskChangesCommits, ActionTaskChangesDiff, ActionTaskChangesList, ActionTaskChangesSummary, ActionTaskCommit, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskFilesList, ActionTaskFilesRead, ActionTaskGet, ActionTaskList, ActionTaskMRAutomationGet, ActionTaskMRAutomationUpdate, ActionTaskMessage, ActionTaskMove, ActionTaskPRAutomationGet, ActionTaskPRAutomationUpdate, ActionTaskPRBadges, ActionTaskPRGet, ActionTaskPRList, ActionTaskPRMerge, ActionTaskPROpen, ActionTaskPush, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUnarchive, ActionTaskUpdate,
+	ActionTaskArchive, ActionTaskChangesCommits, ActionTaskChangesDiff, ActionTaskChangesList, ActionTaskChangesSummary, ActionTaskCommit, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskFilesList, ActionTaskFilesRead, ActionTaskGet, ActionTaskList, ActionTaskMRAutomationGet, ActionTaskMRAutomationUpdate, ActionTaskMessage, ActionTaskMove, ActionTaskPRAutomationGet, ActionTaskPRAutomationUpdate, ActionTaskPRBadges, ActionTaskPRGet, ActionTaskPRList, ActionTaskPRMerge, ActionTaskPROpen, ActionTaskPush, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUnarchive, ActionTaskUpdate, ActionTaskUsage,
 	ActionUpstreamConfig, ActionUpstreamList, ActionUpstreamRefused, ActionUpstreamReport,
 	ActionWorkflowCreate, ActionWorkflowDelete, ActionWorkflowExport, ActionWorkflowGet, ActionWorkflowImport, ActionWorkflowList, ActionWorkflowStepCreate, ActionWorkflowStepDelete, ActionWorkflowStepGet, ActionWorkflowStepList, ActionWorkflowStepReorder, ActionWorkflowStepUpdate, ActionWorkflowTemplateList, ActionWorkflowUpdate,
-	ActionWorkspaceCreate, ActionWorkspaceGet, ActionWorkspaceList, ActionWorkspaceSourceAdd, ActionWorkspaceUpdate,
+	ActionWorkspaceCreate, ActionWorkspaceGet, ActionWorkspaceList, ActionWorkspaceSourceAdd, ActionWorkspaceUpdate, ActionWorkspaceUsage,
 }
 
 // ConnectionActions lists the connection actions.

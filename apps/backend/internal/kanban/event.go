@@ -55,6 +55,9 @@ var (
 	EventSessionModeChanged      = event[*SessionProfile]("session.mode_changed")
 	EventSessionMessage          = event[SessionMessage]("session.message")
 	EventSessionUpstreamsChanged = event[*SessionUpstreams]("session.upstreams_changed")
+	// EventSessionUsageUpdated: a turn's usage was recorded; the payload is
+	// the session's totals.
+	EventSessionUsageUpdated = event[*SessionUsage]("session.usage_updated")
 
 	EventPermissionRequested = event[*Permission]("permission.requested")
 	EventPermissionResolved  = event[*Permission]("permission.resolved")

@@ -141,6 +141,9 @@ type Session struct {
 	LastDetachedAt *time.Time `json:"last_detached_at,omitempty"`
 	CreatedAt      time.Time  `json:"created_at"`
 	UpdatedAt      time.Time  `json:"updated_at"`
+	// Usage is the session's usage totals, in session.list only (nil
+	// when its agent reported none).
+	Usage *SessionUsage `json:"usage,omitempty"`
 }
 
 // SessionProfile is what a session's MCP server serves: the session's

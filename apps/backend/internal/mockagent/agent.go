@@ -150,10 +150,10 @@ func (a *agent) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptRe
 	t := &turn{a: a, s: s, ctx: ctx, prompt: req.Prompt, number: s.prompted()}
 	for _, d := range Parse(req.Prompt) {
 		if stop, done := t.run(d); done {
-			return acp.PromptResponse{StopReason: stop}, nil
+			return acp.PromptResponse{StopReason: stop, Usage: t.usage}, nil
 		}
 	}
-	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn, Usage: t.usage}, nil
 }
 
 // Cancel needs nothing more: the connection cancels the prompt's context.

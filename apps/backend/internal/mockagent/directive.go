@@ -37,7 +37,14 @@ type Directive struct {
 //	@sh COMMAND            run sh -c COMMAND in the working directory
 //	                       (≤ Options.ShTimeout, then its process group is
 //	                       killed; MaxShOutput of output reported)
-const Directives = "say think tool permission plan sleep exit end mode model session prompt write sh"
+//	@usage JSON            add ACP token usage to the turn's prompt response
+//	                       ({"inputTokens":100,"outputTokens":20,
+//	                       "cachedReadTokens":5,...}; several add up)
+//	@cost JSON             send a usage_update notification: the session's
+//	                       cumulative cost and context window
+//	                       ({"used":1200,"size":200000,
+//	                       "cost":{"amount":0.25,"currency":"USD"}})
+const Directives = "say think tool permission plan sleep exit end mode model session prompt write sh usage cost"
 
 // Parse returns the directives of a prompt's text blocks.
 func Parse(blocks []acp.ContentBlock) []Directive {

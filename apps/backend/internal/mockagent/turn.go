@@ -22,6 +22,7 @@ type turn struct {
 	prompt []acp.ContentBlock
 	number int // the prompt's number in its session, from 1
 	calls  int
+	usage  *acp.Usage // the turn's token usage, as @usage reported it
 }
 
 // run performs one directive; done ends the turn with stop.
@@ -73,6 +74,10 @@ func (t *turn) run(d Directive) (stop acp.StopReason, done bool) {
 		t.write(d.Arg)
 	case "sh":
 		t.sh(d.Arg)
+	case "usage":
+		t.addUsage(d.Arg)
+	case "cost":
+		t.cost(d.Arg)
 	default:
 		t.say("mock agent: unknown directive @" + clip(d.Verb, 40) + " (known: " + Directives + ")")
 	}

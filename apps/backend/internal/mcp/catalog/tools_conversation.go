@@ -47,5 +47,12 @@ var (
 		"mcp_attached":        Bool("Whether its MCP server is connected right now."),
 		"created_at":          Str("Creation time (RFC 3339)."),
 		"updated_at":          Str("Last change (RFC 3339)."),
+		"usage": out("What its agent reported it used (absent when it reported nothing).", P{
+			"turns": Int("Turns with usage."), "input_tokens": Int("Input tokens."), "output_tokens": Int("Output tokens."),
+			"cached_read_tokens": Int("Cache read tokens."), "cached_write_tokens": Int("Cache write tokens."),
+			"thought_tokens": Int("Reasoning tokens."),
+			"cost":           out("Cost, as the agent reported it.", P{"amount": S{"type": "number", "description": "Amount."}, "currency": Str("ISO 4217 code, or empty.")}),
+			"context_used":   Int("Tokens in the agent's context."), "context_size": Int("Its context window."),
+		}),
 	}, "id", "task_id", "state", "mcp_mode")
 )

@@ -10,10 +10,11 @@ import { openCreateTask } from './taskform.js';
 import { PendingByTask } from './waiting.js';
 import { BoardFilter } from './boardfilter.js';
 import { Family } from './subtasks.js';
+import { UsageLine } from './usage.js';
 import {
   SESSION_CREATED, SESSION_LIST, SESSION_UPDATED, TASK_CREATED, TASK_DELETED, TASK_LIST, TASK_MOVE, TASK_MOVED,
   TASK_PR_BADGES, TASK_PR_UPDATED, TASK_UPDATED, WORKFLOW_DELETED, WORKFLOW_LIST, WORKFLOW_STEPS_REORDERED, WORKFLOW_STEP_CREATED,
-  WORKFLOW_STEP_DELETED, WORKFLOW_STEP_LIST, WORKFLOW_STEP_UPDATED, WORKFLOW_UPDATED
+  WORKFLOW_STEP_DELETED, WORKFLOW_STEP_LIST, WORKFLOW_STEP_UPDATED, WORKFLOW_UPDATED, WORKSPACE_USAGE
 } from './contract.js';
 
 export async function renderBoard(main, params) {
@@ -37,6 +38,10 @@ class Board {
     this.prs = new Map(); // task id → Map(pull request id → pull request)
     this.pending = new PendingByTask((taskId) => this.retask(taskId));
     this.off = [];
+    // The board's total: what the workspace's agents reported they used.
+    const ws = ctx.workspaceId;
+    this.usage = new UsageLine({ id: 'board-usage', label: 'Agent usage in this workspace', action: WORKSPACE_USAGE,
+      payload: { workspace_id: ws }, match: (s) => s.workspace_id === ws });
   }
 
   async load() {
@@ -53,6 +58,7 @@ class Board {
       api.listAll(TASK_PR_BADGES, { workspace_id: ctx.workspaceId }).catch((e) => { toast(`Pull requests: ${e.message}`, 'error'); return []; }),
       this.pending.load(),
       this.filter.options(),
+      this.usage.load(),
     ]);
     this.steps = steps.sort((a, b) => a.position - b.position);
     this.filter.use(ctx.workspaceId, this.wf, this.steps);
@@ -71,7 +77,8 @@ class Board {
     return h('div', { class: 'toolbar' },
       h('div', { class: 'field' }, h('label', { for: 'pick-workspace' }, 'Workspace'), wsSel),
       h('div', { class: 'field' }, h('label', { for: 'pick-workflow' }, 'Workflow'), wfSel),
-      this.wf && h('button', { type: 'button', class: 'primary', id: 'new-task', onclick: () => openCreateTask({ workflow: this.wf, steps: this.steps }) }, '+ New task'));
+      this.wf && h('button', { type: 'button', class: 'primary', id: 'new-task', onclick: () => openCreateTask({ workflow: this.wf, steps: this.steps }) }, '+ New task'),
+      this.usage.el);
   }
 
   render(tasks) {
@@ -268,6 +275,7 @@ class Board {
   }
 
   close() {
+    this.usage.close();
     closeMoveMenu();
     this.off.forEach((f) => f());
   }

@@ -15,11 +15,12 @@ import { TerminalView } from './terminal.js';
 import { prList } from './ship.js';
 import { profileOptions, executorOptions } from './taskform.js';
 import { taskActions } from './taskedit.js';
+import { UsageLine } from './usage.js';
 import {
   ARTIFACT_CREATED, ARTIFACT_DELETED, DOCUMENT_UPDATED, PLAN_DELETED, PLAN_UPDATED, SESSION_CREATED, SESSION_LIST,
   SESSION_MESSAGE, SESSION_MODES, SESSION_MODE_CHANGED, SESSION_SET_MODE, SESSION_SPAWN, SESSION_UPDATED,
   TASK_CREATED, TASK_DELETED, TASK_DEPENDENCY_ADDED, TASK_DEPENDENCY_LIST, TASK_GET, TASK_LIST, TASK_MESSAGE,
-  TASK_MOVED, TASK_PR_UPDATED, TASK_STOP, TASK_UPDATED, WORKFLOW_STEP_LIST, REPOSITORY_CLONE_PROGRESS
+  TASK_MOVED, TASK_PR_UPDATED, TASK_STOP, TASK_UPDATED, TASK_USAGE, WORKFLOW_STEP_LIST, REPOSITORY_CLONE_PROGRESS
 } from './contract.js';
 
 // ACTIVE are the states of a session whose agent may be at work.
@@ -43,6 +44,9 @@ class TaskPage {
     // this task's worktree (repository.clone_progress).
     this.cloneLine = h('p', { class: 'hint', id: 'task-clone', role: 'status', hidden: true });
     this.sessionBox = h('section', { class: 'panel', id: 'panel-conversation', 'aria-labelledby': 'conv-title' });
+    // The tokens and cost its agents reported, summed over its sessions.
+    this.usage = new UsageLine({ id: 'task-usage', label: 'Agent usage', action: TASK_USAGE, payload: { task_id: task.id },
+      match: (s) => s.task_id === task.id });
   }
 
   async load() {
@@ -70,9 +74,9 @@ class TaskPage {
     this.terminal.el.hidden = true;
     this.pageTabs = h('div', { class: 'sessions', role: 'group', 'aria-label': 'Task views', id: 'task-tabs' });
     this.drawPageTabs('overview');
-    fill(this.main, this.head, this.cloneLine, this.pageTabs, this.overview, this.changes.el, this.files.el, this.terminal.el);
+    fill(this.main, this.head, this.usage.el, this.cloneLine, this.pageTabs, this.overview, this.changes.el, this.files.el, this.terminal.el);
     this.listen();
-    await Promise.all([this.selectSession(''), this.drawArtifacts(), this.drawRelations(), this.drawWaiting()]);
+    await Promise.all([this.selectSession(''), this.drawArtifacts(), this.drawRelations(), this.drawWaiting(), this.usage.load()]);
   }
 
   // drawPageTabs switches between the task's overview and its Changes,
@@ -315,6 +319,7 @@ class TaskPage {
   }
 
   close() {
+    this.usage.close();
     this.changes.close();
     this.off.forEach((f) => f());
     this.terminal.close();
