@@ -47,12 +47,11 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 		"tasks a task-mode agent session may change: tree (its own task, its subtasks and the tasks it created) or workspace (any task of its workspace) (env KANDEV_SESSION_SCOPE)")
 	forges := fs.String("forges-file", os.Getenv("KANDEV_FORGES_FILE"), "forge accounts (per repository remote, each with token_env or token_file), "+
 		"webhook secrets, the auto-merge method and poll interval, for push, pull requests and their automation (JSON; default DATA_DIR/forges.json; env KANDEV_FORGES_FILE)")
-	backups := backupFlags(fs)
-	logs := logFlags(fs)
+	ops := opsFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
-	bs, err := backups(*dataDir, *database)
+	bs, log, err := ops(*dataDir, *database, stderr)
 	if err != nil {
 		return Config{}, err
 	}
@@ -73,15 +72,24 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	log, err := logs(stderr)
-	if err != nil {
-		return Config{}, err
-	}
 	return Config{CLI: cliPath(), Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
 		Logger: log, Out: std.Out, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: DefaultRegistryDir(),
 		Pprof: *pprofAddr, MCPSessions: toolserver.SessionLimits{Max: *maxSessions, Idle: *sessionIdle},
 		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope), ForgesFile: *forges, Terminal: term(), Clones: cc,
 		Backup: bs}, nil
+}
+
+// opsFlags adds serve's scheduled backup and log flags.
+func opsFlags(fs *flag.FlagSet) func(dataDir, database string, w io.Writer) (BackupSchedule, *slog.Logger, error) {
+	backups, logs := backupFlags(fs), logFlags(fs)
+	return func(dataDir, database string, w io.Writer) (BackupSchedule, *slog.Logger, error) {
+		bs, err := backups(dataDir, database)
+		if err != nil {
+			return bs, nil, err
+		}
+		log, err := logs(w)
+		return bs, log, err
+	}
 }
 
 // logFlags adds serve's log flags; the logger it returns writes to w.

@@ -144,3 +144,24 @@ func checkJSONLog(t *testing.T, log, sid string) {
 		t.Fatalf("got %d tool call, %d http request, %d session lines (%d from its bridge), want ≥4, ≥4, ≥1, ≥1", toolCalls, httpLines, sessionLines, bridgeLines)
 	}
 }
+
+// TestServeLogFlags checks --log-format and --log-level: json writes JSON
+// at the level asked, a bad value of either is refused.
+func TestServeLogFlags(t *testing.T) {
+	var buf syncBuffer
+	cfg, err := serveConfig([]string{"--data-dir", t.TempDir(), "--log-format", "json", "--log-level", "warn"}, Stdio{Out: &buf, Err: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logger.Info("dropped")
+	cfg.Logger.Warn("kept")
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(buf.String()), &rec); err != nil || rec["msg"] != "kept" {
+		t.Fatalf("got %q (%v), want one JSON line with msg kept", buf.String(), err)
+	}
+	for _, bad := range [][]string{{"--log-format", "xml"}, {"--log-level", "loud"}} {
+		if _, err := serveConfig(append([]string{"--data-dir", t.TempDir()}, bad...), Stdio{Out: &buf, Err: &buf}); err == nil || strings.Contains(err.Error(), bad[1]) {
+			t.Fatalf("%v: got %v, want a refusal that does not echo the value", bad, err)
+		}
+	}
+}
