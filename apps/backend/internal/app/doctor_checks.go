@@ -129,7 +129,9 @@ func checkAgents(ctx context.Context, cfg doctorConfig, db dbState) []checkResul
 	if db.in != nil {
 		used = db.in.UsedAgents
 	}
-	ctx, cancel := context.WithTimeout(ctx, 2*doctorProbe)
+	// Each probe is bounded by doctorProbe and four run at once (a probe
+	// through npx can take its whole bound): the check is bounded by that.
+	ctx, cancel := context.WithTimeout(ctx, time.Duration((len(types)+3)/4+1)*doctorProbe)
 	defer cancel()
 	dets := agent.ProbeTypes(ctx, types, agent.ProbeConfig{Executable: cfg.Executable, Version: toolserver.Version, Timeout: doctorProbe})
 	out := make([]checkResult, 0, len(dets))
