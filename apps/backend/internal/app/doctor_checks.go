@@ -217,7 +217,7 @@ func checkClock(db dbState) checkResult {
 		r.Status, r.Detail = checkSkip, "clock skew matters between backends of a PostgreSQL database only"
 		return r
 	}
-	local := time.Since(db.in.Now)
+	local := db.in.Local.Sub(db.in.Now)
 	var ahead []string
 	for _, b := range db.in.Backends {
 		if d := b.Heartbeat.Sub(db.in.Now); d > maxClockSkew {

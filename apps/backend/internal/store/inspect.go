@@ -25,6 +25,9 @@ type Inspection struct {
 	// Now is the database's clock when it was read (PostgreSQL; zero on
 	// SQLite, whose clock is this machine's).
 	Now time.Time
+	// Local is this machine's clock when Now was read (halfway through
+	// the query).
+	Local time.Time
 }
 
 // BackendBeat is one backend's last heartbeat, written with its clock.
@@ -78,9 +81,11 @@ func InspectPostgres(ctx context.Context, rawURL string) (*Inspection, error) {
 		return nil, err
 	}
 	in := &Inspection{SchemaVersion: v}
+	before := time.Now()
 	if err := db.QueryRowContext(ctx, `SELECT now()`).Scan(&in.Now); err != nil {
 		return nil, fmt.Errorf("inspect database: read its clock: %w", err)
 	}
+	in.Local = before.Add(time.Since(before) / 2)
 	if v != LatestVersion() {
 		return in, nil
 	}
