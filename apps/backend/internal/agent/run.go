@@ -195,6 +195,7 @@ func (r *run) setState(st kanban.SessionState) {
 		r.turn.idleSince = time.Now()
 	}
 	r.turn.mu.Unlock()
+	r.m.log.DebugContext(r.ctx, "agent session state", "state", string(st))
 	r.m.update(r.ctx, r.id, kanban.RunUpdate{State: st})
 }
 

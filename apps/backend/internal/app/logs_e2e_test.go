@@ -109,10 +109,11 @@ func checkJSONLog(t *testing.T, log, sid string) {
 			t.Fatalf("canary %q in the log: …%s…", c, log[max(0, i-300):min(len(log), i+100)])
 		}
 	}
-	var toolCalls, httpLines, sessionLines, bridgeLines int
+	var lines, toolCalls, httpLines, sessionLines, bridgeLines, runtimeLines int
 	sc := bufio.NewScanner(strings.NewReader(log))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
+		lines++
 		var rec map[string]any
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatalf("log line is not JSON: %v: %s", err, sc.Text())
@@ -138,10 +139,16 @@ func checkJSONLog(t *testing.T, log, sid string) {
 			if msg == "ws request" && rid != "" {
 				bridgeLines++
 			}
+			if msg == "agent session state" {
+				runtimeLines++
+			}
 		}
 	}
-	if toolCalls < 4 || httpLines < 4 || sessionLines == 0 || bridgeLines == 0 {
-		t.Fatalf("got %d tool call, %d http request, %d session lines (%d from its bridge), want ≥4, ≥4, ≥1, ≥1", toolCalls, httpLines, sessionLines, bridgeLines)
+	t.Logf("%d JSON lines: %d tool call, %d http request, %d of the session (%d from its bridge, %d from the runtime)",
+		lines, toolCalls, httpLines, sessionLines, bridgeLines, runtimeLines)
+	if toolCalls < 4 || httpLines < 4 || bridgeLines == 0 || runtimeLines == 0 {
+		t.Fatalf("got %d tool call, %d http request, %d bridge and %d runtime lines of the session, want ≥4, ≥4, ≥1, ≥1",
+			toolCalls, httpLines, bridgeLines, runtimeLines)
 	}
 }
 
