@@ -328,13 +328,6 @@ func (r *run) prepare(sess *kanban.Session) (*launch, error) {
 	return l, nil
 }
 
-// removeToken removes the run's token file.
-func (r *run) removeToken() {
-	if err := r.m.tokens.remove(r.id); err != nil {
-		r.m.log.ErrorContext(r.ctx, "remove the session's token file", "err", err)
-	}
-}
-
 // executor resolves the session's executor profile into l and returns the
 // type of its executor (local without a profile). A profile or executor
 // that cannot be read fails the start: the agent never runs somewhere
