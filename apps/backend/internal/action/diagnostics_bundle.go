@@ -63,7 +63,7 @@ func (s *Service) collect(ctx context.Context, cfg Diagnostics, call DiagnosticC
 			data, err := e.Build(ctx, call)
 			if err != nil {
 				ref := kanban.NewID()[:8]
-				s.log.Warn("diagnostic bundle entry failed", "entry", e.Name, "err", err, "ref", ref)
+				s.log.WarnContext(ctx, "diagnostic bundle entry failed", "entry", e.Name, "err", err, "ref", ref)
 				b.omit(e.Name, "could not be collected (ref "+ref+")")
 				continue
 			}

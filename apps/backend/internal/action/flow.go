@@ -178,7 +178,7 @@ func (s *Service) Record(ctx context.Context, taskID, typ, content string) {
 	m, err := s.store.AppendTaskMessage(ctx, taskID, kanban.Message{Author: "workflow", Type: typ, Content: content})
 	if err != nil {
 		if kanban.ErrorCode(err) != kanban.CodeNotFound && ctx.Err() == nil { // the task was deleted meanwhile, or the backend stops
-			s.log.Warn("record workflow message", "err", err)
+			s.log.WarnContext(ctx, "record workflow message", "err", err)
 		}
 		return
 	}

@@ -262,7 +262,7 @@ func (s *Service) SetMode(ctx context.Context, id string, m kanban.Mode) (*kanba
 func (s *Service) Detached(ctx context.Context, sessionID string) {
 	sess, err := s.store.DetachSession(ctx, sessionID)
 	if err != nil {
-		s.log.Warn("record detach", "err", err)
+		s.log.WarnContext(ctx, "record detach", "err", err)
 		return
 	}
 	kanban.EventSessionUpdated.Publish(s.pub, WorkspaceTopic(sess.WorkspaceID), sess)

@@ -82,7 +82,7 @@ func withDerived(given, derived []string) []string {
 func (s *Service) sessionCaps(ctx context.Context, sess *kanban.Session) []string {
 	caps, err := s.forgeCaps(ctx, sess.TaskID)
 	if err != nil {
-		s.log.Warn("derive session capabilities", "err", err)
+		s.log.WarnContext(ctx, "derive session capabilities", "err", err)
 		return sess.Capabilities
 	}
 	return withDerived(sess.Capabilities, caps)
@@ -101,7 +101,7 @@ func (s *Service) publishProfile(prof *kanban.SessionProfile) {
 func (s *Service) ProfilesChanged(ctx context.Context, taskID string) {
 	page, err := s.store.ListSessions(ctx, taskID, kanban.Page{Limit: maxProfileSessions})
 	if err != nil {
-		s.log.Warn("list sessions for a profile change", "err", err)
+		s.log.WarnContext(ctx, "list sessions for a profile change", "err", err)
 		return
 	}
 	for i := range page.Items {
@@ -111,7 +111,7 @@ func (s *Service) ProfilesChanged(ctx context.Context, taskID string) {
 		}
 		prof, err := s.profile(ctx, sess)
 		if err != nil {
-			s.log.Warn("session profile", "err", err)
+			s.log.WarnContext(ctx, "session profile", "err", err)
 			return
 		}
 		s.publishProfile(prof)

@@ -246,7 +246,7 @@ func (s *Service) launched(ctx context.Context, t *kanban.Task) {
 	}
 	empty := ""
 	if _, err := s.store.UpdateTask(ctx, t.ID, kanban.TaskUpdate{LaunchPrompt: &empty}); err != nil {
-		s.log.Warn("clear a used launch prompt", "err", err)
+		s.log.WarnContext(ctx, "clear a used launch prompt", "err", err)
 	}
 }
 

@@ -69,7 +69,7 @@ func (c *client) RequestPermission(ctx context.Context, req acp.RequestPermissio
 	created, err := r.m.store.CreatePermission(r.ctx, p)
 	if err != nil {
 		if !r.stopped() {
-			r.m.log.Warn("store permission request", "session", r.id, "err", err)
+			r.m.log.WarnContext(r.ctx, "store permission request", "err", err)
 		}
 		r.m.rewrite(r.keep(), p.MessageID, "Not recorded (the agent was answered cancelled): "+kanban.Clip(title, 500))
 		return cancelled, nil

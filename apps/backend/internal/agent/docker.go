@@ -142,7 +142,7 @@ func (r *run) startContainer(l *launch) error {
 	c := r.m.cfg.Docker
 	id, err := c.Create(r.ctx, spec)
 	if err != nil {
-		r.m.log.Warn("create the session's container", "session", r.id, "err", err)
+		r.m.log.WarnContext(r.ctx, "create the session's container", "err", err)
 		return containerError(err)
 	}
 	r.box = &box{c: c, id: id}
@@ -233,7 +233,7 @@ func (r *run) removeContainer() {
 	ctx, cancel := context.WithTimeout(r.keep(), dockerTimeout)
 	defer cancel()
 	if err := r.box.c.Remove(ctx, r.box.id); err != nil {
-		r.m.log.Error("remove the session's container", "session", r.id, "err", err)
+		r.m.log.ErrorContext(r.ctx, "remove the session's container", "err", err)
 	}
 	r.box = nil
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/kandev/kandev/apps/backend/internal/logctx"
 	"log/slog"
 	"sync"
 	"time"
@@ -417,7 +418,7 @@ func (m *Manager) update(ctx context.Context, id string, u kanban.RunUpdate) {
 	sess, task, err := m.store.UpdateRun(ctx, id, u)
 	if err != nil {
 		if kanban.ErrorCode(err) != kanban.CodeConflict && ctx.Err() == nil { // conflict: the session ended meanwhile
-			m.log.Error("record session run", "session", id, "err", err)
+			m.log.Error("record session run", logctx.SessionKey, id, "err", err)
 		}
 		return
 	}

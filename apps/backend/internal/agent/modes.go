@@ -145,14 +145,14 @@ func (r *run) reconcile(l *launch) bool {
 	m, err := r.m.store.AgentMode(ctx, l.task.ID)
 	if err != nil {
 		if kanban.ErrorCode(err) != kanban.CodeNotFound && !r.stopped() {
-			r.m.log.Error("read agent mode", "session", r.id, "err", err)
+			r.m.log.ErrorContext(r.ctx, "read agent mode", "err", err)
 		}
 		return false
 	}
 	if m.ResetSessionID == r.id {
 		if taken, err := r.m.store.TakeReset(ctx, l.task.ID, r.id); err != nil {
 			if !r.stopped() {
-				r.m.log.Error("take context reset", "session", r.id, "err", err)
+				r.m.log.ErrorContext(r.ctx, "take context reset", "err", err)
 			}
 		} else if taken {
 			r.resetContext(l)
@@ -237,7 +237,7 @@ func (r *run) resetContext(l *launch) {
 	r.openedSession(ns.SessionId, ns.Modes)
 	if canClose {
 		if _, err := l.conn.CloseSession(ctx, acp.CloseSessionRequest{SessionId: old}); err != nil {
-			r.m.log.Debug("close the agent's previous session", "session", r.id, "err", err)
+			r.m.log.DebugContext(r.ctx, "close the agent's previous session", "err", err)
 		}
 	}
 	r.rec.note("status", "reset_agent_context: the agent runs in a fresh session (ACP session/new) without the previous conversation's context.")
@@ -285,7 +285,7 @@ func (r *run) entryModes(l *launch) {
 	}
 	if u, ok := step.EntryModes(); ok {
 		if _, _, err := r.m.store.UpdateAgentMode(ctx, t.ID, u); err != nil && !r.stopped() {
-			r.m.log.Error("set the step's entry modes", "session", r.id, "err", err)
+			r.m.log.ErrorContext(r.ctx, "set the step's entry modes", "err", err)
 		}
 	}
 }

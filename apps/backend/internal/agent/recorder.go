@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"github.com/kandev/kandev/apps/backend/internal/logctx"
 	"log/slog"
 	"strings"
 	"sync"
@@ -285,7 +286,7 @@ func (r *recorder) appendLocked(typ, author, content string) *kanban.Message {
 	m, err := r.store.AppendMessage(r.ctx, kanban.Message{SessionID: r.session, Author: author,
 		Type: typ, Content: content, Turn: r.turn})
 	if err != nil {
-		r.log.Warn("record agent message", "session", r.session, "err", err)
+		r.log.Warn("record agent message", logctx.SessionKey, r.session, "err", err)
 		return nil
 	}
 	r.publish(r.ctx, m)
@@ -295,7 +296,7 @@ func (r *recorder) appendLocked(typ, author, content string) *kanban.Message {
 func (r *recorder) saveLocked(m *kanban.Message, content string) {
 	saved, err := r.store.UpdateMessage(r.ctx, m.ID, content)
 	if err != nil {
-		r.log.Warn("record agent message", "session", r.session, "err", err)
+		r.log.Warn("record agent message", logctx.SessionKey, r.session, "err", err)
 		return
 	}
 	*m = *saved

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kandev/kandev/apps/backend/internal/logctx"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -135,7 +136,7 @@ type turnState struct {
 func newRun(m *Manager, id string, resume bool) *run {
 	r := &run{m: m, id: id, resume: resume, wake: make(chan struct{}, 1), interrupts: make(chan struct{}, 1), aborted: make(chan struct{})}
 	r.turn.state = kanban.SessionQueued
-	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(m.ctx))
+	r.ctx, r.cancel = context.WithCancel(logctx.WithSession(context.WithoutCancel(m.ctx), id))
 	return r
 }
 
@@ -195,6 +196,7 @@ func (r *run) setState(st kanban.SessionState) {
 		r.turn.idleSince = time.Now()
 	}
 	r.turn.mu.Unlock()
+	r.m.log.DebugContext(r.ctx, "agent session state", "state", string(st))
 	r.m.update(r.ctx, r.id, kanban.RunUpdate{State: st})
 }
 
@@ -304,7 +306,7 @@ func (r *run) prepare(sess *kanban.Session) (*launch, error) {
 		return nil, errors.New("could not mint the session's token")
 	}
 	if l.tokenFile, err = r.m.tokens.write(r.id, l.token); err != nil {
-		r.m.log.Error("write the session's token file", "session", r.id, "err", err)
+		r.m.log.ErrorContext(r.ctx, "write the session's token file", "err", err)
 		return nil, errTokenFile
 	}
 	l.redact = newRedactor(l.env, append(typeSecrets(&l.typ), l.token, r.m.cfg.OperatorToken)...)
@@ -314,7 +316,7 @@ func (r *run) prepare(sess *kanban.Session) (*launch, error) {
 	}
 	for _, why := range dropped {
 		r.rec.note("error", why)
-		r.m.log.Warn("MCP server not given to the agent", "session", r.id, "why", why)
+		r.m.log.WarnContext(r.ctx, "MCP server not given to the agent", "why", why)
 	}
 	if err := r.startContainer(l); err != nil {
 		return nil, err
@@ -325,13 +327,6 @@ func (r *run) prepare(sess *kanban.Session) (*launch, error) {
 		}
 	}
 	return l, nil
-}
-
-// removeToken removes the run's token file.
-func (r *run) removeToken() {
-	if err := r.m.tokens.remove(r.id); err != nil {
-		r.m.log.Error("remove the session's token file", "session", r.id, "err", err)
-	}
 }
 
 // executor resolves the session's executor profile into l and returns the
@@ -351,7 +346,7 @@ func (r *run) executor(ctx context.Context, sess *kanban.Session, l *launch) (st
 	case kanban.ErrorCode(err) == kanban.CodeNotFound:
 		return "", errors.New("the executor profile's executor no longer exists")
 	case err != nil:
-		r.m.log.Error("read the session's executor", "session", r.id, "err", err)
+		r.m.log.ErrorContext(r.ctx, "read the session's executor", "err", err)
 		return "", errors.New("the executor profile's executor could not be read")
 	}
 	return ex.Type, nil
@@ -474,7 +469,7 @@ func (r *run) open(l *launch, sess *kanban.Session) error {
 	// A fresh session needs no context reset, and starts in the modes of
 	// its step's on_enter when no automation has set any yet.
 	if _, err := r.m.store.TakeReset(r.ctx, l.task.ID, r.id); err != nil && !r.stopped() {
-		r.m.log.Error("take context reset", "session", r.id, "err", err)
+		r.m.log.ErrorContext(r.ctx, "take context reset", "err", err)
 	}
 	r.entryModes(l)
 	return nil

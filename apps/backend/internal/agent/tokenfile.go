@@ -167,3 +167,10 @@ func (t tokenFiles) clear() error {
 	}
 	return errors.Join(errs...)
 }
+
+// removeToken removes the run's token file.
+func (r *run) removeToken() {
+	if err := r.m.tokens.remove(r.id); err != nil {
+		r.m.log.ErrorContext(r.ctx, "remove the session's token file", "err", err)
+	}
+}

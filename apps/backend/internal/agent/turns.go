@@ -34,7 +34,7 @@ func (r *run) turns(l *launch) {
 		prompts, err := r.m.store.PendingPrompts(ctx, r.id, maxPromptsPerTurn)
 		if err != nil {
 			if !r.stopped() {
-				r.m.log.Error("read pending prompts", "session", r.id, "err", err)
+				r.m.log.ErrorContext(r.ctx, "read pending prompts", "err", err)
 			}
 			return
 		}
@@ -64,7 +64,7 @@ func (r *run) turns(l *launch) {
 		first = false
 		if err := r.m.store.MarkDelivered(ctx, r.id, last); err != nil {
 			if !r.stopped() {
-				r.m.log.Error("mark prompts delivered", "session", r.id, "err", err)
+				r.m.log.ErrorContext(r.ctx, "mark prompts delivered", "err", err)
 			}
 			return
 		}

@@ -46,6 +46,7 @@ commands:
   token [--backend URL]         print the operator token (of the backend running at URL)
   version [--data-dir DIR | --database URL]   the binary's and the database's schema versions
   healthcheck [--addr HOST:PORT] exit 0 when the backend at HOST:PORT answers /healthz (container HEALTHCHECK)
+  doctor [--data-dir DIR] [--database URL]    check git, agents, executors, the database, disk and clocks
 Run "kandev <command> -h" for a command's flags.
 `
 
@@ -115,6 +116,8 @@ func Main(ctx context.Context, args []string, std Stdio) error {
 		return backupCmd(ctx, rest, stdout, stderr)
 	case "restore":
 		return restoreCmd(ctx, rest, stdout, stderr)
+	case "doctor":
+		return doctorCmd(ctx, rest, stdout, stderr)
 	case "-h", "--help", "help":
 		_, _ = io.WriteString(stdout, usage)
 		return nil

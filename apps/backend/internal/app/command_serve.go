@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -46,11 +47,11 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 		"tasks a task-mode agent session may change: tree (its own task, its subtasks and the tasks it created) or workspace (any task of its workspace) (env KANDEV_SESSION_SCOPE)")
 	forges := fs.String("forges-file", os.Getenv("KANDEV_FORGES_FILE"), "forge accounts (per repository remote, each with token_env or token_file), "+
 		"webhook secrets, the auto-merge method and poll interval, for push, pull requests and their automation (JSON; default DATA_DIR/forges.json; env KANDEV_FORGES_FILE)")
-	backups := backupFlags(fs)
+	ops := opsFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
-	bs, err := backups(*dataDir, *database)
+	bs, log, err := ops(*dataDir, *database, stderr)
 	if err != nil {
 		return Config{}, err
 	}
@@ -71,12 +72,44 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
 	return Config{CLI: cliPath(), Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),
 		Logger: log, Out: std.Out, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: DefaultRegistryDir(),
 		Pprof: *pprofAddr, MCPSessions: toolserver.SessionLimits{Max: *maxSessions, Idle: *sessionIdle},
 		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope), ForgesFile: *forges, Terminal: term(), Clones: cc,
 		Backup: bs}, nil
+}
+
+// opsFlags adds serve's scheduled backup and log flags.
+func opsFlags(fs *flag.FlagSet) func(dataDir, database string, w io.Writer) (BackupSchedule, *slog.Logger, error) {
+	backups, logs := backupFlags(fs), logFlags(fs)
+	return func(dataDir, database string, w io.Writer) (BackupSchedule, *slog.Logger, error) {
+		bs, err := backups(dataDir, database)
+		if err != nil {
+			return bs, nil, err
+		}
+		log, err := logs(w)
+		return bs, log, err
+	}
+}
+
+// logFlags adds serve's log flags; the logger it returns writes to w.
+func logFlags(fs *flag.FlagSet) func(w io.Writer) (*slog.Logger, error) {
+	format := fs.String("log-format", envOr("KANDEV_LOG_FORMAT", "text"), "log line format: text (logfmt) or json (one JSON object a line) (env KANDEV_LOG_FORMAT)")
+	level := fs.String("log-level", envOr("KANDEV_LOG_LEVEL", "info"), "lowest level logged: debug, info, warn or error (env KANDEV_LOG_LEVEL)")
+	return func(w io.Writer) (*slog.Logger, error) {
+		var lv slog.Level
+		if err := lv.UnmarshalText([]byte(*level)); err != nil {
+			return nil, errors.New("serve: --log-level must be debug, info, warn or error")
+		}
+		opts := &slog.HandlerOptions{Level: lv}
+		switch *format {
+		case "text":
+			return slog.New(slog.NewTextHandler(w, opts)), nil
+		case "json":
+			return slog.New(slog.NewJSONHandler(w, opts)), nil
+		}
+		return nil, errors.New("serve: --log-format must be text or json")
+	}
 }
 
 // backupFlags adds serve's scheduled backup flags.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/board"
+	"github.com/kandev/kandev/apps/backend/internal/logctx"
 	"github.com/kandev/kandev/apps/backend/internal/logring"
 	"github.com/kandev/kandev/apps/backend/internal/mcp/toolserver"
 	"github.com/kandev/kandev/apps/backend/internal/redact"
@@ -17,12 +18,15 @@ import (
 // withLogRing returns log teed into a ring of its recent records (info and
 // above; the last logring.DefaultRecords records or DefaultBytes bytes):
 // the backend logs to stderr only, and diagnostic bundles include them.
-func withLogRing(log *slog.Logger) (*slog.Logger, *logring.Ring) {
+// Every record first gets the request and session ids its context carries
+// and is redacted (secrets, the given ones by value, credentials by
+// shape), so neither stderr nor the ring ever holds one.
+func withLogRing(log *slog.Logger, secrets ...string) (*slog.Logger, *logring.Ring) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ring := logring.New(logring.DefaultRecords, logring.DefaultBytes)
-	return slog.New(ring.Tee(log.Handler(), slog.LevelInfo)), ring
+	return slog.New(logctx.New(ring.Tee(log.Handler(), slog.LevelInfo), redact.New(secrets...))), ring
 }
 
 // diagnostics is what only the application gives the action layer's

@@ -21,7 +21,7 @@ func (b *backend) routes() http.Handler {
 	mux.Handle("POST /mcp/message", sameMachine(b.operatorOnly(b.mcpHTTP.Message)))
 	b.mountConformance(mux)
 	b.mountWebhooks(mux)
-	return mux
+	return b.requestIDs(mux)
 }
 
 // noStandaloneStream answers GET (the optional server-to-client stream)

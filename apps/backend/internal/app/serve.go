@@ -313,7 +313,7 @@ type backend struct {
 func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	ctx := life.ctx
 	var ring *logring.Ring
-	cfg.Logger, ring = withLogRing(cfg.Logger)
+	cfg.Logger, ring = withLogRing(cfg.Logger, cfg.Token)
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
@@ -398,6 +398,7 @@ func (b *backend) newWSServer() *ws.Server {
 	return ws.NewServer(ws.ServerConfig{
 		Authenticate: b.authenticate,
 		Dispatch:     b.dispatch,
+		ConnContext:  connContext,
 		OnConnect:    b.boardConns.add,
 		OnDisconnect: b.disconnected,
 		Logger:       b.cfg.Logger,

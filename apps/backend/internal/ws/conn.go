@@ -110,7 +110,7 @@ func (c *Conn) subscribed(topic string) bool {
 func (c *Conn) Send(action string, payload any) {
 	m, err := newMessage("", TypeNotification, action, payload)
 	if err != nil {
-		c.srv.log.Error("ws send", slog.String("conn", c.id), slog.String("action", action), slog.String("error", err.Error()))
+		c.srv.log.ErrorContext(c.ctx, "ws send", slog.String("conn", c.id), slog.String("action", action), slog.String("error", err.Error()))
 		return
 	}
 	c.send(m)
@@ -120,7 +120,7 @@ func (c *Conn) Send(action string, payload any) {
 func (c *Conn) send(m Message) bool {
 	b, err := encode(m)
 	if err != nil {
-		c.srv.log.Error("ws send", slog.String("conn", c.id), slog.String("action", c.srv.logName(m.Action)), slog.String("error", err.Error()))
+		c.srv.log.ErrorContext(c.ctx, "ws send", slog.String("conn", c.id), slog.String("action", c.srv.logName(m.Action)), slog.String("error", err.Error()))
 		return false
 	}
 	return c.link.enqueue(b)
@@ -174,7 +174,7 @@ func (c *Conn) handleFrame(data []byte, isText bool) {
 
 // reject answers a request that will not be dispatched.
 func (c *Conn) reject(req Message, e *kanban.Error) {
-	c.srv.log.Debug("ws request rejected", slog.String("conn", c.id), slog.String("action", c.srv.logName(req.Action)),
+	c.srv.log.DebugContext(c.ctx, "ws request rejected", slog.String("conn", c.id), slog.String("action", c.srv.logName(req.Action)),
 		slog.String("code", string(e.Code)))
 	c.send(errorMessage(req.ID, c.srv.echoName(req.Action), e))
 }
@@ -186,7 +186,7 @@ func (c *Conn) run(req Message) {
 	start := time.Now()
 	res, err := c.dispatch(req)
 	if c.ctx.Err() != nil {
-		c.srv.log.Debug("ws request abandoned: connection closed",
+		c.srv.log.DebugContext(c.ctx, "ws request abandoned: connection closed",
 			slog.String("conn", c.id), slog.String("action", c.srv.logName(req.Action)), slog.Duration("duration", time.Since(start)))
 		return
 	}
@@ -226,7 +226,7 @@ func (c *Conn) reply(req Message, res any, err error) Message {
 		return errorMessage(req.ID, c.srv.echoName(req.Action), kerr)
 	}
 	ref := newRef()
-	c.srv.log.Error("ws request failed", slog.String("conn", c.id), slog.String("action", c.srv.logName(req.Action)),
+	c.srv.log.ErrorContext(c.ctx, "ws request failed", slog.String("conn", c.id), slog.String("action", c.srv.logName(req.Action)),
 		slog.String("ref", ref), slog.String("error", err.Error()))
 	return errorMessage(req.ID, c.srv.echoName(req.Action), kanban.Errorf(kanban.CodeInternal, "internal error (ref %s)", ref))
 }

@@ -29,6 +29,10 @@ type ServerConfig struct {
 	// INTERNAL_ERROR "internal error (ref …)" and logged. ctx is the
 	// connection's context: Dispatch must return soon after it is cancelled.
 	Dispatch func(ctx context.Context, c *Conn, action kanban.Action, payload json.RawMessage) (any, error)
+	// ConnContext, when set, derives a connection's context (which every
+	// request on it and every line logged about it uses) from the upgrade
+	// request's and the principal, e.g. to name the caller in the log.
+	ConnContext func(ctx context.Context, p Principal) context.Context
 	// OnConnect runs after the upgrade, before the first request is read.
 	OnConnect func(c *Conn)
 	// OnDisconnect runs once the connection's reader and writer have stopped.
@@ -131,9 +135,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	principal, err := s.cfg.Authenticate(r.Context(), token)
 	if err != nil {
 		if code := kanban.ErrorCode(err); code == kanban.CodeInternal {
-			s.log.Error("ws authenticate failed", slog.String("error", err.Error()))
+			s.log.ErrorContext(r.Context(), "ws authenticate failed", slog.String("error", err.Error()))
 		} else {
-			s.log.Debug("ws auth rejected", slog.String("code", string(code)))
+			s.log.DebugContext(r.Context(), "ws auth rejected", slog.String("code", string(code)))
 		}
 		writeUnauthorized(w, "invalid or expired token")
 		return
@@ -159,10 +163,14 @@ func (s *Server) ServeAuthenticated(w http.ResponseWriter, r *http.Request, prin
 	wsConn, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		// The upgrader has already answered with an HTTP error.
-		s.log.Debug("ws upgrade failed", slog.String("error", err.Error()))
+		s.log.DebugContext(r.Context(), "ws upgrade failed", slog.String("error", err.Error()))
 		return
 	}
-	c := newConn(s, wsConn, principal, context.WithoutCancel(r.Context()))
+	ctx := context.WithoutCancel(r.Context())
+	if s.cfg.ConnContext != nil {
+		ctx = s.cfg.ConnContext(ctx, principal)
+	}
+	c := newConn(s, wsConn, principal, ctx)
 	if !s.register(c) {
 		c.link.close(websocket.CloseGoingAway, "server shutting down", errServerClosed)
 	}

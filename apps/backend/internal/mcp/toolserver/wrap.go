@@ -38,11 +38,11 @@ func wrap(e *entry, label string, run runner, log *slog.Logger, observe Observer
 			if p := recover(); p != nil {
 				ref := newRef()
 				// The panic value may contain argument data: log the stack only.
-				log.Error("tool handler panic", "tool", name, "ref", ref, "stack", string(debug.Stack()))
+				log.ErrorContext(ctx, "tool handler panic", "tool", name, "ref", ref, "stack", string(debug.Stack()))
 				res, err, outcome = mcp.NewToolResultError("internal error (ref "+ref+")"), nil, "panic"
 			}
 			d := time.Since(start)
-			log.Info("tool call", "tool", name, "args", keys, "outcome", outcome, "duration", d)
+			log.InfoContext(ctx, "tool call", "tool", name, "args", keys, "outcome", outcome, "duration", d)
 			if observe != nil {
 				observe(label, outcome, d)
 			}
@@ -75,14 +75,14 @@ func forwarder(e *entry, backend catalog.Backend, keepAlive time.Duration, log *
 	return func(ctx context.Context, req mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, string) {
 		raw, err := marshalArgs(args)
 		if err != nil {
-			return internalError(log, e.name, err), "internal"
+			return internalError(ctx, log, e.name, err), "internal"
 		}
 		v, herr := e.def.Run(ctx, catalog.Call{Args: raw, Backend: declared{backend, e.def}, Progress: progressFunc(ctx, req), Action: e.def.Action,
 			KeepAlive: keepAlive})
 		if herr != nil {
-			return errorResult(log, e.name, herr), string(kanban.ErrorCode(herr))
+			return errorResult(ctx, log, e.name, herr), string(kanban.ErrorCode(herr))
 		}
-		return result(e.def, v, log), "ok"
+		return result(ctx, e.def, v, log), "ok"
 	}
 }
 
@@ -145,10 +145,10 @@ func sortedKeys(m map[string]any) []string {
 
 // result renders a handler's value: encoded once (see marshalResult),
 // served by Result.
-func result(t *catalog.Tool, v any, log *slog.Logger) *mcp.CallToolResult {
+func result(ctx context.Context, t *catalog.Tool, v any, log *slog.Logger) *mcp.CallToolResult {
 	b, err := marshalResult(v)
 	if err != nil {
-		return internalError(log, t.Name, err)
+		return internalError(ctx, log, t.Name, err)
 	}
 	return Result(b, t.Output != nil)
 }
@@ -187,22 +187,22 @@ func marshalResult(v any) ([]byte, error) {
 
 // errorResult maps a backend error to a tool error: the code and the safe
 // message for domain errors, a correlation id for anything else.
-func errorResult(log *slog.Logger, tool string, err error) *mcp.CallToolResult {
+func errorResult(ctx context.Context, log *slog.Logger, tool string, err error) *mcp.CallToolResult {
 	var ke *kanban.Error
 	if errors.As(err, &ke) {
 		return mcp.NewToolResultError(string(ke.Code) + ": " + ke.Message)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		// The client went away or the call's own deadline passed: not a bug.
-		log.Info("tool call ended early", "tool", tool, "cause", err)
+		log.InfoContext(ctx, "tool call ended early", "tool", tool, "cause", err)
 		return mcp.NewToolResultError(string(kanban.CodeUnavailable) + ": the call was cancelled or timed out before the backend answered; retry")
 	}
-	return internalError(log, tool, err)
+	return internalError(ctx, log, tool, err)
 }
 
-func internalError(log *slog.Logger, tool string, err error) *mcp.CallToolResult {
+func internalError(ctx context.Context, log *slog.Logger, tool string, err error) *mcp.CallToolResult {
 	ref := newRef()
-	log.Error("tool failed", "tool", tool, "ref", ref, "err", err)
+	log.ErrorContext(ctx, "tool failed", "tool", tool, "ref", ref, "err", err)
 	return mcp.NewToolResultError("internal error (ref " + ref + ")")
 }
 
