@@ -5,7 +5,7 @@
 BACKEND := apps/backend
 KANDEV  := $(BACKEND)/bin/kandev
 
-.PHONY: run build test test-agents vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres apprise docker board-screenshots forge-mock
+.PHONY: run build test test-agents vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres apprise docker board-screenshots forge-mock promtool
 
 run: build
 	$(KANDEV) serve
@@ -31,8 +31,8 @@ lint:
 # The Docker executor's tests use the daemon DOCKER_HOST names or, as root,
 # start a private dockerd of their own (stopped after); with
 # KANDEV_DOCKER_TESTS=1 a daemon that cannot be reached or started fails them.
-test-go: browser postgres forge-mock apprise docker
-	KANDEV_BROWSER_TESTS=1 KANDEV_POSTGRES_TESTS=1 KANDEV_FORGE_TESTS=1 KANDEV_NOTIFY_TESTS=1 KANDEV_DOCKER_TESTS=1 $(MAKE) -C $(BACKEND) test
+test-go: browser postgres forge-mock apprise docker promtool
+	KANDEV_BROWSER_TESTS=1 KANDEV_POSTGRES_TESTS=1 KANDEV_FORGE_TESTS=1 KANDEV_NOTIFY_TESTS=1 KANDEV_DOCKER_TESTS=1 KANDEV_MONITORING_TESTS=1 $(MAKE) -C $(BACKEND) test
 
 # Installs the forge API mocks (Prism, GitHub's OpenAPI descriptions, the
 # Node 24 Prism needs) from tests/forge/package-lock.json with npm ci;
@@ -63,6 +63,17 @@ apprise:
 	@command -v apprise >/dev/null || { \
 	  if [ "$$(id -u)" -ne 0 ]; then echo "the notification tests need Debian's apprise: run 'sudo apt-get install apprise' (or make apprise as root)"; exit 1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends apprise; }
+
+# Installs Debian's prometheus package for its promtool (the alert rules'
+# unit tests and the dashboard's queries are checked with it) when promtool
+# is missing (needs root, as on CI); the server it also installs is
+# stopped and not started again. With KANDEV_MONITORING_TESTS=1 a missing
+# promtool fails those tests.
+promtool:
+	@command -v promtool >/dev/null || { \
+	  if [ "$$(id -u)" -ne 0 ]; then echo "the monitoring tests need Debian's promtool: run 'sudo apt-get install prometheus' (or make promtool as root)"; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus && \
+	  { systemctl disable --now prometheus >/dev/null 2>&1 || service prometheus stop >/dev/null 2>&1 || true; }; }
 
 # Installs Debian's postgresql package (server binaries under
 # /usr/lib/postgresql/N/bin; no cluster is created or started) when no

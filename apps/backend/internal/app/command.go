@@ -66,6 +66,9 @@ func Main(ctx context.Context, args []string, std Stdio) error {
 		return errors.New("no command")
 	}
 	cmd, rest := args[0], args[1:]
+	if run, ok := commands[cmd]; ok {
+		return run(ctx, rest, stdout, stderr)
+	}
 	switch cmd {
 	case "serve":
 		cfg, err := serveConfig(rest, std)
@@ -79,24 +82,8 @@ func Main(ctx context.Context, args []string, std Stdio) error {
 			return err
 		}
 		return RunMCP(ctx, cfg)
-	case "tools":
-		return toolsCmd(ctx, rest, stdout, stderr)
-	case "mode":
-		return modeCmd(ctx, rest, stdout, stderr)
-	case "session":
-		return sessionCmd(ctx, rest, stdout, stderr)
 	case "agent":
 		return agentCmd(ctx, rest, std)
-	case "changes":
-		return changesCmd(ctx, rest, stdout, stderr)
-	case "review":
-		return reviewCmd(ctx, rest, stdout, stderr)
-	case "files":
-		return filesCmd(ctx, rest, stdout, stderr)
-	case "usage":
-		return usageCmd(ctx, rest, stdout, stderr)
-	case "db":
-		return dbCmd(ctx, rest, stdout, stderr)
 	case "token":
 		fs, creds := operatorFlags("token", stderr)
 		if err := fs.Parse(rest); err != nil {
@@ -108,22 +95,20 @@ func Main(ctx context.Context, args []string, std Stdio) error {
 		}
 		_, err = fmt.Fprintln(stdout, tok)
 		return err
-	case "version":
-		return versionCmd(ctx, rest, stdout, stderr)
-	case "healthcheck":
-		return healthcheckCmd(ctx, rest, stdout, stderr)
-	case "backup":
-		return backupCmd(ctx, rest, stdout, stderr)
-	case "restore":
-		return restoreCmd(ctx, rest, stdout, stderr)
-	case "doctor":
-		return doctorCmd(ctx, rest, stdout, stderr)
 	case "-h", "--help", "help":
 		_, _ = io.WriteString(stdout, usage)
 		return nil
 	}
 	_, _ = io.WriteString(stderr, usage)
 	return fmt.Errorf("unknown command %q", cmd)
+}
+
+// commands are the commands that take their flags and the two output
+// streams (Main runs the others itself).
+var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
+	"tools": toolsCmd, "mode": modeCmd, "session": sessionCmd, "changes": changesCmd, "review": reviewCmd,
+	"files": filesCmd, "usage": usageCmd, "db": dbCmd, "version": versionCmd, "healthcheck": healthcheckCmd,
+	"backup": backupCmd, "restore": restoreCmd, "doctor": doctorCmd,
 }
 
 // newFlags returns a flag set with --data-dir.
