@@ -1,11 +1,11 @@
 // Package tracing owns the backend's OpenTelemetry tracer provider: an
 // OTLP/HTTP exporter behind a batch span processor when an endpoint is
 // configured (--otlp-endpoint or the standard OTEL_EXPORTER_OTLP_*
-// variables), the no-op provider otherwise, and the W3C trace context
-// carried between backends (Inject, Extract).
+// variables), the no-op provider otherwise. (The W3C trace context
+// between backends travels in the cluster package's event log.)
 //
-// The parts that make spans (gate, toolserver, action, store, cluster,
-// agent) are handed a trace.TracerProvider; none imports this package.
+// The parts that make spans (toolserver, action, store, cluster, agent)
+// are handed a trace.TracerProvider; none imports this package.
 // It imports the OpenTelemetry SDK and the standard library only, and
 // sets no global of the otel package.
 package tracing
