@@ -30,6 +30,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/prwatch"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/terminal"
+	"github.com/kandev/kandev/apps/backend/internal/tracing"
 	"github.com/kandev/kandev/apps/backend/internal/worktree"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
@@ -99,6 +100,8 @@ type Config struct {
 	// Backup is the scheduled SQLite backups (--backup-every, --backup-dir,
 	// --backup-keep); off when Backup.Every is zero.
 	Backup BackupSchedule
+	// Traces is where spans go (--otlp-endpoint; see tracing.go).
+	Traces TracesConfig
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down. ctx is
@@ -255,6 +258,7 @@ type backend struct {
 	store *store.Store
 	// metrics is the Prometheus registry /metrics serves.
 	metrics *metrics.Metrics
+	tracing *tracing.Tracing // spans (off: the no-op provider)
 	reg     *action.Registry
 	svc     *action.Service
 	// topics are the contracts of subscribe and unsubscribe (the
@@ -340,6 +344,9 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	b := &backend{life: life, cfg: cfg, addr: addr, store: st, cred: cred, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger, metrics: metrics.New()}
 	hub := &hub{}
 	b.shared = newShared(cfg, st, hub)
+	if err := b.newTracing(); err != nil {
+		return nil, err
+	}
 	b.events = &kanban.DomainEvents{}
 	pub := b.newNotifier(cfg, b.shared.publisher(hub))
 	if b.agents, err = b.newAgents(guard, pub); err != nil {
@@ -382,7 +389,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher, guard *fsguard.Policy, ring *logring.Ring) (*action.Registry, *action.Service, error) {
 	deps := action.Deps{Store: b.store, Publisher: pub, Logger: b.cfg.Logger, QuestionWait: b.cfg.QuestionWait,
 		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: b.cfg.SessionScope, BackendID: b.shared.id,
-		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring), Observe: b.observeAction}
+		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring), Observe: b.observeAction, Tracer: b.tracing.Provider}
 	deps.Git = b.git
 	deps.Ship = &action.Ship{Forges: b.forges, PRs: b.store}
 	var local action.Agents = action.NoAgents{}
@@ -424,6 +431,7 @@ func (b *backend) newExternalMCP(compiled *toolserver.Compiled) (*toolserver.Ser
 		Logger:   b.cfg.Logger,
 		Sessions: b.cfg.MCPSessions,
 		Observe:  b.metrics.ObserveTool,
+		Tracer:   b.tracing.Provider,
 	})
 }
 
