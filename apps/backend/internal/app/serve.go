@@ -344,10 +344,10 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	b := &backend{life: life, cfg: cfg, addr: addr, store: st, cred: cred, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger, metrics: metrics.New()}
 	hub := &hub{}
 	b.shared = newShared(cfg, st, hub)
+	b.events = &kanban.DomainEvents{}
 	if err := b.newTracing(); err != nil {
 		return nil, err
 	}
-	b.events = &kanban.DomainEvents{}
 	pub := b.newNotifier(cfg, b.shared.publisher(hub))
 	if b.agents, err = b.newAgents(guard, pub); err != nil {
 		return nil, err

@@ -80,3 +80,6 @@ func statementKind(query string) string {
 	}
 	return "OTHER"
 }
+
+// Traced reports whether TraceWith gave the store a tracer.
+func (s *Store) Traced() bool { return s.tracer != nil }
