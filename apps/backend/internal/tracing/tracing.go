@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -35,7 +36,8 @@ const ShutdownWait = 5 * time.Second
 // Config is what a backend's tracing is built from.
 type Config struct {
 	// Endpoint is the OTLP/HTTP collector URL (--otlp-endpoint), e.g.
-	// http://127.0.0.1:4318; empty falls back to OTEL_EXPORTER_OTLP_*.
+	// http://127.0.0.1:4318 (spans go to its /v1/traces, unless the URL
+	// has a path of its own); empty falls back to OTEL_EXPORTER_OTLP_*.
 	Endpoint string
 	// BackendID is the service.instance.id of the spans.
 	BackendID string
@@ -75,10 +77,11 @@ func New(ctx context.Context, cfg Config) (*Tracing, error) {
 	}
 	var opts []otlptracehttp.Option
 	if cfg.Endpoint != "" {
-		if err := checkEndpoint(cfg.Endpoint); err != nil {
+		u, err := tracesURL(cfg.Endpoint)
+		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, otlptracehttp.WithEndpointURL(cfg.Endpoint))
+		opts = append(opts, otlptracehttp.WithEndpointURL(u))
 	}
 	exp, err := otlptracehttp.New(ctx, opts...)
 	if err != nil {
@@ -87,17 +90,23 @@ func New(ctx context.Context, cfg Config) (*Tracing, error) {
 	return WithExporter(ctx, exp, cfg)
 }
 
-// checkEndpoint accepts an http or https URL with a host; the message
+// tracesURL is the export URL of an --otlp-endpoint: an http or https URL
+// with a host; without a path, the collector's OTLP/HTTP traces path
+// /v1/traces is added (as for OTEL_EXPORTER_OTLP_ENDPOINT). The error
 // never repeats the value (it may carry credentials).
-func checkEndpoint(u string) error {
-	rest, ok := strings.CutPrefix(u, "http://")
-	if !ok {
-		rest, ok = strings.CutPrefix(u, "https://")
+func tracesURL(endpoint string) (string, error) {
+	bad := errors.New("the OTLP endpoint must be an http:// or https:// URL with a host")
+	if len(endpoint) > 2048 {
+		return "", bad
 	}
-	if !ok || rest == "" || strings.HasPrefix(rest, "/") || len(u) > 2048 {
-		return errors.New("the OTLP endpoint must be an http:// or https:// URL with a host")
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", bad
 	}
-	return nil
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/v1/traces"
+	}
+	return u.String(), nil
 }
 
 // WithExporter is tracing through exp, batched, with the backend's
