@@ -103,7 +103,9 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // service.name kandev and the backend's id.
 func TestExportsOverOTLP(t *testing.T) {
 	for name, cfg := range map[string]func(url string) Config{
-		"flag": func(u string) Config { return Config{Endpoint: u, BackendID: "backend-1", Version: "v9", Getenv: env(nil)} },
+		"flag": func(u string) Config {
+			return Config{Endpoint: u, BackendID: "backend-1", Version: "v9", Getenv: env(nil)}
+		},
 		"env": func(u string) Config {
 			return Config{BackendID: "backend-1", Version: "v9", Getenv: env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": u})}
 		},

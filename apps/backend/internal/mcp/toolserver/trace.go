@@ -47,8 +47,14 @@ var w3c = propagation.TraceContext{}
 // through the gate, preflight and the transport — continuing the
 // caller's trace when it sent a traceparent. Its attributes are the
 // method, the route (a constant, not the request's URL) and the status.
+// A GET is a notification stream that lasts as long as its session, no
+// call: it is not traced.
 func (s *Server) traceHTTP(route string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			next.ServeHTTP(w, r)
+			return
+		}
 		ctx := w3c.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 		ctx, span := s.tracer.Start(ctx, "gate "+route, trace.WithSpanKind(trace.SpanKindServer),
 			trace.WithAttributes(attribute.String("http.request.method", methodLabel(r.Method)), attribute.String("http.route", route)))
