@@ -343,8 +343,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	}
 	b := &backend{life: life, cfg: cfg, addr: addr, store: st, cred: cred, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger, metrics: metrics.New()}
 	hub := &hub{}
-	b.shared = newShared(cfg, st, hub)
-	b.events = &kanban.DomainEvents{}
+	b.shared, b.events = newShared(cfg, st, hub), &kanban.DomainEvents{}
 	if err := b.newTracing(); err != nil {
 		return nil, err
 	}
@@ -375,10 +374,9 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	}
 	b.ws = b.newWSServer()
 	hub.ws = b.ws
-	if b.mcp, err = b.newExternalMCP(compiled); err != nil {
+	if err := b.newExternalMCP(compiled); err != nil {
 		return nil, err
 	}
-	b.mcpHTTP = b.mcp.HTTP(ctx, "/mcp", "/mcp/sse", "/mcp/message")
 	b.newMetrics()
 	return b, nil
 }
@@ -400,31 +398,10 @@ func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher
 	return action.New(deps)
 }
 
-// newWSServer is the backend's WebSocket API.
-func (b *backend) newWSServer() *ws.Server {
-	return ws.NewServer(ws.ServerConfig{
-		Authenticate: b.authenticate,
-		Dispatch:     b.dispatch,
-		OnConnect:    b.boardConns.add,
-		OnDisconnect: b.disconnected,
-		Logger:       b.cfg.Logger,
-		Known:        b.knownAction,
-		// Room for any MCP call the 4 MiB gate admits once a session's
-		// kandev mcp forwards it (ws.MaxRequestBytes).
-		ReadLimit: ws.MaxRequestBytes,
-		// Above the pending-question bound, so a session blocked in
-		// question.ask keeps room for its other calls.
-		MaxInFlight: 32,
-		// The board's browsers negotiate it: a 1,000-task board is ~5×
-		// smaller compressed.
-		Compression: true,
-	})
-}
-
-// newExternalMCP is the MCP endpoint external clients reach, acting as
-// the operator.
-func (b *backend) newExternalMCP(compiled *toolserver.Compiled) (*toolserver.Server, error) {
-	return toolserver.New(toolserver.Config{
+// newExternalMCP builds the MCP endpoint external clients reach, acting
+// as the operator, and its HTTP transports.
+func (b *backend) newExternalMCP(compiled *toolserver.Compiled) (err error) {
+	b.mcp, err = toolserver.New(toolserver.Config{
 		Compiled: compiled,
 		Backend:  action.Caller{Registry: b.reg, Principal: action.Principal{Kind: action.Operator}},
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
@@ -433,6 +410,11 @@ func (b *backend) newExternalMCP(compiled *toolserver.Compiled) (*toolserver.Ser
 		Observe:  b.metrics.ObserveTool,
 		Tracer:   b.tracing.Provider,
 	})
+	if err != nil {
+		return err
+	}
+	b.mcpHTTP = b.mcp.HTTP(b.life.ctx, "/mcp", "/mcp/sse", "/mcp/message")
+	return nil
 }
 
 // join starts relaying events and this backend's lease on a shared

@@ -89,7 +89,7 @@ func (s spanSet) names() []string {
 func (s spanSet) attr(sp tracetest.SpanStub, key string) string {
 	for _, a := range sp.Attributes {
 		if string(a.Key) == key {
-			return a.Value.Emit()
+			return a.Value.String()
 		}
 	}
 	return ""
@@ -177,22 +177,22 @@ func checkNoCanary(t *testing.T, spans spanSet, canaries []string) {
 		var texts []string
 		texts = append(texts, sp.Name, sp.Status.Description)
 		for _, a := range sp.Attributes {
-			texts = append(texts, string(a.Key), a.Value.Emit())
+			texts = append(texts, string(a.Key), a.Value.String())
 		}
 		for _, ev := range sp.Events {
 			texts = append(texts, ev.Name)
 			for _, a := range ev.Attributes {
-				texts = append(texts, string(a.Key), a.Value.Emit())
+				texts = append(texts, string(a.Key), a.Value.String())
 			}
 		}
 		for _, l := range sp.Links {
 			for _, a := range l.Attributes {
-				texts = append(texts, a.Value.Emit())
+				texts = append(texts, a.Value.String())
 			}
 		}
 		if sp.Resource != nil {
 			for _, a := range sp.Resource.Attributes() {
-				texts = append(texts, a.Value.Emit())
+				texts = append(texts, a.Value.String())
 			}
 		}
 		for _, s := range texts {
@@ -292,7 +292,7 @@ func twoTracedBackends(t *testing.T, optA, optB func(*Config)) (*env, *env) {
 
 func hasAttr(kvs []attribute.KeyValue, key, want string) bool {
 	for _, kv := range kvs {
-		if string(kv.Key) == key && kv.Value.Emit() == want {
+		if string(kv.Key) == key && kv.Value.String() == want {
 			return true
 		}
 	}

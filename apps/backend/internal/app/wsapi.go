@@ -199,3 +199,24 @@ func (b *backend) stillAttached(id any) bool {
 	})
 	return found
 }
+
+// newWSServer is the backend's WebSocket API.
+func (b *backend) newWSServer() *ws.Server {
+	return ws.NewServer(ws.ServerConfig{
+		Authenticate: b.authenticate,
+		Dispatch:     b.dispatch,
+		OnConnect:    b.boardConns.add,
+		OnDisconnect: b.disconnected,
+		Logger:       b.cfg.Logger,
+		Known:        b.knownAction,
+		// Room for any MCP call the 4 MiB gate admits once a session's
+		// kandev mcp forwards it (ws.MaxRequestBytes).
+		ReadLimit: ws.MaxRequestBytes,
+		// Above the pending-question bound, so a session blocked in
+		// question.ask keeps room for its other calls.
+		MaxInFlight: 32,
+		// The board's browsers negotiate it: a 1,000-task board is ~5×
+		// smaller compressed.
+		Compression: true,
+	})
+}

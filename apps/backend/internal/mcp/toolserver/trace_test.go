@@ -53,7 +53,7 @@ func TestGateSpans(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, a := range sp.Attributes {
-		got[string(a.Key)] = a.Value.Emit()
+		got[string(a.Key)] = a.Value.String()
 	}
 	want := map[string]string{"http.request.method": "POST", "http.route": "/mcp", "http.response.status_code": "400"}
 	for k, v := range want {
