@@ -351,8 +351,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	if b.agents, err = b.newAgents(guard, pub); err != nil {
 		return nil, err
 	}
-	// The base context's end stops the agents; their sessions' last
-	// writes finish before the store closes.
+	// The base context's end stops the agents; their last writes precede the store's close.
 	life.push("agents", func(ctx context.Context) error { b.stopAgents(ctx); return nil })
 	if b.board, err = b.newBoard(); err != nil {
 		return nil, err
