@@ -351,7 +351,8 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	if b.agents, err = b.newAgents(guard, pub); err != nil {
 		return nil, err
 	}
-	// The base context's end stops the agents; their last writes precede the store's close.
+	// The base context's end stops the agents; their sessions' last
+	// writes finish before the store closes.
 	life.push("agents", func(ctx context.Context) error { b.stopAgents(ctx); return nil })
 	if b.board, err = b.newBoard(); err != nil {
 		return nil, err
@@ -371,8 +372,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	if err := b.newPRWatch(cfg); err != nil {
 		return nil, err
 	}
-	b.ws = b.newWSServer()
-	hub.ws = b.ws
+	hub.ws = b.newWSServer()
 	if err := b.newExternalMCP(compiled); err != nil {
 		return nil, err
 	}

@@ -200,9 +200,9 @@ func (b *backend) stillAttached(id any) bool {
 	return found
 }
 
-// newWSServer is the backend's WebSocket API.
+// newWSServer builds the backend's WebSocket API (b.ws) and returns it.
 func (b *backend) newWSServer() *ws.Server {
-	return ws.NewServer(ws.ServerConfig{
+	b.ws = ws.NewServer(ws.ServerConfig{
 		Authenticate: b.authenticate,
 		Dispatch:     b.dispatch,
 		OnConnect:    b.boardConns.add,
@@ -219,4 +219,5 @@ func (b *backend) newWSServer() *ws.Server {
 		// smaller compressed.
 		Compression: true,
 	})
+	return b.ws
 }
