@@ -27,7 +27,7 @@ type Registry struct {
 	derivedCaps func(ctx context.Context, sess *kanban.Session) []string
 	// observe, when set, is told of every call (Deps.Observe).
 	observe func(action string, caller Kind, err error, d time.Duration)
-	// tracer makes each call's "action" span (Deps.Tracer).
+	// tracer makes each call's "action" span (Deps.Tracer; nil: none).
 	tracer trace.Tracer
 }
 
@@ -85,12 +85,15 @@ func (r *Registry) observed(ctx context.Context, p Principal, sess *kanban.Sessi
 	if _, ok := r.actions[name]; ok {
 		label = string(name)
 	}
-	ctx, span := r.tracer.Start(ctx, "action "+label, trace.WithAttributes(
-		attribute.String("kandev.action", label), attribute.String("kandev.caller", p.Kind.String())))
-	defer span.End()
+	var span trace.Span
+	if r.tracer != nil { // nil with tracing off: not even a no-op span's allocations
+		ctx, span = r.tracer.Start(ctx, "action "+label, trace.WithAttributes(
+			attribute.String("kandev.action", label), attribute.String("kandev.caller", p.Kind.String())))
+		defer span.End()
+	}
 	start := time.Now()
 	v, err := r.dispatch(ctx, p, sess, name, raw, checked)
-	if err != nil {
+	if err != nil && span != nil {
 		code := string(kanban.ErrorCode(err))
 		span.SetAttributes(attribute.String("kandev.error_code", code))
 		span.SetStatus(codes.Error, code)

@@ -205,10 +205,11 @@ func confine(p Principal, workspaceID, kind string) error {
 	return nil
 }
 
-// tracerOf is tp's tracer of the action layer; nil is the no-op one.
+// tracerOf is tp's tracer of the action layer: nil when tp is nil or the
+// no-op provider, so that tracing off costs nothing.
 func tracerOf(tp trace.TracerProvider) trace.Tracer {
-	if tp == nil {
-		tp = noop.NewTracerProvider()
+	if _, off := tp.(noop.TracerProvider); off || tp == nil {
+		return nil
 	}
 	return tp.Tracer("kandev/action")
 }

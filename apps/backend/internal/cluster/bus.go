@@ -58,7 +58,7 @@ type Bus struct {
 	mu       sync.RWMutex
 	handlers map[string][]func(json.RawMessage)
 
-	// tracer makes the publish and delivery spans (TraceWith).
+	// tracer makes the publish and delivery spans (TraceWith; nil: none).
 	tracer trace.Tracer
 
 	dropped   atomic.Int64
@@ -70,7 +70,7 @@ var _ kanban.ContextPublisher = (*Bus)(nil)
 
 // NewBus returns the bus of backend id; Run moves its events.
 func NewBus(st *store.Store, local kanban.Publisher, id string, log *slog.Logger) *Bus {
-	return &Bus{st: st, local: local, id: id, log: log, queue: make(chan store.Event, queueLen), tracer: noTracer,
+	return &Bus{st: st, local: local, id: id, log: log, queue: make(chan store.Event, queueLen),
 		handlers: map[string][]func(json.RawMessage){}, done: make(chan struct{}), listening: make(chan struct{})}
 }
 
@@ -86,7 +86,7 @@ func (b *Bus) Publish(topic, event string, payload any) {
 // backends that deliver it continue the trace.
 func (b *Bus) PublishContext(ctx context.Context, topic, event string, payload any) {
 	ctx, span := b.startPublish(ctx, event)
-	defer span.End()
+	defer endSpan(span)
 	b.local.Publish(topic, event, payload)
 	b.send(topic, event, payload, traceparent(ctx))
 }

@@ -98,8 +98,7 @@ func (b *Bus) deliver(ctx context.Context, evs []store.Event, seen *seenIDs) {
 // deliverOne publishes e here and runs its handlers, in a "bus.deliver"
 // span that continues the publisher's trace when e carries one.
 func (b *Bus) deliverOne(ctx context.Context, e store.Event) {
-	span := b.startDeliver(ctx, e)
-	defer span.End()
+	defer endSpan(b.startDeliver(ctx, e))
 	payload := json.RawMessage(e.Payload)
 	if e.Topic != "" {
 		b.local.Publish(e.Topic, e.Name, payload)

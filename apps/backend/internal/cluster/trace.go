@@ -11,9 +11,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/store"
 )
 
-// noTracer makes no spans: the bus's tracer until TraceWith.
-var noTracer trace.Tracer = noop.NewTracerProvider().Tracer("")
-
 // w3c carries the trace context between backends as a W3C traceparent.
 var w3c = propagation.TraceContext{}
 
@@ -23,20 +20,34 @@ var w3c = propagation.TraceContext{}
 // attributes are the event's name (a declared one), the backend ids and
 // the event id; never the topic or payload. Call it before Run.
 func (b *Bus) TraceWith(tp trace.TracerProvider) {
-	if tp != nil {
+	if _, off := tp.(noop.TracerProvider); !off && tp != nil {
 		b.tracer = tp.Tracer("kandev/cluster")
 	}
 }
 
+// endSpan ends span (nil: tracing is off).
+func endSpan(span trace.Span) {
+	if span != nil {
+		span.End()
+	}
+}
+
+// startPublish starts the span of publishing event (nil with tracing off).
 func (b *Bus) startPublish(ctx context.Context, event string) (context.Context, trace.Span) {
+	if b.tracer == nil {
+		return ctx, nil
+	}
 	return b.tracer.Start(ctx, "bus.publish", trace.WithSpanKind(trace.SpanKindProducer),
 		trace.WithAttributes(attribute.String("kandev.event", event), attribute.String("kandev.backend", b.id)))
 }
 
 // startDeliver starts the span of delivering e: a child of the span that
 // published it on its backend when e carries a valid traceparent, else
-// a root span.
+// a root span; nil with tracing off.
 func (b *Bus) startDeliver(ctx context.Context, e store.Event) trace.Span {
+	if b.tracer == nil {
+		return nil
+	}
 	if e.Trace != "" && len(e.Trace) <= store.MaxTraceparent {
 		ctx = w3c.Extract(ctx, propagation.MapCarrier{"traceparent": e.Trace})
 	}

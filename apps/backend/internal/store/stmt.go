@@ -134,13 +134,15 @@ func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any)
 // QueryRowContext runs query on the pool.
 func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...any) (row *sql.Row) {
 	ctx, span := c.startQuery(ctx, query)
-	defer func() {
-		err := row.Err()
-		if errors.Is(err, sql.ErrNoRows) {
-			err = nil
-		}
-		endSpan(span, err)
-	}()
+	if span != nil {
+		defer func() {
+			err := row.Err()
+			if errors.Is(err, sql.ErrNoRows) {
+				err = nil
+			}
+			endSpan(span, err)
+		}()
+	}
 	if st := c.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}

@@ -10,27 +10,16 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 )
 
-// noTracer makes no spans: the store's tracer until TraceWith.
-var noTracer trace.Tracer = noop.NewTracerProvider().Tracer("")
-
 // TraceWith has the store make spans through tp: one per write
 // transaction ("store.tx") and one per query outside a transaction
 // ("store.query"), with the engine and the statement's kind (SELECT,
 // INSERT, ...), never its text or values. Set it before the store serves.
 func (s *Store) TraceWith(tp trace.TracerProvider) {
-	if tp == nil {
+	if _, off := tp.(noop.TracerProvider); off || tp == nil {
 		return
 	}
 	s.tracer = tp.Tracer("kandev/store")
 	s.stmts.tracer = s.tracer
-}
-
-// tr is the store's tracer.
-func (s *Store) tr() trace.Tracer {
-	if s.tracer == nil {
-		return noTracer
-	}
-	return s.tracer
 }
 
 // dbSystem is the db.system.name of an engine.
@@ -41,25 +30,32 @@ func dbSystem(pg bool) attribute.KeyValue {
 	return attribute.String("db.system.name", "sqlite")
 }
 
-// startTx starts a write transaction's span.
+// startTx starts a write transaction's span (nil without a tracer: no
+// cost when tracing is off).
 func (s *Store) startTx(ctx context.Context) (context.Context, trace.Span) {
-	return s.tr().Start(ctx, "store.tx", trace.WithSpanKind(trace.SpanKindClient),
+	if s.tracer == nil {
+		return ctx, nil
+	}
+	return s.tracer.Start(ctx, "store.tx", trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(dbSystem(s.eng == Postgres), attribute.String("db.operation.name", "transaction")))
 }
 
-// startQuery starts the span of one statement outside a transaction.
+// startQuery starts the span of one statement outside a transaction (nil
+// without a tracer).
 func (c *stmtCache) startQuery(ctx context.Context, query string) (context.Context, trace.Span) {
-	tr := c.tracer
-	if tr == nil {
-		tr = noTracer
+	if c.tracer == nil {
+		return ctx, nil
 	}
-	return tr.Start(ctx, "store.query", trace.WithSpanKind(trace.SpanKindClient),
+	return c.tracer.Start(ctx, "store.query", trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(dbSystem(c.pg), attribute.String("db.operation.name", statementKind(query))))
 }
 
 // endSpan records err's presence (never its text: it may quote values)
-// and ends span.
+// and ends span (nil: nothing).
 func endSpan(span trace.Span, err error) {
+	if span == nil {
+		return
+	}
 	if err != nil {
 		span.SetStatus(codes.Error, "error")
 	}

@@ -1,6 +1,7 @@
 package toolserver
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 
@@ -21,17 +22,29 @@ type hooks struct {
 
 func (s *Server) hooks() hooks { return hooks{log: s.log, observe: s.observe, tracer: s.tracer} }
 
-// tracerOf is tp's tracer of the MCP server; nil is the no-op one.
+// tracerOf is tp's tracer of the MCP server: nil when tp is nil or the
+// no-op provider, so that tracing off costs nothing.
 func tracerOf(tp trace.TracerProvider) trace.Tracer {
-	if tp == nil {
-		tp = noop.NewTracerProvider()
+	if _, off := tp.(noop.TracerProvider); off || tp == nil {
+		return nil
 	}
 	return tp.Tracer("kandev/mcp")
 }
 
+// startCall starts a tool call's span (nil with tracing off).
+func (h hooks) startCall(ctx context.Context, label string) (context.Context, trace.Span) {
+	if h.tracer == nil {
+		return ctx, nil
+	}
+	return h.tracer.Start(ctx, "tool "+label, trace.WithAttributes(attribute.String("kandev.tool", label)))
+}
+
 // endSpan records a call's outcome (a word of the wrapper's closed set)
-// and ends span.
+// and ends span (nil: nothing).
 func endSpan(span trace.Span, outcome string) {
+	if span == nil {
+		return
+	}
 	span.SetAttributes(attribute.String("kandev.outcome", outcome))
 	if outcome != "ok" {
 		span.SetStatus(codes.Error, outcome)
@@ -50,6 +63,9 @@ var w3c = propagation.TraceContext{}
 // A GET is a notification stream that lasts as long as its session, no
 // call: it is not traced.
 func (s *Server) traceHTTP(route string, next http.Handler) http.Handler {
+	if s.tracer == nil {
+		return next
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			next.ServeHTTP(w, r)

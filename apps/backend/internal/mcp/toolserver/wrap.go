@@ -38,7 +38,7 @@ func wrap(e *entry, label string, run runner, h hooks) mcpserver.ToolHandlerFunc
 	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
 		outcome, keys := "ok", []string(nil)
-		ctx, span := h.tracer.Start(ctx, "tool "+label, trace.WithAttributes(attribute.String("kandev.tool", label)))
+		ctx, span := h.startCall(ctx, label)
 		defer func() {
 			if p := recover(); p != nil {
 				ref := newRef()
@@ -67,7 +67,10 @@ func wrap(e *entry, label string, run runner, h hooks) mcpserver.ToolHandlerFunc
 // checkArgs decodes and checks a call's arguments in a "check" span: a
 // non-empty message means the call is refused.
 func checkArgs(ctx context.Context, tr trace.Tracer, e *entry, p mcp.CallToolParams) (map[string]any, string) {
-	_, span := tr.Start(ctx, "check")
+	var span trace.Span
+	if tr != nil {
+		_, span = tr.Start(ctx, "check")
+	}
 	args, msg := decodeArgs(e.name, p)
 	if msg == "" {
 		var cerr error
@@ -75,12 +78,14 @@ func checkArgs(ctx context.Context, tr trace.Tracer, e *entry, p mcp.CallToolPar
 			msg = cerr.Error()
 		}
 	}
-	result := "ok"
-	if msg != "" {
-		result = "refused"
+	if span != nil {
+		result := "ok"
+		if msg != "" {
+			result = "refused"
+		}
+		span.SetAttributes(attribute.String("kandev.check", result))
+		span.End()
 	}
-	span.SetAttributes(attribute.String("kandev.check", result))
-	span.End()
 	return args, msg
 }
 
