@@ -136,7 +136,7 @@ var _ = declare(Def[TaskRefIn, *Deleted]{
 		if err := s.store.DeletePlan(ctx, t.ID); err != nil {
 			return nil, err
 		}
-		kanban.EventPlanDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedPlan{TaskID: t.ID})
+		kanban.EventPlanDeleted.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedPlan{TaskID: t.ID})
 		return &Deleted{ID: t.ID, Deleted: true}, nil
 	},
 })
@@ -216,7 +216,7 @@ var _ = declare(Def[DocumentWriteIn, *kanban.Document]{
 		if err != nil {
 			return nil, err
 		}
-		kanban.EventDocumentUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), out)
+		kanban.EventDocumentUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), out)
 		return out, nil
 	},
 })
@@ -249,7 +249,7 @@ var _ = declare(Def[ArtifactCreateIn, *kanban.Artifact]{
 		if err != nil {
 			return nil, err
 		}
-		kanban.EventArtifactCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), out)
+		kanban.EventArtifactCreated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), out)
 		return out, nil
 	},
 })
@@ -294,7 +294,7 @@ var _ = declare(Def[ArtifactKindIn, *ArtifactDeleteOut]{
 			return nil, err
 		}
 		if n > 0 {
-			kanban.EventArtifactDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedArtifacts{Deleted: n, Kind: in.Kind, TaskID: t.ID})
+			kanban.EventArtifactDeleted.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedArtifacts{Deleted: n, Kind: in.Kind, TaskID: t.ID})
 		}
 		return &ArtifactDeleteOut{Deleted: n}, nil
 	},

@@ -250,7 +250,7 @@ func (s *Service) linkRepository(ctx context.Context, t *kanban.Task, repo *kanb
 	if err != nil {
 		return nil, err
 	}
-	kanban.EventTaskRepositoryUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), link)
+	kanban.EventTaskRepositoryUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), link)
 	s.ProfilesChanged(ctx, t.ID) // a repository of a forge serves its tools
 	return link, nil
 }
@@ -443,7 +443,7 @@ func (s *Service) setBaseBranch(ctx context.Context, p Principal, in BaseBranchI
 	if err != nil {
 		return nil, err
 	}
-	kanban.EventTaskRepositoryUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), out)
+	kanban.EventTaskRepositoryUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), out)
 	return out, nil
 }
 

@@ -89,7 +89,7 @@ var _ = declare(Def[WorkflowUpdateIn, *kanban.Workflow]{
 		if err != nil {
 			return nil, err
 		}
-		kanban.EventWorkflowUpdated.Publish(s.pub, WorkspaceTopic(out.WorkspaceID), out)
+		kanban.EventWorkflowUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(out.WorkspaceID), out)
 		return out, nil
 	},
 })
@@ -110,7 +110,7 @@ var _ = declare(Def[WorkflowDeleteIn, *Deleted]{
 		if err := s.store.DeleteWorkflow(ctx, w.ID, in.Cascade); err != nil {
 			return nil, err
 		}
-		kanban.EventWorkflowDeleted.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.DeletedWorkflow{ID: w.ID, WorkspaceID: w.WorkspaceID})
+		kanban.EventWorkflowDeleted.PublishContext(ctx, s.pub, WorkspaceTopic(w.WorkspaceID), kanban.DeletedWorkflow{ID: w.ID, WorkspaceID: w.WorkspaceID})
 		return &Deleted{ID: w.ID, Deleted: true}, nil
 	},
 })
@@ -252,7 +252,7 @@ func (s *Service) createWorkflow(ctx context.Context, p Principal, in WorkflowCr
 		if err != nil {
 			return nil, err
 		}
-		kanban.EventWorkflowCreated.Publish(s.pub, WorkspaceTopic(ws), out)
+		kanban.EventWorkflowCreated.PublishContext(ctx, s.pub, WorkspaceTopic(ws), out)
 		return &WorkflowOut{Workflow: out, Steps: []kanban.WorkflowStep{}}, nil
 	}
 	steps, err := checkStepSpecs("steps", in.Steps)
@@ -268,7 +268,7 @@ func (s *Service) importWorkflow(ctx context.Context, w kanban.Workflow, steps [
 	if err != nil {
 		return nil, err
 	}
-	kanban.EventWorkflowCreated.Publish(s.pub, WorkspaceTopic(out.WorkspaceID), out)
+	kanban.EventWorkflowCreated.PublishContext(ctx, s.pub, WorkspaceTopic(out.WorkspaceID), out)
 	return &WorkflowOut{Workflow: out, Steps: outSteps}, nil
 }
 
@@ -374,7 +374,7 @@ var _ = declare(Def[StepUpdateIn, *kanban.WorkflowStep]{
 		if err != nil {
 			return nil, err
 		}
-		kanban.EventWorkflowStepUpdated.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), out)
+		kanban.EventWorkflowStepUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(w.WorkspaceID), out)
 		s.events.Emit(kanban.StepFreed{StepID: out.ID}) // a raised wip_limit or a new pull_from_step_id may admit tasks
 		return out, nil
 	},
@@ -395,7 +395,7 @@ var _ = declare(Def[StepRefIn, *Deleted]{
 		if err := s.store.DeleteStep(ctx, st.ID); err != nil {
 			return nil, err
 		}
-		kanban.EventWorkflowStepDeleted.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.DeletedStep{ID: st.ID, WorkflowID: st.WorkflowID})
+		kanban.EventWorkflowStepDeleted.PublishContext(ctx, s.pub, WorkspaceTopic(w.WorkspaceID), kanban.DeletedStep{ID: st.ID, WorkflowID: st.WorkflowID})
 		return &Deleted{ID: st.ID, Deleted: true}, nil
 	},
 })
@@ -421,7 +421,7 @@ var _ = declare(Def[StepReorderIn, *kanban.List[kanban.WorkflowStep]]{
 		if err != nil {
 			return nil, err
 		}
-		kanban.EventWorkflowStepsReordered.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), kanban.StepOrder{StepIDs: in.StepIDs, WorkflowID: w.ID})
+		kanban.EventWorkflowStepsReordered.PublishContext(ctx, s.pub, WorkspaceTopic(w.WorkspaceID), kanban.StepOrder{StepIDs: in.StepIDs, WorkflowID: w.ID})
 		return &kanban.List[kanban.WorkflowStep]{Items: steps}, nil
 	},
 })
@@ -442,7 +442,7 @@ func (s *Service) createStep(ctx context.Context, p Principal, in StepCreateIn) 
 	if err != nil {
 		return nil, err
 	}
-	kanban.EventWorkflowStepCreated.Publish(s.pub, WorkspaceTopic(w.WorkspaceID), out)
+	kanban.EventWorkflowStepCreated.PublishContext(ctx, s.pub, WorkspaceTopic(w.WorkspaceID), out)
 	return out, nil
 }
 

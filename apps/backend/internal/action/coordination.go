@@ -304,13 +304,13 @@ func (s *Service) endSessions(ctx context.Context, taskID, sessionID string, not
 		sess := &stopped[i]
 		ids = append(ids, sess.ID)
 		managed = managed || sess.Managed
-		kanban.EventSessionStopped.Publish(s.pub, SessionTopic(sess.ID), sess)
-		kanban.EventSessionUpdated.Publish(s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
+		kanban.EventSessionStopped.PublishContext(ctx, s.pub, SessionTopic(sess.ID), sess)
+		kanban.EventSessionUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
 	}
 	s.agents.Stopped(ids)
 	if managed {
 		if t, err := s.store.GetTask(ctx, taskID); err == nil {
-			kanban.EventTaskUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
+			kanban.EventTaskUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), t)
 		}
 	}
 	return ids, nil
@@ -350,7 +350,7 @@ func (s *Service) spawnSession(ctx context.Context, p Principal, in SessionSpawn
 	if in.Prompt == "" {
 		s.launched(ctx, t)
 	}
-	kanban.EventSessionCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), sess)
+	kanban.EventSessionCreated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), sess)
 	s.agents.Start(sess)
 	out := &SessionSpawnOut{Session: sess}
 	if sess.AgentProfileID != "" {

@@ -21,7 +21,7 @@ var _ = declare(Def[DependencyIn, *kanban.TaskDependency]{
 		if err != nil {
 			return nil, err
 		}
-		kanban.EventTaskDependencyAdded.Publish(s.pub, WorkspaceTopic(p.WorkspaceID), d)
+		kanban.EventTaskDependencyAdded.PublishContext(ctx, s.pub, WorkspaceTopic(p.WorkspaceID), d)
 		return d, nil
 	},
 })

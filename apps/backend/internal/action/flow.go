@@ -42,7 +42,7 @@ func (s *Service) StartAgent(ctx context.Context, taskID, agentProfileID, execut
 	if prompt == "" {
 		s.launched(ctx, t)
 	}
-	kanban.EventSessionCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), sess)
+	kanban.EventSessionCreated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), sess)
 	s.agents.Start(sess)
 	return sess, true, nil
 }
@@ -94,8 +94,8 @@ func (s *Service) SendPrompt(ctx context.Context, taskID, author, text string) (
 		return nil, err
 	}
 	ev := kanban.SessionMessage{DeliveryMode: kanban.DeliveryQueued, Message: m}
-	kanban.EventSessionMessage.Publish(s.pub, SessionTopic(target.ID), ev)
-	kanban.EventSessionMessage.Publish(s.pub, WorkspaceTopic(target.WorkspaceID), ev)
+	kanban.EventSessionMessage.PublishContext(ctx, s.pub, SessionTopic(target.ID), ev)
+	kanban.EventSessionMessage.PublishContext(ctx, s.pub, WorkspaceTopic(target.WorkspaceID), ev)
 	s.agents.Deliver(target.ID, false)
 	return m, nil
 }
@@ -126,13 +126,13 @@ func (s *Service) FlowMove(ctx context.Context, taskID, stepID string) (t *kanba
 		if t, err = s.store.QueueTask(ctx, taskID, stepID); err != nil {
 			return nil, false, err
 		}
-		kanban.EventTaskUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
+		kanban.EventTaskUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), t)
 		return t, true, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	kanban.EventTaskMoved.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
+	kanban.EventTaskMoved.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), t)
 	return t, false, nil
 }
 
@@ -148,7 +148,7 @@ func (s *Service) SetTaskState(ctx context.Context, taskID string, st kanban.Tas
 	if err != nil {
 		return nil, err
 	}
-	kanban.EventTaskUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
+	kanban.EventTaskUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), t)
 	return t, nil
 }
 
@@ -167,7 +167,7 @@ func (s *Service) ArchiveTask(ctx context.Context, taskID, why string) (*kanban.
 	if err := s.releaseTask(ctx, t.ID, why); err != nil {
 		return nil, err
 	}
-	kanban.EventTaskUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
+	kanban.EventTaskUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), t)
 	s.events.Emit(kanban.StepFreed{StepID: t.WorkflowStepID})
 	return t, nil
 }
@@ -183,7 +183,7 @@ func (s *Service) Record(ctx context.Context, taskID, typ, content string) {
 		return
 	}
 	if t, err := s.store.GetTask(ctx, taskID); err == nil {
-		kanban.EventSessionMessage.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.SessionMessage{Message: m})
+		kanban.EventSessionMessage.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), kanban.SessionMessage{Message: m})
 	}
 }
 

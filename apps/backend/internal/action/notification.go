@@ -84,7 +84,7 @@ var _ = declare(Def[NotificationMarkReadIn, *kanban.NotificationsRead]{
 		if err != nil {
 			return nil, err
 		}
-		kanban.EventNotificationsRead.Publish(s.pub, WorkspaceTopic(ws), out)
+		kanban.EventNotificationsRead.PublishContext(ctx, s.pub, WorkspaceTopic(ws), out)
 		return out, nil
 	},
 })

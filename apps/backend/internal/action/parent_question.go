@@ -133,7 +133,7 @@ func (s *Service) replyToParentQuestion(ctx context.Context, p Principal, t *kan
 		return &TaskMessageOut{SessionID: q.SessionID, DeliveryMode: mode, AlreadyAnswered: true}, nil
 	}
 	s.publishMessage(m, t.WorkspaceID, mode)
-	kanban.EventQuestionAnswered.Publish(s.pub, SessionTopic(q.SessionID), q)
+	kanban.EventQuestionAnswered.PublishContext(ctx, s.pub, SessionTopic(q.SessionID), q)
 	s.agents.Deliver(target.ID, mode == kanban.DeliveryInterrupt)
 	return &TaskMessageOut{Message: m, SessionID: target.ID, DeliveryMode: mode}, nil
 }

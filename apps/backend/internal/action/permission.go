@@ -103,8 +103,8 @@ func (s *Service) resolvePermission(ctx context.Context, _ Principal, in Permiss
 	}
 	if claimed {
 		s.agents.PermissionResolved(p.ID)
-		kanban.EventPermissionResolved.Publish(s.pub, SessionTopic(p.SessionID), p)
-		kanban.EventPermissionResolved.Publish(s.pub, WorkspaceTopic(p.WorkspaceID), p)
+		kanban.EventPermissionResolved.PublishContext(ctx, s.pub, SessionTopic(p.SessionID), p)
+		kanban.EventPermissionResolved.PublishContext(ctx, s.pub, WorkspaceTopic(p.WorkspaceID), p)
 	}
 	return &PermissionResolveOut{Permission: p, Claimed: claimed}, nil
 }

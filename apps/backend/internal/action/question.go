@@ -114,8 +114,8 @@ var _ = declare(Def[QuestionAnswerIn, *QuestionAnswerOut]{
 		}
 		if claimed {
 			s.questions.Wake(q.ID)
-			kanban.EventQuestionAnswered.Publish(s.pub, WorkspaceTopic(q.WorkspaceID), q)
-			kanban.EventQuestionAnswered.Publish(s.pub, SessionTopic(q.SessionID), q)
+			kanban.EventQuestionAnswered.PublishContext(ctx, s.pub, WorkspaceTopic(q.WorkspaceID), q)
+			kanban.EventQuestionAnswered.PublishContext(ctx, s.pub, SessionTopic(q.SessionID), q)
 		}
 		return &QuestionAnswerOut{Question: q, Claimed: claimed}, nil
 	},
@@ -193,8 +193,8 @@ func (s *Service) ask(ctx context.Context, p Principal, in QuestionAskIn) (*Ques
 	defer s.questions.Remove(q.ID, woken)
 	s.agents.Waiting(p.SessionID, +1)
 	defer s.agents.Waiting(p.SessionID, -1)
-	kanban.EventQuestionCreated.Publish(s.pub, WorkspaceTopic(q.WorkspaceID), q)
-	kanban.EventQuestionCreated.Publish(s.pub, SessionTopic(q.SessionID), q)
+	kanban.EventQuestionCreated.PublishContext(ctx, s.pub, WorkspaceTopic(q.WorkspaceID), q)
+	kanban.EventQuestionCreated.PublishContext(ctx, s.pub, SessionTopic(q.SessionID), q)
 	// An answer may have landed between CreateQuestion and add.
 	if cur, err := s.store.GetQuestion(ctx, q.ID); err == nil && cur.State != kanban.QuestionPending {
 		return &QuestionAskOut{Question: cur, Answered: true}, nil

@@ -70,7 +70,7 @@ func (s *Service) register(ctx context.Context, reg *kanban.Repository) (*kanban
 	if err != nil {
 		return nil, err
 	}
-	kanban.EventRepositoryCreated.Publish(s.pub, WorkspaceTopic(repo.WorkspaceID), repo)
+	kanban.EventRepositoryCreated.PublishContext(ctx, s.pub, WorkspaceTopic(repo.WorkspaceID), repo)
 	return repo, nil
 }
 

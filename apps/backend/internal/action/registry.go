@@ -6,6 +6,10 @@ import (
 	"slices"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -23,6 +27,8 @@ type Registry struct {
 	derivedCaps func(ctx context.Context, sess *kanban.Session) []string
 	// observe, when set, is told of every call (Deps.Observe).
 	observe func(action string, caller Kind, err error, d time.Duration)
+	// tracer makes each call's "action" span (Deps.Tracer; nil: none).
+	tracer trace.Tracer
 }
 
 // registered is one action of a registry: its contract and its handler
@@ -70,20 +76,31 @@ func (r *Registry) DispatchSession(ctx context.Context, p Principal, sess *kanba
 	return r.observed(ctx, p, sess, name, raw, false)
 }
 
-// observed is dispatch, timed and told to observe: under the action's
-// name when it is one, else as "unknown" (a caller's string is never a
-// label).
+// observed is dispatch, timed, traced and told to observe: under the
+// action's name when it is one, else as "unknown" (a caller's string is
+// never a label nor a span attribute). The span carries the action, the
+// caller's kind and the error code; never the payload.
 func (r *Registry) observed(ctx context.Context, p Principal, sess *kanban.Session, name kanban.Action, raw json.RawMessage, checked bool) (any, error) {
-	if r.observe == nil {
-		return r.dispatch(ctx, p, sess, name, raw, checked)
-	}
-	start := time.Now()
-	v, err := r.dispatch(ctx, p, sess, name, raw, checked)
 	label := "unknown"
 	if _, ok := r.actions[name]; ok {
 		label = string(name)
 	}
-	r.observe(label, p.Kind, err, time.Since(start))
+	var span trace.Span
+	if r.tracer != nil { // nil with tracing off: not even a no-op span's allocations
+		ctx, span = r.tracer.Start(ctx, "action "+label, trace.WithAttributes(
+			attribute.String("kandev.action", label), attribute.String("kandev.caller", p.Kind.String())))
+		defer span.End()
+	}
+	start := time.Now()
+	v, err := r.dispatch(ctx, p, sess, name, raw, checked)
+	if err != nil && span != nil {
+		code := string(kanban.ErrorCode(err))
+		span.SetAttributes(attribute.String("kandev.error_code", code))
+		span.SetStatus(codes.Error, code)
+	}
+	if r.observe != nil {
+		r.observe(label, p.Kind, err, time.Since(start))
+	}
 	return v, err
 }
 

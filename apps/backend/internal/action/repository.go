@@ -102,7 +102,7 @@ var _ = declare(Def[RepositoryUpdateIn, *kanban.Repository]{
 		if err != nil {
 			return nil, err
 		}
-		kanban.EventRepositoryUpdated.Publish(s.pub, WorkspaceTopic(out.WorkspaceID), out)
+		kanban.EventRepositoryUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(out.WorkspaceID), out)
 		return out, nil
 	},
 })

@@ -5,6 +5,9 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
 	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/taskdir"
@@ -60,6 +63,9 @@ type Deps struct {
 	// the action's name ("unknown" for a name that is none), the caller's
 	// kind, the answer's error and how long it took (the metrics).
 	Observe func(action string, caller Kind, err error, d time.Duration)
+	// Tracer makes a span of every call the registry dispatches (nil:
+	// none).
+	Tracer trace.TracerProvider
 }
 
 // Service holds the dependencies shared by every handler.
@@ -123,7 +129,7 @@ func New(d Deps) (*Registry, *Service, error) {
 		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git, turns: &turnWaiters{}}
 	d.Events.React(s.turns.react)
 	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions,
-		derivedCaps: s.sessionCaps, observe: d.Observe}
+		derivedCaps: s.sessionCaps, observe: d.Observe, tracer: tracerOf(d.Tracer)}
 	for _, b := range declared {
 		r.actions[b.c.name] = &registered{c: b.c, run: b.bind(s)}
 	}
@@ -197,4 +203,13 @@ func confine(p Principal, workspaceID, kind string) error {
 		return kanban.Errorf(kanban.CodeForbidden, "%s is outside this session's workspace", kind)
 	}
 	return nil
+}
+
+// tracerOf is tp's tracer of the action layer: nil when tp is nil or the
+// no-op provider, so that tracing off costs nothing.
+func tracerOf(tp trace.TracerProvider) trace.Tracer {
+	if _, off := tp.(noop.TracerProvider); off || tp == nil {
+		return nil
+	}
+	return tp.Tracer("kandev/action")
 }

@@ -82,7 +82,7 @@ var _ = declare(Def[SessionCreateIn, *SessionCreateOut]{
 		if err != nil {
 			return nil, err
 		}
-		kanban.EventSessionCreated.Publish(s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
+		kanban.EventSessionCreated.PublishContext(ctx, s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
 		return &SessionCreateOut{Session: sess, Token: tok}, nil
 	},
 })
@@ -202,7 +202,7 @@ var _ = declare(Def[NoIn, *kanban.SessionProfile]{
 		if err != nil {
 			return nil, err
 		}
-		kanban.EventSessionUpdated.Publish(s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
+		kanban.EventSessionUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
 		return s.profile(ctx, sess)
 	},
 })
@@ -265,7 +265,7 @@ func (s *Service) Detached(ctx context.Context, sessionID string) {
 		s.log.WarnContext(ctx, "record detach", "err", err)
 		return
 	}
-	kanban.EventSessionUpdated.Publish(s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
+	kanban.EventSessionUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(sess.WorkspaceID), sess)
 }
 
 // ReleaseAttachments detaches the sessions whose MCP server was attached
@@ -279,7 +279,7 @@ func (s *Service) ReleaseAttachments(ctx context.Context, since time.Time) error
 			return err
 		}
 		for i := range released {
-			kanban.EventSessionUpdated.Publish(s.pub, WorkspaceTopic(released[i].WorkspaceID), &released[i])
+			kanban.EventSessionUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(released[i].WorkspaceID), &released[i])
 		}
 		if len(released) < kanban.MaxLimit {
 			return nil

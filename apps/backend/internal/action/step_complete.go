@@ -61,7 +61,7 @@ func (s *Service) completeStep(ctx context.Context, p Principal, in StepComplete
 	if err != nil {
 		return nil, err
 	}
-	kanban.EventArtifactCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), a)
+	kanban.EventArtifactCreated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), a)
 	out := &StepCompleteOut{Artifact: a, Task: t, FromStepID: step.ID}
 	if !step.AutoAdvance {
 		out.Outcome = "recorded; the step does not auto-advance, so the task stays on it"
@@ -176,6 +176,6 @@ func (s *Service) decideStep(ctx context.Context, p Principal, in StepDecideIn) 
 	if out.Artifact, err = s.store.CreateArtifact(ctx, a); err != nil {
 		return nil, err
 	}
-	kanban.EventArtifactCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), out.Artifact)
+	kanban.EventArtifactCreated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), out.Artifact)
 	return out, nil
 }

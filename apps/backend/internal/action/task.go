@@ -287,7 +287,7 @@ var _ = declare(Def[TaskRefIn, *Deleted]{
 		if err := s.store.DeleteTask(ctx, t.ID); err != nil {
 			return nil, err
 		}
-		kanban.EventTaskDeleted.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedTask{ID: t.ID, WorkspaceID: t.WorkspaceID})
+		kanban.EventTaskDeleted.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), kanban.DeletedTask{ID: t.ID, WorkspaceID: t.WorkspaceID})
 		s.events.Emit(kanban.StepFreed{StepID: t.WorkflowStepID})
 		return &Deleted{ID: t.ID, Deleted: true}, nil
 	},
@@ -313,7 +313,7 @@ func (s *Service) changeTask(ctx context.Context, p Principal, id string, event 
 	if err != nil {
 		return nil, err
 	}
-	event.Publish(s.pub, WorkspaceTopic(out.WorkspaceID), out)
+	event.PublishContext(ctx, s.pub, WorkspaceTopic(out.WorkspaceID), out)
 	return out, nil
 }
 

@@ -44,11 +44,11 @@ func (s *Service) createTask(ctx context.Context, p Principal, in TaskCreateIn) 
 		}
 		return out, nil
 	}
-	kanban.EventTaskCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
+	kanban.EventTaskCreated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), t)
 	defer s.events.Emit(kanban.TaskCreated{Task: t})
 	switch {
 	case sess != nil:
-		kanban.EventSessionCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), sess)
+		kanban.EventSessionCreated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), sess)
 		s.agents.Start(sess)
 	case start:
 		// Deferred: it starts now only when no blocker is pending, else
@@ -225,7 +225,7 @@ func (s *Service) startSession(ctx context.Context, t *kanban.Task, agentProfile
 		return nil, err
 	}
 	s.launched(ctx, t)
-	kanban.EventSessionCreated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), sess)
+	kanban.EventSessionCreated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), sess)
 	s.agents.Start(sess)
 	return sess, nil
 }

@@ -36,7 +36,7 @@ func (s *Service) setTitle(ctx context.Context, p Principal, in SetTitleIn) (*Se
 	if err != nil {
 		return nil, err
 	}
-	kanban.EventTaskUpdated.Publish(s.pub, WorkspaceTopic(t.WorkspaceID), t)
+	kanban.EventTaskUpdated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), t)
 	sess, err = s.SetMode(ctx, p.SessionID, kanban.ModeTask)
 	if err != nil {
 		return nil, err

@@ -136,8 +136,8 @@ func (s *Service) upstreamReport(ctx context.Context, p Principal, in UpstreamRe
 		return nil, err
 	}
 	out := &kanban.SessionUpstreams{SessionID: p.SessionID, Servers: stored}
-	kanban.EventSessionUpstreamsChanged.Publish(s.pub, SessionTopic(p.SessionID), out)
-	kanban.EventSessionUpstreamsChanged.Publish(s.pub, WorkspaceTopic(p.WorkspaceID), out)
+	kanban.EventSessionUpstreamsChanged.PublishContext(ctx, s.pub, SessionTopic(p.SessionID), out)
+	kanban.EventSessionUpstreamsChanged.PublishContext(ctx, s.pub, WorkspaceTopic(p.WorkspaceID), out)
 	return out, nil
 }
 

@@ -47,7 +47,7 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 		"tasks a task-mode agent session may change: tree (its own task, its subtasks and the tasks it created) or workspace (any task of its workspace) (env KANDEV_SESSION_SCOPE)")
 	forges := fs.String("forges-file", os.Getenv("KANDEV_FORGES_FILE"), "forge accounts (per repository remote, each with token_env or token_file), "+
 		"webhook secrets, the auto-merge method and poll interval, for push, pull requests and their automation (JSON; default DATA_DIR/forges.json; env KANDEV_FORGES_FILE)")
-	ops := opsFlags(fs)
+	ops, otlp := opsFlags(fs), fs.String("otlp-endpoint", "", "export traces over OTLP/HTTP to this collector URL, e.g. http://127.0.0.1:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT; none: no tracing)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -76,7 +76,7 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 		Logger: log, Out: std.Out, Conformance: *conf, QuestionWait: qwait, Agents: ac, Registry: DefaultRegistryDir(),
 		Pprof: *pprofAddr, MCPSessions: toolserver.SessionLimits{Max: *maxSessions, Idle: *sessionIdle},
 		LeaseTTL: ttl, LeaseBeat: ttl / 5, SourceRoots: fsguard.ParseRoots(*roots), SessionScope: kanban.SessionScope(*scope), ForgesFile: *forges, Terminal: term(), Clones: cc,
-		Backup: bs}, nil
+		Backup: bs, Traces: TracesConfig{Endpoint: *otlp}}, nil
 }
 
 // opsFlags adds serve's scheduled backup and log flags.

@@ -30,6 +30,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/prwatch"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/terminal"
+	"github.com/kandev/kandev/apps/backend/internal/tracing"
 	"github.com/kandev/kandev/apps/backend/internal/worktree"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
@@ -99,6 +100,8 @@ type Config struct {
 	// Backup is the scheduled SQLite backups (--backup-every, --backup-dir,
 	// --backup-keep); off when Backup.Every is zero.
 	Backup BackupSchedule
+	// Traces is where spans go (--otlp-endpoint; see tracing.go).
+	Traces TracesConfig
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down. ctx is
@@ -255,6 +258,7 @@ type backend struct {
 	store *store.Store
 	// metrics is the Prometheus registry /metrics serves.
 	metrics *metrics.Metrics
+	tracing *tracing.Tracing // spans (off: the no-op provider)
 	reg     *action.Registry
 	svc     *action.Service
 	// topics are the contracts of subscribe and unsubscribe (the
@@ -339,8 +343,10 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	}
 	b := &backend{life: life, cfg: cfg, addr: addr, store: st, cred: cred, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger, metrics: metrics.New()}
 	hub := &hub{}
-	b.shared = newShared(cfg, st, hub)
-	b.events = &kanban.DomainEvents{}
+	b.shared, b.events = newShared(cfg, st, hub), &kanban.DomainEvents{}
+	if err := b.newTracing(); err != nil {
+		return nil, err
+	}
 	pub := b.newNotifier(cfg, b.shared.publisher(hub))
 	if b.agents, err = b.newAgents(guard, pub); err != nil {
 		return nil, err
@@ -366,12 +372,10 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	if err := b.newPRWatch(cfg); err != nil {
 		return nil, err
 	}
-	b.ws = b.newWSServer()
-	hub.ws = b.ws
-	if b.mcp, err = b.newExternalMCP(compiled); err != nil {
+	hub.ws = b.newWSServer()
+	if err := b.newExternalMCP(compiled); err != nil {
 		return nil, err
 	}
-	b.mcpHTTP = b.mcp.HTTP(ctx, "/mcp", "/mcp/sse", "/mcp/message")
 	b.newMetrics()
 	return b, nil
 }
@@ -382,7 +386,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher, guard *fsguard.Policy, ring *logring.Ring) (*action.Registry, *action.Service, error) {
 	deps := action.Deps{Store: b.store, Publisher: pub, Logger: b.cfg.Logger, QuestionWait: b.cfg.QuestionWait,
 		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: b.cfg.SessionScope, BackendID: b.shared.id,
-		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring), Observe: b.observeAction}
+		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring), Observe: b.observeAction, Tracer: b.tracing.Provider}
 	deps.Git = b.git
 	deps.Ship = &action.Ship{Forges: b.forges, PRs: b.store}
 	var local action.Agents = action.NoAgents{}
@@ -393,39 +397,23 @@ func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher
 	return action.New(deps)
 }
 
-// newWSServer is the backend's WebSocket API.
-func (b *backend) newWSServer() *ws.Server {
-	return ws.NewServer(ws.ServerConfig{
-		Authenticate: b.authenticate,
-		Dispatch:     b.dispatch,
-		ConnContext:  connContext,
-		OnConnect:    b.boardConns.add,
-		OnDisconnect: b.disconnected,
-		Logger:       b.cfg.Logger,
-		Known:        b.knownAction,
-		// Room for any MCP call the 4 MiB gate admits once a session's
-		// kandev mcp forwards it (ws.MaxRequestBytes).
-		ReadLimit: ws.MaxRequestBytes,
-		// Above the pending-question bound, so a session blocked in
-		// question.ask keeps room for its other calls.
-		MaxInFlight: 32,
-		// The board's browsers negotiate it: a 1,000-task board is ~5×
-		// smaller compressed.
-		Compression: true,
-	})
-}
-
-// newExternalMCP is the MCP endpoint external clients reach, acting as
-// the operator.
-func (b *backend) newExternalMCP(compiled *toolserver.Compiled) (*toolserver.Server, error) {
-	return toolserver.New(toolserver.Config{
+// newExternalMCP builds the MCP endpoint external clients reach, acting
+// as the operator, and its HTTP transports.
+func (b *backend) newExternalMCP(compiled *toolserver.Compiled) (err error) {
+	b.mcp, err = toolserver.New(toolserver.Config{
 		Compiled: compiled,
 		Backend:  action.Caller{Registry: b.reg, Principal: action.Principal{Kind: action.Operator}},
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
 		Logger:   b.cfg.Logger,
 		Sessions: b.cfg.MCPSessions,
 		Observe:  b.metrics.ObserveTool,
+		Tracer:   b.tracing.Provider,
 	})
+	if err != nil {
+		return err
+	}
+	b.mcpHTTP = b.mcp.HTTP(b.life.ctx, "/mcp", "/mcp/sse", "/mcp/message")
+	return nil
 }
 
 // join starts relaying events and this backend's lease on a shared

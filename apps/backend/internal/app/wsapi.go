@@ -199,3 +199,26 @@ func (b *backend) stillAttached(id any) bool {
 	})
 	return found
 }
+
+// newWSServer builds the backend's WebSocket API (b.ws) and returns it.
+func (b *backend) newWSServer() *ws.Server {
+	b.ws = ws.NewServer(ws.ServerConfig{
+		Authenticate: b.authenticate,
+		Dispatch:     b.dispatch,
+		ConnContext:  connContext,
+		OnConnect:    b.boardConns.add,
+		OnDisconnect: b.disconnected,
+		Logger:       b.cfg.Logger,
+		Known:        b.knownAction,
+		// Room for any MCP call the 4 MiB gate admits once a session's
+		// kandev mcp forwards it (ws.MaxRequestBytes).
+		ReadLimit: ws.MaxRequestBytes,
+		// Above the pending-question bound, so a session blocked in
+		// question.ask keeps room for its other calls.
+		MaxInFlight: 32,
+		// The board's browsers negotiate it: a 1,000-task board is ~5×
+		// smaller compressed.
+		Compression: true,
+	})
+	return b.ws
+}

@@ -20,6 +20,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 )
@@ -56,13 +58,16 @@ type Bus struct {
 	mu       sync.RWMutex
 	handlers map[string][]func(json.RawMessage)
 
+	// tracer makes the publish and delivery spans (TraceWith; nil: none).
+	tracer trace.Tracer
+
 	dropped   atomic.Int64
 	lag       func(time.Duration) // ObserveLag
 	done      chan struct{}
 	listening chan struct{} // closed once the first LISTEN is in place
 }
 
-var _ kanban.Publisher = (*Bus)(nil)
+var _ kanban.ContextPublisher = (*Bus)(nil)
 
 // NewBus returns the bus of backend id; Run moves its events.
 func NewBus(st *store.Store, local kanban.Publisher, id string, log *slog.Logger) *Bus {
@@ -79,14 +84,24 @@ func (b *Bus) ObserveLag(fn func(time.Duration)) { b.lag = fn }
 // queues it for the others.
 func (b *Bus) Publish(topic, event string, payload any) {
 	b.local.Publish(topic, event, payload)
-	b.send(topic, event, payload)
+	b.send(topic, event, payload, "")
+}
+
+// PublishContext is Publish from a call with context ctx: a "bus.publish"
+// span of ctx's trace, whose traceparent travels with the event, so the
+// backends that deliver it continue the trace.
+func (b *Bus) PublishContext(ctx context.Context, topic, event string, payload any) {
+	ctx, span := b.startPublish(ctx, event)
+	defer endSpan(span)
+	b.local.Publish(topic, event, payload)
+	b.send(topic, event, payload, traceparent(ctx))
 }
 
 // Signal sends a message to the other backends only: their handlers of
 // name (Handle) run with payload. Signals carry what the runtime of
 // another backend must hear (an agent's prompt to deliver, a permission
 // resolved).
-func (b *Bus) Signal(name string, payload any) { b.send("", name, payload) }
+func (b *Bus) Signal(name string, payload any) { b.send("", name, payload, "") }
 
 // Handle registers fn for name: it runs, on the bus's listener goroutine,
 // for every signal and every event named name that another backend sent.
@@ -97,13 +112,13 @@ func (b *Bus) Handle(name string, fn func(payload json.RawMessage)) {
 	b.handlers[name] = append(b.handlers[name], fn)
 }
 
-func (b *Bus) send(topic, event string, payload any) {
+func (b *Bus) send(topic, event string, payload any, trace string) {
 	raw, err := json.Marshal(payload)
 	if err != nil {
 		b.log.Error("cluster: encode event", "event", event, "err", err)
 		return
 	}
-	e := store.Event{Topic: topic, Name: event, Payload: string(raw)}
+	e := store.Event{Topic: topic, Name: event, Payload: string(raw), Trace: trace}
 	select {
 	case b.queue <- e:
 		return

@@ -65,7 +65,7 @@ func (b *Bus) follow(ctx context.Context, l *store.Listener, last int64, seen *s
 			b.log.Warn("cluster: read events", "err", err)
 			continue
 		}
-		b.deliver(evs, seen)
+		b.deliver(ctx, evs, seen)
 		last = max(last, end)
 	}
 }
@@ -79,14 +79,14 @@ func (b *Bus) catchUp(ctx context.Context, id int64, seen *seenIDs) int64 {
 		if err != nil || len(evs) == 0 {
 			return id
 		}
-		b.deliver(evs, seen)
+		b.deliver(ctx, evs, seen)
 		id = evs[len(evs)-1].ID
 	}
 	return id
 }
 
 // deliver publishes other backends' events here and runs their handlers.
-func (b *Bus) deliver(evs []store.Event, seen *seenIDs) {
+func (b *Bus) deliver(ctx context.Context, evs []store.Event, seen *seenIDs) {
 	for _, e := range evs {
 		if e.Origin == b.id || !seen.add(e.ID) {
 			continue
@@ -94,16 +94,23 @@ func (b *Bus) deliver(evs []store.Event, seen *seenIDs) {
 		if b.lag != nil && !e.At.IsZero() {
 			b.lag(time.Since(e.At))
 		}
-		payload := json.RawMessage(e.Payload)
-		if e.Topic != "" {
-			b.local.Publish(e.Topic, e.Name, payload)
-		}
-		b.mu.RLock()
-		hs := b.handlers[e.Name]
-		b.mu.RUnlock()
-		for _, h := range hs {
-			h(payload)
-		}
+		b.deliverOne(ctx, e)
+	}
+}
+
+// deliverOne publishes e here and runs its handlers, in a "bus.deliver"
+// span that continues the publisher's trace when e carries one.
+func (b *Bus) deliverOne(ctx context.Context, e store.Event) {
+	defer endSpan(b.startDeliver(ctx, e))
+	payload := json.RawMessage(e.Payload)
+	if e.Topic != "" {
+		b.local.Publish(e.Topic, e.Name, payload)
+	}
+	b.mu.RLock()
+	hs := b.handlers[e.Name]
+	b.mu.RUnlock()
+	for _, h := range hs {
+		h(payload)
 	}
 }
 

@@ -1,6 +1,9 @@
 package kanban
 
-import "slices"
+import (
+	"context"
+	"slices"
+)
 
 // Publisher delivers notifications to the subscribers of a topic
 // ("workspace:<id>", "session:<id>"). The WebSocket server and the
@@ -9,6 +12,23 @@ import "slices"
 // Publish, which accepts only that event's payload type.
 type Publisher interface {
 	Publish(topic, event string, payload any)
+}
+
+// ContextPublisher is a Publisher that also takes the publishing call's
+// context: the cluster's bus carries its trace to the other backends.
+type ContextPublisher interface {
+	Publisher
+	PublishContext(ctx context.Context, topic, event string, payload any)
+}
+
+// PublishContext is pub's PublishContext when it has one, else its
+// Publish.
+func PublishContext(ctx context.Context, pub Publisher, topic, event string, payload any) {
+	if cp, ok := pub.(ContextPublisher); ok {
+		cp.PublishContext(ctx, topic, event, payload)
+		return
+	}
+	pub.Publish(topic, event, payload)
 }
 
 // Event is one notification the backend publishes: its name on the wire
@@ -22,6 +42,12 @@ func (e Event[P]) Name() string { return e.name }
 // Publish sends payload as e to the subscribers of topic.
 func (e Event[P]) Publish(pub Publisher, topic string, payload P) {
 	pub.Publish(topic, e.name, payload)
+}
+
+// PublishContext is Publish from a call with context ctx (see
+// ContextPublisher).
+func (e Event[P]) PublishContext(ctx context.Context, pub Publisher, topic string, payload P) {
+	PublishContext(ctx, pub, topic, e.name, payload)
 }
 
 // eventNames are the names of the declared events, in declaration order.

@@ -158,6 +158,18 @@ type tap struct {
 
 func (t tap) Publish(topic, event string, payload any) {
 	t.next.Publish(topic, event, payload)
+	t.offer(topic, event, payload)
+}
+
+// PublishContext is Publish through next's PublishContext (the call's
+// trace reaches the other backends).
+func (t tap) PublishContext(ctx context.Context, topic, event string, payload any) {
+	kanban.PublishContext(ctx, t.next, topic, event, payload)
+	t.offer(topic, event, payload)
+}
+
+// offer offers the events of workspace topics to the queue.
+func (t tap) offer(topic, event string, payload any) {
 	if strings.HasPrefix(topic, "workspace:") {
 		if it, ok := fromEvent(event, payload); ok {
 			t.n.offer(it)

@@ -28,7 +28,13 @@ type Event struct {
 	Name    string // task.created, question.answered, ...
 	Payload string // JSON
 	At      time.Time
+	// Trace is the W3C traceparent of the publishing span ("" when
+	// tracing is off); one longer than MaxTraceparent is stored as "".
+	Trace string
 }
+
+// MaxTraceparent bounds Event.Trace: a version-00 traceparent is 55 bytes.
+const MaxTraceparent = 55
 
 // AppendEvents appends evs (from backend origin) to the event log and, in
 // the same transaction, notifies EventChannel of their ids as "first-last":
@@ -41,16 +47,20 @@ func (s *Store) AppendEvents(ctx context.Context, origin string, evs []Event) er
 	if len(evs) == 0 {
 		return nil
 	}
-	topics, names, payloads := make([]string, len(evs)), make([]string, len(evs)), make([]string, len(evs))
+	n := len(evs)
+	topics, names, payloads, traces := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, e := range evs {
 		topics[i], names[i], payloads[i] = e.Topic, e.Name, e.Payload
+		if len(e.Trace) <= MaxTraceparent {
+			traces[i] = e.Trace
+		}
 	}
 	// One statement: the rows, then the notification of their id range.
-	const q = `WITH ins AS (INSERT INTO cluster_events (origin, topic, event, payload, created_at)
-		SELECT $1, t, e, p, $5 FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS u(t, e, p, n)
+	const q = `WITH ins AS (INSERT INTO cluster_events (origin, topic, event, payload, traceparent, created_at)
+		SELECT $1, t, e, p, tp, $6 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u(t, e, p, tp, n)
 		ORDER BY n RETURNING id)
 		SELECT pg_notify('` + EventChannel + `', MIN(id)::text || '-' || MAX(id)::text) FROM ins`
-	if _, err := s.db.ExecContext(ctx, q, origin, topics, names, payloads, fmtTime(time.Now())); err != nil {
+	if _, err := s.db.ExecContext(ctx, q, origin, topics, names, payloads, traces, fmtTime(time.Now())); err != nil {
 		return fmt.Errorf("append events: %w", err)
 	}
 	return nil
@@ -87,13 +97,13 @@ func (s *Store) readEvents(ctx context.Context, where string, args ...any) ([]Ev
 	scan := func(r rowSource) (*Event, error) {
 		var e Event
 		var at string
-		if err := r.Scan(&e.ID, &e.Origin, &e.Topic, &e.Name, &e.Payload, &at); err != nil {
+		if err := r.Scan(&e.ID, &e.Origin, &e.Topic, &e.Name, &e.Payload, &e.Trace, &at); err != nil {
 			return nil, err
 		}
 		e.At = parseTime(at)
 		return &e, nil
 	}
-	out, err := scanAll(ctx, s.db, scan, `SELECT id, origin, topic, event, payload, created_at FROM cluster_events `+where, args...)
+	out, err := scanAll(ctx, s.db, scan, `SELECT id, origin, topic, event, payload, traceparent, created_at FROM cluster_events `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read events: %w", err)
 	}

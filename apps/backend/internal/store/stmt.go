@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"sync"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // maxCachedStmts bounds the statement cache. Our queries are constants and
@@ -38,6 +40,8 @@ type stmtCache struct {
 	stmts  map[string]*sql.Stmt
 	texts  map[string]string // PostgreSQL: query → rebound query
 	closed bool
+	// tracer makes each statement's span (Store.TraceWith; nil: none).
+	tracer trace.Tracer
 }
 
 func newStmtCache(db *sql.DB, eng Engine) *stmtCache {
@@ -107,15 +111,20 @@ func (c *stmtCache) close() error {
 }
 
 // ExecContext runs query on the pool.
-func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
+	ctx, span := c.startQuery(ctx, query)
+	defer func() { endSpan(span, err) }()
 	if st := c.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
 	return c.db.ExecContext(ctx, c.text(query), args...)
 }
 
-// QueryContext runs query on the pool.
-func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+// QueryContext runs query on the pool (its span ends once the rows are
+// there, not once they are read).
+func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any) (rows *sql.Rows, err error) {
+	ctx, span := c.startQuery(ctx, query)
+	defer func() { endSpan(span, err) }()
 	if st := c.stmt(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -123,7 +132,17 @@ func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any)
 }
 
 // QueryRowContext runs query on the pool.
-func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...any) (row *sql.Row) {
+	ctx, span := c.startQuery(ctx, query)
+	if span != nil {
+		defer func() {
+			err := row.Err()
+			if errors.Is(err, sql.ErrNoRows) {
+				err = nil
+			}
+			endSpan(span, err)
+		}()
+	}
 	if st := c.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}

@@ -6,9 +6,9 @@
 // event log, backend leases and advisory locks. It also owns what is
 // done to a database file as a whole: the read-only schema version check
 // that refuses a newer database (schema_check.go) and SQLite backups and
-// restores (backup.go, restore.go). It imports kanban, the
-// database drivers and the standard library only; it must not import
-// transports (action, ws, mcp).
+// restores (backup.go, restore.go). It imports kanban, the database
+// drivers, the OpenTelemetry trace API (its spans: trace.go) and the
+// standard library only; it must not import transports (action, ws, mcp).
 package store
 
 import (
@@ -20,6 +20,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -49,6 +51,8 @@ type Store struct {
 	// (ObserveWrites); pgCommits counts PostgreSQL's committed ones.
 	observeTx func(d time.Duration)
 	pgCommits atomic.Int64
+	// tracer makes the transactions' spans (TraceWith; nil: none).
+	tracer trace.Tracer
 }
 
 // ObserveWrites has fn told, after each write transaction (a caller's
@@ -152,7 +156,9 @@ func (s *Store) DB() *sql.DB { return s.db }
 // another backend's writer (pgTx): fn must not have effects outside the
 // transaction other than setting its results, since it may run more than
 // once.
-func (s *Store) tx(ctx context.Context, fn func(tx txn) error) error {
+func (s *Store) tx(ctx context.Context, fn func(tx txn) error) (err error) {
+	ctx, span := s.startTx(ctx)
+	defer func() { endSpan(span, err) }()
 	if s.observeTx != nil {
 		start := time.Now()
 		defer func() { s.observeTx(time.Since(start)) }()

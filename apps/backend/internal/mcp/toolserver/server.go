@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
 )
@@ -34,6 +35,9 @@ type Config struct {
 	// the tool's name (UpstreamLabel for every proxied tool), the outcome
 	// the wrapper logs and how long the call took (the metrics).
 	Observe Observer
+	// Tracer makes the spans of every /mcp request and tool call (the
+	// request, the argument check): nil makes none.
+	Tracer trace.TracerProvider
 }
 
 // Observer is Config.Observe.
@@ -49,6 +53,7 @@ type Server struct {
 	compiled *Compiled
 	log      *slog.Logger
 	observe  Observer
+	tracer   trace.Tracer
 	sessions SessionLimits
 
 	mu      sync.Mutex
@@ -68,7 +73,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{compiled: cfg.Compiled, log: cfg.Logger, observe: cfg.Observe, sessions: cfg.Sessions.withDefaults()}
+	s := &Server{compiled: cfg.Compiled, log: cfg.Logger, observe: cfg.Observe, tracer: tracerOf(cfg.Tracer), sessions: cfg.Sessions.withDefaults()}
 	// Transports run preflight before mcp-go parses anything (JSON-RPC
 	// -32602); this hook covers in-process callers too (mcp-go answers a
 	// hook error with -32600), so no path echoes an unknown tool's name.
@@ -95,7 +100,7 @@ func New(cfg Config) (*Server, error) {
 	// which made a mode switch cost ~10 µs per tool.)
 	s.builtin = make([]mcpserver.ServerTool, 0, len(cfg.Compiled.entries))
 	for _, e := range cfg.Compiled.entries {
-		s.builtin = append(s.builtin, mcpserver.ServerTool{Tool: e.wire, Handler: wrap(e, e.name, forwarder(e, cfg.Backend, cfg.KeepAlive, cfg.Logger), cfg.Logger, cfg.Observe)})
+		s.builtin = append(s.builtin, mcpserver.ServerTool{Tool: e.wire, Handler: wrap(e, e.name, forwarder(e, cfg.Backend, cfg.KeepAlive, cfg.Logger), s.hooks())})
 	}
 	s.mcp.SetTools(s.builtin...)
 	if err := s.SetProfile(cfg.Profile); err != nil {

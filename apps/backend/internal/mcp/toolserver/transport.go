@@ -51,7 +51,7 @@ func (s *Server) HTTP(ctx context.Context, path, ssePath, messagePath string) *H
 	table.mu.Lock()
 	table.drop = dropper(ctx, st, path)
 	table.mu.Unlock()
-	h := &HTTPHandlers{Streamable: gate.HTTP(s.preflightHTTP(st)), sessions: table}
+	h := &HTTPHandlers{Streamable: s.traceHTTP(path, gate.HTTP(s.preflightHTTP(st))), sessions: table}
 	h.shutdown = append(h.shutdown, st.Shutdown)
 	if ssePath != "" {
 		sse := mcpserver.NewSSEServer(s.mcp,
@@ -60,7 +60,7 @@ func (s *Server) HTTP(ctx context.Context, path, ssePath, messagePath string) *H
 			mcpserver.WithMessageEndpoint(messagePath),
 		)
 		h.SSE = sse.SSEHandler()
-		h.Message = gate.HTTP(s.preflightHTTP(sse.MessageHandler()))
+		h.Message = s.traceHTTP(messagePath, gate.HTTP(s.preflightHTTP(sse.MessageHandler())))
 		h.shutdown = append(h.shutdown, sse.Shutdown)
 	}
 	return h

@@ -54,7 +54,7 @@ func (s *Server) SetUpstream(tools []UpstreamTool) error {
 		run := func(ctx context.Context, _ mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, string) {
 			return call(ctx, args)
 		}
-		wrapped = append(wrapped, mcpserver.ServerTool{Tool: t.Wire, Handler: wrap(e, UpstreamLabel, run, s.log, s.observe)})
+		wrapped = append(wrapped, mcpserver.ServerTool{Tool: t.Wire, Handler: wrap(e, UpstreamLabel, run, s.hooks())})
 	}
 	active, err := s.activeSet(s.profile, wrapped)
 	if err != nil {

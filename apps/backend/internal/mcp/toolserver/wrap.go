@@ -15,6 +15,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kandev/kandev/apps/backend/internal/argcheck"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -28,12 +30,15 @@ import (
 // — on failure the handler is not called and nothing leaves the process;
 // (4) run executes the call with panics recovered; (5) tool name, duration,
 // argument names and outcome are logged, never values, and observe (when
-// set) is told the outcome under label.
-func wrap(e *entry, label string, run runner, log *slog.Logger, observe Observer) mcpserver.ToolHandlerFunc {
-	name := e.name
+// set) is told the outcome under label. The call is a span ("tool"), the
+// check a child span ("check"); both carry label and outcome, never an
+// argument's name or value.
+func wrap(e *entry, label string, run runner, h hooks) mcpserver.ToolHandlerFunc {
+	name, log := e.name, h.log
 	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
 		outcome, keys := "ok", []string(nil)
+		ctx, span := h.startCall(ctx, label)
 		defer func() {
 			if p := recover(); p != nil {
 				ref := newRef()
@@ -43,17 +48,12 @@ func wrap(e *entry, label string, run runner, log *slog.Logger, observe Observer
 			}
 			d := time.Since(start)
 			log.InfoContext(ctx, "tool call", "tool", name, "args", keys, "outcome", outcome, "duration", d)
-			if observe != nil {
-				observe(label, outcome, d)
+			endSpan(span, outcome)
+			if h.observe != nil {
+				h.observe(label, outcome, d)
 			}
 		}()
-		args, msg := decodeArgs(name, req.Params)
-		if msg == "" {
-			var cerr error
-			if args, cerr = e.check(args); cerr != nil {
-				msg = cerr.Error()
-			}
-		}
+		args, msg := checkArgs(ctx, h.tracer, e, req.Params)
 		if msg != "" {
 			outcome = "invalid_arguments"
 			return mcp.NewToolResultError(msg), nil
@@ -62,6 +62,31 @@ func wrap(e *entry, label string, run runner, log *slog.Logger, observe Observer
 		res, outcome = run(ctx, req, args)
 		return res, nil
 	}
+}
+
+// checkArgs decodes and checks a call's arguments in a "check" span: a
+// non-empty message means the call is refused.
+func checkArgs(ctx context.Context, tr trace.Tracer, e *entry, p mcp.CallToolParams) (map[string]any, string) {
+	var span trace.Span
+	if tr != nil {
+		_, span = tr.Start(ctx, "check")
+	}
+	args, msg := decodeArgs(e.name, p)
+	if msg == "" {
+		var cerr error
+		if args, cerr = e.check(args); cerr != nil {
+			msg = cerr.Error()
+		}
+	}
+	if span != nil {
+		result := "ok"
+		if msg != "" {
+			result = "refused"
+		}
+		span.SetAttributes(attribute.String("kandev.check", result))
+		span.End()
+	}
+	return args, msg
 }
 
 // runner executes a call whose arguments passed the check, returning the
