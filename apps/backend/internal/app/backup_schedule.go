@@ -29,6 +29,9 @@ const (
 	maxBackupKeep   = 1000
 	defaultKeep     = 7
 	backupTimeLimit = time.Hour // one backup's longest run, then it is cancelled
+	// backupTimeFloor is the least time a backup is given, however short
+	// the interval (ten intervals, else).
+	backupTimeFloor = time.Minute
 )
 
 // backupName matches exactly the names the scheduler gives its backups;
@@ -92,7 +95,7 @@ func (b *backupScheduler) run(ctx context.Context) {
 
 // once takes one backup and then applies retention.
 func (b *backupScheduler) once(ctx context.Context, now time.Time) error {
-	ctx, cancel := context.WithTimeout(ctx, min(backupTimeLimit, b.sched.Every*10))
+	ctx, cancel := context.WithTimeout(ctx, min(backupTimeLimit, max(b.sched.Every*10, backupTimeFloor)))
 	defer cancel()
 	if err := os.MkdirAll(b.sched.Dir, 0o700); err != nil {
 		return fmt.Errorf("backup dir: %w", err)

@@ -80,7 +80,7 @@ var specificConfigCases = []argCase{
 	{"server type near-miss", "update_mcp_config_kandev", kanban.ModeExternal, `{"profile_id":"p","servers":{"gh":{"type":"sse","url":"https://x"}}}`,
 		"invalid arguments for update_mcp_config_kandev: /servers/*/type: must be one of: stdio, http (enum)"},
 	{"unknown key in a server", "update_mcp_config_kandev", kanban.ModeExternal, `{"profile_id":"p","servers":{"gh":{"type":"stdio","command":"gh","environment":{}}}}`,
-		"invalid arguments for update_mcp_config_kandev: unknown field at /servers/*; allowed: args, command, env, headers, proxy, timeout_seconds, type, url"},
+		"invalid arguments for update_mcp_config_kandev: unknown field at /servers/*; allowed: args, command, env, headers, max_server_bytes, max_tool_bytes, proxy, timeout_seconds, type, url"},
 	{"server without type", "update_mcp_config_kandev", kanban.ModeExternal, `{"profile_id":"p","servers":{"gh":{"command":"gh"}}}`,
 		`invalid arguments for update_mcp_config_kandev: /servers/* is missing required "type"`},
 	{"bad server name", "update_mcp_config_kandev", kanban.ModeExternal, `{"profile_id":"p","servers":{"bad name":{"type":"stdio","command":"gh"}}}`,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
 
@@ -220,12 +221,15 @@ func TestWebSocketConcurrentCreates(t *testing.T) {
 	for err := range errs {
 		t.Fatalf("create failed: %v", err)
 	}
-	var n, distinct, maxPos int
+	// Positions are stored as sparse sort keys: 4000 appends hold the keys
+	// of ranks 0..3999, one each.
+	var n, distinct int
+	var maxKey int64
 	row := e.b.store.DB().QueryRow(`SELECT COUNT(*), COUNT(DISTINCT position), MAX(position) FROM tasks`)
-	if err := row.Scan(&n, &distinct, &maxPos); err != nil {
+	if err := row.Scan(&n, &distinct, &maxKey); err != nil {
 		t.Fatal(err)
 	}
-	if n != 4000 || distinct != 4000 || maxPos != 3999 {
-		t.Fatalf("got %d rows, %d distinct positions, max %d; want 4000, 4000, 3999", n, distinct, maxPos)
+	if n != 4000 || distinct != 4000 || maxKey != store.TaskKey(3999) {
+		t.Fatalf("got %d rows, %d distinct positions, max key %d; want 4000, 4000, %d", n, distinct, maxKey, store.TaskKey(3999))
 	}
 }
