@@ -25,6 +25,10 @@ func (b *backend) newMetrics() {
 		lag := m.Histogram("kandev_cluster_event_lag_seconds")
 		bus.ObserveLag(func(d time.Duration) { lag.Observe(d.Seconds()) })
 		m.CounterFunc("kandev_cluster_events_dropped_total", func() float64 { return float64(bus.Dropped()) })
+		lease := b.shared.members
+		m.GaugeFunc("kandev_cluster_lease_age_seconds", func() float64 { return lease.LeaseAge().Seconds() })
+		m.GaugeFunc("kandev_cluster_lease_ttl_seconds", func() float64 { return lease.TTL().Seconds() })
+		m.CounterFunc("kandev_cluster_lease_renewal_failures_total", func() float64 { return float64(lease.RenewalFailures()) })
 	}
 	m.GaugeFunc("kandev_tasks_queued", func() float64 {
 		ctx, cancel := context.WithTimeout(b.life.ctx, 2*time.Second)
@@ -53,6 +57,7 @@ func (b *backend) newMetrics() {
 		return out
 	})
 	m.GaugeFunc("kandev_agent_queue_length", func() float64 { return float64(b.agents.Report().Queued) })
+	m.CounterFunc("kandev_agent_sessions_taken_over_total", func() float64 { return float64(b.agents.TakenOver()) })
 }
 
 // observeAction is action.Deps.Observe: the registry's calls, counted.

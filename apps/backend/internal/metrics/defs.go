@@ -49,6 +49,14 @@ var defs = []Def{
 		Help: "How long after another backend appended an event it was delivered here (on both backends' clocks, so skew shows in it)."},
 	{Name: "kandev_cluster_events_dropped_total", Type: "counter", When: "PostgreSQL",
 		Help: "Events this backend could not queue for the other backends (its queue stayed full)."},
+	{Name: "kandev_cluster_lease_age_seconds", Type: "gauge", When: "PostgreSQL",
+		Help: "How long ago this backend last renewed its lease; at or past kandev_cluster_lease_ttl_seconds the other backends take over its sessions."},
+	{Name: "kandev_cluster_lease_ttl_seconds", Type: "gauge", When: "PostgreSQL",
+		Help: "How long a backend's lease lasts unrenewed (--lease-ttl)."},
+	{Name: "kandev_cluster_lease_renewal_failures_total", Type: "counter", When: "PostgreSQL",
+		Help: "Renewals of this backend's lease that failed (the database did not answer or refused)."},
+	{Name: "kandev_agent_sessions_taken_over_total", Type: "counter", When: "agents launch here",
+		Help: "Sessions this backend claimed because the backend that ran them was gone (a previous process of its own, or another backend whose lease lapsed)."},
 }
 
 // Defs returns the declared families.
