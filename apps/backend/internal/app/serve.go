@@ -386,7 +386,8 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher, guard *fsguard.Policy, ring *logring.Ring) (*action.Registry, *action.Service, error) {
 	deps := action.Deps{Store: b.store, Publisher: pub, Logger: b.cfg.Logger, QuestionWait: b.cfg.QuestionWait,
 		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: b.cfg.SessionScope, BackendID: b.shared.id,
-		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring), Observe: b.observeAction, Tracer: b.tracing.Provider}
+		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring), Observe: b.observeAction, Tracer: b.tracing.Provider,
+		ReportCalls: b.bridgeCalls(compiled.Catalog())}
 	deps.Git = b.git
 	deps.Ship = &action.Ship{Forges: b.forges, PRs: b.store}
 	var local action.Agents = action.NoAgents{}

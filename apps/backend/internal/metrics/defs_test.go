@@ -63,6 +63,7 @@ func TestEveryFamilyRegisters(t *testing.T) {
 	m.Turns()("end_turn", 0)
 	m.ObserveAction("task.list", "operator", nil, 0)
 	m.ObserveTool("list_tasks_kandev", KindInvalidArguments, 0)
+	m.ObserveBridge(UpstreamTool, "timeout", 2)
 	fams, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)
