@@ -7,16 +7,6 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/schema"
 )
 
-// Bounds of a session.report_calls payload: a bridge reports one entry
-// per tool and outcome it saw since its last report, so these are far
-// above what a real bridge sends (every tool × every outcome).
-const (
-	MaxReportedCalls     = 512    // entries of one report
-	MaxReportedCallCount = 100000 // calls one entry may count
-	MaxReportedToolLen   = 128    // a tool's name
-	MaxReportedOutcome   = 32     // an outcome's name
-)
-
 // ReportCallsIn is the payload of session.report_calls: the tool calls
 // the session's MCP bridge answered since its previous report.
 type ReportCallsIn struct {
@@ -44,10 +34,10 @@ var _ = declare(Def[ReportCallsIn, *ReportCallsOut]{
 	Allow: AllowSession,
 	Schema: schema.Obj("", schema.P{
 		"calls": schema.Arr("Tool calls by tool and outcome since the previous report.", schema.Obj("One tool and outcome.", schema.P{
-			"tool":    schema.Str("A catalog tool's name, or upstream for every proxied tool.").Len(1, MaxReportedToolLen),
-			"outcome": schema.Str("The wrapper's outcome.").Len(1, MaxReportedOutcome),
-			"count":   schema.Int("Calls counted.").Range(1, MaxReportedCallCount),
-		}, "tool", "outcome", "count")).Items(1, MaxReportedCalls),
+			"tool":    schema.Str("A catalog tool's name, or upstream for every proxied tool.").Len(1, kanban.MaxReportedToolLen),
+			"outcome": schema.Str("The wrapper's outcome.").Len(1, kanban.MaxReportedOutcome),
+			"count":   schema.Int("Calls counted.").Range(1, kanban.MaxReportedCallCount),
+		}, "tool", "outcome", "count")).Items(1, kanban.MaxReportedCalls),
 	}, "calls"),
 	Run: func(s *Service, _ context.Context, _ Principal, in ReportCallsIn) (*ReportCallsOut, error) {
 		if s.reportCalls == nil {

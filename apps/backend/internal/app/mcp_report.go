@@ -36,17 +36,17 @@ func (t *callTally) observe(tool, outcome string, _ time.Duration) {
 }
 
 // take removes and returns one report's worth of counts (at most
-// action.MaxReportedCalls entries of at most action.MaxReportedCallCount
+// kanban.MaxReportedCalls entries of at most kanban.MaxReportedCallCount
 // calls; the rest waits for the next report).
 func (t *callTally) take() []action.ReportedCall {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []action.ReportedCall
 	for k, n := range t.counts {
-		if len(out) == action.MaxReportedCalls {
+		if len(out) == kanban.MaxReportedCalls {
 			break
 		}
-		c := min(n, action.MaxReportedCallCount)
+		c := min(n, kanban.MaxReportedCallCount)
 		out = append(out, action.ReportedCall{Tool: k[0], Outcome: k[1], Count: c})
 		if n -= c; n == 0 {
 			delete(t.counts, k)
