@@ -124,8 +124,9 @@ func TestWebSocketRejections(t *testing.T) {
 		{"declared: unknown artifact kind", op, kanban.ActionArtifactCreate, map[string]any{"task_id": task.ID, "kind": "sk-live-CANARY", "data": map[string]any{}}, kanban.CodeValidation, "invalid arguments for artifact.create:"},
 		{"declared: walkthrough off its tool's schema", op, kanban.ActionArtifactCreate, map[string]any{"task_id": task.ID, "kind": kanban.ArtifactWalkthrough, "data": map[string]any{"steps": "x"}}, kanban.CodeValidation, "invalid arguments for artifact.create:"},
 	}
+	g := e.guardWrites()
+	defer g.finish("refused WebSocket requests")
 	for _, tc := range cases {
-		before := e.fingerprint()
 		err := tc.c.Call(context.Background(), tc.action, tc.payload, nil)
 		ke, ok := kanban.AsError(err)
 		if !ok || ke.Code != tc.code || !strings.Contains(ke.Message, tc.msgHas) {
@@ -135,9 +136,7 @@ func TestWebSocketRejections(t *testing.T) {
 		if strings.Contains(ke.Message, "CANARY") || strings.Contains(ke.Message, "hijack") {
 			t.Errorf("%s: message echoes a caller value: %q", tc.name, ke.Message)
 		}
-		if e.fingerprint() != before {
-			t.Errorf("%s: the database changed", tc.name)
-		}
+		g.unchanged(tc.name)
 	}
 }
 
