@@ -46,6 +46,11 @@ type MCPConfig struct {
 	ReportInterval time.Duration
 }
 
+// compiledCatalog is the MCP catalog with every validator compiled, once
+// per process: it is read-only once built, so the backend, the bridges and
+// the CLI of one process (the tests run many) share it.
+var compiledCatalog = sync.OnceValues(toolserver.Compile)
+
 // SessionMCP is a session's MCP server connected to the backend.
 type SessionMCP struct {
 	cfg      MCPConfig
@@ -96,7 +101,7 @@ func StartSessionMCP(ctx context.Context, cfg MCPConfig) (*SessionMCP, error) {
 	if err != nil {
 		return nil, err
 	}
-	compiled, err := toolserver.Compile()
+	compiled, err := compiledCatalog()
 	if err != nil {
 		return nil, fmt.Errorf("build MCP catalog: %w", err)
 	}

@@ -337,7 +337,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	if err := action.Seed(ctx, st); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	compiled, err := toolserver.Compile()
+	compiled, err := compiledCatalog()
 	if err != nil {
 		return nil, fmt.Errorf("build MCP catalog: %w", err)
 	}
