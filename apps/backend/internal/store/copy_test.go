@@ -30,6 +30,15 @@ func must[T any](v T, err error) func(t *testing.T) T {
 // seedEveryEntity fills every table of a store through its service methods,
 // with the optional and self-referencing columns set somewhere.
 // It returns the workspace of the board it made.
+// seedOffer keeps an agent's offer.
+func seedOffer(t *testing.T, s *Store) {
+	t.Helper()
+	if err := s.SetAgentOffer(context.Background(), kanban.AgentOffer{Agent: "mock-agent",
+		Models: []kanban.AgentModel{{ID: "mock-fast", Name: "Fast ü"}}, Modes: []string{"plan"}, OfferedAt: kanban.Now()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func seedEveryEntity(t *testing.T, s *Store) string {
 	t.Helper()
 	ctx := context.Background()
@@ -74,10 +83,7 @@ func seedEveryEntity(t *testing.T, s *Store) string {
 	must3(s.UpdateAgentMode(ctx, parent.ID, kanban.AgentModeUpdate{PlanMode: new(true), SessionMode: new("plan")}))(t)
 	must(s.RecordUsage(ctx, kanban.UsageReport{SessionID: sess.ID, AgentSessionID: "acp-1", Tokens: kanban.Tokens{Input: 3, Output: 2},
 		Cost: &kanban.Cost{Amount: 0.5, Currency: "USD"}, ContextUsed: 10, ContextSize: 100}))(t)
-	if err := s.SetAgentOffer(ctx, kanban.AgentOffer{Agent: "mock-agent", Models: []kanban.AgentModel{{ID: "mock-fast", Name: "Fast ü"}},
-		Modes: []string{"plan"}, OfferedAt: kanban.Now()}); err != nil {
-		t.Fatal(err)
-	}
+	seedOffer(t, s)
 	if err := s.SaveWorktree(ctx, kanban.Worktree{TaskID: parent.ID, RepositoryID: repo.ID, Path: "/wt", Branch: "kandev/x"}); err != nil {
 		t.Fatal(err)
 	}
