@@ -27,9 +27,6 @@ func must[T any](v T, err error) func(t *testing.T) T {
 	}
 }
 
-// seedEveryEntity fills every table of a store through its service methods,
-// with the optional and self-referencing columns set somewhere.
-// It returns the workspace of the board it made.
 // seedOffer keeps an agent's offer.
 func seedOffer(t *testing.T, s *Store) {
 	t.Helper()
@@ -39,6 +36,9 @@ func seedOffer(t *testing.T, s *Store) {
 	}
 }
 
+// seedEveryEntity fills every table of a store through its service methods,
+// with the optional and self-referencing columns set somewhere.
+// It returns the workspace of the board it made.
 func seedEveryEntity(t *testing.T, s *Store) string {
 	t.Helper()
 	ctx := context.Background()
