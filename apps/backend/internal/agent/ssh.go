@@ -118,7 +118,7 @@ func (r *run) startHost(l *launch) error {
 	if err := r.syncRepository(ctx, h, l); err != nil {
 		return err
 	}
-	if err := h.forward(r.m.cfg.BackendURL); err != nil {
+	if err := h.forward(r.ctx, r.m.cfg.BackendURL); err != nil {
 		r.m.log.WarnContext(r.ctx, "forward a port of the SSH host to the backend", "err", err)
 		return errors.New("the SSH host refused to forward a loopback port to the backend (AllowTcpForwarding in its sshd_config)")
 	}
@@ -223,7 +223,7 @@ func hostPlatform() string {
 }
 
 // forward has the host listen on its 127.0.0.1 and forward to the backend.
-func (h *sshHost) forward(backendURL string) error {
+func (h *sshHost) forward(ctx context.Context, backendURL string) error {
 	u, err := url.Parse(backendURL)
 	if err != nil || u.Host == "" {
 		return errors.New("the backend's URL has no host")
@@ -232,7 +232,7 @@ func (h *sshHost) forward(backendURL string) error {
 	if err != nil {
 		return err
 	}
-	h.fwd = remote.Forward(ln, u.Host)
+	h.fwd = remote.Forward(ctx, ln, u.Host)
 	u.Host = ln.Addr().String()
 	h.backend = u.String()
 	return nil

@@ -18,8 +18,8 @@ import (
 )
 
 // TestDialAndRun: a real sshd; the profile's key and known_hosts
-// connect; a command runs and an upload lands 0600; a remote-forwarded
-// loopback port reaches a local listener.
+// connect; a command runs (its failure carries its status and stderr,
+// its context bounds it) and an upload lands 0600.
 func TestDialAndRun(t *testing.T) {
 	t.Parallel()
 	s := sshtest.Require(t)
@@ -49,6 +49,19 @@ func TestDialAndRun(t *testing.T) {
 		t.Fatal("a command past its context's end: got no error")
 	}
 
+}
+
+// TestRemoteForward: a remote-forwarded loopback port (ssh -R) of the
+// host reaches a local listener, and no longer accepts once closed.
+func TestRemoteForward(t *testing.T) {
+	t.Parallel()
+	s := sshtest.Require(t)
+	ctx := t.Context()
+	c, err := remote.Dial(ctx, s.SSHConfig(t.TempDir()), 0)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	defer func() { _ = c.Close() }()
 	// ssh -R: the host's 127.0.0.1:PORT reaches a local echo listener.
 	var lc net.ListenConfig
 	local, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
@@ -69,7 +82,7 @@ func TestDialAndRun(t *testing.T) {
 	if err != nil {
 		t.Fatalf("remote listen: %v", err)
 	}
-	fwd := remote.Forward(ln, local.Addr().String())
+	fwd := remote.Forward(ctx, ln, local.Addr().String())
 	addr := ln.Addr().(*net.TCPAddr)
 	if !addr.IP.IsLoopback() || addr.Port == 0 {
 		t.Fatalf("remote listener address %v, want 127.0.0.1 and a port", addr)

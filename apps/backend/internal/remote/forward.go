@@ -14,6 +14,7 @@ const forwardDial = 10 * time.Second
 // Forwarder copies each connection a listener accepts to a new
 // connection to a local address (the backend's), until Close.
 type Forwarder struct {
+	ctx    context.Context
 	ln     net.Listener
 	target string
 	wg     sync.WaitGroup
@@ -23,9 +24,10 @@ type Forwarder struct {
 	closed bool
 }
 
-// Forward serves ln, forwarding to target (host:port) until Close.
-func Forward(ln net.Listener, target string) *Forwarder {
-	f := &Forwarder{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+// Forward serves ln, forwarding to target (host:port) until Close; ctx
+// bounds the dials (its end closes no connection: Close does).
+func Forward(ctx context.Context, ln net.Listener, target string) *Forwarder {
+	f := &Forwarder{ctx: context.WithoutCancel(ctx), ln: ln, target: target, conns: map[net.Conn]struct{}{}}
 	f.wg.Add(1)
 	go f.serve()
 	return f
@@ -47,7 +49,7 @@ func (f *Forwarder) serve() {
 }
 
 func (f *Forwarder) pipe(in net.Conn) {
-	ctx, cancel := context.WithTimeout(context.Background(), forwardDial)
+	ctx, cancel := context.WithTimeout(f.ctx, forwardDial)
 	var d net.Dialer
 	out, err := d.DialContext(ctx, "tcp", f.target)
 	cancel()

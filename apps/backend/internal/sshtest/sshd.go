@@ -61,7 +61,7 @@ type Server struct {
 // fails t under RequireEnv and skips it loudly otherwise, saying why.
 func Require(t testing.TB) *Server {
 	t.Helper()
-	s, err := Start(t.TempDir())
+	s, err := Start(t.Context(), t.TempDir())
 	if err == nil {
 		t.Cleanup(s.Stop)
 		return s
@@ -87,7 +87,7 @@ func (s *Server) SSHConfig(workRoot string) *kanban.SSHConfig {
 
 // Start starts a server whose files live in dir (which must be short
 // enough for the keys' paths and exist).
-func Start(dir string) (*Server, error) {
+func Start(ctx context.Context, dir string) (*Server, error) {
 	if _, err := os.Stat(SSHD); err != nil {
 		return nil, errors.New("sshd is not installed (make ssh installs Debian's openssh-server)")
 	}
@@ -109,7 +109,7 @@ func Start(dir string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o600); err != nil { //nolint:gosec // the test's temp dir
 		return nil, err
 	}
 	if os.Geteuid() == 0 {
@@ -121,7 +121,7 @@ func Start(dir string) (*Server, error) {
 	}
 	var last error
 	for range 3 { // a port picked free can be taken before sshd binds it
-		if last = s.start(hostKey); last == nil {
+		if last = s.start(ctx, hostKey); last == nil {
 			break
 		}
 	}
@@ -134,7 +134,7 @@ func Start(dir string) (*Server, error) {
 		return nil, err
 	}
 	s.HostKeyLine = HostLine(s.Port, string(hostPub))
-	if err := os.WriteFile(s.KnownHostsFile, []byte(s.HostKeyLine+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(s.KnownHostsFile, []byte(s.HostKeyLine+"\n"), 0o600); err != nil { //nolint:gosec // the test's temp dir
 		s.Stop()
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (s *Server) WrongKnownHosts(t testing.TB) string {
 		t.Fatal(err)
 	}
 	p := filepath.Join(s.Dir, "known_hosts.wrong")
-	if err := os.WriteFile(p, []byte(HostLine(s.Port, string(pub))+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(p, []byte(HostLine(s.Port, string(pub))+"\n"), 0o600); err != nil { //nolint:gosec // the test's temp dir
 		t.Fatal(err)
 	}
 	return p
@@ -173,7 +173,7 @@ func (s *Server) WrongKnownHosts(t testing.TB) string {
 func keygen(path string) error {
 	out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "kandev-test", "-f", path).CombinedOutput() //nolint:gosec // fixed arguments, a temp path
 	if err != nil {
-		return fmt.Errorf("ssh-keygen: %v: %s", err, out)
+		return fmt.Errorf("ssh-keygen: %w: %s", err, out)
 	}
 	return nil
 }
@@ -196,8 +196,8 @@ func (s *Server) config(hostKey string) string {
 // start starts sshd at a free port and waits for its banner. sshd is told
 // to stop if the thread that started it ends (a killed test binary leaves
 // none behind): that thread waits for it.
-func (s *Server) start(hostKey string) error {
-	port, err := freePort()
+func (s *Server) start(ctx context.Context, hostKey string) error {
+	port, err := freePort(ctx)
 	if err != nil {
 		return err
 	}
@@ -266,9 +266,9 @@ func banner(port int) bool {
 	return n == 4 && string(b) == "SSH-"
 }
 
-func freePort() (int, error) {
+func freePort(ctx context.Context) (int, error) {
 	var lc net.ListenConfig
-	l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	l, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
 	}
