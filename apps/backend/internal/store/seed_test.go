@@ -219,26 +219,33 @@ func testSeedAddsLaterExecutors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docker := dockerExecutorID(t, s)
-	if _, err := s.CreateExecutorProfile(ctx, kanban.ExecutorProfile{ExecutorID: docker, Name: "box", IsDefault: true}); err != nil {
-		t.Fatal(err)
-	}
-	if again, err := s.DefaultExecutorProfile(ctx); err != nil || again.ID != def.ID {
-		t.Fatalf("got default %+v, %v after a Docker profile, want %s still", again, err, def.ID)
+	for _, typ := range []string{kanban.ExecutorTypeDocker, kanban.ExecutorTypeSSH} {
+		if _, err := s.CreateExecutorProfile(ctx, kanban.ExecutorProfile{ExecutorID: executorIDOf(t, s, typ), Name: "box", IsDefault: true}); err != nil {
+			t.Fatal(err)
+		}
+		if again, err := s.DefaultExecutorProfile(ctx); err != nil || again.ID != def.ID {
+			t.Fatalf("got default %+v, %v after a %s profile, want %s still", again, err, typ, def.ID)
+		}
 	}
 }
 
 func dockerExecutorID(t *testing.T, s *Store) string {
+	t.Helper()
+	return executorIDOf(t, s, kanban.ExecutorTypeDocker)
+}
+
+// executorIDOf is the id of the seeded executor of type typ.
+func executorIDOf(t *testing.T, s *Store, typ string) string {
 	t.Helper()
 	execs, err := s.ListExecutors(context.Background(), kanban.Page{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range execs.Items {
-		if e.Type == kanban.ExecutorTypeDocker {
+		if e.Type == typ {
 			return e.ID
 		}
 	}
-	t.Fatal("no Docker executor")
+	t.Fatal("no executor of type " + typ)
 	return ""
 }
