@@ -229,11 +229,6 @@ func testSeedAddsLaterExecutors(t *testing.T) {
 	}
 }
 
-func dockerExecutorID(t *testing.T, s *Store) string {
-	t.Helper()
-	return executorIDOf(t, s, kanban.ExecutorTypeDocker)
-}
-
 // executorIDOf is the id of the seeded executor of type typ.
 func executorIDOf(t *testing.T, s *Store, typ string) string {
 	t.Helper()
