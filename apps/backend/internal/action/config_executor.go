@@ -226,8 +226,8 @@ func withExecutorFields(p schema.P) schema.P {
 		"workdir (worktree or task), cpus, memory_mb, mounts ([{source, target, read_only}], sources in the source roots), "+
 		"env (plain values, shown to sessions: no secrets) and pass_env (names of the backend's allowed variables). "+
 		"An SSH executor's (operator only) are checked whole: host, port (default 22), user, key_file and known_hosts_file "+
-		"(absolute paths on the backend's machine: never a key itself), trust_on_first_use (default false) and work_root "+
-		"(an absolute directory on the host).").
+		"(absolute paths on the backend's machine: never a key itself), trust_on_first_use (default false), work_root "+
+		"(an absolute directory on the host) and workdir (worktree or task).").
 		Props(0, kanban.MaxExecutorConfigKeys)
 	p["prepare_script"] = schema.Str("Shell script run before the agent; empty for none. Operator only.").Len(0, kanban.MaxScriptLen)
 	p["cleanup_script"] = schema.Str("Shell script run after the session; empty for none. Operator only.").Len(0, kanban.MaxScriptLen)

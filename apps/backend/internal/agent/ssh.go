@@ -86,6 +86,9 @@ func (r *run) sshPlacement(l *launch) (string, error) {
 	for _, k := range sortedKeys(vars) {
 		l.env = append(l.env, k+"="+vars[k])
 	}
+	if l.ssh.Workdir == "task" {
+		return executorLocal, nil
+	}
 	return executorWorktree, nil
 }
 

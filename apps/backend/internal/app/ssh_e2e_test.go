@@ -97,9 +97,13 @@ func TestSSHExecutor(t *testing.T) {
 		t.Fatalf("cleanup script output %q (%v)", b, err)
 	}
 
-	// An agent that exits: COMPLETED, its directory removed.
-	_, sid2 := e.startMock("SSH exit", "@say bye\n@exit 0", map[string]any{"local_path": repo, "executor_profile_id": prof})
+	// An agent that exits, on a task with no repository (workdir task: an
+	// empty directory on the host): COMPLETED, its directory removed.
+	taskCfg := s.Config(root)
+	taskCfg["workdir"] = "task"
+	task2, sid2 := e.startMock("SSH exit", "@sh pwd; ls -A | wc -l\n@exit 0", map[string]any{"executor_profile_id": e.sshProfile("task-dir", taskCfg, "", "")})
 	e.waitState(sid2, kanban.SessionCompleted)
+	e.waitMessage(task2.ID, "tool_call", filepath.Join(root, "kandev-"+sid2, "work"))
 	waitPathGone(t, filepath.Join(root, "kandev-"+sid2))
 
 	// A host whose key is not the recorded one: refused, nothing made there.

@@ -40,6 +40,7 @@ func TestSSHProfileRules(t *testing.T) {
 		{"work root with a quote", `{` + base + `,"work_root":"/srv/evil'x"}`, "config.work_root"},
 		{"work root in /etc", `{` + base + `,"work_root":"/etc/evil"}`, "config.work_root"},
 		{"a key in the payload", `{` + base + `,"private_key":"-----BEGIN evil"}`, "config"},
+		{"workdir not worktree or task", `{` + base + `,"workdir":"/evil"}`, "config.workdir"},
 		{"tofu not a boolean", `{` + base + `,"trust_on_first_use":"evil"}`, "config"},
 	}
 	before := e.counts()

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -39,6 +40,10 @@ type SSHConfig struct {
 	// differs from the recorded one is refused either way.
 	TrustOnFirstUse bool   `json:"trust_on_first_use,omitempty"`
 	WorkRoot        string `json:"work_root"`
+	// Workdir is what is copied to the host: the task's git worktree (as
+	// exec-worktree makes it) or the task's directory (as exec-local
+	// uses it), one of DockerWorkdirs.
+	Workdir string `json:"workdir,omitempty"`
 }
 
 var (
@@ -59,10 +64,13 @@ func ParseSSHConfig(cfg map[string]json.RawMessage) (*SSHConfig, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return nil, FieldError("config", "an SSH profile's settings are host, port, user, key_file, known_hosts_file, trust_on_first_use and work_root, with the documented types")
+		return nil, FieldError("config", "an SSH profile's settings are host, port, user, key_file, known_hosts_file, trust_on_first_use, work_root and workdir, with the documented types")
 	}
 	if c.Port == 0 {
 		c.Port = DefaultSSHPort
+	}
+	if c.Workdir == "" {
+		c.Workdir = DockerWorkdirs[0]
 	}
 	if err := c.check(); err != nil {
 		return nil, err
@@ -84,6 +92,8 @@ func (c *SSHConfig) check() error {
 		return FieldError("config.known_hosts_file", "must be the clean absolute path of a known_hosts file on the backend's machine")
 	case c.KnownHostsFile == c.KeyFile:
 		return FieldError("config.known_hosts_file", "must not be the key file")
+	case !slices.Contains(DockerWorkdirs, c.Workdir):
+		return FieldError("config.workdir", "must be one of %s", strings.Join(DockerWorkdirs, ", "))
 	}
 	if why := SSHWorkRootProblem(c.WorkRoot); why != "" {
 		return FieldError("config.work_root", "%s", why)
