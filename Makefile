@@ -123,7 +123,7 @@ test-agents: build
 # Measures validation, round trips, the bridge, mode switches, a 100k-task
 # board and tools/list sizes; writes bench/results.json and regenerates
 # docs/public/performance.md (a few minutes).
-bench: browser postgres docker
+bench: browser postgres docker ssh
 	$(MAKE) -C $(BACKEND) bench
 
 # Load, kill -9, restarts, a full disk, misbehaving clients and agents at

@@ -107,16 +107,8 @@ func (r *run) startHost(l *launch) error {
 	h := &sshHost{c: c, dir: path.Join(l.ssh.WorkRoot, "kandev-"+r.id)}
 	h.work = h.dir + "/work"
 	r.host = h // removeHost undoes whatever follows
-	if err := r.m.uploadBinary(ctx, h, l.ssh.WorkRoot); err != nil {
+	if err := r.m.prepareHost(ctx, h, l.ssh.WorkRoot, l.token, envScript(l.env)); err != nil {
 		return err
-	}
-	if err := c.Upload(ctx, h.dir+"/token", "600", strings.NewReader(l.token+"\n")); err != nil {
-		r.m.log.WarnContext(r.ctx, "write the session's token file on the SSH host", "err", err)
-		return errors.New("could not write the session's token file on the SSH host (see the server log)")
-	}
-	if err := c.Upload(ctx, h.dir+"/env", "600", strings.NewReader(envScript(l.env))); err != nil {
-		r.m.log.WarnContext(r.ctx, "write the agent's environment on the SSH host", "err", err)
-		return errors.New("could not write the agent's environment on the SSH host (see the server log)")
 	}
 	if err := r.syncRepository(ctx, h, l); err != nil {
 		return err
@@ -174,10 +166,12 @@ func (b *binaryCache) digest(p string) (string, error) {
 	return b.hash, nil
 }
 
-// uploadBinary makes the session's directory on the host and puts the
+// prepareHost makes the session's directory on the host with its work/
+// directory, token and env files (one command: the token and the env
+// file's text come on its stdin, never on a command line) and puts the
 // kandev binary under the work root, once per version (named by its
 // digest); the host must run the binary's OS and architecture.
-func (m *Manager) uploadBinary(ctx context.Context, h *sshHost, root string) error {
+func (m *Manager) prepareHost(ctx context.Context, h *sshHost, root, token, env string) error {
 	bin, err := filepath.EvalSymlinks(m.cfg.Executable)
 	if err != nil || !staticBinary(bin) {
 		return errors.New("the SSH executor needs a static kandev binary (built with CGO_ENABLED=0)")
@@ -190,7 +184,9 @@ func (m *Manager) uploadBinary(ctx context.Context, h *sshHost, root string) err
 	h.bin = binDir + "/kandev-" + sum
 	q := remote.Quote
 	out, err := h.c.Run(ctx, "uname -sm && mkdir -p "+q(binDir)+" && chmod 700 "+q(root)+" "+q(binDir)+
-		" && rm -rf "+q(h.dir)+" && mkdir -m 700 "+q(h.dir)+" && { test -x "+q(h.bin)+" && echo have || echo need; }", nil, 256)
+		" && rm -rf "+q(h.dir)+" && mkdir -m 700 "+q(h.dir)+" "+q(h.work)+
+		" && (umask 077 && IFS= read -r t && printf '%s\\n' \"$t\" > "+q(h.dir+"/token")+" && cat > "+q(h.dir+"/env")+")"+
+		" && { test -x "+q(h.bin)+" && echo have || echo need; }", strings.NewReader(token+"\n"+env), 256)
 	if err != nil {
 		m.log.WarnContext(ctx, "prepare the session's directory on the SSH host", "err", err)
 		return errors.New("could not make the session's directory under the SSH profile's work_root (see the server log)")
@@ -258,9 +254,6 @@ func (r *run) syncRepository(ctx context.Context, h *sshHost, l *launch) error {
 				}
 			}
 		}
-	}
-	if _, err := h.c.Run(ctx, "mkdir -m 700 "+remote.Quote(h.work), nil, 256); err != nil {
-		return errors.New("could not make the session's work directory on the SSH host")
 	}
 	for _, name := range sortedKeys(repos) {
 		if err := r.cloneTo(ctx, h, repos[name], path.Join(h.work, name)); err != nil {
