@@ -253,6 +253,7 @@ func (r *run) drive() {
 	}
 	r.rec = newRecorder(r.keep(), r.m.store, r.id, r.m.cfg.OutputLimit, r.m.log, r.m.publishMessage)
 	defer r.rec.close()
+	defer r.fetchBack() // after the agent stopped and the cleanup script ran, before the host's directory goes
 	l, err := r.prepare(sess)
 	if err != nil || r.stopped() {
 		if r.stopped() {

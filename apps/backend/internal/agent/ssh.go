@@ -55,6 +55,7 @@ type sshHost struct {
 	bin     string // the uploaded kandev binary
 	fwd     *remote.Forwarder
 	backend string // the backend's URL as the host reaches it
+	repos   []syncedRepo
 }
 
 // bridge is where a session's `kandev mcp` runs from, with its token file
@@ -234,66 +235,6 @@ func (h *sshHost) forward(ctx context.Context, backendURL string) error {
 	h.fwd = remote.Forward(ctx, ln, u.Host)
 	u.Host = ln.Addr().String()
 	h.backend = u.String()
-	return nil
-}
-
-// syncRepository clones the local working directory's repository (each
-// repository's, for a task with several) into work/ on the host from a
-// git bundle of its HEAD and branch; a directory that is no repository
-// gives an empty work/.
-func (r *run) syncRepository(ctx context.Context, h *sshHost, l *launch) error {
-	repos := map[string]string{".": l.workdir} // work/ subdirectory → local checkout
-	if _, err := gitOutput(ctx, l.workdir, "rev-parse", "--show-toplevel"); err != nil {
-		delete(repos, ".")
-		entries, _ := os.ReadDir(l.workdir)
-		for _, e := range entries {
-			sub := filepath.Join(l.workdir, e.Name())
-			if e.IsDir() && sessionIDSafe.MatchString(e.Name()) {
-				if _, err := gitOutput(ctx, sub, "rev-parse", "--show-toplevel"); err == nil {
-					repos[e.Name()] = sub
-				}
-			}
-		}
-	}
-	for _, name := range sortedKeys(repos) {
-		if err := r.cloneTo(ctx, h, repos[name], path.Join(h.work, name)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// cloneTo clones the checkout at dir into remoteDir (which exists) on the host.
-func (r *run) cloneTo(ctx context.Context, h *sshHost, dir, remoteDir string) error {
-	tmp, err := os.MkdirTemp("", "kandev-bundle-")
-	if err != nil {
-		return errors.New("could not make a temporary directory for the repository's bundle")
-	}
-	defer func() { _ = os.RemoveAll(tmp) }()
-	bundle := filepath.Join(tmp, "repo.bundle")
-	refs := []string{"HEAD"}
-	if branch, err := gitOutput(ctx, dir, "symbolic-ref", "--short", "-q", "HEAD"); err == nil && branch != "" {
-		refs = append(refs, branch)
-	}
-	if err := git(ctx, dir, append([]string{"bundle", "create", bundle}, refs...)...); err != nil {
-		r.m.log.WarnContext(r.ctx, "bundle the repository for the SSH host", "err", err)
-		return errors.New("could not bundle the task's repository for the SSH host (an empty repository has no commit to send)")
-	}
-	f, err := os.Open(bundle) //nolint:gosec // a file this function made
-	if err != nil {
-		return errors.New("could not read the repository's bundle")
-	}
-	defer func() { _ = f.Close() }()
-	remoteBundle := h.dir + "/repo.bundle"
-	if err := h.c.Upload(ctx, remoteBundle, "600", f); err != nil {
-		r.m.log.WarnContext(r.ctx, "upload the repository's bundle to the SSH host", "err", err)
-		return errors.New("could not upload the task's repository to the SSH host (see the server log)")
-	}
-	q := remote.Quote
-	if _, err := h.c.Run(ctx, "git clone -q "+q(remoteBundle)+" "+q(remoteDir)+" && rm -f "+q(remoteBundle), nil, 1024); err != nil {
-		r.m.log.WarnContext(r.ctx, "clone the repository on the SSH host", "err", err)
-		return errors.New("could not clone the task's repository on the SSH host (is git installed there? see the server log)")
-	}
 	return nil
 }
 

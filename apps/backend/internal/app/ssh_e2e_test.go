@@ -48,7 +48,8 @@ func waitPathGone(t *testing.T, path string) {
 // token sits 0600 on the host and on no command line; prepare and cleanup
 // scripts run on the host; when the session is archived (and when an
 // agent exits) the agent's processes are gone and the session's
-// directory removed. A host whose key differs from the known_hosts file's
+// directory removed; a commit the agent makes there comes back onto the
+// task's branch. A host whose key differs from the known_hosts file's
 // is refused, saying so, with nothing made on it.
 func TestSSHExecutor(t *testing.T) {
 	t.Parallel()
@@ -78,8 +79,8 @@ func TestSSHExecutor(t *testing.T) {
 	}
 	dir := filepath.Join(root, "kandev-"+sid)
 	work := filepath.Join(dir, "work")
-	sh := e.waitMessage(task.ID, "tool_call", "README.md")
-	if !strings.Contains(sh.Content, work) || !strings.Contains(sh.Content, "kandev/") {
+	sh := e.waitMessage(task.ID, "tool_call", work) // in the output only, not in the command
+	if !strings.Contains(sh.Content, `"output":"`) || !strings.Contains(sh.Content, `README.md`) || !strings.Contains(sh.Content, "kandev/") {
 		t.Fatalf("@sh did not run in the clone of the task's branch on the host: %s", sh.Content)
 	}
 	e.waitState(sid, kanban.SessionRunning)
@@ -105,6 +106,16 @@ func TestSSHExecutor(t *testing.T) {
 	e.waitState(sid2, kanban.SessionCompleted)
 	e.waitMessage(task2.ID, "tool_call", filepath.Join(root, "kandev-"+sid2, "work"))
 	waitPathGone(t, filepath.Join(root, "kandev-"+sid2))
+
+	// An agent that commits on the host: its commit comes back onto the
+	// task's branch in the local worktree.
+	task4, sid4 := e.startMock("SSH commit", "@sh git -c user.name=k -c user.email=k@example.com commit -q --allow-empty -m from-the-host\n@exit 0",
+		map[string]any{"local_path": repo, "executor_profile_id": prof})
+	done := e.waitState(sid4, kanban.SessionCompleted)
+	e.waitMessage(task4.ID, "status", "Brought the agent's commits back from the SSH host onto kandev/")
+	if got := gitOut(t, done.Workdir, "log", "-1", "--format=%s"); strings.TrimSpace(got) != "from-the-host" {
+		t.Fatalf("the local worktree's last commit is %q, want the agent's from the host", got)
+	}
 
 	// A host whose key is not the recorded one: refused, nothing made there.
 	cfg := s.Config(root)

@@ -209,15 +209,22 @@ func (c *Client) Session() (*ssh.Session, error) { return c.c.NewSession() }
 // returns its stdout (the first maxOut bytes). Its error carries the
 // command's exit status and the start of its stderr (clipped).
 func (c *Client) Run(ctx context.Context, cmd string, stdin io.Reader, maxOut int) (string, error) {
+	out := &capped{max: maxOut}
+	err := c.RunTo(ctx, cmd, stdin, out)
+	return out.String(), err
+}
+
+// RunTo is Run with the command's stdout written to stdout.
+func (c *Client) RunTo(ctx context.Context, cmd string, stdin io.Reader, stdout io.Writer) error {
 	s, err := c.c.NewSession()
 	if err != nil {
-		return "", fmt.Errorf("open an SSH session: %w", err)
+		return fmt.Errorf("open an SSH session: %w", err)
 	}
 	defer func() { _ = s.Close() }()
-	out, errOut := &capped{max: maxOut}, &capped{max: 2048}
-	s.Stdin, s.Stdout, s.Stderr = stdin, out, errOut
+	errOut := &capped{max: 2048}
+	s.Stdin, s.Stdout, s.Stderr = stdin, stdout, errOut
 	if err := s.Start(cmd); err != nil {
-		return "", fmt.Errorf("start a remote command: %w", err)
+		return fmt.Errorf("start a remote command: %w", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Wait() }()
@@ -225,17 +232,17 @@ func (c *Client) Run(ctx context.Context, cmd string, stdin io.Reader, maxOut in
 	case err = <-done:
 	case <-ctx.Done():
 		_ = s.Close()
-		return out.String(), fmt.Errorf("the remote command did not finish in time: %w", ctx.Err())
+		return fmt.Errorf("the remote command did not finish in time: %w", ctx.Err())
 	}
 	if err != nil {
 		msg := strings.TrimSpace(errOut.String())
 		var ee *ssh.ExitError
 		if errors.As(err, &ee) {
-			return out.String(), fmt.Errorf("the remote command exited with status %d: %s", ee.ExitStatus(), kanban.Clip(msg, 400))
+			return fmt.Errorf("the remote command exited with status %d: %s", ee.ExitStatus(), kanban.Clip(msg, 400))
 		}
-		return out.String(), fmt.Errorf("the remote command failed: %w", err)
+		return fmt.Errorf("the remote command failed: %w", err)
 	}
-	return out.String(), nil
+	return nil
 }
 
 // Upload writes r to path on the host with mode (octal, e.g. "600"),
