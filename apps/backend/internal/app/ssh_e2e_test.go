@@ -98,6 +98,14 @@ func TestSSHExecutor(t *testing.T) {
 		t.Fatalf("cleanup script output %q (%v)", b, err)
 	}
 
+	sshSessionEnds(t, e, s, root, repo, prof)
+}
+
+// sshSessionEnds: on exec-ssh, an agent that exits (on a task with no
+// repository), one that commits (the commit comes back), and a host whose
+// key is not the recorded one.
+func sshSessionEnds(t *testing.T, e *env, s *sshtest.Server, root, repo, prof string) {
+	t.Helper()
 	// An agent that exits, on a task with no repository (workdir task: an
 	// empty directory on the host): COMPLETED, its directory removed.
 	taskCfg := s.Config(root)
