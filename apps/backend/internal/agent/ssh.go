@@ -125,15 +125,20 @@ func (r *run) startHost(l *launch) error {
 	return nil
 }
 
-// envScript is the env file: one export per variable, values quoted.
+// envScript is the env file: one export per variable, values quoted (a
+// name that is not a shell variable name is left out).
 func envScript(env []string) string {
 	var b strings.Builder
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
-		b.WriteString("export " + k + "=" + remote.Quote(v) + "\n")
+		if shellName.MatchString(k) {
+			b.WriteString("export " + k + "=" + remote.Quote(v) + "\n")
+		}
 	}
 	return b.String()
 }
+
+var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // binaryCache remembers the digest of the kandev binary by its identity,
 // so that it is hashed once per build.
