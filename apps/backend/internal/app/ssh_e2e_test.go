@@ -190,3 +190,38 @@ func waitGroupGone(t *testing.T, pgid int) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestSSHShutdownAndResume: a backend that shuts down kills its SSH
+// session's agent and removes the session's directory on the host; the
+// next start resumes the session on the host in a directory made afresh.
+func TestSSHShutdownAndResume(t *testing.T) {
+	t.Parallel()
+	s := sshtest.Require(t)
+	dir := t.TempDir()
+	opts := func(c *Config) { c.DataDir = dir }
+	e1 := newAgentEnv(t, opts)
+	root := filepath.Join(t.TempDir(), "root")
+	cfg := s.Config(root)
+	cfg["workdir"] = "task"
+	prof := e1.sshProfile("host", cfg, "", "")
+	task, sid := e1.startMock("SSH resume", "@say before the restart", map[string]any{"executor_profile_id": prof})
+	e1.waitState(sid, kanban.SessionIdle)
+	hostDir := filepath.Join(root, "kandev-"+sid)
+	b, err := os.ReadFile(filepath.Join(hostDir, "agent.pid"))
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || perr != nil {
+		t.Fatalf("the agent's process group on the host: %q %v %v", b, err, perr)
+	}
+	e1.close()
+	if _, err := os.Lstat(hostDir); !os.IsNotExist(err) {
+		t.Fatalf("the session's directory on the host after the shutdown: %v, want it gone", err)
+	}
+	waitGroupGone(t, pid)
+
+	e2 := newAgentEnv(t, opts)
+	e2.waitMessage(task.ID, "status", "Resumed the agent's session")
+	e2.waitState(sid, kanban.SessionIdle)
+	if _, err := os.Stat(filepath.Join(hostDir, "agent.pid")); err != nil {
+		t.Fatalf("the resumed session runs on the host: %v", err)
+	}
+}
