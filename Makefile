@@ -5,7 +5,7 @@
 BACKEND := apps/backend
 KANDEV  := $(BACKEND)/bin/kandev
 
-.PHONY: run build test test-agents vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres apprise docker board-screenshots forge-mock promtool
+.PHONY: run build test test-agents vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres apprise docker ssh board-screenshots forge-mock promtool
 
 run: build
 	$(KANDEV) serve
@@ -31,8 +31,10 @@ lint:
 # The Docker executor's tests use the daemon DOCKER_HOST names or, as root,
 # start a private dockerd of their own (stopped after); with
 # KANDEV_DOCKER_TESTS=1 a daemon that cannot be reached or started fails them.
-test-go: browser postgres forge-mock apprise docker promtool
-	KANDEV_BROWSER_TESTS=1 KANDEV_POSTGRES_TESTS=1 KANDEV_FORGE_TESTS=1 KANDEV_NOTIFY_TESTS=1 KANDEV_DOCKER_TESTS=1 KANDEV_MONITORING_TESTS=1 $(MAKE) -C $(BACKEND) test
+# The SSH executor's tests start Debian's sshd on loopback with throwaway
+# keys (stopped after); with KANDEV_SSH_TESTS=1 a missing sshd fails them.
+test-go: browser postgres forge-mock apprise docker ssh promtool
+	KANDEV_BROWSER_TESTS=1 KANDEV_POSTGRES_TESTS=1 KANDEV_FORGE_TESTS=1 KANDEV_NOTIFY_TESTS=1 KANDEV_DOCKER_TESTS=1 KANDEV_SSH_TESTS=1 KANDEV_MONITORING_TESTS=1 $(MAKE) -C $(BACKEND) test
 
 # Installs the forge API mocks (Prism, GitHub's OpenAPI descriptions, the
 # Node 24 Prism needs) from tests/forge/package-lock.json with npm ci;
@@ -55,6 +57,15 @@ docker:
 	  if [ "$$(id -u)" -ne 0 ]; then echo "the Docker executor's tests need Debian's docker.io and busybox-static: run 'sudo apt-get install docker.io busybox-static' (or make docker as root)"; exit 1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker.io busybox-static && \
 	  { systemctl disable --now docker.service docker.socket >/dev/null 2>&1 || service docker stop >/dev/null 2>&1 || true; }; }
+
+# Installs Debian's openssh-server (sshd and ssh-keygen; the SSH executor's
+# tests start their own sshd on loopback) when it is missing (needs root, as
+# on CI); the system's ssh service is stopped and not started again.
+ssh:
+	@{ test -x /usr/sbin/sshd && command -v ssh-keygen >/dev/null; } || { \
+	  if [ "$$(id -u)" -ne 0 ]; then echo "the SSH executor's tests need Debian's openssh-server: run 'sudo apt-get install openssh-server' (or make ssh as root)"; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server && \
+	  { systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || service ssh stop >/dev/null 2>&1 || true; }; }
 
 # Installs Debian's apprise package (the notifications CLI the Apprise
 # channels run) when it is missing (needs root, as on CI); with
@@ -112,7 +123,7 @@ test-agents: build
 # Measures validation, round trips, the bridge, mode switches, a 100k-task
 # board and tools/list sizes; writes bench/results.json and regenerates
 # docs/public/performance.md (a few minutes).
-bench: browser postgres docker
+bench: browser postgres docker ssh
 	$(MAKE) -C $(BACKEND) bench
 
 # Load, kill -9, restarts, a full disk, misbehaving clients and agents at

@@ -164,11 +164,12 @@ func (s *Service) writableExecutorProfile(ctx context.Context, p Principal, id s
 	return ws, kanban.CheckProfileWrite(kanban.ExecutorProfileKind, prof.WorkspaceID, ws)
 }
 
-// checkDockerProfile checks a profile of a Docker executor being created
-// or changed: only the operator configures them (an image and host
-// mounts), and a config given (withConfig) must be a valid Docker config
-// whose mount sources the filesystem policy allows. Profiles of other
-// executors pass.
+// checkDockerProfile checks a profile of a Docker or SSH executor being
+// created or changed: only the operator configures them (an image and
+// host mounts; a host, a key file and a known_hosts file on this
+// machine), and a config given (withConfig) must be a valid Docker config
+// whose mount sources the filesystem policy allows, or a valid SSH
+// config. Profiles of other executors pass.
 func (s *Service) checkDockerProfile(ctx context.Context, p Principal, executorID string, cfg map[string]json.RawMessage, withConfig bool) error {
 	ex, err := s.store.GetExecutor(ctx, executorID)
 	switch {
@@ -176,6 +177,15 @@ func (s *Service) checkDockerProfile(ctx context.Context, p Principal, executorI
 		return nil // the store's own NOT_FOUND follows
 	case err != nil:
 		return err
+	case ex.Type == kanban.ExecutorTypeSSH:
+		if !p.IsOperator() {
+			return kanban.Errorf(kanban.CodeForbidden, "SSH executor profiles are configured by the operator only")
+		}
+		if withConfig {
+			_, err := kanban.ParseSSHConfig(cfg)
+			return err
+		}
+		return nil
 	case ex.Type != kanban.ExecutorTypeDocker:
 		return nil
 	}
@@ -214,7 +224,10 @@ func withExecutorFields(p schema.P) schema.P {
 	p["config"] = openConfig("Executor settings by name, any JSON values (64 KiB in all); replaces the stored ones. "+
 		"A Docker executor's (operator only) are checked whole: image (required, local), network (host or none), "+
 		"workdir (worktree or task), cpus, memory_mb, mounts ([{source, target, read_only}], sources in the source roots), "+
-		"env (plain values, shown to sessions: no secrets) and pass_env (names of the backend's allowed variables).").
+		"env (plain values, shown to sessions: no secrets) and pass_env (names of the backend's allowed variables). "+
+		"An SSH executor's (operator only) are checked whole: host, port (default 22), user, key_file and known_hosts_file "+
+		"(absolute paths on the backend's machine: never a key itself), trust_on_first_use (default false), work_root "+
+		"(an absolute directory on the host) and workdir (worktree or task).").
 		Props(0, kanban.MaxExecutorConfigKeys)
 	p["prepare_script"] = schema.Str("Shell script run before the agent; empty for none. Operator only.").Len(0, kanban.MaxScriptLen)
 	p["cleanup_script"] = schema.Str("Shell script run after the session; empty for none. Operator only.").Len(0, kanban.MaxScriptLen)

@@ -154,8 +154,8 @@ func TestExecutorProfiles(t *testing.T) {
 	h := newHarness(t)
 	sess := h.session(h.task("t"), kanban.ModeTask)
 	execs := call[kanban.List[kanban.Executor]](h, sess, kanban.ActionExecutorList, ListIn{})
-	if len(execs.Items) != 3 || execs.Items[0].Name != "exec-docker" || execs.Items[1].Name != "exec-local" {
-		t.Fatalf("executor.list: got %+v, want exec-docker, exec-local and exec-worktree", execs.Items)
+	if len(execs.Items) != 4 || execs.Items[0].Name != "exec-docker" || execs.Items[1].Name != "exec-local" {
+		t.Fatalf("executor.list: got %+v, want exec-docker, exec-local, exec-ssh and exec-worktree", execs.Items)
 	}
 	ex := execs.Items[1].ID // exec-local
 	p := call[kanban.ExecutorProfile](h, operator, kanban.ActionExecutorProfileCreate, map[string]any{"executor_id": ex, "name": "ci",

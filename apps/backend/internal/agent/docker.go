@@ -73,6 +73,9 @@ func (r *run) placement(ctx context.Context, sess *kanban.Session, l *launch) (s
 	if err != nil {
 		return "", err
 	}
+	if execType == kanban.ExecutorTypeSSH {
+		return r.sshPlacement(l)
+	}
 	if execType != kanban.ExecutorTypeDocker {
 		l.env, err = r.launchEnv(l)
 		return execType, err

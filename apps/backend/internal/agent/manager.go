@@ -125,6 +125,7 @@ type Manager struct {
 	acpLog   *slog.Logger
 	workdirs *workdirs
 	tokens   tokenFiles
+	binary   binaryCache // the kandev binary's digest (the SSH executor uploads it by it)
 	waiters  *action.Waiters
 	// dockerReady is closed once the containers a previous process left
 	// are swept: no container is created before (docker.go).
@@ -469,7 +470,7 @@ func (d dropAttrs) WithAttrs([]slog.Attr) slog.Handler { return d }
 func (d dropAttrs) WithGroup(string) slog.Handler      { return d }
 
 // RunningBy counts the agents whose processes run now, by agent type and
-// executor kind ("local" or "docker").
+// executor kind ("local", "docker" or "ssh").
 func (m *Manager) RunningBy() map[[2]string]int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -480,8 +481,11 @@ func (m *Manager) RunningBy() map[[2]string]int {
 			continue
 		}
 		exec := "local"
-		if l.docker != nil {
+		switch {
+		case l.docker != nil:
 			exec = "docker"
+		case l.ssh != nil:
+			exec = "ssh"
 		}
 		out[[2]string{l.agent, exec}]++
 	}

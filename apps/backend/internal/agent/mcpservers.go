@@ -33,9 +33,13 @@ func (m *Manager) mcpServers(ctx context.Context, sessionID string, prof *kanban
 	if l.docker != nil { // run in the container from its read-only mounts (docker.go)
 		exe, tokenFile = docker.BinaryPath, docker.TokenPath
 	}
+	backend := m.cfg.BackendURL
+	if l.bridge != nil { // on the SSH host, through its forwarded port (ssh.go)
+		exe, tokenFile, backend = l.bridge.exe, l.bridge.tokenFile, l.bridge.backend
+	}
 	own := profileServer{name: kandevServer, server: acp.McpServer{Stdio: &acp.McpServerStdio{
 		Name: kandevServer, Command: exe,
-		Args: []string{"mcp", "--backend", m.cfg.BackendURL, "--session", sessionID, "--token-file", tokenFile},
+		Args: []string{"mcp", "--backend", backend, "--session", sessionID, "--token-file", tokenFile},
 		Env:  []acp.EnvVariable{},
 	}}}
 	out := []profileServer{own}

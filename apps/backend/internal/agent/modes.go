@@ -226,7 +226,7 @@ func (r *run) resetContext(l *launch) {
 	r.turn.mu.Lock()
 	old, servers, canClose := r.turn.agentSID, r.turn.servers, r.turn.canClose
 	r.turn.mu.Unlock()
-	ns, err := l.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: l.workdir, McpServers: servers})
+	ns, err := l.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: l.cwd, McpServers: servers})
 	if err != nil {
 		if !r.stopped() {
 			r.rec.note("error", "reset_agent_context: the agent could not start a fresh session (session/new: "+r.acpError(l, err)+

@@ -53,9 +53,21 @@ func newRedactor(env []string, extra ...string) *redact.Redactor {
 // process is a started agent (or script) process in its own process
 // group, so that stopping it also stops what it started.
 type process struct {
-	cmd  *exec.Cmd
-	done chan struct{} // closed when Wait returned
-	err  error         // Wait's error, valid after done
+	cmd *exec.Cmd
+	// signal stops a process that is not cmd's (an agent on an SSH
+	// host): SIGKILL when hard, else SIGTERM, to its whole group.
+	signal func(hard bool)
+	done   chan struct{} // closed when Wait returned
+	err    error         // Wait's error, valid after done
+}
+
+// kill signals the process's group (SIGKILL when hard, else SIGTERM).
+func (p *process) kill(hard bool) {
+	if p.signal != nil {
+		p.signal(hard)
+		return
+	}
+	killGroup(p.cmd, hard)
 }
 
 // startProcess starts cmd in a new process group and reaps it.
@@ -76,11 +88,15 @@ func startProcess(cmd *exec.Cmd) (*process, error) {
 // killed by a signal or never ran).
 func (p *process) exitCode() int {
 	var ee *exec.ExitError
+	var status interface{ ExitStatus() int } // an SSH session's exit (x/crypto/ssh.ExitError)
 	if p.err == nil {
 		return 0
 	}
 	if errors.As(p.err, &ee) {
 		return ee.ExitCode()
+	}
+	if errors.As(p.err, &status) {
+		return status.ExitStatus()
 	}
 	return -1
 }
@@ -90,18 +106,18 @@ func (p *process) exitCode() int {
 func (p *process) terminate(grace time.Duration) {
 	select {
 	case <-p.done:
-		killGroup(p.cmd, true) // leftovers of the group
+		p.kill(true) // leftovers of the group
 		return
 	default:
 	}
-	killGroup(p.cmd, false)
+	p.kill(false)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-p.done:
 	case <-t.C:
 	}
-	killGroup(p.cmd, true)
+	p.kill(true)
 	<-p.done
 }
 

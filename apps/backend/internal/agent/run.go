@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/kandev/kandev/apps/backend/internal/logctx"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,9 +72,11 @@ type run struct {
 	turn  turnState
 	usage usageSeen // what the agent reported during the current turn (usage.go)
 
-	// box is the run's container (Docker executor), set and removed by
-	// the run's goroutine only (docker.go).
-	box *box
+	// box is the run's container (Docker executor), host its SSH host
+	// (SSH executor), each set and removed by the run's goroutine only
+	// (docker.go, ssh.go).
+	box  *box
+	host *sshHost
 
 	// lastSeen is when the agent last sent an ACP message (unix nanos);
 	// loading is set while the replayed updates of session/load are
@@ -94,11 +97,17 @@ type launch struct {
 	model       string
 	executor    *kanban.ExecutorProfile
 	docker      *kanban.DockerConfig // the Docker executor's config (nil: a local agent)
+	ssh         *kanban.SSHConfig    // the SSH executor's config (nil: not on an SSH host)
 	autoApprove bool
-	workdir     string
-	env         []string
-	servers     []profileServer
-	token       string
+	// workdir is the session's local working directory; cwd is the
+	// agent's (workdir, or its copy on the SSH host).
+	workdir string
+	cwd     string
+	// bridge is where the session's kandev mcp runs (nil: this machine).
+	bridge  *bridge
+	env     []string
+	servers []profileServer
+	token   string
 	// tokenFile holds token for the session's kandev mcp (tokenfile.go).
 	tokenFile string
 	redact    *redact.Redactor
@@ -237,12 +246,14 @@ func (r *run) drive() {
 	// released and the session could be launched again.
 	defer r.removeToken()
 	defer r.removeContainer() // after the cleanup script, before the token file goes
+	defer r.removeHost()      // likewise
 	sess, err := r.m.store.GetSession(r.ctx, r.id)
 	if err != nil || sess.State.Ended() {
 		return
 	}
 	r.rec = newRecorder(r.keep(), r.m.store, r.id, r.m.cfg.OutputLimit, r.m.log, r.m.publishMessage)
 	defer r.rec.close()
+	defer r.fetchBack() // after the agent stopped and the cleanup script ran, before the host's directory goes
 	l, err := r.prepare(sess)
 	if err != nil || r.stopped() {
 		if r.stopped() {
@@ -301,6 +312,7 @@ func (r *run) prepare(sess *kanban.Session) (*launch, error) {
 	if l.workdir, err = r.m.workdirs.prepare(ctx, l.task, dirType); err != nil {
 		return nil, err
 	}
+	l.cwd = l.workdir
 	r.m.update(ctx, r.id, kanban.RunUpdate{Workdir: &l.workdir})
 	if l.token, err = r.m.store.RotateSessionToken(ctx, r.id); err != nil {
 		return nil, errors.New("could not mint the session's token")
@@ -310,6 +322,9 @@ func (r *run) prepare(sess *kanban.Session) (*launch, error) {
 		return nil, errTokenFile
 	}
 	l.redact = newRedactor(l.env, append(typeSecrets(&l.typ), l.token, r.m.cfg.OperatorToken)...)
+	if err := r.startHost(l); err != nil {
+		return nil, err
+	}
 	var dropped []string
 	if l.servers, dropped, err = r.m.mcpServers(ctx, r.id, prof, l); err != nil {
 		return nil, err
@@ -352,34 +367,17 @@ func (r *run) executor(ctx context.Context, sess *kanban.Session, l *launch) (st
 	return ex.Type, nil
 }
 
-// script runs one executor script and records its output.
-func (r *run) script(l *launch, name, script string) error {
-	env := append(append([]string{}, l.env...), "KANDEV_TASK_ID="+l.task.ID, "KANDEV_SESSION_ID="+r.id, "KANDEV_WORKDIR="+l.workdir)
-	cmd := scriptCommand(l.workdir, script, env)
-	if r.box != nil { // inside the container, with its environment and the session's variables
-		cmd = r.box.c.Exec(r.box.id, l.workdir, env[len(l.env):], "sh", "-c", script)
-	}
-	out, err := runScript(r.ctx, cmd, r.m.cfg.ScriptTimeout, 16<<10)
-	text := "The executor's " + name + " script "
-	if err != nil {
-		text += "failed (" + err.Error() + ")"
-	} else {
-		text += "succeeded"
-	}
-	if out != "" {
-		text += ". Output:\n" + l.redact.String(out)
-	}
-	typ := "status"
-	if err != nil {
-		typ = "error"
-	}
-	r.rec.note(typ, text)
-	return err
-}
-
 // start starts the agent process in the working directory, connects ACP
 // to it and publishes the launch.
 func (r *run) start(l *launch) error {
+	if r.host != nil { // ACP over the SSH session's stdio
+		stdin, stdout, err := r.startRemote(l)
+		if err != nil {
+			return err
+		}
+		r.connect(l, stdin, stdout)
+		return nil
+	}
 	path := l.command.Path
 	var cmd *exec.Cmd
 	switch {
@@ -411,13 +409,19 @@ func (r *run) start(l *launch) error {
 		}
 		return fmt.Errorf("start the agent (%s): %w", filepath.Base(path), errors.Unwrap(err))
 	}
+	r.connect(l, stdin, stdout)
+	return nil
+}
+
+// connect connects ACP to the started agent's stdio and publishes the
+// launch.
+func (r *run) connect(l *launch, stdin io.Writer, stdout io.Reader) {
 	l.order = newUpdateOrder()
 	// The connection's goroutines start here: everything of l they read
 	// is set above.
 	l.conn = acp.NewClientSideConnection(&client{r: r, l: l}, stdin, l.order.reader(stdout, l.proc.done))
 	l.conn.SetLogger(newRunLog(r.m.acpLog.Handler(), r))
 	r.launched.Store(l)
-	return nil
 }
 
 // open initializes the ACP connection and creates (or, resuming, loads)
@@ -441,7 +445,7 @@ func (r *run) open(l *launch, sess *kanban.Session) error {
 	}
 	if r.resume && sess.AgentSessionID != "" && init.AgentCapabilities.LoadSession {
 		r.loading.Store(true)
-		loaded, err := l.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: acp.SessionId(sess.AgentSessionID), Cwd: l.workdir, McpServers: servers})
+		loaded, err := l.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: acp.SessionId(sess.AgentSessionID), Cwd: l.cwd, McpServers: servers})
 		r.loading.Store(false)
 		if err != nil {
 			return r.startError("session/load", ctx, err, l)
@@ -458,7 +462,7 @@ func (r *run) open(l *launch, sess *kanban.Session) error {
 	if r.resume && sess.AgentSessionID != "" {
 		return errors.New("backend restarted, and the agent cannot load its earlier session")
 	}
-	ns, err := l.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: l.workdir, McpServers: servers})
+	ns, err := l.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: l.cwd, McpServers: servers})
 	if err != nil {
 		return r.startError("session/new", ctx, err, l)
 	}

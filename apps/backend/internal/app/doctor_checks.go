@@ -177,8 +177,8 @@ func installHint(d kanban.AgentDetection) string {
 }
 
 // checkExecutors checks the executors sessions can run on: the Docker
-// daemon (DOCKER_HOST) when a Docker executor has a profile; SSH
-// executors, of which this release has none; and, on PostgreSQL, the
+// daemon (DOCKER_HOST) when a Docker executor has a profile; the host of
+// each SSH executor profile (doctor_ssh.go); and, on PostgreSQL, the
 // clocks of this machine and of the backends against the database's.
 func checkExecutors(ctx context.Context, db dbState) []checkResult {
 	var types []string
@@ -189,7 +189,11 @@ func checkExecutors(ctx context.Context, db dbState) []checkResult {
 	if slices.Contains(types, kanban.ExecutorTypeDocker) {
 		dk = bounded(ctx, checkDocker)
 	}
-	out := []checkResult{dk, {Name: "ssh", Status: checkSkip, Detail: "no SSH executors are configured"}}
+	var ssh []store.ProfileConfig
+	if db.in != nil {
+		ssh = db.in.SSHProfiles
+	}
+	out := append([]checkResult{dk}, checkSSH(ctx, ssh)...)
 	return append(out, checkClock(db))
 }
 

@@ -317,8 +317,8 @@ func TestConfigExecutorTools(t *testing.T) {
 		Items []kanban.Executor `json:"items"`
 	}
 	callJSON(e, c, "list_executors_kandev", "", &execs)
-	if len(execs.Items) != 3 || execs.Items[0].Name != "exec-docker" || execs.Items[1].Name != "exec-local" {
-		t.Fatalf("got executors %+v, want the three seeded ones", execs.Items)
+	if len(execs.Items) != 4 || execs.Items[0].Name != "exec-docker" || execs.Items[1].Name != "exec-local" {
+		t.Fatalf("got executors %+v, want the four seeded ones", execs.Items)
 	}
 	local := execs.Items[1].ID
 	var p kanban.ExecutorProfile

@@ -36,6 +36,10 @@ type AgentRun struct {
 	// (MeasureDockerAgents); DockerNote says why it is missing.
 	DockerFirstToolCall *LatencyStat `json:"docker_first_tool_call,omitempty"`
 	DockerNote          string       `json:"docker_note,omitempty"`
+	// SSHFirstToolCall is FirstToolCall with an exec-ssh profile on a
+	// loopback sshd (MeasureSSHAgents); SSHNote says why it is missing.
+	SSHFirstToolCall *LatencyStat `json:"ssh_first_tool_call,omitempty"`
+	SSHNote          string       `json:"ssh_note,omitempty"`
 }
 
 // agentSamples is how many agents section 8 starts (each stays idle, so

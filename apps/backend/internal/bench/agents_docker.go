@@ -2,8 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -72,7 +70,7 @@ func dockerSamplesRun(ctx context.Context, b *backendProc, img string) ([]time.D
 	if err != nil {
 		return nil, err
 	}
-	execProfile, err := dockerProfile(ctx, sess, img)
+	execProfile, err := executorProfile(ctx, sess, "exec-docker", map[string]any{"image": img, "network": "host", "workdir": "task"})
 	if err != nil {
 		return nil, err
 	}
@@ -83,35 +81,4 @@ func dockerSamplesRun(ctx context.Context, b *backendProc, img string) ([]time.D
 	defer closeEvents()
 	return firstToolCalls(ctx, sess, events, dockerSamples, "Docker", map[string]any{"agent_profile_id": profile,
 		"executor_profile_id": execProfile}, 60*time.Second)
-}
-
-// dockerProfile creates the bench's exec-docker profile over MCP.
-func dockerProfile(ctx context.Context, s *session, img string) (string, error) {
-	var execs struct {
-		Items []struct{ ID, Name string } `json:"items"`
-	}
-	body, err := s.call(ctx, "list_executors_kandev", json.RawMessage(`{}`))
-	if err == nil {
-		err = decodeStructured(body, &execs)
-	}
-	if err != nil {
-		return "", err
-	}
-	for _, e := range execs.Items {
-		if e.Name != "exec-docker" {
-			continue
-		}
-		args, _ := json.Marshal(map[string]any{"executor_id": e.ID, "name": "bench",
-			"config": map[string]any{"image": img, "network": "host", "workdir": "task"}})
-		body, err := s.call(ctx, "create_executor_profile_kandev", args)
-		if err != nil {
-			return "", err
-		}
-		var p struct{ ID string }
-		if err := decodeStructured(body, &p); err != nil || p.ID == "" {
-			return "", errors.Join(errors.New("create the Docker profile"), err)
-		}
-		return p.ID, nil
-	}
-	return "", errors.New("no exec-docker executor")
 }

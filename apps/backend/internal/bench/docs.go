@@ -393,9 +393,16 @@ func writeAgents(b *strings.Builder, r *Results) {
 		fmt.Fprintf(b, "| create_task → first tool call in Docker (%d samples: the session's container created, the mock agent "+
 			"started in it with docker exec), p50 / p99 | %.1f / %.1f ms |\n", d.Samples, d.P50Ms, d.P99Ms)
 	}
+	if d := a.SSHFirstToolCall; d != nil {
+		fmt.Fprintf(b, "| create_task → first tool call over SSH (%d samples, sshd on loopback: connect with host key check, the "+
+			"session's directory, token and env files made on the host, a port forwarded, the mock agent started through an SSH "+
+			"session), p50 / p99 | %.1f / %.1f ms |\n", d.Samples, d.P50Ms, d.P99Ms)
+	}
 	b.WriteString("\n")
-	if a.DockerNote != "" {
-		b.WriteString(a.DockerNote + "\n\n")
+	for _, note := range []string{a.DockerNote, a.SSHNote} {
+		if note != "" {
+			b.WriteString(note + "\n\n")
+		}
 	}
 }
 

@@ -105,6 +105,9 @@ func measureSystem(ctx context.Context, cfg Config, want func(string) bool, r *R
 		if r.Agents.DockerFirstToolCall, r.Agents.DockerNote, err = MeasureDockerAgents(ctx, cfg); err != nil {
 			return fmt.Errorf("agents in Docker: %w", err)
 		}
+		if r.Agents.SSHFirstToolCall, r.Agents.SSHNote, err = MeasureSSHAgents(ctx, cfg); err != nil {
+			return fmt.Errorf("agents over SSH: %w", err)
+		}
 	}
 	if want("flow") {
 		if r.Flow, err = MeasureFlow(ctx, cfg); err != nil {

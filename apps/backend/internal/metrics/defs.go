@@ -44,7 +44,7 @@ var defs = []Def{
 		Help: "Tasks waiting for room on a step whose WIP limit is reached, on the whole board (read from the database at each scrape; NaN when it cannot answer within 2 s)."},
 	{Name: "kandev_websocket_connections", Type: "gauge", Help: "WebSocket connections open now (board, CLI, agents' MCP bridges)."},
 	{Name: "kandev_agents_running", Type: "gauge", Labels: []string{"agent_type", "executor"}, When: "agents launch here",
-		Help: "Agent processes running now on this backend, by agent type and executor (local or docker)."},
+		Help: "Agent processes running now on this backend, by agent type and executor (local, docker or ssh)."},
 	{Name: "kandev_agent_queue_length", Type: "gauge", When: "agents launch here", Help: "Sessions waiting for an agent slot (--max-agents) on this backend."},
 	{Name: "kandev_agent_turns_total", Type: "counter", Labels: []string{"stop_reason"}, When: "agents launch here",
 		Help: "Agent turns ended on this backend, by how they ended (end_turn, max_tokens, max_turn_requests, refusal, cancelled, error, other)."},

@@ -316,8 +316,8 @@ func testExecutorProfiles(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
 	execs, err := f.s.ListExecutors(ctx, kanban.Page{})
-	if err != nil || len(execs.Items) != 3 || execs.Items[0].Type != "docker" || execs.Items[1].Name != "exec-local" || execs.Items[2].Type != "worktree" {
-		t.Fatalf("got %+v, %v, want exec-docker, exec-local and exec-worktree", execs, err)
+	if err != nil || len(execs.Items) != 4 || execs.Items[0].Type != "docker" || execs.Items[1].Name != "exec-local" || execs.Items[2].Type != "ssh" || execs.Items[3].Type != "worktree" {
+		t.Fatalf("got %+v, %v, want exec-docker, exec-local, exec-ssh and exec-worktree", execs, err)
 	}
 	local := execs.Items[slices.IndexFunc(execs.Items, func(e kanban.Executor) bool { return e.Name == "exec-local" })]
 	def, err := f.s.DefaultExecutorProfile(ctx)

@@ -62,12 +62,13 @@ func getExecutorProfile(ctx context.Context, q queryer, id string) (*kanban.Exec
 }
 
 // defaultExecutorOrder picks the executor whose default profile is the
-// default: the first by name that is not Docker (a Docker profile runs only
-// where it is chosen), a Docker one when no other has a profile.
-const defaultExecutorOrder = `e.type = 'docker', e.name`
+// default: the first by name that is neither Docker nor SSH (their
+// profiles run only where they are chosen), one of those when no other has
+// a profile.
+const defaultExecutorOrder = `e.type IN ('docker', 'ssh'), e.name`
 
 // DefaultExecutorProfile returns the default profile of the first executor
-// by name (Docker ones last, defaultExecutorOrder) (NOT_FOUND when no executor has a profile). Defaults are global
+// by name (Docker and SSH ones last, defaultExecutorOrder) (NOT_FOUND when no executor has a profile). Defaults are global
 // profiles.
 func (s *Store) DefaultExecutorProfile(ctx context.Context) (*kanban.ExecutorProfile, error) {
 	return defaultExecutorProfile(ctx, s.stmts)

@@ -19,6 +19,9 @@ type Inspection struct {
 	// ExecutorTypes are the types of the executors that have a profile
 	// (a session can run on them).
 	ExecutorTypes []string
+	// SSHProfiles are the profiles of SSH executors (name and stored
+	// config), by name, at most 50.
+	SSHProfiles []ProfileConfig
 	// Backends are the backends' lease rows (PostgreSQL), newest
 	// heartbeat first, at most 200.
 	Backends []BackendBeat
@@ -28,6 +31,11 @@ type Inspection struct {
 	// Local is this machine's clock when Now was read (halfway through
 	// the query).
 	Local time.Time
+}
+
+// ProfileConfig is an executor profile's name and stored config (JSON).
+type ProfileConfig struct {
+	Name, Config string
 }
 
 // BackendBeat is one backend's last heartbeat, written with its clock.
@@ -45,7 +53,9 @@ const (
 		               AND state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED'))
 		ORDER BY a.name LIMIT 200`
 	executorTypesSQL = `SELECT DISTINCT e.type FROM executors e JOIN executor_profiles p ON p.executor_id = e.id ORDER BY e.type LIMIT 200`
-	backendsSQL      = `SELECT id, heartbeat_at FROM cluster_backends ORDER BY heartbeat_at DESC LIMIT 200`
+	sshProfilesSQL   = `SELECT p.name, p.config FROM executor_profiles p JOIN executors e ON e.id = p.executor_id
+		WHERE e.type = 'ssh' ORDER BY p.name LIMIT 50`
+	backendsSQL = `SELECT id, heartbeat_at FROM cluster_backends ORDER BY heartbeat_at DESC LIMIT 200`
 )
 
 // InspectSQLite reads the SQLite database at path without writing to it
@@ -105,6 +115,9 @@ func inspect(ctx context.Context, db *sql.DB, in *Inspection, backends bool) err
 	if in.ExecutorTypes, err = strings1(ctx, tx, executorTypesSQL); err != nil {
 		return fmt.Errorf("inspect database: executors: %w", err)
 	}
+	if in.SSHProfiles, err = profileConfigs(ctx, tx); err != nil {
+		return fmt.Errorf("inspect database: SSH profiles: %w", err)
+	}
 	if !backends {
 		return nil
 	}
@@ -125,6 +138,24 @@ func inspect(ctx context.Context, db *sql.DB, in *Inspection, backends bool) err
 		in.Backends = append(in.Backends, BackendBeat{ID: id, Heartbeat: t})
 	}
 	return rows.Err()
+}
+
+// profileConfigs reads the SSH executors' profiles.
+func profileConfigs(ctx context.Context, tx *sql.Tx) ([]ProfileConfig, error) {
+	rows, err := tx.QueryContext(ctx, sshProfilesSQL)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
+	var out []ProfileConfig
+	for rows.Next() {
+		var p ProfileConfig
+		if err := rows.Scan(&p.Name, &p.Config); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
 }
 
 // strings1 returns the first column of query's rows.

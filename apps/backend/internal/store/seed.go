@@ -22,18 +22,20 @@ var seedExecutors = [][3]string{
 	{"exec-local", "local", "Runs agents directly in the repository on this machine"},
 	{"exec-worktree", "worktree", "Runs each task's agent in its own git worktree"},
 	{"exec-docker", kanban.ExecutorTypeDocker, "Runs each session's agent in a Docker container of its own"},
+	{"exec-ssh", kanban.ExecutorTypeSSH, "Runs each session's agent on a host reached over SSH"},
 }
 
 // laterExecutors are built-in executors added after the first release:
 // Seed adds each one a seeded database lacks (by name), with no profile
-// (the operator creates them: a Docker profile needs an image).
-var laterExecutors = []string{"exec-docker"}
+// (the operator creates them: a Docker profile needs an image, an SSH
+// profile a host and keys).
+var laterExecutors = []string{"exec-docker", "exec-ssh"}
 
 // Seed creates, in one transaction, the default workspace with the
 // workflow w and its steps (the action layer's default template) when
 // there is no workspace, the built-in agents when there is no agent and
 // the built-in executors when there is no executor, each agent and
-// executor but exec-docker with one default profile named "default"; a
+// executor but exec-docker and exec-ssh with one default profile named "default"; a
 // seeded database only gets the built-in executors added since it was
 // seeded (laterExecutors), and otherwise nothing. The workflow is checked as an imported one is (its
 // name here; the caller checked its steps with kanban.CheckSteps).
@@ -136,8 +138,8 @@ func seedExecutorRows(ctx context.Context, tx txn, now string) error {
 			id, e[0], e[1], e[2], now); err != nil {
 			return err
 		}
-		if e[1] == kanban.ExecutorTypeDocker {
-			continue // its profiles are the operator's (an image to choose)
+		if e[1] == kanban.ExecutorTypeDocker || e[1] == kanban.ExecutorTypeSSH {
+			continue // its profiles are the operator's (an image, a host to choose)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO executor_profiles (`+execProfileColumns+`)
 			VALUES (?, ?, 'default', ?, '{}', '', '', 1, ?, ?, NULL)`, kanban.NewID(), id, kanban.MCPPolicies[0],

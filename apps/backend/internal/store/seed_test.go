@@ -134,7 +134,7 @@ func checkSeededExecutors(t *testing.T, s *Store) {
 	for _, e := range execs.Items {
 		execNames = append(execNames, e.Name+"="+e.Type)
 		profiles, err := s.ListExecutorProfiles(ctx, kanban.ProfileFilter{ParentID: e.ID}, kanban.Page{})
-		if e.Type == kanban.ExecutorTypeDocker { // the operator makes its profiles: an image to choose
+		if e.Type == kanban.ExecutorTypeDocker || e.Type == kanban.ExecutorTypeSSH { // the operator makes their profiles: an image, a host to choose
 			if err != nil || len(profiles.Items) != 0 {
 				t.Fatalf("executor %s: got profiles %+v, %v, want none", e.Name, profiles, err)
 			}
@@ -145,7 +145,7 @@ func checkSeededExecutors(t *testing.T, s *Store) {
 			t.Fatalf("executor %s: got profiles %+v, %v, want one default inherit profile", e.Name, profiles, err)
 		}
 	}
-	if want := []string{"exec-docker=docker", "exec-local=local", "exec-worktree=worktree"}; !slices.Equal(execNames, want) {
+	if want := []string{"exec-docker=docker", "exec-local=local", "exec-ssh=ssh", "exec-worktree=worktree"}; !slices.Equal(execNames, want) {
 		t.Fatalf("got executors %v, want %v", execNames, want)
 	}
 }
@@ -188,13 +188,13 @@ func testSeedKeepsExistingData(t *testing.T) {
 	if n := countRows(t, s, "agents"); n != len(seedAgents) {
 		t.Fatalf("got %d agents, want %d", n, len(seedAgents))
 	}
-	if n := countRows(t, s, "executor_profiles"); n != len(seedExecutors)-1 { // none for exec-docker
-		t.Fatalf("got %d executor profiles, want %d", n, len(seedExecutors)-1)
+	if n := countRows(t, s, "executor_profiles"); n != len(seedExecutors)-2 { // none for exec-docker and exec-ssh
+		t.Fatalf("got %d executor profiles, want %d", n, len(seedExecutors)-2)
 	}
 }
 
-// TestSeedAddsLaterExecutors: a database seeded before exec-docker existed
-// gets it (with no profile) at the next start, once, and its default
+// TestSeedAddsLaterExecutors: a database seeded before exec-docker and
+// exec-ssh existed gets them (with no profile) at the next start, once, and its default
 // executor profile stays the local one.
 func TestSeedAddsLaterExecutors(t *testing.T) {
 	bothEngines(t, testSeedAddsLaterExecutors)
@@ -206,7 +206,7 @@ func testSeedAddsLaterExecutors(t *testing.T) {
 	if err := action.Seed(ctx, s); err != nil {
 		t.Fatalf("seed: %v", err)
 	}
-	if _, err := s.stmts.ExecContext(ctx, `DELETE FROM executors WHERE name = 'exec-docker'`); err != nil {
+	if _, err := s.stmts.ExecContext(ctx, `DELETE FROM executors WHERE name IN ('exec-docker', 'exec-ssh')`); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -219,26 +219,28 @@ func testSeedAddsLaterExecutors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docker := dockerExecutorID(t, s)
-	if _, err := s.CreateExecutorProfile(ctx, kanban.ExecutorProfile{ExecutorID: docker, Name: "box", IsDefault: true}); err != nil {
-		t.Fatal(err)
-	}
-	if again, err := s.DefaultExecutorProfile(ctx); err != nil || again.ID != def.ID {
-		t.Fatalf("got default %+v, %v after a Docker profile, want %s still", again, err, def.ID)
+	for _, typ := range []string{kanban.ExecutorTypeDocker, kanban.ExecutorTypeSSH} {
+		if _, err := s.CreateExecutorProfile(ctx, kanban.ExecutorProfile{ExecutorID: executorIDOf(t, s, typ), Name: "box", IsDefault: true}); err != nil {
+			t.Fatal(err)
+		}
+		if again, err := s.DefaultExecutorProfile(ctx); err != nil || again.ID != def.ID {
+			t.Fatalf("got default %+v, %v after a %s profile, want %s still", again, err, typ, def.ID)
+		}
 	}
 }
 
-func dockerExecutorID(t *testing.T, s *Store) string {
+// executorIDOf is the id of the seeded executor of type typ.
+func executorIDOf(t *testing.T, s *Store, typ string) string {
 	t.Helper()
 	execs, err := s.ListExecutors(context.Background(), kanban.Page{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range execs.Items {
-		if e.Type == kanban.ExecutorTypeDocker {
+		if e.Type == typ {
 			return e.ID
 		}
 	}
-	t.Fatal("no Docker executor")
+	t.Fatal("no executor of type " + typ)
 	return ""
 }
