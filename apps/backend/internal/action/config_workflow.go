@@ -216,6 +216,38 @@ func (s *Service) bindProfiles(ctx context.Context, ws string, i int, dw DocWork
 		if err := bind(fmt.Sprintf("%s.steps[%d].agent_profile", field, j), dw.Steps[j].AgentProfile, &pw.steps[at].AgentProfileID); err != nil {
 			return err
 		}
+		if err := s.bindParticipants(ctx, ws, fmt.Sprintf("%s.steps[%d].approval", field, j), dw.Steps[j].Approval, pw.steps[at].Approval); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bindParticipants matches a document step's agent participants to local
+// agent profiles: one that matches nothing is refused (a review without
+// its reviewer cannot run), and so are two that match the same profile.
+func (s *Service) bindParticipants(ctx context.Context, ws, field string, d *DocApproval, a *kanban.StepApproval) error {
+	if d == nil || a == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	for i, p := range d.Participants {
+		if p.Operator {
+			continue
+		}
+		f := fmt.Sprintf("%s.participants[%d].agent_profile", field, i)
+		id, err := s.matchProfile(ctx, ws, p.AgentProfile)
+		if err != nil {
+			return err
+		}
+		if id == "" {
+			return kanban.FieldError(f, "matches no local agent profile of that agent and model")
+		}
+		if seen[id] {
+			return kanban.FieldError(f, "matches the same local agent profile as another participant")
+		}
+		seen[id] = true
+		a.Participants[i].AgentProfileID = id
 	}
 	return nil
 }
@@ -264,6 +296,11 @@ func (s *Service) createWorkflow(ctx context.Context, p Principal, in WorkflowCr
 
 // importWorkflow creates a workflow with its steps atomically and announces it.
 func (s *Service) importWorkflow(ctx context.Context, w kanban.Workflow, steps []kanban.WorkflowStep) (*WorkflowOut, error) {
+	for _, st := range steps {
+		if err := s.checkParticipants(ctx, w.WorkspaceID, st.Approval); err != nil {
+			return nil, err
+		}
+	}
 	out, outSteps, err := s.store.ImportWorkflow(ctx, w, steps)
 	if err != nil {
 		return nil, err
@@ -328,6 +365,10 @@ type StepUpdateIn struct {
 	// 0-based position in the workflow.
 	PullFromStepPosition *int                           `json:"pull_from_step_position,omitzero"`
 	Events               map[string][]kanban.StepAction `json:"events,omitzero"`
+	// Approval replaces the step's participants and quorum;
+	// ClearApproval removes them.
+	Approval      *kanban.StepApproval `json:"approval,omitzero"`
+	ClearApproval bool                 `json:"clear_approval,omitzero"`
 }
 
 // StepReorderIn is the payload of workflow.step.reorder: StepIDs lists
@@ -353,7 +394,8 @@ var _ = declare(Def[StepUpdateIn, *kanban.WorkflowStep]{
 	Tool:  "update_workflow_step_kandev",
 	Allow: cfg,
 	Schema: schema.Obj("", withStepFields(schema.P{
-		"step_id": idProp("Step to change."),
+		"step_id":        idProp("Step to change."),
+		"clear_approval": schema.Bool("Remove the step's participants and quorum.").Default(false),
 	}), "step_id"),
 	Run: func(s *Service, ctx context.Context, p Principal, in StepUpdateIn) (*kanban.WorkflowStep, error) {
 		if err := checkStepUpdate(in); err != nil {
@@ -366,7 +408,10 @@ var _ = declare(Def[StepUpdateIn, *kanban.WorkflowStep]{
 		if in.PullFromStepID, err = s.pullFromStep(ctx, w.ID, in); err != nil {
 			return nil, err
 		}
-		out, err := s.store.UpdateStep(ctx, st.ID, kanban.StepUpdate{Name: in.Name, Color: in.Color, Prompt: in.Prompt,
+		if err := s.checkParticipants(ctx, w.WorkspaceID, in.Approval); err != nil {
+			return nil, err
+		}
+		out, err := s.store.UpdateStep(ctx, st.ID, kanban.StepUpdate{Approval: in.Approval, ClearApproval: in.ClearApproval, Name: in.Name, Color: in.Color, Prompt: in.Prompt,
 			IsStartStep: in.IsStartStep, AllowManualMove: in.AllowManualMove, AutoAdvance: in.AutoAdvance,
 			WIPLimit: in.WIPLimit, AutoArchiveAfterHours: in.AutoArchiveAfterHours, Events: in.Events,
 			AutoAdvanceRequiresSignal: in.AutoAdvanceRequiresSignal, PullFromStepID: in.PullFromStepID,
@@ -438,12 +483,32 @@ func (s *Service) createStep(ctx context.Context, p Principal, in StepCreateIn) 
 		return nil, err
 	}
 	st.WorkflowID, st.InsertAt = w.ID, in.Position
+	if err := s.checkParticipants(ctx, w.WorkspaceID, st.Approval); err != nil {
+		return nil, err
+	}
 	out, err := s.store.CreateStep(ctx, st)
 	if err != nil {
 		return nil, err
 	}
 	kanban.EventWorkflowStepCreated.PublishContext(ctx, s.pub, WorkspaceTopic(w.WorkspaceID), out)
 	return out, nil
+}
+
+// checkParticipants refuses a step approval whose agent participants are
+// not agent profiles usable in the workspace.
+func (s *Service) checkParticipants(ctx context.Context, workspaceID string, a *kanban.StepApproval) error {
+	if a == nil {
+		return nil
+	}
+	for _, p := range a.Participants {
+		if p.AgentProfileID == "" {
+			continue
+		}
+		if err := s.checkProfiles(ctx, workspaceID, p.AgentProfileID, ""); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pullFromStep returns the update's pull_from_step_id, given directly or
@@ -476,6 +541,12 @@ func checkStepUpdate(in StepUpdateIn) error {
 		if err := kanban.SingleLine("name", *in.Name); err != nil {
 			return err
 		}
+	}
+	if in.Approval != nil && in.ClearApproval {
+		return kanban.FieldError("clear_approval", "give approval or clear_approval, not both")
+	}
+	if err := kanban.CheckApproval("approval", in.Approval); err != nil {
+		return err
 	}
 	return kanban.CheckEvents("events", in.Events)
 }

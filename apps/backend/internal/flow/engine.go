@@ -118,6 +118,12 @@ func (e *Engine) react(ev kanban.DomainEvent) {
 		e.ended(ev.Task)
 	case kanban.PullRequestCommented:
 		e.commented(ev.TaskID)
+	case kanban.TaskCommented:
+		e.commented(ev.Comment.TaskID)
+	case kanban.AgentFailed:
+		e.failed(ev.TaskID)
+	case kanban.ApprovalResolved:
+		e.resolved(ev)
 	case kanban.PullRequestMerged:
 		e.merged(ev.TaskID)
 	}
