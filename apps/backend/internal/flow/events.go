@@ -97,6 +97,9 @@ func (e *Engine) freed(stepID string, depth int) {
 // turn handles a turn event of the runtime.
 func (e *Engine) turn(ev kanban.TurnEvent) {
 	e.do(taskKey(ev.TaskID), func() {
+		if s, err := e.store.GetSession(e.ctx, ev.SessionID); err == nil && kanban.IsParticipantSession(s.Name) {
+			return // a reviewer's turn moves nothing: its decision does
+		}
 		if !ev.Ended {
 			e.run(ev.TaskID, "", kanban.EventTurnStart, turnStartCause(ev), nil)
 			return
@@ -117,6 +120,9 @@ type cause struct {
 	// woken are the agents the chain's queue_runs woke (one run per
 	// target per event); made when the chain's first automations run.
 	woken wakeSet
+	// detail is what the event says that the agents it wakes are told
+	// too (a comment's author and text).
+	detail string
 }
 
 // turnOrigin is the agent turn a chain of automations started from. It
@@ -149,7 +155,9 @@ func turnStartCause(ev kanban.TurnEvent) cause {
 func (c cause) promptsStep() bool { return c.turn == nil || !c.turn.starting }
 
 // next is the cause of the transition c makes.
-func (c cause) next() cause { return cause{chain: c.chain + 1, turn: c.turn, woken: c.woken} }
+func (c cause) next() cause {
+	return cause{chain: c.chain + 1, turn: c.turn, woken: c.woken, detail: c.detail}
+}
 
 // enter runs on_enter: first the automations that set up the agent (its
 // mode, its context), then delivers the step's prompt to the task's

@@ -58,6 +58,9 @@ func (e *Engine) wake(ctx context.Context, t *kanban.Task, p *kanban.StepPartici
 		}
 		c.woken[key] = true
 	}
+	if c.detail != "" {
+		reason += "\n\n" + c.detail
+	}
 	sess, err := e.svc.WakeAgent(ctx, t.ID, action.Wake{Participant: p, Reason: reason})
 	if err != nil {
 		return failure(err), true

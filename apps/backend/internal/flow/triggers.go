@@ -12,8 +12,8 @@ import (
 
 // commented runs on_comment for a task commented on (a task comment, or
 // a comment on its pull request).
-func (e *Engine) commented(taskID string) {
-	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventComment, cause{woken: wakeSet{}}, nil) })
+func (e *Engine) commented(taskID, detail string) {
+	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventComment, cause{woken: wakeSet{}, detail: detail}, nil) })
 }
 
 // failed runs on_agent_error for a task one of whose agent sessions

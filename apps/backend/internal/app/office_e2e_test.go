@@ -1,0 +1,123 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// waitOnStep waits (as long as agents may take) until the task is on step stepID.
+func (e *env) waitOnStep(taskID, stepID string) {
+	e.t.Helper()
+	deadline := time.Now().Add(agentWait)
+	for time.Now().Before(deadline) {
+		if e.task(taskID).WorkflowStepID == stepID {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.t.Fatalf("task never reached step %s (on %s): %s", stepID, e.task(taskID).WorkflowStepID, dumpConversation(e.conversation(taskID)))
+}
+
+// decisionScript is a mock agent's script that records a decision.
+func decisionScript(t *testing.T, decision, reason string) string {
+	return "@tool record_step_decision_kandev " + mustJSON(t, map[string]any{"decision": decision, "reason": reason})
+}
+
+// TestOfficeFlow: the Office template with mock agents. A task goes from
+// Backlog to Work, where its primary agent works and signals
+// step_complete_kandev; in Review two reviewer agents (quorum all) are
+// woken, one rejects and the task goes back to Work with the reason as
+// the primary agent's next prompt; an operator's comment (over the
+// WebSocket) wakes the primary agent exactly once, whose turn sends the
+// task to Review again, where both approve; in Approval the operator
+// approves over the WebSocket and the task is Done.
+func TestOfficeFlow(t *testing.T) {
+	t.Parallel()
+	e := newAgentEnv(t)
+	ctx := context.Background()
+	var imp action.WorkflowImportOut
+	e.dispatch(kanban.ActionWorkflowImport, map[string]any{"template_id": "office-default"}, &imp)
+	steps := imp.Workflows[0].Steps
+	backlog, work, review, approval, done := steps[0], steps[1], steps[2], steps[3], steps[4]
+	mock := e.profileOf("mock-agent")
+	var ra, rb kanban.AgentProfile
+	e.dispatch(kanban.ActionAgentProfileCreate, map[string]any{"agent_id": mock.AgentID, "name": "reviewer-a"}, &ra)
+	e.dispatch(kanban.ActionAgentProfileCreate, map[string]any{"agent_id": mock.AgentID, "name": "reviewer-b"}, &rb)
+	reviewers := func(aDecision, aReason string) {
+		e.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": review.ID, "approval": map[string]any{
+			"participants": []map[string]any{
+				{"role": "reviewer", "agent_profile_id": ra.ID, "instructions": decisionScript(t, aDecision, aReason)},
+				{"role": "reviewer", "agent_profile_id": rb.ID, "instructions": decisionScript(t, "approved", "Reads well.")},
+			},
+			"quorum": "all", "reject_step_id": work.ID}}, nil)
+	}
+	reviewers("rejected", "Missing tests for the empty input.")
+	var created action.TaskCreateOut
+	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Office task", "workflow_id": imp.Workflows[0].Workflow.ID,
+		"workflow_step_id": backlog.ID, "agent_profile_id": mock.ID, "start_agent": false,
+		"description": "@say Working on it.\n@tool step_complete_kandev {\"summary\":\"First version\"}"}, &created)
+	id := created.Task.ID
+	e.dispatch(kanban.ActionTaskMove, map[string]any{"task_id": id, "workflow_step_id": work.ID}, nil)
+
+	// Round 1: reviewer A rejects; the reason reaches the primary agent.
+	rejection := e.waitMessage(id, "prompt", "Your work was rejected in Review")
+	if !strings.Contains(rejection.Content, "reviewer: Missing tests for the empty input.") {
+		t.Fatalf("rejection prompt %q lacks the reason", rejection.Content)
+	}
+	e.waitOnStep(id, work.ID)
+	var primary kanban.Session
+	e.dispatch(kanban.ActionSessionGet, action.IDIn{ID: rejection.SessionID}, &primary)
+	if kanban.IsParticipantSession(primary.Name) || primary.AgentProfileID != mock.ID {
+		t.Fatalf("the rejection went to session %+v, want the primary agent's", primary)
+	}
+
+	// Round 2: A approves this time; a comment wakes the primary agent.
+	reviewers("approved", "Tests are there now.")
+	wsc := e.wsClient(e.token, nil)
+	var comment kanban.Comment
+	body := "Please add the tests.\n@tool step_complete_kandev {\"summary\":\"With tests\"}"
+	if err := wsc.Call(ctx, kanban.ActionTaskCommentAdd, map[string]any{"task_id": id, "body": body}, &comment); err != nil {
+		t.Fatal(err)
+	}
+	if comment.Author != kanban.CommentAuthorOperator || comment.TaskID != id {
+		t.Fatalf("comment %+v", comment)
+	}
+	e.waitOnStep(id, approval.ID)
+	wakes, shown := 0, 0
+	for _, m := range e.conversation(id) {
+		if strings.Contains(m.Content, "Please add the tests.") {
+			switch m.Type {
+			case "prompt":
+				wakes++
+				if m.SessionID != primary.ID {
+					t.Fatalf("the comment woke session %s, want the primary agent's %s", m.SessionID, primary.ID)
+				}
+			case "comment":
+				shown++
+			}
+		}
+	}
+	if wakes != 1 || shown != 1 {
+		t.Fatalf("the comment woke the primary agent %d times and is shown %d times, want 1 and 1: %s", wakes, shown, dumpConversation(e.conversation(id)))
+	}
+
+	// Approval: the operator approves over the WebSocket.
+	var dec action.StepDecideOut
+	if err := wsc.Call(ctx, kanban.ActionStepDecide, map[string]any{"task_id": id, "decision": "approved", "reason": "Ship it."}, &dec); err != nil {
+		t.Fatal(err)
+	}
+	if dec.Quorum == nil || !dec.Quorum.Counted || dec.Quorum.Outcome != kanban.QuorumApproved || dec.Quorum.ToStepID != done.ID {
+		t.Fatalf("operator decision %+v", dec.Quorum)
+	}
+	e.waitOnStep(id, done.ID)
+	var comments kanban.List[kanban.Comment]
+	e.dispatch(kanban.ActionTaskCommentList, map[string]any{"task_id": id}, &comments)
+	if len(comments.Items) != 1 || comments.Items[0].ID != comment.ID {
+		t.Fatalf("comments %+v", comments.Items)
+	}
+}
