@@ -121,3 +121,31 @@ func TestOfficeFlow(t *testing.T) {
 		t.Fatalf("comments %+v", comments.Items)
 	}
 }
+
+// TestOfficeAgentError: on the Office template, a primary agent that
+// exits with code 3 fails its session; on_agent_error wakes the primary
+// agent again, in a new session told why, once.
+func TestOfficeAgentError(t *testing.T) {
+	t.Parallel()
+	e := newAgentEnv(t)
+	_, steps := e.fromTemplate("office-default", "Office")
+	task := e.mockTask(steps["Work"].WorkflowID, "Crashing task", "@exit 3")
+	woken := e.waitMessage(task.ID, "prompt", "An agent session of your task failed")
+	var sessions kanban.List[kanban.Session]
+	e.dispatch(kanban.ActionSessionList, map[string]any{"task_id": task.ID}, &sessions)
+	if len(sessions.Items) != 2 {
+		t.Fatalf("%d sessions, want the failed one and the one woken", len(sessions.Items))
+	}
+	for _, s := range sessions.Items {
+		switch {
+		case s.ID == woken.SessionID && s.State.Ended():
+			t.Fatalf("the woken session %s has ended (%s)", s.ID, s.State)
+		case s.ID != woken.SessionID && s.State != kanban.SessionFailed:
+			t.Fatalf("the first session is %s, want FAILED", s.State)
+		}
+	}
+	e.waitState(woken.SessionID, kanban.SessionIdle)
+	if n := e.count(task.ID, "prompt", "An agent session of your task failed"); n != 1 {
+		t.Fatalf("woken %d times, want once", n)
+	}
+}
