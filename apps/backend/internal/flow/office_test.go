@@ -24,7 +24,9 @@ func TestChildrenCompletedConcurrently(t *testing.T) {
 		h.settle()
 		var wg sync.WaitGroup
 		for _, c := range children {
-			wg.Go(func() { h.must(kanban.ActionTaskSetState, action.TaskStateIn{TaskID: c.ID, State: kanban.TaskCompleted}, nil) })
+			wg.Go(func() {
+				h.must(kanban.ActionTaskSetState, action.TaskStateIn{TaskID: c.ID, State: kanban.TaskCompleted}, nil)
+			})
 		}
 		wg.Wait()
 		h.settle()
