@@ -223,35 +223,6 @@ func (s *Service) bindProfiles(ctx context.Context, ws string, i int, dw DocWork
 	return nil
 }
 
-// bindParticipants matches a document step's agent participants to local
-// agent profiles: one that matches nothing is refused (a review without
-// its reviewer cannot run), and so are two that match the same profile.
-func (s *Service) bindParticipants(ctx context.Context, ws, field string, d *DocApproval, a *kanban.StepApproval) error {
-	if d == nil || a == nil {
-		return nil
-	}
-	seen := map[string]bool{}
-	for i, p := range d.Participants {
-		if p.Operator {
-			continue
-		}
-		f := fmt.Sprintf("%s.participants[%d].agent_profile", field, i)
-		id, err := s.matchProfile(ctx, ws, p.AgentProfile)
-		if err != nil {
-			return err
-		}
-		if id == "" {
-			return kanban.FieldError(f, "matches no local agent profile of that agent and model")
-		}
-		if seen[id] {
-			return kanban.FieldError(f, "matches the same local agent profile as another participant")
-		}
-		seen[id] = true
-		a.Participants[i].AgentProfileID = id
-	}
-	return nil
-}
-
 // workflowNames returns the names of a workspace's workflows.
 func (s *Service) workflowNames(ctx context.Context, workspaceID string) (map[string]bool, error) {
 	names := map[string]bool{}
@@ -494,23 +465,6 @@ func (s *Service) createStep(ctx context.Context, p Principal, in StepCreateIn) 
 	return out, nil
 }
 
-// checkParticipants refuses a step approval whose agent participants are
-// not agent profiles usable in the workspace.
-func (s *Service) checkParticipants(ctx context.Context, workspaceID string, a *kanban.StepApproval) error {
-	if a == nil {
-		return nil
-	}
-	for _, p := range a.Participants {
-		if p.AgentProfileID == "" {
-			continue
-		}
-		if err := s.checkProfiles(ctx, workspaceID, p.AgentProfileID, ""); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // pullFromStep returns the update's pull_from_step_id, given directly or
 // as pull_from_step_position: the id of the workflow's step at that
 // position.
@@ -531,22 +485,4 @@ func (s *Service) pullFromStep(ctx context.Context, workflowID string, in StepUp
 		}
 	}
 	return nil, kanban.FieldError("pull_from_step_position", "must be the position of a step of the workflow")
-}
-
-// checkStepUpdate checks what a step update's contract cannot: a single
-// line name and the automations' rules (kanban.CheckEvents); bounds and
-// required fields are the contract's.
-func checkStepUpdate(in StepUpdateIn) error {
-	if in.Name != nil {
-		if err := kanban.SingleLine("name", *in.Name); err != nil {
-			return err
-		}
-	}
-	if in.Approval != nil && in.ClearApproval {
-		return kanban.FieldError("clear_approval", "give approval or clear_approval, not both")
-	}
-	if err := kanban.CheckApproval("approval", in.Approval); err != nil {
-		return err
-	}
-	return kanban.CheckEvents("events", in.Events)
 }

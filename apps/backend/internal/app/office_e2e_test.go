@@ -28,6 +28,36 @@ func decisionScript(t *testing.T, decision, reason string) string {
 	return "@tool record_step_decision_kandev " + mustJSON(t, map[string]any{"decision": decision, "reason": reason})
 }
 
+// officeBoard is the Office template imported with two mock reviewer
+// agents on its Review step (quorum all, rejections back to Work).
+type officeBoard struct {
+	e                                     *env
+	workflowID                            string
+	backlog, work, review, approval, done kanban.WorkflowStep
+	primary, reviewerA, reviewerB         kanban.AgentProfile
+}
+
+func newOfficeBoard(t *testing.T, e *env) *officeBoard {
+	var imp action.WorkflowImportOut
+	e.dispatch(kanban.ActionWorkflowImport, map[string]any{"template_id": "office-default"}, &imp)
+	st := imp.Workflows[0].Steps
+	b := &officeBoard{e: e, workflowID: imp.Workflows[0].Workflow.ID, backlog: st[0], work: st[1], review: st[2], approval: st[3], done: st[4],
+		primary: *e.profileOf("mock-agent")}
+	e.dispatch(kanban.ActionAgentProfileCreate, map[string]any{"agent_id": b.primary.AgentID, "name": "reviewer-a"}, &b.reviewerA)
+	e.dispatch(kanban.ActionAgentProfileCreate, map[string]any{"agent_id": b.primary.AgentID, "name": "reviewer-b"}, &b.reviewerB)
+	return b
+}
+
+// reviewers sets what reviewer A decides (B approves) when woken.
+func (b *officeBoard) reviewers(t *testing.T, aDecision, aReason string) {
+	b.e.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": b.review.ID, "approval": map[string]any{
+		"participants": []map[string]any{
+			{"role": "reviewer", "agent_profile_id": b.reviewerA.ID, "instructions": decisionScript(t, aDecision, aReason)},
+			{"role": "reviewer", "agent_profile_id": b.reviewerB.ID, "instructions": decisionScript(t, "approved", "Reads well.")},
+		},
+		"quorum": "all", "reject_step_id": b.work.ID}}, nil)
+}
+
 // TestOfficeFlow: the Office template with mock agents. A task goes from
 // Backlog to Work, where its primary agent works and signals
 // step_complete_kandev; in Review two reviewer agents (quorum all) are
@@ -39,86 +69,78 @@ func decisionScript(t *testing.T, decision, reason string) string {
 func TestOfficeFlow(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t)
-	ctx := context.Background()
-	var imp action.WorkflowImportOut
-	e.dispatch(kanban.ActionWorkflowImport, map[string]any{"template_id": "office-default"}, &imp)
-	steps := imp.Workflows[0].Steps
-	backlog, work, review, approval, done := steps[0], steps[1], steps[2], steps[3], steps[4]
-	mock := e.profileOf("mock-agent")
-	var ra, rb kanban.AgentProfile
-	e.dispatch(kanban.ActionAgentProfileCreate, map[string]any{"agent_id": mock.AgentID, "name": "reviewer-a"}, &ra)
-	e.dispatch(kanban.ActionAgentProfileCreate, map[string]any{"agent_id": mock.AgentID, "name": "reviewer-b"}, &rb)
-	reviewers := func(aDecision, aReason string) {
-		e.dispatch(kanban.ActionWorkflowStepUpdate, map[string]any{"step_id": review.ID, "approval": map[string]any{
-			"participants": []map[string]any{
-				{"role": "reviewer", "agent_profile_id": ra.ID, "instructions": decisionScript(t, aDecision, aReason)},
-				{"role": "reviewer", "agent_profile_id": rb.ID, "instructions": decisionScript(t, "approved", "Reads well.")},
-			},
-			"quorum": "all", "reject_step_id": work.ID}}, nil)
-	}
-	reviewers("rejected", "Missing tests for the empty input.")
+	b := newOfficeBoard(t, e)
+	b.reviewers(t, "rejected", "Missing tests for the empty input.")
 	var created action.TaskCreateOut
-	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Office task", "workflow_id": imp.Workflows[0].Workflow.ID,
-		"workflow_step_id": backlog.ID, "agent_profile_id": mock.ID, "start_agent": false,
+	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Office task", "workflow_id": b.workflowID,
+		"workflow_step_id": b.backlog.ID, "agent_profile_id": b.primary.ID, "start_agent": false,
 		"description": "@say Working on it.\n@tool step_complete_kandev {\"summary\":\"First version\"}"}, &created)
 	id := created.Task.ID
-	e.dispatch(kanban.ActionTaskMove, map[string]any{"task_id": id, "workflow_step_id": work.ID}, nil)
+	e.dispatch(kanban.ActionTaskMove, map[string]any{"task_id": id, "workflow_step_id": b.work.ID}, nil)
 
 	// Round 1: reviewer A rejects; the reason reaches the primary agent.
 	rejection := e.waitMessage(id, "prompt", "Your work was rejected in Review")
 	if !strings.Contains(rejection.Content, "reviewer: Missing tests for the empty input.") {
 		t.Fatalf("rejection prompt %q lacks the reason", rejection.Content)
 	}
-	e.waitOnStep(id, work.ID)
+	e.waitOnStep(id, b.work.ID)
 	var primary kanban.Session
 	e.dispatch(kanban.ActionSessionGet, action.IDIn{ID: rejection.SessionID}, &primary)
-	if kanban.IsParticipantSession(primary.Name) || primary.AgentProfileID != mock.ID {
+	if kanban.IsParticipantSession(primary.Name) || primary.AgentProfileID != b.primary.ID {
 		t.Fatalf("the rejection went to session %+v, want the primary agent's", primary)
 	}
 
 	// Round 2: A approves this time; a comment wakes the primary agent.
-	reviewers("approved", "Tests are there now.")
+	b.reviewers(t, "approved", "Tests are there now.")
 	wsc := e.wsClient(e.token, nil)
 	var comment kanban.Comment
 	body := "Please add the tests.\n@tool step_complete_kandev {\"summary\":\"With tests\"}"
-	if err := wsc.Call(ctx, kanban.ActionTaskCommentAdd, map[string]any{"task_id": id, "body": body}, &comment); err != nil {
+	if err := wsc.Call(context.Background(), kanban.ActionTaskCommentAdd, map[string]any{"task_id": id, "body": body}, &comment); err != nil {
 		t.Fatal(err)
 	}
 	if comment.Author != kanban.CommentAuthorOperator || comment.TaskID != id {
 		t.Fatalf("comment %+v", comment)
 	}
-	e.waitOnStep(id, approval.ID)
-	wakes, shown := 0, 0
-	for _, m := range e.conversation(id) {
-		if strings.Contains(m.Content, "Please add the tests.") {
-			switch m.Type {
-			case "prompt":
-				wakes++
-				if m.SessionID != primary.ID {
-					t.Fatalf("the comment woke session %s, want the primary agent's %s", m.SessionID, primary.ID)
-				}
-			case "comment":
-				shown++
-			}
-		}
-	}
-	if wakes != 1 || shown != 1 {
-		t.Fatalf("the comment woke the primary agent %d times and is shown %d times, want 1 and 1: %s", wakes, shown, dumpConversation(e.conversation(id)))
-	}
+	e.waitOnStep(id, b.approval.ID)
+	e.wokenOnce(id, primary.ID, "Please add the tests.")
 
 	// Approval: the operator approves over the WebSocket.
 	var dec action.StepDecideOut
-	if err := wsc.Call(ctx, kanban.ActionStepDecide, map[string]any{"task_id": id, "decision": "approved", "reason": "Ship it."}, &dec); err != nil {
+	if err := wsc.Call(context.Background(), kanban.ActionStepDecide, map[string]any{"task_id": id, "decision": "approved", "reason": "Ship it."}, &dec); err != nil {
 		t.Fatal(err)
 	}
-	if dec.Quorum == nil || !dec.Quorum.Counted || dec.Quorum.Outcome != kanban.QuorumApproved || dec.Quorum.ToStepID != done.ID {
+	if dec.Quorum == nil || !dec.Quorum.Counted || dec.Quorum.Outcome != kanban.QuorumApproved || dec.Quorum.ToStepID != b.done.ID {
 		t.Fatalf("operator decision %+v", dec.Quorum)
 	}
-	e.waitOnStep(id, done.ID)
+	e.waitOnStep(id, b.done.ID)
 	var comments kanban.List[kanban.Comment]
 	e.dispatch(kanban.ActionTaskCommentList, map[string]any{"task_id": id}, &comments)
 	if len(comments.Items) != 1 || comments.Items[0].ID != comment.ID {
 		t.Fatalf("comments %+v", comments.Items)
+	}
+}
+
+// wokenOnce checks that the comment containing text was shown once in the
+// task's conversation and delivered once, to session sessionID.
+func (e *env) wokenOnce(taskID, sessionID, text string) {
+	e.t.Helper()
+	wakes, shown := 0, 0
+	for _, m := range e.conversation(taskID) {
+		if !strings.Contains(m.Content, text) {
+			continue
+		}
+		switch m.Type {
+		case "prompt":
+			wakes++
+			if m.SessionID != sessionID {
+				e.t.Fatalf("the comment woke session %s, want %s", m.SessionID, sessionID)
+			}
+		case "comment":
+			shown++
+		}
+	}
+	if wakes != 1 || shown != 1 {
+		e.t.Fatalf("the comment woke the agent %d times and is shown %d times, want 1 and 1: %s", wakes, shown, dumpConversation(e.conversation(taskID)))
 	}
 }
 
