@@ -170,7 +170,7 @@ var AutomationTypes = []AutomationType{
 			{Name: "agent_profile_id", Kind: ParamID, Desc: "The participant to wake (target participant)."},
 			{Name: "reason", Kind: ParamText, Required: true, MaxLen: MaxWakeReasonLen, Desc: "Why, told to the agent."},
 		}},
-	{Name: AutoQueueRunParticipants, Desc: "queue_run for each agent participant of the step (operators are asked on the board).",
+	{Name: AutoQueueRunParticipants, Desc: "queue_run for each agent participant of the step (operator participants decide with step.decide).",
 		Params: []AutomationParam{
 			{Name: "role", Kind: ParamEnum, Values: ParticipantRoles, Desc: "Only participants of this role; default all."},
 			{Name: "reason", Kind: ParamText, Required: true, MaxLen: MaxWakeReasonLen, Desc: "Why, told to each agent."},
