@@ -171,3 +171,53 @@ func TestOfficeAgentError(t *testing.T) {
 		t.Fatalf("woken %d times, want once", n)
 	}
 }
+
+// TestOfficeRefusals: a step approval naming an agent profile that does
+// not exist, or a reject step of another workflow, is refused and changes
+// nothing; a comment on a task outside a session's tree is FORBIDDEN; a
+// decision by someone who is no participant is recorded and does not
+// count.
+func TestOfficeRefusals(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	_, steps := e.fromTemplate("office-default", "Office")
+	review := steps["Review"]
+	op := e.operatorMCP()
+	elsewhere := e.newTask("x").WorkflowStepID // a step of another workflow
+	mine, other := e.sessionMCP(kanban.ModeOffice, ""), e.newTask("Someone else's")
+	before := e.fingerprint()
+	for _, c := range []struct{ args, want string }{
+		{mustJSON(t, map[string]any{"step_id": review.ID, "approval": map[string]any{"quorum": "all",
+			"participants": []map[string]any{{"role": "reviewer", "agent_profile_id": "no-such-profile"}}}}), "agent profile"},
+		{mustJSON(t, map[string]any{"step_id": review.ID, "approval": map[string]any{"quorum": "all", "reject_step_id": elsewhere,
+			"participants": []map[string]any{{"role": "reviewer", "operator": true}}}}), "reject_step_id"},
+		{mustJSON(t, map[string]any{"step_id": review.ID, "approval": map[string]any{"quorum": "most",
+			"participants": []map[string]any{{"role": "reviewer", "operator": true}}}}), "quorum"},
+	} {
+		res := e.call(op, "update_workflow_step_kandev", c.args)
+		if !res.IsError || !strings.Contains(text(res), c.want) {
+			t.Fatalf("update %s: got %s, want an error about %s", c.args, text(res), c.want)
+		}
+	}
+	if after := e.fingerprint(); after != before {
+		t.Fatal("a refused update changed the database")
+	}
+
+	res := e.call(mine.Client, "add_task_comment_kandev", mustJSON(t, map[string]any{"task_id": other.ID, "body": "hi"}))
+	if !res.IsError || !strings.Contains(text(res), "FORBIDDEN") && !strings.Contains(text(res), "comments on its task") {
+		t.Fatalf("comment on another task: %s", text(res))
+	}
+	var c kanban.Comment
+	e.decode(e.call(mine.Client, "add_task_comment_kandev", `{"body":"Started."}`), &c)
+	if c.TaskID != mine.TaskID || c.Author != "session:"+mine.ID {
+		t.Fatalf("comment %+v", c)
+	}
+	if n := dbStr(e, `SELECT COUNT(*) FROM task_comments`); n != "1" {
+		t.Fatalf("%s comments, want only the allowed one", n)
+	}
+	var dec action.StepDecideOut
+	e.decode(e.call(mine.Client, "record_step_decision_kandev", `{"decision":"approved","reason":"Fine by me."}`), &dec)
+	if dec.Quorum == nil || dec.Quorum.Counted {
+		t.Fatalf("a non-participant's decision: %+v", dec.Quorum)
+	}
+}
