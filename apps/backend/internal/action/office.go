@@ -159,7 +159,7 @@ type QuorumOut struct {
 // the next step; rejected, to the approval's reject step (default the
 // previous one), with the rejections' reasons sent to the task's primary
 // agent first. It runs under s.quorum, so two decisions reaching the
-// quorum at once move the task once.
+// quorum at once on this backend move the task once.
 func (s *Service) resolveQuorum(ctx context.Context, taskID, stepID, key string) (*QuorumOut, error) {
 	s.quorum.Lock()
 	defer s.quorum.Unlock()
@@ -187,8 +187,13 @@ func (s *Service) resolveQuorum(ctx context.Context, taskID, stepID, key string)
 		return out, nil
 	}
 	target, err := s.quorumTarget(ctx, step, out.Outcome)
-	if err != nil || target == nil {
-		return out, err
+	if err != nil {
+		return nil, err
+	}
+	if target == nil { // the workflow's first or last step: nowhere to go
+		s.Record(ctx, t.ID, "status", fmt.Sprintf("The quorum of %s was reached (%s); there is no step to move the task to.", step.Name, out.Outcome))
+		s.events.Emit(kanban.ApprovalResolved{TaskID: t.ID, StepID: step.ID, Outcome: out.Outcome})
+		return out, nil
 	}
 	if out.Outcome == kanban.QuorumRejected {
 		if _, err := s.WakeAgent(ctx, t.ID, Wake{Reason: rejectionText(step, decisions)}); err != nil {
