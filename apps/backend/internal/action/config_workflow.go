@@ -216,6 +216,9 @@ func (s *Service) bindProfiles(ctx context.Context, ws string, i int, dw DocWork
 		if err := bind(fmt.Sprintf("%s.steps[%d].agent_profile", field, j), dw.Steps[j].AgentProfile, &pw.steps[at].AgentProfileID); err != nil {
 			return err
 		}
+		if err := s.bindParticipants(ctx, ws, fmt.Sprintf("%s.steps[%d].approval", field, j), dw.Steps[j].Approval, pw.steps[at].Approval); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -264,6 +267,11 @@ func (s *Service) createWorkflow(ctx context.Context, p Principal, in WorkflowCr
 
 // importWorkflow creates a workflow with its steps atomically and announces it.
 func (s *Service) importWorkflow(ctx context.Context, w kanban.Workflow, steps []kanban.WorkflowStep) (*WorkflowOut, error) {
+	for _, st := range steps {
+		if err := s.checkParticipants(ctx, w.WorkspaceID, st.Approval); err != nil {
+			return nil, err
+		}
+	}
 	out, outSteps, err := s.store.ImportWorkflow(ctx, w, steps)
 	if err != nil {
 		return nil, err
@@ -328,6 +336,10 @@ type StepUpdateIn struct {
 	// 0-based position in the workflow.
 	PullFromStepPosition *int                           `json:"pull_from_step_position,omitzero"`
 	Events               map[string][]kanban.StepAction `json:"events,omitzero"`
+	// Approval replaces the step's participants and quorum;
+	// ClearApproval removes them.
+	Approval      *kanban.StepApproval `json:"approval,omitzero"`
+	ClearApproval bool                 `json:"clear_approval,omitzero"`
 }
 
 // StepReorderIn is the payload of workflow.step.reorder: StepIDs lists
@@ -353,7 +365,8 @@ var _ = declare(Def[StepUpdateIn, *kanban.WorkflowStep]{
 	Tool:  "update_workflow_step_kandev",
 	Allow: cfg,
 	Schema: schema.Obj("", withStepFields(schema.P{
-		"step_id": idProp("Step to change."),
+		"step_id":        idProp("Step to change."),
+		"clear_approval": schema.Bool("Remove the step's participants and quorum.").Default(false),
 	}), "step_id"),
 	Run: func(s *Service, ctx context.Context, p Principal, in StepUpdateIn) (*kanban.WorkflowStep, error) {
 		if err := checkStepUpdate(in); err != nil {
@@ -366,7 +379,10 @@ var _ = declare(Def[StepUpdateIn, *kanban.WorkflowStep]{
 		if in.PullFromStepID, err = s.pullFromStep(ctx, w.ID, in); err != nil {
 			return nil, err
 		}
-		out, err := s.store.UpdateStep(ctx, st.ID, kanban.StepUpdate{Name: in.Name, Color: in.Color, Prompt: in.Prompt,
+		if err := s.checkParticipants(ctx, w.WorkspaceID, in.Approval); err != nil {
+			return nil, err
+		}
+		out, err := s.store.UpdateStep(ctx, st.ID, kanban.StepUpdate{Approval: in.Approval, ClearApproval: in.ClearApproval, Name: in.Name, Color: in.Color, Prompt: in.Prompt,
 			IsStartStep: in.IsStartStep, AllowManualMove: in.AllowManualMove, AutoAdvance: in.AutoAdvance,
 			WIPLimit: in.WIPLimit, AutoArchiveAfterHours: in.AutoArchiveAfterHours, Events: in.Events,
 			AutoAdvanceRequiresSignal: in.AutoAdvanceRequiresSignal, PullFromStepID: in.PullFromStepID,
@@ -438,6 +454,9 @@ func (s *Service) createStep(ctx context.Context, p Principal, in StepCreateIn) 
 		return nil, err
 	}
 	st.WorkflowID, st.InsertAt = w.ID, in.Position
+	if err := s.checkParticipants(ctx, w.WorkspaceID, st.Approval); err != nil {
+		return nil, err
+	}
 	out, err := s.store.CreateStep(ctx, st)
 	if err != nil {
 		return nil, err
@@ -466,16 +485,4 @@ func (s *Service) pullFromStep(ctx context.Context, workflowID string, in StepUp
 		}
 	}
 	return nil, kanban.FieldError("pull_from_step_position", "must be the position of a step of the workflow")
-}
-
-// checkStepUpdate checks what a step update's contract cannot: a single
-// line name and the automations' rules (kanban.CheckEvents); bounds and
-// required fields are the contract's.
-func checkStepUpdate(in StepUpdateIn) error {
-	if in.Name != nil {
-		if err := kanban.SingleLine("name", *in.Name); err != nil {
-			return err
-		}
-	}
-	return kanban.CheckEvents("events", in.Events)
 }

@@ -221,7 +221,9 @@ func (s *Service) liveSession(ctx context.Context, taskID, sessionID string) (*k
 	}
 	var found *kanban.Session
 	err := s.eachSession(ctx, taskID, func(sess *kanban.Session) bool {
-		if !sess.State.Ended() {
+		// A step participant's session (a reviewer's) is no target of
+		// what is said to "the task": that is its primary agent.
+		if !sess.State.Ended() && !kanban.IsParticipantSession(sess.Name) {
 			found = sess
 			return false
 		}

@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -76,6 +77,9 @@ type Deps struct {
 
 // Service holds the dependencies shared by every handler.
 type Service struct {
+	// quorum serializes the quorum checks of step decisions (one move
+	// per reached quorum).
+	quorum    sync.Mutex
 	store     kanban.Store
 	pub       kanban.Publisher
 	log       *slog.Logger

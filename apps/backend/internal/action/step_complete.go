@@ -140,6 +140,9 @@ type stepDecisionData struct {
 	StepID   string `json:"step_id"`
 	Decision string `json:"decision"`
 	Reason   string `json:"reason"`
+	// Participant is who decided, as a step participant key: "operator"
+	// or the deciding session's agent profile id.
+	Participant string `json:"participant,omitempty"`
 }
 
 // StepDecideOut is the result of step.decide.
@@ -148,6 +151,8 @@ type StepDecideOut struct {
 	// Supersedes is the id of the decision this one replaces as the
 	// latest on the task, if any.
 	Supersedes string `json:"supersedes,omitempty"`
+	// Quorum is what the decision did to the step's quorum.
+	Quorum *QuorumOut `json:"quorum"`
 }
 
 // decideStep records an approval or rejection of a task's current step.
@@ -165,7 +170,13 @@ func (s *Service) decideStep(ctx context.Context, p Principal, in StepDecideIn) 
 	case kanban.ErrorCode(err) != kanban.CodeNotFound:
 		return nil, err
 	}
-	data, err := json.Marshal(stepDecisionData{StepID: t.WorkflowStepID, Decision: in.Decision, Reason: in.Reason})
+	key := kanban.ParticipantOperator
+	if p.Kind == Session {
+		if key, err = s.deciderKey(ctx, p.SessionID); err != nil {
+			return nil, err
+		}
+	}
+	data, err := json.Marshal(stepDecisionData{StepID: t.WorkflowStepID, Decision: in.Decision, Reason: in.Reason, Participant: key})
 	if err != nil {
 		return nil, fmt.Errorf("step decide: %w", err)
 	}
@@ -177,5 +188,18 @@ func (s *Service) decideStep(ctx context.Context, p Principal, in StepDecideIn) 
 		return nil, err
 	}
 	kanban.EventArtifactCreated.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID), out.Artifact)
+	if out.Quorum, err = s.resolveQuorum(ctx, t.ID, t.WorkflowStepID, key); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// deciderKey is the participant key of a deciding session: its agent
+// profile id ("" when it has none: then it is no participant).
+func (s *Service) deciderKey(ctx context.Context, sessionID string) (string, error) {
+	sess, err := s.store.GetSession(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	return sess.AgentProfileID, nil
 }

@@ -29,7 +29,28 @@ func stepFields() schema.P {
 		"show_in_command_panel":         schema.Bool("List the step in the board's command panel (Ctrl/Cmd+K) as a quick action: move the open task there, or create a task in it.").Default(false),
 		"pull_from_step_position":       schema.Int("pull_from_step_id as a 0-based position, where steps have no ids yet.").Range(0, kanban.MaxWorkflowSteps-1),
 		"events":                        stepEvents(),
+		"approval":                      approvalProp(),
 	}
+}
+
+// approvalProp is a step's participants and quorum (kanban.StepApproval).
+func approvalProp() schema.S {
+	participant := schema.Obj("One participant: an agent profile, or the operator.", schema.P{
+		"role":             schema.Enum("What the participant does on the step.", kanban.ParticipantRoles...),
+		"agent_profile_id": idProp("The participant's agent profile (woken by queue_run_for_each_participant)."),
+		"operator":         schema.Bool("The operator decides (on the board, or step.decide over the WebSocket API)."),
+		"instructions":     schema.Str("Role instructions told to the agent with every wake.").Len(1, kanban.MaxParticipantInstructionsLen),
+	}, "role")
+	return schema.Obj("Office: the step's reviewers or approvers and the quorum of their record_step_decision_kandev decisions "+
+		"that moves a task on: approved, to the next step; rejected, to reject_step_id (default the previous step) with the "+
+		"reasons sent to the task's primary agent; on_approval_resolved runs then.", schema.P{
+		"participants":   schema.Arr("Each an agent profile or the operator, at most once.", participant).Items(1, kanban.MaxStepParticipants),
+		"quorum":         schema.Enum("all: every participant approves (one rejection rejects); any: one approval approves; count: count approvals approve.", kanban.QuorumRules...),
+		"count":          schema.Int("N of N-of-M, for quorum count.").Range(1, kanban.MaxStepParticipants),
+		"reject_step_id": idProp("Where a rejected task goes; default the previous step."),
+		"reject_step_position": schema.Int("reject_step_id as a 0-based position, where steps have no ids yet.").
+			Range(0, kanban.MaxWorkflowSteps-1),
+	}, "participants", "quorum")
 }
 
 // withStepFields returns the step settings plus extra properties.
@@ -56,12 +77,19 @@ func workflowFields(p schema.P) schema.P {
 // event kinds (kanban.StepEventKinds), values lists of automations.
 func stepEvents() schema.S {
 	return schema.S{"type": "object",
-		"description": "Automations run in order on on_enter/on_exit (a task arrives/leaves) and " +
-			"on_turn_start/on_turn_complete (an agent turn starts/ends), on_comment (a reviewer commented on the task's pull request), " +
-			"on_pr_merged (it was merged), on_children_completed (its last subtask ended); replaces all stored ones.",
+		"description":          "Automations run in order on the step's events (" + eventsDesc() + "); replaces all stored ones.",
 		"propertyNames":        schema.S{"enum": kanban.StepEventKinds},
 		"additionalProperties": schema.Arr("In order.", stepAutomation()).Items(0, kanban.MaxStepActions),
 	}
+}
+
+// eventsDesc words every step event briefly, from kanban.StepEvents.
+func eventsDesc() string {
+	parts := make([]string, len(kanban.StepEvents))
+	for i, e := range kanban.StepEvents {
+		parts[i] = e.Name
+	}
+	return strings.Join(parts, ", ") + "; see the workflow automation docs for when each fires"
 }
 
 // stepAutomation is one automation: a branch per type of the engine's
@@ -108,6 +136,8 @@ func automationParam(p kanban.AutomationParam) schema.S {
 		return schema.Enum(p.Desc, taskStates...)
 	case kanban.ParamIndex:
 		return schema.Int(p.Desc).Range(0, kanban.MaxWorkflowSteps-1)
+	case kanban.ParamEnum:
+		return schema.Enum(p.Desc, p.Values...)
 	}
 	return schema.Str(p.Desc).Len(1, p.MaxLen)
 }

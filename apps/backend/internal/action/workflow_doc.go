@@ -25,6 +25,8 @@ type StepSpec struct {
 	PullFromStepID       string                         `json:"pull_from_step_id,omitempty"`
 	PullFromStepPosition *int                           `json:"pull_from_step_position,omitempty"`
 	Events               map[string][]kanban.StepAction `json:"events,omitzero"`
+	// Approval is the step's participants and quorum (Office).
+	Approval *kanban.StepApproval `json:"approval,omitzero"`
 }
 
 // toStep converts a spec into a step of no workflow yet.
@@ -34,7 +36,7 @@ func (d StepSpec) toStep() kanban.WorkflowStep {
 		WIPLimit: d.WIPLimit, AutoArchiveAfterHours: d.AutoArchiveAfterHours, Events: d.Events,
 		AutoAdvanceRequiresSignal: d.AutoAdvanceRequiresSignal, PullFromStepID: d.PullFromStepID,
 		CancelTriggersTurnComplete: d.CancelTriggersTurnComplete, ShowInCommandPanel: d.ShowInCommandPanel,
-		PullFromPosition: d.PullFromStepPosition}
+		PullFromPosition: d.PullFromStepPosition, Approval: d.Approval}
 }
 
 // checkStepSpecs converts step specs into steps of no workflow yet and

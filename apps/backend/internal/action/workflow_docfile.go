@@ -62,6 +62,25 @@ type DocStep struct {
 	WIPLimit                   int                            `json:"wip_limit,omitempty"`
 	PullFromStepPosition       *int                           `json:"pull_from_step_position,omitempty"`
 	AutoAdvance                bool                           `json:"auto_advance,omitempty"`
+	// Approval is Kandev's Office participants and quorum, portably.
+	Approval *DocApproval `json:"approval,omitempty"`
+}
+
+// DocApproval is a step's participants and quorum in a document: agent
+// participants are named portably, the reject step by position.
+type DocApproval struct {
+	Participants       []DocParticipant `json:"participants"`
+	Quorum             string           `json:"quorum"`
+	Count              int              `json:"count,omitempty"`
+	RejectStepPosition *int             `json:"reject_step_position,omitempty"`
+}
+
+// DocParticipant is one participant: the operator or an agent profile.
+type DocParticipant struct {
+	Role         string           `json:"role"`
+	Operator     bool             `json:"operator,omitempty"`
+	AgentProfile *DocAgentProfile `json:"agent_profile,omitempty"`
+	Instructions string           `json:"instructions,omitempty"`
 }
 
 // parsedWorkflow is a checked document workflow, ready to write.
@@ -169,6 +188,10 @@ func docStepSpec(field string, d DocStep, index map[int]int) (StepSpec, error) {
 		AutoAdvance: d.AutoAdvance, WIPLimit: d.WIPLimit, AutoArchiveAfterHours: d.AutoArchiveAfterHours,
 		AutoAdvanceRequiresSignal: d.AutoAdvanceRequiresSignal, CancelTriggersTurnComplete: d.CancelTriggersTurnComplete,
 		ShowInCommandPanel: d.ShowInCommandPanel, Events: make(map[string][]kanban.StepAction, len(d.Events))}
+	var err error
+	if spec.Approval, err = docApproval(field+".approval", d, index); err != nil {
+		return spec, err
+	}
 	if d.PullFromStepPosition != nil {
 		at, ok := index[*d.PullFromStepPosition]
 		if !ok || *d.PullFromStepPosition == d.Position {
@@ -202,6 +225,53 @@ func docStepSpec(field string, d DocStep, index map[int]int) (StepSpec, error) {
 	return spec, nil
 }
 
+// docApproval converts a document step's approval into a step approval
+// whose agent participants are still unbound (bindProfiles binds them),
+// its reject step a board index.
+func docApproval(field string, d DocStep, index map[int]int) (*kanban.StepApproval, error) {
+	if d.Approval == nil {
+		return nil, nil
+	}
+	a := &kanban.StepApproval{Quorum: d.Approval.Quorum, Count: d.Approval.Count,
+		Participants: make([]kanban.StepParticipant, len(d.Approval.Participants))}
+	for i, p := range d.Approval.Participants {
+		if p.Operator == (p.AgentProfile != nil) {
+			return nil, kanban.FieldError(fmt.Sprintf("%s.participants[%d]", field, i), "must be either an agent_profile or operator: true")
+		}
+		a.Participants[i] = kanban.StepParticipant{Role: p.Role, Operator: p.Operator, Instructions: p.Instructions}
+		if !p.Operator {
+			// A placeholder id, unique per participant, until bindProfiles.
+			a.Participants[i].AgentProfileID = fmt.Sprintf("unbound-%d", i)
+		}
+	}
+	if pos := d.Approval.RejectStepPosition; pos != nil {
+		at, ok := index[*pos]
+		if !ok || *pos == d.Position {
+			return nil, kanban.FieldError(field+".reject_step_position", "must be the position of another step of the workflow")
+		}
+		a.RejectStepPosition = &at
+	}
+	return a, nil
+}
+
+// exportApproval is a step approval in a document's form.
+func exportApproval(a *kanban.StepApproval, positions map[string]int, profile func(id string) *DocAgentProfile) *DocApproval {
+	if a == nil {
+		return nil
+	}
+	d := &DocApproval{Quorum: a.Quorum, Count: a.Count, Participants: make([]DocParticipant, len(a.Participants))}
+	for i, p := range a.Participants {
+		d.Participants[i] = DocParticipant{Role: p.Role, Operator: p.Operator, Instructions: p.Instructions}
+		if !p.Operator {
+			d.Participants[i].AgentProfile = profile(p.AgentProfileID)
+		}
+	}
+	if pos, ok := positions[a.RejectStepID]; ok {
+		d.RejectStepPosition = &pos
+	}
+	return d
+}
+
 // exportWorkflow builds the document of one workflow: positions are board
 // indexes, step references become positions, profiles become portable.
 func exportWorkflow(w *kanban.Workflow, steps []kanban.WorkflowStep, profile func(id string) *DocAgentProfile) *WorkflowDocument {
@@ -220,6 +290,7 @@ func exportWorkflow(w *kanban.Workflow, steps []kanban.WorkflowStep, profile fun
 		if pos, ok := positions[st.PullFromStepID]; ok {
 			d.PullFromStepPosition = &pos
 		}
+		d.Approval = exportApproval(st.Approval, positions, profile)
 		for ev, actions := range st.Events {
 			out := make([]kanban.StepAction, len(actions))
 			for j, a := range actions {

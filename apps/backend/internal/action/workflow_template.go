@@ -22,7 +22,7 @@ var (
 
 	// TemplateIDs are the templates in gallery order (a test keeps this
 	// list and the embedded files the same).
-	TemplateIDs = []string{"kanban", "plan-and-build", "feature-dev", "pr-review", "architecture", "routine"}
+	TemplateIDs = []string{"kanban", "plan-and-build", "feature-dev", "pr-review", "architecture", "routine", "office-default"}
 )
 
 // DefaultTemplateID is the template a new installation's board is made of.

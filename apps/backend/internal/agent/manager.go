@@ -440,6 +440,9 @@ func (m *Manager) update(ctx context.Context, id string, u kanban.RunUpdate) {
 	if u.State == kanban.SessionIdle {
 		m.becameIdle()
 	}
+	if u.State == kanban.SessionFailed && sess.State == kanban.SessionFailed {
+		m.cfg.Events.Emit(kanban.AgentFailed{TaskID: sess.TaskID, SessionID: sess.ID})
+	}
 }
 
 func (m *Manager) publishMessage(ctx context.Context, msg *kanban.Message) {

@@ -187,17 +187,18 @@ type automationJS struct {
 }
 
 type automationP struct {
-	Name     string `json:"name"`
-	Kind     string `json:"kind"`
-	Required bool   `json:"required"`
-	Desc     string `json:"desc"`
-	MaxLen   int    `json:"max_len,omitempty"`
+	Name     string   `json:"name"`
+	Kind     string   `json:"kind"`
+	Required bool     `json:"required"`
+	Desc     string   `json:"desc"`
+	MaxLen   int      `json:"max_len,omitempty"`
+	Values   []string `json:"values,omitempty"`
 }
 
 // automationsJS renders kanban.AutomationTypes, the table the step
 // contracts' automation schema is built from, as a frozen JS array.
 func automationsJS() (string, error) {
-	kinds := map[kanban.ParamKind]string{kanban.ParamID: "id", kanban.ParamText: "text", kanban.ParamState: "state", kanban.ParamIndex: "index"}
+	kinds := map[kanban.ParamKind]string{kanban.ParamID: "id", kanban.ParamText: "text", kanban.ParamState: "state", kanban.ParamIndex: "index", kanban.ParamEnum: "enum"}
 	out := make([]automationJS, len(kanban.AutomationTypes))
 	for i, t := range kanban.AutomationTypes {
 		out[i] = automationJS{Name: t.Name, Desc: t.Desc, Params: []automationP{}, OneOf: t.OneOf}
@@ -209,7 +210,7 @@ func automationsJS() (string, error) {
 			if !ok {
 				return "", fmt.Errorf("contract.js: automation %s: param %s of an unknown kind", t.Name, p.Name)
 			}
-			out[i].Params = append(out[i].Params, automationP{Name: p.Name, Kind: k, Required: p.Required, Desc: p.Desc, MaxLen: p.MaxLen})
+			out[i].Params = append(out[i].Params, automationP{Name: p.Name, Kind: k, Required: p.Required, Desc: p.Desc, MaxLen: p.MaxLen, Values: p.Values})
 		}
 	}
 	raw, err := json.Marshal(out)

@@ -36,6 +36,9 @@ func (e *Engine) runWhere(taskID, stepID, event string, c cause, signalled *bool
 	if err != nil {
 		return
 	}
+	if c.woken == nil {
+		c.woken = wakeSet{}
+	}
 	for _, a := range step.Events[event] {
 		if keep != nil && !keep(a) {
 			continue
@@ -112,6 +115,9 @@ func (e *Engine) exec(ctx context.Context, t *kanban.Task, step *kanban.Workflow
 		return e.execMode(ctx, t, a)
 	case kanban.AutoResetContext:
 		return e.execReset(ctx, t)
+	}
+	if out, failed, ok := e.execOffice(ctx, t, step, a, c); ok {
+		return out, failed
 	}
 	return e.execMove(ctx, t, step, a, c, signalled)
 }

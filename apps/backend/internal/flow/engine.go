@@ -117,7 +117,13 @@ func (e *Engine) react(ev kanban.DomainEvent) {
 	case kanban.TaskEnded:
 		e.ended(ev.Task)
 	case kanban.PullRequestCommented:
-		e.commented(ev.TaskID)
+		e.commented(ev.TaskID, "")
+	case kanban.TaskCommented:
+		e.commented(ev.Comment.TaskID, "Comment by "+ev.Comment.Author+":\n\n"+ev.Comment.Body)
+	case kanban.AgentFailed:
+		e.failed(ev.TaskID)
+	case kanban.ApprovalResolved:
+		e.resolved(ev)
 	case kanban.PullRequestMerged:
 		e.merged(ev.TaskID)
 	}

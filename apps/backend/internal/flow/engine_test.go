@@ -27,6 +27,10 @@ func (h *harness) trigger(event string, t *kanban.Task, a, s kanban.WorkflowStep
 		h.events.Emit(kanban.PullRequestCommented{TaskID: t.ID, PullRequestID: "pr"})
 	case kanban.EventPRMerged:
 		h.events.Emit(kanban.PullRequestMerged{TaskID: t.ID, PullRequestID: "pr"})
+	case kanban.EventAgentError:
+		h.events.Emit(kanban.AgentFailed{TaskID: t.ID, SessionID: "s"})
+	case kanban.EventApprovalResolved:
+		h.events.Emit(kanban.ApprovalResolved{TaskID: t.ID, StepID: s.ID, Outcome: kanban.QuorumApproved})
 	case kanban.EventChildrenCompleted:
 		n := h.steps(s.WorkflowID)
 		child := h.child(t, n[len(n)-1])
@@ -114,6 +118,27 @@ var automationCases = []struct {
 	{`{"type":"reset_agent_context"}`, false, func(h *harness, task *kanban.Task, a, s, n kanban.WorkflowStep, ev string) {
 		modeIs(kanban.AgentMode{ResetSessionID: h.sessions(task.ID)[0].ID})(h, task, a, s, n, ev)
 	}, func(h *harness, task *kanban.Task) { h.managedSession(task.ID, kanban.SessionIdle) }},
+	{`{"type":"queue_run","config":{"reason":"Wake up: a comment"}}`, true, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+		l, _ := h.st.PendingPrompts(context.Background(), h.sessions(task.ID)[0].ID, 10)
+		if len(l) != 1 || l[0].Content != "Wake up: a comment" || l[0].Author != "workflow" {
+			h.t.Fatalf("prompts %+v", l)
+		}
+	}, nil},
+	{`{"type":"queue_run_for_each_participant","config":{"reason":"Review it"}}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, ev string) {
+		if !h.hasRecord(task.ID, ev+" of S, queue_run_for_each_participant: skipped: the step has no participants") {
+			h.t.Fatalf("records %v", h.records(task.ID))
+		}
+	}, nil},
+	{`{"type":"clear_decisions"}`, false, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+		if l, _ := h.st.ListArtifacts(context.Background(), task.ID, kanban.ArtifactDecision, kanban.Page{}); len(l.Items) != 0 {
+			h.t.Fatalf("%d decisions left", len(l.Items))
+		}
+	}, func(h *harness, task *kanban.Task) {
+		if _, err := h.st.CreateArtifact(context.Background(), kanban.Artifact{TaskID: task.ID, Kind: kanban.ArtifactDecision,
+			Data: []byte(`{"step_id":"x","decision":"approved","reason":"fine"}`)}); err != nil {
+			h.t.Fatal(err)
+		}
+	}},
 }
 
 // TestEveryAutomationOnEveryEvent runs each automation type on each event

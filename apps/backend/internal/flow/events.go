@@ -13,7 +13,7 @@ import (
 func (e *Engine) created(t *kanban.Task) {
 	id, step := t.ID, t.WorkflowStepID
 	e.do(taskKey(id), func() {
-		e.enter(id, step, cause{}, true)
+		e.enter(id, step, cause{woken: wakeSet{}}, true)
 		e.arrived(step, "", 0)
 	})
 }
@@ -23,6 +23,9 @@ func (e *Engine) created(t *kanban.Task) {
 // waiting tasks into the step it left).
 func (e *Engine) moved(taskID, from, to string, c cause) {
 	e.do(taskKey(taskID), func() {
+		if c.woken == nil {
+			c.woken = wakeSet{} // the exit and the arrival are one event
+		}
 		e.run(taskID, from, kanban.EventExit, c, nil)
 		e.enter(taskID, to, c, false)
 		e.arrived(to, from, c.chain)
@@ -94,6 +97,9 @@ func (e *Engine) freed(stepID string, depth int) {
 // turn handles a turn event of the runtime.
 func (e *Engine) turn(ev kanban.TurnEvent) {
 	e.do(taskKey(ev.TaskID), func() {
+		if s, err := e.store.GetSession(e.ctx, ev.SessionID); err == nil && kanban.IsParticipantSession(s.Name) {
+			return // a reviewer's turn moves nothing: its decision does
+		}
 		if !ev.Ended {
 			e.run(ev.TaskID, "", kanban.EventTurnStart, turnStartCause(ev), nil)
 			return
@@ -111,6 +117,12 @@ func (e *Engine) turn(ev kanban.TurnEvent) {
 type cause struct {
 	chain int
 	turn  *turnOrigin
+	// woken are the agents the chain's queue_runs woke (one run per
+	// target per event); made when the chain's first automations run.
+	woken wakeSet
+	// detail is what the event says that the agents it wakes are told
+	// too (a comment's author and text).
+	detail string
 }
 
 // turnOrigin is the agent turn a chain of automations started from. It
@@ -130,18 +142,22 @@ type turnOrigin struct {
 	starting bool
 }
 
-func turnCause(ev kanban.TurnEvent) cause { return cause{turn: &turnOrigin{session: ev.SessionID}} }
+func turnCause(ev kanban.TurnEvent) cause {
+	return cause{turn: &turnOrigin{session: ev.SessionID}, woken: wakeSet{}}
+}
 
 // turnStartCause is the cause of a turn's on_turn_start.
 func turnStartCause(ev kanban.TurnEvent) cause {
-	return cause{turn: &turnOrigin{session: ev.SessionID, starting: true}}
+	return cause{turn: &turnOrigin{session: ev.SessionID, starting: true}, woken: wakeSet{}}
 }
 
 // promptsStep reports whether entering a step for c delivers its prompt.
 func (c cause) promptsStep() bool { return c.turn == nil || !c.turn.starting }
 
 // next is the cause of the transition c makes.
-func (c cause) next() cause { return cause{chain: c.chain + 1, turn: c.turn} }
+func (c cause) next() cause {
+	return cause{chain: c.chain + 1, turn: c.turn, woken: c.woken, detail: c.detail}
+}
 
 // enter runs on_enter: first the automations that set up the agent (its
 // mode, its context), then delivers the step's prompt to the task's

@@ -10,51 +10,76 @@ import (
 // (on_children_completed). Each runs the automations of the task's
 // current step for that event, in order with the task's other work.
 
-// commented runs on_comment for a task whose pull request was commented on.
-func (e *Engine) commented(taskID string) {
-	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventComment, cause{}, nil) })
+// commented runs on_comment for a task commented on (a task comment, or
+// a comment on its pull request).
+func (e *Engine) commented(taskID, detail string) {
+	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventComment, cause{woken: wakeSet{}, detail: detail}, nil) })
+}
+
+// failed runs on_agent_error for a task one of whose agent sessions
+// failed.
+func (e *Engine) failed(taskID string) {
+	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventAgentError, cause{woken: wakeSet{}}, nil) })
+}
+
+// resolved runs on_approval_resolved on the step whose participants
+// reached its quorum (the task has moved on from it).
+func (e *Engine) resolved(ev kanban.ApprovalResolved) {
+	e.do(taskKey(ev.TaskID), func() { e.run(ev.TaskID, ev.StepID, kanban.EventApprovalResolved, cause{woken: wakeSet{}}, nil) })
 }
 
 // merged runs on_pr_merged for a task whose pull request was merged.
 func (e *Engine) merged(taskID string) {
-	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventPRMerged, cause{}, nil) })
+	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventPRMerged, cause{woken: wakeSet{}}, nil) })
 }
 
 // ended runs on_children_completed for the parent of a task that ended
 // when every one of the parent's subtasks (archived ones included) has
-// ended. A parent with more subtasks than one page lists is checked over
-// all of them; a read that fails runs nothing.
+// ended and this one is the last of them to have changed: of several
+// subtasks ending at once, each reaction sees them all ended, and only
+// the latest one's fires, so the event fires once. A parent with more
+// subtasks than one page lists is checked over all of them; a read that
+// fails runs nothing.
 func (e *Engine) ended(t *kanban.Task) {
 	if t == nil || t.ParentID == "" || !t.State.Ended() {
 		return
 	}
-	parent, ws := t.ParentID, t.WorkspaceID
+	child, parent, ws := t.ID, t.ParentID, t.WorkspaceID
 	e.do(taskKey(parent), func() {
-		if e.childrenEnded(ws, parent) {
-			e.run(parent, "", kanban.EventChildrenCompleted, cause{}, nil)
+		if last, ok := e.childrenEnded(ws, parent); ok && last == child {
+			e.run(parent, "", kanban.EventChildrenCompleted, cause{woken: wakeSet{}}, nil)
 		}
 	})
 }
 
-// childrenEnded reports whether every subtask of parent has ended.
-func (e *Engine) childrenEnded(workspaceID, parent string) bool {
+// childrenEnded reports whether every subtask of parent has ended, and
+// which changed last (by update time, then id).
+func (e *Engine) childrenEnded(workspaceID, parent string) (string, bool) {
 	page := kanban.Page{Limit: kanban.MaxLimit}
+	var last *kanban.Task
 	for range maxChildPages {
 		l, err := e.store.ListTasks(e.ctx, kanban.TaskFilter{WorkspaceID: workspaceID, ParentID: parent, IncludeArchived: true}, page)
 		if err != nil {
-			return false
+			return "", false
 		}
-		for _, c := range l.Items {
+		for i := range l.Items {
+			c := &l.Items[i]
 			if !c.State.Ended() {
-				return false
+				return "", false
+			}
+			if last == nil || c.UpdatedAt.After(last.UpdatedAt) || c.UpdatedAt.Equal(last.UpdatedAt) && c.ID > last.ID {
+				last = c
 			}
 		}
 		if l.NextCursor == "" {
-			return true
+			if last == nil {
+				return "", false
+			}
+			return last.ID, true
 		}
 		page.Cursor = l.NextCursor
 	}
-	return false // more subtasks than checked: do not claim they all ended
+	return "", false // more subtasks than checked: do not claim they all ended
 }
 
 // maxChildPages bounds the pages of subtasks read to decide

@@ -14,8 +14,8 @@ const (
 	EventExit         = "on_exit"          // a task leaves the step
 	EventTurnStart    = "on_turn_start"    // an agent turn starts on a task on the step
 	EventTurnComplete = "on_turn_complete" // an agent turn ends on a task on the step
-	// EventComment: a reviewer commented on the task's pull request (a
-	// line comment, or a review with a text), seen by the PR watcher.
+	// EventComment: someone commented on the task (a task comment), or a
+	// reviewer on its pull request (seen by the PR watcher).
 	EventComment = "on_comment"
 	// EventChildrenCompleted: every subtask of the task has ended
 	// (completed, failed or cancelled), the last of them just now.
@@ -24,10 +24,45 @@ const (
 	// automation, through task.pr.merge, or on the forge, found by the
 	// watcher or a read), once per pull request.
 	EventPRMerged = "on_pr_merged"
+	// EventAgentError: an agent session of the task failed.
+	EventAgentError = "on_agent_error"
+	// EventApprovalResolved: the step's participants reached its quorum.
+	EventApprovalResolved = "on_approval_resolved"
 )
 
+// StepEvent is one event a step's automations run on.
+type StepEvent struct {
+	Name string
+	// When says when it fires, for the schemas and the docs.
+	When string
+}
+
+// StepEvents is the closed set of step events, in the order schemas and
+// docs list them: the engine fires exactly these, the step schema and the
+// workflow import accept exactly these keys, and the docs' table is
+// rendered from it.
+var StepEvents = []StepEvent{
+	{EventEnter, "a task arrives on the step: created there, or moved there by anyone or anything"},
+	{EventExit, "a task leaves the step (before the next step's on_enter)"},
+	{EventTurnStart, "an agent turn starts on a task on the step"},
+	{EventTurnComplete, "an agent turn on a task on the step ends (not when it was interrupted, stopped or failed)"},
+	{EventComment, "a comment was added to the task (add_task_comment_kandev, task.comment.add), or a reviewer commented on its pull request (seen once by the PR watcher)"},
+	{EventChildrenCompleted, "the last of the task's subtasks ended (every subtask COMPLETED, FAILED or CANCELLED); once, also when several end at the same time"},
+	{EventPRMerged, "a pull request of the task was merged; once per pull request"},
+	{EventAgentError, "an agent session of the task failed (its agent exited with an error or could not start); once per session"},
+	{EventApprovalResolved, "the step's participants reached its quorum: approved or rejected (after the task moved on, on the step decided)"},
+}
+
 // StepEventKinds are the keys allowed in WorkflowStep.Events.
-var StepEventKinds = []string{EventEnter, EventExit, EventTurnStart, EventTurnComplete, EventComment, EventChildrenCompleted, EventPRMerged}
+var StepEventKinds = stepEventNames()
+
+func stepEventNames() []string {
+	out := make([]string, len(StepEvents))
+	for i, e := range StepEvents {
+		out[i] = e.Name
+	}
+	return out
+}
 
 // ParamKind is the type of an automation's config value.
 type ParamKind int
@@ -38,6 +73,7 @@ const (
 	ParamText                   // a text (a prompt, a reason)
 	ParamState                  // a task state
 	ParamIndex                  // a 0-based step position (documents only)
+	ParamEnum                   // one of AutomationParam.Values
 )
 
 // AutomationParam is one config value an automation type takes.
@@ -46,7 +82,8 @@ type AutomationParam struct {
 	Kind     ParamKind
 	Required bool
 	Desc     string
-	MaxLen   int // ParamText
+	MaxLen   int      // ParamText
+	Values   []string // ParamEnum
 }
 
 // AutomationType is one kind of step automation the workflow engine runs.
@@ -78,7 +115,14 @@ const (
 	AutoDisablePlanMode = "disable_plan_mode"
 	AutoSetSessionMode  = "set_session_mode"
 	AutoResetContext    = "reset_agent_context"
+	// Office: wake agents, forget decisions.
+	AutoQueueRun             = "queue_run"
+	AutoQueueRunParticipants = "queue_run_for_each_participant"
+	AutoClearDecisions       = "clear_decisions"
 )
+
+// MaxWakeReasonLen bounds the reason a queue_run gives the agent it wakes.
+const MaxWakeReasonLen = 2000
 
 // IDPattern is the form of an entity id in every payload.
 const IDPattern = `^[A-Za-z0-9_-]{1,64}$`
@@ -120,7 +164,28 @@ var AutomationTypes = []AutomationType{
 		Params: []AutomationParam{{Name: "mode", Kind: ParamText, Required: true, MaxLen: MaxSessionModeLen,
 			Desc: "ACP session mode id, e.g. plan."}}},
 	{Name: AutoResetContext, Desc: "Next turn in a fresh ACP session."},
+	{Name: AutoQueueRun, Desc: "Wake an agent on the task with a reason: its next turn, or a new session when none is live.",
+		Params: []AutomationParam{
+			{Name: "target", Kind: ParamEnum, Values: WakeTargets, Desc: "primary (default): the task's primary agent; participant: the step participant agent_profile_id."},
+			{Name: "agent_profile_id", Kind: ParamID, Desc: "The participant to wake (target participant)."},
+			{Name: "reason", Kind: ParamText, Required: true, MaxLen: MaxWakeReasonLen, Desc: "Why, told to the agent."},
+		}},
+	{Name: AutoQueueRunParticipants, Desc: "queue_run for each agent participant of the step (operator participants decide with step.decide).",
+		Params: []AutomationParam{
+			{Name: "role", Kind: ParamEnum, Values: ParticipantRoles, Desc: "Only participants of this role; default all."},
+			{Name: "reason", Kind: ParamText, Required: true, MaxLen: MaxWakeReasonLen, Desc: "Why, told to each agent."},
+		}},
+	{Name: AutoClearDecisions, Desc: "Forget the task's recorded step decisions (a new round of review)."},
 }
+
+// Wake targets of queue_run.
+const (
+	WakePrimary     = "primary"
+	WakeParticipant = "participant"
+)
+
+// WakeTargets lists queue_run's targets.
+var WakeTargets = []string{WakePrimary, WakeParticipant}
 
 // MaxSessionModeLen bounds an ACP session mode id in set_session_mode.
 const MaxSessionModeLen = 100
@@ -179,6 +244,12 @@ func CheckAutomation(field string, a StepAction) error {
 			return FieldError(field+".config", "%s needs exactly one of %s", t.Name, strings.Join(t.OneOf, ", "))
 		}
 	}
+	if t.Name == AutoQueueRun {
+		_, named := a.Config["agent_profile_id"]
+		if (a.ConfigString("target") == WakeParticipant) != named {
+			return FieldError(field+".config", "queue_run takes agent_profile_id exactly when target is participant")
+		}
+	}
 	return nil
 }
 
@@ -207,6 +278,10 @@ func checkParam(field string, p AutomationParam, raw json.RawMessage) error {
 		return FieldError(field, "must be a string")
 	}
 	switch p.Kind {
+	case ParamEnum:
+		if !slices.Contains(p.Values, s) {
+			return FieldError(field, "must be one of: %s", strings.Join(p.Values, ", "))
+		}
 	case ParamID:
 		if !idPattern.MatchString(s) {
 			return FieldError(field, "must be an id")

@@ -48,6 +48,29 @@ type PullRequestMerged struct {
 	PullRequestID string
 }
 
+// TaskCommented says a comment was added to a task (by the operator or an
+// agent): the workflow engine runs the on_comment automations of the
+// task's step. Comment.ID keys the wakes it causes, so one comment never
+// queues two runs for one target.
+type TaskCommented struct{ Comment *Comment }
+
+// ApprovalResolved says the participants of a task's step reached its
+// quorum (Outcome approved or rejected) and the task was moved on: the
+// workflow engine runs the on_approval_resolved automations of StepID.
+type ApprovalResolved struct {
+	TaskID  string
+	StepID  string
+	Outcome string
+}
+
+// AgentFailed says an agent session of a task failed: the workflow
+// engine runs the on_agent_error automations of the task's step, once
+// per session.
+type AgentFailed struct {
+	TaskID    string
+	SessionID string
+}
+
 // PRChange is a pull request state change a notification tells of.
 type PRChange string
 
@@ -92,6 +115,9 @@ func (PullRequestPolled) domainEvent()       {}
 func (PullRequestsChanged) domainEvent()     {}
 func (PullRequestStateChanged) domainEvent() {}
 func (TaskEnded) domainEvent()               {}
+func (TaskCommented) domainEvent()           {}
+func (ApprovalResolved) domainEvent()        {}
+func (AgentFailed) domainEvent()             {}
 func (TaskReleased) domainEvent()            {}
 func (PullRequestCommented) domainEvent()    {}
 func (PullRequestMerged) domainEvent()       {}

@@ -95,6 +95,8 @@ var (
 	EventDocumentUpdated = event[*Document]("document.updated")
 	EventArtifactCreated = event[*Artifact]("artifact.created")
 	EventArtifactDeleted = event[DeletedArtifacts]("artifact.deleted")
+	// EventCommentCreated: a comment was added to a task.
+	EventCommentCreated = event[*Comment]("task.comment_created")
 
 	EventWorkflowCreated        = event[*Workflow]("workflow.created")
 	EventWorkflowUpdated        = event[*Workflow]("workflow.updated")

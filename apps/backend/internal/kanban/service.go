@@ -62,6 +62,10 @@ type StepUpdate struct {
 	ShowInCommandPanel         *bool
 	PullFromStepID             *string
 	Events                     map[string][]StepAction // nil: unchanged
+	// Approval replaces the step's approval when set; ClearApproval
+	// removes it.
+	Approval      *StepApproval
+	ClearApproval bool
 }
 
 // TaskService manages tasks and their dependencies.
@@ -305,6 +309,7 @@ type Store interface {
 	UsageService
 	UpstreamService
 	ReviewService
+	CommentService
 	PullRequestService
 	NotificationService
 	// Seed creates the default workspace with the workflow w and its steps

@@ -204,7 +204,7 @@ type Message struct {
 
 // MessageTypes are the allowed Message.Type values.
 var MessageTypes = []string{"message", "prompt", "thought", "tool_call", "tool_result", "plan", "permission",
-	"status", "error", "question", "answer"}
+	"status", "error", "question", "answer", "comment"}
 
 // MessageFilter selects a task's conversation.
 type MessageFilter struct {

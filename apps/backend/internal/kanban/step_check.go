@@ -31,6 +31,9 @@ func (st WorkflowStep) Check(prefix string) error {
 	if st.AutoArchiveAfterHours < 0 || st.AutoArchiveAfterHours > MaxAutoArchiveHours {
 		return FieldError(name("auto_archive_after_hours"), "must be between 0 (never) and %d", MaxAutoArchiveHours)
 	}
+	if err := CheckApproval(name("approval"), st.Approval); err != nil {
+		return err
+	}
 	return CheckEvents(name("events"), st.Events)
 }
 

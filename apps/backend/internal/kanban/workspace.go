@@ -75,10 +75,12 @@ type WorkflowStep struct {
 	PullFromPosition *int `json:"-"`
 	// InsertAt, for CreateStep, puts the new step at this 0-based position
 	// (later steps shift right) instead of last.
-	InsertAt  *int                    `json:"-"`
-	Events    map[string][]StepAction `json:"events"`
-	CreatedAt time.Time               `json:"created_at"`
-	UpdatedAt time.Time               `json:"updated_at"`
+	InsertAt *int                    `json:"-"`
+	Events   map[string][]StepAction `json:"events"`
+	// Approval is the step's participants and quorum (nil: none).
+	Approval  *StepApproval `json:"approval,omitempty"`
+	CreatedAt time.Time     `json:"created_at"`
+	UpdatedAt time.Time     `json:"updated_at"`
 }
 
 // MaxWorkflowSteps bounds the steps of one workflow (created one by one,

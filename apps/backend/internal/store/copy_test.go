@@ -70,6 +70,7 @@ func seedEveryEntity(t *testing.T, s *Store) string {
 	must(s.CreatePlan(ctx, kanban.Plan{TaskID: parent.ID, Title: "plan", Content: "v1"}))(t)
 	must(s.UpdatePlan(ctx, parent.ID, nil, "v2", "agent"))(t)
 	must(s.WriteDocument(ctx, kanban.Document{TaskID: parent.ID, Key: "notes", Title: "Notes", Content: "a"}))(t)
+	must(s.AddComment(ctx, kanban.Comment{TaskID: parent.ID, Author: kanban.CommentAuthorOperator, Body: "Looks good"}))(t)
 	must(s.WriteDocument(ctx, kanban.Document{TaskID: parent.ID, Key: "notes", Title: "Notes", Content: "b"}))(t)
 	must(s.CreateArtifact(ctx, kanban.Artifact{TaskID: parent.ID, SessionID: sess.ID, Kind: kanban.ArtifactRichOutput,
 		Data: json.RawMessage(`{"title":"t","content":"c"}`)}))(t)

@@ -11,7 +11,7 @@ import (
 
 const stepCols = `id, workflow_id, name, position, color, prompt, is_start_step, allow_manual_move,
 	auto_advance, wip_limit, auto_archive_after_hours, events, created_at, updated_at,
-	auto_advance_requires_signal, pull_from_step_id, cancel_triggers_turn_complete, show_in_command_panel, agent_profile_id`
+	auto_advance_requires_signal, pull_from_step_id, cancel_triggers_turn_complete, show_in_command_panel, agent_profile_id, approval`
 
 // encodeEvents validates and encodes step events: keys must be
 // StepEventKinds and every action needs a type.
@@ -29,6 +29,14 @@ func encodeEvents(ev map[string][]kanban.StepAction) (string, error) {
 	return string(b), nil
 }
 
+// encodeApproval validates and encodes a step's approval ("" for none).
+func encodeApproval(a *kanban.StepApproval) (string, error) {
+	if err := kanban.CheckApproval("approval", a); err != nil {
+		return "", err
+	}
+	return kanban.EncodeApproval(a)
+}
+
 // insertStep writes st as given (ID and timestamps are assigned) after
 // checking that its name is free in the workflow.
 func insertStep(ctx context.Context, tx txn, st *kanban.WorkflowStep) error {
@@ -42,13 +50,17 @@ func insertStep(ctx context.Context, tx txn, st *kanban.WorkflowStep) error {
 	if st.Events == nil {
 		st.Events = map[string][]kanban.StepAction{}
 	}
+	approval, err := encodeApproval(st.Approval)
+	if err != nil {
+		return err
+	}
 	now := kanban.Now()
 	st.ID, st.CreatedAt, st.UpdatedAt = kanban.NewID(), now, now
-	_, err = tx.ExecContext(ctx, `INSERT INTO workflow_steps (`+stepCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.ExecContext(ctx, `INSERT INTO workflow_steps (`+stepCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		st.ID, st.WorkflowID, st.Name, st.Position, st.Color, st.Prompt, boolInt(st.IsStartStep),
 		boolInt(st.AllowManualMove), boolInt(st.AutoAdvance), st.WIPLimit, st.AutoArchiveAfterHours,
 		events, fmtTime(now), fmtTime(now), boolInt(st.AutoAdvanceRequiresSignal), nullString(st.PullFromStepID),
-		boolInt(st.CancelTriggersTurnComplete), boolInt(st.ShowInCommandPanel), nullString(st.AgentProfileID))
+		boolInt(st.CancelTriggersTurnComplete), boolInt(st.ShowInCommandPanel), nullString(st.AgentProfileID), approval)
 	if isUniqueConstraint(err) {
 		return stepNameConflict()
 	}
@@ -140,12 +152,16 @@ func getStep(ctx context.Context, q queryer, id string) (*kanban.WorkflowStep, e
 func scanStep(r rowSource) (*kanban.WorkflowStep, error) {
 	var st kanban.WorkflowStep
 	var start, manual, auto, signal, cancelTurn, panel int
-	var events, created, updated string
+	var events, created, updated, approval string
 	var pull, profile sql.NullString
 	if err := r.Scan(&st.ID, &st.WorkflowID, &st.Name, &st.Position, &st.Color, &st.Prompt, &start, &manual,
 		&auto, &st.WIPLimit, &st.AutoArchiveAfterHours, &events, &created, &updated, &signal, &pull, &cancelTurn, &panel,
-		&profile); err != nil {
+		&profile, &approval); err != nil {
 		return nil, err
+	}
+	var err error
+	if st.Approval, err = kanban.DecodeApproval(approval); err != nil {
+		return nil, fmt.Errorf("step %s: %w", st.ID, err)
 	}
 	st.AgentProfileID = profile.String
 	st.IsStartStep, st.AllowManualMove, st.AutoAdvance = start != 0, manual != 0, auto != 0
@@ -237,6 +253,12 @@ func applyStepUpdate(st *kanban.WorkflowStep, u kanban.StepUpdate) {
 	if u.Events != nil {
 		st.Events = u.Events
 	}
+	if u.Approval != nil {
+		st.Approval = u.Approval
+	}
+	if u.ClearApproval {
+		st.Approval = nil
+	}
 }
 
 func writeStep(ctx context.Context, tx txn, st *kanban.WorkflowStep) error {
@@ -244,14 +266,18 @@ func writeStep(ctx context.Context, tx txn, st *kanban.WorkflowStep) error {
 	if err != nil {
 		return err
 	}
+	approval, err := encodeApproval(st.Approval)
+	if err != nil {
+		return err
+	}
 	st.UpdatedAt = kanban.Now()
 	_, err = tx.ExecContext(ctx, `UPDATE workflow_steps SET name = ?, color = ?, prompt = ?, is_start_step = ?,
 		allow_manual_move = ?, auto_advance = ?, wip_limit = ?, auto_archive_after_hours = ?, events = ?, updated_at = ?,
-		auto_advance_requires_signal = ?, pull_from_step_id = ?, cancel_triggers_turn_complete = ?, show_in_command_panel = ?
-		WHERE id = ?`,
+		auto_advance_requires_signal = ?, pull_from_step_id = ?, cancel_triggers_turn_complete = ?, show_in_command_panel = ?,
+		approval = ? WHERE id = ?`,
 		st.Name, st.Color, st.Prompt, boolInt(st.IsStartStep), boolInt(st.AllowManualMove), boolInt(st.AutoAdvance),
 		st.WIPLimit, st.AutoArchiveAfterHours, events, fmtTime(st.UpdatedAt), boolInt(st.AutoAdvanceRequiresSignal),
-		nullString(st.PullFromStepID), boolInt(st.CancelTriggersTurnComplete), boolInt(st.ShowInCommandPanel), st.ID)
+		nullString(st.PullFromStepID), boolInt(st.CancelTriggersTurnComplete), boolInt(st.ShowInCommandPanel), approval, st.ID)
 	if isUniqueConstraint(err) {
 		return stepNameConflict()
 	}

@@ -29,6 +29,11 @@ func resolveStepRefs(ctx context.Context, tx txn, st *kanban.WorkflowStep) (bool
 	if st.PullFromStepID != "" && (!byID[st.PullFromStepID] || st.PullFromStepID == st.ID) {
 		return false, kanban.FieldError("pull_from_step_id", "must be another step of the same workflow")
 	}
+	if ok, err := resolveRejectStep(st, byPos, byID); err != nil {
+		return false, err
+	} else if ok {
+		changed = true
+	}
 	for ev, actions := range st.Events {
 		for i := range actions {
 			a := &actions[i]
@@ -49,6 +54,28 @@ func resolveStepRefs(ctx context.Context, tx txn, st *kanban.WorkflowStep) (bool
 				return false, kanban.FieldError(field+".step_id", "must be a step of the same workflow")
 			}
 		}
+	}
+	return changed, nil
+}
+
+// resolveRejectStep turns an approval's reject_step_position into its
+// reject_step_id and checks that the id names another step of the
+// workflow. It reports whether st changed.
+func resolveRejectStep(st *kanban.WorkflowStep, byPos map[int]string, byID map[string]bool) (bool, error) {
+	a := st.Approval
+	if a == nil {
+		return false, nil
+	}
+	changed := false
+	if a.RejectStepPosition != nil {
+		id, found := byPos[*a.RejectStepPosition]
+		if !found || id == st.ID {
+			return false, kanban.FieldError("approval.reject_step_position", "must be the position of another step of the workflow")
+		}
+		a.RejectStepID, a.RejectStepPosition, changed = id, nil, true
+	}
+	if a.RejectStepID != "" && (!byID[a.RejectStepID] || a.RejectStepID == st.ID) {
+		return false, kanban.FieldError("approval.reject_step_id", "must be another step of the same workflow")
 	}
 	return changed, nil
 }

@@ -60,6 +60,7 @@ var table = []row{
 	{groupTaskTitle, []kanban.Mode{taskTitlePending}, ""},
 	{groupOfficeDocuments, []kanban.Mode{office}, ""},
 	{groupOfficeDecisions, []kanban.Mode{office}, ""},
+	{groupComments, []kanban.Mode{task, office}, ""},
 	// Configuration and external mode groups.
 	{groupRepositories, []kanban.Mode{config, external}, ""},
 	{groupTaskState, []kanban.Mode{config, external}, ""},

@@ -32,11 +32,17 @@ var groupOfficeDecisions = declare(&Group{Name: "office-decisions", Tools: []*To
 		Action: kanban.ActionStepDecide,
 		Title:  "Record step decision",
 		Description: "Approve or reject the work of a task's current step, with your reason; a later decision supersedes " +
-			"earlier ones.",
+			"your earlier ones. When you are one of the step's participants it counts toward its quorum: once reached, the " +
+			"task moves on (approved: next step; rejected: back, with the reasons sent to its primary agent).",
 		Output: out("The recorded decision.", P{
 			"artifact":   artifactOut("The decision.", "step_id, decision and reason."),
 			"supersedes": Str("Id of the earlier decision this one replaces, if any."),
-		}, "artifact"),
+			"quorum": out("What the decision did to the step's quorum.", P{
+				"counted":    Bool("You are a participant of the task's step: the decision counts."),
+				"outcome":    Str("approved or rejected once the quorum is reached."),
+				"to_step_id": Str("Where the task moved then."),
+			}, "counted"),
+		}, "artifact", "quorum"),
 		Hints: WriteHints,
 	},
 }})

@@ -15,9 +15,11 @@ const EVENT_LABELS = {
   on_exit: 'When a task leaves the step',
   on_turn_start: 'When an agent turn starts',
   on_turn_complete: 'When an agent turn ends',
-  on_comment: 'When a reviewer comments on its pull request',
+  on_comment: 'When someone comments on it or its pull request',
   on_children_completed: 'When its last subtask ends',
   on_pr_merged: 'When its pull request is merged',
+  on_agent_error: 'When one of its agents fails',
+  on_approval_resolved: 'When the step\'s participants reach the quorum',
 };
 
 const byName = new Map(AUTOMATION_TYPES.map((t) => [t.name, t]));
@@ -123,6 +125,7 @@ function paramField(path, p, value, opts) {
   const none = (label) => (p.required ? [] : [{ value: '', label }]);
   if (p.kind === 'state') Object.assign(spec, { type: 'select', options: [...none('—'), ...TASK_STATES.map((s) => ({ value: s, label: s }))] });
   else if (p.kind === 'index') spec.type = 'number';
+  else if (p.kind === 'enum') Object.assign(spec, { type: 'select', options: [...none('The default'), ...p.values.map((v) => ({ value: v, label: v }))] });
   else if (p.kind === 'id') {
     const choices = { step_id: opts.steps, agent_profile_id: opts.agents, executor_profile_id: opts.executors }[p.name];
     if (choices) Object.assign(spec, { type: 'select', options: [...(p.name === 'step_id' ? [{ value: '', label: 'Choose a step' }] : none('The default')), ...choices.map((x) => ({ value: x.id, label: x.name }))] });

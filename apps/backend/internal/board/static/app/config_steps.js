@@ -40,6 +40,9 @@ function stepFields(st, steps) {
       options: [{ value: '', label: 'No step (tasks are moved here)' }, ...others.map((s) => ({ value: s.id, label: s.name }))],
       help: 'When this step has room, it takes the longest-waiting task of that step.' },
     { name: 'auto_archive_after_hours', label: 'Archive tasks after (hours here)', type: 'number', value: st.auto_archive_after_hours, help: '0: never.' },
+    { name: 'approval', label: 'Participants and quorum (Office)', type: 'json', rows: 4, value: st.approval || {},
+      help: 'Reviewers or approvers whose decisions move the task, e.g. {"participants":[{"role":"reviewer","operator":true}],"quorum":"all"}; {} keeps none.' },
+    { name: 'clear_approval', label: 'Remove the participants and quorum', type: 'checkbox', value: false },
   ];
 }
 
@@ -55,6 +58,8 @@ function stepForm(st, steps, opts, { submitLabel, send, onDone, extra = [] }) {
     submit: (raw) => {
       const v = Object.fromEntries(Object.entries(raw).filter(([k]) => !k.includes('.')));
       v.events = editor.value();
+      if (v.approval && Object.keys(v.approval).length === 0) delete v.approval;
+      if (!v.clear_approval) delete v.clear_approval;
       return send(v);
     },
     onDone,
@@ -74,6 +79,7 @@ export function stepList(w, steps, opts) {
     send: (v) => {
       const p = { workflow_id: w.id, ...v };
       if (!p.pull_from_step_id) delete p.pull_from_step_id;
+      delete p.clear_approval; // a new step has none to remove
       return api.request(WORKFLOW_STEP_CREATE, p);
     },
     onDone: () => toast('Step added'),

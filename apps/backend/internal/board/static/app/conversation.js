@@ -105,11 +105,12 @@ function author(m) {
   if (m.author === 'kandev') return 'Kandev';
   if (m.author === 'workflow') return 'Workflow';
   if (m.author && m.author.startsWith('task:')) return 'Another task';
+  if (m.author && m.author.startsWith('session:')) return 'An agent';
   return m.author || 'Kandev';
 }
 
 const TYPE_LABELS = { message: 'Message', prompt: 'Prompt', thought: 'Thought', tool_call: 'Tool call', plan: 'Plan',
-  permission: 'Permission', status: 'Status', error: 'Error' };
+  permission: 'Permission', status: 'Status', error: 'Error', comment: 'Comment' };
 
 function typeLabel(t) { return TYPE_LABELS[t] || stateLabel(t); }
 

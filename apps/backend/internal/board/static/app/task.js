@@ -20,7 +20,8 @@ import {
   ARTIFACT_CREATED, ARTIFACT_DELETED, DOCUMENT_UPDATED, PLAN_DELETED, PLAN_UPDATED, SESSION_CREATED, SESSION_LIST,
   SESSION_MESSAGE, SESSION_MODES, SESSION_MODE_CHANGED, SESSION_SET_MODE, SESSION_SPAWN, SESSION_UPDATED,
   TASK_CREATED, TASK_DELETED, TASK_DEPENDENCY_ADDED, TASK_DEPENDENCY_LIST, TASK_GET, TASK_LIST, TASK_MESSAGE,
-  TASK_MOVED, TASK_PR_UPDATED, TASK_STOP, TASK_UPDATED, TASK_USAGE, WORKFLOW_STEP_LIST, REPOSITORY_CLONE_PROGRESS
+  TASK_MOVED, TASK_PR_UPDATED, TASK_STOP, TASK_UPDATED, TASK_USAGE, WORKFLOW_STEP_LIST, REPOSITORY_CLONE_PROGRESS,
+  TASK_COMMENT_ADD, STEP_DECIDE
 } from './contract.js';
 
 // ACTIVE are the states of a session whose agent may be at work.
@@ -37,7 +38,7 @@ class TaskPage {
     this.main = main;
     this.task = task;
     this.off = [];
-    this.panels = Object.fromEntries(['plan', 'walkthrough', 'findings', 'output', 'documents', 'relations', 'waiting']
+    this.panels = Object.fromEntries(['plan', 'walkthrough', 'findings', 'output', 'documents', 'relations', 'waiting', 'office']
       .map((k) => [k, h('section', { class: 'panel', id: `panel-${k}` })]));
     this.head = h('div');
     // The clone of a repository known only by its remote URL, made for
@@ -65,7 +66,8 @@ class TaskPage {
     const controls = h('section', { class: 'panel', id: 'panel-controls' }, h('h2', {}, 'Agent'), this.spawnForm(), this.stopButton());
     this.overview = h('div', { class: 'grid2', id: 'task-overview' },
       h('div', {}, this.sessionBox, this.panels.plan, this.panels.walkthrough, this.panels.findings, this.panels.output, this.panels.documents),
-      h('div', {}, this.panels.waiting, controls, this.panels.relations));
+      h('div', {}, this.panels.waiting, this.panels.office, controls, this.panels.relations));
+    this.drawOffice();
     this.changes = new ChangesView(this.task);
     this.changes.el.hidden = true;
     this.files = new FilesView(this.task);
@@ -127,6 +129,38 @@ class TaskPage {
     if (t.id !== this.task.id || older(t, this.task)) return;
     this.task = t;
     this.drawHead();
+    this.drawOffice();
+  }
+
+  // drawOffice shows the comment form and, when the task's step lists the
+  // operator among its participants, the operator's decision on it.
+  drawOffice() {
+    const step = (this.steps || []).find((s) => s.id === this.task.workflow_step_id);
+    const me = step && step.approval ? step.approval.participants.find((p) => p.operator) : null;
+    const comment = form({
+      fields: [{ name: 'body', label: 'Comment', type: 'textarea', rows: 2, help: 'Shown in the conversation; the step\'s on_comment automations decide who is woken.' }],
+      submitLabel: 'Comment',
+      submit: (v) => api.request(TASK_COMMENT_ADD, { task_id: this.task.id, body: v.body }),
+      onDone: () => { comment.reset(); toast('Comment added'); },
+    });
+    comment.id = 'comment-form';
+    let decision = 'approved';
+    const decide = me ? form({
+      fields: [{ name: 'reason', label: `Your decision as ${me.role} on ${step.name}`, type: 'textarea', rows: 2 }],
+      submitLabel: 'Approve',
+      extra: [h('button', { type: 'submit', id: 'reject', onclick: () => { decision = 'rejected'; } }, 'Reject')],
+      submit: (v) => {
+        const d = decision;
+        decision = 'approved';
+        return api.request(STEP_DECIDE, { task_id: this.task.id, decision: d, reason: v.reason });
+      },
+      onDone: (res) => { toast(res.quorum && res.quorum.outcome ? `Decision recorded: ${res.quorum.outcome}` : 'Decision recorded'); },
+    }) : null;
+    if (decide) {
+      decide.id = 'decide-form';
+      decide.querySelector('button.primary').addEventListener('click', () => { decision = 'approved'; });
+    }
+    fill(this.panels.office, h('h2', {}, 'Office'), comment, decide);
   }
 
   // selectSession shows one session's conversation, or with '' the whole
