@@ -182,4 +182,3 @@ func (r *run) fastForward(ctx context.Context, repo syncedRepo, ref string) bool
 	}
 	return git(ctx, repo.common, gitDir, "update-ref", "--end-of-options", "refs/heads/"+repo.branch, ref, repo.orig) == nil
 }
-
