@@ -42,7 +42,7 @@ var configTools = []argTool{
 // bounds just over, record keys, hostile import documents.
 var specificConfigCases = []argCase{
 	{"unknown key in a step", "create_workflow_kandev", kanban.ModeExternal, `{"name":"W","steps":[{"name":"A","colour":"red"}]}`,
-		"invalid arguments for create_workflow_kandev: unknown field at /steps/0; allowed: allow_manual_move, auto_advance, auto_advance_requires_signal, auto_archive_after_hours, cancel_triggers_turn_complete, color, events, is_start_step, name, prompt, pull_from_step_id, pull_from_step_position, show_in_command_panel, wip_limit (did you mean \"color\"?)"},
+		"invalid arguments for create_workflow_kandev: unknown field at /steps/0; allowed: allow_manual_move, approval, auto_advance, auto_advance_requires_signal, auto_archive_after_hours, cancel_triggers_turn_complete, color, events, is_start_step, name, prompt, pull_from_step_id, pull_from_step_position, show_in_command_panel, wip_limit (did you mean \"color\"?)"},
 	{"step without a name", "create_workflow_kandev", kanban.ModeExternal, `{"name":"W","steps":[{"color":"red"}]}`,
 		`invalid arguments for create_workflow_kandev: /steps/0 is missing required "name"`},
 	{"empty steps", "create_workflow_kandev", kanban.ModeExternal, `{"name":"W","steps":[]}`,
@@ -58,7 +58,7 @@ var specificConfigCases = []argCase{
 	{"unknown key in an automation", "update_workflow_step_kandev", kanban.ModeExternal, `{"step_id":"s","events":{"on_enter":[{"type":"archive","cfg":{}}]}}`,
 		"invalid arguments for update_workflow_step_kandev: unknown field at /events/*/0; allowed: config, type"},
 	{"unknown automation type", "update_workflow_step_kandev", kanban.ModeExternal, `{"step_id":"s","events":{"on_enter":[{"type":"notify"}]}}`,
-		"invalid arguments for update_workflow_step_kandev: /events/*/0/type: must be one of: start_agent, send_prompt, move_to_step, set_state, stop_agent, set_session_mode, auto_start_agent, move_to_next, move_to_next_step, move_to_previous, move_to_previous_step, archive, enable_plan_mode, disable_plan_mode, reset_agent_context (const)"},
+		"invalid arguments for update_workflow_step_kandev: /events/*/0/type: must be one of: start_agent, send_prompt, move_to_step, set_state, stop_agent, set_session_mode, queue_run, queue_run_for_each_participant, auto_start_agent, move_to_next, move_to_next_step, move_to_previous, move_to_previous_step, archive, enable_plan_mode, disable_plan_mode, reset_agent_context, clear_decisions (const)"},
 	{"settings for a settings-less automation", "update_workflow_step_kandev", kanban.ModeExternal, `{"step_id":"s","events":{"on_enter":[{"type":"move_to_next","config":{"step_id":"x"}}]}}`,
 		"invalid arguments for update_workflow_step_kandev: unknown field at /events/*/0/config; no fields allowed"},
 	{"unknown automation setting", "update_workflow_step_kandev", kanban.ModeExternal, `{"step_id":"s","events":{"on_enter":[{"type":"send_prompt","config":{"prompt":"p","channel":"x"}}]}}`,

@@ -69,7 +69,7 @@ var specificSurfaceCases = []argCase{
 	{"sort near-miss", "get_task_conversation_kandev", kanban.ModeTask, `{"task_id":"self","sort":"DESC"}`,
 		inv("get_task_conversation_kandev", "/sort: must be one of: asc, desc (enum)")},
 	{"message type near-miss", "get_task_conversation_kandev", kanban.ModeTask, `{"task_id":"self","message_types":["prompts"]}`,
-		inv("get_task_conversation_kandev", "/message_types/0: must be one of: message, prompt, thought, tool_call, tool_result, plan, permission, status, error, question, answer (enum)")},
+		inv("get_task_conversation_kandev", "/message_types/0: must be one of: message, prompt, thought, tool_call, tool_result, plan, permission, status, error, question, answer, comment (enum)")},
 	{"message types repeated", "get_task_conversation_kandev", kanban.ModeTask, `{"task_id":"self","message_types":["prompt","prompt"]}`,
 		inv("get_task_conversation_kandev", "/message_types: items must be unique (uniqueItems)")},
 	{"limit just over", "get_task_conversation_kandev", kanban.ModeTask, `{"task_id":"self","limit":201}`,
