@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/redact"
 )
 
 // Registry maps action names to their contracts and handlers.
@@ -29,6 +31,11 @@ type Registry struct {
 	observe func(action string, caller Kind, err error, d time.Duration)
 	// tracer makes each call's "action" span (Deps.Tracer; nil: none).
 	tracer trace.Tracer
+	// audit appends the entries of Writes actions (audit.go); redact
+	// redacts their summaries (Deps.Redactor).
+	audit  kanban.AuditService
+	redact func() *redact.Redactor
+	log    *slog.Logger
 }
 
 // registered is one action of a registry: its contract and its handler
@@ -120,6 +127,9 @@ func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Sessi
 		if raw, err = a.c.Check(raw); err != nil {
 			return nil, err
 		}
+	}
+	if a.c.effect == Writes && r.audit != nil {
+		return r.audited(ctx, a, p, raw)
 	}
 	return a.run(ctx, p, raw)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/redact"
 	"github.com/kandev/kandev/apps/backend/internal/taskdir"
 	"github.com/kandev/kandev/apps/backend/internal/worktree"
 )
@@ -66,6 +67,9 @@ type Deps struct {
 	// Tracer makes a span of every call the registry dispatches (nil:
 	// none).
 	Tracer trace.TracerProvider
+	// Redactor, when set, returns the redactor that knows every secret
+	// value (the secrets vault's): audit summaries pass through it.
+	Redactor func() *redact.Redactor
 }
 
 // Service holds the dependencies shared by every handler.
@@ -129,7 +133,7 @@ func New(d Deps) (*Registry, *Service, error) {
 		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git, turns: &turnWaiters{}}
 	d.Events.React(s.turns.react)
 	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions,
-		derivedCaps: s.sessionCaps, observe: d.Observe, tracer: tracerOf(d.Tracer)}
+		derivedCaps: s.sessionCaps, observe: d.Observe, tracer: tracerOf(d.Tracer), audit: d.Store, redact: d.Redactor, log: d.Logger}
 	for _, b := range declared {
 		r.actions[b.c.name] = &registered{c: b.c, run: b.bind(s)}
 	}

@@ -402,7 +402,7 @@ func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher
 func (b *backend) newExternalMCP(compiled *toolserver.Compiled) (err error) {
 	b.mcp, err = toolserver.New(toolserver.Config{
 		Compiled: compiled,
-		Backend:  action.Caller{Registry: b.reg, Principal: action.Principal{Kind: action.Operator}},
+		Backend:  action.Caller{Registry: b.reg, Principal: action.Principal{Kind: action.Operator, Via: "mcp"}},
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
 		Logger:   b.cfg.Logger,
 		Sessions: b.cfg.MCPSessions,

@@ -20,6 +20,7 @@ const (
 	ActionArtifactDelete              Action = "artifact.delete"
 	ActionArtifactLatest              Action = "artifact.latest"
 	ActionArtifactList                Action = "artifact.list"
+	ActionAuditList                   Action = "audit.list"
 	ActionDiagnosticBundleCreate      Action = "diagnostic_bundle.create"
 	ActionDocumentGet                 Action = "document.get"
 	ActionDocumentList                Action = "document.list"
@@ -147,6 +148,7 @@ const (
 var RegistryActions = []Action{
 	ActionAgentDetect, ActionAgentList, ActionAgentProfileCreate, ActionAgentProfileDelete, ActionAgentProfileList, ActionAgentProfileUpdate, ActionAgentUpdate,
 	ActionArtifactCreate, ActionArtifactDelete, ActionArtifactLatest, ActionArtifactList,
+	ActionAuditList,
 	ActionDiagnosticBundleCreate,
 	ActionDocumentGet, ActionDocumentList, ActionDocumentWrite,
 	ActionExecutorList, ActionExecutorProfileCreate, ActionExecutorProfileDelete, ActionExecutorProfileList, ActionExecutorProfileUpdate,

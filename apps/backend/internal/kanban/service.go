@@ -306,6 +306,7 @@ type Store interface {
 	ReviewService
 	PullRequestService
 	NotificationService
+	AuditService
 	// Seed creates the default workspace with the workflow w and its steps
 	// (as ImportWorkflow takes them: in board order, referring to each
 	// other by position), the agents and the executors on an empty
