@@ -36,6 +36,15 @@ type Registry struct {
 	audit  kanban.AuditService
 	redact func() *redact.Redactor
 	log    *slog.Logger
+	// limits spends each call's share of its caller's rate (Deps.Limits).
+	limits Limits
+}
+
+// Limits bounds how fast each caller may call and write (package
+// ratelimit's Limiter): Take spends one call of key (and one write with
+// write), or answers how long to wait and which rate ran out.
+type Limits interface {
+	Take(key string, write bool) (wait time.Duration, kind string, ok bool)
 }
 
 // registered is one action of a registry: its contract and its handler
@@ -117,6 +126,13 @@ func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Sessi
 	a, ok := r.actions[name]
 	if !ok {
 		return nil, kanban.Errorf(kanban.CodeUnknownAction, "unknown action")
+	}
+	if r.limits != nil {
+		// Before anything else the call would do: a refused call costs
+		// no read and changes nothing.
+		if wait, kind, ok := r.limits.Take(p.Actor(), a.c.effect == Writes); !ok {
+			return nil, kanban.RateLimited(kind, wait)
+		}
 	}
 	mode, err := r.authorize(ctx, a.c, p, sess)
 	if err != nil {

@@ -70,6 +70,9 @@ type Deps struct {
 	// Redactor, when set, returns the redactor that knows every secret
 	// value (the secrets vault's): audit summaries pass through it.
 	Redactor func() *redact.Redactor
+	// Limits, when set, bounds each caller's rate of calls and writes
+	// (RATE_LIMITED answers, checked before the call does anything).
+	Limits Limits
 }
 
 // Service holds the dependencies shared by every handler.
@@ -133,7 +136,7 @@ func New(d Deps) (*Registry, *Service, error) {
 		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git, turns: &turnWaiters{}}
 	d.Events.React(s.turns.react)
 	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions,
-		derivedCaps: s.sessionCaps, observe: d.Observe, tracer: tracerOf(d.Tracer), audit: d.Store, redact: d.Redactor, log: d.Logger}
+		derivedCaps: s.sessionCaps, observe: d.Observe, tracer: tracerOf(d.Tracer), audit: d.Store, redact: d.Redactor, log: d.Logger, limits: d.Limits}
 	for _, b := range declared {
 		r.actions[b.c.name] = &registered{c: b.c, run: b.bind(s)}
 	}

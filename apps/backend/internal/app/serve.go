@@ -28,6 +28,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/metrics"
 	"github.com/kandev/kandev/apps/backend/internal/notify"
 	"github.com/kandev/kandev/apps/backend/internal/prwatch"
+	"github.com/kandev/kandev/apps/backend/internal/ratelimit"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/terminal"
 	"github.com/kandev/kandev/apps/backend/internal/tracing"
@@ -102,6 +103,8 @@ type Config struct {
 	Backup BackupSchedule
 	// Traces is where spans go (--otlp-endpoint; see tracing.go).
 	Traces TracesConfig
+	// Security is the rate limits and the audit log's retention.
+	Security SecurityConfig
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down. ctx is
@@ -201,6 +204,7 @@ func start(ctx context.Context, cfg Config) (b *backend, err error) {
 	b.runFlow()
 	b.runPRWatch()
 	b.runBackups()
+	b.runAuditSweep()
 	if err := b.startAgents(); err != nil {
 		return nil, fmt.Errorf("resume agent sessions: %w", err)
 	}
@@ -260,7 +264,9 @@ type backend struct {
 	metrics *metrics.Metrics
 	tracing *tracing.Tracing // spans (off: the no-op provider)
 	reg     *action.Registry
-	svc     *action.Service
+	// limits is the callers' rate limiter (nil: no limit).
+	limits *ratelimit.Limiter
+	svc    *action.Service
 	// topics are the contracts of subscribe and unsubscribe (the
 	// WebSocket's own actions: see subscribeSchema).
 	topics  map[kanban.Action]*action.Contract
@@ -387,6 +393,9 @@ func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher
 	deps := action.Deps{Store: b.store, Publisher: pub, Logger: b.cfg.Logger, QuestionWait: b.cfg.QuestionWait,
 		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: b.cfg.SessionScope, BackendID: b.shared.id,
 		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring), Observe: b.observeAction, Tracer: b.tracing.Provider}
+	if b.limits = newLimits(b.cfg.Security); b.limits != nil {
+		deps.Limits = b.limits
+	}
 	deps.Git = b.git
 	deps.Ship = &action.Ship{Forges: b.forges, PRs: b.store}
 	var local action.Agents = action.NoAgents{}

@@ -121,7 +121,7 @@ func toolOutcome(o string) (outcome, kind string) {
 	case kanban.CodeInternal, kanban.CodeUnavailable:
 		return OutcomeError, o
 	case kanban.CodeBadRequest, kanban.CodeValidation, kanban.CodeNotFound, kanban.CodeConflict,
-		kanban.CodeUnauthorized, kanban.CodeForbidden, kanban.CodeUnknownAction:
+		kanban.CodeUnauthorized, kanban.CodeForbidden, kanban.CodeUnknownAction, kanban.CodeRateLimited:
 		return OutcomeRefused, o
 	}
 	switch o {
