@@ -24,7 +24,7 @@ const (
 	// CodeRateLimited is retryable: the caller's token or session spent
 	// its rate; RetryAfter says when to try again.
 	CodeRateLimited Code = "RATE_LIMITED"
-	CodeInternal      Code = "INTERNAL_ERROR"
+	CodeInternal    Code = "INTERNAL_ERROR"
 )
 
 // Error is a domain error whose Message is safe to show to any caller: it
