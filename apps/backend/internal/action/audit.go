@@ -262,10 +262,10 @@ var _ = declare(Def[AuditListIn, *kanban.List[kanban.AuditEntry]]{
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"actor":  schema.Str(`Only entries of this actor: "operator" or "session:<session id>".`).Len(1, kanban.MaxAuditActorLen),
-		"action": schema.Str("Only entries of this action (a dotted name such as task.move).").Pattern(`^[a-z_]+(\.[a-z_]+)*$`).Len(1, 64),
+		"action": schema.Str("Only entries of this action (a dotted name such as task.move).").Pattern(`^[a-z_]+(\.[a-z_]+)*$`).Len(1, kanban.MaxAuditActionLen),
 		"target": idProp("Only entries that name this entity id."),
-		"since":  schema.Str("Only entries at or after this time (RFC 3339).").Format("date-time").Len(1, 40),
-		"until":  schema.Str("Only entries before this time (RFC 3339).").Format("date-time").Len(1, 40),
+		"since":  schema.Str("Only entries at or after this time (RFC 3339).").Format("date-time").Len(1, kanban.MaxTimestampLen),
+		"until":  schema.Str("Only entries before this time (RFC 3339).").Format("date-time").Len(1, kanban.MaxTimestampLen),
 	})),
 	Run: func(s *Service, ctx context.Context, _ Principal, in AuditListIn) (*kanban.List[kanban.AuditEntry], error) {
 		since, err := auditTime("since", in.Since)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -108,5 +109,45 @@ func TestRateLimitedOperatorOverHTTP(t *testing.T) {
 	}
 	if en := entries.Items[0]; en.Actor != "operator" || en.Via != "mcp" || !strings.HasPrefix(en.From, "127.0.0.1:") {
 		t.Errorf("got entry %+v, want the operator over mcp from 127.0.0.1", en)
+	}
+}
+
+// kandev audit export writes every matching entry as one JSON line,
+// through as many pages as it takes, and the retention sweep at start
+// removes entries past the retention.
+func TestAuditExportAndRetention(t *testing.T) {
+	e := newEnv(t)
+	task := e.newTask("Exported")
+	for range 3 {
+		e.dispatch(kanban.ActionTaskUpdate, map[string]any{"task_id": task.ID, "title": "Exported again"}, nil)
+	}
+	out := e.cli("audit", "export", "--target", task.ID)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("got %d lines, want 4 (a create and 3 updates):\n%s", len(lines), out)
+	}
+	for i, l := range lines {
+		var en kanban.AuditEntry
+		if err := json.Unmarshal([]byte(l), &en); err != nil || en.Actor != "operator" {
+			t.Fatalf("line %d: got %q (%v), want an operator entry", i, l, err)
+		}
+	}
+	if got := e.cli("audit", "export", "--action", "task.update", "--target", task.ID); strings.Count(got, "\n") != 3 {
+		t.Errorf("action filter: got %q, want 3 lines", got)
+	}
+
+	old := kanban.AuditEntry{ID: kanban.NewID(), Actor: "operator", ActorKind: "operator", Action: kanban.ActionTaskMove,
+		Targets: []string{}, Via: "ws", At: kanban.Now().Add(-48 * time.Hour)}
+	if err := e.b.store.AppendAudit(context.Background(), old); err != nil {
+		t.Fatal(err)
+	}
+	e.b.cfg.Security = SecurityConfig{AuditRetention: 24 * time.Hour, AuditSweep: time.Hour}
+	e.b.runAuditSweep()
+	waitFor(t, func() bool {
+		l, err := e.b.store.ListAudit(context.Background(), kanban.AuditFilter{Action: kanban.ActionTaskMove})
+		return err == nil && len(l.Items) == 0
+	})
+	if l, _ := e.b.store.ListAudit(context.Background(), kanban.AuditFilter{Target: task.ID}); len(l.Items) != 4 {
+		t.Errorf("after the sweep: got %d entries of the task, want the 4 recent ones kept", len(l.Items))
 	}
 }

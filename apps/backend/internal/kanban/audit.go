@@ -21,6 +21,8 @@ const (
 	// MaxAuditActorLen bounds an actor filter (an actor is "operator",
 	// "session:<id>" and, later, "user:<id>" or "token:<id>").
 	MaxAuditActorLen = 80
+	// MaxAuditActionLen bounds an action filter (a dotted action name).
+	MaxAuditActionLen = 64
 )
 
 // AuditEntry is one row of the audit log.
