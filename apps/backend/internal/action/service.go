@@ -73,6 +73,9 @@ type Deps struct {
 	// Limits, when set, bounds each caller's rate of calls and writes
 	// (RATE_LIMITED answers, checked before the call does anything).
 	Limits Limits
+	// Secrets stores the named secrets (nil: secret.* answer
+	// UNAVAILABLE).
+	Secrets Secrets
 }
 
 // Service holds the dependencies shared by every handler.
@@ -103,6 +106,8 @@ type Service struct {
 	git *worktree.Git
 	// turns wakes the commits waiting for an agent's message.
 	turns *turnWaiters
+	// secrets is Deps.Secrets.
+	secrets Secrets
 }
 
 // New builds the registry with every declared action registered, bound
@@ -133,7 +138,7 @@ func New(d Deps) (*Registry, *Service, error) {
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
 		diag:   &diagnostics{cfg: d.Diagnostics, last: map[string]time.Time{}},
 		agents: d.Agents, managed: d.Agents.Launches(), events: d.Events, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
-		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git, turns: &turnWaiters{}}
+		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git, turns: &turnWaiters{}, secrets: d.Secrets}
 	d.Events.React(s.turns.react)
 	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions,
 		derivedCaps: s.sessionCaps, observe: d.Observe, tracer: tracerOf(d.Tracer), audit: d.Store, redact: d.Redactor, log: d.Logger, limits: d.Limits}

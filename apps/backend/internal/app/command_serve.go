@@ -69,12 +69,9 @@ func serveConfig(args []string, std Stdio) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	cc, err := clones()
-	if err != nil {
-		return Config{}, err
-	}
-	sec, err := security()
-	if err != nil {
+	cc, cerr := clones()
+	sec, serr := security()
+	if err := errors.Join(cerr, serr); err != nil {
 		return Config{}, err
 	}
 	return Config{Security: sec, CLI: cliPath(), Addr: *addr, DataDir: *dataDir, Database: *database, Token: os.Getenv("KANDEV_TOKEN"),

@@ -61,6 +61,9 @@ const (
 	ActionReviewCommentDelete         Action = "review.comment.delete"
 	ActionReviewCommentList           Action = "review.comment.list"
 	ActionReviewCommentUpdate         Action = "review.comment.update"
+	ActionSecretDelete                Action = "secret.delete"
+	ActionSecretList                  Action = "secret.list"
+	ActionSecretSet                   Action = "secret.set"
 	ActionReviewSend                  Action = "review.send"
 	ActionSessionAttach               Action = "session.attach"
 	ActionSessionCreate               Action = "session.create"
@@ -161,6 +164,7 @@ var RegistryActions = []Action{
 	ActionQuestionAnswer, ActionQuestionAsk, ActionQuestionAskParent, ActionQuestionGet, ActionQuestionList,
 	ActionRepositoryCreate, ActionRepositoryList, ActionRepositoryUpdate,
 	ActionReviewCommentCreate, ActionReviewCommentDelete, ActionReviewCommentList, ActionReviewCommentUpdate, ActionReviewSend,
+	ActionSecretDelete, ActionSecretList, ActionSecretSet,
 	ActionSessionAttach, ActionSessionCreate, ActionSessionGet, ActionSessionList, ActionSessionProfile, ActionSessionSetMode, ActionSessionSpawn, ActionSessionStop, ActionSessionToken, ActionSessionUsage,
 	ActionStepComplete, ActionStepDecide,
 	ActionTaskArchive, ActionTaskChangesCommits, ActionTaskChangesDiff, ActionTaskChangesList, ActionTaskChangesSummary, ActionTaskCommit, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskFilesList, ActionTaskFilesRead, ActionTaskGet, ActionTaskList, ActionTaskMRAutomationGet, ActionTaskMRAutomationUpdate, ActionTaskMessage, ActionTaskMove, ActionTaskPRAutomationGet, ActionTaskPRAutomationUpdate, ActionTaskPRBadges, ActionTaskPRGet, ActionTaskPRList, ActionTaskPRMerge, ActionTaskPROpen, ActionTaskPush, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUnarchive, ActionTaskUpdate, ActionTaskUsage,

@@ -307,6 +307,7 @@ type Store interface {
 	PullRequestService
 	NotificationService
 	AuditService
+	SecretService
 	// Seed creates the default workspace with the workflow w and its steps
 	// (as ImportWorkflow takes them: in board order, referring to each
 	// other by position), the agents and the executors on an empty
