@@ -77,6 +77,11 @@ type Config struct {
 	// Docker runs the Docker executor's containers (nil: no docker CLI
 	// here, and Docker profiles fail to launch, saying so).
 	Docker *docker.Client
+	// Secret resolves a "secret:NAME" value of a profile's MCP server
+	// environment or headers to the named secret's value, given only to
+	// the agent launched with that server (nil: references stay
+	// unresolved and their servers are not given).
+	Secret func(ctx context.Context, ref string) (string, error)
 }
 
 func (c *Config) defaults() {

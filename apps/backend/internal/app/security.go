@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 
@@ -33,6 +34,11 @@ type SecurityConfig struct {
 	// often older ones are deleted (default 1h).
 	AuditRetention time.Duration
 	AuditSweep     time.Duration
+	// SecretsKey (KANDEV_SECRETS_KEY) or SecretsKeyFile
+	// (--secrets-key-file) is the named secrets' key; neither: the data
+	// dir's secrets.key (see secretsKey).
+	SecretsKey     string
+	SecretsKeyFile string
 }
 
 // securityFlags adds serve's rate limit and audit flags.
@@ -43,6 +49,8 @@ func securityFlags(fs *flag.FlagSet) func() (SecurityConfig, error) {
 	writes := fs.Float64("rate-writes", d.Writes.Rate, "state-changing calls per second one caller may make on this backend; 0: no limit")
 	writeBurst := fs.Int("rate-write-burst", d.Writes.Burst, "writes one caller may make at once before --rate-writes applies")
 	keep := fs.Duration("audit-retention", DefaultAuditRetention, "how long audit log entries are kept; 0 keeps every entry")
+	keyFile := fs.String("secrets-key-file", os.Getenv("KANDEV_SECRETS_KEY_FILE"), "the named secrets' AES-256 key: 64 hex digits, mode 0600 "+
+		"(env KANDEV_SECRETS_KEY_FILE, or the key itself in KANDEV_SECRETS_KEY; default DATA_DIR/secrets.key, created on first start)")
 	return func() (SecurityConfig, error) {
 		if *calls < 0 || *writes < 0 || *callBurst < 1 || *writeBurst < 1 || *calls > 1e6 || *writes > 1e6 {
 			return SecurityConfig{}, errors.New("serve: --rate-calls and --rate-writes must be between 0 and 1000000, their bursts at least 1")
@@ -51,7 +59,8 @@ func securityFlags(fs *flag.FlagSet) func() (SecurityConfig, error) {
 			return SecurityConfig{}, errors.New("serve: --audit-retention must be 0 (keep every entry) or at least 1h")
 		}
 		return SecurityConfig{Limits: ratelimit.Config{Calls: ratelimit.Limit{Rate: *calls, Burst: *callBurst},
-			Writes: ratelimit.Limit{Rate: *writes, Burst: *writeBurst}}, AuditRetention: *keep}, nil
+			Writes: ratelimit.Limit{Rate: *writes, Burst: *writeBurst}}, AuditRetention: *keep,
+			SecretsKey: os.Getenv("KANDEV_SECRETS_KEY"), SecretsKeyFile: *keyFile}, nil
 	}
 }
 
