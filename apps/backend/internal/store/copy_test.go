@@ -72,6 +72,11 @@ func seedEveryEntity(t *testing.T, s *Store) string {
 	must(s.ReplaceUpstreams(ctx, sess.ID, []kanban.UpstreamServer{{Name: "fs", Type: "stdio", State: "ready", ToolsServed: 1,
 		ToolsRefused: 1, Refused: []kanban.RefusedTool{{Tool: "huge", Limit: "visits", Reason: "schema too large"}}}}))(t)
 	must3(s.UpdateAgentMode(ctx, parent.ID, kanban.AgentModeUpdate{PlanMode: new(true), SessionMode: new("plan")}))(t)
+	if err := s.AppendAudit(ctx, kanban.AuditEntry{ID: kanban.NewID(), Actor: "operator", ActorKind: "operator", Action: kanban.ActionTaskMove,
+		Targets: []string{parent.ID}, Summary: `title="ü"`, Via: "ws", From: "127.0.0.1:1", At: kanban.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	must(s.PutSecret(ctx, kanban.SealedSecret{Name: "TOKEN", KeyID: "k1", Sealed: "c2VhbGVk", Size: 6}))(t)
 	must(s.RecordUsage(ctx, kanban.UsageReport{SessionID: sess.ID, AgentSessionID: "acp-1", Tokens: kanban.Tokens{Input: 3, Output: 2},
 		Cost: &kanban.Cost{Amount: 0.5, Currency: "USD"}, ContextUsed: 10, ContextSize: 100}))(t)
 	if err := s.SaveWorktree(ctx, kanban.Worktree{TaskID: parent.ID, RepositoryID: repo.ID, Path: "/wt", Branch: "kandev/x"}); err != nil {
