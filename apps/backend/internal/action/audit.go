@@ -258,6 +258,7 @@ func auditTime(field, s string) (time.Time, error) {
 
 var _ = declare(Def[AuditListIn, *kanban.List[kanban.AuditEntry]]{
 	Name:   kanban.ActionAuditList,
+	Tool:   "list_audit_entries_kandev",
 	Effect: Reads,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{

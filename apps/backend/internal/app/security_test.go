@@ -151,3 +151,28 @@ func TestAuditExportAndRetention(t *testing.T) {
 		t.Errorf("after the sweep: got %d entries of the task, want the 4 recent ones kept", len(l.Items))
 	}
 }
+
+// The external endpoint reads the audit log as list_audit_entries_kandev;
+// an agent session has no such tool, and its token cannot call audit.list.
+func TestAuditOverExternalMCP(t *testing.T) {
+	e := newEnv(t)
+	c := e.operatorMCP()
+	var created action.TaskCreateOut
+	e.decode(e.call(c, "create_task_kandev", `{"title":"Seen by the audit","start_agent":false}`), &created)
+	var page kanban.List[kanban.AuditEntry]
+	e.decode(e.call(c, "list_audit_entries_kandev", `{"target":"`+created.Task.ID+`"}`), &page)
+	if len(page.Items) != 1 || page.Items[0].Action != kanban.ActionTaskCreate || page.Items[0].Via != "mcp" {
+		t.Fatalf("got %+v, want the one task.create over mcp", page.Items)
+	}
+	if r := e.call(c, "list_audit_entries_kandev", `{"since":"yesterday"}`); !r.IsError {
+		t.Error("a malformed since: got served, want a tool error")
+	}
+	s := e.sessionMCP(kanban.ModeConfig, "")
+	if toolNames(t, s.Client)["list_audit_entries_kandev"] {
+		t.Error("a config session sees list_audit_entries_kandev")
+	}
+	p := action.Principal{Kind: action.Session, SessionID: s.ID, TaskID: s.TaskID, WorkspaceID: s.WorkspaceID}
+	if err := e.tryDispatch(p, kanban.ActionAuditList, map[string]any{}, nil); kanban.ErrorCode(err) != kanban.CodeForbidden {
+		t.Errorf("audit.list as a session: got %v, want FORBIDDEN", err)
+	}
+}
