@@ -64,6 +64,12 @@ type Deps struct {
 	// the action's name ("unknown" for a name that is none), the caller's
 	// kind, the answer's error and how long it took (the metrics).
 	Observe func(action string, caller Kind, err error, d time.Duration)
+	// ReportCalls takes the tool calls a session's MCP bridge counted
+	// (session.report_calls): it checks every entry against the closed
+	// sets of tool names and outcomes and counts them all, or refuses
+	// them all with a validation error. Nil: the reports are refused
+	// (UNAVAILABLE).
+	ReportCalls func(calls []ReportedCall) error
 	// Tracer makes a span of every call the registry dispatches (nil:
 	// none).
 	Tracer trace.TracerProvider
@@ -108,6 +114,8 @@ type Service struct {
 	turns *turnWaiters
 	// secrets is Deps.Secrets.
 	secrets Secrets
+	// reportCalls is Deps.ReportCalls.
+	reportCalls func([]ReportedCall) error
 }
 
 // New builds the registry with every declared action registered, bound
@@ -138,7 +146,7 @@ func New(d Deps) (*Registry, *Service, error) {
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
 		diag:   &diagnostics{cfg: d.Diagnostics, last: map[string]time.Time{}},
 		agents: d.Agents, managed: d.Agents.Launches(), events: d.Events, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
-		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git, turns: &turnWaiters{}, secrets: d.Secrets}
+		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git, turns: &turnWaiters{}, secrets: d.Secrets, reportCalls: d.ReportCalls}
 	d.Events.React(s.turns.react)
 	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions,
 		derivedCaps: s.sessionCaps, observe: d.Observe, tracer: tracerOf(d.Tracer), audit: d.Store, redact: d.Redactor, log: d.Logger, limits: d.Limits}

@@ -22,7 +22,6 @@ const (
 	defaultProbeTimeout = 45 * time.Second
 	probeOutputLimit    = 1 << 20
 	probeParallel       = 4
-	maxOffered          = 200
 )
 
 // detector caches, per agent type, whether it is installed here and what
@@ -31,25 +30,22 @@ type detector struct {
 	m       *Manager
 	refresh sync.Mutex // one refresh at a time
 
+	loadOnce sync.Once // the offers the database keeps, read by the first Detect
+
 	mu      sync.Mutex
 	checked map[string]kanban.AgentDetection // by type name: the probe's part
-	offered map[string]offer
-}
-
-type offer struct {
-	models []kanban.AgentModel
-	modes  []string
-	at     time.Time
+	offered map[string]kanban.AgentOffer
 }
 
 func newDetector(m *Manager) *detector {
-	return &detector{m: m, checked: map[string]kanban.AgentDetection{}, offered: map[string]offer{}}
+	return &detector{m: m, checked: map[string]kanban.AgentDetection{}, offered: map[string]kanban.AgentOffer{}}
 }
 
 // Detect returns every agent type's detection, in table order, probing
 // them first when refresh is set or when they were never probed.
 func (m *Manager) Detect(ctx context.Context, refresh bool) []kanban.AgentDetection {
 	d := m.detect
+	d.load(ctx)
 	if refresh || !d.fresh() {
 		d.probeAll(ctx, refresh)
 	}
@@ -62,8 +58,8 @@ func (m *Manager) Detect(ctx context.Context, refresh bool) []kanban.AgentDetect
 			det = describe(t)
 		}
 		if o, ok := d.offered[t.Name]; ok {
-			at := o.at
-			det.Models, det.Modes, det.OfferedAt = slices.Clone(o.models), slices.Clone(o.modes), &at
+			at := o.OfferedAt
+			det.Models, det.Modes, det.OfferedAt = slices.Clone(o.Models), slices.Clone(o.Modes), &at
 		}
 		out = append(out, det)
 	}
@@ -104,28 +100,61 @@ func (d *detector) probeAll(ctx context.Context, force bool) {
 	wg.Wait()
 }
 
-// observe records the models and modes an agent's ACP session offered.
-func (d *detector) observe(name string, c *modelChoice, modes *acp.SessionModeState) {
-	o := offer{at: time.Now().UTC()}
+// offerWrite bounds the write of an offer to the database.
+const offerWrite = 5 * time.Second
+
+// observe records the models and modes an agent's ACP session offered,
+// and keeps them in the database when they changed (so that a restarted
+// backend offers them before the agent's next session).
+func (d *detector) observe(ctx context.Context, name string, c *modelChoice, modes *acp.SessionModeState) {
+	o := kanban.AgentOffer{Agent: name, OfferedAt: time.Now().UTC()}
 	if c != nil {
 		for i, id := range c.ids {
-			if i == maxOffered {
-				break
-			}
-			o.models = append(o.models, kanban.AgentModel{ID: kanban.Clip(id, 200), Name: kanban.Clip(c.names[i], 200)})
+			o.Models = append(o.Models, kanban.AgentModel{ID: id, Name: c.names[i]})
 		}
 	}
 	if modes != nil {
-		for i, md := range modes.AvailableModes {
-			if i == maxOffered {
-				break
-			}
-			o.modes = append(o.modes, kanban.Clip(string(md.Id), 200))
+		for _, md := range modes.AvailableModes {
+			o.Modes = append(o.Modes, string(md.Id))
 		}
 	}
+	o = kanban.ClipOffer(o)
 	d.mu.Lock()
+	prev, seen := d.offered[name]
 	d.offered[name] = o
 	d.mu.Unlock()
+	if seen && slices.Equal(prev.Models, o.Models) && slices.Equal(prev.Modes, o.Modes) && o.OfferedAt.Sub(prev.OfferedAt) < time.Hour {
+		return // unchanged: its stored time is at most an hour old
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), offerWrite)
+	defer cancel()
+	if err := d.m.store.SetAgentOffer(wctx, o); err != nil {
+		d.m.log.Warn("agent: keep what the agent offered", "agent", name, "code", kanban.ErrorCode(err))
+	}
+}
+
+// load reads the offers the database keeps, once, for the types no
+// session of this backend offered yet.
+func (d *detector) load(ctx context.Context) {
+	d.loadOnce.Do(func() {
+		names := make([]string, 0, len(d.m.cfg.Types))
+		for _, t := range d.m.cfg.Types {
+			names = append(names, t.Name)
+		}
+		names = names[:min(len(names), kanban.MaxLimit)]
+		offers, err := d.m.store.AgentOffers(ctx, names)
+		if err != nil {
+			d.m.log.Warn("agent: read what agents offered", "code", kanban.ErrorCode(err))
+			return
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for _, o := range offers {
+			if _, ok := d.offered[o.Agent]; !ok {
+				d.offered[o.Agent] = o
+			}
+		}
+	})
 }
 
 // describe is t's metadata with an unknown status.

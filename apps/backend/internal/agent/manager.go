@@ -6,6 +6,7 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/logctx"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
@@ -147,6 +148,9 @@ type Manager struct {
 	active int             // runs holding a slot
 	closed bool
 	wg     sync.WaitGroup
+
+	// takenOver counts the orphaned sessions Resume claimed.
+	takenOver atomic.Uint64
 }
 
 var _ action.Agents = (*Manager)(nil)
@@ -350,6 +354,7 @@ func (m *Manager) Resume(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		m.takenOver.Add(uint64(len(claimed)))
 		for _, s := range claimed {
 			if err := m.cancelPermissions(ctx, s.ID); err != nil {
 				return err
@@ -361,6 +366,10 @@ func (m *Manager) Resume(ctx context.Context) error {
 		}
 	}
 }
+
+// TakenOver is how many orphaned sessions this runtime claimed (at start
+// and from backends whose lease lapsed).
+func (m *Manager) TakenOver() uint64 { return m.takenOver.Load() }
 
 // cancelPermissions cancels the pending permission requests of a session
 // whose agent is gone.

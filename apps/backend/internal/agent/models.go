@@ -97,7 +97,7 @@ func (c *modelChoice) list() string {
 func (r *run) selectModel(ctx context.Context, l *launch, sid acp.SessionId, st *acp.SessionModelState,
 	opts []acp.SessionConfigOption, modes *acp.SessionModeState) error {
 	choice := offeredModels(st, opts)
-	r.m.detect.observe(l.agent, choice, modes)
+	r.m.detect.observe(ctx, l.agent, choice, modes)
 	if l.model == "" {
 		return nil
 	}

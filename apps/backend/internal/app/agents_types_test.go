@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -160,5 +161,32 @@ func TestServeRefusesInvalidAgentsFile(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), `agents file agents.json: entry "my-agent": field command: is required`) || strings.Contains(err.Error(), "top-secret-value") {
 		t.Fatalf("error %q", err)
+	}
+}
+
+// TestOfferedModelsKeptAcrossRestarts: what the mock agent's session
+// offered (its models and modes) is offered by the next backend on the
+// same data dir before any session of it ran there.
+func TestOfferedModelsKeptAcrossRestarts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inDir := func(c *Config) { c.DataDir = dir }
+	e1 := newAgentEnv(t, inDir)
+	if d := e1.detectAll(false)["mock-agent"]; d.OfferedAt != nil || len(d.Models) != 0 {
+		t.Fatalf("offered before any session: %+v", d)
+	}
+	_, sid := e1.startMock("offer", "@say hi", nil)
+	e1.waitState(sid, kanban.SessionIdle)
+	first := e1.detectAll(false)["mock-agent"]
+	if len(first.Models) != 2 || first.OfferedAt == nil {
+		t.Fatalf("offered: %+v", first)
+	}
+	e1.close()
+
+	e2 := newAgentEnv(t, inDir)
+	d := e2.detectAll(false)["mock-agent"]
+	if !slices.Equal(d.Models, first.Models) || !slices.Equal(d.Modes, first.Modes) || d.OfferedAt == nil ||
+		d.OfferedAt.Sub(*first.OfferedAt).Abs() > time.Second {
+		t.Fatalf("after the restart: %+v, want the offer of %+v", d, first)
 	}
 }

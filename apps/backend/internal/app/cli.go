@@ -30,7 +30,7 @@ type ToolsOptions struct {
 
 // Tools prints a mode's catalog exactly as tools/list serves it.
 func Tools(ctx context.Context, w io.Writer, o ToolsOptions) error {
-	c, err := toolserver.Compile()
+	c, err := compiledCatalog()
 	if err != nil {
 		return err
 	}

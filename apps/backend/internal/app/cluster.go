@@ -39,6 +39,7 @@ func newShared(cfg Config, st *store.Store, local kanban.Publisher) *shared {
 	}
 	if st.Engine() == store.Postgres {
 		sh.bus = cluster.NewBus(st, local, sh.id, cfg.Logger)
+		sh.members = cluster.NewMembers(cluster.MembersConfig{Store: st, ID: sh.id, Beat: sh.beat, TTL: sh.ttl, Log: cfg.Logger})
 	}
 	return sh
 }
@@ -66,9 +67,7 @@ func (sh *shared) start(ctx context.Context, url string, takeOver func(context.C
 	case <-ctx.Done():
 		return fail(ctx.Err())
 	}
-	sh.members = cluster.NewMembers(cluster.MembersConfig{Store: sh.st, ID: sh.id, URL: url, Beat: sh.beat, TTL: sh.ttl,
-		Log: sh.log, TakeOver: takeOver})
-	if err := sh.members.Start(ctx); err != nil {
+	if err := sh.members.Start(ctx, url, takeOver); err != nil {
 		return fail(err)
 	}
 	go sh.members.Run(busCtx)

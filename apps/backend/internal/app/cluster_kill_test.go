@@ -89,6 +89,19 @@ func TestBackendKilledSessionsTakenOver(t *testing.T) {
 		t.Fatalf("backend B took the session over %s after A died, want within the lease's bound", took)
 	}
 	t.Logf("session taken over %s after its backend was killed (lease 1s)", took.Round(time.Millisecond))
+	_, m := b.e.scrape(b.e.token)
+	if n := sample(m, "kandev_agent_sessions_taken_over_total"); n < 1 {
+		t.Errorf("backend B counted %v sessions taken over, want at least 1", n)
+	}
+	if ttl := sample(m, "kandev_cluster_lease_ttl_seconds"); ttl != 1 {
+		t.Errorf("lease TTL gauge %v, want 1 (--lease-ttl 1s)", ttl)
+	}
+	if age := sample(m, "kandev_cluster_lease_age_seconds"); age <= 0 || age >= 5 {
+		t.Errorf("backend B's lease is %vs old, want a live lease (renewed every 200ms)", age)
+	}
+	if _, ok := m["kandev_cluster_lease_renewal_failures_total"]; !ok {
+		t.Error("no lease renewal failures counter on a backend on PostgreSQL")
+	}
 	msg := exec.Command(kandevBinary(t), "session", "message", "--session", created.SessionID, "--message", "@say after the crash",
 		"--backend", b.e.url)
 	msg.Env = append(os.Environ(), "KANDEV_TOKEN=operator-test-token")

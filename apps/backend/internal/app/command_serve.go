@@ -206,13 +206,13 @@ func mcpConfig(args []string, std Stdio) (MCPConfig, error) {
 		}
 		tok = strings.TrimSpace(string(b))
 	}
-	var progress time.Duration
-	if v := os.Getenv("KANDEV_PROGRESS_INTERVAL"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return MCPConfig{}, errors.New("mcp: KANDEV_PROGRESS_INTERVAL must be a positive duration such as 20s")
-		}
-		progress = d
+	progress, err := envDuration("KANDEV_PROGRESS_INTERVAL", "20s")
+	if err != nil {
+		return MCPConfig{}, err
+	}
+	report, err := envDuration("KANDEV_REPORT_INTERVAL", "10s")
+	if err != nil {
+		return MCPConfig{}, err
 	}
 	// stdout carries the MCP protocol: logs go to stderr only.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -222,5 +222,20 @@ func mcpConfig(args []string, std Stdio) (MCPConfig, error) {
 		}
 	}
 	return MCPConfig{BackendURL: *backend, SessionID: *session, Token: tok, Listen: *listen,
-		Logger: log, Stdin: std.In, Stdout: std.Out, Ready: ready, ProgressInterval: progress}, nil
+		Logger: log, Stdin: std.In, Stdout: std.Out, Ready: ready, ProgressInterval: progress,
+		ReportInterval: report}, nil
+}
+
+// envDuration is the positive duration in the environment variable name
+// (0 when unset).
+func envDuration(name, example string) (time.Duration, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("mcp: %s must be a positive duration such as %s", name, example)
+	}
+	return d, nil
 }

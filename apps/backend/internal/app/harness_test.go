@@ -331,3 +331,46 @@ func waitFor(t *testing.T, cond func() bool) {
 
 // ptr returns a pointer to v (optional payload fields).
 func ptr[T any](v T) *T { return &v }
+
+// writeGuard checks that a run of refused calls changes nothing without
+// dumping the database after each one: after a call, when the store's
+// counter of committed writes has not moved, nothing was written; when
+// it has (the call, or a background sweep committing a write that
+// changed no row), the database's fingerprint must still be the one at
+// the start. finish compares the fingerprints once more at the end, so a
+// write that bypassed the counter is caught too.
+type writeGuard struct {
+	e      *env
+	base   string
+	writes int64
+}
+
+// guardWrites starts a guard at the database's current state.
+func (e *env) guardWrites() *writeGuard {
+	e.t.Helper()
+	g := &writeGuard{e: e, base: e.fingerprint()}
+	_, g.writes = e.b.store.WriteStats()
+	return g
+}
+
+// unchanged fails the test if the call named name changed the database.
+func (g *writeGuard) unchanged(name string) {
+	g.e.t.Helper()
+	g.e.settleFlow()
+	_, w := g.e.b.store.WriteStats()
+	if w == g.writes {
+		return
+	}
+	g.writes = w
+	if g.e.fingerprint() != g.base {
+		g.e.t.Errorf("%s: the refused call changed the database", name)
+	}
+}
+
+// finish fails the test if the database is not as it was at the start.
+func (g *writeGuard) finish(what string) {
+	g.e.t.Helper()
+	if g.e.fingerprint() != g.base {
+		g.e.t.Errorf("%s: the refused calls changed the database", what)
+	}
+}

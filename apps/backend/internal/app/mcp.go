@@ -40,7 +40,16 @@ type MCPConfig struct {
 	// progress keep-alive while it waits (KANDEV_PROGRESS_INTERVAL; 0:
 	// catalog.DefaultQuestionKeepAlive).
 	ProgressInterval time.Duration
+	// ReportInterval is how often the tool calls answered are reported to
+	// the backend's metrics (0: DefaultReportInterval); the rest is
+	// reported when the server closes.
+	ReportInterval time.Duration
 }
+
+// compiledCatalog is the MCP catalog with every validator compiled, once
+// per process: it is read-only once built, so the backend, the bridges and
+// the CLI of one process (the tests run many) share it.
+var compiledCatalog = sync.OnceValues(toolserver.Compile)
 
 // SessionMCP is a session's MCP server connected to the backend.
 type SessionMCP struct {
@@ -50,6 +59,14 @@ type SessionMCP struct {
 	mu       sync.Mutex
 	srv      *toolserver.Server
 	upstream *upstream.Manager // nil without proxied servers
+
+	// tally counts the tool calls answered until the next report;
+	// reportLoop sends it until stop closes, then closes reported.
+	tally     callTally
+	base      context.Context // StartSessionMCP's, the last report's without its cancel
+	stop      chan struct{}
+	reported  chan struct{}
+	closeOnce sync.Once
 }
 
 // RunMCP connects to the backend as the session, builds the session's
@@ -84,11 +101,14 @@ func StartSessionMCP(ctx context.Context, cfg MCPConfig) (*SessionMCP, error) {
 	if err != nil {
 		return nil, err
 	}
-	compiled, err := toolserver.Compile()
+	compiled, err := compiledCatalog()
 	if err != nil {
 		return nil, fmt.Errorf("build MCP catalog: %w", err)
 	}
-	m := &SessionMCP{cfg: cfg}
+	if cfg.ReportInterval <= 0 {
+		cfg.ReportInterval = DefaultReportInterval
+	}
+	m := &SessionMCP{cfg: cfg, base: ctx, stop: make(chan struct{}), reported: make(chan struct{})}
 	m.client, err = ws.Dial(ctx, ws.ClientConfig{
 		URL: wsURL, Token: cfg.Token, Reconnect: true, Logger: cfg.Logger,
 		OnConnect:      m.reattach,
@@ -106,7 +126,7 @@ func StartSessionMCP(ctx context.Context, cfg MCPConfig) (*SessionMCP, error) {
 		return nil, err
 	}
 	srv, err := toolserver.New(toolserver.Config{Compiled: compiled, Backend: m.client, Profile: prof, Logger: cfg.Logger,
-		KeepAlive: cfg.ProgressInterval})
+		KeepAlive: cfg.ProgressInterval, Observe: m.tally.observe})
 	if err != nil {
 		_ = m.client.Close()
 		return nil, err
@@ -119,6 +139,7 @@ func StartSessionMCP(ctx context.Context, cfg MCPConfig) (*SessionMCP, error) {
 	m.mu.Lock()
 	m.srv, m.upstream = srv, mgr
 	m.mu.Unlock()
+	go m.reportLoop(ctx, cfg.ReportInterval)
 	return m, nil
 }
 
@@ -133,13 +154,21 @@ func (m *SessionMCP) Upstream() *upstream.Manager {
 	return m.upstream
 }
 
-// Close stops the proxied servers and disconnects from the backend (which
-// records the detach).
+// Close stops the proxied servers, reports the tool calls not reported
+// yet (bounded by reportWait) and disconnects from the backend (which
+// records the detach). Later calls do nothing.
 func (m *SessionMCP) Close() {
-	if mgr := m.Upstream(); mgr != nil {
-		mgr.Close()
-	}
-	_ = m.client.Close()
+	m.closeOnce.Do(func() {
+		close(m.stop)
+		<-m.reported
+		if mgr := m.Upstream(); mgr != nil {
+			mgr.Close()
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(m.base), reportWait)
+		m.reportCalls(ctx)
+		cancel()
+		_ = m.client.Close()
+	})
 }
 
 // attach subscribes to the session's events, marks it attached and

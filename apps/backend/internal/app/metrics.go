@@ -8,6 +8,8 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/mcp/catalog"
+	"github.com/kandev/kandev/apps/backend/internal/metrics"
 )
 
 // newMetrics is the backend's registry with its gauges and counters read
@@ -25,6 +27,10 @@ func (b *backend) newMetrics() {
 		lag := m.Histogram("kandev_cluster_event_lag_seconds")
 		bus.ObserveLag(func(d time.Duration) { lag.Observe(d.Seconds()) })
 		m.CounterFunc("kandev_cluster_events_dropped_total", func() float64 { return float64(bus.Dropped()) })
+		lease := b.shared.members
+		m.GaugeFunc("kandev_cluster_lease_age_seconds", func() float64 { return lease.LeaseAge().Seconds() })
+		m.GaugeFunc("kandev_cluster_lease_ttl_seconds", func() float64 { return lease.TTL().Seconds() })
+		m.CounterFunc("kandev_cluster_lease_renewal_failures_total", func() float64 { return float64(lease.RenewalFailures()) })
 	}
 	m.GaugeFunc("kandev_tasks_queued", func() float64 {
 		ctx, cancel := context.WithTimeout(b.life.ctx, 2*time.Second)
@@ -53,6 +59,37 @@ func (b *backend) newMetrics() {
 		return out
 	})
 	m.GaugeFunc("kandev_agent_queue_length", func() float64 { return float64(b.agents.Report().Queued) })
+	m.CounterFunc("kandev_agent_sessions_taken_over_total", func() float64 { return float64(b.agents.TakenOver()) })
+}
+
+// bridgeCalls is action.Deps.ReportCalls: the calls a session's bridge
+// counted, each entry checked against the closed sets (a catalog tool's
+// name or "upstream", an outcome the wrapper logs) before any is counted,
+// so a report either counts whole or not at all and no label value comes
+// from a caller.
+func (b *backend) bridgeCalls(cat *catalog.Catalog) func([]action.ReportedCall) error {
+	tools := map[string]bool{metrics.UpstreamTool: true}
+	for _, t := range cat.All() {
+		tools[t.Name] = true
+	}
+	return func(calls []action.ReportedCall) error {
+		seen := make(map[[2]string]bool, len(calls))
+		for i, c := range calls {
+			switch {
+			case !tools[c.Tool]:
+				return kanban.Errorf(kanban.CodeValidation, "calls[%d].tool is not a tool of the catalog nor upstream", i)
+			case !metrics.KnownOutcome(c.Outcome):
+				return kanban.Errorf(kanban.CodeValidation, "calls[%d].outcome is not an outcome the wrapper reports", i)
+			case seen[[2]string{c.Tool, c.Outcome}]:
+				return kanban.Errorf(kanban.CodeValidation, "calls[%d] repeats an earlier entry's tool and outcome", i)
+			}
+			seen[[2]string{c.Tool, c.Outcome}] = true
+		}
+		for _, c := range calls {
+			b.metrics.ObserveBridge(c.Tool, c.Outcome, c.Count)
+		}
+		return nil
+	}
 }
 
 // observeAction is action.Deps.Observe: the registry's calls, counted.

@@ -229,3 +229,68 @@ func TestMetricsCountClusterEvents(t *testing.T) {
 		t.Errorf("backend A counted %v commits, want at least %d", sample(onA, "kandev_store_commits_total"), n)
 	}
 }
+
+// TestMetricsCountBridgeCalls: the tool calls a session's bridge answers
+// — those its schemas refuse, which never leave it, included — reach
+// /metrics in its reports (here the last one, sent when it closes); a
+// report naming no catalog tool, an unknown outcome or a repeated entry
+// is refused whole without echoing it, and only sessions may report.
+func TestMetricsCountBridgeCalls(t *testing.T) {
+	e := newEnv(t)
+	s := e.sessionMCP(kanban.ModeTask, "")
+	_, before := e.scrape(e.token)
+	for range 3 {
+		e.call(s.Client, "list_tasks_kandev", `{"limit":5}`)
+	}
+	for range 2 {
+		if res := e.call(s.Client, "list_tasks_kandev", `{"limit":0}`); !res.IsError {
+			t.Fatal("limit 0 was accepted")
+		}
+	}
+	s.MCP.Close()
+	s.MCP.Close() // a second Close does nothing
+	_, after := e.scrape(e.token)
+	delta := func(name string, labels ...string) float64 {
+		return sample(after, name, labels...) - sample(before, name, labels...)
+	}
+	for _, c := range []struct {
+		labels []string
+		want   float64
+	}{
+		{[]string{"outcome", "ok", "tool", "list_tasks_kandev"}, 3},
+		{[]string{"outcome", "refused", "tool", "list_tasks_kandev"}, 2},
+	} {
+		if got := delta("kandev_bridge_tool_calls_total", c.labels...); got != c.want {
+			t.Errorf("bridge calls %v: counted %v, want %v", c.labels, got, c.want)
+		}
+	}
+	if got := delta("kandev_refusals_total", "kind", "invalid_arguments", "where", "bridge"); got != 2 {
+		t.Errorf("bridge refusals counted %v, want 2", got)
+	}
+
+	other := e.sessionMCP(kanban.ModeTask, "")
+	c := e.wsClient(other.Token, nil)
+	canary := "bridge-canary-" + other.ID
+	for _, bad := range []map[string]any{
+		{"calls": []map[string]any{{"tool": canary, "outcome": "ok", "count": 1}}},
+		{"calls": []map[string]any{{"tool": "list_tasks_kandev", "outcome": canary, "count": 1}}},
+		{"calls": []map[string]any{{"tool": "list_tasks_kandev", "outcome": "ok", "count": 1}, {"tool": "list_tasks_kandev", "outcome": "ok", "count": 2}}},
+		{"calls": []map[string]any{{"tool": "list_tasks_kandev", "outcome": "ok", "count": 0}}},
+		{"calls": []map[string]any{}},
+	} {
+		err := c.Call(t.Context(), kanban.ActionSessionReportCalls, bad, nil)
+		if kanban.ErrorCode(err) != kanban.CodeValidation || strings.Contains(err.Error(), canary) {
+			t.Errorf("bad report %v: got %v, want VALIDATION_ERROR naming no value", bad, err)
+		}
+	}
+	good := map[string]any{"calls": []map[string]any{{"tool": "list_tasks_kandev", "outcome": "ok", "count": 1}}}
+	if err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionSessionReportCalls, good, nil); kanban.ErrorCode(err) != kanban.CodeForbidden {
+		t.Errorf("operator report: %v, want FORBIDDEN", err)
+	}
+	_, last := e.scrape(e.token)
+	if got := sample(last, "kandev_bridge_tool_calls_total", "outcome", "ok", "tool", "list_tasks_kandev") -
+		sample(after, "kandev_bridge_tool_calls_total", "outcome", "ok", "tool", "list_tasks_kandev"); got != 0 {
+		t.Errorf("refused reports counted %v calls", got)
+	}
+	checkLabelsBounded(t, e, last, canary, s.ID, other.ID)
+}

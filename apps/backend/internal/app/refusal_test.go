@@ -61,8 +61,9 @@ type refusalCase struct {
 func refusesAlike(e *env, mcpc *client.Client, wsc *ws.Client, cases []refusalCase) {
 	t := e.t
 	t.Helper()
+	g := e.guardWrites()
+	defer g.finish("refusals over MCP and the WebSocket")
 	for _, tc := range cases {
-		before := e.fingerprint()
 		res := e.call(mcpc, tc.tool, tc.args)
 		if !res.IsError {
 			t.Fatalf("%s %s over MCP: got success, want a refusal", tc.tool, tc.args)
@@ -80,8 +81,6 @@ func refusesAlike(e *env, mcpc *client.Client, wsc *ws.Client, cases []refusalCa
 		if strings.Contains(ke.Message, "CANARY") {
 			t.Errorf("%s: the message echoes a caller value: %q", tc.action, ke.Message)
 		}
-		if e.fingerprint() != before {
-			t.Errorf("%s %s: the database changed", tc.action, tc.args)
-		}
+		g.unchanged(string(tc.action) + " " + tc.args)
 	}
 }

@@ -350,7 +350,7 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	if err := action.Seed(ctx, st); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	compiled, err := toolserver.Compile()
+	compiled, err := compiledCatalog()
 	if err != nil {
 		return nil, fmt.Errorf("build MCP catalog: %w", err)
 	}
@@ -400,7 +400,7 @@ func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher
 	deps := action.Deps{Store: b.store, Publisher: pub, Logger: b.cfg.Logger, QuestionWait: b.cfg.QuestionWait,
 		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: b.cfg.SessionScope, BackendID: b.shared.id,
 		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring), Observe: b.observeAction, Tracer: b.tracing.Provider,
-		Secrets: b.secrets, Redactor: func() *redact.Redactor { return b.red }}
+		Secrets: b.secrets, Redactor: func() *redact.Redactor { return b.red }, ReportCalls: b.bridgeCalls(compiled.Catalog())}
 	if b.limits = newLimits(b.cfg.Security); b.limits != nil {
 		deps.Limits = b.limits
 	}

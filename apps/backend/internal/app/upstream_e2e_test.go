@@ -102,9 +102,24 @@ func TestProxiedServerThroughKandevMCP(t *testing.T) {
 
 	checkOperatorSeesRefused(e, bin, created.Session.ID)
 	_ = c.Close()
+	checkBridgeReportedUpstream(e)
 	if strings.Contains(e.logs.String(), "CANARY") {
 		t.Fatal("the canary reached the backend's log")
 	}
+}
+
+// checkBridgeReportedUpstream: the bridge reports its calls when it
+// stops: the four refused by the fixture's schema (which never left it),
+// the timeout, and the answered ones.
+func checkBridgeReportedUpstream(e *env) {
+	e.t.Helper()
+	waitFor(e.t, func() bool {
+		_, m := e.scrape(e.token)
+		return sample(m, "kandev_upstream_calls_total", "outcome", "invalid_arguments", "where", "bridge") == 4 &&
+			sample(m, "kandev_upstream_calls_total", "outcome", "timeout", "where", "bridge") == 1 &&
+			sample(m, "kandev_upstream_calls_total", "outcome", "ok", "where", "bridge") >= 3 &&
+			sample(m, "kandev_bridge_tool_calls_total", "outcome", "refused", "tool", "upstream") >= 4
+	})
 }
 
 // checkBadCallsStayInKandev: bad calls of the proxied echo are refused in

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 )
 
 //go:embed static
@@ -27,9 +28,13 @@ type asset struct {
 	public bool // served before sign-in (the sign-in page's stylesheet and icon)
 }
 
-// loadAssets reads every embedded file: static/public/* at /public/*,
+// loadAssets is readAssets, once per process: the files are embedded, so
+// every board of the process serves the same (read-only) map.
+var loadAssets = sync.OnceValues(readAssets)
+
+// readAssets reads every embedded file: static/public/* at /public/*,
 // static/app/* at /app/*, and the two pages by name.
-func loadAssets() (map[string]*asset, error) {
+func readAssets() (map[string]*asset, error) {
 	out := map[string]*asset{}
 	err := fs.WalkDir(staticFS, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

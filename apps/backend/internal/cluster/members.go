@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/store"
@@ -24,22 +25,22 @@ type Members struct {
 	ttl  time.Duration
 	log  *slog.Logger
 	// takeOver, when set, claims and resumes orphaned sessions (the
-	// runtime's Resume); it runs after every renewal.
+	// runtime's Resume); it runs after every renewal. It and url are set
+	// by Start.
 	takeOver func(context.Context) error
+	// renewed is when the lease was last renewed (Unix nanoseconds);
+	// failures counts renewals that failed.
+	renewed  atomic.Int64
+	failures atomic.Uint64
 }
 
 // MembersConfig configures Members.
 type MembersConfig struct {
 	Store *store.Store
 	ID    string // this backend
-	URL   string // where it serves
 	Beat  time.Duration
 	TTL   time.Duration
 	Log   *slog.Logger
-	// TakeOver takes over what backends that are gone left: it claims and
-	// resumes orphaned sessions (when this backend runs agents) and
-	// releases their sessions' MCP attachments (nil: nothing).
-	TakeOver func(context.Context) error
 }
 
 // NewMembers returns the membership of a backend; Start begins its lease.
@@ -50,13 +51,43 @@ func NewMembers(c MembersConfig) *Members {
 	if c.TTL <= 0 {
 		c.TTL = DefaultTTL
 	}
-	return &Members{st: c.Store, id: c.ID, url: c.URL, beat: c.Beat, ttl: c.TTL, log: c.Log, takeOver: c.TakeOver}
+	return &Members{st: c.Store, id: c.ID, beat: c.Beat, ttl: c.TTL, log: c.Log}
 }
 
-// Start begins the lease (an error means the database is unreachable).
-func (m *Members) Start(ctx context.Context) error {
-	return m.st.Heartbeat(ctx, m.id, m.url, time.Now())
+// Start begins the lease of the backend serving at url (an error means
+// the database is unreachable), before Run. takeOver takes over what
+// backends that are gone left: it claims and resumes orphaned sessions
+// (when this backend runs agents) and releases their sessions' MCP
+// attachments (nil: nothing); it runs after every renewal.
+func (m *Members) Start(ctx context.Context, url string, takeOver func(context.Context) error) error {
+	m.url, m.takeOver = url, takeOver
+	return m.renew(ctx)
 }
+
+// renew renews the lease, keeping when it did and counting failures.
+func (m *Members) renew(ctx context.Context) error {
+	now := time.Now()
+	if err := m.st.Heartbeat(ctx, m.id, m.url, now); err != nil {
+		if ctx.Err() == nil {
+			m.failures.Add(1)
+		}
+		return err
+	}
+	m.renewed.Store(now.UnixNano())
+	return nil
+}
+
+// LeaseAge is how long ago this backend last renewed its lease: past
+// TTL the others consider it gone and take over its sessions.
+func (m *Members) LeaseAge() time.Duration {
+	return time.Since(time.Unix(0, m.renewed.Load()))
+}
+
+// TTL is how long a lease lasts unrenewed.
+func (m *Members) TTL() time.Duration { return m.ttl }
+
+// RenewalFailures is how many renewals of the lease failed.
+func (m *Members) RenewalFailures() uint64 { return m.failures.Load() }
 
 // Run renews the lease every beat and takes over orphaned sessions until
 // ctx ends. A session whose backend died is taken over within TTL plus
@@ -70,7 +101,7 @@ func (m *Members) Run(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if err := m.st.Heartbeat(ctx, m.id, m.url, time.Now()); err != nil {
+		if err := m.renew(ctx); err != nil {
 			m.log.Warn("cluster: renew lease", "err", err)
 			continue
 		}

@@ -70,6 +70,7 @@ const (
 	ActionSessionGet                  Action = "session.get"
 	ActionSessionList                 Action = "session.list"
 	ActionSessionProfile              Action = "session.profile"
+	ActionSessionReportCalls          Action = "session.report_calls"
 	ActionSessionSetMode              Action = "session.set_mode"
 	ActionSessionSpawn                Action = "session.spawn"
 	ActionSessionStop                 Action = "session.stop"
@@ -165,7 +166,7 @@ var RegistryActions = []Action{
 	ActionRepositoryCreate, ActionRepositoryList, ActionRepositoryUpdate,
 	ActionReviewCommentCreate, ActionReviewCommentDelete, ActionReviewCommentList, ActionReviewCommentUpdate, ActionReviewSend,
 	ActionSecretDelete, ActionSecretList, ActionSecretSet,
-	ActionSessionAttach, ActionSessionCreate, ActionSessionGet, ActionSessionList, ActionSessionProfile, ActionSessionSetMode, ActionSessionSpawn, ActionSessionStop, ActionSessionToken, ActionSessionUsage,
+	ActionSessionAttach, ActionSessionCreate, ActionSessionGet, ActionSessionList, ActionSessionProfile, ActionSessionReportCalls, ActionSessionSetMode, ActionSessionSpawn, ActionSessionStop, ActionSessionToken, ActionSessionUsage,
 	ActionStepComplete, ActionStepDecide,
 	ActionTaskArchive, ActionTaskChangesCommits, ActionTaskChangesDiff, ActionTaskChangesList, ActionTaskChangesSummary, ActionTaskCommit, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskFilesList, ActionTaskFilesRead, ActionTaskGet, ActionTaskList, ActionTaskMRAutomationGet, ActionTaskMRAutomationUpdate, ActionTaskMessage, ActionTaskMove, ActionTaskPRAutomationGet, ActionTaskPRAutomationUpdate, ActionTaskPRBadges, ActionTaskPRGet, ActionTaskPRList, ActionTaskPRMerge, ActionTaskPROpen, ActionTaskPush, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUnarchive, ActionTaskUpdate, ActionTaskUsage,
 	ActionUpstreamConfig, ActionUpstreamList, ActionUpstreamRefused, ActionUpstreamReport,

@@ -1,6 +1,9 @@
 package kanban
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // AgentDetection is what a backend knows of one agent type it can
 // launch: its launch metadata (never its environment values), whether it
@@ -32,7 +35,7 @@ type AgentDetection struct {
 	Detail    string     `json:"detail,omitempty"`
 	CheckedAt *time.Time `json:"checked_at,omitempty"`
 	// Models and Modes are what its last ACP session offered (ids), and
-	// when (nil: no session seen since this backend started).
+	// when (nil: no session of it was ever seen on this database).
 	Models    []AgentModel `json:"models,omitempty"`
 	Modes     []string     `json:"modes,omitempty"`
 	OfferedAt *time.Time   `json:"offered_at,omitempty"`
@@ -42,6 +45,49 @@ type AgentDetection struct {
 type AgentModel struct {
 	ID   string `json:"id"`
 	Name string `json:"name,omitempty"`
+}
+
+// Bounds of what is kept of an agent session's offer: its models, and its
+// modes, at most MaxAgentOffered each, every id and name clipped to
+// MaxAgentOfferedLen bytes.
+const (
+	MaxAgentOffered    = 200
+	MaxAgentOfferedLen = 200
+)
+
+// AgentOffer is what an agent type's last ACP session offered: its models
+// and modes, kept in the database so that a restarted backend (or any
+// backend of a shared database) offers them on the board before the
+// agent's next session.
+type AgentOffer struct {
+	Agent     string       `json:"agent"`
+	Models    []AgentModel `json:"models"`
+	Modes     []string     `json:"modes"`
+	OfferedAt time.Time    `json:"offered_at"`
+}
+
+// ClipOffer bounds an offer: at most MaxAgentOffered models and modes,
+// every id and name clipped to MaxAgentOfferedLen bytes.
+func ClipOffer(o AgentOffer) AgentOffer {
+	models := make([]AgentModel, 0, min(len(o.Models), MaxAgentOffered))
+	for _, m := range o.Models[:min(len(o.Models), MaxAgentOffered)] {
+		models = append(models, AgentModel{ID: Clip(m.ID, MaxAgentOfferedLen), Name: Clip(m.Name, MaxAgentOfferedLen)})
+	}
+	modes := make([]string, 0, min(len(o.Modes), MaxAgentOffered))
+	for _, m := range o.Modes[:min(len(o.Modes), MaxAgentOffered)] {
+		modes = append(modes, Clip(m, MaxAgentOfferedLen))
+	}
+	o.Models, o.Modes = models, modes
+	return o
+}
+
+// AgentOfferService keeps agents' offers.
+type AgentOfferService interface {
+	// SetAgentOffer replaces the agent type's offer.
+	SetAgentOffer(ctx context.Context, o AgentOffer) error
+	// AgentOffers returns the offers of the agent types named (at most
+	// MaxLimit names; those never offered are absent).
+	AgentOffers(ctx context.Context, agents []string) ([]AgentOffer, error)
 }
 
 // Agent detection states.

@@ -301,6 +301,7 @@ type Store interface {
 	RunService
 	FlowService
 	AgentModeService
+	AgentOfferService
 	UsageService
 	UpstreamService
 	ReviewService

@@ -28,8 +28,12 @@ var defs = []Def{
 		Help: "Tool calls on this backend's MCP endpoint (/mcp), by tool and outcome; proxied upstream tools count as tool=\"upstream\"."},
 	{Name: "kandev_mcp_tool_call_duration_seconds", Type: "histogram", Labels: []string{"tool"},
 		Help: "Time from a tool call's arrival at the validating wrapper to its result, by tool."},
+	{Name: "kandev_bridge_tool_calls_total", Type: "counter", Labels: []string{"tool", "outcome"},
+		Help: "Tool calls agents' `kandev mcp` bridges answered, by tool and outcome, as the bridges report them (every 10 s and when they stop); arguments refused by a tool's schema never leave the bridge and are counted only here. Proxied upstream tools count as tool=\"upstream\"."},
+	{Name: "kandev_upstream_calls_total", Type: "counter", Labels: []string{"where", "outcome"},
+		Help: "Calls of proxied upstream MCP tools, by where the gateway ran (mcp: this backend's /mcp; bridge: agents' bridges) and outcome (ok, tool_error, invalid_arguments, unavailable, timeout, cancelled, upstream_error, too_large, invalid_result, internal, panic)."},
 	{Name: "kandev_refusals_total", Type: "counter", Labels: []string{"where", "kind"},
-		Help: "Calls refused or failed, by where (action or mcp) and kind (an error code such as VALIDATION_ERROR or NOT_FOUND, invalid_arguments, panic)."},
+		Help: "Calls refused or failed, by where (action, mcp or bridge) and kind (an error code such as VALIDATION_ERROR or NOT_FOUND, invalid_arguments, panic, or upstream_* for a proxied call the upstream side failed or refused)."},
 	{Name: "kandev_store_write_transaction_duration_seconds", Type: "histogram",
 		Help: "Time a write transaction took from the caller's side: on SQLite its wait for and share of a group commit, on PostgreSQL the transaction with its retries."},
 	{Name: "kandev_store_commits_total", Type: "counter", Help: "Write transactions this backend committed (on SQLite, group commits)."},
@@ -49,6 +53,14 @@ var defs = []Def{
 		Help: "How long after another backend appended an event it was delivered here (on both backends' clocks, so skew shows in it)."},
 	{Name: "kandev_cluster_events_dropped_total", Type: "counter", When: "PostgreSQL",
 		Help: "Events this backend could not queue for the other backends (its queue stayed full)."},
+	{Name: "kandev_cluster_lease_age_seconds", Type: "gauge", When: "PostgreSQL",
+		Help: "How long ago this backend last renewed its lease; at or past kandev_cluster_lease_ttl_seconds the other backends take over its sessions."},
+	{Name: "kandev_cluster_lease_ttl_seconds", Type: "gauge", When: "PostgreSQL",
+		Help: "How long a backend's lease lasts unrenewed (--lease-ttl)."},
+	{Name: "kandev_cluster_lease_renewal_failures_total", Type: "counter", When: "PostgreSQL",
+		Help: "Renewals of this backend's lease that failed (the database did not answer or refused)."},
+	{Name: "kandev_agent_sessions_taken_over_total", Type: "counter", When: "agents launch here",
+		Help: "Sessions this backend claimed because the backend that ran them was gone (a previous process of its own, or another backend whose lease lapsed)."},
 }
 
 // Defs returns the declared families.

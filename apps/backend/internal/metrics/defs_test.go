@@ -51,16 +51,19 @@ func TestEveryFamilyRegisters(t *testing.T) {
 	m.Histogram("kandev_store_write_transaction_duration_seconds").Observe(0.001)
 	m.Histogram("kandev_cluster_event_lag_seconds").Observe(0.001)
 	for _, n := range []string{"kandev_store_commits_total", "kandev_store_writes_total", "kandev_store_transaction_retries_total",
-		"kandev_cluster_events_dropped_total"} {
+		"kandev_cluster_events_dropped_total", "kandev_cluster_lease_renewal_failures_total", "kandev_agent_sessions_taken_over_total"} {
 		m.CounterFunc(n, func() float64 { return 1 })
 	}
 	m.GaugeFunc("kandev_websocket_connections", func() float64 { return 1 })
 	m.GaugeFunc("kandev_agent_queue_length", func() float64 { return 0 })
 	m.GaugeFunc("kandev_tasks_queued", func() float64 { return 0 })
+	m.GaugeFunc("kandev_cluster_lease_age_seconds", func() float64 { return 1 })
+	m.GaugeFunc("kandev_cluster_lease_ttl_seconds", func() float64 { return 15 })
 	m.LabeledGauges("kandev_agents_running", func() map[[2]string]float64 { return map[[2]string]float64{{"mock-agent", "local"}: 1} })
 	m.Turns()("end_turn", 0)
 	m.ObserveAction("task.list", "operator", nil, 0)
 	m.ObserveTool("list_tasks_kandev", KindInvalidArguments, 0)
+	m.ObserveBridge(UpstreamTool, "timeout", 2)
 	fams, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)

@@ -51,6 +51,8 @@ type Metrics struct {
 	toolCalls     *prometheus.CounterVec
 	toolSeconds   *prometheus.HistogramVec
 	refusals      *prometheus.CounterVec
+	bridgeCalls   *prometheus.CounterVec
+	upstreamCalls *prometheus.CounterVec
 }
 
 // New returns a registry holding the Go runtime's and the process's
@@ -62,8 +64,10 @@ func New() *Metrics {
 	m.toolCalls = counterVec("kandev_mcp_tool_calls_total", 2)
 	m.toolSeconds = histogramVec("kandev_mcp_tool_call_duration_seconds", latencyBuckets)
 	m.refusals = counterVec("kandev_refusals_total", 2)
+	m.bridgeCalls = counterVec("kandev_bridge_tool_calls_total", 2)
+	m.upstreamCalls = counterVec("kandev_upstream_calls_total", 2)
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.actionCalls, m.actionSeconds, m.toolCalls, m.toolSeconds, m.refusals)
+		m.actionCalls, m.actionSeconds, m.toolCalls, m.toolSeconds, m.refusals, m.bridgeCalls, m.upstreamCalls)
 	return m
 }
 
@@ -111,26 +115,78 @@ func (m *Metrics) ObserveTool(tool, wrapperOutcome string, d time.Duration) {
 	if kind != "" {
 		m.refusals.WithLabelValues("mcp", kind).Inc()
 	}
+	if tool == UpstreamTool {
+		m.upstreamCalls.WithLabelValues("mcp", upstreamOutcome(wrapperOutcome)).Inc()
+	}
 }
 
-// toolOutcome maps the wrapper's outcome onto the closed label sets.
+// wrapperOutcomes are the outcomes the validating wrapper logs (for
+// Kandev's tools: "ok", an error code, invalid_arguments, panic,
+// internal; for proxied ones also what the upstream call came to), each
+// with the outcome and the refusal kind it counts as.
+var wrapperOutcomes = map[string][2]string{
+	"ok":                             {OutcomeOK, ""},
+	string(kanban.CodeBadRequest):    {OutcomeRefused, string(kanban.CodeBadRequest)},
+	string(kanban.CodeValidation):    {OutcomeRefused, string(kanban.CodeValidation)},
+	string(kanban.CodeNotFound):      {OutcomeRefused, string(kanban.CodeNotFound)},
+	string(kanban.CodeConflict):      {OutcomeRefused, string(kanban.CodeConflict)},
+	string(kanban.CodeUnauthorized):  {OutcomeRefused, string(kanban.CodeUnauthorized)},
+	string(kanban.CodeForbidden):     {OutcomeRefused, string(kanban.CodeForbidden)},
+	string(kanban.CodeUnknownAction): {OutcomeRefused, string(kanban.CodeUnknownAction)},
+	string(kanban.CodeRateLimited):   {OutcomeRefused, string(kanban.CodeRateLimited)},
+	string(kanban.CodeUnavailable):   {OutcomeError, string(kanban.CodeUnavailable)},
+	string(kanban.CodeInternal):      {OutcomeError, string(kanban.CodeInternal)},
+	KindInvalidArguments:             {OutcomeRefused, KindInvalidArguments},
+	KindPanic:                        {OutcomeError, KindPanic},
+	"internal":                       {OutcomeError, string(kanban.CodeInternal)},
+	// An upstream tool's answer marked isError is the tool's own refusal;
+	// the rest are the upstream server's or the link's failures.
+	"tool_error":     {OutcomeRefused, "upstream_tool_error"},
+	"unavailable":    {OutcomeError, "upstream_unavailable"},
+	"timeout":        {OutcomeError, "upstream_timeout"},
+	"cancelled":      {OutcomeError, "upstream_cancelled"},
+	"upstream_error": {OutcomeError, "upstream_error"},
+	"too_large":      {OutcomeError, "upstream_too_large"},
+	"invalid_result": {OutcomeError, "upstream_invalid_result"},
+}
+
+// KnownOutcome reports whether o is an outcome the wrapper logs (what a
+// bridge may report in session.report_calls).
+func KnownOutcome(o string) bool {
+	_, ok := wrapperOutcomes[o]
+	return ok
+}
+
+// toolOutcome maps the wrapper's outcome onto the closed label sets (an
+// unknown one counts as an internal error).
 func toolOutcome(o string) (outcome, kind string) {
-	switch kanban.Code(o) {
-	case "ok":
-		return OutcomeOK, ""
-	case kanban.CodeInternal, kanban.CodeUnavailable:
-		return OutcomeError, o
-	case kanban.CodeBadRequest, kanban.CodeValidation, kanban.CodeNotFound, kanban.CodeConflict,
-		kanban.CodeUnauthorized, kanban.CodeForbidden, kanban.CodeUnknownAction, kanban.CodeRateLimited:
-		return OutcomeRefused, o
-	}
-	switch o {
-	case KindInvalidArguments:
-		return OutcomeRefused, o
-	case KindPanic:
-		return OutcomeError, o
+	if v, ok := wrapperOutcomes[o]; ok {
+		return v[0], v[1]
 	}
 	return OutcomeError, string(kanban.CodeInternal)
+}
+
+// upstreamOutcome is the kandev_upstream_calls_total outcome of a proxied
+// call: the wrapper's own word for it (a closed set), or "error".
+func upstreamOutcome(o string) string {
+	if KnownOutcome(o) {
+		return o
+	}
+	return OutcomeError
+}
+
+// ObserveBridge records n tool calls an agent's `kandev mcp` bridge
+// answered (reported in session.report_calls): tool is a catalog tool's
+// name or UpstreamTool, o what the bridge's wrapper logged (KnownOutcome).
+func (m *Metrics) ObserveBridge(tool, o string, n int) {
+	outcome, kind := toolOutcome(o)
+	m.bridgeCalls.WithLabelValues(tool, outcome).Add(float64(n))
+	if kind != "" {
+		m.refusals.WithLabelValues("bridge", kind).Add(float64(n))
+	}
+	if tool == UpstreamTool {
+		m.upstreamCalls.WithLabelValues("bridge", upstreamOutcome(o)).Add(float64(n))
+	}
 }
 
 // turnReasons are ACP's stop reasons and ours ("error"); an agent's other

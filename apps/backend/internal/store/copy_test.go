@@ -79,6 +79,10 @@ func seedEveryEntity(t *testing.T, s *Store) string {
 	must(s.PutSecret(ctx, kanban.SealedSecret{Name: "TOKEN", KeyID: "k1", Sealed: "c2VhbGVk", Size: 6}))(t)
 	must(s.RecordUsage(ctx, kanban.UsageReport{SessionID: sess.ID, AgentSessionID: "acp-1", Tokens: kanban.Tokens{Input: 3, Output: 2},
 		Cost: &kanban.Cost{Amount: 0.5, Currency: "USD"}, ContextUsed: 10, ContextSize: 100}))(t)
+	if err := s.SetAgentOffer(ctx, kanban.AgentOffer{Agent: "mock-agent", Models: []kanban.AgentModel{{ID: "mock-fast", Name: "Fast ü"}},
+		Modes: []string{"plan"}, OfferedAt: kanban.Now()}); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.SaveWorktree(ctx, kanban.Worktree{TaskID: parent.ID, RepositoryID: repo.ID, Path: "/wt", Branch: "kandev/x"}); err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,9 @@ func (s *Secrets) List(ctx context.Context, p kanban.Page) (*kanban.List[kanban.
 }
 
 // Delete deletes a secret (its value stays known to the redactor).
-func (s *Secrets) Delete(ctx context.Context, name string) error { return s.store.DeleteSecret(ctx, name) }
+func (s *Secrets) Delete(ctx context.Context, name string) error {
+	return s.store.DeleteSecret(ctx, name)
+}
 
 // Resolve returns v, or the value of the secret v refers to
 // ("secret:NAME"): NOT_FOUND naming no value when it does not exist.

@@ -233,7 +233,7 @@ func (c *Catalog) Tools(p Profile) ([]*Tool, error) {
 // sessionPlumbing are the actions a session's MCP server itself uses in
 // every mode (attaching, reading its profile, reading its proxied servers
 // and reporting what it serves of them).
-var sessionPlumbing = []kanban.Action{kanban.ActionSessionAttach, kanban.ActionSessionProfile, kanban.ActionUpstreamConfig, kanban.ActionUpstreamReport}
+var sessionPlumbing = []kanban.Action{kanban.ActionSessionAttach, kanban.ActionSessionProfile, kanban.ActionSessionReportCalls, kanban.ActionUpstreamConfig, kanban.ActionUpstreamReport}
 
 // Actions returns the backend actions a profile may use: those of its
 // tools plus the session plumbing. The backend authorizes session calls

@@ -68,6 +68,7 @@ export const SESSION_CREATE = 'session.create';
 export const SESSION_GET = 'session.get';
 export const SESSION_LIST = 'session.list';
 export const SESSION_PROFILE = 'session.profile';
+export const SESSION_REPORT_CALLS = 'session.report_calls';
 export const SESSION_SET_MODE = 'session.set_mode';
 export const SESSION_SPAWN = 'session.spawn';
 export const SESSION_STOP = 'session.stop';
