@@ -79,9 +79,8 @@ type Config struct {
 	// here, and Docker profiles fail to launch, saying so).
 	Docker *docker.Client
 	// Secret resolves a "secret:NAME" value of a profile's MCP server
-	// environment or headers to the named secret's value, given only to
-	// the agent launched with that server (nil: references stay
-	// unresolved and their servers are not given).
+	// environment or headers, for the agent launched with that server
+	// only (nil: the servers that refer to one are not given).
 	Secret func(ctx context.Context, ref string) (string, error)
 }
 

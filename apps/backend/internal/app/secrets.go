@@ -76,7 +76,7 @@ func (b *backend) openSecrets(ctx context.Context) error {
 	return nil
 }
 
-const secretUsage = "usage: kandev secret rotate-key --old-key-file F --new-key-file F [--data-dir DIR | --database URL]"
+const secretUsage = "usage: kandev secret rotate-key --old-key-file F --new-key-file F [--data-dir DIR | --database URL]" //nolint:gosec // G101: a usage line, no credential
 
 // secretCmd runs kandev secret rotate-key: every secret re-encrypted from
 // the old key to the new one in one transaction (all or none), on the

@@ -35,15 +35,7 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 	e := newAgentEnv(t, withAgentCommands(t, map[string]any{"mock-agent": map[string]any{"command": "sh", "args": []string{"-c", script, bin}}}),
 		func(c *Config) { c.Token, c.Agents.EnvAllow = opToken, AgentEnvAllow("DIAG_CANARY_SECRET") })
 
-	// A named secret: redacted by value only (nothing in its shape says
-	// it is one), referred to by a profile's MCP server environment.
-	vaultValue := canary("vault")
-	var setOut kanban.SecretInfo
-	e.dispatch(kanban.ActionSecretSet, action.SecretSetIn{Name: "UPSTREAM_CRED", Value: vaultValue}, &setOut)
-	if b, _ := json.Marshal(setOut); strings.Contains(string(b), vaultValue) {
-		t.Fatalf("secret.set answered its value: %s", b)
-	}
-	e.b.log.Info("the vault holds " + vaultValue)
+	vaultValue := setCanarySecret(t, e, canary("vault"))
 	prof := e.profileOf("mock-agent")
 	off := false
 	e.dispatch(kanban.ActionMCPConfigUpdate, action.MCPConfigUpdateIn{AgentProfileID: prof.ID, Enabled: &off, Servers: map[string]kanban.MCPServerConfig{
@@ -119,4 +111,18 @@ func checkBundleRedacted(t *testing.T, files map[string][]byte, toolCall string,
 			}
 		}
 	}
+}
+
+// setCanarySecret stores value as the named secret UPSTREAM_CRED and logs
+// it: it is redacted by value only (nothing in its shape says it is a
+// secret). The test refers to it from a profile's MCP server environment.
+func setCanarySecret(t *testing.T, e *env, value string) string {
+	t.Helper()
+	var setOut kanban.SecretInfo
+	e.dispatch(kanban.ActionSecretSet, action.SecretSetIn{Name: "UPSTREAM_CRED", Value: value}, &setOut)
+	if b, _ := json.Marshal(setOut); strings.Contains(string(b), value) {
+		t.Fatalf("secret.set answered its value: %s", b)
+	}
+	e.b.log.Info("the vault holds " + value)
+	return value
 }

@@ -23,7 +23,7 @@ const (
 )
 
 // SecretNamePattern is the form of a secret's name.
-const SecretNamePattern = `^[A-Za-z][A-Za-z0-9_.-]{0,63}$`
+const SecretNamePattern = `^[A-Za-z][A-Za-z0-9_.-]{0,63}$` //nolint:gosec // G101: a name pattern, no credential
 
 var secretNameRe = regexp.MustCompile(SecretNamePattern)
 
