@@ -22,9 +22,11 @@ import (
 // entry rides the action's context to the store, which appends it in the
 // first write transaction of the action that commits (see
 // kanban.AuditRecord): a refused call, or one that failed before changing
-// anything, leaves no entry; an acknowledged one always has one — when
-// the handler changed nothing through the store (an idempotent no-op, a
-// git push), the registry appends it itself before answering.
+// anything, leaves no entry, nor does one that changed nothing (a
+// deduplicated retry, a second answer); one that changed the database
+// has it in the same commit. An External action (a git push, a forge
+// call, a file) that wrote nothing through the store gets its entry from
+// the registry before it answers.
 
 // auditWait bounds the registry's own audit writes after the handler.
 const auditWait = 5 * time.Second
@@ -58,7 +60,7 @@ func (r *Registry) audited(ctx context.Context, a *registered, p Principal, raw 
 	rec := &kanban.AuditRecord{Entry: r.auditEntry(ctx, a.c, p, raw)}
 	v, err := a.run(kanban.WithAudit(ctx, rec), p, raw)
 	written := rec.Close()
-	if err != nil {
+	if err != nil || (!written && a.c.effect != External) {
 		return v, err
 	}
 	created := createdID(v)

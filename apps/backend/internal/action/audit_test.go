@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -68,16 +69,26 @@ func TestAuditSessionActorAndRefusals(t *testing.T) {
 	}
 }
 
-// An acknowledged action that changed nothing through the store (archiving
-// an archived task) still has its entry: the registry appends it.
+// A Writes action that changed nothing (archiving an archived task) has
+// no entry; an External one has its entry even when it wrote nothing
+// through the store (the registry appends it).
 func TestAuditEntryWithoutStoreWrite(t *testing.T) {
 	h := newHarness(t)
 	task := h.task("Archive me")
 	call[kanban.Task](h, operator, kanban.ActionTaskArchive, map[string]any{"task_id": task.ID})
+	before := h.snapshot()
 	call[kanban.Task](h, operator, kanban.ActionTaskArchive, map[string]any{"task_id": task.ID})
-	got := h.auditList(AuditListIn{Target: task.ID, Action: string(kanban.ActionTaskArchive)})
-	if len(got.Items) != 2 {
-		t.Fatalf("got %d task.archive entries, want 2", len(got.Items))
+	h.assertUnchanged(before, "archiving an archived task")
+	if got := h.auditList(AuditListIn{Target: task.ID, Action: string(kanban.ActionTaskArchive)}); len(got.Items) != 1 {
+		t.Fatalf("got %d task.archive entries, want 1", len(got.Items))
+	}
+	h.reg.actions[kanban.ActionTaskArchive] = &registered{c: &Contract{name: kanban.ActionTaskArchive, effect: External},
+		run: func(context.Context, Principal, json.RawMessage) (any, error) { return &kanban.Task{ID: task.ID}, nil }}
+	if _, err := h.reg.audited(context.Background(), h.reg.actions[kanban.ActionTaskArchive], operator, json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.auditList(AuditListIn{Target: task.ID, Action: string(kanban.ActionTaskArchive)}); len(got.Items) != 2 {
+		t.Fatalf("an External action that wrote nothing: got %d entries, want 2", len(got.Items))
 	}
 }
 

@@ -54,7 +54,7 @@ func (c *Contract) Effect() Effect { return c.effect }
 
 // Writes reports whether the action changes state: it is audited and
 // counts against its caller's write rate.
-func (c *Contract) Writes() bool { return c.effect == Writes }
+func (c *Contract) Writes() bool { return c.effect == Writes || c.effect == External }
 
 // Blocking reports whether the action may wait for a person
 // (question.ask); clients give it a longer timeout.

@@ -107,8 +107,8 @@ var compileDeclared = sync.OnceValue(func() error {
 			return fmt.Errorf("action %s declared twice", c.name)
 		case c.tool != "" && tools[c.tool]:
 			return fmt.Errorf("action %s: tool %s already serves another action", c.name, c.tool)
-		case c.effect != Reads && c.effect != Writes:
-			return fmt.Errorf("action %s declares no effect (Reads or Writes)", c.name)
+		case c.effect != Reads && c.effect != Writes && c.effect != External:
+			return fmt.Errorf("action %s declares no effect (Reads, Writes or External)", c.name)
 		case c.schema == nil:
 			return fmt.Errorf("action %s declares no schema", c.name)
 		case b.bind == nil:

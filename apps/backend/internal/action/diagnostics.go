@@ -134,7 +134,7 @@ type diagnostics struct {
 
 var _ = declare(Def[DiagnosticBundleIn, *DiagnosticBundleOut]{
 	Name:   kanban.ActionDiagnosticBundleCreate,
-	Effect: Writes,
+	Effect: External,
 	Allow:  AllowOperator | AllowSession,
 	Schema: schema.Obj("", schema.P{
 		"source":  schema.Enum("Diagnostic source to collect: backend, frontend, or all", BundleSources()...),

@@ -70,10 +70,15 @@ const (
 // (changes something: a row, a file, a process, an outside system).
 type Effect uint8
 
-// Effects. The zero Effect is none: a declaration must choose.
+// Effects. The zero Effect is none: a declaration must choose. Writes
+// changes the database: it is audited when one of its write transactions
+// commits (a call that changed nothing — a deduplicated retry — leaves
+// no entry). External changes something outside it (git, a forge, a
+// file): it is audited whenever it is acknowledged.
 const (
 	Reads Effect = iota + 1
 	Writes
+	External
 )
 
 // String names the effect: "reads" or "writes".
@@ -83,6 +88,8 @@ func (e Effect) String() string {
 		return "reads"
 	case Writes:
 		return "writes"
+	case External:
+		return "external"
 	}
 	return "none"
 }

@@ -130,7 +130,7 @@ func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Sessi
 	if r.limits != nil {
 		// Before anything else the call would do: a refused call costs
 		// no read and changes nothing.
-		if wait, kind, ok := r.limits.Take(p.Actor(), a.c.effect == Writes); !ok {
+		if wait, kind, ok := r.limits.Take(p.Actor(), a.c.Writes()); !ok {
 			return nil, kanban.RateLimited(kind, wait)
 		}
 	}
@@ -144,7 +144,7 @@ func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Sessi
 			return nil, err
 		}
 	}
-	if a.c.effect == Writes && r.audit != nil {
+	if a.c.Writes() && r.audit != nil {
 		return r.audited(ctx, a, p, raw)
 	}
 	return a.run(ctx, p, raw)

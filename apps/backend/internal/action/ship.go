@@ -76,7 +76,7 @@ func shipTaskProps(p schema.P) schema.P {
 
 var _ = declare(Def[CommitIn, *CommitOut]{
 	Name:   kanban.ActionTaskCommit,
-	Effect: Writes,
+	Effect: External,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", shipTaskProps(schema.P{
 		"message": schema.Str("The commit message (or message_from_agent).").Len(1, kanban.MaxCommitMessageBytes),
@@ -92,7 +92,7 @@ var _ = declare(Def[CommitIn, *CommitOut]{
 
 var _ = declare(Def[PushIn, *PushOut]{
 	Name:   kanban.ActionTaskPush,
-	Effect: Writes,
+	Effect: External,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", shipTaskProps(schema.P{}), "task_id"),
 	Run:    (*Service).pushTask,

@@ -46,7 +46,7 @@ var mergeMethods = []string{string(forge.MergeCommit), string(forge.MergeSquash)
 
 var _ = declare(Def[PROpenIn, *kanban.PullRequest]{
 	Name:   kanban.ActionTaskPROpen,
-	Effect: Writes,
+	Effect: External,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", shipTaskProps(schema.P{
 		"title": schema.Str("The pull request's title.").Len(1, kanban.MaxPRTitleLen),
@@ -102,7 +102,7 @@ var _ = declare(Def[PRBadgesIn, *kanban.List[kanban.PullRequestBadge]]{
 
 var _ = declare(Def[PRMergeIn, *kanban.PullRequest]{
 	Name:   kanban.ActionTaskPRMerge,
-	Effect: Writes,
+	Effect: External,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"id":                idProp("The pull request (its Kandev id)."),

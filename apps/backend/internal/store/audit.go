@@ -42,19 +42,49 @@ func insertAudit(ctx context.Context, tx txn, e *kanban.AuditEntry) error {
 
 // withAudit wraps a write transaction's fn so that, when ctx carries an
 // action's audit record no other transaction holds or wrote, its entry
-// is appended in the same transaction after fn's work. It returns the
-// claimed record (to settle with the transaction's outcome) or nil.
-func withAudit(ctx context.Context, fn func(tx txn) error) (func(tx txn) error, *kanban.AuditRecord) {
+// is appended in the same transaction after fn's work — if fn changed
+// something (a transaction that only read, such as a deduplicated
+// create's, carries no entry). It returns the claimed record and
+// whether the last run of the wrapped fn appended it (to settle with the
+// transaction's outcome), or nil.
+func withAudit(ctx context.Context, fn func(tx txn) error) (func(tx txn) error, *kanban.AuditRecord, *bool) {
 	rec := kanban.AuditOf(ctx)
 	if !rec.Claim() {
-		return fn, nil
+		return fn, nil, nil
 	}
+	appended := new(bool)
 	return func(tx txn) error {
+		*appended = false // a PostgreSQL transaction may run again
+		before, err := tx.writes(ctx)
+		if err != nil {
+			return err
+		}
 		if err := fn(tx); err != nil {
 			return err
 		}
+		after, err := tx.writes(ctx)
+		if err != nil || after == before {
+			return err
+		}
+		*appended = true
 		return insertAudit(ctx, tx, &rec.Entry)
-	}, rec
+	}, rec, appended
+}
+
+// writes is a count that moves when tx changes a row: on SQLite the
+// connection's total_changes() (one writer of a batch runs at a time on
+// it), on PostgreSQL 1 once the transaction has a transaction id (one is
+// assigned at its first write), else 0.
+func (t txn) writes(ctx context.Context) (int64, error) {
+	var n int64
+	q := `SELECT total_changes()`
+	if t.state != nil {
+		q = `SELECT CASE WHEN pg_current_xact_id_if_assigned() IS NULL THEN 0 ELSE 1 END`
+	}
+	if err := t.tx.QueryRowContext(ctx, q).Scan(&n); err != nil {
+		return 0, fmt.Errorf("audit: count writes: %w", err)
+	}
+	return n, nil
 }
 
 // AppendAudit appends e in its own transaction.

@@ -54,6 +54,19 @@ func TestAuditEntryRidesTheActionsTransaction(t *testing.T) {
 		if n := countRows(t, s, "audit_log"); n != 1 {
 			t.Errorf("a write after the action's end: got %d entries, want 1", n)
 		}
+		// A transaction that changes nothing (a deduplicated create) carries
+		// no entry either; the one that creates does.
+		in := kanban.TaskCreate{WorkspaceID: bd.ws.ID, Title: "Once", ExternalID: "ext-1"}
+		if _, _, err := s.CreateTask(kanban.WithAudit(ctx, auditRecord(kanban.ActionTaskCreate)), in); err != nil {
+			t.Fatal(err)
+		}
+		dedup := auditRecord(kanban.ActionTaskCreate)
+		if _, again, err := s.CreateTask(kanban.WithAudit(ctx, dedup), in); err != nil || !again {
+			t.Fatalf("retry: got dedup %v, %v", again, err)
+		}
+		if dedup.Close() || countRows(t, s, "audit_log") != 2 {
+			t.Errorf("a deduplicated create: got %d entries (written %v), want only the create's", countRows(t, s, "audit_log"), dedup.Close())
+		}
 		got, err := s.ListAudit(ctx, kanban.AuditFilter{Target: bd.ws.ID})
 		if err != nil || len(got.Items) != 1 || got.Items[0].ID != rec.Entry.ID || got.Items[0].Via != "ws" {
 			t.Fatalf("list by target: got %+v, %v, want the one entry", got, err)

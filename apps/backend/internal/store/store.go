@@ -157,9 +157,9 @@ func (s *Store) DB() *sql.DB { return s.db }
 // transaction other than setting its results, since it may run more than
 // once.
 func (s *Store) tx(ctx context.Context, fn func(tx txn) error) (err error) {
-	fn, audit := withAudit(ctx, fn)
+	fn, audit, appended := withAudit(ctx, fn)
 	if audit != nil {
-		defer func() { audit.Settle(err == nil) }()
+		defer func() { audit.Settle(err == nil && *appended) }()
 	}
 	ctx, span := s.startTx(ctx)
 	defer func() { endSpan(span, err) }()
