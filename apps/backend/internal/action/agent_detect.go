@@ -18,8 +18,9 @@ type AgentDetectIn struct {
 // Detection runs programs on the backend's machine (each agent type's
 // launch, asked ACP initialize): the operator's alone.
 var _ = declare(Def[AgentDetectIn, *kanban.List[kanban.AgentDetection]]{
-	Name:  kanban.ActionAgentDetect,
-	Allow: AllowOperator,
+	Name:   kanban.ActionAgentDetect,
+	Effect: Reads,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"refresh": schema.Bool("Probe every agent type again first (each probe bounded to 45 s, four at a time).").Default(false),
 	})),

@@ -81,6 +81,7 @@ type ArtifactDeleteOut struct {
 
 var _ = declare(Def[PlanCreateIn, *kanban.Plan]{
 	Name:   kanban.ActionPlanCreate,
+	Effect: Writes,
 	Tool:   "create_task_plan_kandev",
 	Allow:  all,
 	Schema: planInput("Plan title.", "The plan, in markdown."),
@@ -96,6 +97,7 @@ var _ = declare(Def[PlanCreateIn, *kanban.Plan]{
 
 var _ = declare(Def[TaskRefIn, *kanban.Plan]{
 	Name:   kanban.ActionPlanGet,
+	Effect: Reads,
 	Tool:   "get_task_plan_kandev",
 	Allow:  all,
 	Schema: schema.Obj("", schema.P{"task_id": planTaskRef()}),
@@ -110,6 +112,7 @@ var _ = declare(Def[TaskRefIn, *kanban.Plan]{
 
 var _ = declare(Def[PlanUpdateIn, *kanban.Plan]{
 	Name:   kanban.ActionPlanUpdate,
+	Effect: Writes,
 	Tool:   "update_task_plan_kandev",
 	Allow:  all,
 	Schema: planInput("New title; omit to keep it.", "The whole new plan, in markdown."),
@@ -125,6 +128,7 @@ var _ = declare(Def[PlanUpdateIn, *kanban.Plan]{
 
 var _ = declare(Def[TaskRefIn, *Deleted]{
 	Name:   kanban.ActionPlanDelete,
+	Effect: Writes,
 	Tool:   "delete_task_plan_kandev",
 	Allow:  all,
 	Schema: schema.Obj("", schema.P{"task_id": planTaskRef()}),
@@ -143,6 +147,7 @@ var _ = declare(Def[TaskRefIn, *Deleted]{
 
 var _ = declare(Def[TaskPageIn, *kanban.List[kanban.Plan]]{
 	Name:   kanban.ActionPlanRevisions,
+	Effect: Reads,
 	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{"task_id": ownTaskRef("The plan's task")})),
 	Run: func(s *Service, ctx context.Context, p Principal, in TaskPageIn) (*kanban.List[kanban.Plan], error) {
@@ -164,9 +169,10 @@ func (s *Service) publishPlan(t *kanban.Task, pl *kanban.Plan, err error) (*kanb
 }
 
 var _ = declare(Def[TaskPageIn, *kanban.List[kanban.Document]]{
-	Name:  kanban.ActionDocumentList,
-	Tool:  "list_task_documents_kandev",
-	Allow: all,
+	Name:   kanban.ActionDocumentList,
+	Effect: Reads,
+	Tool:   "list_task_documents_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"task_id": docTaskRef(", an ancestor or a descendant."),
 	})),
@@ -180,9 +186,10 @@ var _ = declare(Def[TaskPageIn, *kanban.List[kanban.Document]]{
 })
 
 var _ = declare(Def[DocumentGetIn, *kanban.Document]{
-	Name:  kanban.ActionDocumentGet,
-	Tool:  "get_task_document_kandev",
-	Allow: all,
+	Name:   kanban.ActionDocumentGet,
+	Effect: Reads,
+	Tool:   "get_task_document_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id":      docTaskRef(", an ancestor or a descendant."),
 		"document_key": schema.Str("The document's key.").Pattern(kanban.DocumentKeyPattern),
@@ -197,9 +204,10 @@ var _ = declare(Def[DocumentGetIn, *kanban.Document]{
 })
 
 var _ = declare(Def[DocumentWriteIn, *kanban.Document]{
-	Name:  kanban.ActionDocumentWrite,
-	Tool:  "write_task_document_kandev",
-	Allow: all,
+	Name:   kanban.ActionDocumentWrite,
+	Effect: Writes,
+	Tool:   "write_task_document_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id":      docTaskRef(" or an ancestor."),
 		"document_key": schema.Str("Document key.").Pattern(kanban.DocumentKeyPattern),
@@ -223,6 +231,7 @@ var _ = declare(Def[DocumentWriteIn, *kanban.Document]{
 
 var _ = declare(Def[ArtifactCreateIn, *kanban.Artifact]{
 	Name:   kanban.ActionArtifactCreate,
+	Effect: Writes,
 	Allow:  all,
 	Schema: artifactCreateSchema(),
 	Run: func(s *Service, ctx context.Context, p Principal, in ArtifactCreateIn) (*kanban.Artifact, error) {
@@ -256,6 +265,7 @@ var _ = declare(Def[ArtifactCreateIn, *kanban.Artifact]{
 
 var _ = declare(Def[ArtifactKindIn, *kanban.Artifact]{
 	Name:   kanban.ActionArtifactLatest,
+	Effect: Reads,
 	Allow:  all,
 	Schema: schema.Obj("", schema.P{"task_id": artifactTaskRef("Task whose walkthrough to read"), "kind": artifactKind()}, "kind"),
 	Run: func(s *Service, ctx context.Context, p Principal, in ArtifactKindIn) (*kanban.Artifact, error) {
@@ -269,6 +279,7 @@ var _ = declare(Def[ArtifactKindIn, *kanban.Artifact]{
 
 var _ = declare(Def[ArtifactListIn, *kanban.List[kanban.Artifact]]{
 	Name:   kanban.ActionArtifactList,
+	Effect: Reads,
 	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{"task_id": ownTaskRef("The task"), "kind": artifactKind()})),
 	Run: func(s *Service, ctx context.Context, p Principal, in ArtifactListIn) (*kanban.List[kanban.Artifact], error) {
@@ -282,6 +293,7 @@ var _ = declare(Def[ArtifactListIn, *kanban.List[kanban.Artifact]]{
 
 var _ = declare(Def[ArtifactKindIn, *ArtifactDeleteOut]{
 	Name:   kanban.ActionArtifactDelete,
+	Effect: Writes,
 	Allow:  all,
 	Schema: schema.Obj("", schema.P{"task_id": artifactTaskRef("Task whose walkthroughs to delete"), "kind": artifactKind()}, "kind"),
 	Run: func(s *Service, ctx context.Context, p Principal, in ArtifactKindIn) (*ArtifactDeleteOut, error) {

@@ -64,6 +64,7 @@ type StepListIn struct {
 
 var _ = declare(Def[ListIn, *kanban.List[kanban.Workspace]]{
 	Name:   kanban.ActionWorkspaceList,
+	Effect: Reads,
 	Tool:   "list_workspaces_kandev",
 	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{})),
@@ -81,6 +82,7 @@ var _ = declare(Def[ListIn, *kanban.List[kanban.Workspace]]{
 
 var _ = declare(Def[IDIn, *kanban.Workspace]{
 	Name:   kanban.ActionWorkspaceGet,
+	Effect: Reads,
 	Allow:  all,
 	Schema: idOnly("The workspace."),
 	Run: func(s *Service, ctx context.Context, p Principal, in IDIn) (*kanban.Workspace, error) {
@@ -93,8 +95,9 @@ var _ = declare(Def[IDIn, *kanban.Workspace]{
 })
 
 var _ = declare(Def[WorkspaceCreateIn, *kanban.Workspace]{
-	Name:  kanban.ActionWorkspaceCreate,
-	Allow: AllowOperator,
+	Name:   kanban.ActionWorkspaceCreate,
+	Effect: Writes,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"name":        schema.Str("Name.").Len(1, kanban.MaxNameLen),
 		"description": schema.Str("Description.").Len(0, kanban.MaxDescriptionLen),
@@ -105,8 +108,9 @@ var _ = declare(Def[WorkspaceCreateIn, *kanban.Workspace]{
 })
 
 var _ = declare(Def[WorkspaceUpdateIn, *kanban.Workspace]{
-	Name:  kanban.ActionWorkspaceUpdate,
-	Allow: AllowOperator,
+	Name:   kanban.ActionWorkspaceUpdate,
+	Effect: Writes,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"id":          idProp("The workspace."),
 		"name":        schema.Str("New name.").Len(1, kanban.MaxNameLen),
@@ -118,9 +122,10 @@ var _ = declare(Def[WorkspaceUpdateIn, *kanban.Workspace]{
 })
 
 var _ = declare(Def[WorkflowListIn, *kanban.List[kanban.Workflow]]{
-	Name:  kanban.ActionWorkflowList,
-	Tool:  "list_workflows_kandev",
-	Allow: all,
+	Name:   kanban.ActionWorkflowList,
+	Effect: Reads,
+	Tool:   "list_workflows_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"workspace_id": idProp("Workspace whose workflows to list."),
 	}), "workspace_id"),
@@ -135,6 +140,7 @@ var _ = declare(Def[WorkflowListIn, *kanban.List[kanban.Workflow]]{
 
 var _ = declare(Def[IDIn, *kanban.Workflow]{
 	Name:   kanban.ActionWorkflowGet,
+	Effect: Reads,
 	Allow:  all,
 	Schema: idOnly("The workflow."),
 	Run: func(s *Service, ctx context.Context, p Principal, in IDIn) (*kanban.Workflow, error) {
@@ -143,9 +149,10 @@ var _ = declare(Def[IDIn, *kanban.Workflow]{
 })
 
 var _ = declare(Def[StepListIn, *kanban.List[kanban.WorkflowStep]]{
-	Name:  kanban.ActionWorkflowStepList,
-	Tool:  "list_workflow_steps_kandev",
-	Allow: all,
+	Name:   kanban.ActionWorkflowStepList,
+	Effect: Reads,
+	Tool:   "list_workflow_steps_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"workflow_id": idProp("Workflow whose steps to list."),
 	}), "workflow_id"),
@@ -159,6 +166,7 @@ var _ = declare(Def[StepListIn, *kanban.List[kanban.WorkflowStep]]{
 
 var _ = declare(Def[IDIn, *kanban.WorkflowStep]{
 	Name:   kanban.ActionWorkflowStepGet,
+	Effect: Reads,
 	Allow:  all,
 	Schema: idOnly("The step."),
 	Run: func(s *Service, ctx context.Context, p Principal, in IDIn) (*kanban.WorkflowStep, error) {

@@ -97,9 +97,10 @@ type BaseBranchIn struct {
 }
 
 var _ = declare(Def[TaskBranchIn, *TaskBranchOut]{
-	Name:  kanban.ActionTaskRepositoryAdd,
-	Tool:  "add_branch_to_task_kandev",
-	Allow: all,
+	Name:   kanban.ActionTaskRepositoryAdd,
+	Effect: Writes,
+	Tool:   "add_branch_to_task_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id":         branchTaskRef(),
 		"repository_id":   idProp("Repository of the workspace."),
@@ -112,9 +113,10 @@ var _ = declare(Def[TaskBranchIn, *TaskBranchOut]{
 })
 
 var _ = declare(Def[SourcesAddIn, *SourcesAddOut]{
-	Name:  kanban.ActionWorkspaceSourceAdd,
-	Tool:  "add_workspace_sources_kandev",
-	Allow: all,
+	Name:   kanban.ActionWorkspaceSourceAdd,
+	Effect: Writes,
+	Tool:   "add_workspace_sources_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id": branchTaskRef(),
 		"sources": schema.Arr("The sources, in order.", schema.Obj("One source: a repository or a folder.", schema.P{
@@ -132,9 +134,10 @@ var _ = declare(Def[SourcesAddIn, *SourcesAddOut]{
 })
 
 var _ = declare(Def[BaseBranchIn, *kanban.TaskRepository]{
-	Name:  kanban.ActionTaskRepositorySetBaseBranch,
-	Tool:  "update_repository_base_branch_kandev",
-	Allow: all,
+	Name:   kanban.ActionTaskRepositorySetBaseBranch,
+	Effect: Writes,
+	Tool:   "update_repository_base_branch_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id":            branchTaskRef(),
 		"task_repository_id": idProp("The task's repository link to change: its repository_id."),

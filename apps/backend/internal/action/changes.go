@@ -83,6 +83,7 @@ func taskChangesProps(p schema.P) schema.P {
 
 var _ = declare(Def[SummaryIn, *kanban.List[RepoChanges]]{
 	Name:   kanban.ActionTaskChangesSummary,
+	Effect: Reads,
 	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{"task_id": ownTaskRef("The task")})),
 	Run:    (*Service).changesSummary,
@@ -90,14 +91,16 @@ var _ = declare(Def[SummaryIn, *kanban.List[RepoChanges]]{
 
 var _ = declare(Def[ChangesIn, *ChangesOut]{
 	Name:   kanban.ActionTaskChangesList,
+	Effect: Reads,
 	Allow:  all,
 	Schema: schema.Obj("", pageProps(taskChangesProps(schema.P{}))),
 	Run:    (*Service).changesList,
 })
 
 var _ = declare(Def[DiffIn, *DiffOut]{
-	Name:  kanban.ActionTaskChangesDiff,
-	Allow: all,
+	Name:   kanban.ActionTaskChangesDiff,
+	Effect: Reads,
+	Allow:  all,
 	Schema: schema.Obj("", taskChangesProps(schema.P{
 		"path":     schema.Str("The changed file, relative to the repository's root.").Len(1, kanban.MaxPathLen),
 		"old_path": schema.Str("For a renamed file, its path before the rename (its change's old_path).").Len(1, kanban.MaxPathLen),
@@ -107,6 +110,7 @@ var _ = declare(Def[DiffIn, *DiffOut]{
 
 var _ = declare(Def[ChangesIn, *CommitsOut]{
 	Name:   kanban.ActionTaskChangesCommits,
+	Effect: Reads,
 	Allow:  all,
 	Schema: schema.Obj("", pageProps(taskChangesProps(schema.P{}))),
 	Run:    (*Service).changesCommits,

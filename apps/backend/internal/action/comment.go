@@ -26,9 +26,10 @@ type CommentAddIn struct {
 }
 
 var _ = declare(Def[CommentAddIn, *kanban.Comment]{
-	Name:  kanban.ActionTaskCommentAdd,
-	Tool:  "add_task_comment_kandev",
-	Allow: all,
+	Name:   kanban.ActionTaskCommentAdd,
+	Tool:   "add_task_comment_kandev",
+	Effect: Writes,
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id": selfTaskRef(`Task to comment on: yours ("self", default), an ancestor or a descendant.`),
 		"body":    schema.Str("The comment (markdown).").Len(1, kanban.MaxCommentLen),
@@ -37,9 +38,10 @@ var _ = declare(Def[CommentAddIn, *kanban.Comment]{
 })
 
 var _ = declare(Def[TaskPageIn, *kanban.List[kanban.Comment]]{
-	Name:  kanban.ActionTaskCommentList,
-	Tool:  "list_task_comments_kandev",
-	Allow: all,
+	Name:   kanban.ActionTaskCommentList,
+	Tool:   "list_task_comments_kandev",
+	Effect: Reads,
+	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"task_id": selfTaskRef(`Task whose comments to read: yours ("self", default), an ancestor or a descendant.`),
 	})),

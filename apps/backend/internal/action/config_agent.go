@@ -68,6 +68,7 @@ type MCPConfigUpdateIn struct {
 
 var _ = declare(Def[ListIn, *kanban.List[kanban.Agent]]{
 	Name:   kanban.ActionAgentList,
+	Effect: Reads,
 	Tool:   "list_agents_kandev",
 	Allow:  AllowOperator | AllowSession,
 	Schema: schema.Obj("", pageProps(schema.P{})),
@@ -80,9 +81,10 @@ var _ = declare(Def[ListIn, *kanban.List[kanban.Agent]]{
 // change. The tool stays in config mode (the reference lists it there),
 // refused with a reason.
 var _ = declare(Def[AgentUpdateIn, *kanban.Agent]{
-	Name:  kanban.ActionAgentUpdate,
-	Tool:  "update_agent_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionAgentUpdate,
+	Effect: Writes,
+	Tool:   "update_agent_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", schema.P{
 		"agent_id":        idProp("Agent to change."),
 		"supports_mcp":    schema.Bool("Whether the agent can use MCP tools."),
@@ -97,8 +99,9 @@ var _ = declare(Def[AgentUpdateIn, *kanban.Agent]{
 })
 
 var _ = declare(Def[AgentProfileListIn, *kanban.List[kanban.AgentProfile]]{
-	Name:  kanban.ActionAgentProfileList,
-	Allow: cfg,
+	Name:   kanban.ActionAgentProfileList,
+	Effect: Reads,
+	Allow:  cfg,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"agent_id":     idProp("Only profiles of this agent."),
 		"workspace_id": idProp(usableInWorkspace),
@@ -113,9 +116,10 @@ var _ = declare(Def[AgentProfileListIn, *kanban.List[kanban.AgentProfile]]{
 })
 
 var _ = declare(Def[AgentProfileCreateIn, *kanban.AgentProfile]{
-	Name:  kanban.ActionAgentProfileCreate,
-	Tool:  "create_agent_profile_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionAgentProfileCreate,
+	Effect: Writes,
+	Tool:   "create_agent_profile_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", schema.P{
 		"agent_id":      idProp("Agent the profile configures."),
 		"name":          schema.Str("Name, unique per agent.").Len(1, kanban.MaxNameLen),
@@ -134,9 +138,10 @@ var _ = declare(Def[AgentProfileCreateIn, *kanban.AgentProfile]{
 })
 
 var _ = declare(Def[AgentProfileUpdateIn, *kanban.AgentProfile]{
-	Name:  kanban.ActionAgentProfileUpdate,
-	Tool:  "update_agent_profile_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionAgentProfileUpdate,
+	Effect: Writes,
+	Tool:   "update_agent_profile_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", schema.P{
 		"profile_id":    idProp("Agent profile to change."),
 		"name":          schema.Str("New name, unique within the agent.").Len(1, kanban.MaxNameLen),
@@ -154,9 +159,10 @@ var _ = declare(Def[AgentProfileUpdateIn, *kanban.AgentProfile]{
 })
 
 var _ = declare(Def[ProfileRefIn, *Deleted]{
-	Name:  kanban.ActionAgentProfileDelete,
-	Tool:  "delete_agent_profile_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionAgentProfileDelete,
+	Effect: Writes,
+	Tool:   "delete_agent_profile_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", schema.P{
 		"profile_id": idProp("Agent profile to delete."),
 	}, "profile_id"),
@@ -172,9 +178,10 @@ var _ = declare(Def[ProfileRefIn, *Deleted]{
 })
 
 var _ = declare(Def[MCPConfigGetIn, *kanban.MCPConfig]{
-	Name:  kanban.ActionMCPConfigGet,
-	Tool:  "get_mcp_config_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionMCPConfigGet,
+	Effect: Reads,
+	Tool:   "get_mcp_config_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", schema.P{
 		"profile_id": idProp("Agent profile whose MCP config to read."),
 	}, "profile_id"),
@@ -199,9 +206,10 @@ var _ = declare(Def[MCPConfigGetIn, *kanban.MCPConfig]{
 })
 
 var _ = declare(Def[MCPConfigUpdateIn, *kanban.MCPConfig]{
-	Name:  kanban.ActionMCPConfigUpdate,
-	Tool:  "update_mcp_config_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionMCPConfigUpdate,
+	Effect: Writes,
+	Tool:   "update_mcp_config_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", schema.P{
 		"profile_id": idProp("Agent profile to change."),
 		"enabled":    schema.Bool("Whether its agent gets MCP servers."),

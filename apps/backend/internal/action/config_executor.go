@@ -45,6 +45,7 @@ type ExecutorProfileUpdateIn struct {
 
 var _ = declare(Def[ListIn, *kanban.List[kanban.Executor]]{
 	Name:   kanban.ActionExecutorList,
+	Effect: Reads,
 	Tool:   "list_executors_kandev",
 	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{})),
@@ -54,8 +55,9 @@ var _ = declare(Def[ListIn, *kanban.List[kanban.Executor]]{
 })
 
 var _ = declare(Def[ExecutorProfileListIn, *kanban.List[kanban.ExecutorProfile]]{
-	Name:  kanban.ActionExecutorProfileList,
-	Allow: all,
+	Name:   kanban.ActionExecutorProfileList,
+	Effect: Reads,
+	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"executor_id":  idProp("Only profiles of this executor."),
 		"workspace_id": idProp(usableInWorkspace),
@@ -77,9 +79,10 @@ var _ = declare(Def[ExecutorProfileListIn, *kanban.List[kanban.ExecutorProfile]]
 })
 
 var _ = declare(Def[ExecutorProfileCreateIn, *kanban.ExecutorProfile]{
-	Name:  kanban.ActionExecutorProfileCreate,
-	Tool:  "create_executor_profile_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionExecutorProfileCreate,
+	Effect: Writes,
+	Tool:   "create_executor_profile_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", withExecutorFields(schema.P{
 		"executor_id": idProp("Executor the profile configures."),
 		"name":        schema.Str("Name, unique per executor.").Len(1, kanban.MaxNameLen),
@@ -103,9 +106,10 @@ var _ = declare(Def[ExecutorProfileCreateIn, *kanban.ExecutorProfile]{
 })
 
 var _ = declare(Def[ExecutorProfileUpdateIn, *kanban.ExecutorProfile]{
-	Name:  kanban.ActionExecutorProfileUpdate,
-	Tool:  "update_executor_profile_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionExecutorProfileUpdate,
+	Effect: Writes,
+	Tool:   "update_executor_profile_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", withExecutorFields(schema.P{
 		"profile_id": idProp("Executor profile to change."),
 		"name":       schema.Str("New name, unique per executor.").Len(1, kanban.MaxNameLen),
@@ -132,9 +136,10 @@ var _ = declare(Def[ExecutorProfileUpdateIn, *kanban.ExecutorProfile]{
 })
 
 var _ = declare(Def[ProfileRefIn, *Deleted]{
-	Name:  kanban.ActionExecutorProfileDelete,
-	Tool:  "delete_executor_profile_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionExecutorProfileDelete,
+	Effect: Writes,
+	Tool:   "delete_executor_profile_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", schema.P{
 		"profile_id": idProp("Executor profile to delete."),
 	}, "profile_id"),

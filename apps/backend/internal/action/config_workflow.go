@@ -61,9 +61,10 @@ type WorkflowImportOut struct {
 }
 
 var _ = declare(Def[WorkflowCreateIn, *WorkflowOut]{
-	Name:  kanban.ActionWorkflowCreate,
-	Tool:  "create_workflow_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionWorkflowCreate,
+	Effect: Writes,
+	Tool:   "create_workflow_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", workflowFields(schema.P{
 		"workspace_id": idProp("Workspace; default yours, else the first."),
 		"steps":        stepSpecs("Steps in board order; the flagged start step, else the first, is the start step."),
@@ -72,9 +73,10 @@ var _ = declare(Def[WorkflowCreateIn, *WorkflowOut]{
 })
 
 var _ = declare(Def[WorkflowUpdateIn, *kanban.Workflow]{
-	Name:  kanban.ActionWorkflowUpdate,
-	Tool:  "update_workflow_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionWorkflowUpdate,
+	Effect: Writes,
+	Tool:   "update_workflow_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", schema.P{
 		"workflow_id": idProp("Workflow to change."),
 		"name":        schema.Str("New name.").Len(1, kanban.MaxNameLen),
@@ -95,9 +97,10 @@ var _ = declare(Def[WorkflowUpdateIn, *kanban.Workflow]{
 })
 
 var _ = declare(Def[WorkflowDeleteIn, *Deleted]{
-	Name:  kanban.ActionWorkflowDelete,
-	Tool:  "delete_workflow_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionWorkflowDelete,
+	Effect: Writes,
+	Tool:   "delete_workflow_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", schema.P{
 		"workflow_id": idProp("Workflow to delete."),
 		"cascade":     schema.Bool("Also delete its tasks; else CONFLICT while it has any.").Default(false),
@@ -116,9 +119,10 @@ var _ = declare(Def[WorkflowDeleteIn, *Deleted]{
 })
 
 var _ = declare(Def[WorkflowRefIn, *WorkflowDocument]{
-	Name:  kanban.ActionWorkflowExport,
-	Tool:  "export_workflow_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionWorkflowExport,
+	Effect: Reads,
+	Tool:   "export_workflow_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", schema.P{
 		"workflow_id": idProp("Workflow to export."),
 	}, "workflow_id"),
@@ -136,8 +140,9 @@ var _ = declare(Def[WorkflowRefIn, *WorkflowDocument]{
 })
 
 var _ = declare(Def[WorkflowImportIn, *WorkflowImportOut]{
-	Name:  kanban.ActionWorkflowImport,
-	Allow: cfg,
+	Name:   kanban.ActionWorkflowImport,
+	Effect: Writes,
+	Allow:  cfg,
 	Schema: schema.Obj("", schema.P{
 		"workspace_id": idProp("Workspace; default yours, else the first."),
 		"document": schema.Str(`The document: {"version":1,"type":"kandev_workflow","workflows":[...]} as JSON or YAML.`).
@@ -350,9 +355,10 @@ type StepReorderIn struct {
 }
 
 var _ = declare(Def[StepCreateIn, *kanban.WorkflowStep]{
-	Name:  kanban.ActionWorkflowStepCreate,
-	Tool:  "create_workflow_step_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionWorkflowStepCreate,
+	Effect: Writes,
+	Tool:   "create_workflow_step_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", withStepFields(schema.P{
 		"workflow_id": idProp("Workflow to add the step to."),
 		"position":    schema.Int("0-based position; default last.").Range(0, kanban.MaxWorkflowSteps-1),
@@ -361,9 +367,10 @@ var _ = declare(Def[StepCreateIn, *kanban.WorkflowStep]{
 })
 
 var _ = declare(Def[StepUpdateIn, *kanban.WorkflowStep]{
-	Name:  kanban.ActionWorkflowStepUpdate,
-	Tool:  "update_workflow_step_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionWorkflowStepUpdate,
+	Effect: Writes,
+	Tool:   "update_workflow_step_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", withStepFields(schema.P{
 		"step_id":        idProp("Step to change."),
 		"clear_approval": schema.Bool("Remove the step's participants and quorum.").Default(false),
@@ -397,9 +404,10 @@ var _ = declare(Def[StepUpdateIn, *kanban.WorkflowStep]{
 })
 
 var _ = declare(Def[StepRefIn, *Deleted]{
-	Name:  kanban.ActionWorkflowStepDelete,
-	Tool:  "delete_workflow_step_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionWorkflowStepDelete,
+	Effect: Writes,
+	Tool:   "delete_workflow_step_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", schema.P{
 		"step_id": idProp("Step to delete."),
 	}, "step_id"),
@@ -417,9 +425,10 @@ var _ = declare(Def[StepRefIn, *Deleted]{
 })
 
 var _ = declare(Def[StepReorderIn, *kanban.List[kanban.WorkflowStep]]{
-	Name:  kanban.ActionWorkflowStepReorder,
-	Tool:  "reorder_workflow_steps_kandev",
-	Allow: cfg,
+	Name:   kanban.ActionWorkflowStepReorder,
+	Effect: Writes,
+	Tool:   "reorder_workflow_steps_kandev",
+	Allow:  cfg,
 	Schema: schema.Obj("", schema.P{
 		"workflow_id": idProp("Workflow whose steps to reorder."),
 		"step_ids": schema.Arr("Every step id of the workflow, each once, in the new order.",

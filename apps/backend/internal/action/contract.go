@@ -25,6 +25,7 @@ type Contract struct {
 	// tool is the MCP tool that serves the action unchanged, if any (Tool).
 	tool     string
 	allow    Allow
+	effect   Effect
 	blocking bool
 	payload  reflect.Type
 
@@ -47,6 +48,13 @@ func (c *Contract) Tool() string { return c.tool }
 
 // Allow says which principals may call the action.
 func (c *Contract) Allow() Allow { return c.allow }
+
+// Effect says whether the action changes state or only reads.
+func (c *Contract) Effect() Effect { return c.effect }
+
+// Writes reports whether the action changes state: it is audited and
+// counts against its caller's write rate.
+func (c *Contract) Writes() bool { return c.effect == Writes || c.effect == External }
 
 // Blocking reports whether the action may wait for a person
 // (question.ask); clients give it a longer timeout.

@@ -66,9 +66,10 @@ type SessionSpawnOut struct {
 }
 
 var _ = declare(Def[TaskMessageIn, *TaskMessageOut]{
-	Name:  kanban.ActionTaskMessage,
-	Tool:  "message_task_kandev",
-	Allow: all,
+	Name:   kanban.ActionTaskMessage,
+	Effect: Writes,
+	Tool:   "message_task_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id":              idProp("Task to message (not your own)."),
 		"prompt":               schema.Str("The message for the task's agent.").Len(1, kanban.MaxPromptLen),
@@ -80,9 +81,10 @@ var _ = declare(Def[TaskMessageIn, *TaskMessageOut]{
 })
 
 var _ = declare(Def[TaskStopIn, *TaskStopOut]{
-	Name:  kanban.ActionTaskStop,
-	Tool:  "stop_task_kandev",
-	Allow: all,
+	Name:   kanban.ActionTaskStop,
+	Effect: Writes,
+	Tool:   "stop_task_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id": idProp("Direct subtask whose sessions to stop."),
 		"reason":  stopReason(),
@@ -91,9 +93,10 @@ var _ = declare(Def[TaskStopIn, *TaskStopOut]{
 })
 
 var _ = declare(Def[SessionSpawnIn, *SessionSpawnOut]{
-	Name:  kanban.ActionSessionSpawn,
-	Tool:  "spawn_session_kandev",
-	Allow: all,
+	Name:   kanban.ActionSessionSpawn,
+	Effect: Writes,
+	Tool:   "spawn_session_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id":             selfTaskRef(`Task to start a session on; default "self".`),
 		"name":                schema.Str(`Session name shown to people, e.g. "reviewer".`).Len(1, kanban.MaxNameLen),
@@ -105,9 +108,10 @@ var _ = declare(Def[SessionSpawnIn, *SessionSpawnOut]{
 })
 
 var _ = declare(Def[RelatedIn, *RelatedOut]{
-	Name:  kanban.ActionTaskRelated,
-	Tool:  "list_related_tasks_kandev",
-	Allow: all,
+	Name:   kanban.ActionTaskRelated,
+	Effect: Reads,
+	Tool:   "list_related_tasks_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id": selfTaskRef(`Task to look around; default "self" (sessions only).`),
 		"verbose": schema.Bool("Include descriptions (cut at 2000 characters).").Default(false),
@@ -118,9 +122,10 @@ var _ = declare(Def[RelatedIn, *RelatedOut]{
 })
 
 var _ = declare(Def[StepCompleteIn, *StepCompleteOut]{
-	Name:  kanban.ActionStepComplete,
-	Tool:  "step_complete_kandev",
-	Allow: AllowSession,
+	Name:   kanban.ActionStepComplete,
+	Effect: Writes,
+	Tool:   "step_complete_kandev",
+	Allow:  AllowSession,
 	Schema: schema.Obj("", schema.P{
 		"summary": schema.Str("What was done in this step.").Len(1, kanban.MaxStepSummaryLen),
 		"handoff": schema.Str("Notes for whoever works on the next step.").Len(1, kanban.MaxStepHandoffLen),
@@ -131,9 +136,10 @@ var _ = declare(Def[StepCompleteIn, *StepCompleteOut]{
 })
 
 var _ = declare(Def[StepDecideIn, *StepDecideOut]{
-	Name:  kanban.ActionStepDecide,
-	Tool:  "record_step_decision_kandev",
-	Allow: all,
+	Name:   kanban.ActionStepDecide,
+	Effect: Writes,
+	Tool:   "record_step_decision_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id":  selfTaskRef(`Task decided on: yours ("self", default) or a subtask.`),
 		"decision": schema.Enum("The decision.", kanban.Decisions...),
@@ -143,9 +149,10 @@ var _ = declare(Def[StepDecideIn, *StepDecideOut]{
 })
 
 var _ = declare(Def[SetTitleIn, *SetTitleOut]{
-	Name:  kanban.ActionTaskSetTitle,
-	Tool:  "set_task_title_kandev",
-	Allow: AllowSession,
+	Name:   kanban.ActionTaskSetTitle,
+	Effect: Writes,
+	Tool:   "set_task_title_kandev",
+	Allow:  AllowSession,
 	Schema: schema.Obj("", schema.P{
 		"title": schema.Str("The task's title, at most 60 characters.").Len(1, kanban.MaxTitleLen),
 	}, "title"),

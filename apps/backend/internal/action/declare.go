@@ -20,6 +20,7 @@ import (
 //
 //	var _ = declare(Def[IDIn, *kanban.Workspace]{
 //		Name:   kanban.ActionWorkspaceGet,
+//		Effect: Reads,
 //		Allow:  AllowOperator | AllowSession,
 //		Schema: idOnly("The workspace."),
 //		Run: func(s *Service, ctx context.Context, p Principal, in IDIn) (*kanban.Workspace, error) { … },
@@ -32,8 +33,12 @@ type Def[In, Out any] struct {
 	// Tool names the MCP tool that serves the action unchanged (see
 	// Contract.Tool); catalog declares that tool from this action and
 	// takes its name from here.
-	Tool     string
-	Allow    Allow
+	Tool  string
+	Allow Allow
+	// Effect says whether the action changes state (Writes: audited,
+	// counted against the caller's write rate) or only reads; every
+	// action declares one.
+	Effect   Effect
 	Blocking bool
 	// Schema is the payload's JSON Schema, its shape In's (conform proves
 	// it when the contract compiles), its bounds and enums kanban's.
@@ -60,7 +65,7 @@ var declared []binding
 // declare adds an action's declaration (at package initialization); New
 // registers it. It returns the action's contract.
 func declare[In, Out any](d Def[In, Out]) *Contract {
-	c := &Contract{name: d.Name, tool: d.Tool, allow: d.Allow, blocking: d.Blocking, payload: reflect.TypeFor[In](),
+	c := &Contract{name: d.Name, tool: d.Tool, allow: d.Allow, effect: d.Effect, blocking: d.Blocking, payload: reflect.TypeFor[In](),
 		schema: d.Schema, aliases: d.Aliases}
 	run := d.Run
 	b := binding{c: c}
@@ -103,6 +108,8 @@ var compileDeclared = sync.OnceValue(func() error {
 			return fmt.Errorf("action %s declared twice", c.name)
 		case c.tool != "" && tools[c.tool]:
 			return fmt.Errorf("action %s: tool %s already serves another action", c.name, c.tool)
+		case c.effect != Reads && c.effect != Writes && c.effect != External:
+			return fmt.Errorf("action %s declares no effect (Reads, Writes or External)", c.name)
 		case c.schema == nil:
 			return fmt.Errorf("action %s declares no schema", c.name)
 		case b.bind == nil:

@@ -9,6 +9,7 @@ import (
 
 var _ = declare(Def[DependencyIn, *kanban.TaskDependency]{
 	Name:   kanban.ActionTaskDependencyAdd,
+	Effect: Writes,
 	Tool:   "add_task_dependency_kandev",
 	Allow:  all,
 	Schema: dependencyInput(),
@@ -28,6 +29,7 @@ var _ = declare(Def[DependencyIn, *kanban.TaskDependency]{
 
 var _ = declare(Def[DependencyIn, *Deleted]{
 	Name:   kanban.ActionTaskDependencyRemove,
+	Effect: Writes,
 	Tool:   "remove_task_dependency_kandev",
 	Allow:  all,
 	Schema: dependencyInput(),
@@ -44,8 +46,9 @@ var _ = declare(Def[DependencyIn, *Deleted]{
 })
 
 var _ = declare(Def[TaskListRelIn, *kanban.List[kanban.Task]]{
-	Name:  kanban.ActionTaskDependencyList,
-	Allow: all,
+	Name:   kanban.ActionTaskDependencyList,
+	Effect: Reads,
+	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"task_id":   ownTaskRef("The task"),
 		"direction": schema.Enum("blockers (default): tasks it waits for; blocked: tasks waiting for it.", kanban.DependencyDirections...),

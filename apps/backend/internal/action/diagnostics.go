@@ -133,8 +133,9 @@ type diagnostics struct {
 }
 
 var _ = declare(Def[DiagnosticBundleIn, *DiagnosticBundleOut]{
-	Name:  kanban.ActionDiagnosticBundleCreate,
-	Allow: AllowOperator | AllowSession,
+	Name:   kanban.ActionDiagnosticBundleCreate,
+	Effect: External,
+	Allow:  AllowOperator | AllowSession,
 	Schema: schema.Obj("", schema.P{
 		"source":  schema.Enum("Diagnostic source to collect: backend, frontend, or all", BundleSources()...),
 		"task_id": idProp("Task whose workspace receives the bundle (required for the operator; a session's own task)."),

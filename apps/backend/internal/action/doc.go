@@ -14,6 +14,7 @@
 //	var _ = declare(Def[FooIn, *kanban.Foo]{
 //		Name:   kanban.ActionFoo,   // the name, declared once in kanban
 //		Tool:   "foo_kandev",       // only if an MCP tool serves it unchanged
+//		Effect: Writes,             // Reads, Writes (audited) or External
 //		Allow:  all,
 //		Schema: schema.Obj("", schema.P{"id": idProp("The foo.")}, "id"),
 //		Run:    (*Service).foo,

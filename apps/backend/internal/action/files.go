@@ -56,8 +56,9 @@ type FilesReadOut struct {
 }
 
 var _ = declare(Def[FilesListIn, *FilesListOut]{
-	Name:  kanban.ActionTaskFilesList,
-	Allow: AllowOperator,
+	Name:   kanban.ActionTaskFilesList,
+	Effect: Reads,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"task_id": idProp("The task whose working directory to list."),
 		"path":    schema.Str(`A directory relative to the working directory; default "" (the directory itself).`).Len(0, kanban.MaxPathLen),
@@ -66,8 +67,9 @@ var _ = declare(Def[FilesListIn, *FilesListOut]{
 })
 
 var _ = declare(Def[FilesReadIn, *FilesReadOut]{
-	Name:  kanban.ActionTaskFilesRead,
-	Allow: AllowOperator,
+	Name:   kanban.ActionTaskFilesRead,
+	Effect: Reads,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"task_id": idProp("The task whose working directory holds the file."),
 		"path":    schema.Str("A regular file relative to the working directory.").Len(1, kanban.MaxPathLen),

@@ -52,8 +52,9 @@ func notifyWorkspaceProp() schema.S {
 }
 
 var _ = declare(Def[NotificationListIn, *kanban.NotificationList]{
-	Name:  kanban.ActionNotificationList,
-	Allow: AllowOperator,
+	Name:   kanban.ActionNotificationList,
+	Effect: Reads,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"workspace_id": notifyWorkspaceProp(),
 		"unread_only":  schema.Bool("Only the unread notifications."),
@@ -68,8 +69,9 @@ var _ = declare(Def[NotificationListIn, *kanban.NotificationList]{
 })
 
 var _ = declare(Def[NotificationMarkReadIn, *kanban.NotificationsRead]{
-	Name:  kanban.ActionNotificationMarkRead,
-	Allow: AllowOperator,
+	Name:   kanban.ActionNotificationMarkRead,
+	Effect: Writes,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"workspace_id": notifyWorkspaceProp(),
 		"ids":          schema.Arr("The notifications to mark read.", idProp("A notification.")).Items(1, kanban.MaxReadIDs).Unique(),
@@ -91,6 +93,7 @@ var _ = declare(Def[NotificationMarkReadIn, *kanban.NotificationsRead]{
 
 var _ = declare(Def[NotifySettingsIn, *NotifySettingsOut]{
 	Name:   kanban.ActionNotificationSettingsGet,
+	Effect: Reads,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{"workspace_id": notifyWorkspaceProp()}),
 	Run: func(s *Service, ctx context.Context, p Principal, in NotifySettingsIn) (*NotifySettingsOut, error) {
@@ -103,8 +106,9 @@ var _ = declare(Def[NotifySettingsIn, *NotifySettingsOut]{
 })
 
 var _ = declare(Def[NotifySettingSetIn, *NotifySettingsOut]{
-	Name:  kanban.ActionNotificationSettingsSet,
-	Allow: AllowOperator,
+	Name:   kanban.ActionNotificationSettingsSet,
+	Effect: Writes,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"workspace_id": notifyWorkspaceProp(),
 		"kind":         schema.Enum("The kind of notification.", strs(kanban.NotificationKinds)...),

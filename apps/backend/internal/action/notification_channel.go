@@ -74,8 +74,9 @@ func channelProps(p schema.P) schema.P {
 }
 
 var _ = declare(Def[ChannelCreateIn, *kanban.Channel]{
-	Name:  kanban.ActionNotificationChannelCreate,
-	Allow: AllowOperator,
+	Name:   kanban.ActionNotificationChannelCreate,
+	Effect: Writes,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", channelProps(schema.P{
 		"workspace_id": notifyWorkspaceProp(),
 		"type":         schema.Enum("apprise (the apprise CLI) or webhook (a signed JSON POST).", strs(kanban.ChannelTypes)...),
@@ -93,6 +94,7 @@ var _ = declare(Def[ChannelCreateIn, *kanban.Channel]{
 
 var _ = declare(Def[ChannelListIn, *kanban.List[kanban.Channel]]{
 	Name:   kanban.ActionNotificationChannelList,
+	Effect: Reads,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{"workspace_id": notifyWorkspaceProp()})),
 	Run: func(s *Service, ctx context.Context, p Principal, in ChannelListIn) (*kanban.List[kanban.Channel], error) {
@@ -106,6 +108,7 @@ var _ = declare(Def[ChannelListIn, *kanban.List[kanban.Channel]]{
 
 var _ = declare(Def[ChannelUpdateIn, *kanban.Channel]{
 	Name:   kanban.ActionNotificationChannelUpdate,
+	Effect: Writes,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", channelProps(schema.P{"id": idProp("The channel.")}), "id"),
 	Run: func(s *Service, ctx context.Context, _ Principal, in ChannelUpdateIn) (*kanban.Channel, error) {
@@ -124,6 +127,7 @@ var _ = declare(Def[ChannelUpdateIn, *kanban.Channel]{
 
 var _ = declare(Def[ChannelDeleteIn, *ChannelDeleted]{
 	Name:   kanban.ActionNotificationChannelDelete,
+	Effect: Writes,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{"id": idProp("The channel.")}, "id"),
 	Run: func(s *Service, ctx context.Context, _ Principal, in ChannelDeleteIn) (*ChannelDeleted, error) {
@@ -135,8 +139,9 @@ var _ = declare(Def[ChannelDeleteIn, *ChannelDeleted]{
 })
 
 var _ = declare(Def[DeliveryListIn, *kanban.List[kanban.Delivery]]{
-	Name:  kanban.ActionNotificationDeliveryList,
-	Allow: AllowOperator,
+	Name:   kanban.ActionNotificationDeliveryList,
+	Effect: Reads,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"workspace_id": notifyWorkspaceProp(),
 		"channel_id":   idProp("Only this channel's deliveries."),

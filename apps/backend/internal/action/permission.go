@@ -38,8 +38,9 @@ type PermissionResolveOut struct {
 }
 
 var _ = declare(Def[PermissionListIn, *kanban.List[kanban.Permission]]{
-	Name:  kanban.ActionPermissionList,
-	Allow: AllowOperator,
+	Name:   kanban.ActionPermissionList,
+	Effect: Reads,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"task_id":      idProp("The task whose agents' requests to list."),
 		"session_id":   idProp("Only requests of this session (it must belong to task_id)."),
@@ -51,9 +52,10 @@ var _ = declare(Def[PermissionListIn, *kanban.List[kanban.Permission]]{
 })
 
 var _ = declare(Def[PermissionResolveIn, *PermissionResolveOut]{
-	Name:  kanban.ActionPermissionResolve,
-	Tool:  "resolve_agent_permission_kandev",
-	Allow: AllowOperator,
+	Name:   kanban.ActionPermissionResolve,
+	Effect: Writes,
+	Tool:   "resolve_agent_permission_kandev",
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"task_id":    idProp("The request's task."),
 		"session_id": idProp("The request's session."),

@@ -72,6 +72,7 @@ func switchProps(what, forgeName string) schema.P {
 
 var _ = declare(Def[PRAutomationGetIn, *kanban.PRAutomation]{
 	Name:   kanban.ActionTaskPRAutomationGet,
+	Effect: Reads,
 	Allow:  all,
 	Schema: schema.Obj("", schema.P{"task_id": automationTask("The task.")}),
 	Run: func(s *Service, ctx context.Context, p Principal, in PRAutomationGetIn) (*kanban.PRAutomation, error) {
@@ -80,8 +81,9 @@ var _ = declare(Def[PRAutomationGetIn, *kanban.PRAutomation]{
 })
 
 var _ = declare(Def[PRAutomationUpdateIn, *kanban.PRAutomation]{
-	Name:  kanban.ActionTaskPRAutomationUpdate,
-	Allow: all,
+	Name:   kanban.ActionTaskPRAutomationUpdate,
+	Effect: Writes,
+	Allow:  all,
 	Schema: schema.Obj("", with(switchProps("pull request", "GitHub"), schema.P{
 		"pr_number": schema.Int("Number of the one linked pull request to change (with repository_id); omit both to change every linked pull request.").
 			Range(1, kanban.MaxPRNumber),
@@ -93,6 +95,7 @@ var _ = declare(Def[PRAutomationUpdateIn, *kanban.PRAutomation]{
 
 var _ = declare(Def[PRAutomationGetIn, *kanban.PRAutomation]{
 	Name:   kanban.ActionTaskMRAutomationGet,
+	Effect: Reads,
 	Allow:  all,
 	Schema: schema.Obj("", schema.P{"task_id": automationTask("The task.")}),
 	Run: func(s *Service, ctx context.Context, p Principal, in PRAutomationGetIn) (*kanban.PRAutomation, error) {
@@ -101,8 +104,9 @@ var _ = declare(Def[PRAutomationGetIn, *kanban.PRAutomation]{
 })
 
 var _ = declare(Def[MRAutomationUpdateIn, *kanban.PRAutomation]{
-	Name:  kanban.ActionTaskMRAutomationUpdate,
-	Allow: all,
+	Name:   kanban.ActionTaskMRAutomationUpdate,
+	Effect: Writes,
+	Allow:  all,
 	Schema: schema.Obj("", with(switchProps("merge request", "GitLab"), schema.P{
 		"project_path": schema.Str("GitLab project path of the one linked merge request to change, e.g. group/project (with repository_id and mr_iid).").
 			Len(1, kanban.MaxForgeRepoLen),

@@ -35,6 +35,11 @@ type Principal struct {
 	// registry from the stored session when it authorizes the call
 	// (whatever the caller set is replaced).
 	Mode kanban.Mode
+	// Via is the transport the call came over (ws, board, mcp, cli;
+	// empty: internal) and From its remote address, when known: set by
+	// the transport, recorded in the audit log.
+	Via  string
+	From string
 }
 
 // IsOperator reports whether p is the operator.
@@ -60,3 +65,31 @@ const (
 	// cfg admits the operator and config-mode sessions (its delegates).
 	cfg = AllowOperator | AllowConfigSession
 )
+
+// Effect is what an action does to the state: it reads, or it writes
+// (changes something: a row, a file, a process, an outside system).
+type Effect uint8
+
+// Effects. The zero Effect is none: a declaration must choose. Writes
+// changes the database: it is audited when one of its write transactions
+// commits (a call that changed nothing — a deduplicated retry — leaves
+// no entry). External changes something outside it (git, a forge, a
+// file): it is audited whenever it is acknowledged.
+const (
+	Reads Effect = iota + 1
+	Writes
+	External
+)
+
+// String names the effect: "reads" or "writes".
+func (e Effect) String() string {
+	switch e {
+	case Reads:
+		return "reads"
+	case Writes:
+		return "writes"
+	case External:
+		return "external"
+	}
+	return "none"
+}

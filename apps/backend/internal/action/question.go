@@ -84,6 +84,7 @@ type QuestionListIn struct {
 
 var _ = declare(Def[QuestionAskIn, *QuestionAskOut]{
 	Name:     kanban.ActionQuestionAsk,
+	Effect:   Writes,
 	Allow:    AllowSession,
 	Blocking: true,
 	Schema: askInput("the operator", schema.P{
@@ -93,9 +94,10 @@ var _ = declare(Def[QuestionAskIn, *QuestionAskOut]{
 })
 
 var _ = declare(Def[QuestionAnswerIn, *QuestionAnswerOut]{
-	Name:  kanban.ActionQuestionAnswer,
-	Tool:  "answer_question_kandev",
-	Allow: AllowOperator,
+	Name:   kanban.ActionQuestionAnswer,
+	Effect: Writes,
+	Tool:   "answer_question_kandev",
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"pending_id": idProp("The question bundle to answer (its id from list_pending_questions_kandev)."),
 		"answers": schema.Arr("One answer per question of the bundle, in any order; omit when rejecting.", schema.Obj("The answer to one question.", schema.P{
@@ -123,6 +125,7 @@ var _ = declare(Def[QuestionAnswerIn, *QuestionAnswerOut]{
 
 var _ = declare(Def[IDIn, *kanban.Question]{
 	Name:   kanban.ActionQuestionGet,
+	Effect: Reads,
 	Allow:  AllowOperator | AllowSession,
 	Schema: idOnly("The question bundle."),
 	Run: func(s *Service, ctx context.Context, p Principal, in IDIn) (*kanban.Question, error) {
@@ -138,8 +141,9 @@ var _ = declare(Def[IDIn, *kanban.Question]{
 })
 
 var _ = declare(Def[QuestionListIn, *kanban.List[kanban.Question]]{
-	Name:  kanban.ActionQuestionList,
-	Allow: AllowOperator,
+	Name:   kanban.ActionQuestionList,
+	Effect: Reads,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"workspace_id":  idProp("Only questions asked in this workspace."),
 		"created_since": schema.Str("Only questions asked at or after this time (RFC 3339, e.g. 2026-01-31T12:00:00Z).").Len(1, kanban.MaxTimestampLen).Format("date-time"),
@@ -158,6 +162,7 @@ var _ = declare(Def[QuestionListIn, *kanban.List[kanban.Question]]{
 
 var _ = declare(Def[QuestionBundleIn, *ParentAskOut]{
 	Name:   kanban.ActionQuestionAskParent,
+	Effect: Writes,
 	Tool:   "ask_parent_question_kandev",
 	Allow:  AllowSession,
 	Schema: askInput("the parent task's agent", nil),

@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/redact"
 )
 
 // Registry maps action names to their contracts and handlers.
@@ -29,6 +31,20 @@ type Registry struct {
 	observe func(action string, caller Kind, err error, d time.Duration)
 	// tracer makes each call's "action" span (Deps.Tracer; nil: none).
 	tracer trace.Tracer
+	// audit appends the entries of Writes actions (audit.go); redact
+	// redacts their summaries (Deps.Redactor).
+	audit  kanban.AuditService
+	redact func() *redact.Redactor
+	log    *slog.Logger
+	// limits spends each call's share of its caller's rate (Deps.Limits).
+	limits Limits
+}
+
+// Limits bounds how fast each caller may call and write (package
+// ratelimit's Limiter): Take spends one call of key (and one write with
+// write), or answers how long to wait and which rate ran out.
+type Limits interface {
+	Take(key string, write bool) (wait time.Duration, kind string, ok bool)
 }
 
 // registered is one action of a registry: its contract and its handler
@@ -111,6 +127,13 @@ func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Sessi
 	if !ok {
 		return nil, kanban.Errorf(kanban.CodeUnknownAction, "unknown action")
 	}
+	if r.limits != nil {
+		// Before anything else the call would do: a refused call costs
+		// no read and changes nothing.
+		if wait, kind, ok := r.limits.Take(p.Actor(), a.c.Writes()); !ok {
+			return nil, kanban.RateLimited(kind, wait)
+		}
+	}
 	mode, err := r.authorize(ctx, a.c, p, sess)
 	if err != nil {
 		return nil, err
@@ -120,6 +143,9 @@ func (r *Registry) dispatch(ctx context.Context, p Principal, sess *kanban.Sessi
 		if raw, err = a.c.Check(raw); err != nil {
 			return nil, err
 		}
+	}
+	if a.c.Writes() && r.audit != nil {
+		return r.audited(ctx, a, p, raw)
 	}
 	return a.run(ctx, p, raw)
 }

@@ -30,8 +30,11 @@ type ReportCallsOut struct {
 }
 
 var _ = declare(Def[ReportCallsIn, *ReportCallsOut]{
-	Name:  kanban.ActionSessionReportCalls,
-	Allow: AllowSession,
+	Name: kanban.ActionSessionReportCalls,
+	// It feeds this backend's metrics only: no state changes, nothing
+	// to audit, no write to count against the session.
+	Effect: Reads,
+	Allow:  AllowSession,
 	Schema: schema.Obj("", schema.P{
 		"calls": schema.Arr("Tool calls by tool and outcome since the previous report.", schema.Obj("One tool and outcome.", schema.P{
 			"tool":    schema.Str("A catalog tool's name, or upstream for every proxied tool.").Len(1, kanban.MaxReportedToolLen),

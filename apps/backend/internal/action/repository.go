@@ -31,9 +31,10 @@ type RepositoryUpdateIn struct {
 }
 
 var _ = declare(Def[RepositoryListIn, *kanban.List[kanban.Repository]]{
-	Name:  kanban.ActionRepositoryList,
-	Tool:  "list_repositories_kandev",
-	Allow: AllowOperator | AllowSession,
+	Name:   kanban.ActionRepositoryList,
+	Effect: Reads,
+	Tool:   "list_repositories_kandev",
+	Allow:  AllowOperator | AllowSession,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"workspace_id": idProp("Workspace whose repositories to list. Default: your workspace, else the first workspace."),
 	})),
@@ -61,8 +62,9 @@ var _ = declare(Def[RepositoryListIn, *kanban.List[kanban.Repository]]{
 
 // Registering a repository is the operator's (see errRegisterForbidden).
 var _ = declare(Def[RepositoryCreateIn, *kanban.Repository]{
-	Name:  kanban.ActionRepositoryCreate,
-	Allow: AllowOperator,
+	Name:   kanban.ActionRepositoryCreate,
+	Effect: Writes,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"workspace_id":   idProp("The repository's workspace; default the session's, else the first."),
 		"name":           schema.Str("Name; default the locator's last segment.").Len(1, kanban.MaxNameLen),
@@ -87,8 +89,9 @@ var _ = declare(Def[RepositoryCreateIn, *kanban.Repository]{
 })
 
 var _ = declare(Def[RepositoryUpdateIn, *kanban.Repository]{
-	Name:  kanban.ActionRepositoryUpdate,
-	Allow: cfg,
+	Name:   kanban.ActionRepositoryUpdate,
+	Effect: Writes,
+	Allow:  cfg,
 	Schema: schema.Obj("", schema.P{
 		"id":             idProp("The repository."),
 		"default_branch": schema.Str("Branch tasks start from.").Len(1, kanban.MaxBranchLen),

@@ -41,8 +41,9 @@ var sideProp = schema.Enum("The side of the diff: new (the file now: added and u
 	strs(kanban.DiffSides)...)
 
 var _ = declare(Def[ReviewCommentCreateIn, *kanban.ReviewComment]{
-	Name:  kanban.ActionReviewCommentCreate,
-	Allow: AllowOperator,
+	Name:   kanban.ActionReviewCommentCreate,
+	Effect: Writes,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", taskChangesProps(schema.P{
 		"path":       schema.Str("The changed file, relative to the repository's root.").Len(1, kanban.MaxPathLen),
 		"old_path":   schema.Str("For a renamed file, its path before the rename.").Len(1, kanban.MaxPathLen),
@@ -55,8 +56,9 @@ var _ = declare(Def[ReviewCommentCreateIn, *kanban.ReviewComment]{
 })
 
 var _ = declare(Def[ReviewCommentListIn, *kanban.List[kanban.ReviewComment]]{
-	Name:  kanban.ActionReviewCommentList,
-	Allow: all,
+	Name:   kanban.ActionReviewCommentList,
+	Effect: Reads,
+	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"task_id":       ownTaskRef("The task"),
 		"repository_id": idProp("Only the comments on this repository."),
@@ -67,8 +69,9 @@ var _ = declare(Def[ReviewCommentListIn, *kanban.List[kanban.ReviewComment]]{
 })
 
 var _ = declare(Def[ReviewCommentUpdateIn, *kanban.ReviewComment]{
-	Name:  kanban.ActionReviewCommentUpdate,
-	Allow: AllowOperator,
+	Name:   kanban.ActionReviewCommentUpdate,
+	Effect: Writes,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"id":    idProp("The comment."),
 		"body":  schema.Str("The new text (only while the comment is open).").Len(1, kanban.MaxReviewCommentLen),
@@ -79,6 +82,7 @@ var _ = declare(Def[ReviewCommentUpdateIn, *kanban.ReviewComment]{
 
 var _ = declare(Def[IDIn, *Deleted]{
 	Name:   kanban.ActionReviewCommentDelete,
+	Effect: Writes,
 	Allow:  AllowOperator,
 	Schema: idOnly("The comment."),
 	Run: func(s *Service, ctx context.Context, _ Principal, in IDIn) (*Deleted, error) {

@@ -42,8 +42,9 @@ type ReviewSendOut struct {
 }
 
 var _ = declare(Def[ReviewSendIn, *ReviewSendOut]{
-	Name:  kanban.ActionReviewSend,
-	Allow: AllowOperator,
+	Name:   kanban.ActionReviewSend,
+	Effect: Writes,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"task_id":    idProp("The task whose open review comments to send to its agent."),
 		"session_id": idProp("A live session of the task; default its newest."),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kandev/kandev/apps/backend/internal/fsguard"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
+	"github.com/kandev/kandev/apps/backend/internal/redact"
 	"github.com/kandev/kandev/apps/backend/internal/taskdir"
 	"github.com/kandev/kandev/apps/backend/internal/worktree"
 )
@@ -73,6 +74,15 @@ type Deps struct {
 	// Tracer makes a span of every call the registry dispatches (nil:
 	// none).
 	Tracer trace.TracerProvider
+	// Redactor, when set, returns the redactor that knows every secret
+	// value (the secrets vault's): audit summaries pass through it.
+	Redactor func() *redact.Redactor
+	// Limits, when set, bounds each caller's rate of calls and writes
+	// (RATE_LIMITED answers, checked before the call does anything).
+	Limits Limits
+	// Secrets stores the named secrets (nil: secret.* answer
+	// UNAVAILABLE).
+	Secrets Secrets
 }
 
 // Service holds the dependencies shared by every handler.
@@ -106,6 +116,8 @@ type Service struct {
 	git *worktree.Git
 	// turns wakes the commits waiting for an agent's message.
 	turns *turnWaiters
+	// secrets is Deps.Secrets.
+	secrets Secrets
 	// reportCalls is Deps.ReportCalls.
 	reportCalls func([]ReportedCall) error
 }
@@ -138,10 +150,10 @@ func New(d Deps) (*Registry, *Service, error) {
 	s := &Service{store: d.Store, pub: d.Publisher, log: d.Logger, questions: NewWaiters(), qWait: d.QuestionWait,
 		diag:   &diagnostics{cfg: d.Diagnostics, last: map[string]time.Time{}},
 		agents: d.Agents, managed: d.Agents.Launches(), events: d.Events, fs: d.FS, dirs: taskdir.Dirs{Store: d.Store, Guard: d.FS},
-		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git, turns: &turnWaiters{}, reportCalls: d.ReportCalls}
+		scope: d.SessionScope, backend: d.BackendID, ship: d.Ship, git: d.Git, turns: &turnWaiters{}, secrets: d.Secrets, reportCalls: d.ReportCalls}
 	d.Events.React(s.turns.react)
 	r := &Registry{actions: make(map[kanban.Action]*registered, len(declared)), sessionOf: d.Store.GetSession, modeActions: d.ModeActions,
-		derivedCaps: s.sessionCaps, observe: d.Observe, tracer: tracerOf(d.Tracer)}
+		derivedCaps: s.sessionCaps, observe: d.Observe, tracer: tracerOf(d.Tracer), audit: d.Store, redact: d.Redactor, log: d.Logger, limits: d.Limits}
 	for _, b := range declared {
 		r.actions[b.c.name] = &registered{c: b.c, run: b.bind(s)}
 	}

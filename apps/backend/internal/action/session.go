@@ -66,8 +66,9 @@ type MessageListIn struct {
 type NoIn struct{}
 
 var _ = declare(Def[SessionCreateIn, *SessionCreateOut]{
-	Name:  kanban.ActionSessionCreate,
-	Allow: AllowOperator,
+	Name:   kanban.ActionSessionCreate,
+	Effect: Writes,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"task_id":             idProp("The session's task."),
 		"agent_profile_id":    idProp("Agent profile; default the default."),
@@ -89,6 +90,7 @@ var _ = declare(Def[SessionCreateIn, *SessionCreateOut]{
 
 var _ = declare(Def[IDIn, *kanban.Session]{
 	Name:   kanban.ActionSessionGet,
+	Effect: Reads,
 	Allow:  all,
 	Schema: idOnly("The session."),
 	Run: func(s *Service, ctx context.Context, p Principal, in IDIn) (*kanban.Session, error) {
@@ -101,8 +103,9 @@ var _ = declare(Def[IDIn, *kanban.Session]{
 })
 
 var _ = declare(Def[SessionListIn, *kanban.List[kanban.Session]]{
-	Name:  kanban.ActionSessionList,
-	Allow: all,
+	Name:   kanban.ActionSessionList,
+	Effect: Reads,
+	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"task_id":      taskRef(`Task whose sessions to list; "self" is yours.`),
 		"workspace_id": idProp("Every session of this workspace (instead of task_id)."),
@@ -146,8 +149,9 @@ var _ = declare(Def[SessionListIn, *kanban.List[kanban.Session]]{
 })
 
 var _ = declare(Def[SetModeIn, *kanban.Session]{
-	Name:  kanban.ActionSessionSetMode,
-	Allow: AllowOperator,
+	Name:   kanban.ActionSessionSetMode,
+	Effect: Writes,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"id":   idProp("The session."),
 		"mode": schema.Enum("The new MCP mode.", strs(kanban.SessionModes)...),
@@ -158,8 +162,9 @@ var _ = declare(Def[SetModeIn, *kanban.Session]{
 })
 
 var _ = declare(Def[SessionStopIn, *kanban.Session]{
-	Name:  kanban.ActionSessionStop,
-	Allow: AllowOperator,
+	Name:   kanban.ActionSessionStop,
+	Effect: Writes,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"id":     idProp("The session."),
 		"reason": stopReason(),
@@ -182,6 +187,7 @@ var _ = declare(Def[SessionStopIn, *kanban.Session]{
 
 var _ = declare(Def[IDIn, *TokenOut]{
 	Name:   kanban.ActionSessionToken,
+	Effect: Writes,
 	Allow:  AllowOperator,
 	Schema: idOnly("The session."),
 	Run: func(s *Service, ctx context.Context, _ Principal, in IDIn) (*TokenOut, error) {
@@ -195,6 +201,7 @@ var _ = declare(Def[IDIn, *TokenOut]{
 
 var _ = declare(Def[NoIn, *kanban.SessionProfile]{
 	Name:   kanban.ActionSessionAttach,
+	Effect: Writes,
 	Allow:  AllowSession,
 	Schema: schema.NoParams(),
 	Run: func(s *Service, ctx context.Context, p Principal, _ NoIn) (*kanban.SessionProfile, error) {
@@ -209,6 +216,7 @@ var _ = declare(Def[NoIn, *kanban.SessionProfile]{
 
 var _ = declare(Def[NoIn, *kanban.SessionProfile]{
 	Name:   kanban.ActionSessionProfile,
+	Effect: Reads,
 	Allow:  AllowSession,
 	Schema: schema.NoParams(),
 	Run: func(s *Service, ctx context.Context, p Principal, _ NoIn) (*kanban.SessionProfile, error) {
@@ -221,9 +229,10 @@ var _ = declare(Def[NoIn, *kanban.SessionProfile]{
 })
 
 var _ = declare(Def[MessageListIn, *kanban.List[kanban.Message]]{
-	Name:  kanban.ActionMessageList,
-	Tool:  "get_task_conversation_kandev",
-	Allow: all,
+	Name:   kanban.ActionMessageList,
+	Effect: Reads,
+	Tool:   "get_task_conversation_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id":    taskRef(`Task to read; "self" is yours.`),
 		"session_id": idProp("Only messages of this session of the task."),

@@ -75,8 +75,9 @@ func shipTaskProps(p schema.P) schema.P {
 }
 
 var _ = declare(Def[CommitIn, *CommitOut]{
-	Name:  kanban.ActionTaskCommit,
-	Allow: AllowOperator,
+	Name:   kanban.ActionTaskCommit,
+	Effect: External,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", shipTaskProps(schema.P{
 		"message": schema.Str("The commit message (or message_from_agent).").Len(1, kanban.MaxCommitMessageBytes),
 		"paths": schema.Arr("Only these paths (a rename is its old and new path); default every change.",
@@ -91,6 +92,7 @@ var _ = declare(Def[CommitIn, *CommitOut]{
 
 var _ = declare(Def[PushIn, *PushOut]{
 	Name:   kanban.ActionTaskPush,
+	Effect: External,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", shipTaskProps(schema.P{}), "task_id"),
 	Run:    (*Service).pushTask,

@@ -45,8 +45,9 @@ type PRMergeIn struct {
 var mergeMethods = []string{string(forge.MergeCommit), string(forge.MergeSquash), string(forge.MergeRebase)}
 
 var _ = declare(Def[PROpenIn, *kanban.PullRequest]{
-	Name:  kanban.ActionTaskPROpen,
-	Allow: AllowOperator,
+	Name:   kanban.ActionTaskPROpen,
+	Effect: External,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", shipTaskProps(schema.P{
 		"title": schema.Str("The pull request's title.").Len(1, kanban.MaxPRTitleLen),
 		"body":  schema.Str("Its description (Markdown).").Len(1, kanban.MaxPRBodyLen),
@@ -57,6 +58,7 @@ var _ = declare(Def[PROpenIn, *kanban.PullRequest]{
 
 var _ = declare(Def[PRRefIn, *kanban.PullRequest]{
 	Name:   kanban.ActionTaskPRGet,
+	Effect: Reads,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{"id": idProp("The pull request (its Kandev id).")}, "id"),
 	Run:    (*Service).getPR,
@@ -64,6 +66,7 @@ var _ = declare(Def[PRRefIn, *kanban.PullRequest]{
 
 var _ = declare(Def[PRListIn, *kanban.List[kanban.PullRequest]]{
 	Name:   kanban.ActionTaskPRList,
+	Effect: Reads,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{"task_id": idProp("The task.")}), "task_id"),
 	Run:    (*Service).listPRs,
@@ -79,8 +82,9 @@ type PRBadgesIn struct {
 // task.pr.badges: what the board's cards show of their tasks' pull
 // requests, for a whole workspace in one listing (not one read per card).
 var _ = declare(Def[PRBadgesIn, *kanban.List[kanban.PullRequestBadge]]{
-	Name:  kanban.ActionTaskPRBadges,
-	Allow: AllowOperator,
+	Name:   kanban.ActionTaskPRBadges,
+	Effect: Reads,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"workspace_id": idProp("The workspace: the pull requests of its tasks that are not archived."),
 	}), "workspace_id"),
@@ -97,8 +101,9 @@ var _ = declare(Def[PRBadgesIn, *kanban.List[kanban.PullRequestBadge]]{
 })
 
 var _ = declare(Def[PRMergeIn, *kanban.PullRequest]{
-	Name:  kanban.ActionTaskPRMerge,
-	Allow: AllowOperator,
+	Name:   kanban.ActionTaskPRMerge,
+	Effect: External,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"id":                idProp("The pull request (its Kandev id)."),
 		"method":            schema.Enum("How to merge.", mergeMethods...),

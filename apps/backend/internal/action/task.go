@@ -127,8 +127,9 @@ func (s *Service) updateCompleting(ctx context.Context, id string, u kanban.Task
 }
 
 var _ = declare(Def[TaskListIn, any]{
-	Name:  kanban.ActionTaskList,
-	Allow: all,
+	Name:   kanban.ActionTaskList,
+	Effect: Reads,
+	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"workflow_id":      idProp("Only tasks of this workflow."),
 		"workflow_step_id": idProp("Only tasks on this step, in board order."),
@@ -143,6 +144,7 @@ var _ = declare(Def[TaskListIn, any]{
 
 var _ = declare(Def[IDIn, *kanban.Task]{
 	Name:   kanban.ActionTaskGet,
+	Effect: Reads,
 	Allow:  all,
 	Schema: schema.Obj("", schema.P{"id": ownTaskRef("The task")}, "id"),
 	Run: func(s *Service, ctx context.Context, p Principal, in IDIn) (*kanban.Task, error) {
@@ -151,9 +153,10 @@ var _ = declare(Def[IDIn, *kanban.Task]{
 })
 
 var _ = declare(Def[TaskCreateIn, *TaskCreateOut]{
-	Name:  kanban.ActionTaskCreate,
-	Tool:  "create_task_kandev",
-	Allow: all,
+	Name:   kanban.ActionTaskCreate,
+	Effect: Writes,
+	Tool:   "create_task_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"title":  schema.Str("Short title shown on the board.").Len(1, kanban.MaxTitleLen),
 		"prompt": schema.Str("Instructions for the task's agent, stored as its description.").Len(0, kanban.MaxPromptLen),
@@ -184,8 +187,9 @@ var _ = declare(Def[TaskCreateIn, *TaskCreateOut]{
 })
 
 var _ = declare(Def[TaskUpdateIn, *kanban.Task]{
-	Name:  kanban.ActionTaskUpdate,
-	Allow: all,
+	Name:   kanban.ActionTaskUpdate,
+	Effect: Writes,
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id":     taskRef(`Task to update; "self" is yours.`),
 		"title":       schema.Str("New title.").Len(1, kanban.MaxTitleLen),
@@ -236,9 +240,10 @@ func deref(s *string) string {
 }
 
 var _ = declare(Def[TaskStateIn, *kanban.Task]{
-	Name:  kanban.ActionTaskSetState,
-	Tool:  "update_task_state_kandev",
-	Allow: AllowOperator | AllowConfigSession,
+	Name:   kanban.ActionTaskSetState,
+	Effect: Writes,
+	Tool:   "update_task_state_kandev",
+	Allow:  AllowOperator | AllowConfigSession,
 	Schema: schema.Obj("", schema.P{
 		"task_id": taskRef(`Task to change; "self" is your own task (sessions only).`),
 		"state":   schema.Enum("The new state (lowercase and the reference product's aliases such as done or in_progress are accepted).", taskStates...),
@@ -252,9 +257,10 @@ var _ = declare(Def[TaskStateIn, *kanban.Task]{
 })
 
 var _ = declare(Def[TaskMoveIn, *kanban.Task]{
-	Name:  kanban.ActionTaskMove,
-	Tool:  "move_task_kandev",
-	Allow: all,
+	Name:   kanban.ActionTaskMove,
+	Effect: Writes,
+	Tool:   "move_task_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id":          taskRef(`Task to move; "self" is yours.`),
 		"workflow_id":      idProp("Workflow of the target step; default the task's."),
@@ -267,9 +273,10 @@ var _ = declare(Def[TaskMoveIn, *kanban.Task]{
 })
 
 var _ = declare(Def[TaskRefIn, *Deleted]{
-	Name:  kanban.ActionTaskDelete,
-	Tool:  "delete_task_kandev",
-	Allow: all,
+	Name:   kanban.ActionTaskDelete,
+	Effect: Writes,
+	Tool:   "delete_task_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id": idProp("Task to delete."),
 	}, "task_id"),

@@ -8,9 +8,10 @@ import (
 )
 
 var _ = declare(Def[TaskRefIn, *kanban.Task]{
-	Name:  kanban.ActionTaskArchive,
-	Tool:  "archive_task_kandev",
-	Allow: all,
+	Name:   kanban.ActionTaskArchive,
+	Effect: Writes,
+	Tool:   "archive_task_kandev",
+	Allow:  all,
 	Schema: schema.Obj("", schema.P{
 		"task_id": taskRef(`Task to archive; "self" is yours.`),
 	}, "task_id"),
@@ -30,8 +31,9 @@ var _ = declare(Def[TaskRefIn, *kanban.Task]{
 // its step (refused while that step's wip_limit is reached); no agent is
 // started, the task waits for a move, an automation or a start by hand.
 var _ = declare(Def[TaskRefIn, *kanban.Task]{
-	Name:  kanban.ActionTaskUnarchive,
-	Allow: AllowOperator,
+	Name:   kanban.ActionTaskUnarchive,
+	Effect: Writes,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{
 		"task_id": idProp("Task to bring back to the board."),
 	}, "task_id"),

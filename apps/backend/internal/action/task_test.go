@@ -182,6 +182,7 @@ func TestTaskCreateExternalIDDedupe(t *testing.T) {
 	if !second.Deduplicated || second.Task.ID != first.Task.ID || second.SessionID != first.SessionID {
 		t.Errorf("retry: got %+v, want deduplicated task %s with session %s", second, first.Task.ID, first.SessionID)
 	}
+	// The retry changes nothing: not even the audit log.
 	h.assertUnchanged(before, "deduplicated task.create")
 }
 

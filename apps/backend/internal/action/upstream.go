@@ -57,6 +57,7 @@ type UpstreamRefusedIn struct {
 
 var _ = declare(Def[NoIn, *UpstreamConfigOut]{
 	Name:   kanban.ActionUpstreamConfig,
+	Effect: Reads,
 	Allow:  AllowSession,
 	Schema: schema.NoParams(),
 	Run:    (*Service).upstreamConfig,
@@ -64,6 +65,7 @@ var _ = declare(Def[NoIn, *UpstreamConfigOut]{
 
 var _ = declare(Def[UpstreamReportIn, *kanban.SessionUpstreams]{
 	Name:   kanban.ActionUpstreamReport,
+	Effect: Writes,
 	Allow:  AllowSession,
 	Schema: upstreamReport(),
 	Run:    (*Service).upstreamReport,
@@ -71,6 +73,7 @@ var _ = declare(Def[UpstreamReportIn, *kanban.SessionUpstreams]{
 
 var _ = declare(Def[UpstreamListIn, *kanban.List[kanban.UpstreamServer]]{
 	Name:   kanban.ActionUpstreamList,
+	Effect: Reads,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{"session_id": idProp("The session.")}), "session_id"),
 	Run: func(s *Service, ctx context.Context, _ Principal, in UpstreamListIn) (*kanban.List[kanban.UpstreamServer], error) {
@@ -79,8 +82,9 @@ var _ = declare(Def[UpstreamListIn, *kanban.List[kanban.UpstreamServer]]{
 })
 
 var _ = declare(Def[UpstreamRefusedIn, *kanban.List[kanban.RefusedTool]]{
-	Name:  kanban.ActionUpstreamRefused,
-	Allow: AllowOperator,
+	Name:   kanban.ActionUpstreamRefused,
+	Effect: Reads,
+	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"session_id": idProp("The session."),
 		"server":     schema.Str("Only this server's refused tools.").Len(1, kanban.MaxMCPServerNameLen),

@@ -42,8 +42,9 @@ type UsageOut struct {
 }
 
 var _ = declare(Def[SessionUsageIn, *SessionUsageOut]{
-	Name:  kanban.ActionSessionUsage,
-	Allow: all,
+	Name:   kanban.ActionSessionUsage,
+	Effect: Reads,
+	Allow:  all,
 	Schema: schema.Obj("", pageProps(schema.P{
 		"id": idProp("The session."),
 	}), "id"),
@@ -62,6 +63,7 @@ var _ = declare(Def[SessionUsageIn, *SessionUsageOut]{
 
 var _ = declare(Def[TaskUsageIn, *UsageOut]{
 	Name:   kanban.ActionTaskUsage,
+	Effect: Reads,
 	Allow:  all,
 	Schema: schema.Obj("", schema.P{"task_id": ownTaskRef("The task")}, "task_id"),
 	Run: func(s *Service, ctx context.Context, p Principal, in TaskUsageIn) (*UsageOut, error) {
@@ -79,6 +81,7 @@ var _ = declare(Def[TaskUsageIn, *UsageOut]{
 
 var _ = declare(Def[WorkspaceUsageIn, *UsageOut]{
 	Name:   kanban.ActionWorkspaceUsage,
+	Effect: Reads,
 	Allow:  all,
 	Schema: schema.Obj("", schema.P{"workspace_id": idProp("The workspace; default the first (a session's own).")}),
 	Run: func(s *Service, ctx context.Context, p Principal, in WorkspaceUsageIn) (*UsageOut, error) {

@@ -162,6 +162,7 @@ func rename(name string, doc *WorkflowDocument, parsed []parsedWorkflow) error {
 
 var _ = declare(Def[TemplateListIn, *kanban.List[WorkflowTemplate]]{
 	Name:   kanban.ActionWorkflowTemplateList,
+	Effect: Reads,
 	Allow:  cfg,
 	Schema: schema.Obj("", pageProps(schema.P{})),
 	Run: func(_ *Service, _ context.Context, _ Principal, in TemplateListIn) (*kanban.List[WorkflowTemplate], error) {

@@ -78,6 +78,10 @@ type Config struct {
 	// Docker runs the Docker executor's containers (nil: no docker CLI
 	// here, and Docker profiles fail to launch, saying so).
 	Docker *docker.Client
+	// Secret resolves a "secret:NAME" value of a profile's MCP server
+	// environment or headers, for the agent launched with that server
+	// only (nil: the servers that refer to one are not given).
+	Secret func(ctx context.Context, ref string) (string, error)
 }
 
 func (c *Config) defaults() {

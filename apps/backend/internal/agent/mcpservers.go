@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -73,16 +75,21 @@ func (m *Manager) mcpServers(ctx context.Context, sessionID string, prof *kanban
 				". Fix the profile's MCP configuration.")
 			continue
 		}
+		hs, env, err := m.withSecrets(ctx, s.Headers, s.Env)
+		if err != nil {
+			dropped = append(dropped, "MCP server "+kanban.Clip(n, 100)+" was not given to the agent: "+err.Error())
+			continue
+		}
 		switch s.Type {
 		case "http":
 			if policy == "restricted" {
 				continue
 			}
 			out = append(out, profileServer{name: n, http: true, server: acp.McpServer{Http: &acp.McpServerHttpInline{
-				Name: n, Url: s.URL, Headers: headers(s.Headers), Type: "http"}}})
+				Name: n, Url: s.URL, Headers: headers(hs), Type: "http"}}})
 		default:
 			out = append(out, profileServer{name: n, server: acp.McpServer{Stdio: &acp.McpServerStdio{
-				Name: n, Command: s.Command, Args: nonNil(s.Args), Env: envVars(s.Env)}}})
+				Name: n, Command: s.Command, Args: nonNil(s.Args), Env: envVars(env)}}})
 		}
 	}
 	return out, dropped, nil
@@ -138,4 +145,44 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// withSecrets returns a server's headers and environment with every
+// "secret:NAME" value replaced by the named secret's value (copies: the
+// stored configuration keeps the reference). An error names the header
+// or variable and the secret, never a value.
+func (m *Manager) withSecrets(ctx context.Context, hs, env map[string]string) (map[string]string, map[string]string, error) {
+	resolve := func(kind string, in map[string]string) (map[string]string, error) {
+		var out map[string]string
+		for _, k := range sortedKeys(in) {
+			name, ok := kanban.SecretRef(in[k])
+			if !ok {
+				continue
+			}
+			if m.cfg.Secret == nil {
+				return nil, fmt.Errorf("%s %s refers to secret %s, but this backend has no secrets", kind, k, name)
+			}
+			v, err := m.cfg.Secret(ctx, in[k])
+			if err != nil {
+				return nil, fmt.Errorf("%s %s refers to secret %s, which could not be read (%s). Set it with secret.set", kind, k, name, kanban.ErrorCode(err))
+			}
+			if out == nil {
+				out = maps.Clone(in)
+			}
+			out[k] = v
+		}
+		if out == nil {
+			return in, nil
+		}
+		return out, nil
+	}
+	h, err := resolve("header", hs)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := resolve("environment variable", env)
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, e, nil
 }

@@ -54,6 +54,8 @@ type runtimeDeps struct {
 	backendID string
 	url       string // where the backend listens: sessions' MCP servers connect there
 	clones    agent.Clones
+	// secret resolves "secret:NAME" references (the named secrets).
+	secret func(ctx context.Context, ref string) (string, error)
 }
 
 // newRuntime builds the agent runtime of a backend, living within ctx, or
@@ -91,7 +93,7 @@ func newRuntime(ctx context.Context, cfg Config, d runtimeDeps) (*agent.Manager,
 		Executable: exe, Version: toolserver.Version, Types: types, EnvAllow: a.EnvAllow, MaxAgents: a.MaxAgents, PermissionWait: cfg.QuestionWait,
 		StopGrace: a.StopGrace, OperatorToken: d.token, StartTimeout: a.StartTimeout, SilenceTimeout: a.SilenceTimeout,
 		BackendID: d.backendID, LeaseTTL: cfg.LeaseTTL, Clones: d.clones,
-		Docker: cmp.Or(a.Docker, docker.New()),
+		Docker: cmp.Or(a.Docker, docker.New()), Secret: d.secret,
 	}), nil
 }
 

@@ -43,7 +43,9 @@ func runCLI(t *testing.T, env []string, args ...string) (string, string, bool) {
 func startServeProcess(t *testing.T, env []string, data string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	serve := exec.CommandContext(ctx, kandevBinary(t), "serve", "--addr", "127.0.0.1:0", "--data-dir", data, "--launch-agents=false") //nolint:gosec // G204: the binary under test
+	// No rate limits: the backup tests' writer writes as fast as it can.
+	serve := exec.CommandContext(ctx, kandevBinary(t), "serve", "--addr", "127.0.0.1:0", "--data-dir", data, "--launch-agents=false", //nolint:gosec // G204: the binary under test
+		"--rate-calls=0", "--rate-writes=0")
 	serve.Env = env
 	stdout, err := serve.StdoutPipe()
 	if err != nil {

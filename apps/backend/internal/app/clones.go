@@ -38,7 +38,7 @@ func (b *backend) newAgents(guard *fsguard.Policy, pub kanban.Publisher) (*agent
 		return nil, err
 	}
 	return newRuntime(b.life.ctx, b.cfg, runtimeDeps{store: b.store, pub: pub, events: b.events, guard: guard, token: b.cred.clear,
-		backendID: b.shared.id, url: "http://" + b.addr, clones: clones})
+		backendID: b.shared.id, url: "http://" + b.addr, clones: clones, secret: b.secrets.Resolve})
 }
 
 // newClones is the clone cache under the data dir, cloning with the one

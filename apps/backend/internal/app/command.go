@@ -39,6 +39,10 @@ commands:
   session upstreams --session ID  proxied MCP servers and the tools they refused
   usage --session ID | --task ID | --workspace ID
                                 tokens and cost agents reported (JSON)
+  audit export [--actor A] [--action NAME] [--target ID] [--since T] [--until T]
+                                the audit log, newest first, as JSON lines
+  secret rotate-key --old-key-file F --new-key-file F [--data-dir DIR | --database URL]
+                                re-encrypt every named secret with a new key (backends stopped)
   db migrate --database URL     apply pending migrations (postgres://… or sqlite:PATH)
   db copy --from sqlite:PATH --to postgres://…   copy a solo board into an empty PostgreSQL database
   backup --out FILE [--data-dir DIR]   a checked copy of the SQLite database (also while serving)
@@ -108,7 +112,8 @@ func Main(ctx context.Context, args []string, std Stdio) error {
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
 	"tools": toolsCmd, "mode": modeCmd, "session": sessionCmd, "changes": changesCmd, "review": reviewCmd,
 	"files": filesCmd, "usage": usageCmd, "db": dbCmd, "version": versionCmd, "healthcheck": healthcheckCmd,
-	"backup": backupCmd, "restore": restoreCmd, "doctor": doctorCmd,
+	"backup": backupCmd, "restore": restoreCmd, "doctor": doctorCmd, "audit": auditCmd,
+	"secret": secretCmd,
 }
 
 // newFlags returns a flag set with --data-dir.

@@ -20,13 +20,14 @@ import (
 // the backend logs to stderr only, and diagnostic bundles include them.
 // Every record first gets the request and session ids its context carries
 // and is redacted (secrets, the given ones by value, credentials by
-// shape), so neither stderr nor the ring ever holds one.
-func withLogRing(log *slog.Logger, secrets ...string) (*slog.Logger, *logring.Ring) {
+// shape, red's known values, which it learns as secrets are set), so
+// neither stderr nor the ring ever holds one.
+func withLogRing(log *slog.Logger, red *redact.Redactor) (*slog.Logger, *logring.Ring) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ring := logring.New(logring.DefaultRecords, logring.DefaultBytes)
-	return slog.New(logctx.New(ring.Tee(log.Handler(), slog.LevelInfo), redact.New(secrets...))), ring
+	return slog.New(logctx.New(ring.Tee(log.Handler(), slog.LevelInfo), red)), ring
 }
 
 // diagnostics is what only the application gives the action layer's
@@ -64,7 +65,7 @@ func (b *backend) diagnostics(cfg Config, ring *logring.Ring) action.Diagnostics
 }
 
 // diagnosticSecrets are the values redacted from bundles wherever they
-// appear: the operator token, the secret-named variables of the backend's
+// appear: the operator token, every named secret's value, the secret-named variables of the backend's
 // environment (which agents may inherit) and every configured MCP header
 // and environment value (of the first maxSecretProfiles profiles).
 func (b *backend) diagnosticSecrets(ctx context.Context) ([]string, error) {
@@ -72,6 +73,11 @@ func (b *backend) diagnosticSecrets(ctx context.Context) ([]string, error) {
 	if b.cred.clear != "" {
 		out = append(out, b.cred.clear)
 	}
+	named, err := b.secrets.Values(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, named...)
 	profiles, more, err := b.mcpProfiles(ctx, "", maxSecretProfiles)
 	if err != nil {
 		return nil, err

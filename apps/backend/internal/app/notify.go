@@ -15,7 +15,7 @@ import (
 // events too (turns that ended), and stops before the store closes.
 func (b *backend) newNotifier(cfg Config, pub kanban.Publisher) kanban.Publisher {
 	nc := cfg.Notify
-	nc.Store, nc.Publisher, nc.Logger = b.store, pub, cfg.Logger
+	nc.Store, nc.Publisher, nc.Logger, nc.Secret = b.store, pub, cfg.Logger, b.secrets.Resolve
 	b.notify = notify.New(nc)
 	if b.store.Engine() == store.SQLite {
 		// One process owns a SQLite board: what it queued before it

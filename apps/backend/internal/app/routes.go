@@ -3,6 +3,8 @@ package app
 import (
 	"io"
 	"net/http"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
 )
 
 // routes mounts every endpoint.
@@ -16,12 +18,20 @@ func (b *backend) routes() http.Handler {
 	mux.Handle("GET /ws", sameMachine(b.wsEntry()))
 	mux.Handle("GET /terminal", sameMachine(b.terminalEntry()))
 	mux.Handle("/", sameMachine(b.board))
-	mux.Handle("/mcp", sameMachine(b.operatorOnly(noStandaloneStream(b.mcpHTTP.Streamable))))
-	mux.Handle("GET /mcp/sse", sameMachine(b.operatorOnly(b.mcpHTTP.SSE)))
-	mux.Handle("POST /mcp/message", sameMachine(b.operatorOnly(b.mcpHTTP.Message)))
+	mux.Handle("/mcp", sameMachine(b.operatorOnly(b.rateLimited(remoteAddr(noStandaloneStream(b.mcpHTTP.Streamable))))))
+	mux.Handle("GET /mcp/sse", sameMachine(b.operatorOnly(remoteAddr(b.mcpHTTP.SSE))))
+	mux.Handle("POST /mcp/message", sameMachine(b.operatorOnly(b.rateLimited(remoteAddr(b.mcpHTTP.Message)))))
 	b.mountConformance(mux)
 	b.mountWebhooks(mux)
 	return b.requestIDs(mux)
+}
+
+// remoteAddr puts the request's remote address in its context: the
+// audit log records where an external MCP call came from.
+func remoteAddr(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(action.WithRemote(r.Context(), r.RemoteAddr)))
+	})
 }
 
 // noStandaloneStream answers GET (the optional server-to-client stream)

@@ -28,9 +28,12 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/metrics"
 	"github.com/kandev/kandev/apps/backend/internal/notify"
 	"github.com/kandev/kandev/apps/backend/internal/prwatch"
+	"github.com/kandev/kandev/apps/backend/internal/ratelimit"
+	"github.com/kandev/kandev/apps/backend/internal/redact"
 	"github.com/kandev/kandev/apps/backend/internal/store"
 	"github.com/kandev/kandev/apps/backend/internal/terminal"
 	"github.com/kandev/kandev/apps/backend/internal/tracing"
+	"github.com/kandev/kandev/apps/backend/internal/vault"
 	"github.com/kandev/kandev/apps/backend/internal/worktree"
 	"github.com/kandev/kandev/apps/backend/internal/ws"
 )
@@ -102,6 +105,8 @@ type Config struct {
 	Backup BackupSchedule
 	// Traces is where spans go (--otlp-endpoint; see tracing.go).
 	Traces TracesConfig
+	// Security is the rate limits and the audit log's retention.
+	Security SecurityConfig
 }
 
 // Run serves the backend until ctx is cancelled, then shuts down. ctx is
@@ -201,6 +206,7 @@ func start(ctx context.Context, cfg Config) (b *backend, err error) {
 	b.runFlow()
 	b.runPRWatch()
 	b.runBackups()
+	b.runAuditSweep()
 	if err := b.startAgents(); err != nil {
 		return nil, fmt.Errorf("resume agent sessions: %w", err)
 	}
@@ -260,6 +266,13 @@ type backend struct {
 	metrics *metrics.Metrics
 	tracing *tracing.Tracing // spans (off: the no-op provider)
 	reg     *action.Registry
+	// limits is the callers' rate limiter (nil: no limit).
+	limits *ratelimit.Limiter
+	// red redacts logs, audit summaries and bundles: it knows the
+	// operator token and learns every secret's value; secrets is the
+	// named secrets (secrets.go).
+	red     *redact.Redactor
+	secrets *vault.Secrets
 	svc     *action.Service
 	// topics are the contracts of subscribe and unsubscribe (the
 	// WebSocket's own actions: see subscribeSchema).
@@ -315,9 +328,9 @@ type backend struct {
 // board, the action layer, the workflow engine, the WebSocket API and the
 // external MCP endpoint. addr is where the backend listens.
 func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
-	ctx := life.ctx
-	var ring *logring.Ring
-	cfg.Logger, ring = withLogRing(cfg.Logger, cfg.Token)
+	ctx, red := life.ctx, redact.New(cfg.Token)
+	log, ring := withLogRing(cfg.Logger, red)
+	cfg.Logger = log
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
@@ -341,10 +354,10 @@ func newBackend(life *lifetime, cfg Config, addr string) (*backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build MCP catalog: %w", err)
 	}
-	b := &backend{life: life, cfg: cfg, addr: addr, store: st, cred: cred, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger, metrics: metrics.New()}
+	b := &backend{life: life, cfg: cfg, addr: addr, store: st, cred: cred, tokenPath: cfg.DataDir + string(os.PathSeparator) + TokenFile, log: cfg.Logger, metrics: metrics.New(), red: red}
 	hub := &hub{}
 	b.shared, b.events = newShared(cfg, st, hub), &kanban.DomainEvents{}
-	if err := b.newTracing(); err != nil {
+	if err := errors.Join(b.openSecrets(ctx), b.newTracing()); err != nil {
 		return nil, err
 	}
 	pub := b.newNotifier(cfg, b.shared.publisher(hub))
@@ -387,7 +400,10 @@ func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher
 	deps := action.Deps{Store: b.store, Publisher: pub, Logger: b.cfg.Logger, QuestionWait: b.cfg.QuestionWait,
 		ModeActions: modeActions(compiled.Catalog()), FS: guard, SessionScope: b.cfg.SessionScope, BackendID: b.shared.id,
 		Events: b.events, Diagnostics: b.diagnostics(b.cfg, ring), Observe: b.observeAction, Tracer: b.tracing.Provider,
-		ReportCalls: b.bridgeCalls(compiled.Catalog())}
+		Secrets: b.secrets, Redactor: func() *redact.Redactor { return b.red }, ReportCalls: b.bridgeCalls(compiled.Catalog())}
+	if b.limits = newLimits(b.cfg.Security); b.limits != nil {
+		deps.Limits = b.limits
+	}
 	deps.Git = b.git
 	deps.Ship = &action.Ship{Forges: b.forges, PRs: b.store}
 	var local action.Agents = action.NoAgents{}
@@ -403,7 +419,7 @@ func (b *backend) newActions(compiled *toolserver.Compiled, pub kanban.Publisher
 func (b *backend) newExternalMCP(compiled *toolserver.Compiled) (err error) {
 	b.mcp, err = toolserver.New(toolserver.Config{
 		Compiled: compiled,
-		Backend:  action.Caller{Registry: b.reg, Principal: action.Principal{Kind: action.Operator}},
+		Backend:  action.Caller{Registry: b.reg, Principal: action.Principal{Kind: action.Operator, Via: "mcp"}},
 		Profile:  catalog.Profile{Mode: kanban.ModeExternal},
 		Logger:   b.cfg.Logger,
 		Sessions: b.cfg.MCPSessions,

@@ -35,13 +35,14 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 	e := newAgentEnv(t, withAgentCommands(t, map[string]any{"mock-agent": map[string]any{"command": "sh", "args": []string{"-c", script, bin}}}),
 		func(c *Config) { c.Token, c.Agents.EnvAllow = opToken, AgentEnvAllow("DIAG_CANARY_SECRET") })
 
+	vaultValue := setCanarySecret(t, e, canary("vault"))
 	prof := e.profileOf("mock-agent")
 	off := false
 	e.dispatch(kanban.ActionMCPConfigUpdate, action.MCPConfigUpdateIn{AgentProfileID: prof.ID, Enabled: &off, Servers: map[string]kanban.MCPServerConfig{
 		"remote": {Type: "http", URL: "https://user:" + canary("urluser") + "@mcp.example.com/mcp?key=" + canary("urlquery"),
 			Headers: map[string]string{"X-Api-Key": canary("header"), "X-Team": canary("plainheader")}},
 		"local": {Type: "stdio", Command: "/usr/bin/env", Args: []string{"--token", canary("arg"), "--dsn", "postgres://app:" + canary("argurl") + "@db:5432/x", "--mode=plain"},
-			Env: map[string]string{"UPSTREAM_SETTING": canary("mcpenv")}},
+			Env: map[string]string{"UPSTREAM_SETTING": canary("mcpenv"), "UPSTREAM_CRED": kanban.SecretPrefix + "UPSTREAM_CRED"}},
 	}}, nil)
 	other := e.newTask("Other")
 	var hand action.SessionCreateOut
@@ -76,6 +77,9 @@ func TestDiagnosticBundleRedaction(t *testing.T) {
 	}
 	files, _ := readBundle(t, filepath.Join(ws, filepath.FromSlash(out.Path)))
 	checkBundleRedacted(t, files, tc.Content, canaries, created.SessionID)
+	if strings.Contains(e.logs.String(), vaultValue) {
+		t.Error("the backend's log holds the named secret's value")
+	}
 }
 
 // checkBundleRedacted checks that the bundle's files and the tool call's
@@ -96,7 +100,7 @@ func checkBundleRedacted(t *testing.T, files map[string][]byte, toolCall string,
 	}
 	for name, want := range map[string][]string{
 		"backend/agent-stderr.txt": {"agent stderr: env [redacted]; Authorization: [redacted]", "== agent stderr of session " + sessionID},
-		"backend/log.txt":          {"connected with [redacted]", "operator uses [redacted]", `Authorization: [redacted]`},
+		"backend/log.txt":          {"connected with [redacted]", "operator uses [redacted]", `Authorization: [redacted]`, "the vault holds [redacted]"},
 		"backend/config.json": {`"DIAG_CANARY_SECRET"`, `"X-Api-Key"`, `"UPSTREAM_SETTING"`, `"https://mcp.example.com/mcp"`,
 			`"--token",`, `"postgres://app:[redacted]@db:5432/x"`, `"--mode=plain"`},
 		"backend/task.json": {sessionID},
@@ -107,4 +111,18 @@ func checkBundleRedacted(t *testing.T, files map[string][]byte, toolCall string,
 			}
 		}
 	}
+}
+
+// setCanarySecret stores value as the named secret UPSTREAM_CRED and logs
+// it: it is redacted by value only (nothing in its shape says it is a
+// secret). The test refers to it from a profile's MCP server environment.
+func setCanarySecret(t *testing.T, e *env, value string) string {
+	t.Helper()
+	var setOut kanban.SecretInfo
+	e.dispatch(kanban.ActionSecretSet, action.SecretSetIn{Name: "UPSTREAM_CRED", Value: value}, &setOut)
+	if b, _ := json.Marshal(setOut); strings.Contains(string(b), value) {
+		t.Fatalf("secret.set answered its value: %s", b)
+	}
+	e.b.log.Info("the vault holds " + value)
+	return value
 }

@@ -107,6 +107,10 @@ func (b *backend) dispatch(ctx context.Context, c *ws.Conn, name kanban.Action, 
 		return nil, kanban.Errorf(kanban.CodeUnauthorized, "not authenticated")
 	}
 	p := id.Principal
+	p.Via, p.From = "ws", c.RemoteAddr()
+	if id.board != "" {
+		p.Via = "board"
+	}
 	if id.board != "" && !b.board.Live(id.board) {
 		return nil, kanban.Errorf(kanban.CodeUnauthorized, "the board session has ended; sign in again")
 	}

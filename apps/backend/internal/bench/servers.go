@@ -66,7 +66,8 @@ func startBackendWith(ctx context.Context, cfg Config, name, dataDir string, fla
 func startBackendToken(ctx context.Context, cfg Config, name, dataDir, tok string, flags ...string) (*backendProc, error) {
 	p, base, err := startProc(ctx, procSpec{
 		name: name, bin: cfg.KandevBin, dir: cfg.WorkDir, logDir: cfg.WorkDir,
-		args:   append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, flags...),
+		// No rate limits: the figures measure what the backend can serve.
+		args:   append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--rate-calls=0", "--rate-writes=0"}, flags...),
 		env:    []string{"KANDEV_TOKEN=" + tok},
 		banner: serveBanner,
 	})

@@ -20,6 +20,7 @@ const (
 	ActionArtifactDelete              Action = "artifact.delete"
 	ActionArtifactLatest              Action = "artifact.latest"
 	ActionArtifactList                Action = "artifact.list"
+	ActionAuditList                   Action = "audit.list"
 	ActionDiagnosticBundleCreate      Action = "diagnostic_bundle.create"
 	ActionDocumentGet                 Action = "document.get"
 	ActionDocumentList                Action = "document.list"
@@ -60,6 +61,9 @@ const (
 	ActionReviewCommentDelete         Action = "review.comment.delete"
 	ActionReviewCommentList           Action = "review.comment.list"
 	ActionReviewCommentUpdate         Action = "review.comment.update"
+	ActionSecretDelete                Action = "secret.delete"
+	ActionSecretList                  Action = "secret.list"
+	ActionSecretSet                   Action = "secret.set"
 	ActionReviewSend                  Action = "review.send"
 	ActionSessionAttach               Action = "session.attach"
 	ActionSessionCreate               Action = "session.create"
@@ -150,6 +154,7 @@ const (
 var RegistryActions = []Action{
 	ActionAgentDetect, ActionAgentList, ActionAgentProfileCreate, ActionAgentProfileDelete, ActionAgentProfileList, ActionAgentProfileUpdate, ActionAgentUpdate,
 	ActionArtifactCreate, ActionArtifactDelete, ActionArtifactLatest, ActionArtifactList,
+	ActionAuditList,
 	ActionDiagnosticBundleCreate,
 	ActionDocumentGet, ActionDocumentList, ActionDocumentWrite,
 	ActionExecutorList, ActionExecutorProfileCreate, ActionExecutorProfileDelete, ActionExecutorProfileList, ActionExecutorProfileUpdate,
@@ -162,6 +167,7 @@ var RegistryActions = []Action{
 	ActionQuestionAnswer, ActionQuestionAsk, ActionQuestionAskParent, ActionQuestionGet, ActionQuestionList,
 	ActionRepositoryCreate, ActionRepositoryList, ActionRepositoryUpdate,
 	ActionReviewCommentCreate, ActionReviewCommentDelete, ActionReviewCommentList, ActionReviewCommentUpdate, ActionReviewSend,
+	ActionSecretDelete, ActionSecretList, ActionSecretSet,
 	ActionSessionAttach, ActionSessionCreate, ActionSessionGet, ActionSessionList, ActionSessionProfile, ActionSessionReportCalls, ActionSessionSetMode, ActionSessionSpawn, ActionSessionStop, ActionSessionToken, ActionSessionUsage,
 	ActionStepComplete, ActionStepDecide,
 	ActionTaskArchive, ActionTaskChangesCommits, ActionTaskChangesDiff, ActionTaskChangesList, ActionTaskChangesSummary, ActionTaskCommentAdd, ActionTaskCommentList, ActionTaskCommit, ActionTaskCreate, ActionTaskDelete, ActionTaskDependencyAdd, ActionTaskDependencyList, ActionTaskDependencyRemove, ActionTaskFilesList, ActionTaskFilesRead, ActionTaskGet, ActionTaskList, ActionTaskMRAutomationGet, ActionTaskMRAutomationUpdate, ActionTaskMessage, ActionTaskMove, ActionTaskPRAutomationGet, ActionTaskPRAutomationUpdate, ActionTaskPRBadges, ActionTaskPRGet, ActionTaskPRList, ActionTaskPRMerge, ActionTaskPROpen, ActionTaskPush, ActionTaskRelated, ActionTaskRepositoryAdd, ActionTaskRepositorySetBaseBranch, ActionTaskSetState, ActionTaskSetTitle, ActionTaskStop, ActionTaskUnarchive, ActionTaskUpdate, ActionTaskUsage,

@@ -3,6 +3,8 @@ package kanban
 import (
 	"errors"
 	"fmt"
+	"math"
+	"time"
 )
 
 // Code is a stable, machine-readable error class shared by every transport.
@@ -19,7 +21,10 @@ const (
 	CodeForbidden     Code = "FORBIDDEN"
 	CodeUnknownAction Code = "UNKNOWN_ACTION"
 	CodeUnavailable   Code = "UNAVAILABLE"
-	CodeInternal      Code = "INTERNAL_ERROR"
+	// CodeRateLimited is retryable: the caller's token or session spent
+	// its rate; RetryAfter says when to try again.
+	CodeRateLimited Code = "RATE_LIMITED"
+	CodeInternal    Code = "INTERNAL_ERROR"
 )
 
 // Error is a domain error whose Message is safe to show to any caller: it
@@ -30,6 +35,9 @@ type Error struct {
 	// Field optionally names the offending field (a declared name, never a
 	// caller-chosen key).
 	Field string
+	// RetryAfter, for CodeRateLimited, is how many whole seconds to wait
+	// before retrying (at least 1).
+	RetryAfter int
 }
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
@@ -42,6 +50,14 @@ func Errorf(code Code, format string, args ...any) *Error {
 // FieldError builds a VALIDATION_ERROR naming field.
 func FieldError(field, format string, args ...any) *Error {
 	return &Error{Code: CodeValidation, Field: field, Message: field + ": " + fmt.Sprintf(format, args...)}
+}
+
+// RateLimited builds a RATE_LIMITED error for a caller (what: "calls",
+// "writes") that may retry after wait.
+func RateLimited(what string, wait time.Duration) *Error {
+	secs := max(1, int(math.Ceil(wait.Seconds())))
+	return &Error{Code: CodeRateLimited, RetryAfter: secs,
+		Message: fmt.Sprintf("rate limit of %s reached for this caller; retry in %d s", what, secs)}
 }
 
 // NotFound builds a NOT_FOUND error for an entity kind ("task", "workflow").

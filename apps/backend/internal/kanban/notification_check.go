@@ -12,7 +12,8 @@ import (
 var appriseScheme = regexp.MustCompile(`^[a-z][a-z0-9+.-]{0,31}://[^/]`)
 
 // CheckChannel validates a channel before it is stored: its name, type,
-// URL (one URL, no spaces or control characters; a webhook's is http or
+// URL (one URL, no spaces or control characters; an Apprise channel's may
+// be a "secret:NAME" reference to a named secret holding it; a webhook's is http or
 // https with a host and no credentials), its secret (a webhook's signing
 // secret is required, an Apprise channel has none) and its events. Its
 // errors name the fields, never their values.
@@ -44,8 +45,8 @@ func CheckChannelURL(t ChannelType, u string) error {
 		return FieldError("url", "must be one URL without spaces or control characters")
 	}
 	if t == ChannelApprise {
-		if !appriseScheme.MatchString(u) {
-			return FieldError("url", "must be an Apprise URL (service://…)")
+		if _, ref := SecretRef(u); !ref && !appriseScheme.MatchString(u) {
+			return FieldError("url", `must be an Apprise URL (service://…) or "secret:NAME"`)
 		}
 		return nil
 	}

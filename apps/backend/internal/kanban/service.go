@@ -312,6 +312,8 @@ type Store interface {
 	CommentService
 	PullRequestService
 	NotificationService
+	AuditService
+	SecretService
 	// Seed creates the default workspace with the workflow w and its steps
 	// (as ImportWorkflow takes them: in board order, referring to each
 	// other by position), the agents and the executors on an empty

@@ -21,13 +21,17 @@ func (n *Notifier) apprise(ctx context.Context, j job) outcome {
 	if err != nil {
 		return outcome{status: -1, err: errors.New("apprise is not installed on the backend's machine")}
 	}
+	u, err := n.appriseURL(ctx, j.ch.URL.Reveal())
+	if err != nil {
+		return outcome{status: -1, err: err}
+	}
 	// G204: bin is the operator's configured apprise; the arguments are
 	// fixed options whose values are glued to them (--title=…), so no
 	// title can read as an option; no shell is involved.
 	cmd := exec.CommandContext(ctx, bin, "--title="+oneLine(j.n.Title), "--notification-type="+appriseType(j.n.Kind), //nolint:gosec // G204: see above
 		"--input-format=text")
 	processGroup(cmd)
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "APPRISE_URLS=" + j.ch.URL.Reveal()}
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "APPRISE_URLS=" + u}
 	cmd.Stdin = strings.NewReader(body(j.n))
 	// Its output is read and thrown away, never kept or logged: apprise
 	// may print the URLs it was given.
@@ -46,6 +50,27 @@ func (n *Notifier) apprise(ctx context.Context, j job) outcome {
 		return outcome{status: exit.ExitCode(), err: fmt.Errorf("apprise refused the notification (exit %d)", exit.ExitCode())}
 	}
 	return outcome{status: -1, err: errors.New("apprise could not be started")}
+}
+
+// appriseURL is a channel's URL, or the value of the named secret it
+// refers to ("secret:NAME"), which must be an Apprise URL. Errors name the
+// secret, never a value.
+func (n *Notifier) appriseURL(ctx context.Context, u string) (string, error) {
+	name, ok := kanban.SecretRef(u)
+	if !ok {
+		return u, nil
+	}
+	if n.cfg.Secret == nil {
+		return "", errors.New("the channel's URL refers to secret " + name + ", but this backend has no secrets")
+	}
+	v, err := n.cfg.Secret(ctx, u)
+	if err != nil {
+		return "", fmt.Errorf("the channel's URL refers to secret %s, which could not be read (%s)", name, kanban.ErrorCode(err))
+	}
+	if _, again := kanban.SecretRef(v); again || kanban.CheckChannelURL(kanban.ChannelApprise, v) != nil {
+		return "", errors.New("secret " + name + " does not hold an Apprise URL")
+	}
+	return v, nil
 }
 
 // body is the notification's text for Apprise: its body, or its title.

@@ -58,6 +58,10 @@ type Config struct {
 	Backoff, Timeout time.Duration
 	// Client sends webhooks (default: no redirects followed, Timeout).
 	Client *http.Client
+	// Secret resolves an Apprise channel's "secret:NAME" URL to the named
+	// secret's value, read for each delivery and given only to that
+	// apprise process (nil: such channels fail to deliver).
+	Secret func(ctx context.Context, ref string) (string, error)
 }
 
 // Notifier records and delivers notifications; see the package doc.

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Mark replaces every redacted value.
@@ -68,7 +69,10 @@ var patterns = []struct {
 
 // Redactor replaces known secret values and credential-shaped text, and
 // optionally absolute paths by labels.
+// Learn may add values while others redact (it is safe for concurrent
+// use).
 type Redactor struct {
+	mu     sync.RWMutex
 	values []string // longest first, so a secret containing another goes whole
 	paths  []pathLabel
 }
@@ -83,7 +87,9 @@ type pathLabel struct{ path, label string }
 func (r *Redactor) WithPaths(labels map[string]string) *Redactor {
 	out := &Redactor{}
 	if r != nil {
-		out.values = r.values
+		r.mu.RLock()
+		out.values = slices.Clone(r.values)
+		r.mu.RUnlock()
 	}
 	for p, l := range labels {
 		if len(p) > 1 && strings.HasPrefix(p, "/") {
@@ -98,21 +104,31 @@ func (r *Redactor) WithPaths(labels map[string]string) *Redactor {
 // short ones are ignored).
 func New(values ...string) *Redactor {
 	r := &Redactor{}
+	r.Learn(values...)
+	return r
+}
+
+// Learn adds secret values to r (empty and very short ones are ignored):
+// from now on they are redacted too.
+func (r *Redactor) Learn(values ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, v := range values {
 		if len(v) >= minSecret && !slices.Contains(r.values, v) {
 			r.values = append(r.values, v)
 		}
 	}
 	slices.SortFunc(r.values, func(a, b string) int { return len(b) - len(a) })
-	return r
 }
 
 // String returns s with every secret replaced by Mark.
 func (r *Redactor) String(s string) string {
 	if r != nil {
+		r.mu.RLock()
 		for _, v := range r.values {
 			s = strings.ReplaceAll(s, v, Mark)
 		}
+		r.mu.RUnlock()
 		for _, p := range r.paths {
 			s = strings.ReplaceAll(s, p.path, p.label)
 		}

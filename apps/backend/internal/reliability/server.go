@@ -76,7 +76,9 @@ func randomToken() string {
 
 // start launches the process and waits (60 s at most) for its banner.
 func (s *server) start(ctx context.Context) error {
-	args := append([]string{"serve", "--addr", s.addr, "--data-dir", s.spec.dataDir}, s.spec.args...)
+	// No rate limits: the load and fault scenarios drive the backend
+	// harder than one caller may.
+	args := append([]string{"serve", "--addr", s.addr, "--data-dir", s.spec.dataDir, "--rate-calls=0", "--rate-writes=0"}, s.spec.args...)
 	cmd := exec.Command(s.spec.bin, args...) //nolint:gosec // the kandev binary under test
 	cmd.Env = append(os.Environ(), s.spec.env...)
 	if !s.spec.tokenFile {

@@ -97,7 +97,7 @@ func seedEveryEntity(t *testing.T, s *Store) string {
 	must(s.RecordPoll(ctx, *pr, []kanban.PREvent{{Key: "comment:1", Kind: "review_comment", Payload: []byte(`{"body":"ü"}`)}}))(t)
 	must(s.CreateReviewComment(ctx, kanban.ReviewComment{TaskID: child.ID, RepositoryID: repo.ID, Path: "a.go", StartLine: 1, EndLine: 2,
 		Side: kanban.SideOld, Body: "why?", AnchorCommit: shaA, AnchorText: "x\ny", Author: "operator"}))(t)
-	seedNotifications(t, s, f.b.ws.ID, parent.ID)
+	seedRecords(t, s, f.b.ws.ID, parent.ID)
 	return f.b.ws.ID
 }
 
@@ -177,5 +177,24 @@ func TestCopyRoundTrip(t *testing.T) {
 	}
 	if diff := cmp.Diff(before, dump(t, dst, tables)); diff != "" {
 		t.Fatalf("a refused copy changed the target:\n%s", diff)
+	}
+}
+
+// seedRecords fills the notification tables, the agents' offers, the
+// audit log (an entry naming target) and the secrets table.
+func seedRecords(t *testing.T, s *Store, wsID, target string) {
+	t.Helper()
+	ctx := context.Background()
+	seedNotifications(t, s, wsID, target)
+	if err := s.SetAgentOffer(ctx, kanban.AgentOffer{Agent: "mock-agent", Models: []kanban.AgentModel{{ID: "mock-fast", Name: "Fast ü"}},
+		Modes: []string{"plan"}, OfferedAt: kanban.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendAudit(ctx, kanban.AuditEntry{ID: kanban.NewID(), Actor: "operator", ActorKind: "operator", Action: kanban.ActionTaskMove,
+		Targets: []string{target}, Summary: `title="ü"`, Via: "ws", From: "127.0.0.1:1", At: kanban.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutSecret(ctx, kanban.SealedSecret{Name: "TOKEN", KeyID: "k1", Sealed: "c2VhbGVk", Size: 6}); err != nil {
+		t.Fatal(err)
 	}
 }

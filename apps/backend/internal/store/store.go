@@ -157,6 +157,10 @@ func (s *Store) DB() *sql.DB { return s.db }
 // transaction other than setting its results, since it may run more than
 // once.
 func (s *Store) tx(ctx context.Context, fn func(tx txn) error) (err error) {
+	fn, audit, appended := withAudit(ctx, fn)
+	if audit != nil {
+		defer func() { audit.Settle(err == nil && *appended) }()
+	}
 	ctx, span := s.startTx(ctx)
 	defer func() { endSpan(span, err) }()
 	if s.observeTx != nil {

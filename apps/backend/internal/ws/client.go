@@ -346,6 +346,9 @@ func decodeReply(r Message, out any) error {
 		if f, ok := p.Details["field"].(string); ok {
 			e.Field = f
 		}
+		if n, ok := p.Details["retry_after"].(float64); ok && n >= 1 && n <= 3600 {
+			e.RetryAfter = int(n)
+		}
 		return e
 	default:
 		return fmt.Errorf("unexpected %q reply to %s", r.Type, r.Action)

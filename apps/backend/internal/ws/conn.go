@@ -54,6 +54,15 @@ func newConn(s *Server, wsConn *websocket.Conn, p Principal, parent context.Cont
 // Principal returns what Authenticate returned for this connection.
 func (c *Conn) Principal() Principal { return c.principal }
 
+// RemoteAddr returns the address the connection came from (the peer of
+// its TCP connection), for the audit log.
+func (c *Conn) RemoteAddr() string {
+	if a := c.link.ws.RemoteAddr(); a != nil {
+		return a.String()
+	}
+	return ""
+}
+
 // ID returns the connection's random id (for logs and filters).
 func (c *Conn) ID() string { return c.id }
 

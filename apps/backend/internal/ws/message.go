@@ -165,6 +165,9 @@ func errorMessage(id, action string, e *kanban.Error) Message {
 	if e.Field != "" {
 		p.Details = map[string]any{"field": e.Field}
 	}
+	if e.RetryAfter > 0 {
+		p.Details = map[string]any{"retry_after": e.RetryAfter}
+	}
 	raw, err := json.Marshal(p)
 	if err != nil {
 		// ErrorPayload holds only strings; this cannot fail.

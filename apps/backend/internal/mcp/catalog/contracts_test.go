@@ -53,7 +53,7 @@ func TestActionContracts(t *testing.T) {
 		if len(tools) == 0 {
 			tools = []string{"no tool"}
 		}
-		fmt.Fprintf(&b, "%-32s %-60s %s\n", c.Name(), strings.Join(tools, "; "), strings.Join(c.Fields(), ","))
+		fmt.Fprintf(&b, "%-32s %-6s %-60s %s\n", c.Name(), c.Effect(), strings.Join(tools, "; "), strings.Join(c.Fields(), ","))
 	}
 	path := filepath.Join("testdata", "action_contracts.golden")
 	if *updateGolden {
@@ -67,6 +67,27 @@ func TestActionContracts(t *testing.T) {
 	}
 	if b.String() != string(want) {
 		t.Errorf("action contracts changed (run go test ./internal/mcp/catalog -run TestActionContracts -update):\ngot:\n%swant:\n%s", b.String(), want)
+	}
+}
+
+// TestToolHintsMatchEffects checks every tool's readOnlyHint against the
+// effect its action declares: a read-only tool serves a Reads action and
+// a tool that may change something a Writes one, so the declared effect
+// (what the audit log and the write rate limit go by) and the hints
+// clients see cannot disagree.
+func TestToolHintsMatchEffects(t *testing.T) {
+	cat, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range cat.All() {
+		c := action.ContractOf(tool.Action)
+		if c == nil {
+			continue
+		}
+		if got, want := tool.Hints.ReadOnly, !c.Writes(); got != want {
+			t.Errorf("%s: readOnlyHint %v, but its action %s declares %s", tool.Name, got, c.Name(), c.Effect())
+		}
 	}
 }
 

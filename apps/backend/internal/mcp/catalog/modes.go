@@ -66,6 +66,7 @@ var table = []row{
 	{groupTaskState, []kanban.Mode{config, external}, ""},
 	{groupExternalQuestions, []kanban.Mode{external}, ""},
 	{groupExternalPermissions, []kanban.Mode{external}, ""},
+	{groupAudit, []kanban.Mode{external}, ""},
 	{groupConfigWorkflows, []kanban.Mode{config, external}, ""},
 	{groupConfigAgents, []kanban.Mode{config, external}, ""},
 	{groupConfigMCP, []kanban.Mode{config, external}, ""},
