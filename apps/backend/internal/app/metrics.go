@@ -28,7 +28,13 @@ func (b *backend) newMetrics() {
 		bus.ObserveLag(func(d time.Duration) { lag.Observe(d.Seconds()) })
 		m.CounterFunc("kandev_cluster_events_dropped_total", func() float64 { return float64(bus.Dropped()) })
 		lease := b.shared.members
-		m.GaugeFunc("kandev_cluster_lease_age_seconds", func() float64 { return lease.LeaseAge().Seconds() })
+		m.GaugeFunc("kandev_cluster_lease_age_seconds", func() float64 {
+			age, ok := lease.LeaseAge()
+			if !ok {
+				return math.NaN() // not renewed yet: no age, no alert
+			}
+			return age.Seconds()
+		})
 		m.GaugeFunc("kandev_cluster_lease_ttl_seconds", func() float64 { return lease.TTL().Seconds() })
 		m.CounterFunc("kandev_cluster_lease_renewal_failures_total", func() float64 { return float64(lease.RenewalFailures()) })
 	}

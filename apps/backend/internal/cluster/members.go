@@ -78,9 +78,14 @@ func (m *Members) renew(ctx context.Context) error {
 }
 
 // LeaseAge is how long ago this backend last renewed its lease: past
-// TTL the others consider it gone and take over its sessions.
-func (m *Members) LeaseAge() time.Duration {
-	return time.Since(time.Unix(0, m.renewed.Load()))
+// TTL the others consider it gone and take over its sessions. ok is
+// false until the first renewal succeeded: there is no age to report.
+func (m *Members) LeaseAge() (age time.Duration, ok bool) {
+	at := m.renewed.Load()
+	if at == 0 {
+		return 0, false
+	}
+	return time.Since(time.Unix(0, at)), true
 }
 
 // TTL is how long a lease lasts unrenewed.

@@ -65,7 +65,7 @@ func (s *Store) AgentOffers(ctx context.Context, agents []string) ([]kanban.Agen
 			return nil, fmt.Errorf("agent offer modes: %w", err)
 		}
 		o.OfferedAt = parseTime(at)
-		out = append(out, kanban.ClipOffer(o))
+		out = append(out, o) // clipped when written
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("agent offers: %w", err)
