@@ -3,6 +3,7 @@
 package app
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,7 +42,10 @@ func TestBoardTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.do(chromedp.KeyEvent(kb.Enter))
-	b.until("hello-42", termRows+`.split('\n').some((r) => r.trim() === 'hello-42')`)
+	// The three commands' output lines arrive in order; wait for the last
+	// (pwd's), not the first, before reading them.
+	dirJS, _ := json.Marshal(dir)
+	b.until("pwd's output", termRows+`.split('\n').some((r) => r.trim() === `+string(dirJS)+`)`)
 	rows := b.str(termRows)
 	m := regexp.MustCompile(`pid=(\d+)\.`).FindStringSubmatch(rows)
 	if m == nil || !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(dir)+`\s*$`).MatchString(rows) {
