@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,10 +43,36 @@ func realAgentModules(t *testing.T) (string, string) {
 	return nm, node
 }
 
-// startFakeModel runs tests/e2e's scripted fake model (a Node process)
-// set to call tool with args, and returns its URL; it is stopped when the
-// test ends.
-func startFakeModel(t *testing.T, node, tool string, args map[string]any) string {
+// fakeModel is tests/e2e's scripted fake model run as a process.
+type fakeModel struct {
+	url     string
+	mu      sync.Mutex
+	results []string // the tool results it was sent (JSON lines)
+}
+
+// resultWith waits (bounded) until the fake was sent a tool result
+// holding want.
+func (f *fakeModel) resultWith(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.Now().Add(agentWait)
+	for {
+		f.mu.Lock()
+		i := slices.IndexFunc(f.results, func(r string) bool { return strings.Contains(r, want) })
+		got := slices.Clone(f.results)
+		f.mu.Unlock()
+		if i >= 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the fake model got no tool result holding %q within %s; results %q", want, agentWait, got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// startFakeModel runs the fake model (tests/e2e/lib/fakemodel-cli.mjs on
+// node) set to call tool with args; it is stopped when the test ends.
+func startFakeModel(t *testing.T, node, tool string, args map[string]any) *fakeModel {
 	t.Helper()
 	script, err := json.Marshal(map[string]any{"tool": tool, "args": args})
 	if err != nil {
@@ -74,22 +102,28 @@ func startFakeModel(t *testing.T, node, tool string, args map[string]any) string
 			<-done
 		}
 	})
-	lines := bufio.NewScanner(stdout)
+	f := &fakeModel{}
 	url := make(chan string, 1)
 	go func() {
+		lines := bufio.NewScanner(stdout)
+		lines.Buffer(make([]byte, 0, 64<<10), 4<<20)
 		for lines.Scan() {
 			if u, ok := strings.CutPrefix(lines.Text(), "listening "); ok {
 				url <- u
+			} else if r, ok := strings.CutPrefix(lines.Text(), "result "); ok {
+				f.mu.Lock()
+				f.results = append(f.results, r)
+				f.mu.Unlock()
 			}
 		}
 		_, _ = io.Copy(io.Discard, stdout)
 	}()
 	select {
-	case u := <-url:
-		return u
+	case f.url = <-url:
+		return f
 	case <-time.After(30 * time.Second):
 		t.Fatal("the fake model did not start within 30 s")
-		return ""
+		return nil
 	}
 }
 
@@ -116,7 +150,7 @@ func TestDockerRealAgent(t *testing.T) {
 	}, withAgentCommands(t, map[string]any{"claude-code": map[string]any{"command": node, "args": []string{acp}}}))
 	prof := e.dockerProfile("claude-in-docker", map[string]any{"image": img, "network": "host", "memory_mb": 1024,
 		"mounts": []map[string]any{{"source": nm, "target": nm, "read_only": true}},
-		"env": map[string]string{"ANTHROPIC_BASE_URL": fake, "ANTHROPIC_API_KEY": "test-key-not-a-secret",
+		"env": map[string]string{"ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": "test-key-not-a-secret",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}}, "", "")
 	claude := e.profileOf("claude-code")
 	e.dispatch(kanban.ActionAgentProfileUpdate, map[string]any{"profile_id": claude.ID, "auto_approve": true}, nil)
@@ -126,18 +160,19 @@ func TestDockerRealAgent(t *testing.T) {
 	if out.SessionID == "" {
 		t.Fatal("task.create started no session")
 	}
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		var subs kanban.List[kanban.Task]
-		e.dispatch(kanban.ActionTaskList, action.TaskListIn{ParentID: out.Task.ID}, &subs)
-		if len(subs.Items) == 1 && subs.Items[0].Title == title {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no subtask from the agent in the container after 3 minutes; conversation:\n%s", dumpConversation(e.conversation(out.Task.ID)))
-		}
-		time.Sleep(200 * time.Millisecond)
+	// Kandev's side: the tool call recorded as completed, the subtask
+	// filed as the session's own (parent_id self).
+	tc := e.waitMessage(out.Task.ID, "tool_call", `"status":"completed"`)
+	if !strings.Contains(tc.Content, "create_task_kandev") || !strings.Contains(tc.Content, title) {
+		t.Fatalf("tool call record %s", tc.Content)
 	}
+	var subs kanban.List[kanban.Task]
+	e.dispatch(kanban.ActionTaskList, action.TaskListIn{ParentID: out.Task.ID}, &subs)
+	if len(subs.Items) != 1 || subs.Items[0].Title != title {
+		t.Fatalf("subtasks %+v", subs.Items)
+	}
+	// The model's side: the tool's result came back to it.
+	fake.resultWith(t, title)
 	if ids := sessionContainers(t, d, out.SessionID); len(ids) != 1 {
 		t.Fatalf("got %d containers of the session, want 1", len(ids))
 	}
