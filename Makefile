@@ -5,7 +5,7 @@
 BACKEND := apps/backend
 KANDEV  := $(BACKEND)/bin/kandev
 
-.PHONY: run build test test-agents vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres apprise docker ssh board-screenshots forge-mock promtool
+.PHONY: run build test test-agents vet lint test-go docs docs-check e2e bench fuzz fuzz-smoke reliability clean browser postgres apprise docker ssh board-screenshots forge-mock promtool e2e-install
 
 run: build
 	$(KANDEV) serve
@@ -33,8 +33,15 @@ lint:
 # KANDEV_DOCKER_TESTS=1 a daemon that cannot be reached or started fails them.
 # The SSH executor's tests start Debian's sshd on loopback with throwaway
 # keys (stopped after); with KANDEV_SSH_TESTS=1 a missing sshd fails them.
-test-go: browser postgres forge-mock apprise docker ssh promtool
+# The Docker executor's real-agent test runs claude-agent-acp from
+# tests/e2e's lockfile (e2e-install).
+test-go: browser postgres forge-mock apprise docker ssh promtool e2e-install
 	KANDEV_BROWSER_TESTS=1 KANDEV_POSTGRES_TESTS=1 KANDEV_FORGE_TESTS=1 KANDEV_NOTIFY_TESTS=1 KANDEV_DOCKER_TESTS=1 KANDEV_SSH_TESTS=1 KANDEV_MONITORING_TESTS=1 $(MAKE) -C $(BACKEND) test
+
+# Installs tests/e2e's pinned npm tree (the real agents and the Node they
+# run on) with npm ci; a no-op while the lockfile is unchanged.
+e2e-install:
+	$(MAKE) -C tests/e2e install
 
 # Installs the forge API mocks (Prism, GitHub's OpenAPI descriptions, the
 # Node 24 Prism needs) from tests/forge/package-lock.json with npm ci;
