@@ -1,10 +1,10 @@
 // Model selection and usage with real agents launched by Kandev's runtime
 // over ACP, against the scripted fake model: a profile's model (one the
 // agent offers, not its default) reaches the model API, the usage Kandev
-// records for the turn (session.usage and task.usage over the operator's
-// WebSocket API) equals what the fake reported for that turn's requests,
-// counted on the fake's side, and a model the agent does not offer fails
-// the launch.
+// records for each of two turns (session.usage's totals and turn rows and
+// task.usage over the operator's WebSocket API) equals what the fake
+// reported for that turn's requests, counted on the fake's side, and a
+// model the agent does not offer fails the launch.
 //
 // What each agent reports, from its source in node_modules:
 // - claude-agent-acp 0.49 (dist/acp-agent.js, the "result" case) answers
@@ -70,10 +70,36 @@ async function runTurn(ws, profile, prompt) {
   return created;
 }
 
-/** The fake's answers to the agent loop's requests (the ones that declared tools) and their summed usage. */
-function loopUsage(fake, api) {
-  const loop = fake.answers.filter((a) => a.api === api && a.tools);
+/**
+ * The fake's answers to the agent loop's requests (the ones that declared
+ * tools) from answer index from on, and their summed usage.
+ */
+function loopUsage(fake, api, from = 0) {
+  const loop = fake.answers.slice(from).filter((a) => a.api === api && a.tools);
   return { loop, input: loop.reduce((n, a) => n + a.input, 0), output: loop.reduce((n, a) => n + a.output, 0) };
+}
+
+/**
+ * Sends the task's session a second prompt and waits for its turn to be
+ * recorded and the session idle; returns the usage the fake reported for
+ * that turn's agent-loop requests.
+ */
+async function secondTurn(ws, fake, api, created) {
+  const from = fake.answers.length;
+  await ws.request('task.message', { task_id: created.task.id, prompt: 'Thanks, that is all.' });
+  await waitFor(async () => (await ws.request('session.usage', { id: created.session_id })).usage.turns === 2, 60_000, 'the second turn\'s usage');
+  await waitFor(async () => (await ws.request('session.get', { id: created.session_id })).state === 'IDLE', 60_000, 'the session to be idle again');
+  return loopUsage(fake, api, from);
+}
+
+/** Asserts the session's totals and turn rows (newest first) against the fake's per-turn sums. */
+function assertTurns(s, turns) {
+  assert.equal(s.usage.turns, turns.length);
+  const sum = (k) => turns.reduce((n, x) => n + x[k], 0);
+  assert.deepEqual({ in: s.usage.input_tokens, out: s.usage.output_tokens, cr: s.usage.cached_read_tokens, cw: s.usage.cached_write_tokens },
+    { in: sum('input'), out: sum('output'), cr: 0, cw: 0 }, 'the session totals are the sum the fake reported');
+  assert.deepEqual(s.turns.items.map((r) => ({ seq: r.seq, in: r.input_tokens, out: r.output_tokens })),
+    turns.map((x, i) => ({ seq: i + 1, in: x.input, out: x.output })).reverse(), 'each turn row is what the fake reported for that turn');
 }
 
 async function usageOf(ws, created) {
@@ -95,25 +121,28 @@ test('claude-agent-acp: the profile model reaches the model API and the recorded
   assert.ok(fake.calls.some((c) => c.name.endsWith('list_tasks_kandev')), JSON.stringify(fake.calls));
   assert.ok(fake.answers.every((a) => /sonnet/.test(a.model)), `models requested: ${fake.answers.map((a) => a.model).join(', ')}`);
 
+  const first = { input, output };
+  const second = await secondTurn(ws, fake, 'anthropic', created);
+  assert.ok(second.loop.length > 0 && second.loop.every((a) => /sonnet/.test(a.model)), 'the second turn asked the same model');
+
   const { s, task } = await usageOf(ws, created);
-  assert.equal(s.usage.turns, 1);
-  assert.deepEqual(
-    { in: s.usage.input_tokens, out: s.usage.output_tokens, cr: s.usage.cached_read_tokens, cw: s.usage.cached_write_tokens },
-    { in: input, out: output, cr: 0, cw: 0 }, 'the session totals are the sum the fake reported');
-  assert.equal(s.turns.items.length, 1);
-  assert.equal(s.turns.items[0].input_tokens, input);
-  assert.equal(s.turns.items[0].output_tokens, output);
+  assertTurns(s, [first, second]);
   // Context used: the last call's tokens (Claude's usage_update "used").
-  const last = loop[loop.length - 1];
+  const last = second.loop[second.loop.length - 1];
   assert.equal(s.usage.context_used, last.input + last.output);
   // Cost: Claude Code prices the tokens itself (USD, Sonnet's $3 in /
-  // $15 out per million tokens); Kandev records what it reported.
+  // $15 out per million tokens) and reports the ACP session's running
+  // total; Kandev records each turn's growth, so the totals are the price
+  // of every token of both turns.
+  const tokensIn = first.input + second.input;
+  const tokensOut = first.output + second.output;
   assert.equal(s.usage.cost.currency, 'USD');
-  assert.ok(Math.abs(s.usage.cost.amount - (input * 3 + output * 15) / 1e6) < 1e-9, JSON.stringify(s.usage.cost));
+  assert.ok(Math.abs(s.usage.cost.amount - (tokensIn * 3 + tokensOut * 15) / 1e6) < 1e-9, JSON.stringify(s.usage.cost));
+  assert.ok(Math.abs(s.turns.items[0].cost.amount - (second.input * 3 + second.output * 15) / 1e6) < 1e-9, JSON.stringify(s.turns.items[0].cost));
   assert.deepEqual(
     { sessions: task.sessions, turns: task.turns, in: task.input_tokens, out: task.output_tokens, costs: task.costs },
-    { sessions: 1, turns: 1, in: input, out: output, costs: [s.usage.cost] }, 'task.usage sums the same');
-  t.diagnostic(`${loop.length} model calls in the turn (${fake.answers.length - loop.length} side requests): ${input} in / ${output} out recorded, cost ${s.usage.cost.amount} USD`);
+    { sessions: 1, turns: 2, in: tokensIn, out: tokensOut, costs: [s.usage.cost] }, 'task.usage sums the same');
+  t.diagnostic(`model calls per turn ${loop.length} + ${second.loop.length} (${fake.answers.length - loop.length - second.loop.length} side requests): ${tokensIn} in / ${tokensOut} out recorded, cost ${s.usage.cost.amount} USD`);
 });
 
 test('Gemini CLI: the profile model reaches the model API and the recorded usage is what the fake reported; an unoffered model fails the launch', { timeout: 120_000 }, async (t) => {
@@ -129,14 +158,18 @@ test('Gemini CLI: the profile model reaches the model API and the recorded usage
   assert.ok(fake.calls.some((c) => c.name.endsWith('list_tasks_kandev')), JSON.stringify(fake.calls));
   assert.ok(loop.every((a) => a.model === 'gemini-3.5-flash-lite'), `models requested: ${loop.map((a) => a.model).join(', ')}`);
 
+  const first = { input, output };
+  const second = await secondTurn(ws, fake, 'gemini', created);
+  assert.ok(second.loop.length > 0 && second.loop.every((a) => a.model === 'gemini-3.5-flash-lite'), 'the second turn asked the same model');
+
   const { s, task } = await usageOf(ws, created);
-  assert.equal(s.usage.turns, 1);
-  assert.deepEqual({ in: s.usage.input_tokens, out: s.usage.output_tokens }, { in: input, out: output }, 'the session totals are the sum the fake reported');
-  assert.deepEqual({ in: s.turns.items[0].input_tokens, out: s.turns.items[0].output_tokens }, { in: input, out: output });
+  assertTurns(s, [first, second]);
+  const tokensIn = first.input + second.input;
+  const tokensOut = first.output + second.output;
   assert.deepEqual(task.costs, [], 'Gemini CLI reports no cost');
   assert.deepEqual({ sessions: task.sessions, turns: task.turns, in: task.input_tokens, out: task.output_tokens },
-    { sessions: 1, turns: 1, in: input, out: output }, 'task.usage sums the same');
-  t.diagnostic(`${loop.length} model calls in the turn (${fake.answers.length - loop.length} side requests): ${input} in / ${output} out recorded`);
+    { sessions: 1, turns: 2, in: tokensIn, out: tokensOut }, 'task.usage sums the same');
+  t.diagnostic(`model calls per turn ${loop.length} + ${second.loop.length} (${fake.answers.length - loop.length - second.loop.length} side requests): ${tokensIn} in / ${tokensOut} out recorded`);
 
   const bad = await ws.request('task.create', { title: 'usage unoffered', description: 'Say hello.', agent_profile_id: (await profileOf(ws, 'gemini', { model: 'gpt-4o' })).id });
   const failed = await waitFor(async () => {
