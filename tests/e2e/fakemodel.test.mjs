@@ -106,6 +106,24 @@ describe('fake model', () => {
     assert.equal(fake.results.at(-1).name, 'mcp__kandev.list_tasks_kandev');
   });
 
+  it('keeps each answered generation: the model named, whether tools were declared, the usage sent', async () => {
+    const own = await startFakeModel({ tool: 'list_tasks_kandev' });
+    try {
+      const at = (path, body) => fetch(own.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.text());
+      const a = JSON.parse(await at('/v1/messages', { model: 'claude-x', tools: [{ name: 'mcp__kandev__list_tasks_kandev' }], messages: [{ role: 'user', content: 'l' }] }));
+      const g = JSON.parse(await at('/v1beta/models/gemini-y:generateContent', { contents: [{ role: 'user', parts: [{ text: 'title' }] }] }));
+      const o = JSON.parse(await at('/v1/responses', { model: 'gpt-z', input: 'hi' }));
+      await at('/v1/messages/count_tokens', { messages: [] });
+      assert.deepEqual(own.answers, [
+        { api: 'anthropic', model: 'claude-x', tools: true, input: a.usage.input_tokens, output: a.usage.output_tokens },
+        { api: 'gemini', model: 'gemini-y', tools: false, input: g.usageMetadata.promptTokenCount, output: g.usageMetadata.candidatesTokenCount },
+        { api: 'openai', model: 'gpt-z', tools: false, input: o.usage.input_tokens, output: o.usage.output_tokens },
+      ]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('refuses what it does not serve, with an error body', async () => {
     assert.equal((await post('/v1/chat/completions', {})).status, 404);
     assert.equal((await post('/v1/messages', { model: 'm' })).status, 400);

@@ -24,6 +24,9 @@
 //   fake.calls                       // [{ api, name, args }] tool calls the fake made
 //   fake.results                     // [{ api, name, text, isError }] tool results sent back
 //   fake.requests                    // [{ api, method, path, body }] every request
+//   fake.answers                     // [{ api, model, tools, input, output }] every generation
+//                                    // answered: the model the request named, whether
+//                                    // it declared tools, and the usage reported back
 //   await fake.close()
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -43,7 +46,7 @@ export function sameTool(name, tool) {
  * request, for debugging).
  */
 export async function startFakeModel({ tool, args = {}, reply = 'Done.', log } = {}) {
-  const state = { tool, args, reply, requests: [], calls: [], results: [], declared: { anthropic: [], gemini: [], openai: [] } };
+  const state = { tool, args, reply, requests: [], answers: [], calls: [], results: [], declared: { anthropic: [], gemini: [], openai: [] } };
   const server = createServer((req, res) => {
     readBody(req).then((raw) => route(state, req, res, raw, log)).catch((err) => {
       if (!res.headersSent) send(res, 500, { error: { message: String(err?.message ?? err) } });
@@ -58,6 +61,7 @@ export async function startFakeModel({ tool, args = {}, reply = 'Done.', log } =
   return {
     url: `http://127.0.0.1:${port}`,
     requests: state.requests,
+    answers: state.answers,
     calls: state.calls,
     results: state.results,
     /** The tool names the client declared in its latest request of api that declared tools. */
@@ -102,7 +106,7 @@ function route(state, req, res, raw, log) {
   const g = /^\/v1beta\/models\/([^:/]+):(generateContent|streamGenerateContent|countTokens)$/.exec(path);
   if (req.method === 'POST' && g) {
     if (g[2] === 'countTokens') return send(res, 200, { totalTokens: 10 });
-    return gemini(state, body, res, g[2] === 'streamGenerateContent', url.searchParams.get('alt') === 'sse');
+    return gemini(state, decodeURIComponent(g[1]), body, res, g[2] === 'streamGenerateContent', url.searchParams.get('alt') === 'sse');
   }
   return send(res, 404, { error: { type: 'not_found_error', message: `the fake model does not serve ${req.method} ${path}` } });
 }
@@ -174,6 +178,7 @@ function anthropic(state, body, res) {
     : { type: 'text', text: d.text };
   const stop = d.call ? 'tool_use' : 'end_turn';
   const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  state.answers.push({ api: 'anthropic', model: body.model, tools: declared.length > 0, input: usage.input_tokens, output: usage.output_tokens });
   const message = { id, type: 'message', role: 'assistant', model: body.model ?? 'fake', content: [block], stop_reason: stop, stop_sequence: null, usage };
   if (!body.stream) return send(res, 200, message);
   const start = d.call ? { ...block, input: {} } : { type: 'text', text: '' };
@@ -233,7 +238,7 @@ function flatText(content) {
 
 // ---- Gemini generateContent ------------------------------------------------
 
-function gemini(state, body, res, stream, alt) {
+function gemini(state, model, body, res, stream, alt) {
   if (!body || !Array.isArray(body.contents)) {
     return send(res, 400, { error: { code: 400, message: 'contents: required', status: 'INVALID_ARGUMENT' } });
   }
@@ -252,9 +257,11 @@ function gemini(state, body, res, stream, alt) {
   const json = cfg.responseMimeType === 'application/json';
   const text = json ? JSON.stringify(sampleOf(cfg.responseJsonSchema ?? cfg.responseSchema ?? {})) : d.text;
   const part = d.call ? { functionCall: { name: d.call, args: d.args } } : { text };
+  const usageMetadata = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 };
+  state.answers.push({ api: 'gemini', model, tools: declared.length > 0, input: usageMetadata.promptTokenCount, output: usageMetadata.candidatesTokenCount });
   const answer = {
     candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+    usageMetadata,
     modelVersion: 'fake',
     responseId: randomUUID(),
   };
@@ -311,6 +318,7 @@ function openai(state, body, res) {
     ? { type: 'function_call', id: `fc_${randomUUID().replaceAll('-', '')}`, call_id: `call_${randomUUID().replaceAll('-', '')}`, ...(namespaces.get(d.call) ?? { name: d.call }), arguments: JSON.stringify(d.args), status: 'completed' }
     : { type: 'message', id: `msg_${randomUUID().replaceAll('-', '')}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: d.text, annotations: [] }] };
   const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+  state.answers.push({ api: 'openai', model: body.model, tools: declared.length > 0, input: usage.input_tokens, output: usage.output_tokens });
   const response = { id: respId, object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'completed', model: body.model ?? 'fake', output: [item], usage };
   if (!body.stream) return send(res, 200, response);
   const events = [

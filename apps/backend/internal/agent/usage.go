@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"math"
 	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -47,14 +48,15 @@ func (u *usageSeen) take() (reported bool, cost *kanban.Cost, used, size int64) 
 // not depend on it).
 func (r *run) recordUsage(l *launch, resp acp.PromptResponse) {
 	reported, cost, used, size := r.usage.take()
-	if !reported && resp.Usage == nil {
+	tokens := promptUsage(resp)
+	if !reported && tokens == nil {
 		return
 	}
 	r.turn.mu.Lock()
 	sid := string(r.turn.agentSID)
 	r.turn.mu.Unlock()
 	rep := kanban.UsageReport{SessionID: r.id, AgentSessionID: sid, Cost: cost, ContextUsed: used, ContextSize: size}
-	if u := resp.Usage; u != nil {
+	if u := tokens; u != nil {
 		rep.Tokens = kanban.Tokens{Input: int64(u.InputTokens), Output: int64(u.OutputTokens),
 			CachedRead: deref(u.CachedReadTokens), CachedWrite: deref(u.CachedWriteTokens), Thought: deref(u.ThoughtTokens)}
 	}
@@ -69,6 +71,36 @@ func (r *run) recordUsage(l *launch, resp acp.PromptResponse) {
 	}
 	kanban.EventSessionUsageUpdated.Publish(r.m.pub, action.SessionTopic(r.id), total)
 	kanban.EventSessionUsageUpdated.Publish(r.m.pub, action.WorkspaceTopic(total.WorkspaceID), total)
+}
+
+// promptUsage is the turn's token counts from its prompt response: ACP's
+// usage, else the counts Gemini CLI sends in _meta.quota.token_count
+// (input_tokens, output_tokens; 0.61's acpSession.ts answers
+// session/prompt with no ACP usage and sends no usage_update), nil when
+// the response has neither.
+func promptUsage(resp acp.PromptResponse) *acp.Usage {
+	if resp.Usage != nil {
+		return resp.Usage
+	}
+	quota, _ := resp.Meta["quota"].(map[string]any)
+	counts, _ := quota["token_count"].(map[string]any)
+	in, okIn := metaCount(counts["input_tokens"])
+	out, okOut := metaCount(counts["output_tokens"])
+	if !okIn || !okOut {
+		return nil
+	}
+	return &acp.Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out}
+}
+
+// metaCount is a JSON number as a token count, bounded just past
+// kanban.MaxTurnTokens either side so that Clamp still sees (and logs) a
+// value out of bounds; false when v is not a number.
+func metaCount(v any) (int, bool) {
+	f, ok := v.(float64)
+	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return int(max(min(f, kanban.MaxTurnTokens+1), -1)), true
 }
 
 func deref(p *int) int64 {
