@@ -101,6 +101,7 @@ func Tables(r *Results) string {
 	writeChanges(&b, r)
 	writePRWatch(&b, r)
 	writeTerminal(&b, r)
+	writeUsage(&b, r)
 	return b.String()
 }
 

@@ -38,6 +38,7 @@ type Results struct {
 	Terminal   *TerminalBench   `json:"terminal,omitempty"`
 	Postgres   *PostgresRun     `json:"postgres,omitempty"`
 	PRWatch    *PRWatchRun      `json:"prwatch,omitempty"`
+	Usage      *UsageRun        `json:"usage,omitempty"`
 	// Profiles are CPU profiles of `kandev serve` under section 2's loads.
 	Profiles []ServerProfile `json:"profiles,omitempty"`
 	// Durability checks section 2's creates against the database after

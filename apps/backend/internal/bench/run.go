@@ -13,7 +13,7 @@ import (
 )
 
 // Sections are the run's parts, in the order they run.
-var Sections = []string{"validation", "modes", "catalog", "prwatch", "roundtrip", "store", "board", "agents", "flow", "upstream", "postgres", "changes", "terminal"}
+var Sections = []string{"validation", "modes", "catalog", "prwatch", "usage", "roundtrip", "store", "board", "agents", "flow", "upstream", "postgres", "changes", "terminal"}
 
 // Run measures the selected sections (all when only is empty) and returns
 // the results with targets evaluated. In-process micro benchmarks run
@@ -72,6 +72,11 @@ func measureMicro(ctx context.Context, cfg Config, compiled *toolserver.Compiled
 	if want("prwatch") {
 		if r.PRWatch, err = MeasurePRWatch(ctx, cfg); err != nil {
 			return fmt.Errorf("prwatch: %w", err)
+		}
+	}
+	if want("usage") {
+		if r.Usage, err = MeasureUsage(ctx, cfg); err != nil {
+			return fmt.Errorf("usage: %w", err)
 		}
 	}
 	return nil
