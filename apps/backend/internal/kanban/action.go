@@ -61,6 +61,9 @@ const (
 	ActionReviewCommentDelete         Action = "review.comment.delete"
 	ActionReviewCommentList           Action = "review.comment.list"
 	ActionReviewCommentUpdate         Action = "review.comment.update"
+	ActionBudgetGet                   Action = "budget.get"
+	ActionBudgetList                  Action = "budget.list"
+	ActionBudgetSet                   Action = "budget.set"
 	ActionSecretDelete                Action = "secret.delete"
 	ActionSecretList                  Action = "secret.list"
 	ActionSecretSet                   Action = "secret.set"
@@ -155,6 +158,7 @@ var RegistryActions = []Action{
 	ActionAgentDetect, ActionAgentList, ActionAgentProfileCreate, ActionAgentProfileDelete, ActionAgentProfileList, ActionAgentProfileUpdate, ActionAgentUpdate,
 	ActionArtifactCreate, ActionArtifactDelete, ActionArtifactLatest, ActionArtifactList,
 	ActionAuditList,
+	ActionBudgetGet, ActionBudgetList, ActionBudgetSet,
 	ActionDiagnosticBundleCreate,
 	ActionDocumentGet, ActionDocumentList, ActionDocumentWrite,
 	ActionExecutorList, ActionExecutorProfileCreate, ActionExecutorProfileDelete, ActionExecutorProfileList, ActionExecutorProfileUpdate,

@@ -24,6 +24,9 @@ const (
 	// CodeRateLimited is retryable: the caller's token or session spent
 	// its rate; RetryAfter says when to try again.
 	CodeRateLimited Code = "RATE_LIMITED"
+	// CodeBudgetExceeded: a budget covering the session is spent; no new
+	// turn starts until its limit is raised.
+	CodeBudgetExceeded Code = "BUDGET_EXCEEDED"
 	CodeInternal    Code = "INTERNAL_ERROR"
 )
 

@@ -84,6 +84,9 @@ var (
 	// EventSessionUsageUpdated: a turn's usage was recorded; the payload is
 	// the session's totals.
 	EventSessionUsageUpdated = event[*SessionUsage]("session.usage_updated")
+	// EventBudgetAlerted: a turn's usage pushed a budget's spend across one
+	// of its alert thresholds (once per budget revision and threshold).
+	EventBudgetAlerted = event[BudgetAlert]("budget.alert")
 
 	EventPermissionRequested = event[*Permission]("permission.requested")
 	EventPermissionResolved  = event[*Permission]("permission.resolved")

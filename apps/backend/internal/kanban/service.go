@@ -307,6 +307,7 @@ type Store interface {
 	AgentModeService
 	AgentOfferService
 	UsageService
+	BudgetService
 	UpstreamService
 	ReviewService
 	CommentService

@@ -149,6 +149,9 @@ type SessionUsage struct {
 	ContextUsed int64     `json:"context_used"`
 	ContextSize int64     `json:"context_size"`
 	UpdatedAt   time.Time `json:"updated_at"`
+	// Alerts are the budget alerts the report that returned these totals
+	// fired (RecordUsage only), each once.
+	Alerts []BudgetAlert `json:"budget_alerts,omitempty"`
 }
 
 // UsageTotals sums the usage of a task's or a workspace's sessions; Costs

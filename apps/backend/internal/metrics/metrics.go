@@ -134,6 +134,7 @@ var wrapperOutcomes = map[string][2]string{
 	string(kanban.CodeForbidden):     {OutcomeRefused, string(kanban.CodeForbidden)},
 	string(kanban.CodeUnknownAction): {OutcomeRefused, string(kanban.CodeUnknownAction)},
 	string(kanban.CodeRateLimited):   {OutcomeRefused, string(kanban.CodeRateLimited)},
+	string(kanban.CodeBudgetExceeded): {OutcomeRefused, string(kanban.CodeBudgetExceeded)},
 	string(kanban.CodeUnavailable):   {OutcomeError, string(kanban.CodeUnavailable)},
 	string(kanban.CodeInternal):      {OutcomeError, string(kanban.CodeInternal)},
 	KindInvalidArguments:             {OutcomeRefused, KindInvalidArguments},

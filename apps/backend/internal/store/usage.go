@@ -14,7 +14,9 @@ import (
 // rows in one transaction: the turn's cost is the growth of the agent's
 // cumulative cost since the last report of the same ACP session (all of
 // it in a new one), at most kanban.MaxTurnCostMicros; turn rows past the
-// newest kanban.MaxUsageTurnRows are deleted (the totals keep them). A
+// newest kanban.MaxUsageTurnRows are deleted (the totals keep them). The
+// budget alerts the turn fired are recorded in the same transaction and
+// returned in the totals' Alerts (see fireBudgetAlerts). A
 // session's turns are recorded one at a time, by its run. NOT_FOUND when
 // the session does not exist.
 func (s *Store) RecordUsage(ctx context.Context, r kanban.UsageReport) (*kanban.SessionUsage, error) {
@@ -56,8 +58,15 @@ func (s *Store) RecordUsage(ctx context.Context, r kanban.UsageReport) (*kanban.
 			sess.ID, next.turns-kanban.MaxUsageTurnRows); err != nil {
 			return fmt.Errorf("fold usage turns: %w", err)
 		}
-		out, err = sessionUsage(ctx, tx, sess)
-		return err
+		alerts, err := fireBudgetAlerts(ctx, tx, sess)
+		if err != nil {
+			return err
+		}
+		if out, err = sessionUsage(ctx, tx, sess); err != nil {
+			return err
+		}
+		out.Alerts = alerts
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,134 @@
+package store
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// TestBudgets: bad budgets are refused and write nothing; usage recorded
+// concurrently by several sessions fires each threshold of each covering
+// budget exactly once; a spent budget is reported until its limit is
+// raised, which starts a revision whose alerts fire anew.
+func TestBudgets(t *testing.T) {
+	bothEngines(t, func(t *testing.T) {
+		ctx := context.Background()
+		f := newUsageFixture(t)
+		checkBudgetRefusals(t, f)
+		ws, err := f.s.SetBudget(ctx, kanban.BudgetSet{Scope: kanban.BudgetWorkspace, ScopeID: f.task.WorkspaceID,
+			TokenLimit: 1000, Thresholds: []int{80, 50, 80}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ws.Revision != 1 || len(ws.Thresholds) != 2 || ws.Thresholds[0] != 50 || ws.Spent.Tokens != 0 {
+			t.Fatalf("workspace budget = %+v", ws)
+		}
+		task, err := f.s.SetBudget(ctx, kanban.BudgetSet{Scope: kanban.BudgetTask, ScopeID: f.task.ID,
+			CostLimit: usd(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(task.Thresholds) != 1 || task.Thresholds[0] != kanban.DefaultBudgetThreshold {
+			t.Fatalf("default thresholds = %v", task.Thresholds)
+		}
+		// 3 sessions × 10 turns × 40 tokens = 1200 tokens (120 %).
+		alerts := recordConcurrently(t, f, []*kanban.Session{f.s1, f.s2, f.s3}, 10, 40)
+		fired := map[[2]any]int{}
+		for _, a := range alerts {
+			fired[[2]any{a.Scope, a.Threshold}]++
+		}
+		if len(alerts) != 2 || fired[[2]any{kanban.BudgetWorkspace, 50}] != 1 || fired[[2]any{kanban.BudgetWorkspace, 80}] != 1 {
+			t.Fatalf("alerts = %+v", alerts)
+		}
+		spent, err := f.s.SpentBudget(ctx, f.s3.ID)
+		if err != nil || spent == nil || spent.Scope != kanban.BudgetWorkspace || spent.Spent.Tokens != 1200 || spent.Spent.Percent != 120 {
+			t.Fatalf("spent = %+v, %v", spent, err)
+		}
+		e := kanban.BudgetExceededError(spent)
+		if e.Code != kanban.CodeBudgetExceeded {
+			t.Fatalf("refusal = %v", e)
+		}
+		// Raised: nothing spent, a new revision; crossing 50 % of it fires again.
+		if ws, err = f.s.SetBudget(ctx, kanban.BudgetSet{Scope: kanban.BudgetWorkspace, ScopeID: f.task.WorkspaceID,
+			TokenLimit: 2000, Thresholds: []int{50, 80}}); err != nil || ws.Revision != 2 || ws.Spent.Percent != 60 {
+			t.Fatalf("raised = %+v, %v", ws, err)
+		}
+		if spent, err := f.s.SpentBudget(ctx, f.s3.ID); err != nil || spent != nil {
+			t.Fatalf("spent after raising = %+v, %v", spent, err)
+		}
+		u := f.record(t, kanban.UsageReport{SessionID: f.s3.ID, Tokens: kanban.Tokens{Input: 1}})
+		if len(u.Alerts) != 1 || u.Alerts[0].Threshold != 50 || u.Alerts[0].Revision != 2 {
+			t.Fatalf("alerts of revision 2 = %+v", u.Alerts)
+		}
+		// The task budget counts only its sessions' cost in its currency.
+		f.record(t, kanban.UsageReport{SessionID: f.s1.ID, AgentSessionID: "a", Cost: usd(0.9)})
+		if got, err := f.s.GetBudget(ctx, kanban.BudgetTask, f.task.ID); err != nil || got.Spent.Percent != 90 {
+			t.Fatalf("task budget = %+v, %v", got, err)
+		}
+		l, err := f.s.ListBudgets(ctx, kanban.BudgetFilter{}, kanban.Page{Limit: 1})
+		if err != nil || len(l.Items) != 1 || l.NextCursor == "" {
+			t.Fatalf("page 1 = %+v, %v", l, err)
+		}
+		l2, err := f.s.ListBudgets(ctx, kanban.BudgetFilter{}, kanban.Page{Limit: 1, Cursor: l.NextCursor})
+		if err != nil || len(l2.Items) != 1 || l2.Items[0].Scope == l.Items[0].Scope {
+			t.Fatalf("page 2 = %+v, %v", l2, err)
+		}
+	})
+}
+
+func checkBudgetRefusals(t *testing.T, f *usageFixture) {
+	t.Helper()
+	ctx := context.Background()
+	for _, in := range []kanban.BudgetSet{
+		{Scope: "team", ScopeID: f.task.ID, TokenLimit: 1},
+		{Scope: kanban.BudgetTask, ScopeID: f.task.ID},
+		{Scope: kanban.BudgetTask, ScopeID: f.task.ID, TokenLimit: -1},
+		{Scope: kanban.BudgetTask, ScopeID: f.task.ID, TokenLimit: 1, Thresholds: []int{0}},
+		{Scope: kanban.BudgetTask, ScopeID: f.task.ID, TokenLimit: 1, Thresholds: []int{1, 2, 3, 4, 5, 6}},
+		{Scope: kanban.BudgetTask, ScopeID: f.task.ID, CostLimit: &kanban.Cost{Amount: 1, Currency: "usd"}},
+	} {
+		if _, err := f.s.SetBudget(ctx, in); kanban.ErrorCode(err) != kanban.CodeValidation {
+			t.Fatalf("set %+v: %v, want VALIDATION_ERROR", in, err)
+		}
+	}
+	if _, err := f.s.SetBudget(ctx, kanban.BudgetSet{Scope: kanban.BudgetAgentProfile, ScopeID: "nope", TokenLimit: 1}); kanban.ErrorCode(err) != kanban.CodeNotFound {
+		t.Fatalf("missing profile: %v", err)
+	}
+	if l, err := f.s.ListBudgets(ctx, kanban.BudgetFilter{}, kanban.Page{}); err != nil || len(l.Items) != 0 {
+		t.Fatalf("after refusals = %+v, %v", l, err)
+	}
+}
+
+// recordConcurrently records turns of tokens input tokens for each
+// session, all at once, and returns every alert fired.
+func recordConcurrently(t *testing.T, f *usageFixture, sessions []*kanban.Session, turns int, tokens int64) []kanban.BudgetAlert {
+	t.Helper()
+	var (
+		mu  sync.Mutex
+		out []kanban.BudgetAlert
+		wg  sync.WaitGroup
+	)
+	errs := make(chan error, len(sessions)*turns)
+	for _, sess := range sessions {
+		for range turns {
+			wg.Go(func() {
+				u, err := f.s.RecordUsage(context.Background(), kanban.UsageReport{SessionID: sess.ID, Tokens: kanban.Tokens{Input: tokens}})
+				if err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				out = append(out, u.Alerts...)
+				mu.Unlock()
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	return out
+}
