@@ -83,10 +83,14 @@ func (s *Service) launchProfiles(ctx context.Context, t *kanban.Task, agent, exe
 }
 
 // SendPrompt queues a prompt from author to the task's live session
-// (CONFLICT when it has none).
+// (CONFLICT when it has none, BUDGET_EXCEEDED when a budget covering it
+// is spent).
 func (s *Service) SendPrompt(ctx context.Context, taskID, author, text string) (*kanban.Message, error) {
 	target, err := s.liveSession(ctx, taskID, "")
 	if err != nil {
+		return nil, err
+	}
+	if err := s.budgetAllows(ctx, target.ID); err != nil {
 		return nil, err
 	}
 	m, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: target.ID, Author: author, Type: "prompt", Content: text})

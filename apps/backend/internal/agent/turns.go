@@ -60,6 +60,10 @@ func (r *run) turns(l *launch) {
 				return
 			}
 		}
+		if r.budgetRefused(prompts) {
+			turn--
+			continue
+		}
 		blocks, last := r.promptBlocks(l, prompts, first, plan)
 		first = false
 		if err := r.m.store.MarkDelivered(ctx, r.id, last); err != nil {
@@ -72,6 +76,32 @@ func (r *run) turns(l *launch) {
 			return
 		}
 	}
+}
+
+// budgetRefused refuses the turn prompts would start when a budget
+// covering the session is spent: the prompts are marked delivered (they
+// do not run once the limit is raised; the next prompt does) and the
+// refusal, naming the budget and its spend, is noted in the
+// conversation. A check or a mark that fails lets the turn run (logged).
+func (r *run) budgetRefused(prompts []kanban.Message) bool {
+	b, err := r.m.store.SpentBudget(r.ctx, r.id)
+	if err != nil {
+		if !r.stopped() {
+			r.m.log.ErrorContext(r.ctx, "check budgets", "err", err)
+		}
+		return false
+	}
+	if b == nil {
+		return false
+	}
+	if err := r.m.store.MarkDelivered(r.ctx, r.id, prompts[len(prompts)-1].ID); err != nil {
+		if !r.stopped() {
+			r.m.log.ErrorContext(r.ctx, "mark refused prompts delivered", "err", err)
+		}
+		return false
+	}
+	r.rec.note("error", "Turn refused: "+kanban.BudgetExceededError(b).Error())
+	return true
 }
 
 // oneTurn runs one turn with blocks and records how it ended; false ends

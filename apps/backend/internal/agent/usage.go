@@ -43,7 +43,9 @@ func (u *usageSeen) take() (reported bool, cost *kanban.Cost, used, size int64) 
 
 // recordUsage records the turn's usage — the prompt response's token
 // counts and the last usage_update of the turn — when the agent reported
-// any, and publishes the session's totals. Values out of bounds are
+// any, and publishes the session's totals and the budget alerts the
+// turn fired (in the conversation, on the bus, and to the workflow
+// engine's on_budget_alert). Values out of bounds are
 // clamped and logged; a failed write is logged (the turn's outcome does
 // not depend on it).
 func (r *run) recordUsage(l *launch, resp acp.PromptResponse) {
@@ -71,6 +73,11 @@ func (r *run) recordUsage(l *launch, resp acp.PromptResponse) {
 	}
 	kanban.EventSessionUsageUpdated.Publish(r.m.pub, action.SessionTopic(r.id), total)
 	kanban.EventSessionUsageUpdated.Publish(r.m.pub, action.WorkspaceTopic(total.WorkspaceID), total)
+	for _, a := range total.Alerts {
+		r.rec.note("status", kanban.BudgetAlertText(a))
+		kanban.EventBudgetAlerted.Publish(r.m.pub, action.WorkspaceTopic(a.WorkspaceID), a)
+		r.m.cfg.Events.Emit(a)
+	}
 }
 
 // promptUsage is the turn's token counts from its prompt response: ACP's

@@ -126,6 +126,8 @@ func (e *Engine) react(ev kanban.DomainEvent) {
 		e.resolved(ev)
 	case kanban.PullRequestMerged:
 		e.merged(ev.TaskID)
+	case kanban.BudgetAlert:
+		e.budgetAlert(ev)
 	}
 }
 

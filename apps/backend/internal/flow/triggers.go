@@ -22,6 +22,16 @@ func (e *Engine) failed(taskID string) {
 	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventAgentError, cause{woken: wakeSet{}}, nil) })
 }
 
+// budgetAlert runs on_budget_alert for the task whose turn pushed a
+// budget across a threshold (the store fires each once); the agents it
+// wakes are told which budget and how far it is spent.
+func (e *Engine) budgetAlert(ev kanban.BudgetAlert) {
+	detail := kanban.BudgetAlertText(ev)
+	e.do(taskKey(ev.TaskID), func() {
+		e.run(ev.TaskID, "", kanban.EventBudgetAlert, cause{woken: wakeSet{}, detail: detail}, nil)
+	})
+}
+
 // resolved runs on_approval_resolved on the step whose participants
 // reached its quorum (the task has moved on from it).
 func (e *Engine) resolved(ev kanban.ApprovalResolved) {

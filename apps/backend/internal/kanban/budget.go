@@ -25,6 +25,8 @@ const (
 	MaxBudgetCost = 1_000_000_000
 	// MaxBudgetThresholds bounds the alert thresholds of one budget.
 	MaxBudgetThresholds = 5
+	// MaxBudgetPercent is the highest alert threshold: the limit itself.
+	MaxBudgetPercent = 100
 	// DefaultBudgetThreshold is the alert threshold of a budget set
 	// without any.
 	DefaultBudgetThreshold = 80
@@ -96,8 +98,8 @@ func (s *BudgetSet) Validate() error {
 		return FieldError("thresholds", "at most %d", MaxBudgetThresholds)
 	}
 	for _, t := range s.Thresholds {
-		if t < 1 || t > 100 {
-			return FieldError("thresholds", "each must be 1 to 100")
+		if t < 1 || t > MaxBudgetPercent {
+			return FieldError("thresholds", "each must be 1 to %d", MaxBudgetPercent)
 		}
 	}
 	s.Thresholds = slices.Compact(slices.Sorted(slices.Values(s.Thresholds)))
@@ -134,6 +136,13 @@ type BudgetAlert struct {
 }
 
 func (BudgetAlert) domainEvent() {}
+
+// BudgetAlertText says what a fired alert is, for the conversation and
+// the agents an on_budget_alert wakes.
+func BudgetAlertText(a BudgetAlert) string {
+	return fmt.Sprintf("Budget alert: the %s budget covering this task reached its %d%% threshold (%d%% of its limit spent).",
+		a.Scope, a.Threshold, a.Percent)
+}
 
 // BudgetExceededError is the refusal of a new turn of a session a spent
 // budget covers: it names the budget's scope and its spend against its

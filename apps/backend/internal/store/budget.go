@@ -240,7 +240,7 @@ func (s *Store) SpentBudget(ctx context.Context, sessionID string) (*kanban.Budg
 		return nil, err
 	}
 	for _, b := range budgets {
-		if b.Spent.Percent >= 100 {
+		if b.Spent.Percent >= kanban.MaxBudgetPercent {
 			return b, nil
 		}
 	}
