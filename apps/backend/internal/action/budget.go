@@ -85,14 +85,17 @@ var _ = declare(Def[BudgetListIn, *kanban.List[kanban.Budget]]{
 })
 
 // budgetAllows is BUDGET_EXCEEDED when a budget covering the session is
-// spent: no prompt is queued for a turn that would be refused.
-func (s *Service) budgetAllows(ctx context.Context, sessionID string) error {
-	b, err := s.store.SpentBudget(ctx, sessionID)
-	if err != nil {
+// spent: no prompt is queued for a turn that would be refused, and the
+// refusal is shown in the session's conversation too.
+func (s *Service) budgetAllows(ctx context.Context, sess *kanban.Session) error {
+	b, err := s.store.SpentBudget(ctx, sess.ID)
+	if err != nil || b == nil {
 		return err
 	}
-	if b != nil {
-		return kanban.BudgetExceededError(b)
+	refused := kanban.BudgetExceededError(b)
+	if m, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: sess.ID, Author: "kandev", Type: "error",
+		Content: "Prompt refused: " + refused.Error()}); err == nil {
+		s.publishMessage(m, sess.WorkspaceID, "")
 	}
-	return nil
+	return refused
 }

@@ -196,7 +196,7 @@ func (s *Service) messageTask(ctx context.Context, p Principal, in TaskMessageIn
 	if err != nil {
 		return nil, err
 	}
-	if err := s.budgetAllows(ctx, target.ID); err != nil {
+	if err := s.budgetAllows(ctx, target); err != nil {
 		return nil, err
 	}
 	m, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: target.ID, Author: sender(p), Type: "prompt", Content: in.Prompt})

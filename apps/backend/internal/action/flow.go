@@ -90,7 +90,7 @@ func (s *Service) SendPrompt(ctx context.Context, taskID, author, text string) (
 	if err != nil {
 		return nil, err
 	}
-	if err := s.budgetAllows(ctx, target.ID); err != nil {
+	if err := s.budgetAllows(ctx, target); err != nil {
 		return nil, err
 	}
 	m, err := s.store.AppendMessage(ctx, kanban.Message{SessionID: target.ID, Author: author, Type: "prompt", Content: text})
