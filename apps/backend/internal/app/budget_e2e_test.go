@@ -13,8 +13,9 @@ import (
 // step's on_budget_alert automation (set_state REVIEW) runs once, the
 // alert shown in the conversation and sent on the workspace topic; past
 // 100 % the next prompt is refused with BUDGET_EXCEEDED naming the
-// budget and its spend (in the call's error and the conversation); the
-// operator raises the limit and the next prompt runs.
+// budget and its spend (in the call's error and the conversation), and
+// a session started then does not run its first turn; the operator
+// raises the limit and the next prompt runs.
 func TestBudgetAlertsAndLimit(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t)
@@ -51,6 +52,14 @@ func TestBudgetAlertsAndLimit(t *testing.T) {
 	e.waitMessage(task.ID, "error", "BUDGET_EXCEEDED")
 	if e.agentSaid(task.ID, "turn three") {
 		t.Fatal("the refused prompt ran")
+	}
+
+	// A session started now (auto start) does not run its first turn:
+	// the runtime refuses it, in the conversation.
+	other, _ := e.startMock("Started past the limit", "@say never", map[string]any{"workflow_id": wf.Workflow.ID})
+	e.waitMessage(other.ID, "error", "Turn refused: BUDGET_EXCEEDED")
+	if e.agentSaid(other.ID, "never") {
+		t.Fatal("the refused first turn ran")
 	}
 
 	e.dispatch(kanban.ActionBudgetSet, action.BudgetSetIn{Scope: kanban.BudgetWorkspace, ScopeID: e.workspaceID(), TokenLimit: 10000}, &b)

@@ -55,7 +55,7 @@ var StepEvents = []StepEvent{
 	{EventPRMerged, "a pull request of the task was merged; once per pull request"},
 	{EventAgentError, "an agent session of the task failed (its agent exited with an error or could not start); once per session"},
 	{EventApprovalResolved, "the step's participants reached its quorum: approved or rejected (after the task moved on, on the step decided)"},
-	{EventBudgetAlert, "a turn on the task pushed a budget covering it (the task's, its agent profile's or its workspace's) across one of its alert thresholds; once per budget, threshold and limit change"},
+	{EventBudgetAlert, "a turn on the task pushed a budget covering it (the task's, its agent profile's or its workspace's) across one of its alert thresholds; once per budget revision (each budget.set) and threshold"},
 }
 
 // StepEventKinds are the keys allowed in WorkflowStep.Events.

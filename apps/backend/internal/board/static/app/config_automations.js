@@ -20,6 +20,7 @@ const EVENT_LABELS = {
   on_pr_merged: 'When its pull request is merged',
   on_agent_error: 'When one of its agents fails',
   on_approval_resolved: 'When the step\'s participants reach the quorum',
+  on_budget_alert: 'When a budget covering it reaches an alert threshold',
 };
 
 const byName = new Map(AUTOMATION_TYPES.map((t) => [t.name, t]));
