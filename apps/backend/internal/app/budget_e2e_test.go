@@ -13,7 +13,8 @@ import (
 // step's on_budget_alert automation (set_state REVIEW) runs once, the
 // alert shown in the conversation and sent on the workspace topic; past
 // 100 % the next prompt is refused with BUDGET_EXCEEDED naming the
-// budget and its spend (in the call's error and the conversation), and
+// budget and its spend (in the call's error and the conversation; an
+// agent's message_task_kandev gets it too), and
 // a session started then does not run its first turn; the operator
 // raises the limit and the next prompt runs.
 func TestBudgetAlertsAndLimit(t *testing.T) {
@@ -50,7 +51,14 @@ func TestBudgetAlertsAndLimit(t *testing.T) {
 		t.Fatalf("prompt past the limit: %v, want BUDGET_EXCEEDED naming the workspace budget and 1100 of 1000 tokens", err)
 	}
 	e.waitMessage(task.ID, "error", "BUDGET_EXCEEDED")
-	if e.agentSaid(task.ID, "turn three") {
+	// An agent's message_task_kandev, which would queue the turn, gets the
+	// same refusal.
+	agent := e.sessionMCP(kanban.ModeTask, "")
+	res := e.call(agent.Client, "message_task_kandev", mustJSON(t, map[string]any{"task_id": task.ID, "prompt": "@say from an agent"}))
+	if !res.IsError || !strings.Contains(text(res), "BUDGET_EXCEEDED") || !strings.Contains(text(res), "tokens 1100 of 1000") {
+		t.Fatalf("message_task_kandev past the limit: %s", text(res))
+	}
+	if e.agentSaid(task.ID, "turn three") || e.agentSaid(task.ID, "from an agent") {
 		t.Fatal("the refused prompt ran")
 	}
 

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -131,4 +132,51 @@ func recordConcurrently(t *testing.T, f *usageFixture, sessions []*kanban.Sessio
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestBudgetAgentProfile: an agent profile's budget counts the sessions
+// run with the profile, in any task, and no other.
+func TestBudgetAgentProfile(t *testing.T) {
+	bothEngines(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := newTestStore(t)
+		if err := action.Seed(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		b := newBoard(t, s, "Profiles")
+		def := must(s.DefaultAgentProfile(ctx))(t)
+		prof := must(s.CreateAgentProfile(ctx, kanban.AgentProfile{AgentID: def.AgentID, Name: "budgeted"}))(t)
+		session := func(title, profile string) *kanban.Session {
+			sess, _, err := s.CreateSession(ctx, kanban.SessionCreate{TaskID: mustTask(t, s, b, "", title).ID, AgentProfileID: profile})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sess
+		}
+		s1, s2, other := session("one", prof.ID), session("two", prof.ID), session("other", def.ID)
+		if _, err := s.SetBudget(ctx, kanban.BudgetSet{Scope: kanban.BudgetAgentProfile, ScopeID: prof.ID, TokenLimit: 100,
+			Thresholds: []int{50}}); err != nil {
+			t.Fatal(err)
+		}
+		record := func(sess *kanban.Session, n int64) []kanban.BudgetAlert {
+			u, err := s.RecordUsage(ctx, kanban.UsageReport{SessionID: sess.ID, Tokens: kanban.Tokens{Output: n}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return u.Alerts
+		}
+		if a := append(record(s1, 30), record(other, 40)...); len(a) != 0 {
+			t.Fatalf("alerts at 30%% = %+v", a)
+		}
+		if a := record(s2, 30); len(a) != 1 || a[0].Scope != kanban.BudgetAgentProfile || a[0].Percent != 60 || a[0].SessionID != s2.ID {
+			t.Fatalf("alerts at 60%% = %+v", a)
+		}
+		record(s1, 40)
+		if spent, err := s.SpentBudget(ctx, s2.ID); err != nil || spent == nil || spent.Spent.Tokens != 100 {
+			t.Fatalf("spent = %+v, %v", spent, err)
+		}
+		if spent, err := s.SpentBudget(ctx, other.ID); err != nil || spent != nil {
+			t.Fatalf("another profile's session: %+v, %v", spent, err)
+		}
+	})
 }
