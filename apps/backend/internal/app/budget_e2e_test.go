@@ -44,31 +44,7 @@ func TestBudgetAlertsAndLimit(t *testing.T) {
 	e.waitUsage(sid, 2)
 	e.waitState(sid, kanban.SessionIdle)
 
-	err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionTaskMessage,
-		action.TaskMessageIn{TaskID: task.ID, Prompt: "@say turn three"}, nil)
-	if kanban.ErrorCode(err) != kanban.CodeBudgetExceeded || !strings.Contains(err.Error(), "workspace budget") ||
-		!strings.Contains(err.Error(), "tokens 1100 of 1000") {
-		t.Fatalf("prompt past the limit: %v, want BUDGET_EXCEEDED naming the workspace budget and 1100 of 1000 tokens", err)
-	}
-	e.waitMessage(task.ID, "error", "BUDGET_EXCEEDED")
-	// An agent's message_task_kandev, which would queue the turn, gets the
-	// same refusal.
-	agent := e.sessionMCP(kanban.ModeTask, "")
-	res := e.call(agent.Client, "message_task_kandev", mustJSON(t, map[string]any{"task_id": task.ID, "prompt": "@say from an agent"}))
-	if !res.IsError || !strings.Contains(text(res), "BUDGET_EXCEEDED") || !strings.Contains(text(res), "tokens 1100 of 1000") {
-		t.Fatalf("message_task_kandev past the limit: %s", text(res))
-	}
-	if e.agentSaid(task.ID, "turn three") || e.agentSaid(task.ID, "from an agent") {
-		t.Fatal("the refused prompt ran")
-	}
-
-	// A session started now (auto start) does not run its first turn:
-	// the runtime refuses it, in the conversation.
-	other, _ := e.startMock("Started past the limit", "@say never", map[string]any{"workflow_id": wf.Workflow.ID})
-	e.waitMessage(other.ID, "error", "Turn refused: BUDGET_EXCEEDED")
-	if e.agentSaid(other.ID, "never") {
-		t.Fatal("the refused first turn ran")
-	}
+	e.checkBudgetRefusals(task.ID, wf.Workflow.ID)
 
 	e.dispatch(kanban.ActionBudgetSet, action.BudgetSetIn{Scope: kanban.BudgetWorkspace, ScopeID: e.workspaceID(), TokenLimit: 10000}, &b)
 	if b.Revision != 2 || b.Spent.Tokens != 1100 || b.Spent.Percent != 11 {
@@ -89,5 +65,39 @@ func TestBudgetAlertsAndLimit(t *testing.T) {
 	e.dispatch(kanban.ActionBudgetList, action.BudgetListIn{Scope: kanban.BudgetWorkspace}, &l)
 	if len(l.Items) != 1 || l.Items[0].ScopeID != e.workspaceID() {
 		t.Fatalf("budgets %+v", l.Items)
+	}
+}
+
+// checkBudgetRefusals: past the workspace budget's limit, a prompt to
+// taskID is refused with BUDGET_EXCEEDED (in the call's error and the
+// conversation; an agent's message_task_kandev gets it too) and a
+// session started on a new task of workflowID does not run its first
+// turn.
+func (e *env) checkBudgetRefusals(taskID, workflowID string) {
+	e.t.Helper()
+	err := e.tryDispatch(action.Principal{Kind: action.Operator}, kanban.ActionTaskMessage,
+		action.TaskMessageIn{TaskID: taskID, Prompt: "@say turn three"}, nil)
+	if kanban.ErrorCode(err) != kanban.CodeBudgetExceeded || !strings.Contains(err.Error(), "workspace budget") ||
+		!strings.Contains(err.Error(), "tokens 1100 of 1000") {
+		e.t.Fatalf("prompt past the limit: %v, want BUDGET_EXCEEDED naming the workspace budget and 1100 of 1000 tokens", err)
+	}
+	e.waitMessage(taskID, "error", "BUDGET_EXCEEDED")
+	// An agent's message_task_kandev, which would queue the turn, gets the
+	// same refusal.
+	agent := e.sessionMCP(kanban.ModeTask, "")
+	res := e.call(agent.Client, "message_task_kandev", mustJSON(e.t, map[string]any{"task_id": taskID, "prompt": "@say from an agent"}))
+	if !res.IsError || !strings.Contains(text(res), "BUDGET_EXCEEDED") || !strings.Contains(text(res), "tokens 1100 of 1000") {
+		e.t.Fatalf("message_task_kandev past the limit: %s", text(res))
+	}
+	if e.agentSaid(taskID, "turn three") || e.agentSaid(taskID, "from an agent") {
+		e.t.Fatal("the refused prompt ran")
+	}
+
+	// A session started now (auto start) does not run its first turn:
+	// the runtime refuses it, in the conversation.
+	other, _ := e.startMock("Started past the limit", "@say never", map[string]any{"workflow_id": workflowID})
+	e.waitMessage(other.ID, "error", "Turn refused: BUDGET_EXCEEDED")
+	if e.agentSaid(other.ID, "never") {
+		e.t.Fatal("the refused first turn ran")
 	}
 }
