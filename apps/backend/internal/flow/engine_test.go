@@ -31,6 +31,9 @@ func (h *harness) trigger(event string, t *kanban.Task, a, s kanban.WorkflowStep
 		h.events.Emit(kanban.AgentFailed{TaskID: t.ID, SessionID: "s"})
 	case kanban.EventApprovalResolved:
 		h.events.Emit(kanban.ApprovalResolved{TaskID: t.ID, StepID: s.ID, Outcome: kanban.QuorumApproved})
+	case kanban.EventBudgetAlert:
+		h.events.Emit(kanban.BudgetAlert{Scope: kanban.BudgetTask, ScopeID: t.ID, Revision: 1, Threshold: 80, Percent: 80,
+			TaskID: t.ID, SessionID: "s", WorkspaceID: t.WorkspaceID})
 	case kanban.EventChildrenCompleted:
 		n := h.steps(s.WorkflowID)
 		child := h.child(t, n[len(n)-1])
@@ -118,9 +121,13 @@ var automationCases = []struct {
 	{`{"type":"reset_agent_context"}`, false, func(h *harness, task *kanban.Task, a, s, n kanban.WorkflowStep, ev string) {
 		modeIs(kanban.AgentMode{ResetSessionID: h.sessions(task.ID)[0].ID})(h, task, a, s, n, ev)
 	}, func(h *harness, task *kanban.Task) { h.managedSession(task.ID, kanban.SessionIdle) }},
-	{`{"type":"queue_run","config":{"reason":"Wake up: a comment"}}`, true, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, _ string) {
+	{`{"type":"queue_run","config":{"reason":"Wake up: a comment"}}`, true, func(h *harness, task *kanban.Task, _, _, _ kanban.WorkflowStep, ev string) {
 		l, _ := h.st.PendingPrompts(context.Background(), h.sessions(task.ID)[0].ID, 10)
-		if len(l) != 1 || l[0].Content != "Wake up: a comment" || l[0].Author != "workflow" {
+		want := "Wake up: a comment"
+		if ev == kanban.EventBudgetAlert { // the agent is told which budget
+			want += "\n\nBudget alert: the task budget covering this task reached its 80% threshold (80% of its limit spent)."
+		}
+		if len(l) != 1 || l[0].Content != want || l[0].Author != "workflow" {
 			h.t.Fatalf("prompts %+v", l)
 		}
 	}, nil},
