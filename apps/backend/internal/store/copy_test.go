@@ -82,6 +82,8 @@ func seedEveryEntity(t *testing.T, s *Store) string {
 	must(s.ReplaceUpstreams(ctx, sess.ID, []kanban.UpstreamServer{{Name: "fs", Type: "stdio", State: "ready", ToolsServed: 1,
 		ToolsRefused: 1, Refused: []kanban.RefusedTool{{Tool: "huge", Limit: "visits", Reason: "schema too large"}}}}))(t)
 	must3(s.UpdateAgentMode(ctx, parent.ID, kanban.AgentModeUpdate{PlanMode: new(true), SessionMode: new("plan")}))(t)
+	must(s.SetBudget(ctx, kanban.BudgetSet{Scope: kanban.BudgetWorkspace, ScopeID: f.b.ws.ID, TokenLimit: 5,
+		CostLimit: &kanban.Cost{Amount: 1, Currency: "USD"}}))(t) // the usage below fires its alert
 	must(s.RecordUsage(ctx, kanban.UsageReport{SessionID: sess.ID, AgentSessionID: "acp-1", Tokens: kanban.Tokens{Input: 3, Output: 2},
 		Cost: &kanban.Cost{Amount: 0.5, Currency: "USD"}, ContextUsed: 10, ContextSize: 100}))(t)
 	seedOffer(t, s)
