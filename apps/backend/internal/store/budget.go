@@ -168,29 +168,38 @@ func budgetSpend(ctx context.Context, q queryer, b *kanban.Budget) error {
 // one waits for (SQLite) or retries after (PostgreSQL, serializable) the
 // other and sums the usage it committed.
 func coveringBudgets(ctx context.Context, q queryer, sess *kanban.Session, lock bool) ([]*kanban.Budget, error) {
-	scopes := [][2]string{{kanban.BudgetAgentProfile, sess.AgentProfileID}, {kanban.BudgetTask, sess.TaskID},
-		{kanban.BudgetWorkspace, sess.WorkspaceID}}
+	// One primary-key lookup per scope in one query: a session no budget
+	// covers costs RecordUsage this one read.
+	rows, err := q.QueryContext(ctx, `SELECT `+budgetColumns+` FROM budgets WHERE (scope = ? AND scope_id = ?)
+		OR (scope = ? AND scope_id = ?) OR (scope = ? AND scope_id = ?) ORDER BY scope, scope_id`,
+		kanban.BudgetAgentProfile, sess.AgentProfileID, kanban.BudgetTask, sess.TaskID, kanban.BudgetWorkspace, sess.WorkspaceID)
+	if err != nil {
+		return nil, fmt.Errorf("read budgets: %w", err)
+	}
 	var out []*kanban.Budget
-	for _, sc := range scopes {
-		if sc[1] == "" {
-			continue
+	for rows.Next() {
+		b, err := scanBudget(rows)
+		if err != nil {
+			_ = rows.Close()
+			return nil, fmt.Errorf("read budgets: %w", err)
 		}
+		out = append(out, b)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("read budgets: %w", err)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read budgets: %w", err)
+	}
+	for _, b := range out {
 		if lock {
-			if _, err := q.ExecContext(ctx, `UPDATE budgets SET revision = revision WHERE scope = ? AND scope_id = ?`, sc[0], sc[1]); err != nil {
+			if _, err := q.ExecContext(ctx, `UPDATE budgets SET revision = revision WHERE scope = ? AND scope_id = ?`, b.Scope, b.ScopeID); err != nil {
 				return nil, fmt.Errorf("lock budget: %w", err)
 			}
-		}
-		b, err := getBudget(ctx, q, sc[0], sc[1])
-		if kanban.ErrorCode(err) == kanban.CodeNotFound {
-			continue
-		}
-		if err != nil {
-			return nil, err
 		}
 		if err := budgetSpend(ctx, q, b); err != nil {
 			return nil, err
 		}
-		out = append(out, b)
 	}
 	return out, nil
 }
