@@ -27,7 +27,7 @@ const (
 	// CodeBudgetExceeded: a budget covering the session is spent; no new
 	// turn starts until its limit is raised.
 	CodeBudgetExceeded Code = "BUDGET_EXCEEDED"
-	CodeInternal    Code = "INTERNAL_ERROR"
+	CodeInternal       Code = "INTERNAL_ERROR"
 )
 
 // Error is a domain error whose Message is safe to show to any caller: it

@@ -255,4 +255,3 @@ func (s *Store) SpentBudget(ctx context.Context, sessionID string) (*kanban.Budg
 	}
 	return nil, nil
 }
-
