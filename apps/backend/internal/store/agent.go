@@ -186,7 +186,10 @@ func (s *Store) DeleteAgentProfile(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		return deleteProfile(ctx, tx, agentProfiles, cur.AgentID, id, cur.WorkspaceID != "")
+		if err := deleteProfile(ctx, tx, agentProfiles, cur.AgentID, id, cur.WorkspaceID != ""); err != nil {
+			return err
+		}
+		return dropBudgets(ctx, tx, kanban.BudgetAgentProfile, `scope_id = ?`, id)
 	})
 }
 

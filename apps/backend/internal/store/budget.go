@@ -255,3 +255,13 @@ func (s *Store) SpentBudget(ctx context.Context, sessionID string) (*kanban.Budg
 	}
 	return nil, nil
 }
+
+// dropBudgets deletes the budgets of scope matching where (their alerts
+// cascade), in the transaction deleting what they cover: budgets have no
+// foreign key to it, their scope id naming a row of one of three tables.
+func dropBudgets(ctx context.Context, tx txn, scope, where string, args ...any) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM budgets WHERE scope = ? AND `+where, append([]any{scope}, args...)...); err != nil {
+		return fmt.Errorf("delete budgets: %w", err)
+	}
+	return nil
+}

@@ -12,7 +12,8 @@ import (
 // TestBudgets: bad budgets are refused and write nothing; usage recorded
 // concurrently by several sessions fires each threshold of each covering
 // budget exactly once; a spent budget is reported until its limit is
-// raised, which starts a revision whose alerts fire anew.
+// raised, which starts a revision whose alerts fire anew; a deleted
+// task's budget goes with it.
 func TestBudgets(t *testing.T) {
 	bothEngines(t, func(t *testing.T) {
 		ctx := context.Background()
@@ -75,6 +76,13 @@ func TestBudgets(t *testing.T) {
 		l2, err := f.s.ListBudgets(ctx, kanban.BudgetFilter{}, kanban.Page{Limit: 1, Cursor: l.NextCursor})
 		if err != nil || len(l2.Items) != 1 || l2.Items[0].Scope == l.Items[0].Scope {
 			t.Fatalf("page 2 = %+v, %v", l2, err)
+		}
+		// Deleting the task deletes its budget.
+		if err := f.s.DeleteTask(ctx, f.task.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.s.GetBudget(ctx, kanban.BudgetTask, f.task.ID); kanban.ErrorCode(err) != kanban.CodeNotFound {
+			t.Fatalf("budget of a deleted task: %v", err)
 		}
 	})
 }

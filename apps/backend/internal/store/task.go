@@ -386,7 +386,7 @@ func (s *Store) ArchiveTask(ctx context.Context, id string) (*kanban.Task, error
 
 // DeleteTask deletes a task; foreign keys cascade its sessions, messages,
 // plans, documents, artifacts, edges and repository links, and detach its
-// children. The step's remaining positions close the gap (they are ranks).
+// children; its budget goes with it. The step's remaining positions close the gap (they are ranks).
 func (s *Store) DeleteTask(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx txn) error {
 		if _, err := getTask(ctx, tx, id); err != nil {
@@ -395,6 +395,6 @@ func (s *Store) DeleteTask(ctx context.Context, id string) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM tasks WHERE id = ?`, id); err != nil {
 			return fmt.Errorf("delete task: %w", err)
 		}
-		return nil
+		return dropBudgets(ctx, tx, kanban.BudgetTask, `scope_id = ?`, id)
 	})
 }

@@ -135,6 +135,9 @@ func (s *Store) DeleteWorkflow(ctx context.Context, id string, cascade bool) err
 			return kanban.Errorf(kanban.CodeConflict, "workflow has %d tasks; move or delete them first, or delete with cascade", n)
 		}
 		// Tasks first: they reference the steps, which go with the workflow.
+		if err := dropBudgets(ctx, tx, kanban.BudgetTask, `scope_id IN (SELECT id FROM tasks WHERE workflow_id = ?)`, id); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM tasks WHERE workflow_id = ?`, id); err != nil {
 			return fmt.Errorf("delete workflow tasks: %w", err)
 		}
