@@ -69,21 +69,7 @@ func TestBudgets(t *testing.T) {
 		if got, err := f.s.GetBudget(ctx, kanban.BudgetTask, f.task.ID); err != nil || got.Spent.Percent != 90 {
 			t.Fatalf("task budget = %+v, %v", got, err)
 		}
-		l, err := f.s.ListBudgets(ctx, kanban.BudgetFilter{}, kanban.Page{Limit: 1})
-		if err != nil || len(l.Items) != 1 || l.NextCursor == "" {
-			t.Fatalf("page 1 = %+v, %v", l, err)
-		}
-		l2, err := f.s.ListBudgets(ctx, kanban.BudgetFilter{}, kanban.Page{Limit: 1, Cursor: l.NextCursor})
-		if err != nil || len(l2.Items) != 1 || l2.Items[0].Scope == l.Items[0].Scope {
-			t.Fatalf("page 2 = %+v, %v", l2, err)
-		}
-		// Deleting the task deletes its budget.
-		if err := f.s.DeleteTask(ctx, f.task.ID); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.s.GetBudget(ctx, kanban.BudgetTask, f.task.ID); kanban.ErrorCode(err) != kanban.CodeNotFound {
-			t.Fatalf("budget of a deleted task: %v", err)
-		}
+		checkBudgetPagesAndDelete(t, f)
 	})
 }
 
@@ -187,4 +173,26 @@ func TestBudgetAgentProfile(t *testing.T) {
 			t.Fatalf("another profile's session: %+v, %v", spent, err)
 		}
 	})
+}
+
+// checkBudgetPagesAndDelete: the two budgets list one a page; deleting
+// the task deletes its budget.
+func checkBudgetPagesAndDelete(t *testing.T, f *usageFixture) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := f.s.ListBudgets(ctx, kanban.BudgetFilter{}, kanban.Page{Limit: 1})
+	if err != nil || len(l.Items) != 1 || l.NextCursor == "" {
+		t.Fatalf("page 1 = %+v, %v", l, err)
+	}
+	l2, err := f.s.ListBudgets(ctx, kanban.BudgetFilter{}, kanban.Page{Limit: 1, Cursor: l.NextCursor})
+	if err != nil || len(l2.Items) != 1 || l2.Items[0].Scope == l.Items[0].Scope {
+		t.Fatalf("page 2 = %+v, %v", l2, err)
+	}
+	// Deleting the task deletes its budget.
+	if err := f.s.DeleteTask(ctx, f.task.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.GetBudget(ctx, kanban.BudgetTask, f.task.ID); kanban.ErrorCode(err) != kanban.CodeNotFound {
+		t.Fatalf("budget of a deleted task: %v", err)
+	}
 }
