@@ -72,7 +72,7 @@ func checkSeeded(ctx context.Context, env *Env, dataDir, logDir string) error {
 		{"agents", `SELECT COUNT(DISTINCT name) FROM agents`, 22},
 		{"agent rows", `SELECT COUNT(*) FROM agents`, 22},
 		{"agent profiles", `SELECT COUNT(*) FROM agent_profiles`, 22},
-		{"executors", `SELECT COUNT(*) FROM executors`, 3},
+		{"executors", `SELECT COUNT(*) FROM executors`, store.SeededExecutors()},
 		{"executor profiles", `SELECT COUNT(*) FROM executor_profiles`, 2},
 		{"migrations recorded once", `SELECT COUNT(*) FROM schema_migrations`, store.MigrationCount()},
 		{"schema at the latest version", `SELECT MAX(version) FROM schema_migrations`, store.LatestVersion()},

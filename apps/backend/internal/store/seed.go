@@ -31,6 +31,9 @@ var seedExecutors = [][3]string{
 // profile a host and keys).
 var laterExecutors = []string{"exec-docker", "exec-ssh"}
 
+// SeededExecutors is how many executors a fresh database is seeded with.
+func SeededExecutors() int { return len(seedExecutors) }
+
 // Seed creates, in one transaction, the default workspace with the
 // workflow w and its steps (the action layer's default template) when
 // there is no workspace, the built-in agents when there is no agent and
