@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/schema"
@@ -301,7 +302,7 @@ var _ = declare(Def[ArtifactKindIn, *ArtifactDeleteOut]{
 		if err != nil {
 			return nil, err
 		}
-		n, err := s.store.DeleteArtifacts(ctx, t.ID, in.Kind)
+		n, err := s.store.DeleteArtifacts(ctx, t.ID, in.Kind, time.Time{})
 		if err != nil {
 			return nil, err
 		}

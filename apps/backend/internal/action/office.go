@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -91,14 +92,16 @@ func (s *Service) wakeTarget(ctx context.Context, taskID string, p *kanban.StepP
 	return found, err
 }
 
-// ClearDecisions forgets a task's recorded step decisions and says how
-// many there were.
-func (s *Service) ClearDecisions(ctx context.Context, taskID string) (int, error) {
+// ClearDecisions forgets the task's step decisions recorded before
+// before and says how many there were. The flow engine passes the time
+// of the event whose clear_decisions runs, so a decision made while the
+// event waited (an operator deciding as the card lands) is kept.
+func (s *Service) ClearDecisions(ctx context.Context, taskID string, before time.Time) (int, error) {
 	t, err := s.store.GetTask(ctx, taskID)
 	if err != nil {
 		return 0, err
 	}
-	n, err := s.store.DeleteArtifacts(ctx, t.ID, kanban.ArtifactDecision)
+	n, err := s.store.DeleteArtifacts(ctx, t.ID, kanban.ArtifactDecision, before)
 	if err != nil {
 		return 0, err
 	}

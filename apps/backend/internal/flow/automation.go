@@ -39,6 +39,12 @@ func (e *Engine) runWhere(taskID, stepID, event string, c cause, signalled *bool
 	if c.woken == nil {
 		c.woken = wakeSet{}
 	}
+	switch {
+	case event == kanban.EventEnter:
+		c.at = t.StepEnteredAt // the entry that fired it
+	case c.at.IsZero():
+		c.at = kanban.Now()
+	}
 	for _, a := range step.Events[event] {
 		if keep != nil && !keep(a) {
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -123,6 +124,17 @@ type cause struct {
 	// detail is what the event says that the agents it wakes are told
 	// too (a comment's author and text).
 	detail string
+	// at is when the event happened: clear_decisions forgets the
+	// decisions recorded before it, never one made while the event waited
+	// on the task's queue. on_enter's is the task's entry into the step;
+	// zero is when the automations run.
+	at time.Time
+}
+
+// eventCause is the cause of an event from outside the board's moves,
+// happening now.
+func eventCause(detail string) cause {
+	return cause{woken: wakeSet{}, detail: detail, at: kanban.Now()}
 }
 
 // turnOrigin is the agent turn a chain of automations started from. It
@@ -143,12 +155,12 @@ type turnOrigin struct {
 }
 
 func turnCause(ev kanban.TurnEvent) cause {
-	return cause{turn: &turnOrigin{session: ev.SessionID}, woken: wakeSet{}}
+	return cause{turn: &turnOrigin{session: ev.SessionID}, woken: wakeSet{}, at: kanban.Now()}
 }
 
 // turnStartCause is the cause of a turn's on_turn_start.
 func turnStartCause(ev kanban.TurnEvent) cause {
-	return cause{turn: &turnOrigin{session: ev.SessionID, starting: true}, woken: wakeSet{}}
+	return cause{turn: &turnOrigin{session: ev.SessionID, starting: true}, woken: wakeSet{}, at: kanban.Now()}
 }
 
 // promptsStep reports whether entering a step for c delivers its prompt.

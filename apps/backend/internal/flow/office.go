@@ -36,7 +36,7 @@ func (e *Engine) execOffice(ctx context.Context, t *kanban.Task, step *kanban.Wo
 		out, failed := e.wakeParticipants(ctx, t, step, a.ConfigString("role"), a.ConfigString("reason"), c)
 		return out, failed, true
 	case kanban.AutoClearDecisions:
-		n, err := e.svc.ClearDecisions(ctx, t.ID)
+		n, err := e.svc.ClearDecisions(ctx, t.ID, c.at)
 		if err != nil {
 			return failure(err), true, true
 		}

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -70,5 +71,44 @@ func TestQueueRunOncePerTarget(t *testing.T) {
 	h.settle()
 	if l, _ = h.st.PendingPrompts(context.Background(), h.sessions(task.ID)[0].ID, 10); len(l) != 2 {
 		t.Fatalf("after a second comment: %d prompts, want 2", len(l))
+	}
+}
+
+// TestClearDecisionsKeepsTheNewVisit: on_enter's clear_decisions forgets
+// the decisions recorded before the task entered the step, not one made
+// after the entry while the automation waited its turn on the task's
+// queue (an operator deciding as the card lands).
+func TestClearDecisionsKeepsTheNewVisit(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, t.TempDir())
+	ctx := context.Background()
+	steps := h.workflow(`[{"name":"A"},{"name":"S"}]`)
+	task := h.task("T", steps[0])
+	decide := func() string {
+		a, err := h.st.CreateArtifact(ctx, kanban.Artifact{TaskID: task.ID, Kind: kanban.ArtifactDecision,
+			Data: []byte(`{"step_id":"` + steps[1].ID + `","participant":"operator","decision":"approved","reason":"fine"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.ID
+	}
+	decide() // on an earlier visit
+	if err := h.move(task.ID, steps[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	kept := decide() // after the entry, before on_enter's automations ran
+	var events map[string][]kanban.StepAction
+	if err := json.Unmarshal([]byte(ev(kanban.EventEnter, `{"type":"clear_decisions"}`)), &events); err != nil {
+		t.Fatal(err)
+	}
+	h.must(kanban.ActionWorkflowStepUpdate, action.StepUpdateIn{StepID: steps[1].ID, Events: events}, nil)
+	h.eng.run(task.ID, steps[1].ID, kanban.EventEnter, cause{}, nil)
+	l, err := h.st.ListArtifacts(ctx, task.ID, kanban.ArtifactDecision, kanban.Page{})
+	if err != nil || len(l.Items) != 1 || l.Items[0].ID != kept {
+		t.Fatalf("decisions left %+v, %v, want only %s", l, err, kept)
+	}
+	if !h.hasRecord(task.ID, "clear_decisions: cleared 1 decision(s)") {
+		t.Fatalf("records %v", h.records(task.ID))
 	}
 }

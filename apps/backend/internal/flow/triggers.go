@@ -13,34 +13,36 @@ import (
 // commented runs on_comment for a task commented on (a task comment, or
 // a comment on its pull request).
 func (e *Engine) commented(taskID, detail string) {
-	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventComment, cause{woken: wakeSet{}, detail: detail}, nil) })
+	c := eventCause(detail)
+	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventComment, c, nil) })
 }
 
 // failed runs on_agent_error for a task one of whose agent sessions
 // failed.
 func (e *Engine) failed(taskID string) {
-	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventAgentError, cause{woken: wakeSet{}}, nil) })
+	c := eventCause("")
+	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventAgentError, c, nil) })
 }
 
 // budgetAlert runs on_budget_alert for the task whose turn pushed a
 // budget across a threshold (the store fires each once); the agents it
 // wakes are told which budget and how far it is spent.
 func (e *Engine) budgetAlert(ev kanban.BudgetAlert) {
-	detail := kanban.BudgetAlertText(ev)
-	e.do(taskKey(ev.TaskID), func() {
-		e.run(ev.TaskID, "", kanban.EventBudgetAlert, cause{woken: wakeSet{}, detail: detail}, nil)
-	})
+	c := eventCause(kanban.BudgetAlertText(ev))
+	e.do(taskKey(ev.TaskID), func() { e.run(ev.TaskID, "", kanban.EventBudgetAlert, c, nil) })
 }
 
 // resolved runs on_approval_resolved on the step whose participants
 // reached its quorum (the task has moved on from it).
 func (e *Engine) resolved(ev kanban.ApprovalResolved) {
-	e.do(taskKey(ev.TaskID), func() { e.run(ev.TaskID, ev.StepID, kanban.EventApprovalResolved, cause{woken: wakeSet{}}, nil) })
+	c := eventCause("")
+	e.do(taskKey(ev.TaskID), func() { e.run(ev.TaskID, ev.StepID, kanban.EventApprovalResolved, c, nil) })
 }
 
 // merged runs on_pr_merged for a task whose pull request was merged.
 func (e *Engine) merged(taskID string) {
-	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventPRMerged, cause{woken: wakeSet{}}, nil) })
+	c := eventCause("")
+	e.do(taskKey(taskID), func() { e.run(taskID, "", kanban.EventPRMerged, c, nil) })
 }
 
 // ended runs on_children_completed for the parent of a task that ended
@@ -54,10 +56,10 @@ func (e *Engine) ended(t *kanban.Task) {
 	if t == nil || t.ParentID == "" || !t.State.Ended() {
 		return
 	}
-	child, parent, ws := t.ID, t.ParentID, t.WorkspaceID
+	child, parent, ws, c := t.ID, t.ParentID, t.WorkspaceID, eventCause("")
 	e.do(taskKey(parent), func() {
 		if last, ok := e.childrenEnded(ws, parent); ok && last == child {
-			e.run(parent, "", kanban.EventChildrenCompleted, cause{woken: wakeSet{}}, nil)
+			e.run(parent, "", kanban.EventChildrenCompleted, c, nil)
 		}
 	})
 }

@@ -214,8 +214,9 @@ type ArtifactService interface {
 	// LatestArtifact returns the newest artifact of kind for the task.
 	LatestArtifact(ctx context.Context, taskID, kind string) (*Artifact, error)
 	ListArtifacts(ctx context.Context, taskID, kind string, p Page) (*List[Artifact], error)
-	// DeleteArtifacts deletes every artifact of kind for the task and reports how many.
-	DeleteArtifacts(ctx context.Context, taskID, kind string) (int, error)
+	// DeleteArtifacts deletes the task's artifacts of kind created before
+	// before (every one for the zero time) and reports how many.
+	DeleteArtifacts(ctx context.Context, taskID, kind string, before time.Time) (int, error)
 }
 
 // ConfigService manages agents, executors, their profiles, MCP configs and repositories.

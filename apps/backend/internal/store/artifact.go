@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -80,15 +81,20 @@ var artifactListing = listing[kanban.Artifact]{what: "list artifacts",
 	cols: []string{"created_at", "id"}, desc: true,
 	key: func(a kanban.Artifact) []any { return []any{fmtTime(a.CreatedAt), a.ID} }}
 
-// DeleteArtifacts deletes every artifact of kind for the task and returns
-// how many were deleted (0 is not an error). NOT_FOUND for a missing task.
-func (s *Store) DeleteArtifacts(ctx context.Context, taskID, kind string) (int, error) {
+// DeleteArtifacts deletes the task's artifacts of kind created before
+// before (every one for the zero time) and returns how many were deleted
+// (0 is not an error). NOT_FOUND for a missing task.
+func (s *Store) DeleteArtifacts(ctx context.Context, taskID, kind string, before time.Time) (int, error) {
 	var n int64
 	err := s.tx(ctx, func(tx txn) error {
 		if _, err := taskWorkspaceOf(ctx, tx, taskID); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM task_artifacts WHERE task_id = ? AND kind = ?`, taskID, kind)
+		q, args := `DELETE FROM task_artifacts WHERE task_id = ? AND kind = ?`, []any{taskID, kind}
+		if !before.IsZero() {
+			q, args = q+` AND created_at < ?`, append(args, fmtTime(before))
+		}
+		res, err := tx.ExecContext(ctx, q, args...)
 		if err != nil {
 			return fmt.Errorf("delete artifacts: %w", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -244,14 +245,17 @@ func TestArtifacts(t *testing.T) {
 func testArtifacts(t *testing.T) {
 	f := sessionFixture(t)
 	ctx := context.Background()
-	var ids []string
+	var (
+		ids     []string
+		created []time.Time
+	)
 	for _, data := range []string{`{"n":1}`, `{"n":2}`, `[3]`} {
 		a, err := f.s.CreateArtifact(ctx, kanban.Artifact{TaskID: f.task.ID, SessionID: f.sess.ID,
 			Kind: kanban.ArtifactFindings, Data: json.RawMessage(data)})
 		if err != nil {
 			t.Fatalf("create artifact: %v", err)
 		}
-		ids = append(ids, a.ID)
+		ids, created = append(ids, a.ID), append(created, a.CreatedAt)
 	}
 	if _, err := f.s.CreateArtifact(ctx, kanban.Artifact{TaskID: f.task.ID, Kind: kanban.ArtifactWalkthrough,
 		Data: json.RawMessage(`{"steps":[]}`)}); err != nil {
@@ -284,11 +288,24 @@ func testArtifacts(t *testing.T) {
 	if l, err := f.s.ListArtifacts(ctx, f.task.ID, "", kanban.Page{}); err != nil || len(l.Items) != 4 {
 		t.Fatalf("got %v, %v listing every kind, want 4 items", l, err)
 	}
-	n, err := f.s.DeleteArtifacts(ctx, f.task.ID, kanban.ArtifactFindings)
-	if err != nil || n != 3 {
-		t.Fatalf("got %d, %v, want 3 deleted", n, err)
+	older := 0 // a cutoff deletes only what was created before it
+	for _, c := range created {
+		if c.Before(created[2]) {
+			older++
+		}
 	}
-	if n, err = f.s.DeleteArtifacts(ctx, f.task.ID, kanban.ArtifactFindings); err != nil || n != 0 {
+	n, err := f.s.DeleteArtifacts(ctx, f.task.ID, kanban.ArtifactFindings, created[2])
+	if err != nil || n != older {
+		t.Fatalf("got %d, %v deleting before the newest, want %d", n, err, older)
+	}
+	if latest, err := f.s.LatestArtifact(ctx, f.task.ID, kanban.ArtifactFindings); err != nil || latest.ID != ids[2] {
+		t.Fatalf("got %+v, %v after the cutoff, want the newest %s kept", latest, err, ids[2])
+	}
+	n, err = f.s.DeleteArtifacts(ctx, f.task.ID, kanban.ArtifactFindings, time.Time{})
+	if err != nil || n != 3-older {
+		t.Fatalf("got %d, %v, want %d deleted", n, err, 3-older)
+	}
+	if n, err = f.s.DeleteArtifacts(ctx, f.task.ID, kanban.ArtifactFindings, time.Time{}); err != nil || n != 0 {
 		t.Fatalf("got %d, %v deleting again, want 0", n, err)
 	}
 	if c := countRows(t, f.s, "task_artifacts"); c != 1 {
