@@ -51,7 +51,7 @@ var _ = declare(Def[BudgetSetIn, *kanban.Budget]{
 			Range(0, kanban.MaxBudgetTokens)
 		p["cost_limit"] = schema.Obj("The most its sessions may cost, in one currency (costs in others are not counted); omitted: no cost limit.",
 			schema.P{
-				"amount":   schema.S{"type": "number", "description": "In currency units, more than 0."}.Range(0, kanban.MaxBudgetCost),
+				"amount":   schema.S{"type": "number", "description": "In currency units, more than 0."}.Above(0, kanban.MaxBudgetCost),
 				"currency": schema.Str("Three letters A-Z, e.g. USD.").Pattern("^[A-Z]{3}$"),
 			}, "amount", "currency")
 		p["thresholds"] = schema.Arr("Alert thresholds, in percent of the limit: on_budget_alert fires once for each as spend reaches it; default [80].",

@@ -87,6 +87,13 @@ func (s S) Range(lo, hi int) S {
 // Min sets a lower bound.
 func (s S) Min(lo int) S { s["minimum"] = lo; return s }
 
+// Above bounds a number to more than lo and at most hi.
+func (s S) Above(lo, hi int) S {
+	s["exclusiveMinimum"] = lo
+	s["maximum"] = hi
+	return s
+}
+
 // Items bounds an array's length.
 func (s S) Items(lo, hi int) S {
 	if lo > 0 {

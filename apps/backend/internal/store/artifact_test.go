@@ -288,6 +288,17 @@ func testArtifacts(t *testing.T) {
 	if l, err := f.s.ListArtifacts(ctx, f.task.ID, "", kanban.Page{}); err != nil || len(l.Items) != 4 {
 		t.Fatalf("got %v, %v listing every kind, want 4 items", l, err)
 	}
+	deleteFindings(t, f, ids, created)
+	if c := countRows(t, f.s, "task_artifacts"); c != 1 {
+		t.Fatalf("got %d artifacts left, want the walkthrough only", c)
+	}
+}
+
+// deleteFindings deletes the fixture's findings, first those created
+// before the newest (ids and created in creation order), then the rest.
+func deleteFindings(t *testing.T, f *fixture, ids []string, created []time.Time) {
+	t.Helper()
+	ctx := context.Background()
 	older := 0 // a cutoff deletes only what was created before it
 	for _, c := range created {
 		if c.Before(created[2]) {
@@ -307,9 +318,6 @@ func testArtifacts(t *testing.T) {
 	}
 	if n, err = f.s.DeleteArtifacts(ctx, f.task.ID, kanban.ArtifactFindings, time.Time{}); err != nil || n != 0 {
 		t.Fatalf("got %d, %v deleting again, want 0", n, err)
-	}
-	if c := countRows(t, f.s, "task_artifacts"); c != 1 {
-		t.Fatalf("got %d artifacts left, want the walkthrough only", c)
 	}
 }
 
