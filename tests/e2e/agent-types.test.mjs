@@ -8,41 +8,14 @@
 // requests carry it), and a model it does not offer fails the launch.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { startBackend, operatorWS, waitFor, E2E_DIR } from './lib/kandev.mjs';
+import { waitFor } from './lib/kandev.mjs';
+import { npmAgentsBackend, profileOf, pkgDir } from './lib/npmagents.mjs';
 import { startFakeModel } from './lib/fakemodel.mjs';
 
-// The lockfile's packages (some export no package.json to require).
-const pkgDir = (name) => join(E2E_DIR, 'node_modules', name);
-const claudeEntry = join(pkgDir('@agentclientprotocol/claude-agent-acp'), 'dist', 'index.js');
-const geminiEntry = join(pkgDir('@google/gemini-cli'), 'bundle', 'gemini.js');
 const copilotBin = join(pkgDir('@github/copilot-linux-x64'), 'copilot');
 const version = (name) => JSON.parse(readFileSync(join(pkgDir(name), 'package.json'), 'utf8')).version;
-
-async function backend(t, fake) {
-  const dataDir = await mkdtemp(join(tmpdir(), 'kandev-types-'));
-  const home = await mkdtemp(join(tmpdir(), 'kandev-types-home-'));
-  t.after(() => rm(home, { recursive: true, force: true }));
-  await writeFile(join(dataDir, 'agents.json'), JSON.stringify({
-    'claude-code': { command: process.execPath, args: [claudeEntry] },
-    gemini: { command: process.execPath, args: [geminiEntry, '--acp'] },
-    copilot: { command: copilotBin, args: ['--acp'] },
-  }));
-  const b = await startBackend({
-    agents: true, dataDir,
-    env: {
-      HOME: home, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'test-key-not-a-secret', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      GOOGLE_GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: 'test-key-not-a-secret', GEMINI_CLI_TRUST_WORKSPACE: 'true', GEMINI_CLI_NO_RELAUNCH: 'true',
-    },
-  });
-  t.after(() => b.stop());
-  const ws = await operatorWS(b);
-  t.after(() => ws.close());
-  return ws;
-}
 
 async function detect(ws, refresh) {
   const out = {};
@@ -54,13 +27,6 @@ async function detect(ws, refresh) {
     cursor = page.next_cursor;
   }
   throw new Error('agent.detect never ended');
-}
-
-async function profileOf(ws, agentName, fields) {
-  const agents = (await ws.request('agent.list', { limit: 100 })).items;
-  const a = agents.find((x) => x.name === agentName);
-  assert.ok(a, `agent ${agentName}`);
-  return ws.request('agent.profile.create', { agent_id: a.id, name: `e2e-${Math.random().toString(36).slice(2, 8)}`, auto_approve: true, ...fields });
 }
 
 async function startTask(ws, profile, prompt) {
@@ -79,7 +45,7 @@ async function sessionEnd(ws, created, states) {
 test('agent.detect finds the installed real agents with their versions and every other type not installed', { timeout: 300_000 }, async (t) => {
   const fake = await startFakeModel({});
   t.after(() => fake.close());
-  const ws = await backend(t, fake);
+  const ws = await npmAgentsBackend(t, fake, { copilot: { command: copilotBin, args: ['--acp'] } });
   const got = await detect(ws, true);
   for (const [name, pkg] of [['claude-code', '@agentclientprotocol/claude-agent-acp'], ['gemini', '@google/gemini-cli'], ['copilot', '@github/copilot']]) {
     assert.equal(got[name].status, 'installed', `${name}: ${JSON.stringify(got[name])}`);
@@ -96,7 +62,7 @@ test('agent.detect finds the installed real agents with their versions and every
 test('Copilot: Kandev launches the real @github/copilot --acp through initialize to session/new', { timeout: 200_000 }, async (t) => {
   const fake = await startFakeModel({});
   t.after(() => fake.close());
-  const ws = await backend(t, fake);
+  const ws = await npmAgentsBackend(t, fake, { copilot: { command: copilotBin, args: ['--acp'] } });
   const created = await startTask(ws, await profileOf(ws, 'copilot', {}), 'Say hello.');
   const s = await sessionEnd(ws, created, ['FAILED', 'IDLE']);
   // No GitHub account here: Copilot answers initialize (its version is
@@ -108,7 +74,7 @@ test('Copilot: Kandev launches the real @github/copilot --acp through initialize
 test('A profile model reaches claude-agent-acp\'s model API; a model it does not offer fails the launch', { timeout: 300_000 }, async (t) => {
   const fake = await startFakeModel({});
   t.after(() => fake.close());
-  const ws = await backend(t, fake);
+  const ws = await npmAgentsBackend(t, fake, { copilot: { command: copilotBin, args: ['--acp'] } });
   const created = await startTask(ws, await profileOf(ws, 'claude-code', { model: 'haiku' }), 'Say hello.');
   await sessionEnd(ws, created, ['IDLE']);
   const models = fake.requests.filter((r) => r.api === 'anthropic' && r.path === '/v1/messages').map((r) => r.body?.model);

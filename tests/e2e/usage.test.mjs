@@ -21,43 +21,9 @@
 // such as routing or titles declare none); every test counts those.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startBackend, operatorWS, waitFor, E2E_DIR } from './lib/kandev.mjs';
+import { waitFor } from './lib/kandev.mjs';
+import { npmAgentsBackend, profileOf } from './lib/npmagents.mjs';
 import { startFakeModel } from './lib/fakemodel.mjs';
-
-const pkgDir = (name) => join(E2E_DIR, 'node_modules', name);
-const claudeEntry = join(pkgDir('@agentclientprotocol/claude-agent-acp'), 'dist', 'index.js');
-const geminiEntry = join(pkgDir('@google/gemini-cli'), 'bundle', 'gemini.js');
-
-async function backend(t, fake) {
-  const dataDir = await mkdtemp(join(tmpdir(), 'kandev-usage-'));
-  const home = await mkdtemp(join(tmpdir(), 'kandev-usage-home-'));
-  t.after(() => rm(home, { recursive: true, force: true }));
-  await writeFile(join(dataDir, 'agents.json'), JSON.stringify({
-    'claude-code': { command: process.execPath, args: [claudeEntry] },
-    gemini: { command: process.execPath, args: [geminiEntry, '--acp'] },
-  }));
-  const b = await startBackend({
-    agents: true, dataDir,
-    env: {
-      HOME: home, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'test-key-not-a-secret', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      GOOGLE_GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: 'test-key-not-a-secret', GEMINI_CLI_TRUST_WORKSPACE: 'true', GEMINI_CLI_NO_RELAUNCH: 'true',
-    },
-  });
-  t.after(() => b.stop());
-  const ws = await operatorWS(b);
-  t.after(() => ws.close());
-  return ws;
-}
-
-async function profileOf(ws, agentName, fields) {
-  const agents = (await ws.request('agent.list', { limit: 100 })).items;
-  const a = agents.find((x) => x.name === agentName);
-  assert.ok(a, `agent ${agentName}`);
-  return ws.request('agent.profile.create', { agent_id: a.id, name: `usage-${Math.random().toString(36).slice(2, 8)}`, auto_approve: true, ...fields });
-}
 
 async function runTurn(ws, profile, prompt) {
   const created = await ws.request('task.create', { title: `usage ${profile.name}`, description: prompt, agent_profile_id: profile.id });
@@ -111,7 +77,7 @@ async function usageOf(ws, created) {
 test('claude-agent-acp: the profile model reaches the model API and the recorded usage is what the fake reported', { timeout: 120_000 }, async (t) => {
   const fake = await startFakeModel({ tool: 'list_tasks_kandev', args: { limit: 1 } });
   t.after(() => fake.close());
-  const ws = await backend(t, fake);
+  const ws = await npmAgentsBackend(t, fake);
   // "sonnet": offered by claude-agent-acp (default, opus[1m], sonnet,
   // sonnet[1m], haiku), not its default.
   const created = await runTurn(ws, await profileOf(ws, 'claude-code', { model: 'sonnet' }), 'List one task.');
@@ -148,7 +114,7 @@ test('claude-agent-acp: the profile model reaches the model API and the recorded
 test('Gemini CLI: the profile model reaches the model API and the recorded usage is what the fake reported; an unoffered model fails the launch', { timeout: 120_000 }, async (t) => {
   const fake = await startFakeModel({ tool: 'list_tasks_kandev', args: { limit: 1 } });
   t.after(() => fake.close());
-  const ws = await backend(t, fake);
+  const ws = await npmAgentsBackend(t, fake);
   // gemini-3.5-flash-lite: offered (auto, gemini-2.5-pro, gemini-3.8-flash,
   // gemini-3.5-flash-lite), not its default ("auto").
   const created = await runTurn(ws, await profileOf(ws, 'gemini', { model: 'gemini-3.5-flash-lite' }), 'List one task.');
