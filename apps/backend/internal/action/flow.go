@@ -15,8 +15,10 @@ import (
 
 // StartAgent starts an agent session on a task unless one is live (then it
 // returns that session and started=false). prompt, when set, is the first
-// message instead of the task's prompt.
-func (s *Service) StartAgent(ctx context.Context, taskID, agentProfileID, executorProfileID, prompt string) (sess *kanban.Session, started bool, err error) {
+// message instead of the task's prompt. origin, when set, is the session
+// whose turn led to the start: once it has ended (stopped meanwhile) no
+// agent starts (CONFLICT).
+func (s *Service) StartAgent(ctx context.Context, taskID, agentProfileID, executorProfileID, prompt, origin string) (sess *kanban.Session, started bool, err error) {
 	t, err := s.store.GetTask(ctx, taskID)
 	if err != nil {
 		return nil, false, err
@@ -31,7 +33,7 @@ func (s *Service) StartAgent(ctx context.Context, taskID, agentProfileID, execut
 		return nil, false, err
 	}
 	sc := s.firstSession(t.Title, launchText(t), agentProfileID, executorProfileID)
-	sc.TaskID = t.ID
+	sc.TaskID, sc.UnlessEnded = t.ID, origin
 	if prompt != "" {
 		sc.FirstMessage.Author, sc.FirstMessage.Content = "workflow", prompt
 	}

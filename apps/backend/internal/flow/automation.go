@@ -77,8 +77,17 @@ func (e *Engine) exec(ctx context.Context, t *kanban.Task, step *kanban.Workflow
 		if why := e.agentStopped(ctx, c); why != "" {
 			return why, false
 		}
-		sess, started, err := e.svc.StartAgent(ctx, t.ID, a.ConfigString("agent_profile_id"), a.ConfigString("executor_profile_id"), a.ConfigString("prompt"))
+		origin := "" // the start is void if this turn's agent is stopped meanwhile
+		if c.turn != nil && !c.turn.replaced {
+			origin = c.turn.session
+		}
+		sess, started, err := e.svc.StartAgent(ctx, t.ID, a.ConfigString("agent_profile_id"), a.ConfigString("executor_profile_id"), a.ConfigString("prompt"), origin)
 		switch {
+		case err != nil && origin != "" && kanban.ErrorCode(err) == kanban.CodeConflict:
+			if why := e.agentStopped(ctx, c); why != "" {
+				return why, false
+			}
+			return failure(err), true
 		case err != nil:
 			return failure(err), true
 		case !started:

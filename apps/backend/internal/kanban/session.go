@@ -188,6 +188,11 @@ type SessionCreate struct {
 	// appended as AppendMessage would (its SessionID and TaskID are the new
 	// session's) in the session's own transaction.
 	FirstMessage *Message
+	// UnlessEnded, when set, names a session whose end cancels this
+	// one's creation (CONFLICT), checked in the creating transaction: an
+	// automation an agent's turn led to starts no agent once that agent
+	// was stopped, however the stop and the automation interleave.
+	UnlessEnded string
 }
 
 // Message is one entry of a session's conversation.

@@ -45,6 +45,9 @@ func (s *Store) CreateSession(ctx context.Context, in kanban.SessionCreate) (*ka
 	token, hash := newSessionToken()
 	var out *kanban.Session
 	err := s.tx(ctx, func(tx txn) error {
+		if err := requireLiveSession(ctx, tx, in.UnlessEnded); err != nil {
+			return err
+		}
 		var err error
 		out, err = createSession(ctx, tx, in, hash, nil)
 		return err
@@ -53,6 +56,26 @@ func (s *Store) CreateSession(ctx context.Context, in kanban.SessionCreate) (*ka
 		return nil, "", err
 	}
 	return out, token, nil
+}
+
+// requireLiveSession is CONFLICT when session id (none when "") has
+// ended. It locks the session's row (a no-op update) so that a
+// concurrent cancel waits for the transaction, or the transaction for it.
+func requireLiveSession(ctx context.Context, tx txn, id string) error {
+	if id == "" {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE task_sessions SET state = state WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("lock session: %w", err)
+	}
+	var st string
+	if err := tx.QueryRowContext(ctx, `SELECT state FROM task_sessions WHERE id = ?`, id).Scan(&st); err != nil {
+		return notFound(err, "session")
+	}
+	if kanban.SessionState(st).Ended() {
+		return kanban.Errorf(kanban.CodeConflict, "the agent whose turn led here has ended")
+	}
+	return nil
 }
 
 // checkSessionCreate defaults in's mode and checks its first message (text

@@ -464,3 +464,25 @@ func testCancelSessionsIsAtomic(t *testing.T) {
 		t.Fatalf("second cancel: got %d, %v; want none", len(again), err)
 	}
 }
+
+// TestCreateSessionUnlessEnded: a session created unless another has
+// ended is refused (CONFLICT, nothing written) once that one was
+// cancelled, and created while it is live.
+func TestCreateSessionUnlessEnded(t *testing.T) {
+	bothEngines(t, func(t *testing.T) {
+		f := sessionFixture(t)
+		ctx := context.Background()
+		if _, _, err := f.s.CreateSession(ctx, kanban.SessionCreate{TaskID: f.task.ID, UnlessEnded: f.sess.ID}); err != nil {
+			t.Fatalf("create while the origin is live: %v", err)
+		}
+		if _, err := f.s.CancelSession(ctx, f.sess.ID, kanban.Message{Author: "operator", Type: "status", Content: "Stopped"}); err != nil {
+			t.Fatal(err)
+		}
+		before := countRows(t, f.s, "task_sessions")
+		_, _, err := f.s.CreateSession(ctx, kanban.SessionCreate{TaskID: f.task.ID, UnlessEnded: f.sess.ID})
+		wantCode(t, err, kanban.CodeConflict)
+		if n := countRows(t, f.s, "task_sessions"); n != before {
+			t.Fatalf("%d sessions after the refusal, want %d", n, before)
+		}
+	})
+}
