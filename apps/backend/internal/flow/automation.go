@@ -74,26 +74,7 @@ func keepAll(keep func(kanban.StepAction) bool) func(kanban.StepAction) bool {
 func (e *Engine) exec(ctx context.Context, t *kanban.Task, step *kanban.WorkflowStep, a kanban.StepAction, c cause, signalled *bool) (string, bool) {
 	switch a.Type {
 	case kanban.AutoStartAgent, kanban.AutoAutoStartAgent:
-		if why := e.agentStopped(ctx, c); why != "" {
-			return why, false
-		}
-		origin := "" // the start is void if this turn's agent is stopped meanwhile
-		if c.turn != nil && !c.turn.replaced {
-			origin = c.turn.session
-		}
-		sess, started, err := e.svc.StartAgent(ctx, t.ID, a.ConfigString("agent_profile_id"), a.ConfigString("executor_profile_id"), a.ConfigString("prompt"), origin)
-		switch {
-		case err != nil && origin != "" && kanban.ErrorCode(err) == kanban.CodeConflict:
-			if why := e.agentStopped(ctx, c); why != "" {
-				return why, false
-			}
-			return failure(err), true
-		case err != nil:
-			return failure(err), true
-		case !started:
-			return "skipped: the task already has a live agent session (" + sess.ID + ")", false
-		}
-		return "started session " + sess.ID, false
+		return e.startAgent(ctx, t, a, c)
 	case kanban.AutoSendPrompt:
 		if _, err := e.svc.SendPrompt(ctx, t.ID, "workflow", a.ConfigString("prompt")); err != nil {
 			if kanban.ErrorCode(err) == kanban.CodeConflict {
@@ -135,6 +116,30 @@ func (e *Engine) exec(ctx context.Context, t *kanban.Task, step *kanban.Workflow
 		return out, failed
 	}
 	return e.execMove(ctx, t, step, a, c, signalled)
+}
+
+// startAgent performs start_agent and auto_start_agent.
+func (e *Engine) startAgent(ctx context.Context, t *kanban.Task, a kanban.StepAction, c cause) (string, bool) {
+	if why := e.agentStopped(ctx, c); why != "" {
+		return why, false
+	}
+	origin := "" // the start is void if this turn's agent is stopped meanwhile
+	if c.turn != nil && !c.turn.replaced {
+		origin = c.turn.session
+	}
+	sess, started, err := e.svc.StartAgent(ctx, t.ID, a.ConfigString("agent_profile_id"), a.ConfigString("executor_profile_id"), a.ConfigString("prompt"), origin)
+	switch {
+	case err != nil && origin != "" && kanban.ErrorCode(err) == kanban.CodeConflict:
+		if why := e.agentStopped(ctx, c); why != "" {
+			return why, false
+		}
+		return failure(err), true
+	case err != nil:
+		return failure(err), true
+	case !started:
+		return "skipped: the task already has a live agent session (" + sess.ID + ")", false
+	}
+	return "started session " + sess.ID, false
 }
 
 // agentStopped says why a start_agent of a chain that an agent's turn
