@@ -170,7 +170,7 @@ var tables = []string{"workspaces", "workflows", "workflow_steps", "tasks", "tas
 	"task_repositories", "agents", "agent_profiles", "agent_profile_mcp_configs", "executors", "executor_profiles",
 	"task_sessions", "session_messages", "task_plans", "task_plan_revisions", "task_documents",
 	"task_document_revisions", "task_artifacts", "questions", "task_pull_requests", "task_pr_automation", "pull_request_events",
-	"audit_log", "audit_targets"}
+	"audit_log", "audit_targets", "routines", "routine_runs"}
 
 // snapshot dumps every row of every table, so a comparison catches
 // inserts, deletes and updates.

@@ -66,6 +66,8 @@ type Config struct {
 	// (default 1 minute); Clock is the time it compares with (time.Now).
 	ArchiveSweep time.Duration
 	Clock        func() time.Time
+	// RoutineTick is how often due routines are looked for (default 10s).
+	RoutineTick time.Duration
 	// Registry, when set, is the directory where the running backend
 	// records where its operator token is, for operator commands started
 	// elsewhere (DefaultRegistryDir; see registry.go).
@@ -207,6 +209,7 @@ func start(ctx context.Context, cfg Config) (b *backend, err error) {
 	b.runPRWatch()
 	b.runBackups()
 	b.runAuditSweep()
+	b.runRoutines()
 	if err := b.startAgents(); err != nil {
 		return nil, fmt.Errorf("resume agent sessions: %w", err)
 	}

@@ -64,6 +64,12 @@ const (
 	ActionBudgetGet                   Action = "budget.get"
 	ActionBudgetList                  Action = "budget.list"
 	ActionBudgetSet                   Action = "budget.set"
+	ActionRoutineCreate               Action = "routine.create"
+	ActionRoutineDelete               Action = "routine.delete"
+	ActionRoutineGet                  Action = "routine.get"
+	ActionRoutineList                 Action = "routine.list"
+	ActionRoutineRuns                 Action = "routine.runs"
+	ActionRoutineUpdate               Action = "routine.update"
 	ActionSecretDelete                Action = "secret.delete"
 	ActionSecretList                  Action = "secret.list"
 	ActionSecretSet                   Action = "secret.set"
@@ -171,6 +177,7 @@ var RegistryActions = []Action{
 	ActionQuestionAnswer, ActionQuestionAsk, ActionQuestionAskParent, ActionQuestionGet, ActionQuestionList,
 	ActionRepositoryCreate, ActionRepositoryList, ActionRepositoryUpdate,
 	ActionReviewCommentCreate, ActionReviewCommentDelete, ActionReviewCommentList, ActionReviewCommentUpdate, ActionReviewSend,
+	ActionRoutineCreate, ActionRoutineDelete, ActionRoutineGet, ActionRoutineList, ActionRoutineRuns, ActionRoutineUpdate,
 	ActionSecretDelete, ActionSecretList, ActionSecretSet,
 	ActionSessionAttach, ActionSessionCreate, ActionSessionGet, ActionSessionList, ActionSessionProfile, ActionSessionReportCalls, ActionSessionSetMode, ActionSessionSpawn, ActionSessionStop, ActionSessionToken, ActionSessionUsage,
 	ActionStepComplete, ActionStepDecide,

@@ -309,6 +309,7 @@ type Store interface {
 	AgentOfferService
 	UsageService
 	BudgetService
+	RoutineService
 	UpstreamService
 	ReviewService
 	CommentService
