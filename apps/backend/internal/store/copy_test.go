@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -197,6 +198,24 @@ func seedRecords(t *testing.T, s *Store, wsID, target string) {
 		t.Fatal(err)
 	}
 	if _, err := s.PutSecret(ctx, kanban.SealedSecret{Name: "TOKEN", KeyID: "k1", Sealed: "c2VhbGVk", Size: 6}); err != nil {
+		t.Fatal(err)
+	}
+	seedRoutine(t, s, wsID, target)
+}
+
+// seedRoutine stores a wake_task routine on task and one finished run.
+func seedRoutine(t *testing.T, s *Store, wsID, task string) {
+	t.Helper()
+	ctx := context.Background()
+	r := must(s.CreateRoutine(ctx, kanban.Routine{WorkspaceID: wsID, Name: "Nudge ü", Schedule: "0 9 * * 1-5", TimeZone: "Europe/Paris",
+		Target: kanban.RoutineWakeTask, TaskID: task, Prompt: "Any news?", Missed: kanban.RoutineMissedRunOnce, Enabled: true,
+		NextRunAt: kanban.Now().Add(-time.Minute)}))(t)
+	run := kanban.RoutineRun{RoutineID: r.ID, ScheduledFor: r.NextRunAt, StartedAt: kanban.Now(), Outcome: kanban.RunStarted}
+	if ok, err := s.ClaimRoutineRun(ctx, r, r.NextRunAt.Add(24*time.Hour), run); err != nil || !ok {
+		t.Fatalf("claim: %v, %v", ok, err)
+	}
+	run.Outcome, run.TaskID = kanban.RunWoken, task
+	if err := s.FinishRoutineRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
 }
