@@ -8,17 +8,20 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
-// TestRoutineActions: routine.create refuses bad schedules, zones,
+// routineArgs is a routine.create payload in h's workspace with rest.
+func routineArgs(h *harness, rest string) string {
+	return `{"workspace_id":"` + h.ws + `","name":"Triage",` + rest + `}`
+}
+
+// TestRoutineRefusals: routine.create refuses bad schedules, zones,
 // targets and ids before it writes anything, with what to fix; a session
-// may not touch routines; create, get, update (a new schedule moves the
-// next run, another field keeps it), list pages and delete work.
-func TestRoutineActions(t *testing.T) {
+// may not create routines.
+func TestRoutineRefusals(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	_, other, otherTask := h.otherBoard()
 	task := h.task("Nightly")
-	base := `"workspace_id":"` + h.ws + `","name":"Triage",`
-	create := func(rest string) string { return `{` + base + rest + `}` }
+	create := func(rest string) string { return routineArgs(h, rest) }
 	for _, tc := range []struct{ args, want string }{
 		{create(`"schedule":"61 * * * *","target":"create_task","title":"T"`), "schedule: is not a cron expression"},
 		{create(`"schedule":"@every 5m","target":"create_task","title":"T"`), "@every is not supported"},
@@ -46,9 +49,18 @@ func TestRoutineActions(t *testing.T) {
 			t.Errorf("%s: got %q, want it to say %q", tc.args, msg, tc.want)
 		}
 	}
-	ok := create(`"schedule":"0 9 * * 1-5","time_zone":"Europe/Paris","target":"create_task","title":"Triage","prompt":"Look at new issues"`)
-	h.refuse(h.session(task, kanban.ModeTask), kanban.ActionRoutineCreate, ok, kanban.CodeForbidden)
+	h.refuse(h.session(task, kanban.ModeTask), kanban.ActionRoutineCreate,
+		create(`"schedule":"0 9 * * *","target":"create_task","title":"T"`), kanban.CodeForbidden)
+}
 
+// TestRoutineActions: create, get, update (a new schedule moves the next
+// run, another field keeps it), list pages and delete.
+func TestRoutineActions(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	task := h.task("Nightly")
+	create := func(rest string) string { return routineArgs(h, rest) }
+	ok := create(`"schedule":"0 9 * * 1-5","time_zone":"Europe/Paris","target":"create_task","title":"Triage","prompt":"Look at new issues"`)
 	r := call[kanban.Routine](h, operator, kanban.ActionRoutineCreate, ok)
 	if !r.Enabled || !r.StartAgent || r.Missed != kanban.RoutineMissedSkip || r.NextRunAt.IsZero() {
 		t.Fatalf("routine = %+v", r)

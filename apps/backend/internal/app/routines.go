@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 	"github.com/kandev/kandev/apps/backend/internal/routine"
 )
 
@@ -20,11 +21,15 @@ func (b *backend) runRoutines() {
 	if every <= 0 {
 		every = defaultRoutineTick
 	}
+	now := b.cfg.Clock
+	if now == nil {
+		now = kanban.Now
+	}
 	s := &routine.Scheduler{Store: b.store, Run: b.svc.RunRoutine, Log: b.log}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s.Loop(b.life.ctx, every, b.shared.once())
+		s.Loop(b.life.ctx, every, now, b.shared.once())
 	}()
 	b.life.push("routines", func(ctx context.Context) error {
 		select {

@@ -121,15 +121,15 @@ func earlierText(n int, policy string) string {
 	return runs + " fell due while no backend ran the scheduler: " + what
 }
 
-// Loop ticks every every until ctx ends; once, when set, guards each tick
-// so that one backend at a time runs it (the claims are once-only
-// without it: it saves the others the reads).
-func (s *Scheduler) Loop(ctx context.Context, every time.Duration, once func(ctx context.Context, name string, fn func())) {
+// Loop ticks every every, at the times now tells, until ctx ends; once,
+// when set, guards each tick so that one backend at a time runs it (the
+// claims are once-only without it: it saves the others the reads).
+func (s *Scheduler) Loop(ctx context.Context, every time.Duration, now func() time.Time, once func(ctx context.Context, name string, fn func())) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		tick := func() {
-			if _, err := s.Tick(ctx, kanban.Now()); err != nil && ctx.Err() == nil && s.Log != nil {
+			if _, err := s.Tick(ctx, now()); err != nil && ctx.Err() == nil && s.Log != nil {
 				s.Log.Warn("routine: tick", "err", err)
 			}
 		}
