@@ -102,6 +102,7 @@ func Tables(r *Results) string {
 	writePRWatch(&b, r)
 	writeTerminal(&b, r)
 	writeUsage(&b, r)
+	writeRoutines(&b, r)
 	return b.String()
 }
 

@@ -39,6 +39,7 @@ type Results struct {
 	Postgres   *PostgresRun     `json:"postgres,omitempty"`
 	PRWatch    *PRWatchRun      `json:"prwatch,omitempty"`
 	Usage      *UsageRun        `json:"usage,omitempty"`
+	Routines   *RoutinesRun     `json:"routines,omitempty"`
 	// Profiles are CPU profiles of `kandev serve` under section 2's loads.
 	Profiles []ServerProfile `json:"profiles,omitempty"`
 	// Durability checks section 2's creates against the database after

@@ -13,7 +13,7 @@ import (
 )
 
 // Sections are the run's parts, in the order they run.
-var Sections = []string{"validation", "modes", "catalog", "prwatch", "usage", "roundtrip", "store", "board", "agents", "flow", "upstream", "postgres", "changes", "terminal"}
+var Sections = []string{"validation", "modes", "catalog", "prwatch", "usage", "routines", "roundtrip", "store", "board", "agents", "flow", "upstream", "postgres", "changes", "terminal"}
 
 // Run measures the selected sections (all when only is empty) and returns
 // the results with targets evaluated. In-process micro benchmarks run
@@ -77,6 +77,11 @@ func measureMicro(ctx context.Context, cfg Config, compiled *toolserver.Compiled
 	if want("usage") {
 		if r.Usage, err = MeasureUsage(ctx, cfg); err != nil {
 			return fmt.Errorf("usage: %w", err)
+		}
+	}
+	if want("routines") {
+		if r.Routines, err = MeasureRoutines(ctx, cfg); err != nil {
+			return fmt.Errorf("routines: %w", err)
 		}
 	}
 	return nil
