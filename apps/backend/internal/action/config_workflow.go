@@ -332,6 +332,7 @@ type StepUpdateIn struct {
 	AutoAdvance           *bool   `json:"auto_advance,omitzero"`
 	WIPLimit              *int    `json:"wip_limit,omitzero"`
 	AutoArchiveAfterHours *int    `json:"auto_archive_after_hours,omitzero"`
+	HeartbeatMinutes      *int    `json:"heartbeat_minutes,omitzero"`
 	// AutoAdvanceRequiresSignal and PullFromStepID ("" clears it).
 	AutoAdvanceRequiresSignal  *bool   `json:"auto_advance_requires_signal,omitzero"`
 	CancelTriggersTurnComplete *bool   `json:"cancel_triggers_turn_complete,omitzero"`
@@ -391,7 +392,7 @@ var _ = declare(Def[StepUpdateIn, *kanban.WorkflowStep]{
 		}
 		out, err := s.store.UpdateStep(ctx, st.ID, kanban.StepUpdate{Approval: in.Approval, ClearApproval: in.ClearApproval, Name: in.Name, Color: in.Color, Prompt: in.Prompt,
 			IsStartStep: in.IsStartStep, AllowManualMove: in.AllowManualMove, AutoAdvance: in.AutoAdvance,
-			WIPLimit: in.WIPLimit, AutoArchiveAfterHours: in.AutoArchiveAfterHours, Events: in.Events,
+			WIPLimit: in.WIPLimit, AutoArchiveAfterHours: in.AutoArchiveAfterHours, HeartbeatMinutes: in.HeartbeatMinutes, Events: in.Events,
 			AutoAdvanceRequiresSignal: in.AutoAdvanceRequiresSignal, PullFromStepID: in.PullFromStepID,
 			CancelTriggersTurnComplete: in.CancelTriggersTurnComplete, ShowInCommandPanel: in.ShowInCommandPanel})
 		if err != nil {

@@ -23,6 +23,8 @@ func stepFields() schema.P {
 		"wip_limit":         schema.Int("Maximum tasks on the step; 0 is none.").Range(0, kanban.MaxWIPLimit),
 		"auto_archive_after_hours": schema.Int("Archive tasks after this many hours here; 0 never.").
 			Range(0, kanban.MaxAutoArchiveHours),
+		"heartbeat_minutes": schema.Int("Fire on_heartbeat for each task here every this many minutes it stays; 0 never.").
+			Range(0, kanban.MaxHeartbeatMinutes),
 		"auto_advance_requires_signal":  schema.Bool("Turn-end moves need step_complete_kandev in that turn.").Default(false),
 		"pull_from_step_id":             schema.Str("When this step has room, pull the longest-waiting task of that step; \"\" clears it.").Pattern(`^[A-Za-z0-9_-]{0,64}$`),
 		"cancel_triggers_turn_complete": schema.Bool("A cancelled turn still runs on_turn_complete and auto-advance.").Default(false),

@@ -16,6 +16,7 @@ type StepSpec struct {
 	AutoAdvance           bool   `json:"auto_advance,omitzero"`
 	WIPLimit              int    `json:"wip_limit,omitzero"`
 	AutoArchiveAfterHours int    `json:"auto_archive_after_hours,omitzero"`
+	HeartbeatMinutes      int    `json:"heartbeat_minutes,omitzero"`
 	// AutoAdvanceRequiresSignal gates turn-end transitions on step_complete.
 	AutoAdvanceRequiresSignal  bool `json:"auto_advance_requires_signal,omitzero"`
 	CancelTriggersTurnComplete bool `json:"cancel_triggers_turn_complete,omitzero"`
@@ -33,7 +34,7 @@ type StepSpec struct {
 func (d StepSpec) toStep() kanban.WorkflowStep {
 	return kanban.WorkflowStep{Name: d.Name, Color: d.Color, Prompt: d.Prompt, IsStartStep: d.IsStartStep,
 		AllowManualMove: d.AllowManualMove == nil || *d.AllowManualMove, AutoAdvance: d.AutoAdvance,
-		WIPLimit: d.WIPLimit, AutoArchiveAfterHours: d.AutoArchiveAfterHours, Events: d.Events,
+		WIPLimit: d.WIPLimit, AutoArchiveAfterHours: d.AutoArchiveAfterHours, HeartbeatMinutes: d.HeartbeatMinutes, Events: d.Events,
 		AutoAdvanceRequiresSignal: d.AutoAdvanceRequiresSignal, PullFromStepID: d.PullFromStepID,
 		CancelTriggersTurnComplete: d.CancelTriggersTurnComplete, ShowInCommandPanel: d.ShowInCommandPanel,
 		PullFromPosition: d.PullFromStepPosition, Approval: d.Approval}

@@ -18,7 +18,7 @@ func richSteps() []map[string]any {
 	return []map[string]any{
 		{"name": "Plan", "color": "#111111", "prompt": "Write a plan", "wip_limit": 2, "auto_advance": true,
 			"events": map[string]any{"on_enter": []any{map[string]any{"type": "send_prompt", "config": map[string]any{"prompt": "Go"}}}}},
-		{"name": "Build", "color": "#222222", "is_start_step": true, "allow_manual_move": false, "auto_archive_after_hours": 24,
+		{"name": "Build", "color": "#222222", "is_start_step": true, "allow_manual_move": false, "auto_archive_after_hours": 24, "heartbeat_minutes": 45,
 			"auto_advance_requires_signal": true, "cancel_triggers_turn_complete": true, "show_in_command_panel": true,
 			"pull_from_step_position": 0,
 			"events":                  map[string]any{"on_turn_complete": []any{map[string]any{"type": "move_to_step", "config": map[string]any{"step_position": 2}}}}},
@@ -57,7 +57,7 @@ func TestWorkflowDocumentOwnRoundTrip(t *testing.T) {
 	}
 	steps := got.Workflows[0].Steps
 	if steps[1].PullFromStepID != steps[0].ID || steps[1].Events["on_turn_complete"][0].ConfigString("step_id") != steps[2].ID ||
-		!steps[0].AutoAdvance || steps[1].AllowManualMove || !steps[1].IsStartStep {
+		!steps[0].AutoAdvance || steps[1].AllowManualMove || !steps[1].IsStartStep || steps[1].HeartbeatMinutes != 45 {
 		t.Fatalf("imported steps: got %+v, want references resolved to the new steps and every setting kept", steps)
 	}
 	if second := exportDoc(h, got.Workflows[0].Workflow.ID); second != first {

@@ -56,6 +56,7 @@ type DocStep struct {
 	ShowInCommandPanel         bool                           `json:"show_in_command_panel"`
 	AllowManualMove            bool                           `json:"allow_manual_move"`
 	AutoArchiveAfterHours      int                            `json:"auto_archive_after_hours,omitempty"`
+	HeartbeatMinutes           int                            `json:"heartbeat_minutes,omitempty"`
 	AgentProfile               *DocAgentProfile               `json:"agent_profile,omitempty"`
 	AutoAdvanceRequiresSignal  bool                           `json:"auto_advance_requires_signal"`
 	CancelTriggersTurnComplete bool                           `json:"cancel_triggers_turn_complete"`
@@ -185,7 +186,7 @@ func parseDocWorkflow(field string, dw DocWorkflow) (parsedWorkflow, error) {
 func docStepSpec(field string, d DocStep, index map[int]int) (StepSpec, error) {
 	manual := d.AllowManualMove
 	spec := StepSpec{Name: d.Name, Color: d.Color, Prompt: d.Prompt, IsStartStep: d.IsStartStep, AllowManualMove: &manual,
-		AutoAdvance: d.AutoAdvance, WIPLimit: d.WIPLimit, AutoArchiveAfterHours: d.AutoArchiveAfterHours,
+		AutoAdvance: d.AutoAdvance, WIPLimit: d.WIPLimit, AutoArchiveAfterHours: d.AutoArchiveAfterHours, HeartbeatMinutes: d.HeartbeatMinutes,
 		AutoAdvanceRequiresSignal: d.AutoAdvanceRequiresSignal, CancelTriggersTurnComplete: d.CancelTriggersTurnComplete,
 		ShowInCommandPanel: d.ShowInCommandPanel, Events: make(map[string][]kanban.StepAction, len(d.Events))}
 	var err error
@@ -284,7 +285,7 @@ func exportWorkflow(w *kanban.Workflow, steps []kanban.WorkflowStep, profile fun
 	for i, st := range steps {
 		d := DocStep{Name: st.Name, Position: i, Color: st.Color, Prompt: st.Prompt, IsStartStep: st.IsStartStep,
 			ShowInCommandPanel: st.ShowInCommandPanel, AllowManualMove: st.AllowManualMove,
-			AutoArchiveAfterHours: st.AutoArchiveAfterHours, AgentProfile: profile(st.AgentProfileID),
+			AutoArchiveAfterHours: st.AutoArchiveAfterHours, HeartbeatMinutes: st.HeartbeatMinutes, AgentProfile: profile(st.AgentProfileID),
 			AutoAdvanceRequiresSignal: st.AutoAdvanceRequiresSignal, CancelTriggersTurnComplete: st.CancelTriggersTurnComplete,
 			WIPLimit: st.WIPLimit, AutoAdvance: st.AutoAdvance, Events: make(map[string][]kanban.StepAction, len(st.Events))}
 		if pos, ok := positions[st.PullFromStepID]; ok {

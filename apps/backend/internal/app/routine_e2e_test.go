@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kandev/kandev/apps/backend/internal/action"
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
@@ -62,5 +63,41 @@ func TestRoutineCreatesTask(t *testing.T) {
 	e.dispatch(kanban.ActionTaskGet, map[string]any{"id": taskID}, &task)
 	if task.Title != "Routine task" || !strings.HasPrefix(task.ExternalID, "routine:"+r.ID+":") {
 		t.Fatalf("task = %+v", task)
+	}
+}
+
+// TestHeartbeatWakesAgent: a step with heartbeat_minutes 1 whose
+// on_heartbeat queues a run; once the backend's clock is a minute past
+// the task's arrival, the mock agent gets the heartbeat as its next turn,
+// told why, and only once while the clock stays there.
+func TestHeartbeatWakesAgent(t *testing.T) {
+	t.Parallel()
+	var shift atomic.Int64
+	e := newAgentEnv(t, func(c *Config) {
+		c.ArchiveSweep = 100 * time.Millisecond
+		c.Clock = func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
+	})
+	var wf action.WorkflowOut
+	e.decode(e.call(e.operatorMCP(), "create_workflow_kandev", mustJSON(t, map[string]any{"name": "Beating", "steps": []any{
+		map[string]any{"name": "Work", "heartbeat_minutes": 1, "events": map[string]any{
+			"on_heartbeat": []any{map[string]any{"type": "queue_run", "config": map[string]any{"reason": "@say still on it"}}},
+		}},
+	}})), &wf)
+	if len(wf.Steps) != 1 || wf.Steps[0].HeartbeatMinutes != 1 {
+		t.Fatalf("workflow %+v", wf)
+	}
+	task, sid := e.startMock("Long task", "@say started", map[string]any{"workflow_id": wf.Workflow.ID})
+	e.waitMessage(task.ID, "message", "started")
+	e.waitState(sid, kanban.SessionIdle)
+	shift.Store(int64(61 * time.Second))
+	e.waitMessage(task.ID, "message", "still on it")
+	e.waitMessage(task.ID, "status", "on_heartbeat of Work, queue_run")
+	e.waitState(sid, kanban.SessionIdle)
+	time.Sleep(500 * time.Millisecond) // five more sweeps at the same time
+	if n := e.count(task.ID, "status", "on_heartbeat of Work"); n != 1 {
+		t.Fatalf("on_heartbeat ran %d times, want once: %s", n, dumpConversation(e.conversation(task.ID)))
+	}
+	if n := e.count(task.ID, "prompt", kanban.HeartbeatText(1)); n != 1 {
+		t.Fatalf("%d heartbeat prompts, want 1: %s", n, dumpConversation(e.conversation(task.ID)))
 	}
 }

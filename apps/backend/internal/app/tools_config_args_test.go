@@ -42,7 +42,7 @@ var configTools = []argTool{
 // bounds just over, record keys, hostile import documents.
 var specificConfigCases = []argCase{
 	{"unknown key in a step", "create_workflow_kandev", kanban.ModeExternal, `{"name":"W","steps":[{"name":"A","colour":"red"}]}`,
-		"invalid arguments for create_workflow_kandev: unknown field at /steps/0; allowed: allow_manual_move, approval, auto_advance, auto_advance_requires_signal, auto_archive_after_hours, cancel_triggers_turn_complete, color, events, is_start_step, name, prompt, pull_from_step_id, pull_from_step_position, show_in_command_panel, wip_limit (did you mean \"color\"?)"},
+		"invalid arguments for create_workflow_kandev: unknown field at /steps/0; allowed: allow_manual_move, approval, auto_advance, auto_advance_requires_signal, auto_archive_after_hours, cancel_triggers_turn_complete, color, events, heartbeat_minutes, is_start_step, name, prompt, pull_from_step_id, pull_from_step_position, show_in_command_panel, wip_limit (did you mean \"color\"?)"},
 	{"step without a name", "create_workflow_kandev", kanban.ModeExternal, `{"name":"W","steps":[{"color":"red"}]}`,
 		`invalid arguments for create_workflow_kandev: /steps/0 is missing required "name"`},
 	{"empty steps", "create_workflow_kandev", kanban.ModeExternal, `{"name":"W","steps":[]}`,

@@ -192,12 +192,15 @@ func (e *Engine) Busy() bool {
 	return len(e.queues) > 0
 }
 
-// Run sweeps for tasks to auto-archive every SweepInterval until ctx ends,
-// then waits for pending work (bounded by ctx of the caller's shutdown).
+// Run sweeps for tasks to auto-archive and for heartbeats due every
+// SweepInterval until ctx ends, then waits for pending work (bounded by ctx of the caller's shutdown).
 func (e *Engine) Run(ctx context.Context) {
 	t := time.NewTicker(e.every)
 	defer t.Stop()
-	sweep := func() { e.once(ctx, "auto-archive", func() { e.Sweep(ctx) }) }
+	sweep := func() {
+		e.once(ctx, "auto-archive", func() { e.Sweep(ctx) })
+		e.once(ctx, "heartbeats", func() { e.Heartbeats(ctx) })
+	}
 	sweep()
 	for {
 		select {

@@ -34,6 +34,14 @@ func (h *harness) trigger(event string, t *kanban.Task, a, s kanban.WorkflowStep
 	case kanban.EventBudgetAlert:
 		h.events.Emit(kanban.BudgetAlert{Scope: kanban.BudgetTask, ScopeID: t.ID, Revision: 1, Threshold: 80, Percent: 80,
 			TaskID: t.ID, SessionID: "s", WorkspaceID: t.WorkspaceID})
+	case kanban.EventHeartbeat:
+		if _, err := h.st.UpdateStep(context.Background(), s.ID, kanban.StepUpdate{HeartbeatMinutes: new(1)}); err != nil {
+			h.t.Fatal(err)
+		}
+		h.setNow(time.Now().Add(2 * time.Minute))
+		if n := h.eng.Heartbeats(context.Background()); n != 1 {
+			h.t.Fatalf("%d heartbeats fired, want 1", n)
+		}
 	case kanban.EventChildrenCompleted:
 		n := h.steps(s.WorkflowID)
 		child := h.child(t, n[len(n)-1])
@@ -126,6 +134,9 @@ var automationCases = []struct {
 		want := "Wake up: a comment"
 		if ev == kanban.EventBudgetAlert { // the agent is told which budget
 			want += "\n\nBudget alert: the task budget covering this task reached its 80% threshold (80% of its limit spent)."
+		}
+		if ev == kanban.EventHeartbeat {
+			want += "\n\n" + kanban.HeartbeatText(1)
 		}
 		if len(l) != 1 || l[0].Content != want || l[0].Author != "workflow" {
 			h.t.Fatalf("prompts %+v", l)

@@ -32,6 +32,9 @@ const (
 	// (the task's, its agent profile's, its workspace's) across an alert
 	// threshold.
 	EventBudgetAlert = "on_budget_alert"
+	// EventHeartbeat: the task has stayed on the step another of its
+	// heartbeat_minutes.
+	EventHeartbeat = "on_heartbeat"
 )
 
 // StepEvent is one event a step's automations run on.
@@ -56,6 +59,7 @@ var StepEvents = []StepEvent{
 	{EventAgentError, "an agent session of the task failed (its agent exited with an error or could not start); once per session"},
 	{EventApprovalResolved, "the step's participants reached its quorum: approved or rejected (after the task moved on, on the step decided)"},
 	{EventBudgetAlert, "a turn on the task pushed a budget covering it (the task's, its agent profile's or its workspace's) across one of its alert thresholds; once per budget revision (each budget.set) and threshold"},
+	{EventHeartbeat, "the task has stayed on the step another heartbeat_minutes (the step's setting) since it arrived or since the last heartbeat; once per interval across backends, none made up after downtime"},
 }
 
 // StepEventKinds are the keys allowed in WorkflowStep.Events.

@@ -2,6 +2,7 @@ package kanban
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -226,6 +227,33 @@ type FlowService interface {
 	// DueForArchive returns up to limit live tasks that stayed on a step
 	// with auto_archive_after_hours longer than that at now.
 	DueForArchive(ctx context.Context, now time.Time, limit int) ([]Task, error)
+	// DueHeartbeats returns up to limit live tasks on a step with
+	// heartbeat_minutes whose next heartbeat is due at now.
+	DueHeartbeats(ctx context.Context, now time.Time, limit int) ([]HeartbeatDue, error)
+	// ClaimHeartbeat records d's heartbeat as fired at now unless another
+	// sweep did, or the task moved, was archived or deleted (false).
+	ClaimHeartbeat(ctx context.Context, d HeartbeatDue, now time.Time) (bool, error)
+}
+
+// HeartbeatText is what the agents an on_heartbeat queue_run wakes are
+// told.
+func HeartbeatText(minutes int) string {
+	every := fmt.Sprintf("every %d minutes", minutes)
+	if minutes == 1 {
+		every = "every minute"
+	}
+	return "Heartbeat: " + every + " a task stays on this step (heartbeat_minutes)."
+}
+
+// HeartbeatDue is a task whose next heartbeat on its step is due: the
+// step and arrival it is for, and the heartbeat before it (nil: none on
+// this visit).
+type HeartbeatDue struct {
+	TaskID        string
+	StepID        string
+	StepEnteredAt time.Time
+	LastAt        *time.Time
+	Minutes       int
 }
 
 // TurnEvent is an agent turn starting or ending on a task: a domain event

@@ -56,6 +56,7 @@ type StepUpdate struct {
 	AutoAdvance           *bool
 	WIPLimit              *int
 	AutoArchiveAfterHours *int
+	HeartbeatMinutes      *int
 	// AutoAdvanceRequiresSignal and PullFromStepID ("" clears it).
 	AutoAdvanceRequiresSignal  *bool
 	CancelTriggersTurnComplete *bool

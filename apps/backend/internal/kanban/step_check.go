@@ -3,8 +3,8 @@ package kanban
 import "strconv"
 
 // Check refuses a step whose settings break a step's rules: a required
-// single-line name and bounded color and prompt, a wip_limit and an
-// auto-archive delay in range, and automations CheckEvents accepts. Fields
+// single-line name and bounded color and prompt, a wip_limit, an
+// auto-archive delay and a heartbeat interval in range, and automations CheckEvents accepts. Fields
 // are named under prefix ("document.workflows[0].steps[2]"; "" for a
 // top-level payload). It is the one check of steps no payload schema
 // holds: those of an imported workflow document, and the step create
@@ -30,6 +30,9 @@ func (st WorkflowStep) Check(prefix string) error {
 	}
 	if st.AutoArchiveAfterHours < 0 || st.AutoArchiveAfterHours > MaxAutoArchiveHours {
 		return FieldError(name("auto_archive_after_hours"), "must be between 0 (never) and %d", MaxAutoArchiveHours)
+	}
+	if st.HeartbeatMinutes < 0 || st.HeartbeatMinutes > MaxHeartbeatMinutes {
+		return FieldError(name("heartbeat_minutes"), "must be between 0 (never) and %d", MaxHeartbeatMinutes)
 	}
 	if err := CheckApproval(name("approval"), st.Approval); err != nil {
 		return err

@@ -53,6 +53,9 @@ type WorkflowStep struct {
 	AutoAdvance           bool   `json:"auto_advance"`
 	WIPLimit              int    `json:"wip_limit"`
 	AutoArchiveAfterHours int    `json:"auto_archive_after_hours"`
+	// HeartbeatMinutes, when set, fires on_heartbeat for each task on the
+	// step every that many minutes it stays (0: never).
+	HeartbeatMinutes int `json:"heartbeat_minutes"`
 	// AutoAdvanceRequiresSignal: turn-end transitions (auto_advance and
 	// on_turn_complete moves) happen only after step_complete_kandev in
 	// that turn.
@@ -103,6 +106,7 @@ const (
 const (
 	MaxWIPLimit           = 10_000
 	MaxAutoArchiveHours   = 87_600 // ten years
+	MaxHeartbeatMinutes   = 10_080 // a week
 	MaxStepActions        = 20     // automations per event
 	MaxStepActionKeys     = 50     // keys in one automation's config
 	MaxExecutorConfigKeys = 100

@@ -11,7 +11,7 @@ import (
 
 const stepCols = `id, workflow_id, name, position, color, prompt, is_start_step, allow_manual_move,
 	auto_advance, wip_limit, auto_archive_after_hours, events, created_at, updated_at,
-	auto_advance_requires_signal, pull_from_step_id, cancel_triggers_turn_complete, show_in_command_panel, agent_profile_id, approval`
+	auto_advance_requires_signal, pull_from_step_id, cancel_triggers_turn_complete, show_in_command_panel, agent_profile_id, approval, heartbeat_minutes`
 
 // encodeEvents validates and encodes step events: keys must be
 // StepEventKinds and every action needs a type.
@@ -56,11 +56,11 @@ func insertStep(ctx context.Context, tx txn, st *kanban.WorkflowStep) error {
 	}
 	now := kanban.Now()
 	st.ID, st.CreatedAt, st.UpdatedAt = kanban.NewID(), now, now
-	_, err = tx.ExecContext(ctx, `INSERT INTO workflow_steps (`+stepCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.ExecContext(ctx, `INSERT INTO workflow_steps (`+stepCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		st.ID, st.WorkflowID, st.Name, st.Position, st.Color, st.Prompt, boolInt(st.IsStartStep),
 		boolInt(st.AllowManualMove), boolInt(st.AutoAdvance), st.WIPLimit, st.AutoArchiveAfterHours,
 		events, fmtTime(now), fmtTime(now), boolInt(st.AutoAdvanceRequiresSignal), nullString(st.PullFromStepID),
-		boolInt(st.CancelTriggersTurnComplete), boolInt(st.ShowInCommandPanel), nullString(st.AgentProfileID), approval)
+		boolInt(st.CancelTriggersTurnComplete), boolInt(st.ShowInCommandPanel), nullString(st.AgentProfileID), approval, st.HeartbeatMinutes)
 	if isUniqueConstraint(err) {
 		return stepNameConflict()
 	}
@@ -156,7 +156,7 @@ func scanStep(r rowSource) (*kanban.WorkflowStep, error) {
 	var pull, profile sql.NullString
 	if err := r.Scan(&st.ID, &st.WorkflowID, &st.Name, &st.Position, &st.Color, &st.Prompt, &start, &manual,
 		&auto, &st.WIPLimit, &st.AutoArchiveAfterHours, &events, &created, &updated, &signal, &pull, &cancelTurn, &panel,
-		&profile, &approval); err != nil {
+		&profile, &approval, &st.HeartbeatMinutes); err != nil {
 		return nil, err
 	}
 	var err error
@@ -246,6 +246,7 @@ func applyStepUpdate(st *kanban.WorkflowStep, u kanban.StepUpdate) {
 	setIf(&st.AutoAdvance, u.AutoAdvance)
 	setIf(&st.WIPLimit, u.WIPLimit)
 	setIf(&st.AutoArchiveAfterHours, u.AutoArchiveAfterHours)
+	setIf(&st.HeartbeatMinutes, u.HeartbeatMinutes)
 	setIf(&st.AutoAdvanceRequiresSignal, u.AutoAdvanceRequiresSignal)
 	setIf(&st.CancelTriggersTurnComplete, u.CancelTriggersTurnComplete)
 	setIf(&st.ShowInCommandPanel, u.ShowInCommandPanel)
@@ -274,10 +275,10 @@ func writeStep(ctx context.Context, tx txn, st *kanban.WorkflowStep) error {
 	_, err = tx.ExecContext(ctx, `UPDATE workflow_steps SET name = ?, color = ?, prompt = ?, is_start_step = ?,
 		allow_manual_move = ?, auto_advance = ?, wip_limit = ?, auto_archive_after_hours = ?, events = ?, updated_at = ?,
 		auto_advance_requires_signal = ?, pull_from_step_id = ?, cancel_triggers_turn_complete = ?, show_in_command_panel = ?,
-		approval = ? WHERE id = ?`,
+		approval = ?, heartbeat_minutes = ? WHERE id = ?`,
 		st.Name, st.Color, st.Prompt, boolInt(st.IsStartStep), boolInt(st.AllowManualMove), boolInt(st.AutoAdvance),
 		st.WIPLimit, st.AutoArchiveAfterHours, events, fmtTime(st.UpdatedAt), boolInt(st.AutoAdvanceRequiresSignal),
-		nullString(st.PullFromStepID), boolInt(st.CancelTriggersTurnComplete), boolInt(st.ShowInCommandPanel), approval, st.ID)
+		nullString(st.PullFromStepID), boolInt(st.CancelTriggersTurnComplete), boolInt(st.ShowInCommandPanel), approval, st.HeartbeatMinutes, st.ID)
 	if isUniqueConstraint(err) {
 		return stepNameConflict()
 	}

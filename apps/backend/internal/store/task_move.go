@@ -120,8 +120,8 @@ func placeTask(ctx context.Context, tx txn, t *kanban.Task, stepID string, posit
 	t.WorkflowStepID, t.Position, t.UpdatedAt = stepID, pl.rank, now
 	t.QueuedForStepID, t.QueuedAt = "", nil // any move ends a wait for admission
 	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET workflow_step_id = ?, position = ?, updated_at = ?, step_entered_at = ?,
-		queued_for_step_id = NULL, queued_at = NULL WHERE id = ?`,
-		stepID, key, fmtTime(t.UpdatedAt), fmtTime(t.StepEnteredAt), t.ID); err != nil {
+		queued_for_step_id = NULL, queued_at = NULL, heartbeat_at = CASE WHEN ? = 1 THEN NULL ELSE heartbeat_at END WHERE id = ?`,
+		stepID, key, fmtTime(t.UpdatedAt), fmtTime(t.StepEnteredAt), boolInt(!same), t.ID); err != nil {
 		return fmt.Errorf("move task: %w", err)
 	}
 	return nil

@@ -69,7 +69,7 @@ var (
 			"agent_profile": S{"type": "object", "description": "Its agents' profile: agent_name, model."},
 			"steps": Arr("The steps in board order.", S{"type": "object",
 				"description": "One step: name, position, color, prompt, events (move_to_step by step_position), " +
-					"is_start_step, show_in_command_panel, allow_manual_move, auto_archive_after_hours, agent_profile, " +
+					"is_start_step, show_in_command_panel, allow_manual_move, auto_archive_after_hours, heartbeat_minutes, agent_profile, " +
 					"auto_advance_requires_signal, cancel_triggers_turn_complete, wip_limit, pull_from_step_position, " +
 					"auto_advance."}),
 		}, "name", "steps")),

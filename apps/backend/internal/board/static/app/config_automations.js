@@ -21,6 +21,7 @@ const EVENT_LABELS = {
   on_agent_error: 'When one of its agents fails',
   on_approval_resolved: 'When the step\'s participants reach the quorum',
   on_budget_alert: 'When a budget covering it reaches an alert threshold',
+  on_heartbeat: 'On a heartbeat (every heartbeat minutes on the step)',
 };
 
 const byName = new Map(AUTOMATION_TYPES.map((t) => [t.name, t]));

@@ -40,6 +40,7 @@ function stepFields(st, steps) {
       options: [{ value: '', label: 'No step (tasks are moved here)' }, ...others.map((s) => ({ value: s.id, label: s.name }))],
       help: 'When this step has room, it takes the longest-waiting task of that step.' },
     { name: 'auto_archive_after_hours', label: 'Archive tasks after (hours here)', type: 'number', value: st.auto_archive_after_hours, help: '0: never.' },
+    { name: 'heartbeat_minutes', label: 'Heartbeat every (minutes here)', type: 'number', value: st.heartbeat_minutes, help: 'Runs the “on a heartbeat” automations for each task on the step, that often; 0: never.' },
     { name: 'approval', label: 'Participants and quorum (Office)', type: 'json', rows: 4, value: st.approval || {},
       help: 'Reviewers or approvers whose decisions move the task, e.g. {"participants":[{"role":"reviewer","operator":true}],"quorum":"all"}; {} keeps none.' },
     { name: 'clear_approval', label: 'Remove the participants and quorum', type: 'checkbox', value: false },

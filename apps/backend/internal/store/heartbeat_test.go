@@ -1,0 +1,78 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
+)
+
+// TestHeartbeatClaims: a task on a step with heartbeat_minutes and an
+// on_heartbeat automation is due its interval after it arrived; of eight
+// sweeps claiming it at once one wins, and it is not due again until
+// another interval passed; a step without on_heartbeat automations has no
+// due tasks; a move to another step and back clears the last heartbeat;
+// an archived task is never due.
+func TestHeartbeatClaims(t *testing.T) {
+	bothEngines(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := newTestStore(t)
+		b := newBoard(t, s, "Heartbeats")
+		work, quiet := b.steps[1], b.steps[2]
+		must(s.UpdateStep(ctx, work.ID, kanban.StepUpdate{HeartbeatMinutes: new(10),
+			Events: map[string][]kanban.StepAction{kanban.EventHeartbeat: {{Type: kanban.AutoSetState, Config: map[string]json.RawMessage{"state": json.RawMessage(`"REVIEW"`)}}}}}))(t)
+		must(s.UpdateStep(ctx, quiet.ID, kanban.StepUpdate{HeartbeatMinutes: new(1)}))(t)
+		task := mustTask(t, s, b, work.ID, "beating")
+		mustTask(t, s, b, quiet.ID, "quiet")
+		entered := must(s.GetTask(ctx, task.ID))(t).StepEnteredAt
+		if due := must(s.DueHeartbeats(ctx, entered.Add(9*time.Minute), 10))(t); len(due) != 0 {
+			t.Fatalf("due before its interval: %+v", due)
+		}
+		now := entered.Add(11 * time.Minute)
+		due := must(s.DueHeartbeats(ctx, now, 10))(t)
+		if len(due) != 1 || due[0].TaskID != task.ID || due[0].LastAt != nil || due[0].Minutes != 10 {
+			t.Fatalf("due = %+v", due)
+		}
+		var won atomic.Int32
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				ok, err := s.ClaimHeartbeat(ctx, due[0], now)
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					won.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if won.Load() != 1 {
+			t.Fatalf("%d claims won, want 1", won.Load())
+		}
+		if again := must(s.DueHeartbeats(ctx, now.Add(9*time.Minute), 10))(t); len(again) != 0 {
+			t.Fatalf("due again within the interval: %+v", again)
+		}
+		later := must(s.DueHeartbeats(ctx, now.Add(11*time.Minute), 10))(t)
+		if len(later) != 1 || later[0].LastAt == nil || !later[0].LastAt.Equal(now) {
+			t.Fatalf("next due = %+v", later)
+		}
+		must(s.MoveTask(ctx, task.ID, b.steps[0].ID, 0))(t)
+		must(s.MoveTask(ctx, task.ID, work.ID, 0))(t)
+		back := must(s.GetTask(ctx, task.ID))(t).StepEnteredAt
+		if d := must(s.DueHeartbeats(ctx, back.Add(11*time.Minute), 10))(t); len(d) != 1 || d[0].LastAt != nil {
+			t.Fatalf("due after coming back = %+v", d)
+		}
+		if ok, err := s.ClaimHeartbeat(ctx, later[0], now.Add(11*time.Minute)); err != nil || ok {
+			t.Fatalf("a claim read before the move won: %v, %v", ok, err)
+		}
+		must(s.ArchiveTask(ctx, task.ID))(t)
+		if d := must(s.DueHeartbeats(ctx, back.Add(time.Hour), 10))(t); len(d) != 0 {
+			t.Fatalf("archived task due: %+v", d)
+		}
+	})
+}
