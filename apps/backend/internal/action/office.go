@@ -161,8 +161,9 @@ type QuorumOut struct {
 // and, once the step's quorum is reached, moves the task: approved, to
 // the next step; rejected, to the approval's reject step (default the
 // previous one), with the rejections' reasons sent to the task's primary
-// agent first. It runs under s.quorum, so two decisions reaching the
-// quorum at once on this backend move the task once.
+// agent first. It runs under s.quorum, and a reached quorum is claimed
+// in the store (once per visit of the step), so two decisions reaching
+// it at once, on this backend or on two, move the task once.
 func (s *Service) resolveQuorum(ctx context.Context, taskID, stepID, key string) (*QuorumOut, error) {
 	s.quorum.Lock()
 	defer s.quorum.Unlock()
@@ -188,6 +189,12 @@ func (s *Service) resolveQuorum(ctx context.Context, taskID, stepID, key string)
 	}
 	if out.Outcome = step.Approval.Outcome(verdicts); out.Outcome == kanban.QuorumPending {
 		return out, nil
+	}
+	if s.quorumReached != nil {
+		s.quorumReached()
+	}
+	if won, err := s.store.ClaimQuorum(ctx, t.ID, step.ID, t.StepEnteredAt); err != nil || !won {
+		return out, err // resolved by the other decision
 	}
 	target, err := s.quorumTarget(ctx, step, out.Outcome)
 	if err != nil {

@@ -89,13 +89,16 @@ type Deps struct {
 type Service struct {
 	// quorum serializes the quorum checks of step decisions (one move
 	// per reached quorum).
-	quorum    sync.Mutex
-	store     kanban.Store
-	pub       kanban.Publisher
-	log       *slog.Logger
-	questions *Waiters
-	qWait     time.Duration
-	agents    Agents
+	quorum sync.Mutex
+	// quorumReached, in tests, is called when a decision reached its
+	// step's quorum, before the resolution is claimed.
+	quorumReached func()
+	store         kanban.Store
+	pub           kanban.Publisher
+	log           *slog.Logger
+	questions     *Waiters
+	qWait         time.Duration
+	agents        Agents
 	// managed: sessions that tasks start are run by agents.
 	managed bool
 	// events receives the actions' domain events (Deps.Events).

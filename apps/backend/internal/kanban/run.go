@@ -233,6 +233,9 @@ type FlowService interface {
 	// ClaimHeartbeat records d's heartbeat as fired at now unless another
 	// sweep did, or the task moved, was archived or deleted (false).
 	ClaimHeartbeat(ctx context.Context, d HeartbeatDue, now time.Time) (bool, error)
+	// ClaimQuorum claims the resolution of the quorum of a task's visit
+	// of a step (the visit that began at entered): true once per visit.
+	ClaimQuorum(ctx context.Context, taskID, stepID string, entered time.Time) (bool, error)
 }
 
 // HeartbeatText is what the agents an on_heartbeat queue_run wakes are

@@ -76,3 +76,46 @@ func TestHeartbeatClaims(t *testing.T) {
 		}
 	})
 }
+
+// TestQuorumClaims: of eight deciders resolving one visit's quorum at
+// once, one wins; the same visit is not claimed again; a new visit of the
+// step (the task moved away and back) is.
+func TestQuorumClaims(t *testing.T) {
+	bothEngines(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := newTestStore(t)
+		b := newBoard(t, s, "Quorum")
+		review := b.steps[2]
+		task := mustTask(t, s, b, review.ID, "decided")
+		entered := must(s.GetTask(ctx, task.ID))(t).StepEnteredAt
+		var won atomic.Int32
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				ok, err := s.ClaimQuorum(ctx, task.ID, review.ID, entered)
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					won.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if won.Load() != 1 {
+			t.Fatalf("%d claims won, want 1", won.Load())
+		}
+		if ok, err := s.ClaimQuorum(ctx, task.ID, review.ID, entered); err != nil || ok {
+			t.Fatalf("the same visit claimed again: %v, %v", ok, err)
+		}
+		must(s.MoveTask(ctx, task.ID, b.steps[1].ID, 0))(t)
+		if ok, err := s.ClaimQuorum(ctx, task.ID, review.ID, entered); err != nil || ok {
+			t.Fatalf("a visit the task left claimed: %v, %v", ok, err)
+		}
+		must(s.MoveTask(ctx, task.ID, review.ID, 0))(t)
+		again := must(s.GetTask(ctx, task.ID))(t).StepEnteredAt
+		if ok, err := s.ClaimQuorum(ctx, task.ID, review.ID, again); err != nil || !ok {
+			t.Fatalf("the new visit's claim: %v, %v", ok, err)
+		}
+	})
+}

@@ -9,6 +9,9 @@ import (
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
+// Claims that make work once-only however many backends do it at the
+// same moment: a compare-and-set on the task's row.
+//
 // Heartbeats: a task on a step with heartbeat_minutes is due a heartbeat
 // every that many minutes after it arrived, counted from its last one on
 // this visit (tasks.heartbeat_at, cleared when it moves to another step).
@@ -75,6 +78,28 @@ func (s *Store) ClaimHeartbeat(ctx context.Context, d kanban.HeartbeatDue, now t
 	})
 	if err != nil {
 		return false, fmt.Errorf("claim heartbeat: %w", err)
+	}
+	return claimed, nil
+}
+
+// ClaimQuorum claims the resolution of the quorum of the task's visit of
+// stepID that began at entered: true for the one caller that resolves it;
+// false when another did, or the task left the step or arrived again.
+func (s *Store) ClaimQuorum(ctx context.Context, taskID, stepID string, entered time.Time) (bool, error) {
+	claimed := false
+	visit := fmtTime(entered)
+	err := s.tx(ctx, func(tx txn) error {
+		res, err := tx.ExecContext(ctx, `UPDATE tasks SET quorum_visit = ? WHERE id = ? AND workflow_step_id = ?
+			AND step_entered_at = ? AND COALESCE(quorum_visit, '') <> ?`, visit, taskID, stepID, visit, visit)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		claimed = n == 1
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("claim quorum: %w", err)
 	}
 	return claimed, nil
 }
