@@ -33,3 +33,35 @@ func TestBoardOfficeApproval(t *testing.T) {
 		t.Fatalf("%s comments, want 1", n)
 	}
 }
+
+// TestBoardApprovalsInbox: with a task on each of the Office template's
+// Review and Approval steps (both list the operator), the navigation
+// counts 2 approvals; #/approvals shows both; rejecting the Review one
+// sends it back to Work and approving the other moves it to Done, each
+// card leaving the view and the count going down to none.
+func TestBoardApprovalsInbox(t *testing.T) {
+	e := newEnv(t)
+	_, steps := e.fromTemplate("office-default", "Office")
+	ids := map[string]string{}
+	for _, name := range []string{"Review", "Approval"} {
+		var out action.TaskCreateOut
+		e.dispatch(kanban.ActionTaskCreate, map[string]any{"title": "On " + name, "workflow_id": steps[name].WorkflowID,
+			"workflow_step_id": steps[name].ID, "start_agent": false}, &out)
+		ids[name] = out.Task.ID
+	}
+	b := newTab(t, e)
+	b.signIn()
+	b.open("#/approvals", "approvals")
+	b.until("the count of 2", `document.getElementById('approvals-count').textContent === '2' && !document.getElementById('approvals-count').hidden`)
+	b.until("both cards", `document.querySelectorAll('#approvals article.approval').length === 2`)
+	card := func(name string) string { return `#approvals article[data-task="` + ids[name] + `"]` }
+	b.set(card("Review")+" [name=reason]", "Needs tests.")
+	b.click(card("Review") + " button.reject")
+	waitFor(t, func() bool { return e.task(ids["Review"]).WorkflowStepID == steps["Work"].ID })
+	b.until("the Review card gone", `!document.querySelector('`+card("Review")+`') && document.querySelectorAll('#approvals article.approval').length === 1`)
+	b.set(card("Approval")+" [name=reason]", "Ship it.")
+	b.click(card("Approval") + " button.primary")
+	waitFor(t, func() bool { return e.task(ids["Approval"]).WorkflowStepID == steps["Done"].ID })
+	b.until("no card left", `document.querySelectorAll('#approvals article.approval').length === 0 && !document.querySelector('[data-empty=approvals]').hidden`)
+	b.until("no count", `document.getElementById('approvals-count').hidden`)
+}

@@ -21,6 +21,7 @@ const (
 	ActionArtifactLatest              Action = "artifact.latest"
 	ActionArtifactList                Action = "artifact.list"
 	ActionAuditList                   Action = "audit.list"
+	ActionApprovalList                Action = "approval.list"
 	ActionDiagnosticBundleCreate      Action = "diagnostic_bundle.create"
 	ActionDocumentGet                 Action = "document.get"
 	ActionDocumentList                Action = "document.list"
@@ -163,6 +164,7 @@ const (
 var RegistryActions = []Action{
 	ActionAgentDetect, ActionAgentList, ActionAgentProfileCreate, ActionAgentProfileDelete, ActionAgentProfileList, ActionAgentProfileUpdate, ActionAgentUpdate,
 	ActionArtifactCreate, ActionArtifactDelete, ActionArtifactLatest, ActionArtifactList,
+	ActionApprovalList,
 	ActionAuditList,
 	ActionBudgetGet, ActionBudgetList, ActionBudgetSet,
 	ActionDiagnosticBundleCreate,

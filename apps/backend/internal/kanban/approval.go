@@ -1,6 +1,7 @@
 package kanban
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -213,3 +214,14 @@ func ParticipantSessionName(role string) string { return participantSessionPrefi
 // IsParticipantSession reports whether a session's name marks it as a
 // step participant's (not the task's primary agent's).
 func IsParticipantSession(name string) bool { return strings.HasPrefix(name, participantSessionPrefix) }
+
+// ApprovalInboxService finds what waits on the operator's decision.
+type ApprovalInboxService interface {
+	// OperatorApprovalSteps returns the steps of a workspace's workflows
+	// whose approval lists the operator among its participants
+	// (NOT_FOUND without the workspace).
+	OperatorApprovalSteps(ctx context.Context, workspaceID string) ([]WorkflowStep, error)
+	// ListTasksOnSteps returns a page of the live tasks on the steps, by
+	// their arrival there (oldest first).
+	ListTasksOnSteps(ctx context.Context, stepIDs []string, p Page) (*List[Task], error)
+}

@@ -311,6 +311,7 @@ type Store interface {
 	UsageService
 	BudgetService
 	RoutineService
+	ApprovalInboxService
 	UpstreamService
 	ReviewService
 	CommentService

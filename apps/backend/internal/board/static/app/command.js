@@ -58,7 +58,7 @@ function items({ task, workflow, steps, tasks }) {
   for (const st of quick) {
     out.push({ group: 'Quick actions', label: `New task in ${st.name}`, run: async () => openCreateTask({ workflow, steps, stepId: st.id }) });
   }
-  for (const [label, hash] of [['Go to the board', '#/'], ['Go to the inbox', '#/inbox'], ['Go to settings', '#/config/workflows']]) {
+  for (const [label, hash] of [['Go to the board', '#/'], ['Go to the approvals', '#/approvals'], ['Go to the inbox', '#/inbox'], ['Go to settings', '#/config/workflows']]) {
     out.push({ group: 'Go to', label, run: async () => { location.hash = hash; } });
   }
   const byTitle = tasks.filter((t) => !task || t.id !== task.id).map((t) => ({ group: 'Tasks', label: t.title, task: true,

@@ -14,6 +14,7 @@ export const AGENT_PROFILE_DELETE = 'agent.profile.delete';
 export const AGENT_PROFILE_LIST = 'agent.profile.list';
 export const AGENT_PROFILE_UPDATE = 'agent.profile.update';
 export const AGENT_UPDATE = 'agent.update';
+export const APPROVAL_LIST = 'approval.list';
 export const ARTIFACT_CREATE = 'artifact.create';
 export const ARTIFACT_DELETE = 'artifact.delete';
 export const ARTIFACT_LATEST = 'artifact.latest';

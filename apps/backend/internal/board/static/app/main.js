@@ -8,6 +8,7 @@ import { renderWaiting, watchCounts, KINDS } from './waiting.js';
 import { renderConfig } from './config.js';
 import { renderInbox, watchInbox } from './inbox.js';
 import { watchCommandPanel } from './command.js';
+import { renderApprovals, watchApprovals } from './approvals.js';
 
 const main = document.getElementById('main');
 let cleanup = () => {};
@@ -36,6 +37,7 @@ async function route() {
     if (view === 'task' && parts[1]) done = await renderTask(main, parts[1]);
     else if (KINDS[view]) done = await renderWaiting(main, view);
     else if (view === 'inbox') done = await renderInbox(main);
+    else if (view === 'approvals') done = await renderApprovals(main);
     else if (view === 'config') done = await renderConfig(main, parts[1] || 'workflows', params);
     else done = await renderBoard(main, params);
     if (gen !== generation) { if (done) done(); return; }
@@ -67,6 +69,7 @@ async function start() {
   if (ctx.workspaceId) await useWorkspace(ctx.workspaceId);
   watchCounts();
   watchInbox();
+  watchApprovals();
   watchCommandPanel();
   window.addEventListener('hashchange', route);
   await route();

@@ -16,12 +16,13 @@ import { prList } from './ship.js';
 import { profileOptions, executorOptions } from './taskform.js';
 import { taskActions } from './taskedit.js';
 import { UsageLine } from './usage.js';
+import { decisionForm } from './approvals.js';
 import {
   ARTIFACT_CREATED, ARTIFACT_DELETED, DOCUMENT_UPDATED, PLAN_DELETED, PLAN_UPDATED, SESSION_CREATED, SESSION_LIST,
   SESSION_MESSAGE, SESSION_MODES, SESSION_MODE_CHANGED, SESSION_SET_MODE, SESSION_SPAWN, SESSION_UPDATED,
   TASK_CREATED, TASK_DELETED, TASK_DEPENDENCY_ADDED, TASK_DEPENDENCY_LIST, TASK_GET, TASK_LIST, TASK_MESSAGE,
   TASK_MOVED, TASK_PR_UPDATED, TASK_STOP, TASK_UPDATED, TASK_USAGE, WORKFLOW_STEP_LIST, REPOSITORY_CLONE_PROGRESS,
-  TASK_COMMENT_ADD, STEP_DECIDE
+  TASK_COMMENT_ADD
 } from './contract.js';
 
 // ACTIVE are the states of a session whose agent may be at work.
@@ -144,21 +145,10 @@ class TaskPage {
       onDone: () => { comment.reset(); toast('Comment added'); },
     });
     comment.id = 'comment-form';
-    let decision = 'approved';
-    const decide = me ? form({
-      fields: [{ name: 'reason', label: `Your decision as ${me.role} on ${step.name}`, type: 'textarea', rows: 2 }],
-      submitLabel: 'Approve',
-      extra: [h('button', { type: 'submit', id: 'reject', onclick: () => { decision = 'rejected'; } }, 'Reject')],
-      submit: (v) => {
-        const d = decision;
-        decision = 'approved';
-        return api.request(STEP_DECIDE, { task_id: this.task.id, decision: d, reason: v.reason });
-      },
-      onDone: (res) => { toast(res.quorum && res.quorum.outcome ? `Decision recorded: ${res.quorum.outcome}` : 'Decision recorded'); },
-    }) : null;
+    const decide = me ? decisionForm(this.task.id, me.role, step.name) : null;
     if (decide) {
       decide.id = 'decide-form';
-      decide.querySelector('button.primary').addEventListener('click', () => { decision = 'approved'; });
+      decide.querySelector('button.reject').id = 'reject';
     }
     fill(this.panels.office, h('h2', {}, 'Office'), comment, decide);
   }
