@@ -3,6 +3,8 @@ package toolserver
 import (
 	"strings"
 	"testing"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // TestMarkdownRecordKeys: the generated tool reference words every
@@ -22,7 +24,7 @@ func TestMarkdownRecordKeys(t *testing.T) {
 		i := strings.Index(md, "<nil>")
 		t.Fatalf("the reference prints a Go nil: %q", md[max(0, i-200):i+5])
 	}
-	if !strings.Contains(md, "| `events` | record | no | keys one of: on_enter, on_exit, on_turn_start, on_turn_complete, on_comment, on_children_completed, on_pr_merged, on_agent_error, on_approval_resolved, on_budget_alert |") {
+	if !strings.Contains(md, "| `events` | record | no | keys one of: "+strings.Join(kanban.StepEventKinds, ", ")+" |") {
 		t.Fatal("the events record does not name the step events its keys may be")
 	}
 }
