@@ -105,6 +105,10 @@ func (s *Service) ClearDecisions(ctx context.Context, taskID string, before time
 	if err != nil {
 		return 0, err
 	}
+	// A new round of decisions on this visit may reach the quorum again.
+	if err := s.store.ReleaseQuorum(ctx, t.ID, t.StepEnteredAt); err != nil {
+		return 0, err
+	}
 	if n > 0 {
 		kanban.EventArtifactDeleted.PublishContext(ctx, s.pub, WorkspaceTopic(t.WorkspaceID),
 			kanban.DeletedArtifacts{Deleted: n, Kind: kanban.ArtifactDecision, TaskID: t.ID})
@@ -196,23 +200,37 @@ func (s *Service) resolveQuorum(ctx context.Context, taskID, stepID, key string)
 	if won, err := s.store.ClaimQuorum(ctx, t.ID, step.ID, t.StepEnteredAt); err != nil || !won {
 		return out, err // resolved by the other decision
 	}
+	if err := s.quorumMove(ctx, t, step, decisions, out); err != nil {
+		// Unresolved after all: the next decision tries again.
+		if rerr := s.store.ReleaseQuorum(context.WithoutCancel(ctx), t.ID, t.StepEnteredAt); rerr != nil {
+			s.log.Warn("office: release a quorum claim", "task", t.ID, "err", rerr)
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// quorumMove moves a task whose step's quorum was reached (claimed) to
+// where outcome sends it, the rejections' reasons sent to its primary
+// agent first, and fires on_approval_resolved.
+func (s *Service) quorumMove(ctx context.Context, t *kanban.Task, step *kanban.WorkflowStep, decisions map[string]stepDecisionData, out *QuorumOut) error {
 	target, err := s.quorumTarget(ctx, step, out.Outcome)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if target == nil { // the workflow's first or last step: nowhere to go
 		s.Record(ctx, t.ID, "status", fmt.Sprintf("The quorum of %s was reached (%s); there is no step to move the task to.", step.Name, out.Outcome))
 		s.events.Emit(kanban.ApprovalResolved{TaskID: t.ID, StepID: step.ID, Outcome: out.Outcome})
-		return out, nil
+		return nil
 	}
 	if out.Outcome == kanban.QuorumRejected {
 		if _, err := s.WakeAgent(ctx, t.ID, Wake{Reason: rejectionText(step, decisions)}); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	moved, queued, err := s.FlowMove(ctx, t.ID, target.ID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.Record(ctx, t.ID, "status", fmt.Sprintf("The quorum of %s was reached (%s): the task moves to %s.", step.Name, out.Outcome, target.Name))
 	out.ToStepID = target.ID
@@ -220,7 +238,7 @@ func (s *Service) resolveQuorum(ctx context.Context, taskID, stepID, key string)
 		s.events.Emit(kanban.TaskMoved{Task: moved, FromStepID: step.ID})
 	}
 	s.events.Emit(kanban.ApprovalResolved{TaskID: t.ID, StepID: step.ID, Outcome: out.Outcome})
-	return out, nil
+	return nil
 }
 
 // quorumTarget is where a reached quorum sends a task (nil: nowhere).

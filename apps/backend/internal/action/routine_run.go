@@ -28,7 +28,9 @@ func (s *Service) RunRoutine(ctx context.Context, r *kanban.Routine, run kanban.
 			run.Outcome, run.TaskID = kanban.RunCreated, out.Task.ID
 		}
 	default:
-		if _, err = s.WakeAgent(ctx, r.TaskID, Wake{Reason: r.Prompt}); err == nil {
+		if t, gerr := s.store.GetTask(ctx, r.TaskID); gerr == nil && t.ArchivedAt != nil {
+			err = kanban.Errorf(kanban.CodeConflict, "the routine's task is archived; unarchive it or point the routine at another task")
+		} else if _, err = s.WakeAgent(ctx, r.TaskID, Wake{Reason: r.Prompt}); err == nil {
 			run.Outcome, run.TaskID = kanban.RunWoken, r.TaskID
 		}
 	}

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"context"
+	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
@@ -12,6 +13,22 @@ const (
 	heartbeatBatch      = 500
 	maxHeartbeatBatches = 20
 )
+
+// heartbeatStamp is the time d's heartbeat is recorded at: the time it
+// fell due, so a sweep a moment late does not push the next one an
+// interval later; after downtime (an interval or more late), now, so
+// missed heartbeats are not made up.
+func heartbeatStamp(d kanban.HeartbeatDue, now time.Time) time.Time {
+	every := time.Duration(d.Minutes) * time.Minute
+	due := d.StepEnteredAt.Add(every)
+	if d.LastAt != nil {
+		due = d.LastAt.Add(every)
+	}
+	if now.Sub(due) >= every {
+		return now
+	}
+	return due
+}
 
 // Heartbeats fires on_heartbeat for the tasks whose heartbeat is due at
 // the engine's clock and says how many fired. Each is claimed first (a
@@ -29,7 +46,7 @@ func (e *Engine) Heartbeats(ctx context.Context) int {
 			return fired
 		}
 		for _, d := range due {
-			ok, err := e.store.ClaimHeartbeat(ctx, d, now)
+			ok, err := e.store.ClaimHeartbeat(ctx, d, heartbeatStamp(d, now))
 			if err != nil {
 				if ctx.Err() == nil {
 					e.log.Error("workflow engine: heartbeat", "task", d.TaskID, "err", err)

@@ -21,7 +21,8 @@ func (h *harness) heartbeats(taskID string) int {
 
 // TestHeartbeats: with a clock the test sets, a task on a step with
 // heartbeat_minutes 30 gets on_heartbeat 30 minutes after it arrived and
-// every 30 minutes after its last one; a sweep in between fires nothing;
+// every 30 minutes after its last one was due (a late sweep does not push
+// the next one back); a sweep in between fires nothing;
 // after five hours with no sweep it gets one, not ten; two backends
 // sweeping at once fire it once; a task on a step with heartbeat_minutes
 // but no on_heartbeat automation is not touched; a task that left the
@@ -47,7 +48,7 @@ func TestHeartbeats(t *testing.T) {
 	sweep(h, 29*time.Minute, 0)
 	sweep(h, 31*time.Minute, 1)
 	sweep(h, 45*time.Minute, 0)
-	sweep(h, 61*time.Minute, 1)
+	sweep(h, 60*time.Minute+time.Second, 1) // on the 30-minute grid, though the last sweep was a minute late
 	sweep(h, 6*time.Hour+time.Minute, 1) // five hours down: one heartbeat
 	sweep(h, 6*time.Hour+2*time.Minute, 0)
 	if n := h.heartbeats(task.ID); n != 3 {

@@ -149,6 +149,10 @@ func (r *Routine) Check() error {
 type RoutineSchedule struct {
 	sched cron.Schedule
 	loc   *time.Location
+	// everyHour: the schedule names every hour (its hour field is * or
+	// covers 0-23), so an hour a daylight-saving change repeats runs
+	// again, as elapsed time says.
+	everyHour bool
 }
 
 var routineParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
@@ -180,29 +184,53 @@ func ParseRoutineSchedule(expr, tz string) (*RoutineSchedule, error) {
 		return nil, FieldError("schedule", "is not a cron expression (minute hour day-of-month month day-of-week, or @hourly, @daily, @weekly, @monthly, @yearly): %s", cronReason(err))
 	}
 	s := &RoutineSchedule{sched: sched, loc: loc}
+	if spec, ok := sched.(*cron.SpecSchedule); ok && spec.Hour&0xFFFFFF == 0xFFFFFF {
+		s.everyHour = true
+	}
 	if s.Next(time.Now()).IsZero() {
 		return nil, FieldError("schedule", "never falls due")
 	}
 	return s, nil
 }
 
-// cronReason is the parser's reason without the expression it quotes.
+// cronReason words the parser's error without quoting the expression.
 func cronReason(err error) string {
 	msg := err.Error()
-	if i := strings.Index(msg, ":"); i > 0 {
-		msg = msg[:i]
+	switch {
+	case strings.Contains(msg, "fields"):
+		return "it needs exactly five fields"
+	case strings.Contains(msg, "above maximum"), strings.Contains(msg, "below minimum"), strings.Contains(msg, "beyond end of range"):
+		return "a value is out of its field's range"
+	case strings.Contains(msg, "descriptor"):
+		return "an unknown @ descriptor"
+	default:
+		return "a field is not a number, name, range, list or step"
 	}
-	return msg
 }
 
 // Next is the first time after t the schedule falls due, in UTC (zero:
-// never).
+// never). A schedule of given hours falls due once at a wall-clock time
+// a daylight-saving change repeats (autumn), at its first occurrence;
+// one of every hour follows elapsed time through it. A time a change
+// skips (spring) does not fall due that day.
 func (s *RoutineSchedule) Next(t time.Time) time.Time {
-	n := s.sched.Next(t.In(s.loc))
+	lt := t.In(s.loc)
+	n := s.sched.Next(lt)
+	if !n.IsZero() && !s.everyHour && sameWallClock(n, lt) {
+		n = s.sched.Next(n) // the repeated hour's second occurrence
+	}
 	if n.IsZero() {
 		return n
 	}
 	return n.UTC()
+}
+
+// sameWallClock says whether a and b (in one zone) read the same local
+// date and time to the minute.
+func sameWallClock(a, b time.Time) bool {
+	ay, am, ad := a.Date()
+	by, bm, bd := b.Date()
+	return ay == by && am == bm && ad == bd && a.Hour() == b.Hour() && a.Minute() == b.Minute()
 }
 
 // DueRuns walks the schedule from next (a time it falls due) to now: the
@@ -214,28 +242,61 @@ func (s *RoutineSchedule) DueRuns(next, now time.Time) (last time.Time, count in
 	for t := next; !t.IsZero() && !t.After(now); t = s.Next(t) {
 		last, count = t, count+1
 		if count == maxCountedRuns {
-			return last, count, s.Next(now)
+			return s.latestBefore(now, last), count, s.Next(now)
 		}
 	}
 	return last, count, s.Next(now)
 }
 
+// latestBefore is the latest time at or before now the schedule falls
+// due, found in the smallest of a few growing windows before now that
+// holds one (each walked within the count bound); floor when none does.
+func (s *RoutineSchedule) latestBefore(now, floor time.Time) time.Time {
+	for _, w := range []time.Duration{time.Minute, time.Hour, 24 * time.Hour, 32 * 24 * time.Hour, 367 * 24 * time.Hour} {
+		last := time.Time{}
+		n := 0
+		for t := s.Next(now.Add(-w)); !t.IsZero() && !t.After(now) && n < maxCountedRuns; t = s.Next(t) {
+			last, n = t, n+1
+		}
+		if !last.IsZero() {
+			return last
+		}
+	}
+	return floor
+}
+
 // MissedText is the detail of a run standing for count runs that fell due
 // during downtime, the latest at last.
 func MissedText(count int, last time.Time, policy string) string {
-	runs := fmt.Sprintf("%d runs", count)
-	if count == 1 {
-		runs = "1 run"
+	return fmt.Sprintf("%s fell due while no backend ran the scheduler, the latest at %s: %s", runsText(count, ""),
+		last.UTC().Format(time.RFC3339), policyText(policy, "run once now"))
+}
+
+// EarlierText is the detail of an on-time run that also stands for n
+// earlier due times no tick saw.
+func EarlierText(n int, policy string) string {
+	return runsText(n, "earlier ") + " fell due while no backend ran the scheduler: " + policyText(policy, "this run stands for them")
+}
+
+// runsText is "1 run", "N runs" or "10000 or more runs", with kind
+// ("earlier ") before the noun.
+func runsText(n int, kind string) string {
+	switch {
+	case n >= maxCountedRuns:
+		return fmt.Sprintf("%d or more %sruns", maxCountedRuns, kind)
+	case n == 1:
+		return "1 " + kind + "run"
+	default:
+		return fmt.Sprintf("%d %sruns", n, kind)
 	}
-	if count >= maxCountedRuns {
-		runs = fmt.Sprintf("%d or more runs", maxCountedRuns)
-	}
-	what := "skipped (missed: skip)"
+}
+
+// policyText says what a missed-run policy did: skipped, or runOnce.
+func policyText(policy, runOnce string) string {
 	if policy == RoutineMissedRunOnce {
-		what = "run once now (missed: run_once)"
+		return runOnce + " (missed: run_once)"
 	}
-	return fmt.Sprintf("%s fell due while no backend ran the scheduler, the latest at %s: %s", runs,
-		last.UTC().Format(time.RFC3339), what)
+	return "skipped (missed: skip)"
 }
 
 // RoutineFields is the change routine.update makes: nil fields are kept.

@@ -230,12 +230,15 @@ type FlowService interface {
 	// DueHeartbeats returns up to limit live tasks on a step with
 	// heartbeat_minutes whose next heartbeat is due at now.
 	DueHeartbeats(ctx context.Context, now time.Time, limit int) ([]HeartbeatDue, error)
-	// ClaimHeartbeat records d's heartbeat as fired at now unless another
+	// ClaimHeartbeat records d's heartbeat as fired at at unless another
 	// sweep did, or the task moved, was archived or deleted (false).
-	ClaimHeartbeat(ctx context.Context, d HeartbeatDue, now time.Time) (bool, error)
+	ClaimHeartbeat(ctx context.Context, d HeartbeatDue, at time.Time) (bool, error)
 	// ClaimQuorum claims the resolution of the quorum of a task's visit
 	// of a step (the visit that began at entered): true once per visit.
 	ClaimQuorum(ctx context.Context, taskID, stepID string, entered time.Time) (bool, error)
+	// ReleaseQuorum undoes the claim of the visit that began at entered
+	// (its resolution failed, or its decisions were cleared).
+	ReleaseQuorum(ctx context.Context, taskID string, entered time.Time) error
 }
 
 // HeartbeatText is what the agents an on_heartbeat queue_run wakes are

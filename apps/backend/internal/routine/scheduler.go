@@ -5,8 +5,8 @@ package routine
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/kandev/kandev/apps/backend/internal/kanban"
@@ -26,6 +26,12 @@ type Scheduler struct {
 	Store Store
 	Run   Runner
 	Log   *slog.Logger
+
+	mu sync.Mutex
+	// ticked is the time of this scheduler's last completed tick (zero
+	// before the first): a run that fell due after it was seen by no
+	// tick yet, one due before it is a backlog of a busy tick.
+	ticked time.Time
 }
 
 const (
@@ -39,6 +45,9 @@ const (
 // Tick claims and runs the routines due at now and says how many it
 // claimed.
 func (s *Scheduler) Tick(ctx context.Context, now time.Time) (int, error) {
+	s.mu.Lock()
+	prev := s.ticked
+	s.mu.Unlock()
 	claimed, seen := 0, 0
 	for seen < maxPerTick {
 		due, err := s.Store.DueRoutines(ctx, now, batch)
@@ -46,7 +55,7 @@ func (s *Scheduler) Tick(ctx context.Context, now time.Time) (int, error) {
 			return claimed, err
 		}
 		for i := range due {
-			ok, err := s.one(ctx, &due[i], now)
+			ok, err := s.one(ctx, &due[i], now, prev)
 			if err != nil {
 				return claimed, err
 			}
@@ -59,15 +68,20 @@ func (s *Scheduler) Tick(ctx context.Context, now time.Time) (int, error) {
 			break
 		}
 	}
+	s.mu.Lock()
+	s.ticked = now
+	s.mu.Unlock()
 	return claimed, nil
 }
 
 // one claims r's due run and makes it. The latest time r fell due is
-// the run's; when that is more than RoutineGrace before now the backends
-// were down, and r's missed policy says whether it runs (run_once) or is
-// recorded as missed (skip). Earlier due times are folded into the run's
-// detail: a routine makes at most one run per tick.
-func (s *Scheduler) one(ctx context.Context, r *kanban.Routine, now time.Time) (bool, error) {
+// the run's; when that is more than RoutineGrace before now and no tick
+// of this scheduler (prev: its last) came after it, the backends were
+// down (or the machine asleep), and r's missed policy says whether it
+// runs (run_once) or is recorded as missed (skip); a run a busy tick left
+// for this one is made however late. Earlier due times are folded into
+// the run's detail: a routine makes at most one run per tick.
+func (s *Scheduler) one(ctx context.Context, r *kanban.Routine, now, prev time.Time) (bool, error) {
 	sched, err := kanban.ParseRoutineSchedule(r.Schedule, r.TimeZone)
 	if err != nil {
 		// Stored routines were validated: a schedule that no longer
@@ -82,13 +96,13 @@ func (s *Scheduler) one(ctx context.Context, r *kanban.Routine, now time.Time) (
 	run := kanban.RoutineRun{RoutineID: r.ID, ScheduledFor: last, StartedAt: now, Outcome: kanban.RunStarted}
 	execute := true
 	switch {
-	case now.Sub(last) > kanban.RoutineGrace:
+	case now.Sub(last) > kanban.RoutineGrace && (prev.IsZero() || prev.Before(last)):
 		run.Detail = kanban.MissedText(count, last, r.Missed)
 		if r.Missed != kanban.RoutineMissedRunOnce {
 			run.Outcome, execute = kanban.RunMissed, false
 		}
 	case count > 1:
-		run.Detail = earlierText(count-1, r.Missed)
+		run.Detail = kanban.EarlierText(count-1, r.Missed)
 	}
 	return s.claim(ctx, r, next, run, execute)
 }
@@ -105,20 +119,6 @@ func (s *Scheduler) claim(ctx context.Context, r *kanban.Routine, next time.Time
 		}
 	}
 	return true, nil
-}
-
-// earlierText is the detail of an on-time run that also stands for n
-// earlier due times no tick saw.
-func earlierText(n int, policy string) string {
-	what := "skipped (missed: skip)"
-	if policy == kanban.RoutineMissedRunOnce {
-		what = "this run stands for them (missed: run_once)"
-	}
-	runs := fmt.Sprintf("%d earlier runs", n)
-	if n == 1 {
-		runs = "1 earlier run"
-	}
-	return runs + " fell due while no backend ran the scheduler: " + what
 }
 
 // Loop ticks every every, at the times now tells, until ctx ends; once,

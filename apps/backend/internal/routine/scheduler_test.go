@@ -3,6 +3,7 @@ package routine
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -277,7 +278,7 @@ func TestRoutineTimeZone(t *testing.T) {
 // TestRoutineWakeTask: a wake_task routine starts a session for a task
 // with none; while that session's turn runs, the next run is skipped;
 // once the agent is idle, the next run is its next prompt, in the same
-// session.
+// session; once the task is archived, a run fails.
 func TestRoutineWakeTask(t *testing.T) {
 	t.Parallel()
 	b := sqliteBackend(t)
@@ -319,5 +320,48 @@ func TestRoutineWakeTask(t *testing.T) {
 	}
 	if again, err := b.st.ListSessions(ctx, task.ID, kanban.Page{}); err != nil || len(again.Items) != 1 {
 		t.Fatalf("sessions after the second wake: %v, %v", again, err)
+	}
+	// Archived: the next run fails, saying so, and starts nothing.
+	if _, err := b.st.ArchiveTask(ctx, task.ID); err != nil {
+		t.Fatal(err)
+	}
+	b.tick(t, start.Add(15*time.Minute))
+	runs = b.runs(t, r.ID)
+	if last := runs[len(runs)-1]; last.Outcome != kanban.RunFailed || !strings.Contains(last.Detail, "archived") {
+		t.Fatalf("run on the archived task = %+v", last)
+	}
+}
+
+// TestRoutineDaylightSaving: in Paris, a 02:30 routine runs once on the
+// night the clocks go back (not at 02:30 CEST and again at 02:30 CET),
+// and not at all on the night they go forward (02:30 does not exist); an
+// hourly one follows elapsed time through the repeated hour.
+func TestRoutineDaylightSaving(t *testing.T) {
+	t.Parallel()
+	daily, err := kanban.ParseRoutineSchedule("30 2 * * *", "Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk := func(s *kanban.RoutineSchedule, from string, n int) []string {
+		at, _ := time.Parse(time.RFC3339, from)
+		var out []string
+		for range n {
+			at = s.Next(at)
+			out = append(out, at.Format(time.RFC3339))
+		}
+		return out
+	}
+	if got, want := walk(daily, "2026-10-24T12:00:00Z", 2), []string{"2026-10-25T00:30:00Z", "2026-10-26T01:30:00Z"}; !slices.Equal(got, want) {
+		t.Errorf("autumn: %v, want %v", got, want)
+	}
+	if got, want := walk(daily, "2026-03-28T12:00:00Z", 1), []string{"2026-03-30T00:30:00Z"}; !slices.Equal(got, want) {
+		t.Errorf("spring: %v, want %v", got, want)
+	}
+	hourly, err := kanban.ParseRoutineSchedule("0 * * * *", "Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := walk(hourly, "2026-10-24T23:30:00Z", 3), []string{"2026-10-25T00:00:00Z", "2026-10-25T01:00:00Z", "2026-10-25T02:00:00Z"}; !slices.Equal(got, want) {
+		t.Errorf("hourly through the repeated hour: %v, want %v", got, want)
 	}
 }

@@ -59,16 +59,22 @@ func (s *Store) DueHeartbeats(ctx context.Context, now time.Time, limit int) ([]
 // ClaimHeartbeat moves d's task's last heartbeat from d.LastAt (as read)
 // to now, unless it moved since or the task left the step, arrived
 // again, was archived or deleted: then false, and nothing is written.
-func (s *Store) ClaimHeartbeat(ctx context.Context, d kanban.HeartbeatDue, now time.Time) (bool, error) {
+func (s *Store) ClaimHeartbeat(ctx context.Context, d kanban.HeartbeatDue, at time.Time) (bool, error) {
 	last := ""
 	if d.LastAt != nil {
 		last = fmtTime(*d.LastAt)
 	}
+	return s.casUpdate(ctx, "claim heartbeat", `UPDATE tasks SET heartbeat_at = ? WHERE id = ? AND workflow_step_id = ?
+		AND step_entered_at = ? AND archived_at IS NULL AND COALESCE(heartbeat_at, '') = ?`,
+		fmtTime(at), d.TaskID, d.StepID, fmtTime(d.StepEnteredAt), last)
+}
+
+// casUpdate runs one compare-and-set UPDATE (its WHERE names the values
+// read) in a transaction and says whether it changed the one row.
+func (s *Store) casUpdate(ctx context.Context, what, query string, args ...any) (bool, error) {
 	claimed := false
 	err := s.tx(ctx, func(tx txn) error {
-		res, err := tx.ExecContext(ctx, `UPDATE tasks SET heartbeat_at = ? WHERE id = ? AND workflow_step_id = ?
-			AND step_entered_at = ? AND archived_at IS NULL AND COALESCE(heartbeat_at, '') = ?`,
-			fmtTime(now), d.TaskID, d.StepID, fmtTime(d.StepEnteredAt), last)
+		res, err := tx.ExecContext(ctx, query, args...)
 		if err != nil {
 			return err
 		}
@@ -77,7 +83,7 @@ func (s *Store) ClaimHeartbeat(ctx context.Context, d kanban.HeartbeatDue, now t
 		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("claim heartbeat: %w", err)
+		return false, fmt.Errorf("%s: %w", what, err)
 	}
 	return claimed, nil
 }
@@ -86,20 +92,15 @@ func (s *Store) ClaimHeartbeat(ctx context.Context, d kanban.HeartbeatDue, now t
 // stepID that began at entered: true for the one caller that resolves it;
 // false when another did, or the task left the step or arrived again.
 func (s *Store) ClaimQuorum(ctx context.Context, taskID, stepID string, entered time.Time) (bool, error) {
-	claimed := false
 	visit := fmtTime(entered)
-	err := s.tx(ctx, func(tx txn) error {
-		res, err := tx.ExecContext(ctx, `UPDATE tasks SET quorum_visit = ? WHERE id = ? AND workflow_step_id = ?
-			AND step_entered_at = ? AND COALESCE(quorum_visit, '') <> ?`, visit, taskID, stepID, visit, visit)
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		claimed = n == 1
-		return err
-	})
-	if err != nil {
-		return false, fmt.Errorf("claim quorum: %w", err)
-	}
-	return claimed, nil
+	return s.casUpdate(ctx, "claim quorum", `UPDATE tasks SET quorum_visit = ? WHERE id = ? AND workflow_step_id = ?
+		AND step_entered_at = ? AND COALESCE(quorum_visit, '') <> ?`, visit, taskID, stepID, visit, visit)
+}
+
+// ReleaseQuorum undoes the quorum claim of the task's visit that began at
+// entered, so a later decision of that visit can resolve it.
+func (s *Store) ReleaseQuorum(ctx context.Context, taskID string, entered time.Time) error {
+	_, err := s.casUpdate(ctx, "release quorum", `UPDATE tasks SET quorum_visit = NULL WHERE id = ? AND quorum_visit = ?`,
+		taskID, fmtTime(entered))
+	return err
 }

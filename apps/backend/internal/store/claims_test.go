@@ -117,5 +117,9 @@ func TestQuorumClaims(t *testing.T) {
 		if ok, err := s.ClaimQuorum(ctx, task.ID, review.ID, again); err != nil || !ok {
 			t.Fatalf("the new visit's claim: %v, %v", ok, err)
 		}
+		must(0, s.ReleaseQuorum(ctx, task.ID, again))(t)
+		if ok, err := s.ClaimQuorum(ctx, task.ID, review.ID, again); err != nil || !ok {
+			t.Fatalf("the claim after its release: %v, %v", ok, err)
+		}
 	})
 }

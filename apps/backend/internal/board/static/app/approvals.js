@@ -9,11 +9,11 @@ import { h, fill, toast, when } from './dom.js';
 import { ctx } from './context.js';
 import { form } from './form.js';
 import {
-  APPROVAL_LIST, ARTIFACT_CREATED, STEP_DECIDE, TASK_CREATED, TASK_DELETED, TASK_MOVED, TASK_UPDATED,
+  APPROVAL_LIST, ARTIFACT_CREATED, ARTIFACT_DELETED, STEP_DECIDE, TASK_CREATED, TASK_DELETED, TASK_MOVED, TASK_UPDATED,
   WORKFLOW_STEP_UPDATED
 } from './contract.js';
 
-const CHANGES = [ARTIFACT_CREATED, TASK_CREATED, TASK_DELETED, TASK_MOVED, TASK_UPDATED, WORKFLOW_STEP_UPDATED];
+const CHANGES = [ARTIFACT_CREATED, ARTIFACT_DELETED, TASK_CREATED, TASK_DELETED, TASK_MOVED, TASK_UPDATED, WORKFLOW_STEP_UPDATED];
 
 // decisionForm is the operator's Approve/Reject of a task's current step,
 // as role on stepName; onDone gets step.decide's result.
@@ -37,11 +37,12 @@ export function decisionForm(taskId, role, stepName, onDone) {
   return el;
 }
 
-// onChanges calls fn (at most every 200 ms) after any event that can
-// change the approvals; it returns the unsubscriber.
+// onChanges calls fn 200 ms after an event that can change the
+// approvals (once for a burst: at most every 200 ms); it returns the
+// unsubscriber.
 function onChanges(fn) {
   let timer = null;
-  const later = () => { clearTimeout(timer); timer = setTimeout(fn, 200); };
+  const later = () => { if (!timer) timer = setTimeout(() => { timer = null; fn(); }, 200); };
   const off = [...CHANGES.map((e) => api.on(e, later)), api.on('reconnected', later), api.on('workspace', later)];
   return () => { clearTimeout(timer); off.forEach((f) => f()); };
 }
@@ -72,7 +73,7 @@ function decisionLine(d) {
 }
 
 function card(a, reload) {
-  const quorum = a.step.quorum === 'n_of_m' ? `${a.step.count} of ${a.decisions.length}` : a.step.quorum;
+  const quorum = a.step.quorum === 'count' ? `${a.step.count} of ${a.decisions.length}` : a.step.quorum;
   return h('article', { class: 'card approval', dataset: { task: a.task.id, yours: a.your_decision || '' } },
     h('h2', {}, h('a', { href: `#/task/${a.task.id}` }, a.task.title)),
     h('p', { class: 'hint' }, `On ${a.step.name} since `, h('time', { datetime: a.task.step_entered_at }, when(a.task.step_entered_at)),
