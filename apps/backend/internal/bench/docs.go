@@ -422,6 +422,12 @@ func writeFlow(b *strings.Builder, r *Results) {
 		f.EventToAction.Samples, f.SweepTasks, sweepDue, f.IdleSweep.Samples)
 	b.WriteString("| figure | value |\n|---|---|\n")
 	fmt.Fprintf(b, "| move → on_enter automation's effect, p50 / p99 | %.2f / %.2f ms |\n", f.EventToAction.P50Ms, f.EventToAction.P99Ms)
+	if f.EventToRun.Samples > 0 {
+		fmt.Fprintf(b, "| comment → on_comment queue_run's run queued (%d times), p50 / p99 | %.2f / %.2f ms |\n",
+			f.EventToRun.Samples, f.EventToRun.P50Ms, f.EventToRun.P99Ms)
+	} else {
+		b.WriteString("| comment → on_comment queue_run's run queued | not measured in this run |\n")
+	}
 	fmt.Fprintf(b, "| sweep archiving %d due tasks of %d | %.1f ms |\n", f.Archived, f.SweepTasks, f.ArchiveMs)
 	fmt.Fprintf(b, "| sweep with nothing due, p50 / p99 | %.3f / %.3f ms |\n\n", f.IdleSweep.P50Ms, f.IdleSweep.P99Ms)
 }

@@ -17,12 +17,16 @@ import (
 
 // FlowRun is section 9: the workflow engine. EventToAction is the time from
 // a task.move call over the WebSocket API to the on_enter automation's
-// effect (a set_state's task.updated event) on a kandev serve. The sweep
+// effect (a set_state's task.updated event) on a kandev serve;
+// EventToRun from a task.comment.add to the run its on_comment queue_run
+// queues (the session it starts for the task's primary agent, announced
+// by session.created; the backend launches no agent process). The sweep
 // figures are the auto-archive sweep of a board of SweepTasks tasks on one
 // auto-archiving step, in process on the real SQLite store: archiving a
 // batch of Archived due tasks, and a sweep that finds none due.
 type FlowRun struct {
 	EventToAction LatencyStat `json:"event_to_action"`
+	EventToRun    LatencyStat `json:"event_to_run"`
 	SweepTasks    int         `json:"sweep_tasks"`
 	Archived      int         `json:"sweep_archived"`
 	ArchiveMs     float64     `json:"sweep_archive_ms"`
@@ -39,39 +43,76 @@ const (
 func MeasureFlow(ctx context.Context, cfg Config) (*FlowRun, error) {
 	out := &FlowRun{SweepTasks: cfg.StoreTasks}
 	var err error
-	if out.EventToAction, err = measureEventToAction(ctx, cfg); err != nil {
+	if out.EventToAction, out.EventToRun, err = measureEventToAction(ctx, cfg); err != nil {
 		return nil, err
 	}
 	if err := measureSweep(ctx, cfg, out); err != nil {
 		return nil, err
 	}
-	cfg.Logf("flow: event to action p50 %.2f ms; sweep of %d tasks: %d archived in %.1f ms, idle p50 %.2f ms",
-		out.EventToAction.P50Ms, out.SweepTasks, out.Archived, out.ArchiveMs, out.IdleSweep.P50Ms)
+	cfg.Logf("flow: event to action p50 %.2f ms, comment to queued run p50 %.2f ms; sweep of %d tasks: %d archived in %.1f ms, idle p50 %.2f ms",
+		out.EventToAction.P50Ms, out.EventToRun.P50Ms, out.SweepTasks, out.Archived, out.ArchiveMs, out.IdleSweep.P50Ms)
 	return out, nil
 }
 
-// measureEventToAction moves tasks onto a step whose on_enter sets their
-// state and times each move until the state change is announced.
-func measureEventToAction(ctx context.Context, cfg Config) (LatencyStat, error) {
+// measureEventToAction times, on one backend, moves onto a step whose
+// on_enter sets the task's state until the state change is announced,
+// and comments on tasks of a step whose on_comment queues a run until
+// the run's session is announced.
+func measureEventToAction(ctx context.Context, cfg Config) (onEnter, run LatencyStat, err error) {
 	dir, err := mkdir(cfg, "flow")
 	if err != nil {
-		return LatencyStat{}, err
+		return onEnter, run, err
 	}
 	b, err := startBackend(ctx, cfg, "flow-backend", dir)
 	if err != nil {
-		return LatencyStat{}, err
+		return onEnter, run, err
 	}
 	defer b.stop()
-	reviewed := &reviewSignals{seen: map[string]chan struct{}{}}
+	reviewed := newTaskSignals(func(name string, payload json.RawMessage) string {
+		var t struct{ ID, State string }
+		if name == kanban.EventTaskUpdated.Name() && json.Unmarshal(payload, &t) == nil && t.State == "REVIEW" {
+			return t.ID
+		}
+		return ""
+	})
+	woken := newTaskSignals(func(name string, payload json.RawMessage) string {
+		var s struct {
+			TaskID string `json:"task_id"`
+		}
+		if name == kanban.EventSessionCreated.Name() && json.Unmarshal(payload, &s) == nil {
+			return s.TaskID
+		}
+		return ""
+	})
 	c, err := ws.Dial(ctx, ws.ClientConfig{URL: "ws" + strings.TrimPrefix(b.base, "http") + "/ws", Token: b.token,
-		OnNotification: reviewed.notify})
+		OnNotification: func(name string, p json.RawMessage) { reviewed.notify(name, p); woken.notify(name, p) }})
 	if err != nil {
-		return LatencyStat{}, err
+		return onEnter, run, err
 	}
 	defer func() { _ = c.Close() }()
+	if onEnter, err = timeEvents(ctx, c, `{"name":"Bench flow","steps":[{"name":"A"},
+		{"name":"B","events":{"on_enter":[{"type":"set_state","config":{"state":"REVIEW"}}]}}]}`, reviewed,
+		func(task *kanban.Task, wf *action.WorkflowOut) error {
+			return c.Call(ctx, kanban.ActionTaskMove, action.TaskMoveIn{TaskID: task.ID, WorkflowStepID: wf.Steps[1].ID}, nil)
+		}); err != nil {
+		return onEnter, run, err
+	}
+	if run, err = timeEvents(ctx, c, `{"name":"Bench office","steps":[{"name":"Work",
+		"events":{"on_comment":[{"type":"queue_run","config":{"reason":"A comment was added."}}]}}]}`, woken,
+		func(task *kanban.Task, _ *action.WorkflowOut) error {
+			return c.Call(ctx, kanban.ActionTaskCommentAdd, map[string]any{"task_id": task.ID, "body": "Please look again."}, nil)
+		}); err != nil {
+		return onEnter, run, err
+	}
+	return onEnter, run, b.alive()
+}
+
+// timeEvents creates the workflow doc over c and, flowSamples times, a
+// task in it, then times fire (the event) until done announces the
+// task's reaction.
+func timeEvents(ctx context.Context, c *ws.Client, doc string, done *taskSignals, fire func(*kanban.Task, *action.WorkflowOut) error) (LatencyStat, error) {
 	var wf action.WorkflowOut
-	if err := c.Call(ctx, kanban.ActionWorkflowCreate, json.RawMessage(`{"name":"Bench flow","steps":[{"name":"A"},
-		{"name":"B","events":{"on_enter":[{"type":"set_state","config":{"state":"REVIEW"}}]}}]}`), &wf); err != nil {
+	if err := c.Call(ctx, kanban.ActionWorkflowCreate, json.RawMessage(doc), &wf); err != nil {
 		return LatencyStat{}, err
 	}
 	if err := c.Call(ctx, kanban.ActionSubscribe, map[string]any{"topics": []string{"workspace:" + wf.Workflow.WorkspaceID}}, nil); err != nil {
@@ -85,28 +126,33 @@ func measureEventToAction(ctx context.Context, cfg Config) (LatencyStat, error) 
 			return LatencyStat{}, err
 		}
 		start := time.Now()
-		if err := c.Call(ctx, kanban.ActionTaskMove, action.TaskMoveIn{TaskID: created.Task.ID, WorkflowStepID: wf.Steps[1].ID}, nil); err != nil {
+		if err := fire(created.Task, &wf); err != nil {
 			return LatencyStat{}, err
 		}
 		select {
-		case <-reviewed.of(created.Task.ID):
+		case <-done.of(created.Task.ID):
 		case <-time.After(10 * time.Second):
-			return LatencyStat{}, fmt.Errorf("the on_enter automation of task %d never ran", i)
+			return LatencyStat{}, fmt.Errorf("the automation of %s task %d never ran", wf.Workflow.Name, i)
 		}
 		samples = append(samples, time.Since(start))
 	}
-	return Latency(samples), b.alive()
+	return Latency(samples), nil
 }
 
-// reviewSignals closes one channel per task once the task's move to
-// REVIEW is announced.
-type reviewSignals struct {
-	mu   sync.Mutex
-	seen map[string]chan struct{}
+// taskSignals closes one channel per task once a notification match
+// names the task.
+type taskSignals struct {
+	mu    sync.Mutex
+	seen  map[string]chan struct{}
+	match func(name string, payload json.RawMessage) string
+}
+
+func newTaskSignals(match func(string, json.RawMessage) string) *taskSignals {
+	return &taskSignals{seen: map[string]chan struct{}{}, match: match}
 }
 
 // of is task id's channel.
-func (s *reviewSignals) of(id string) chan struct{} {
+func (s *taskSignals) of(id string) chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.seen[id] == nil {
@@ -115,19 +161,20 @@ func (s *reviewSignals) of(id string) chan struct{} {
 	return s.seen[id]
 }
 
-// notify is the WebSocket client's notification handler.
-func (s *reviewSignals) notify(name string, payload json.RawMessage) {
-	var t struct{ ID, State string }
-	if name == kanban.EventTaskUpdated.Name() && json.Unmarshal(payload, &t) == nil && t.State == "REVIEW" {
-		ch := s.of(t.ID)
-		s.mu.Lock()
-		select {
-		case <-ch:
-		default:
-			close(ch)
-		}
-		s.mu.Unlock()
+// notify is (part of) the WebSocket client's notification handler.
+func (s *taskSignals) notify(name string, payload json.RawMessage) {
+	id := s.match(name, payload)
+	if id == "" {
+		return
 	}
+	ch := s.of(id)
+	s.mu.Lock()
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+	s.mu.Unlock()
 }
 
 // measureSweep seeds a board on one auto-archiving step and times sweeps.
