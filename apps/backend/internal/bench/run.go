@@ -32,7 +32,9 @@ func Run(ctx context.Context, cfg Config, only []string) (*Results, error) {
 		return nil, err
 	}
 	if v, err := runCmd(ctx, "", nil, cfg.KandevBin, "version"); err == nil {
-		r.KandevVersion = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), "kandev"))
+		// Its first line: the version (the schema lines follow).
+		first, _, _ := strings.Cut(strings.TrimSpace(v), "\n")
+		r.KandevVersion = strings.TrimSpace(strings.TrimPrefix(first, "kandev"))
 	} else {
 		return nil, err
 	}
