@@ -20,7 +20,7 @@ func TestRoutineCreatesTask(t *testing.T) {
 	var shift atomic.Int64
 	e := newAgentEnv(t, func(c *Config) {
 		c.RoutineTick = 100 * time.Millisecond
-		c.Clock = func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
+		c.Clock = shifted(&shift)
 	})
 	c := e.wsClient(e.token, nil)
 	ctx := context.Background()
@@ -75,7 +75,7 @@ func TestHeartbeatWakesAgent(t *testing.T) {
 	var shift atomic.Int64
 	e := newAgentEnv(t, func(c *Config) {
 		c.ArchiveSweep = 100 * time.Millisecond
-		c.Clock = func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
+		c.Clock = shifted(&shift)
 	})
 	var wf action.WorkflowOut
 	e.decode(e.call(e.operatorMCP(), "create_workflow_kandev", mustJSON(t, map[string]any{"name": "Beating", "steps": []any{
@@ -100,4 +100,10 @@ func TestHeartbeatWakesAgent(t *testing.T) {
 	if n := e.count(task.ID, "prompt", kanban.HeartbeatText(1)); n != 1 {
 		t.Fatalf("%d heartbeat prompts, want 1: %s", n, dumpConversation(e.conversation(task.ID)))
 	}
+}
+
+// shifted is a clock shift ahead of the real one (shift set while the
+// backend runs).
+func shifted(shift *atomic.Int64) func() time.Time {
+	return func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
 }

@@ -37,22 +37,10 @@ func TestHeartbeatClaims(t *testing.T) {
 		if len(due) != 1 || due[0].TaskID != task.ID || due[0].LastAt != nil || due[0].Minutes != 10 {
 			t.Fatalf("due = %+v", due)
 		}
-		var won atomic.Int32
-		var wg sync.WaitGroup
-		for range 8 {
-			wg.Go(func() {
-				ok, err := s.ClaimHeartbeat(ctx, due[0], now)
-				if err != nil {
-					t.Error(err)
-				}
-				if ok {
-					won.Add(1)
-				}
-			})
-		}
-		wg.Wait()
-		if won.Load() != 1 {
-			t.Fatalf("%d claims won, want 1", won.Load())
+		if won := raceClaims(t, 8, func() (bool, error) {
+			return s.ClaimHeartbeat(ctx, due[0], now)
+		}); won != 1 {
+			t.Fatalf("%d claims won, want 1", won)
 		}
 		if again := must(s.DueHeartbeats(ctx, now.Add(9*time.Minute), 10))(t); len(again) != 0 {
 			t.Fatalf("due again within the interval: %+v", again)
@@ -88,22 +76,10 @@ func TestQuorumClaims(t *testing.T) {
 		review := b.steps[2]
 		task := mustTask(t, s, b, review.ID, "decided")
 		entered := must(s.GetTask(ctx, task.ID))(t).StepEnteredAt
-		var won atomic.Int32
-		var wg sync.WaitGroup
-		for range 8 {
-			wg.Go(func() {
-				ok, err := s.ClaimQuorum(ctx, task.ID, review.ID, entered)
-				if err != nil {
-					t.Error(err)
-				}
-				if ok {
-					won.Add(1)
-				}
-			})
-		}
-		wg.Wait()
-		if won.Load() != 1 {
-			t.Fatalf("%d claims won, want 1", won.Load())
+		if won := raceClaims(t, 8, func() (bool, error) {
+			return s.ClaimQuorum(ctx, task.ID, review.ID, entered)
+		}); won != 1 {
+			t.Fatalf("%d claims won, want 1", won)
 		}
 		if ok, err := s.ClaimQuorum(ctx, task.ID, review.ID, entered); err != nil || ok {
 			t.Fatalf("the same visit claimed again: %v, %v", ok, err)
@@ -122,4 +98,25 @@ func TestQuorumClaims(t *testing.T) {
 			t.Fatalf("the claim after its release: %v, %v", ok, err)
 		}
 	})
+}
+
+// raceClaims runs claim from n goroutines at once and says how many won
+// (an error fails t).
+func raceClaims(t *testing.T, n int, claim func() (bool, error)) int {
+	t.Helper()
+	var won atomic.Int32
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			ok, err := claim()
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				won.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return int(won.Load())
 }

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,24 +19,12 @@ func TestRoutineClaims(t *testing.T) {
 		due := kanban.Now().Truncate(time.Minute)
 		r := must(s.CreateRoutine(ctx, kanban.Routine{WorkspaceID: b.ws.ID, Name: "R", Schedule: "* * * * *", TimeZone: "UTC",
 			Target: kanban.RoutineCreateTask, Title: "T", Missed: kanban.RoutineMissedSkip, Enabled: true, NextRunAt: due}))(t)
-		var won atomic.Int32
-		var wg sync.WaitGroup
-		for range 8 {
-			wg.Go(func() {
-				read := *r
-				ok, err := s.ClaimRoutineRun(ctx, &read, due.Add(time.Minute), kanban.RoutineRun{RoutineID: r.ID, ScheduledFor: due,
-					StartedAt: kanban.Now(), Outcome: kanban.RunStarted})
-				if err != nil {
-					t.Error(err)
-				}
-				if ok {
-					won.Add(1)
-				}
-			})
-		}
-		wg.Wait()
-		if won.Load() != 1 {
-			t.Fatalf("%d claims won, want 1", won.Load())
+		if won := raceClaims(t, 8, func() (bool, error) {
+			read := *r
+			return s.ClaimRoutineRun(ctx, &read, due.Add(time.Minute), kanban.RoutineRun{RoutineID: r.ID, ScheduledFor: due,
+				StartedAt: kanban.Now(), Outcome: kanban.RunStarted})
+		}); won != 1 {
+			t.Fatalf("%d claims won, want 1", won)
 		}
 		cur := must(s.GetRoutine(ctx, r.ID))(t)
 		for i := 1; i <= kanban.MaxRoutineRuns+9; i++ {
