@@ -41,7 +41,7 @@ type ApprovalDecision struct {
 	Reason         string `json:"reason,omitempty"`
 }
 
-var _ = declare(Def[WorkspacePageIn, *kanban.List[PendingApproval]]{
+var _ = declare(Def[WorkflowListIn, *kanban.List[PendingApproval]]{
 	Name:   kanban.ActionApprovalList,
 	Effect: Reads,
 	Allow:  AllowOperator,
@@ -49,7 +49,7 @@ var _ = declare(Def[WorkspacePageIn, *kanban.List[PendingApproval]]{
 	Run:    (*Service).listApprovals,
 })
 
-func (s *Service) listApprovals(ctx context.Context, _ Principal, in WorkspacePageIn) (*kanban.List[PendingApproval], error) {
+func (s *Service) listApprovals(ctx context.Context, _ Principal, in WorkflowListIn) (*kanban.List[PendingApproval], error) {
 	steps, err := s.store.OperatorApprovalSteps(ctx, in.WorkspaceID)
 	if err != nil {
 		return nil, err

@@ -48,7 +48,8 @@ type WorkspaceUpdateIn struct {
 	Description *string `json:"description,omitzero"`
 }
 
-// WorkflowListIn is the payload of workflow.list.
+// WorkflowListIn is a page of a workspace's items: the payload of
+// workflow.list, routine.list and approval.list.
 type WorkflowListIn struct {
 	WorkspaceID string `json:"workspace_id,omitzero"`
 	Limit       int    `json:"limit,omitzero"`

@@ -48,29 +48,11 @@ type RoutineUpdateIn struct {
 	RoutineFieldsIn
 }
 
-// RoutineRefIn names a routine (routine.get, routine.delete).
-type RoutineRefIn struct {
-	ID string `json:"id,omitzero"`
-}
-
 // RoutineRunsIn is the payload of routine.runs.
 type RoutineRunsIn struct {
 	ID     string `json:"id,omitzero"`
 	Limit  int    `json:"limit,omitzero"`
 	Cursor string `json:"cursor,omitzero"`
-}
-
-// WorkspacePageIn is a page of a workspace's items (routine.list).
-type WorkspacePageIn struct {
-	WorkspaceID string `json:"workspace_id,omitzero"`
-	Limit       int    `json:"limit,omitzero"`
-	Cursor      string `json:"cursor,omitzero"`
-}
-
-// RoutineDeleted is the result of routine.delete.
-type RoutineDeleted struct {
-	ID      string `json:"id"`
-	Deleted bool   `json:"deleted"`
 }
 
 func routineFieldProps() schema.P {
@@ -136,36 +118,36 @@ var _ = declare(Def[RoutineUpdateIn, *kanban.Routine]{
 	},
 })
 
-var _ = declare(Def[RoutineRefIn, *kanban.Routine]{
+var _ = declare(Def[IDIn, *kanban.Routine]{
 	Name:   kanban.ActionRoutineGet,
 	Effect: Reads,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{"id": idProp("The routine.")}, "id"),
-	Run: func(s *Service, ctx context.Context, _ Principal, in RoutineRefIn) (*kanban.Routine, error) {
+	Run: func(s *Service, ctx context.Context, _ Principal, in IDIn) (*kanban.Routine, error) {
 		return s.store.GetRoutine(ctx, in.ID)
 	},
 })
 
-var _ = declare(Def[WorkspacePageIn, *kanban.List[kanban.Routine]]{
+var _ = declare(Def[WorkflowListIn, *kanban.List[kanban.Routine]]{
 	Name:   kanban.ActionRoutineList,
 	Effect: Reads,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", pageProps(schema.P{"workspace_id": idProp("The workspace.")}), "workspace_id"),
-	Run: func(s *Service, ctx context.Context, _ Principal, in WorkspacePageIn) (*kanban.List[kanban.Routine], error) {
+	Run: func(s *Service, ctx context.Context, _ Principal, in WorkflowListIn) (*kanban.List[kanban.Routine], error) {
 		return s.store.ListRoutines(ctx, in.WorkspaceID, kanban.Page{Limit: in.Limit, Cursor: in.Cursor})
 	},
 })
 
-var _ = declare(Def[RoutineRefIn, *RoutineDeleted]{
+var _ = declare(Def[IDIn, *Deleted]{
 	Name:   kanban.ActionRoutineDelete,
 	Effect: Writes,
 	Allow:  AllowOperator,
 	Schema: schema.Obj("", schema.P{"id": idProp("The routine; its runs are deleted with it.")}, "id"),
-	Run: func(s *Service, ctx context.Context, _ Principal, in RoutineRefIn) (*RoutineDeleted, error) {
+	Run: func(s *Service, ctx context.Context, _ Principal, in IDIn) (*Deleted, error) {
 		if err := s.store.DeleteRoutine(ctx, in.ID); err != nil {
 			return nil, err
 		}
-		return &RoutineDeleted{ID: in.ID, Deleted: true}, nil
+		return &Deleted{ID: in.ID, Deleted: true}, nil
 	},
 })
 
@@ -185,10 +167,7 @@ var _ = declare(Def[RoutineRunsIn, *kanban.List[kanban.RoutineRun]]{
 // the workspace, its profiles usable there); a wake_task routine's task
 // must be an unarchived task of the workspace.
 func (s *Service) checkRoutine(ctx context.Context, r *kanban.Routine) error {
-	if err := r.Check(); err != nil {
-		return err
-	}
-	sched, err := kanban.ParseRoutineSchedule(r.Schedule, r.TimeZone)
+	sched, err := r.Check()
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package action
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"time"
 
@@ -16,8 +15,7 @@ import (
 func (s *Service) RunRoutine(ctx context.Context, r *kanban.Routine, run kanban.RoutineRun) kanban.RoutineRun {
 	busy, why, err := s.routineInFlight(ctx, r)
 	switch {
-	case err != nil:
-		run.Outcome, run.Detail = kanban.RunFailed, joinDetail(run.Detail, failureText(err))
+	case err != nil: // recorded as failed below
 	case busy:
 		run.Outcome, run.Detail = kanban.RunSkipped, joinDetail(run.Detail, why)
 	case r.Target == kanban.RoutineCreateTask:
@@ -34,11 +32,11 @@ func (s *Service) RunRoutine(ctx context.Context, r *kanban.Routine, run kanban.
 			run.Outcome, run.TaskID = kanban.RunWoken, r.TaskID
 		}
 	}
-	if err != nil && run.Outcome != kanban.RunFailed {
-		run.Outcome, run.Detail = kanban.RunFailed, joinDetail(run.Detail, failureText(err))
+	if err != nil {
+		run.Outcome, run.Detail = kanban.RunFailed, joinDetail(run.Detail, s.failureText(err))
 	}
 	if err := s.store.FinishRoutineRun(ctx, run); err != nil && ctx.Err() == nil {
-		slog.Default().Warn("routine: record run", "routine", r.ID, "err", err)
+		s.log.Warn("routine: record run", "routine", r.ID, "err", err)
 	}
 	return run
 }
@@ -91,11 +89,11 @@ func (s *Service) routineInFlight(ctx context.Context, r *kanban.Routine) (bool,
 
 // failureText is what a failed run records: a refusal's own text (it
 // names no caller value), else a generic one (the error is logged).
-func failureText(err error) string {
+func (s *Service) failureText(err error) string {
 	if e, ok := kanban.AsError(err); ok && e.Code != kanban.CodeInternal {
 		return string(e.Code) + ": " + e.Message
 	}
-	slog.Default().Warn("routine: run failed", "err", err)
+	s.log.Warn("routine: run failed", "err", err)
 	return "internal error (see the backend's log)"
 }
 

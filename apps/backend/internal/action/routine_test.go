@@ -94,7 +94,7 @@ func TestRoutineActions(t *testing.T) {
 	if runs := call[kanban.List[kanban.RoutineRun]](h, operator, kanban.ActionRoutineRuns, `{"id":"`+r.ID+`"}`); len(runs.Items) != 0 {
 		t.Fatalf("runs = %+v", runs)
 	}
-	call[RoutineDeleted](h, operator, kanban.ActionRoutineDelete, `{"id":"`+r.ID+`"}`)
+	call[Deleted](h, operator, kanban.ActionRoutineDelete, `{"id":"`+r.ID+`"}`)
 	h.refuse(operator, kanban.ActionRoutineGet, `{"id":"`+r.ID+`"}`, kanban.CodeNotFound)
 	h.refuse(operator, kanban.ActionRoutineDelete, `{"id":"`+r.ID+`"}`, kanban.CodeNotFound)
 	if n := h.count("routines"); n != 2 {

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kandev/kandev/apps/backend/internal/kanban"
 )
 
 // heartbeats counts the on_heartbeat runs recorded on a task.
@@ -49,15 +51,15 @@ func TestHeartbeats(t *testing.T) {
 	sweep(h, 31*time.Minute, 1)
 	sweep(h, 45*time.Minute, 0)
 	sweep(h, 60*time.Minute+time.Second, 1) // on the 30-minute grid, though the last sweep was a minute late
-	sweep(h, 6*time.Hour+time.Minute, 1) // five hours down: one heartbeat
+	sweep(h, 6*time.Hour+time.Minute, 1)    // five hours down: one heartbeat
 	sweep(h, 6*time.Hour+2*time.Minute, 0)
 	if n := h.heartbeats(task.ID); n != 3 {
 		t.Fatalf("%d on_heartbeat runs, want 3: %v", n, h.records(task.ID))
 	}
-	if got := h.get(task.ID).State; got != "REVIEW" {
+	if got := h.get(task.ID).State; got != kanban.TaskReview {
 		t.Fatalf("state %s, want REVIEW (set by on_heartbeat)", got)
 	}
-	if h.heartbeats(silent.ID) != 0 || h.get(silent.ID).State != "TODO" {
+	if h.heartbeats(silent.ID) != 0 || h.get(silent.ID).State != kanban.TaskTodo {
 		t.Fatalf("the step without on_heartbeat automations ran some: %v", h.records(silent.ID))
 	}
 	sweepTogether(t, h, newHarness(t, dir), t0.Add(6*time.Hour+40*time.Minute))

@@ -106,10 +106,11 @@ type RoutineRun struct {
 }
 
 // Check validates r's fields (not the ids it names: those are checked by
-// the action layer) and defaults its time zone and missed policy.
-func (r *Routine) Check() error {
+// the action layer), defaults its time zone and missed policy, and
+// returns its parsed schedule.
+func (r *Routine) Check() (*RoutineSchedule, error) {
 	if err := CheckLine("name", r.Name, true, MaxNameLen); err != nil {
-		return err
+		return nil, err
 	}
 	if r.TimeZone == "" {
 		r.TimeZone = "UTC"
@@ -117,12 +118,18 @@ func (r *Routine) Check() error {
 	if r.Missed == "" {
 		r.Missed = RoutineMissedSkip
 	}
-	if _, err := ParseRoutineSchedule(r.Schedule, r.TimeZone); err != nil {
-		return err
+	sched, err := ParseRoutineSchedule(r.Schedule, r.TimeZone)
+	if err != nil {
+		return nil, err
 	}
 	if !slices.Contains(RoutineMissedPolicies, r.Missed) {
-		return FieldError("missed", "must be one of skip, run_once")
+		return nil, FieldError("missed", "must be one of skip, run_once")
 	}
+	return sched, r.checkTarget()
+}
+
+// checkTarget checks the fields of r's target.
+func (r *Routine) checkTarget() error {
 	switch r.Target {
 	case RoutineCreateTask:
 		if r.TaskID != "" {
@@ -311,7 +318,7 @@ type RoutineFields struct {
 // Apply returns r with f's fields set, and whether its schedule (its
 // expression, zone or enabling) changed, so its next run is recomputed.
 func (f RoutineFields) Apply(r Routine) (Routine, bool) {
-	before := [3]string{r.Schedule, r.TimeZone, fmt.Sprint(r.Enabled)}
+	old := r
 	for _, p := range []struct {
 		dst *string
 		src *string
@@ -329,7 +336,7 @@ func (f RoutineFields) Apply(r Routine) (Routine, bool) {
 	if f.Enabled != nil {
 		r.Enabled = *f.Enabled
 	}
-	return r, before != [3]string{r.Schedule, r.TimeZone, fmt.Sprint(r.Enabled)}
+	return r, r.Schedule != old.Schedule || r.TimeZone != old.TimeZone || r.Enabled != old.Enabled
 }
 
 // RoutineService stores routines and their runs.

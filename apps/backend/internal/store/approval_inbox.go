@@ -17,8 +17,7 @@ func (s *Store) OperatorApprovalSteps(ctx context.Context, workspaceID string) (
 	if err := requireRow(ctx, s.stmts, "workspaces", "workspace", workspaceID); err != nil {
 		return nil, err
 	}
-	cols := "s." + strings.ReplaceAll(strings.Join(strings.Fields(stepCols), " "), ", ", ", s.")
-	steps, err := scanAll(ctx, s.stmts, scanStep, `SELECT `+cols+` FROM workflow_steps s
+	steps, err := scanAll(ctx, s.stmts, scanStep, `SELECT `+stepColsS+` FROM workflow_steps s
 		JOIN workflows w ON w.id = s.workflow_id WHERE w.workspace_id = ? AND s.approval <> ''
 		ORDER BY s.workflow_id, s.position`, workspaceID)
 	if err != nil {
@@ -32,6 +31,9 @@ func (s *Store) OperatorApprovalSteps(ctx context.Context, workspaceID string) (
 	}
 	return out, nil
 }
+
+// stepColsS is stepCols of workflow_steps aliased s.
+var stepColsS = "s." + strings.ReplaceAll(strings.Join(strings.Fields(stepCols), " "), ", ", ", s.")
 
 var arrivalListing = listing[kanban.Task]{what: "list tasks on steps",
 	selectFrom: `SELECT ` + taskSel + ` FROM tasks`, scan: scanTask, cols: []string{"step_entered_at", "id"},
